@@ -1,0 +1,1 @@
+"""storygraph api layer."""

@@ -1,0 +1,52 @@
+"""What one agent-loop turn decides (seed 002 §七 "agent loop 输出结构").
+
+The model gateway parses the model's answer into this shape; the offline rule model
+produces it directly. `owner_update` is sent to the initiator only when non-empty.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Attitude(StrEnum):
+    """seed 002 §六 对方态度识别."""
+
+    COMMITTED = "committed"  # 有明确承诺: "好的，明天给你"
+    VAGUE = "vague"  # 模糊回应: "我看看" / "嗯"
+    RESISTANT_WORKING = "resistant_working"  # 抗拒但在进行: "别催了" / "已经在做了"
+    SILENT = "silent"  # 无响应
+    NONE = "none"  # nothing to judge (no counterpart reply considered)
+
+
+class LoopStep(StrEnum):
+    RESOLVE = "resolve"
+    FOLLOW_UP = "follow_up"
+    WAIT = "wait"
+    INVESTIGATE = "investigate"
+    ESCALATE = "escalate"
+    DROP = "drop"  # cancelled by the initiator ("算了不用问了"): no back-flow
+
+
+class NextAction(BaseModel):
+    what: str
+    who_person_id: str | None = None
+    when: datetime | None = None
+
+
+class LoopOutput(BaseModel):
+    goal_met: bool
+    step: LoopStep
+    next_action: NextAction | None = None
+    summary: str = ""
+    owner_update: str = ""
+    attitude: Attitude = Attitude.NONE
+    # For a commitment: the promised time parsed from the reply, relative to its timestamp.
+    promised_at: datetime | None = None
+    # One-sentence conclusion and key reply used by the back-flow message (seed 002 回流内容).
+    conclusion: str = ""
+    key_information: str = ""
+    reasons: list[str] = Field(default_factory=list)

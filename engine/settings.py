@@ -1,0 +1,96 @@
+"""The one Settings object.
+
+Built from the environment exactly once, by the process entry points in `api/` and `jobs/`
+(`Settings.from_env()`), then passed down. Nothing in `graph/` or `engine/` reads
+`os.environ`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ApiToken(BaseModel):
+    """A bearer token and what it may touch: scopes (project ids or "global") and roles."""
+
+    token: SecretStr
+    name: str = "token"
+    scopes: list[str] = Field(default_factory=lambda: ["*"])
+    roles: list[str] = Field(default_factory=lambda: ["reader"])
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    # Neo4j: with neo4j_uri unset the project starts its own server under local_dir.
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str = "neo4j"
+    neo4j_bolt_port: int = 7687
+    neo4j_http_port: int = 7474
+    neo4j_heap: str = "1g"
+    neo4j_pagecache: str = "512m"
+    neo4j_version: str = "5.26.30"
+
+    # Redis: with redis_url unset the project starts a local redis-server.
+    redis_url: str | None = None
+    redis_port: int = 6379
+
+    # API
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+    api_tokens: list[ApiToken] = Field(default_factory=list)
+    graphql_max_depth: int = 12
+    graphql_max_tokens: int = 4000
+    log_level: str = "INFO"
+    log_format: str = "json"
+    timezone: str = "Asia/Shanghai"
+    locale: str = "zh"
+
+    # Model (LLM): unset base url selects the offline rule model.
+    model_base_url: str | None = None
+    model_api_key: SecretStr | None = None
+    model_name: str = "default"
+    model_deadline_seconds: float = 180.0
+    model_request_timeout_seconds: float = 60.0
+    model_concurrency: int = 4
+
+    # Where the project keeps what it installs and runs (git-ignored).
+    local_dir: Path = PROJECT_ROOT / ".local"
+    # The arq queue name; tests use their own.
+    queue_name: str = "storygraph:queue"
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _tokens_from_json(cls, v: object) -> object:
+        return v
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        return cls(**overrides)  # type: ignore[arg-type]
+
+    @property
+    def manages_neo4j(self) -> bool:
+        return not self.neo4j_uri
+
+    @property
+    def manages_redis(self) -> bool:
+        return not self.redis_url
+
+    @property
+    def effective_neo4j_uri(self) -> str:
+        return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+
+    @property
+    def effective_redis_url(self) -> str:
+        return self.redis_url or f"redis://127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def neo4j_password_file(self) -> Path:
+        return self.local_dir / "neo4j-password"

@@ -1,0 +1,1 @@
+"""storygraph graph layer."""

@@ -1,0 +1,100 @@
+"""Named Cypher queries (the aiosql pattern): every query is a file under `cypher/`.
+
+A file `cypher/<area>/<name>.cypher` is keyed `"<area>/<name>"`. Its header declares the
+parameters it takes, one comment line:
+
+    // params: scope, as_of, rows
+
+The loader reads all files once, rejects empty files and duplicate keys, and wraps each in
+`neo4j.Query` with the key as metadata so the name shows in Neo4j's query log. Schema files
+under `cypher/schema/` are migrations, not named queries; `graph.migrate` applies them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from neo4j import Query
+
+CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
+_PARAMS_HEADER = re.compile(r"^\s*//\s*params:\s*(.*)$", re.MULTILINE)
+_PARAM_USE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+class QueryFileError(ValueError):
+    """A cypher file is empty, duplicated or malformed; the service refuses to start."""
+
+
+@dataclass(frozen=True)
+class NamedQuery:
+    key: str
+    text: str
+    declared: frozenset[str]
+    path: Path
+
+    @property
+    def used(self) -> frozenset[str]:
+        """Parameters the body refers to, ignoring comments and string literals."""
+        body = _STRING.sub("''", _LINE_COMMENT.sub("", self.text))
+        return frozenset(_PARAM_USE.findall(body))
+
+    def query(self) -> Query:
+        return Query(self.text, metadata={"query": self.key})
+
+
+def _parse(path: Path, key: str) -> NamedQuery:
+    text = path.read_text(encoding="utf-8")
+    body = _LINE_COMMENT.sub("", text).strip()
+    if not body:
+        raise QueryFileError(f"{path}: the query file is empty")
+    header = _PARAMS_HEADER.search(text)
+    declared: frozenset[str] = frozenset()
+    if header:
+        names = [n.strip().lstrip("$") for n in header.group(1).split(",")]
+        declared = frozenset(n for n in names if n)
+    return NamedQuery(key=key, text=text, declared=declared, path=path)
+
+
+def load_queries(root: Path = CYPHER_DIR) -> dict[str, NamedQuery]:
+    """Read every named query below `root` (schema migrations excluded)."""
+    found: dict[str, NamedQuery] = {}
+    for path in sorted(root.rglob("*.cypher")):
+        rel = path.relative_to(root)
+        if rel.parts[0] == "schema":
+            continue
+        key = rel.with_suffix("").as_posix()
+        if key in found:
+            raise QueryFileError(f"{path}: duplicate query name {key!r}")
+        found[key] = _parse(path, key)
+    return found
+
+
+class Queries:
+    """The loaded query set; `Q["area/name"]` gives a `neo4j.Query` ready to run."""
+
+    def __init__(self, root: Path = CYPHER_DIR) -> None:
+        self._named = load_queries(root)
+
+    def __getitem__(self, key: str) -> Query:
+        try:
+            return self._named[key].query()
+        except KeyError:
+            raise KeyError(f"no cypher query named {key!r} under cypher/") from None
+
+    def named(self) -> dict[str, NamedQuery]:
+        return dict(self._named)
+
+
+_QUERIES: Queries | None = None
+
+
+def queries() -> Queries:
+    """The process-wide query set, loaded on first use (files never change at run time)."""
+    global _QUERIES
+    if _QUERIES is None:
+        _QUERIES = Queries()
+    return _QUERIES
