@@ -15,3 +15,53 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         kind = rel.parts[0]
         if kind in ("unit", "integration", "e2e"):
             item.add_marker(getattr(pytest.mark, kind))
+
+
+# --- real services (integration and e2e) ------------------------------------------------
+
+import uuid  # noqa: E402
+from collections.abc import AsyncIterator  # noqa: E402
+
+import pytest_asyncio  # noqa: E402
+from neo4j import AsyncDriver  # noqa: E402
+
+from engine.settings import Settings  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    """Settings from the environment; the test session is an entry point like api/ and jobs/."""
+    return Settings.from_env(queue_name=f"storygraph:test:{uuid.uuid4().hex[:8]}")
+
+
+@pytest.fixture(scope="session")
+def services(settings: Settings) -> Settings:
+    """Start the project's own Neo4j and Redis when none is configured (idempotent)."""
+    from api.services import ensure_services
+
+    ensure_services(settings)
+    return settings
+
+
+@pytest_asyncio.fixture(scope="session")
+async def neo4j_driver(services: Settings) -> AsyncIterator[AsyncDriver]:
+    from graph.driver import open_driver
+    from graph.migrate import migrate
+
+    driver = open_driver(services)
+    await driver.verify_connectivity()
+    await migrate(driver, services.neo4j_database)
+    yield driver
+    await driver.close()
+
+
+@pytest_asyncio.fixture
+async def scope(neo4j_driver: AsyncDriver, settings: Settings) -> AsyncIterator[str]:
+    """A project scope id no other test uses; everything tagged with it is removed after."""
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    yield name
+    await neo4j_driver.execute_query(
+        "MATCH (n {scope: $scope}) DETACH DELETE n",
+        scope=name,
+        database_=settings.neo4j_database,
+    )

@@ -1,0 +1,38 @@
+"""The one async Neo4j driver of a process, opened and closed by its lifespan."""
+
+from __future__ import annotations
+
+from neo4j import AsyncDriver, AsyncGraphDatabase
+
+from engine.settings import Settings
+
+
+def neo4j_password(settings: Settings) -> str:
+    """The password from settings, else the one the local server was given at first start."""
+    if settings.neo4j_password is not None:
+        return settings.neo4j_password.get_secret_value()
+    path = settings.neo4j_password_file
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    raise RuntimeError(
+        f"No Neo4j password: set NEO4J_PASSWORD or run `storygraph neo4j start` to create {path}."
+    )
+
+
+def open_driver(settings: Settings) -> AsyncDriver:
+    return AsyncGraphDatabase.driver(
+        settings.effective_neo4j_uri,
+        auth=(settings.neo4j_user, neo4j_password(settings)),
+        max_connection_pool_size=50,
+        connection_acquisition_timeout=30.0,
+        notifications_min_severity="OFF",
+    )
+
+
+async def ping(driver: AsyncDriver, database: str) -> bool:
+    """True when the server answers a trivial query; never raises."""
+    try:
+        records, _, _ = await driver.execute_query("RETURN 1 AS ok", database_=database)
+        return bool(records and records[0]["ok"] == 1)
+    except Exception:  # noqa: BLE001 - reachability is a yes/no answer
+        return False
