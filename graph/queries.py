@@ -5,8 +5,11 @@ parameters it takes, one comment line:
 
     // params: scope, as_of, rows
 
-The loader reads all files once, rejects empty files and duplicate keys, and wraps each in
-`neo4j.Query` with the key as metadata so the name shows in Neo4j's query log. Schema files
+The loader reads all files once and rejects empty files and duplicate keys. `Q["key"]` wraps
+the text in `neo4j.Query` with the key as metadata so the name shows in Neo4j's query log
+(for `execute_query` / `session.run`); `Q.text("key")` gives the text for `tx.run` inside
+`execute_read` / `execute_write`, whose transaction functions carry the metadata through
+`neo4j.unit_of_work`. Schema files
 under `cypher/schema/` are migrations, not named queries; `graph.migrate` applies them.
 """
 
@@ -82,6 +85,13 @@ class Queries:
     def __getitem__(self, key: str) -> Query:
         try:
             return self._named[key].query()
+        except KeyError:
+            raise KeyError(f"no cypher query named {key!r} under cypher/") from None
+
+    def text(self, key: str) -> str:
+        """The query text, for `tx.run` inside managed transactions (which take no Query)."""
+        try:
+            return self._named[key].text
         except KeyError:
             raise KeyError(f"no cypher query named {key!r} under cypher/") from None
 

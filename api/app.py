@@ -1,0 +1,131 @@
+"""The starlette application: one Neo4j driver and one arq pool per process (lifespan)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+
+from api.auth import authenticate, check_binding
+from api.context import Context
+from api.metrics import MetricsMiddleware, metrics_endpoint
+from api.schema import build_schema
+from engine.settings import PROJECT_ROOT, Settings
+from graph.driver import open_driver, ping
+from graph.migrate import migrate
+from jobs.queue import open_pool
+
+log = logging.getLogger("storygraph.api")
+WEB_DIR = PROJECT_ROOT / "web"
+
+
+class StorygraphGraphQL(GraphQL):
+    """GraphQL over HTTP and websockets; the context carries process resources and the caller."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(build_schema(settings), graphql_ide="graphiql")
+        self.settings = settings
+
+    async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:  # type: ignore[override]
+        state = request.app.state
+        header = request.headers.get("authorization")
+        return Context(
+            request=request,  # type: ignore[arg-type]
+            settings=self.settings,
+            driver=state.driver,
+            pool=state.pool,
+            principal=authenticate(self.settings, header),
+        )
+
+
+def create_app(settings: Settings) -> Starlette:
+    verdict = check_binding(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.driver = open_driver(settings)
+        app.state.pool = await open_pool(settings)
+        try:
+            await migrate(app.state.driver, settings.neo4j_database)
+            log.info(verdict)
+            yield
+        finally:
+            await app.state.pool.aclose()
+            await app.state.driver.close()
+
+    graphql = StorygraphGraphQL(settings)
+
+    async def healthz(request: Request) -> JSONResponse:
+        neo4j_ok = await ping(request.app.state.driver, settings.neo4j_database)
+        try:
+            redis_ok = bool(await request.app.state.pool.ping())
+        except Exception:  # noqa: BLE001
+            redis_ok = False
+        body = {"neo4j": neo4j_ok, "redis": redis_ok}
+        return JSONResponse(body, status_code=200 if neo4j_ok and redis_ok else 503)
+
+    async def viz(_: Request) -> Response:
+        page = WEB_DIR / "viz.html"
+        if not page.exists():
+            return JSONResponse({"error": "web/viz.html is missing"}, status_code=404)
+        return FileResponse(page)
+
+    app = Starlette(
+        routes=[
+            Route("/graphql", TokenGate(graphql, settings), methods=["GET", "POST"]),
+            Route("/healthz", healthz),
+            Route("/metrics", metrics_endpoint),
+            Route("/viz", viz),
+            WebSocketRoute("/graphql", TokenGate(graphql, settings)),
+        ],
+        lifespan=lifespan,
+    )
+    app.add_middleware(MetricsMiddleware)
+
+    return app
+
+
+class TokenGate:
+    """With tokens configured, no GraphQL operation runs without a valid bearer token.
+
+    The GraphiQL page itself (a plain browser GET) loads without one, so a person can paste
+    a token into its headers pane.
+    """
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.settings.api_tokens and scope["type"] == "http":
+            request = Request(scope)
+            if not _is_ide_page(request) and authenticate(
+                self.settings, request.headers.get("authorization")
+            ) is None:
+                await _unauthenticated()(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _is_ide_page(request: Request) -> bool:
+    return (
+        request.method == "GET"
+        and "text/html" in request.headers.get("accept", "")
+        and not request.query_params.get("query")
+    )
+
+
+def _unauthenticated() -> JSONResponse:
+    return JSONResponse(
+        {"data": None, "errors": [{"message": "a valid bearer token is required", "extensions": {"code": "UNAUTHENTICATED"}}]},
+        status_code=401,
+    )

@@ -1,0 +1,80 @@
+"""Bearer API tokens, each bound to the scopes and roles it may use.
+
+With no tokens configured the API is open only when bound to loopback (it says so at start);
+bound to any other address with no tokens it refuses to start.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from dataclasses import dataclass
+
+from engine.errors import Forbidden
+from engine.settings import ApiToken, Settings
+
+ROLES = ("reader", "editor", "agenda", "operator", "admin")
+GLOBAL_SCOPE = "global"
+
+
+@dataclass(frozen=True)
+class Principal:
+    name: str
+    scopes: frozenset[str]
+    roles: frozenset[str]
+
+    def can_scope(self, scope: str) -> bool:
+        return "*" in self.scopes or scope in self.scopes
+
+    def has_role(self, role: str) -> bool:
+        return "admin" in self.roles or role in self.roles
+
+    def require(self, role: str, scope: str | None = None) -> None:
+        if not self.has_role(role):
+            raise Forbidden(f"this token lacks the {role!r} role", role=role)
+        if scope is not None and not self.can_scope(scope):
+            raise Forbidden(f"this token may not use scope {scope!r}", scope=scope)
+
+
+OPEN_PRINCIPAL = Principal("open-loopback", frozenset({"*"}), frozenset({"admin"}))
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class InsecureBinding(RuntimeError):
+    pass
+
+
+def check_binding(settings: Settings) -> str:
+    """The start-up verdict on auth, or InsecureBinding when the API must not start."""
+    if settings.api_tokens:
+        return f"API authentication: {len(settings.api_tokens)} bearer token(s) configured."
+    if is_loopback(settings.api_host):
+        return "API is OPEN: no API_TOKENS configured and bound to loopback only."
+    raise InsecureBinding(
+        f"Refusing to serve on {settings.api_host} without API tokens: set API_TOKENS or bind to 127.0.0.1."
+    )
+
+
+def authenticate(settings: Settings, authorization: str | None) -> Principal | None:
+    """The principal for an Authorization header; None when it does not match a token."""
+    if not settings.api_tokens:
+        return OPEN_PRINCIPAL
+    if not authorization or not authorization.lower().startswith("bearer "):
+        return None
+    presented = authorization[7:].strip().encode()
+    for token in settings.api_tokens:
+        if _matches(token, presented):
+            return Principal(token.name, frozenset(token.scopes), frozenset(token.roles))
+    return None
+
+
+def _matches(token: ApiToken, presented: bytes) -> bool:
+    return hmac.compare_digest(token.token.get_secret_value().encode(), presented)

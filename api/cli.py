@@ -1,0 +1,230 @@
+"""`storygraph`: the one console command.
+
+    storygraph up                     services, migrations, demo data, API and worker
+    storygraph serve | worker         one process each
+    storygraph neo4j start|stop|status
+    storygraph redis start|stop|status
+    storygraph down                   stop the local Neo4j and Redis this project started
+    storygraph migrate
+    storygraph demo load
+    storygraph schema export [--check]
+
+Settings are read from the environment once, here, and passed down. Expected failures
+(a missing java, a port in use, an insecure binding) print one sentence and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+from collections.abc import Callable
+
+from engine.settings import PROJECT_ROOT, Settings
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """One sentence for the person at the terminal."""
+
+
+def _settings() -> Settings:
+    return Settings.from_env()
+
+
+def _neo4j(settings: Settings, action: str) -> None:
+    from graph.localserver import LocalNeo4j
+
+    if not settings.manages_neo4j:
+        print(f"NEO4J_URI is set ({settings.neo4j_uri}): this project starts no Neo4j.")
+        return
+    server = LocalNeo4j(settings)
+    if action == "start":
+        print(server.start().describe())
+    elif action == "stop":
+        print("Neo4j stopped." if server.stop() else "Neo4j was not running.")
+    else:
+        status = server.status()
+        print(status.describe())
+        if not status.running:
+            raise SystemExit(3)
+
+
+def _redis(settings: Settings, action: str) -> None:
+    from jobs.localredis import LocalRedis
+
+    if not settings.manages_redis:
+        print(f"REDIS_URL is set ({settings.redis_url}): this project starts no Redis.")
+        return
+    server = LocalRedis(settings)
+    if action == "start":
+        print(server.start().describe())
+    elif action == "stop":
+        print("Redis stopped." if server.stop() else "Redis was not running.")
+    else:
+        status = server.status()
+        print(status.describe())
+        if not status.running:
+            raise SystemExit(3)
+
+
+def _migrate(settings: Settings) -> None:
+    from graph.driver import open_driver
+    from graph.migrate import migrate
+
+    async def go() -> list[str]:
+        driver = open_driver(settings)
+        try:
+            return await migrate(driver, settings.neo4j_database)
+        finally:
+            await driver.close()
+
+    applied = asyncio.run(go())
+    print(f"Applied migrations: {', '.join(applied)}" if applied else "Schema is up to date.")
+
+
+def _demo(settings: Settings) -> None:
+    from api.demo import load_demo_sync
+
+    print(load_demo_sync(settings))
+
+
+def _serve(settings: Settings, host: str | None, port: int | None) -> None:
+    import uvicorn
+
+    from api.app import create_app
+    from jobs.logs import configure_logging
+
+    if host:
+        settings = settings.model_copy(update={"api_host": host})
+    if port:
+        settings = settings.model_copy(update={"api_port": port})
+    configure_logging(settings.log_level, settings.log_format)
+    app = create_app(settings)
+    uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False)
+
+
+def _worker(settings: Settings) -> None:
+    from jobs.logs import configure_logging
+    from jobs.worker import run
+
+    configure_logging(settings.log_level, settings.log_format)
+    run(settings)
+
+
+def _schema(check: bool) -> None:
+    from api.schema import sdl
+
+    path = PROJECT_ROOT / "schema.graphql"
+    text = sdl()
+    if check:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            raise CliError("schema.graphql differs from the code: run `storygraph schema export`.")
+        print("schema.graphql matches the code.")
+        return
+    path.write_text(text, encoding="utf-8")
+    print(f"Wrote {path}")
+
+
+def _urls(settings: Settings) -> str:
+    from graph.driver import neo4j_password
+
+    api = f"http://{settings.api_host}:{settings.api_port}"
+    lines = [
+        "",
+        "storygraph is up:",
+        f"  GraphiQL        {api}/graphql",
+        f"  Graph view      {api}/viz",
+        f"  Health          {api}/healthz   metrics {api}/metrics",
+    ]
+    if settings.manages_neo4j:
+        lines += [
+            f"  Neo4j Browser   http://127.0.0.1:{settings.neo4j_http_port}/browser/",
+            f"                  connect to bolt://127.0.0.1:{settings.neo4j_bolt_port} "
+            f"as {settings.neo4j_user} / {neo4j_password(settings)}",
+        ]
+    else:
+        lines.append(f"  Neo4j           {settings.neo4j_uri}")
+    return "\n".join(lines) + "\n"
+
+
+def _up(settings: Settings, with_demo: bool) -> None:
+    from api.services import ensure_services
+
+    ensure_services(settings)
+    _migrate(settings)
+    if with_demo:
+        _demo(settings)
+    worker = subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=PROJECT_ROOT)
+    print(_urls(settings), flush=True)
+    try:
+        _serve(settings, None, None)
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def _down(settings: Settings) -> None:
+    _redis(settings, "stop")
+    _neo4j(settings, "stop")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="storygraph", description="storygraph service and tools")
+    sub = p.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="services, migrations, demo data, API and worker")
+    up.add_argument("--no-demo", action="store_true", help="skip loading the demo data")
+    serve = sub.add_parser("serve", help="serve the HTTP API")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    sub.add_parser("worker", help="run an arq worker")
+    for name in ("neo4j", "redis"):
+        s = sub.add_parser(name, help=f"the local {name} server")
+        s.add_argument("action", choices=["start", "stop", "status"])
+    sub.add_parser("down", help="stop the local Neo4j and Redis")
+    sub.add_parser("migrate", help="apply schema migrations")
+    demo = sub.add_parser("demo", help="demo data")
+    demo.add_argument("action", choices=["load"])
+    schema = sub.add_parser("schema", help="the GraphQL SDL")
+    schema.add_argument("action", choices=["export"])
+    schema.add_argument("--check", action="store_true", help="fail when schema.graphql drifted")
+    return p
+
+
+def dispatch(args: argparse.Namespace, settings: Settings) -> None:
+    commands: dict[str, Callable[[], None]] = {
+        "up": lambda: _up(settings, not args.no_demo),
+        "serve": lambda: _serve(settings, args.host, args.port),
+        "worker": lambda: _worker(settings),
+        "neo4j": lambda: _neo4j(settings, args.action),
+        "redis": lambda: _redis(settings, args.action),
+        "down": lambda: _down(settings),
+        "migrate": lambda: _migrate(settings),
+        "demo": lambda: _demo(settings),
+        "schema": lambda: _schema(args.check),
+    }
+    commands[args.command]()
+
+
+def main(argv: list[str] | None = None) -> None:
+    from api.auth import InsecureBinding
+    from graph.localserver import LocalServiceError
+
+    args = build_parser().parse_args(argv)
+    try:
+        dispatch(args, _settings())
+    except (CliError, LocalServiceError, InsecureBinding) as exc:
+        print(f"storygraph: {exc}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    main()
+

@@ -1,0 +1,71 @@
+"""Error shaping: every GraphQL error carries `extensions.code`; no stack trace leaves.
+
+Expected failures (engine.errors.StorygraphError) keep their message and details;
+validation and parse errors are INVALID_INPUT; anything else is masked as INTERNAL with a
+request id, and logged with its stack trace under that id.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from graphql.error import GraphQLError
+from pydantic import ValidationError
+from strawberry.extensions import MaskErrors
+
+from engine.errors import ErrorCode, StorygraphError
+
+log = logging.getLogger("storygraph.api.errors")
+
+
+def _always(_: GraphQLError) -> bool:
+    return True
+
+
+def shape_error(error: GraphQLError) -> GraphQLError:
+    original = error.original_error
+    code: str
+    message = error.message
+    extra: dict[str, object] = {}
+    if isinstance(original, StorygraphError):
+        code = original.code.value
+        extra = {k: v for k, v in original.details.items() if _jsonable(v)}
+    elif isinstance(original, ValidationError):
+        code = ErrorCode.INVALID_INPUT.value
+        message = "invalid input: " + "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in original.errors()
+        )
+    elif original is None:
+        code = (error.extensions or {}).get("code") or ErrorCode.INVALID_INPUT.value  # type: ignore[assignment]
+    else:
+        request_id = uuid.uuid4().hex[:12]
+        log.error(
+            "unexpected error in resolver",
+            exc_info=original,
+            extra={"fields": {"request_id": request_id, "path": error.path}},
+        )
+        code = ErrorCode.INTERNAL.value
+        message = f"internal error (request id {request_id})"
+        extra = {"requestId": request_id}
+    return GraphQLError(
+        message=message,
+        nodes=error.nodes,
+        source=error.source,
+        positions=error.positions,
+        path=error.path,
+        original_error=None,
+        extensions={**extra, "code": code},
+    )
+
+
+def _jsonable(v: object) -> bool:
+    return isinstance(v, (str, int, float, bool, type(None), list, dict))
+
+
+class ShapeErrors(MaskErrors):
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=_always)
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        return shape_error(error)

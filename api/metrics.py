@@ -1,0 +1,48 @@
+"""Prometheus metrics for the API process, served at /metrics."""
+
+from __future__ import annotations
+
+import time
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+REQUESTS = Counter(
+    "storygraph_http_requests_total", "HTTP requests by route and status", ["route", "status"], registry=REGISTRY
+)
+LATENCY = Histogram(
+    "storygraph_http_request_seconds", "HTTP request latency by route", ["route"], registry=REGISTRY
+)
+
+
+class MetricsMiddleware:
+    """Counts and times every HTTP request (websocket and lifespan traffic pass through)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        route = scope["path"] if scope["path"] in ("/graphql", "/healthz", "/metrics") else "other"
+        status = {"code": 500}
+
+        async def send_wrapper(message: dict) -> None:  # type: ignore[type-arg]
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        start = time.perf_counter()
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            LATENCY.labels(route).observe(time.perf_counter() - start)
+            REQUESTS.labels(route, str(status["code"])).inc()
+
+
+async def metrics_endpoint(_: Request) -> Response:
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,100 @@
+"""The project's own redis-server on loopback, for when REDIS_URL is unset.
+
+The binary comes from Debian's `redis-server` package (`make deps` installs it on a fresh
+machine). Data lives in `.local/redis-<port>`; nothing is persisted to disk because the
+queue only carries work whose truth is in Neo4j.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from engine.settings import Settings
+from graph.localserver import LocalServiceError, pid_alive, port_open
+
+CANDIDATES = ("redis-server", "/usr/bin/redis-server", "/usr/sbin/redis-server")
+
+
+@dataclass(frozen=True)
+class RedisStatus:
+    running: bool
+    pid: int | None
+    url: str
+
+    def describe(self) -> str:
+        return f"Redis is running (pid {self.pid}) at {self.url}" if self.running else "Redis is not running."
+
+
+class LocalRedis:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.dir = settings.local_dir / f"redis-{settings.redis_port}"
+        self.pid_file = self.dir / "redis.pid"
+
+    @staticmethod
+    def binary() -> str:
+        for name in CANDIDATES:
+            found = shutil.which(name)
+            if found:
+                return found
+        raise LocalServiceError(
+            "redis-server is not installed: run `make deps` (apt-get install redis-server) "
+            "or set REDIS_URL to an existing Redis."
+        )
+
+    def _pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def status(self) -> RedisStatus:
+        pid = self._pid()
+        running = pid_alive(pid) and port_open(self.settings.redis_port)
+        return RedisStatus(running, pid if running else None, self.settings.effective_redis_url)
+
+    def start(self, timeout: float = 20.0) -> RedisStatus:
+        current = self.status()
+        if current.running:
+            return current
+        port = self.settings.redis_port
+        if port_open(port):
+            raise LocalServiceError(
+                f"Port {port} on 127.0.0.1 is already in use by another program; stop it or "
+                "choose another with REDIS_PORT."
+            )
+        binary = self.binary()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                binary, "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "yes",
+                "--pidfile", str(self.pid_file), "--dir", str(self.dir),
+                "--logfile", str(self.dir / "redis.log"), "--save", "", "--appendonly", "no",
+                "--protected-mode", "yes",
+            ],
+            check=True, capture_output=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.status().running:
+                return self.status()
+            time.sleep(0.1)
+        raise LocalServiceError(f"Redis did not start within {timeout:.0f} s; see {self.dir / 'redis.log'}.")
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        pid = self._pid()
+        if not pid_alive(pid):
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        assert pid is not None
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.pid_file.unlink(missing_ok=True)
+        return True

@@ -1,0 +1,23 @@
+"""Enqueueing from the API side: one arq pool per process, stable job ids for idempotency."""
+
+from __future__ import annotations
+
+from arq.connections import ArqRedis, RedisSettings, create_pool
+
+from engine.settings import Settings
+
+
+def redis_settings(settings: Settings) -> RedisSettings:
+    return RedisSettings.from_dsn(settings.effective_redis_url)
+
+
+async def open_pool(settings: Settings) -> ArqRedis:
+    return await create_pool(redis_settings(settings), default_queue_name=settings.queue_name)
+
+
+async def enqueue_probe(pool: ArqRedis, settings: Settings, *, probe_id: str, note: str) -> bool:
+    """True when enqueued now; False when a job with the same id is already known."""
+    job = await pool.enqueue_job(
+        "probe", probe_id=probe_id, note=note, _job_id=f"probe:{probe_id}", _queue_name=settings.queue_name
+    )
+    return job is not None

@@ -1,0 +1,1 @@
+"""arq task functions: thin, idempotent shells that load, call the engine, persist."""

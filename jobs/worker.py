@@ -1,0 +1,69 @@
+"""The arq worker: its own Neo4j driver opened in on_startup and closed in on_shutdown.
+
+`storygraph worker` builds Settings once and calls `run(settings)`; tests run the same
+`create_worker(settings)` in burst mode or as a subprocess.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from typing import Any
+
+from arq.cron import CronJob
+from arq.worker import Worker, func
+
+from engine.settings import Settings
+from graph.driver import open_driver
+from graph.migrate import migrate
+from jobs.queue import redis_settings
+from jobs.tasks.probe import probe
+
+log = logging.getLogger("storygraph.worker")
+
+FUNCTIONS = [func(probe, name="probe", max_tries=3)]
+
+# Cron slots: schedulers of later capabilities (concern scans, due heartbeat plans) register
+# here; each cron job must be idempotent because arq may run it on several workers.
+CRON_JOBS: list[CronJob] = []
+
+
+def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
+    async def on_startup(ctx: dict[str, Any]) -> None:
+        ctx["settings"] = settings
+        ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}"
+        ctx["driver"] = open_driver(settings)
+        await ctx["driver"].verify_connectivity()
+        await migrate(ctx["driver"], settings.neo4j_database)
+        log.info("worker started", extra={"fields": {"worker_id": ctx["worker_id"], "queue": settings.queue_name}})
+
+    return on_startup
+
+
+async def _on_shutdown(ctx: dict[str, Any]) -> None:
+    driver = ctx.get("driver")
+    if driver is not None:
+        await driver.close()
+    log.info("worker stopped", extra={"fields": {"worker_id": ctx.get("worker_id")}})
+
+
+def create_worker(settings: Settings, *, burst: bool = False) -> Worker:
+    return Worker(
+        functions=FUNCTIONS,
+        cron_jobs=CRON_JOBS,
+        redis_settings=redis_settings(settings),
+        queue_name=settings.queue_name,
+        on_startup=_on_startup(settings),
+        on_shutdown=_on_shutdown,
+        burst=burst,
+        handle_signals=not burst,
+        max_jobs=10,
+        job_timeout=600,
+        keep_result=3600,
+        health_check_interval=30,
+    )
+
+
+def run(settings: Settings) -> None:
+    create_worker(settings).run()
