@@ -102,3 +102,47 @@ class InputBudget(ReviewModel):
         if self.per_run is not None and self.per_run < self.per_batch:
             raise ValueError("per_run must be at least per_batch")
         return self
+
+
+class StageName(StrEnum):
+    """The four stages of a supervision run, in order (seed 004 活动记录: 收集、叶子整理、
+    导航合并和发布分别展示)."""
+
+    COLLECT = "collect"
+    LEAVES = "leaves"
+    NAVIGATION = "navigation"
+    PUBLISH = "publish"
+
+
+STAGE_ORDER: tuple[StageName, ...] = (
+    StageName.COLLECT,
+    StageName.LEAVES,
+    StageName.NAVIGATION,
+    StageName.PUBLISH,
+)
+
+
+class Segment(ReviewModel):
+    """A half-open text range [start, end) of one version of one source.
+
+    It points at the original, never copies its text (seed 004 图谱对象关系: 定位，不复制正文).
+    """
+
+    source_id: str
+    version: str
+    start: int = Field(ge=0)
+    end: int
+
+    @model_validator(mode="after")
+    def _non_empty(self) -> Segment:
+        if self.end <= self.start:
+            raise ValueError("a segment ends after it starts")
+        return self
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    @property
+    def source_key(self) -> tuple[str, str]:
+        return (self.source_id, self.version)
