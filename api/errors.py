@@ -30,6 +30,7 @@ def shape_error(error: GraphQLError) -> GraphQLError:
     extra: dict[str, object] = {}
     if isinstance(original, StorygraphError):
         code = original.code.value
+        message = original.message
         extra = {k: v for k, v in original.details.items() if _jsonable(v)}
     elif isinstance(original, ValidationError):
         code = ErrorCode.INVALID_INPUT.value

@@ -32,10 +32,10 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         extensions=[
-            QueryDepthLimiter(max_depth=max_depth),
-            MaxTokensLimiter(max_token_count=max_tokens),
-            MaxAliasesLimiter(max_alias_count=30),
-            ShapeErrors(),
+            lambda: QueryDepthLimiter(max_depth=max_depth),
+            lambda: MaxTokensLimiter(max_token_count=max_tokens),
+            lambda: MaxAliasesLimiter(max_alias_count=30),
+            ShapeErrors,
         ],
     )
 

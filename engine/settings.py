@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -65,11 +65,6 @@ class Settings(BaseSettings):
     local_dir: Path = PROJECT_ROOT / ".local"
     # The arq queue name; tests use their own.
     queue_name: str = "storygraph:queue"
-
-    @field_validator("api_tokens", mode="before")
-    @classmethod
-    def _tokens_from_json(cls, v: object) -> object:
-        return v
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

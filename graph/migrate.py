@@ -46,7 +46,7 @@ def load_migrations(root: Path = SCHEMA_DIR) -> list[Migration]:
     return found
 
 
-async def migrate(driver: AsyncDriver, database: str) -> list[str]:
+async def migrate(driver: AsyncDriver, database: str, root: Path = SCHEMA_DIR) -> list[str]:
     """Apply pending migrations in order; return the names applied now."""
     await driver.execute_query(
         "CREATE CONSTRAINT migration_name IF NOT EXISTS FOR (m:Migration) REQUIRE m.name IS UNIQUE",
@@ -57,7 +57,7 @@ async def migrate(driver: AsyncDriver, database: str) -> list[str]:
     )
     done = {r["name"]: r["checksum"] for r in records}
     applied = []
-    for mig in load_migrations():
+    for mig in load_migrations(root):
         if mig.name in done:
             if done[mig.name] != mig.checksum:
                 raise MigrationError(

@@ -65,13 +65,16 @@ def _parse(path: Path, key: str) -> NamedQuery:
 def load_queries(root: Path = CYPHER_DIR) -> dict[str, NamedQuery]:
     """Read every named query below `root` (schema migrations excluded)."""
     found: dict[str, NamedQuery] = {}
+    folded: dict[str, Path] = {}
     for path in sorted(root.rglob("*.cypher")):
         rel = path.relative_to(root)
         if rel.parts[0] == "schema":
             continue
         key = rel.with_suffix("").as_posix()
-        if key in found:
-            raise QueryFileError(f"{path}: duplicate query name {key!r}")
+        # Names differing only by case are one name on case-insensitive file systems.
+        if key.lower() in folded:
+            raise QueryFileError(f"{path}: duplicate query name {key!r} (also {folded[key.lower()]})")
+        folded[key.lower()] = path
         found[key] = _parse(path, key)
     return found
 

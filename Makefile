@@ -1,0 +1,46 @@
+# storygraph — the two commands: `make run` and `make test`.
+# Both set up everything on a fresh machine (system packages, venv, Neo4j, Redis).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+
+.PHONY: run test deps install neo4j lint schema bench down clean help
+
+help:
+	@echo "make run    set up and serve API + worker (GraphiQL, viz page, Neo4j Browser URLs printed)"
+	@echo "make test   set up and run the whole test suite against real Neo4j and Redis"
+	@echo "make down   stop the local Neo4j and Redis"
+
+run: install
+	$(BIN)/storygraph up
+
+test: install
+	bash ops/test.sh
+
+deps:
+	@bash ops/deps.sh
+
+install: deps $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+lint: install
+	$(BIN)/ruff check api graph engine jobs tests bench
+
+schema: install
+	$(BIN)/storygraph schema export
+
+bench: install
+	bash ops/bench.sh
+
+down:
+	$(BIN)/storygraph down
+
+clean: down
+	rm -rf .local $(VENV)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# System packages storygraph needs on a fresh Debian machine: Java 17 and Maven (for the local
+# Neo4j) and redis-server. Installs only what is missing; needs root (or sudo) to install.
+set -euo pipefail
+
+missing=()
+command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null 2>&1 || missing+=(maven)
+command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ -n "${NEO4J_URI:-}" ] && [ -n "${REDIS_URL:-}" ]; then exit 0; fi
+
+echo "Installing system packages: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else
+    echo "storygraph: ${missing[*]} missing and not root: install them, or set NEO4J_URI and REDIS_URL." >&2
+    exit 2
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian starts a system redis on 6379 after installing; the project runs its own.
+if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true; fi
+if command -v service >/dev/null 2>&1; then $SUDO service redis-server stop >/dev/null 2>&1 || true; fi

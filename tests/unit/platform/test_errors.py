@@ -1,0 +1,36 @@
+import logging
+
+from graphql.error import GraphQLError
+from pydantic import BaseModel, ValidationError
+
+from api.errors import shape_error
+from engine.errors import Busy, Conflict
+
+
+def test_expected_errors_keep_message_code_and_details() -> None:
+    shaped = shape_error(GraphQLError("x", original_error=Conflict("stale edit", seen=3, current=4)))
+    assert shaped.message == "stale edit"
+    assert shaped.extensions == {"seen": 3, "current": 4, "code": "CONFLICT"}
+    assert shape_error(GraphQLError("x", original_error=Busy("a review is running"))).extensions == {"code": "BUSY"}
+
+
+def test_unexpected_errors_are_masked_and_logged(caplog) -> None:  # type: ignore[no-untyped-def]
+    with caplog.at_level(logging.ERROR):
+        shaped = shape_error(GraphQLError("boom", original_error=RuntimeError("secret path /etc/x")))
+    assert "secret" not in shaped.message
+    assert shaped.extensions is not None and shaped.extensions["code"] == "INTERNAL"
+    request_id = shaped.extensions["requestId"]
+    assert request_id in shaped.message
+    assert any("secret path" in (r.exc_text or "") or r.exc_info for r in caplog.records)
+
+
+def test_pydantic_validation_errors_are_invalid_input_naming_the_field() -> None:
+    class M(BaseModel):
+        goal: str
+
+    try:
+        M.model_validate({})
+    except ValidationError as exc:
+        shaped = shape_error(GraphQLError("x", original_error=exc))
+    assert shaped.extensions == {"code": "INVALID_INPUT"}
+    assert "goal" in shaped.message

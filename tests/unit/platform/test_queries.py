@@ -1,0 +1,56 @@
+from pathlib import Path
+
+import pytest
+
+from graph.migrate import load_migrations
+from graph.queries import Queries, QueryFileError, load_queries
+
+
+def test_every_named_query_declares_exactly_the_parameters_it_uses() -> None:
+    named = load_queries()
+    assert named, "no cypher queries found"
+    for key, q in named.items():
+        assert q.declared == q.used, f"{key}: declared {sorted(q.declared)} but uses {sorted(q.used)}"
+
+
+def test_parameters_inside_comments_and_strings_do_not_count(tmp_path: Path) -> None:
+    (tmp_path / "area").mkdir()
+    (tmp_path / "area" / "q.cypher").write_text(
+        "// params: a\n// mentions $b in a comment\nMATCH (n {x: $a}) RETURN '$c' AS s\n"
+    )
+    q = load_queries(tmp_path)["area/q"]
+    assert q.used == {"a"}
+
+
+def test_empty_query_file_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "area").mkdir()
+    (tmp_path / "area" / "empty.cypher").write_text("// params: a\n\n")
+    with pytest.raises(QueryFileError, match="empty"):
+        load_queries(tmp_path)
+
+
+def test_duplicate_names_are_rejected(tmp_path: Path) -> None:
+    (tmp_path / "area").mkdir()
+    (tmp_path / "area" / "find.cypher").write_text("// params:\nRETURN 1\n")
+    (tmp_path / "area" / "Find.cypher").write_text("// params:\nRETURN 2\n")
+    with pytest.raises(QueryFileError, match="duplicate query name"):
+        load_queries(tmp_path)
+
+
+def test_unknown_query_name_says_which() -> None:
+    with pytest.raises(KeyError, match="no cypher query named 'nope/none'"):
+        Queries()["nope/none"]
+
+
+def test_named_query_carries_its_name_as_metadata() -> None:
+    q = Queries()["platform/probe_read"]
+    assert q.metadata == {"query": "platform/probe_read"}
+    assert "WorkerProbe" in q.text
+
+
+def test_schema_migrations_are_ordered_and_non_empty() -> None:
+    migrations = load_migrations()
+    names = [m.name for m in migrations]
+    assert names == sorted(names)
+    assert all(m.statements for m in migrations)
+    assert all(s.upper().startswith(("CREATE", "DROP")) for m in migrations for s in m.statements)
