@@ -1,0 +1,57 @@
+"""Entity identity across results (seed 004 整体逻辑架构, identity paragraph).
+
+- Equal names never merge: nothing here ever looks at a name.
+- A later result may reuse an entity only by its stored id, only in the same scope, and
+  only if it is Main (跨 run 仅允许引用同 scope 的 Main 候选实体).
+- A model's local ref is not an identity (模型局部 ID…不构成身份): new entities get ids
+  derived from scope + result key + ref, so the same ref in another result is another entity.
+- A malformed identity field only produces a new entity; nothing is guessed
+  (格式错误的旧模型身份字段只产生新实体，不猜测合并对象).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine.story.inputs import EntityIn
+from engine.story.models import Entity, EntityStatus, make_id
+
+
+@dataclass(frozen=True)
+class IdentityDecision:
+    entity_id: str
+    reused: bool
+    note: str | None = None
+
+
+def new_entity_id(scope: str, key: str, ref: str) -> str:
+    return make_id("ent", scope, key, ref)
+
+
+def resolve_entity(
+    scope: str, key: str, item: EntityIn, stored: Mapping[str, Entity]
+) -> IdentityDecision:
+    """Decide whether `item` is a stored entity or a new one.
+
+    `stored` holds the current versions of this scope's entities whose ids the input named;
+    an id from another scope is simply absent from it, so it can never be reused.
+    """
+    fresh = new_entity_id(scope, key, item.ref)
+    if item.id is None:
+        return IdentityDecision(fresh, reused=False)
+    wanted = item.well_formed_id
+    if wanted is None:
+        return IdentityDecision(
+            fresh, False, f"entity {item.ref!r}: malformed identity field, recorded as new entity"
+        )
+    current = stored.get(wanted)
+    if current is None or current.scope != scope:
+        return IdentityDecision(
+            fresh, False, f"entity {item.ref!r}: {wanted} is not an entity of this scope"
+        )
+    if current.status is not EntityStatus.MAIN:
+        return IdentityDecision(
+            fresh, False, f"entity {item.ref!r}: {wanted} is a candidate, only Main is reused"
+        )
+    return IdentityDecision(wanted, reused=True)

@@ -1,0 +1,304 @@
+"""The story graph objects (seed 004 图谱对象关系) as stored versions.
+
+Every versioned object (Story, Event, Entity, Relation, Suggestion) is a sequence of
+immutable versions: `seq` counts them, `recorded_at`/`retracted_at` bound when the service
+believed each one, and `by`/`why` say who made it (a user id or a run id) and why. Changes,
+Summaries, References and Results are recorded once and never rewritten (DESIGN "Time").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from engine.story.clock import aware
+
+
+class ActorKind(StrEnum):
+    USER = "user"
+    RUN = "run"
+
+
+class Actor(BaseModel):
+    """Who recorded a version: a person (user id) or an organising run (run id)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ActorKind
+    id: str = Field(min_length=1, max_length=200)
+
+    @classmethod
+    def user(cls, user_id: str) -> Actor:
+        return cls(kind=ActorKind.USER, id=user_id)
+
+    @classmethod
+    def run(cls, run_id: str) -> Actor:
+        return cls(kind=ActorKind.RUN, id=run_id)
+
+    @property
+    def is_user(self) -> bool:
+        return self.kind is ActorKind.USER
+
+    def label(self) -> str:
+        return f"{self.kind.value}:{self.id}"
+
+    @classmethod
+    def parse(cls, label: str) -> Actor:
+        kind, _, ident = label.partition(":")
+        return cls(kind=ActorKind(kind), id=ident)
+
+
+class ChangeKind(StrEnum):
+    """How an event touches an entity (seed 004: 提出、补充、验证、修订)."""
+
+    PROPOSED = "proposed"
+    SUPPLEMENTED = "supplemented"
+    VERIFIED = "verified"
+    REVISED = "revised"
+
+
+class EntityStatus(StrEnum):
+    """Only a Main entity may be reused by a later run (seed 004 跨 run 仅允许引用同 scope 的 Main)."""
+
+    CANDIDATE = "candidate"
+    MAIN = "main"
+
+
+class Confirmation(StrEnum):
+    SUGGESTED = "suggested"
+    CONFIRMED = "confirmed"
+    REJECTED = "rejected"
+
+
+class SourceKind(StrEnum):
+    CONVERSATION = "conversation"
+    NOTE = "note"
+    KNOWLEDGE = "knowledge"
+    EXTERNAL = "external"
+
+
+class SuggestionKind(StrEnum):
+    FIELD = "field"  # an automatic change to a confirmed or user-edited field (seed 004 L5)
+    DIFFERENCE = "difference"  # new evidence against a confirmed conclusion (规则冲突时…待核对差异)
+
+
+class SuggestionStatus(StrEnum):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DISMISSED = "dismissed"
+
+
+class ObjectKind(StrEnum):
+    """The allow-list of stored object kinds; labels are chosen from it, never from input."""
+
+    STORY = "story"
+    EVENT = "event"
+    ENTITY = "entity"
+    RELATION = "relation"
+    CHANGE = "change"
+    SUMMARY = "summary"
+    SUGGESTION = "suggestion"
+
+
+REFERENCE_OWNERS: frozenset[ObjectKind] = frozenset(
+    {
+        ObjectKind.EVENT,
+        ObjectKind.CHANGE,
+        ObjectKind.RELATION,
+        ObjectKind.ENTITY,
+        ObjectKind.SUMMARY,
+        ObjectKind.SUGGESTION,
+    }
+)
+
+
+def make_id(prefix: str, *parts: str) -> str:
+    """A deterministic id: the same result key and local ref always give the same object.
+
+    Determinism makes a retried write transaction produce identical rows and lets the
+    replay model predict ids; a model's local ref alone never is an identity, because the
+    scope and the result key are part of the hash (seed 004 模型局部 ID…不构成身份).
+    """
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:24]
+    return f"{prefix}_{digest}"
+
+
+class Version(BaseModel):
+    """Bookkeeping every versioned object carries."""
+
+    id: str
+    scope: str
+    seq: int = Field(ge=1)
+    recorded_at: datetime
+    retracted_at: datetime | None = None
+    by: Actor
+    why: str = ""
+    via_result: str | None = None  # the result that wrote this version, if a result did
+
+    @field_validator("recorded_at", "retracted_at")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else aware(value)
+
+
+class Story(Version):
+    name: str
+    description: str = ""
+
+
+class Event(Version):
+    story_id: str | None = None
+    title: str
+    description: str = ""
+    at: datetime
+    result_id: str
+
+
+class Entity(Version):
+    name: str
+    kind: str = ""
+    description: str = ""
+    status: EntityStatus = EntityStatus.CANDIDATE
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    user_fields: list[str] = Field(default_factory=list)
+    confirmed_fields: list[str] = Field(default_factory=list)
+
+    @property
+    def locked_fields(self) -> frozenset[str]:
+        """Fields automation may only propose changes to (seed 004 L5, 自动更新不得改写已确认字段)."""
+        return frozenset(self.user_fields) | frozenset(self.confirmed_fields)
+
+
+class Relation(Version):
+    from_id: str
+    to_id: str
+    type: str
+    reason: str = ""
+    confirmation: Confirmation = Confirmation.SUGGESTED
+    removed: bool = False
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    user_fields: list[str] = Field(default_factory=list)
+
+    @property
+    def settled_by_person(self) -> bool:
+        """Confirmed, rejected, removed or edited by someone: automation only proposes."""
+        return (
+            self.confirmation is not Confirmation.SUGGESTED or self.removed or bool(self.user_fields)
+        )
+
+
+class Suggestion(Version):
+    result_id: str
+    kind: SuggestionKind
+    target_kind: ObjectKind
+    target_id: str
+    field: str
+    current_value: str
+    proposed_value: str
+    reason: str = ""
+    status: SuggestionStatus = SuggestionStatus.PENDING
+
+
+class Change(BaseModel):
+    id: str
+    scope: str
+    result_id: str
+    event_id: str
+    entity_id: str
+    kind: ChangeKind
+    note: str = ""
+    recorded_at: datetime
+
+
+class Summary(BaseModel):
+    id: str
+    scope: str
+    result_id: str
+    story_id: str | None = None
+    text: str
+    interval_start: datetime
+    interval_end: datetime
+    source_ids: list[str] = Field(default_factory=list)
+    event_ids: list[str] = Field(default_factory=list)
+    entity_ids: list[str] = Field(default_factory=list)
+    recorded_at: datetime
+
+
+class Reference(BaseModel):
+    """Points at the original (source id + version + locator); never copies its text."""
+
+    id: str
+    scope: str
+    result_id: str
+    owner_kind: ObjectKind
+    owner_id: str
+    source_id: str
+    source_version: str
+    locator: str
+    recorded_at: datetime
+
+
+class Mention(BaseModel):
+    """A result's own description of an entity (seed 004 每次结果保留当次描述)."""
+
+    result_id: str
+    entity_id: str
+    name: str
+    description: str = ""
+
+
+class Amendment(BaseModel):
+    """A person's edit carried into a result they explicitly chose (seed 004 人工修改…明确选定的结果)."""
+
+    id: str
+    scope: str
+    result_id: str
+    entity_id: str
+    field: str
+    value: str
+    by: Actor
+    why: str = ""
+    recorded_at: datetime
+
+
+class Result(BaseModel):
+    """One organising result: recap, feedback and graph all cite its id (seed 004 L3)."""
+
+    id: str
+    scope: str
+    key: str
+    by: Actor
+    recorded_at: datetime
+    payload_hash: str
+    decisions: list[str] = Field(default_factory=list)
+    open_items: list[str] = Field(default_factory=list)
+    feedback: str = ""
+    notify: bool = False
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Source(BaseModel):
+    id: str
+    scope: str
+    kind: SourceKind
+    title: str = ""
+    current_version: str
+
+
+class SourceVersion(BaseModel):
+    """One version of an original; `text` is None when the app could not supply it."""
+
+    scope: str
+    source_id: str
+    version: str
+    text: str | None = None
+    recorded_at: datetime
+
+    @property
+    def available(self) -> bool:
+        return self.text is not None

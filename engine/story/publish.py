@@ -1,0 +1,242 @@
+"""publishResult as a decision: input + the state it touches -> everything to write.
+
+One organising result is written whole or not at all (seed 004 L3, 工作回顾、监督反馈和图谱
+引用同一次整理的结论与来源). It is rejected whole when a reference points at a source version
+that this scope does not hold (a missing version or another scope's source). A repeated key
+with the same payload is a no-op that answers the first result; with another payload it is
+a CONFLICT (idempotent under the client-supplied result key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from engine.errors import Conflict, InvalidInput
+from engine.story.corrections import entity_update_from_result, relation_evidence
+from engine.story.identity import resolve_entity
+from engine.story.inputs import PublishResultInput, ReferenceIn, Stance
+from engine.story.models import (
+    Actor,
+    Change,
+    Entity,
+    EntityStatus,
+    Event,
+    Mention,
+    ObjectKind,
+    Reference,
+    Relation,
+    Result,
+    Story,
+    Suggestion,
+    Summary,
+    make_id,
+)
+
+
+@dataclass
+class PublishContext:
+    """The stored state a publish depends on, all read from the input's scope only."""
+
+    existing: Result | None = None
+    entities: Mapping[str, Entity] = field(default_factory=dict)  # named stored ids, current
+    relations: list[Relation] = field(default_factory=list)  # current, among those entities
+    stories: Mapping[str, Story] = field(default_factory=dict)
+    source_versions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+class PublishPlan(BaseModel):
+    """Rows to write. Versions with seq > 1 retract their predecessor at `result.recorded_at`."""
+
+    result: Result
+    repeat: bool = False
+    stories: list[Story] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+    changes: list[Change] = Field(default_factory=list)
+    summaries: list[Summary] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    suggestions: list[Suggestion] = Field(default_factory=list)
+    mentions: list[Mention] = Field(default_factory=list)
+
+
+def result_id_for(scope: str, key: str) -> str:
+    return make_id("res", scope, key)
+
+
+def missing_sources(
+    inp: PublishResultInput, source_versions: Mapping[str, frozenset[str]]
+) -> list[str]:
+    missing = {
+        f"{r.source_id}@{r.source_version}"
+        for r in inp.all_references()
+        if r.source_version not in source_versions.get(r.source_id, frozenset())
+    }
+    for sm in inp.summaries:
+        missing |= {s for s in sm.source_ids if s not in source_versions}
+    return sorted(missing)
+
+
+def decide_publish(
+    inp: PublishResultInput, ctx: PublishContext, now: datetime, by: Actor
+) -> PublishPlan:
+    scope, key = inp.scope, inp.key
+    digest = inp.payload_hash()
+    if ctx.existing is not None:
+        if ctx.existing.payload_hash != digest:
+            raise Conflict(
+                "this result key was already published with other contents",
+                key=key,
+                result_id=ctx.existing.id,
+            )
+        return PublishPlan(result=ctx.existing, repeat=True)
+    missing = missing_sources(inp, ctx.source_versions)
+    if missing:
+        raise InvalidInput(
+            "the result cites source versions this scope does not hold; nothing was written",
+            missing=missing,
+        )
+    result_id = result_id_for(scope, key)
+    warnings: list[str] = []
+
+    def version_base(object_id: str) -> dict[str, object]:
+        return {
+            "id": object_id, "scope": scope, "seq": 1, "recorded_at": now, "by": by,
+            "why": f"result {result_id}", "via_result": result_id,
+        }
+
+    plan = PublishPlan(
+        result=Result(
+            id=result_id, scope=scope, key=key, by=by, recorded_at=now, payload_hash=digest,
+            decisions=list(inp.decisions), open_items=list(inp.open_items),
+            feedback=inp.feedback, notify=inp.notify,
+        )
+    )
+    story_ids: dict[str, str] = {}
+    for st in inp.stories:
+        if st.id is not None:
+            if st.id not in ctx.stories:
+                raise InvalidInput("story is not a story of this scope", story_id=st.id, scope=scope)
+            story_ids[st.ref] = st.id
+            continue
+        story_ids[st.ref] = make_id("sty", scope, key, st.ref)
+        plan.stories.append(
+            Story(**version_base(story_ids[st.ref]), name=st.name, description=st.description)
+        )
+
+    entity_ids: dict[str, str] = {}
+    suggestions: dict[str, Suggestion] = {}
+    for item in inp.entities:
+        decision = resolve_entity(scope, key, item, ctx.entities)
+        entity_ids[item.ref] = decision.entity_id
+        if decision.note:
+            warnings.append(decision.note)
+        if decision.reused:
+            updated, proposed = entity_update_from_result(
+                ctx.entities[decision.entity_id], item, result_id, now, by
+            )
+            if updated is not None:
+                plan.entities.append(updated)
+            suggestions.update((s.id, s) for s in proposed)
+        else:
+            plan.entities.append(
+                Entity(
+                    **version_base(decision.entity_id), name=item.name, kind=item.kind or "",
+                    description=item.description or "",
+                    status=item.status or EntityStatus.CANDIDATE,
+                    valid_from=item.valid_from, valid_to=item.valid_to,
+                )
+            )
+        plan.mentions.append(
+            Mention(
+                result_id=result_id, entity_id=decision.entity_id, name=item.name,
+                description=item.description or "",
+            )
+        )
+
+    event_ids = {ev.ref: make_id("evt", scope, key, ev.ref) for ev in inp.events}
+    for ev in inp.events:
+        plan.events.append(
+            Event(
+                **version_base(event_ids[ev.ref]), result_id=result_id,
+                story_id=story_ids.get(ev.story) if ev.story else None,
+                title=ev.title, description=ev.description, at=ev.at,
+            )
+        )
+
+    def add_refs(owner: ObjectKind, owner_id: str, tag: str, refs: list[ReferenceIn]) -> None:
+        for j, r in enumerate(refs):
+            plan.references.append(
+                Reference(
+                    id=make_id("ref", scope, key, owner.value, tag, str(j)), scope=scope,
+                    result_id=result_id, owner_kind=owner, owner_id=owner_id,
+                    source_id=r.source_id, source_version=r.source_version, locator=r.locator,
+                    recorded_at=now,
+                )
+            )
+
+    for item in inp.entities:
+        add_refs(ObjectKind.ENTITY, entity_ids[item.ref], item.ref, item.references)
+    for ev in inp.events:
+        add_refs(ObjectKind.EVENT, event_ids[ev.ref], ev.ref, ev.references)
+    for i, ch in enumerate(inp.changes):
+        change_id = make_id("chg", scope, key, str(i))
+        plan.changes.append(
+            Change(
+                id=change_id, scope=scope, result_id=result_id, event_id=event_ids[ch.event],
+                entity_id=entity_ids[ch.entity], kind=ch.kind, note=ch.note, recorded_at=now,
+            )
+        )
+        add_refs(ObjectKind.CHANGE, change_id, str(i), ch.references)
+
+    current = {(r.from_id, r.to_id, r.type): r for r in ctx.relations if r.retracted_at is None}
+    touched: set[str] = set()  # relations this result already wrote; later items add evidence
+    for rel in inp.relations:
+        from_id, to_id = entity_ids[rel.from_], entity_ids[rel.to]
+        existing = current.get((from_id, to_id, rel.type))
+        if existing is not None and existing.id in touched:
+            add_refs(ObjectKind.RELATION, existing.id, rel.ref, rel.references)
+            continue
+        if existing is not None:
+            touched.add(existing.id)
+            updated_rel, suggestion = relation_evidence(existing, rel, result_id, now, by)
+            if updated_rel is not None:
+                plan.relations.append(updated_rel)
+            if suggestion is not None:
+                suggestions[suggestion.id] = suggestion
+                add_refs(ObjectKind.SUGGESTION, suggestion.id, rel.ref, rel.references)
+            else:
+                add_refs(ObjectKind.RELATION, existing.id, rel.ref, rel.references)
+            continue
+        if rel.stance is Stance.CONTRADICTS:
+            warnings.append(f"relation {rel.ref!r}: contradicts a relation that does not exist")
+            continue
+        new_rel = Relation(
+            **version_base(make_id("rel", scope, key, rel.ref)), from_id=from_id, to_id=to_id,
+            type=rel.type, reason=rel.reason, valid_from=rel.valid_from, valid_to=rel.valid_to,
+        )
+        plan.relations.append(new_rel)
+        current[(from_id, to_id, rel.type)] = new_rel
+        touched.add(new_rel.id)
+        add_refs(ObjectKind.RELATION, new_rel.id, rel.ref, rel.references)
+
+    for sm in inp.summaries:
+        summary_id = make_id("sum", scope, key, sm.ref)
+        plan.summaries.append(
+            Summary(
+                id=summary_id, scope=scope, result_id=result_id,
+                story_id=story_ids.get(sm.story) if sm.story else None, text=sm.text,
+                interval_start=sm.interval_start, interval_end=sm.interval_end,
+                source_ids=list(sm.source_ids), event_ids=[event_ids[e] for e in sm.events],
+                entity_ids=[entity_ids[e] for e in sm.entities], recorded_at=now,
+            )
+        )
+        add_refs(ObjectKind.SUMMARY, summary_id, sm.ref, sm.references)
+
+    plan.suggestions = list(suggestions.values())
+    plan.result = plan.result.model_copy(update={"warnings": warnings})
+    return plan

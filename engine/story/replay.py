@@ -1,0 +1,171 @@
+"""The reference model of the time semantics: replay operations in memory.
+
+It keeps only the *current* state (no versions, no record times) and applies the same
+decisions the repository applies. Replaying exactly the operations recorded at or before
+T must give what `storyGraph(asOf=T)` reads from Neo4j's versions (DESIGN "Time": asOf T
+shows what was recorded and not yet retracted at T, user corrections included only if
+made before it). The property test in tests/integration/story compares the two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from engine.errors import NotFound
+from engine.story.corrections import (
+    RelationAction,
+    act_on_relation,
+    edit_entity,
+    resolve_suggestion,
+)
+from engine.story.inputs import EntityEdit, PublishResultInput, SourceInput
+from engine.story.models import (
+    Actor,
+    Change,
+    Entity,
+    Event,
+    Reference,
+    Relation,
+    Result,
+    Source,
+    SourceVersion,
+    Story,
+    Suggestion,
+    Summary,
+)
+from engine.story.publish import PublishContext, PublishPlan, decide_publish
+from engine.story.sources import decide_source_upsert
+from engine.story.views import StoryGraph, select_graph
+
+O = TypeVar("O", bound=BaseModel)
+
+
+@dataclass
+class StoryReplay:
+    stories: dict[str, Story] = field(default_factory=dict)
+    events: dict[str, Event] = field(default_factory=dict)
+    entities: dict[str, Entity] = field(default_factory=dict)
+    relations: dict[str, Relation] = field(default_factory=dict)
+    suggestions: dict[str, Suggestion] = field(default_factory=dict)
+    changes: dict[str, Change] = field(default_factory=dict)
+    summaries: dict[str, Summary] = field(default_factory=dict)
+    references: dict[str, Reference] = field(default_factory=dict)
+    results: dict[tuple[str, str], Result] = field(default_factory=dict)
+    sources: dict[tuple[str, str], Source] = field(default_factory=dict)
+    versions: dict[tuple[str, str], dict[str, SourceVersion]] = field(default_factory=dict)
+
+    def upsert_source(self, inp: SourceInput, now: datetime) -> Source:
+        key = (inp.scope, inp.id)
+        known = self.versions.setdefault(key, {})
+        source, new = decide_source_upsert(inp, self.sources.get(key), known, now)
+        self.sources[key] = source
+        known.update((v.version, v) for v in new)
+        return source
+
+    def context(self, inp: PublishResultInput) -> PublishContext:
+        scope = inp.scope
+        named = {e.well_formed_id for e in inp.entities if e.well_formed_id}
+        entities = {
+            i: e for i, e in self.entities.items() if i in named and e.scope == scope
+        }
+        return PublishContext(
+            existing=self.results.get((scope, inp.key)),
+            entities=entities,
+            relations=[
+                r
+                for r in self.relations.values()
+                if r.scope == scope and r.from_id in entities and r.to_id in entities
+            ],
+            stories={i: s for i, s in self.stories.items() if s.scope == scope},
+            source_versions={
+                sid: frozenset(vs) for (sc, sid), vs in self.versions.items() if sc == scope
+            },
+        )
+
+    def publish(self, inp: PublishResultInput, by: Actor, now: datetime) -> PublishPlan:
+        plan = decide_publish(inp, self.context(inp), now, by)
+        if plan.repeat:
+            return plan
+        self.results[(inp.scope, inp.key)] = plan.result
+        for group, store in (
+            (plan.stories, self.stories),
+            (plan.events, self.events),
+            (plan.entities, self.entities),
+            (plan.relations, self.relations),
+            (plan.suggestions, self.suggestions),
+            (plan.changes, self.changes),
+            (plan.summaries, self.summaries),
+            (plan.references, self.references),
+        ):
+            for obj in group:
+                store[obj.id] = obj  # type: ignore[index]
+        return plan
+
+    def _get(self, store: dict[str, O], scope: str, object_id: str) -> O:
+        obj = store.get(object_id)
+        if obj is None or getattr(obj, "scope", None) != scope:
+            raise NotFound("no such object in this scope", id=object_id, scope=scope)
+        return obj
+
+    def update_entity(
+        self, scope: str, entity_id: str, edit: EntityEdit, seen_seq: int, by: Actor,
+        now: datetime, why: str = "",
+    ) -> Entity:
+        current = self._get(self.entities, scope, entity_id)
+        updated = edit_entity(current, edit, seen_seq, now, by, why)
+        self.entities[entity_id] = updated
+        return updated
+
+    def act_on_relation(
+        self, scope: str, relation_id: str, action: RelationAction, by: Actor, now: datetime,
+        why: str = "",
+    ) -> Relation:
+        current = self._get(self.relations, scope, relation_id)
+        updated = act_on_relation(current, action, now, by, why)
+        if updated is None:
+            return current
+        self.relations[relation_id] = updated
+        return updated
+
+    def resolve_suggestion(
+        self, scope: str, suggestion_id: str, accept: bool, by: Actor, now: datetime,
+        why: str = "",
+    ) -> Suggestion:
+        sugg = self._get(self.suggestions, scope, suggestion_id)
+        target: Entity | Relation = (
+            self._get(self.entities, scope, sugg.target_id)
+            if sugg.target_kind.value == "entity"
+            else self._get(self.relations, scope, sugg.target_id)
+        )
+        resolved, updated = resolve_suggestion(sugg, target, accept, now, by, why)
+        self.suggestions[suggestion_id] = resolved
+        if isinstance(updated, Entity):
+            self.entities[updated.id] = updated
+        elif isinstance(updated, Relation):
+            self.relations[updated.id] = updated
+        return resolved
+
+    def graph(
+        self,
+        scope: str,
+        as_of: datetime,
+        *,
+        valid_at: datetime | None = None,
+        from_: datetime | None = None,
+        to: datetime | None = None,
+        story_id: str | None = None,
+    ) -> StoryGraph:
+        def mine(store: dict[str, O]) -> list[O]:
+            return [o for o in store.values() if getattr(o, "scope", None) == scope]
+
+        full = StoryGraph(
+            scope=scope, as_of=as_of, stories=mine(self.stories), events=mine(self.events),
+            entities=mine(self.entities), relations=mine(self.relations),
+            changes=mine(self.changes), summaries=mine(self.summaries),
+            references=mine(self.references), suggestions=mine(self.suggestions),
+        )
+        return select_graph(full, valid_at=valid_at, from_=from_, to=to, story_id=story_id)

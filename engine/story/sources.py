@@ -1,0 +1,85 @@
+"""Sources and references (seed 004: 应用维护来源正文; 来源引用…定位，不复制正文; L6).
+
+The app owns a source's text and pushes versions (upsertSource). A version is immutable:
+the same version with other text is a CONFLICT. A version the app knows but cannot supply
+is recorded without text and reads as unavailable with a warning — today's text is never
+shown in place of an old version (来源旧版不可恢复时提示，不以当前原文冒充旧版).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+
+from engine.errors import Conflict
+from engine.story.inputs import SourceInput
+from engine.story.models import Source, SourceVersion
+from engine.story.views import Excerpt
+
+_RANGE = re.compile(r"^(chars|lines):(\d+)-(\d+)$")
+MAX_EXCERPT = 2000
+
+
+def decide_source_upsert(
+    inp: SourceInput,
+    existing: Source | None,
+    versions: Mapping[str, SourceVersion],
+    now: datetime,
+) -> tuple[Source, list[SourceVersion]]:
+    """The source record to keep and the version records to add (none when all are known)."""
+    if existing is not None and existing.kind is not inp.kind:
+        raise Conflict("a source cannot change its kind", id=inp.id, kind=existing.kind)
+    supplied = [(inp.version, inp.text), *((p.version, p.text) for p in inp.previous)]
+    new: list[SourceVersion] = []
+    for version, text in supplied:
+        have = versions.get(version)
+        if have is None:
+            new.append(
+                SourceVersion(
+                    scope=inp.scope, source_id=inp.id, version=version, text=text, recorded_at=now
+                )
+            )
+        elif text is not None and have.text != text:
+            raise Conflict(
+                "a source version is immutable; push a new version instead",
+                id=inp.id,
+                version=version,
+            )
+    current = inp.version
+    if existing is not None and inp.version not in {v.version for v in new}:
+        current = existing.current_version if inp.version in versions else inp.version
+    source = Source(
+        id=inp.id, scope=inp.scope, kind=inp.kind, title=inp.title, current_version=current
+    )
+    return source, new
+
+
+def cut(text: str, locator: str) -> str:
+    """The located part of a text: `chars:a-b` (0-based, end exclusive) or `lines:a-b`
+    (1-based, inclusive); other locators (e.g. `msg:17`) address the whole version."""
+    match = _RANGE.match(locator)
+    if match is None:
+        return text[:MAX_EXCERPT]
+    unit, start, end = match.group(1), int(match.group(2)), int(match.group(3))
+    if unit == "chars":
+        return text[start:end][:MAX_EXCERPT]
+    lines = text.splitlines()
+    return "\n".join(lines[max(start - 1, 0) : end])[:MAX_EXCERPT]
+
+
+def excerpt(
+    source_id: str, version: str, locator: str, stored: SourceVersion | None
+) -> Excerpt:
+    if stored is None or stored.text is None:
+        return Excerpt(
+            source_id=source_id, version=version, locator=locator, available=False,
+            warning=(
+                f"version {version} of source {source_id} is not recoverable; "
+                "the current text is not shown in its place"
+            ),
+        )
+    return Excerpt(
+        source_id=source_id, version=version, locator=locator, available=True,
+        text=cut(stored.text, locator),
+    )
