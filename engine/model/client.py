@@ -62,11 +62,17 @@ _ATTEMPT_OUTCOME = {
 
 
 def describe(exc: BaseException) -> str:
-    """The error as it was: type and message, with the root cause when wrapped."""
-    text = f"{type(exc).__name__}: {exc}"
-    root = exc.__cause__ or exc.__context__
-    if root is not None and str(root) and str(root) not in text:
-        text += f" (caused by {type(root).__name__}: {root})"
+    """The error as it was: type and message, plus the innermost cause that says more."""
+    text = f"{type(exc).__name__}: {exc}".rstrip(": ")
+    seen: set[int] = {id(exc)}
+    current = exc.__cause__ or exc.__context__
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if str(current) and str(current) not in text:
+            text += f" (caused by {type(current).__name__}: {current})"
+        elif not str(current) and type(current).__name__ not in text:
+            text += f" (caused by {type(current).__name__})"
+        current = current.__cause__ or current.__context__
     return text
 
 
