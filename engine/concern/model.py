@@ -1,0 +1,269 @@
+"""The concern object (seed 002 §四 数据结构) and the input that raises one.
+
+A concern keeps only the minimal person references of seed 002 §八 (person_id,
+display_name, role_in_concern, comm_status, last channel); the person's master data lives
+elsewhere and is read through `resolve_person_context(person_id)` by the layers above.
+Besides the seed's fields it carries the engine's own bookkeeping: follow-up counters,
+report rate-limit state, the people whose part of the goal is done, and the triggers
+already handled (so a job that runs twice decides once).
+
+Every timestamp is timezone-aware; `now` always comes from the caller.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from enum import StrEnum
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from engine.concern.loop_output import Attitude, NextAction
+
+
+class ConcernType(StrEnum):
+    DELEGATION = "delegation"
+    SCHEDULE = "schedule"
+    ABSENCE_FOLLOWUP = "absence_followup"
+    FOLLOWUP = "followup"
+    HEARTBEAT = "heartbeat"
+
+
+class ConcernStatus(StrEnum):
+    """seed 002 §五 状态流转; the allowed moves are in `engine.concern.states`."""
+
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    WAITING_REPLY = "waiting_reply"
+    ESCALATED = "escalated"
+    RESOLVED = "resolved"
+    DROPPED = "dropped"
+
+
+TERMINAL_STATUSES = frozenset({ConcernStatus.RESOLVED, ConcernStatus.DROPPED})
+
+
+class Priority(StrEnum):
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Direction(StrEnum):
+    OUTBOUND = "outbound"
+    INBOUND = "inbound"
+
+
+class CommStatus(StrEnum):
+    NOT_NEEDED = "not_needed"  # e.g. the initiator
+    NOT_CONTACTED = "not_contacted"
+    WAITING_REPLY = "waiting_reply"
+    REPLIED = "replied"
+
+
+class TimelineType(StrEnum):
+    DISCOVERED = "discovered"
+    STATUS = "status"  # a state-machine transition
+    ACTION_SEND = "action_send"
+    REPLY_RECEIVED = "reply_received"
+    FACT = "fact"
+    REPORT = "report"
+    BACKFLOW = "backflow"
+    ESCALATION = "escalation"
+    PRIORITY_CHANGED = "priority_changed"
+    EXECUTION = "execution"
+    DECISION = "decision"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Initiator(_Model):
+    name: str
+    channel: str
+    channel_user_id: str = ""
+    person_id: str | None = None
+
+
+class Source(_Model):
+    type: str
+    detail: str = ""
+    initiator: Initiator | None = None
+
+
+class PersonRef(_Model):
+    """seed 002 §八: the minimal reference; plus this concern's own contact bookkeeping."""
+
+    person_id: str
+    display_name: str
+    role_in_concern: str = "当事人"
+    comm_status: CommStatus = CommStatus.NOT_CONTACTED
+    last_channel: str = ""
+    last_outbound_at: AwareDatetime | None = None
+    last_inbound_at: AwareDatetime | None = None
+    # Follow-ups sent to this person with no reply since (seed 002 §六 "完全无回复").
+    silent_followups: int = 0
+    # The earliest a follow-up to this person may go out (interval table / promised time);
+    # a reply from them clears it (seed 002 §六 "不提前追问").
+    followup_not_before: AwareDatetime | None = None
+    last_attitude: Attitude = Attitude.NONE
+
+    @property
+    def replied_since_last_outbound(self) -> bool:
+        if self.last_inbound_at is None:
+            return False
+        return self.last_outbound_at is None or self.last_inbound_at >= self.last_outbound_at
+
+
+class TimelineEntry(_Model):
+    ts: AwareDatetime
+    type: TimelineType
+    detail: str
+    from_status: ConcernStatus | None = None
+    to_status: ConcernStatus | None = None
+
+
+class ConversationEntry(_Model):
+    person_name: str
+    person_id: str
+    direction: Direction
+    text: str
+    channel: str = ""
+    ts: AwareDatetime
+    message_id: str | None = None  # the channel's id, when it has one (dedups inbound)
+
+
+class DelegationSettings(_Model):
+    """Reply waiting and back-flow configuration of a delegation (seed 002 §四 `delegation`)."""
+
+    expects_reply_from: list[str] = Field(default_factory=list)  # person ids
+    # True: the goal needs every expected person's part (partial achievement, seed 002 §六).
+    needs_all_replies: bool = True
+
+
+class ScheduleMode(StrEnum):
+    """seed 002 §三.2: 直发、借会话处理或系统独立处理."""
+
+    DIRECT = "direct"
+    VIA_CONVERSATION = "via_conversation"
+    SYSTEM = "system"
+
+
+class ScheduleTrigger(_Model):
+    """The trigger of a schedule concern (seed 002 §四 `trigger`): once, or every `every`."""
+
+    next_run_at: AwareDatetime | None
+    every: timedelta | None = None
+    mode: ScheduleMode = ScheduleMode.DIRECT
+    until: AwareDatetime | None = None
+
+
+class Execution(_Model):
+    scheduled_for: AwareDatetime
+    ran_at: AwareDatetime
+    outcome: str
+    detail: str = ""
+
+
+class Concern(_Model):
+    concern_id: str
+    type: ConcernType
+    status: ConcernStatus = ConcernStatus.PENDING
+    priority: Priority = Priority.MEDIUM
+    title: str
+    goal: str
+    source: Source
+    people: list[PersonRef] = Field(default_factory=list)
+    timeline: list[TimelineEntry] = Field(default_factory=list)
+    conversation_log: list[ConversationEntry] = Field(default_factory=list)
+    next_action: NextAction | None = None
+    delegation: DelegationSettings | None = None
+    trigger: ScheduleTrigger | None = None
+    executions: list[Execution] = Field(default_factory=list)
+    agenda_role: str = "tracking"
+
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+    closed_at: AwareDatetime | None = None
+    # Follow-up rounds sent so far (seed 002 §六 追问间隔策略: index into the interval table).
+    followup_count: int = 0
+    # People whose part of the goal is settled (partial achievement, seed 002 §六).
+    done_person_ids: list[str] = Field(default_factory=list)
+    # Mid-course report bookkeeping (seed 002 §七 汇报频率约束).
+    last_report_at: AwareDatetime | None = None
+    # Job ids already decided, newest last (bounded by the policy).
+    handled_triggers: list[str] = Field(default_factory=list)
+    revision: int = 0
+
+    @property
+    def initiator(self) -> Initiator | None:
+        return self.source.initiator
+
+    def person(self, person_id: str) -> PersonRef | None:
+        return next((p for p in self.people if p.person_id == person_id), None)
+
+    def is_initiator(self, person_id: str) -> bool:
+        ini = self.source.initiator
+        return ini is not None and ini.person_id is not None and ini.person_id == person_id
+
+    @property
+    def counterparts(self) -> list[PersonRef]:
+        """The people this concern talks to (not the initiator, not `not_needed`)."""
+        return [
+            p
+            for p in self.people
+            if not self.is_initiator(p.person_id) and p.comm_status != CommStatus.NOT_NEEDED
+        ]
+
+    @property
+    def pending_counterparts(self) -> list[PersonRef]:
+        return [p for p in self.counterparts if p.person_id not in self.done_person_ids]
+
+
+class RaiseConcernInput(_Model):
+    """What `raiseConcern` accepts (seed 002 §九 raise_concern): validated at the edge."""
+
+    type: ConcernType = ConcernType.DELEGATION
+    priority: Priority = Priority.MEDIUM
+    title: str
+    goal: str
+    source_detail: str = ""
+    initiator: Initiator | None = None
+    people: list[PersonRef] = Field(default_factory=list)
+    delegation: DelegationSettings | None = None
+    trigger: ScheduleTrigger | None = None
+    agenda_role: str = "tracking"
+    first_action: str = ""
+
+    @field_validator("title", "goal")
+    @classmethod
+    def _required_text(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            raise ValueError("must not be empty")
+        return v
+
+    @field_validator("people")
+    @classmethod
+    def _unique_people(cls, v: list[PersonRef]) -> list[PersonRef]:
+        ids = [p.person_id for p in v]
+        if len(ids) != len(set(ids)):
+            raise ValueError("a person may appear only once")
+        return v
+
+    @model_validator(mode="after")
+    def _schedule_needs_trigger(self) -> RaiseConcernInput:
+        if self.type == ConcernType.SCHEDULE and self.trigger is None:
+            raise ValueError("a schedule concern needs a trigger")
+        if self.type == ConcernType.DELEGATION and self.initiator is None:
+            # seed 002 §六 回流条件: a delegation always flows back to its initiator.
+            raise ValueError("a delegation needs an initiator")
+        return self

@@ -1,0 +1,199 @@
+"""Mid-course reports (seed 002 §七 中途汇报).
+
+Nodes and templates (no model call for these):
+
+| node                 | kind           | zh template                                   |
+|----------------------|----------------|-----------------------------------------------|
+| 创建 → pending        | created        | 好的，我来联系{target_name}，有进展及时同步给你。 |
+| pending → 已发出      | contacted      | 已经联系{target_name}了，等{pronoun}回复。       |
+| 等待中 → 超时未回     | timeout_retry  | {target_name}还没回复，我再跟一下。             |
+| 收到部分结果          | partial        | {done_names}确认了，{pending_names}还没回。      |
+| 复杂回复 / 需要决定    | owner_update   | the agent loop's own `owner_update`, verbatim  |
+
+A partial report names what each settled person said when the loop gave a finding
+("李四说前端部分周四能提测。"); when the same decision also retries the pending people, the
+timeout_retry sentence names them instead of repeating "还没回". A non-empty `owner_update`
+replaces the templates of that decision (the complex case); an empty one disturbs nobody.
+
+Not reported: drafts, internal reasoning, tool-call retries (none of them is a node: they
+produce no report kind), and silent concerns — low priority with no initiator.
+
+Rate limits (汇报频率约束), applied by `schedule_report`:
+- at least `report_min_gap` (30 min) between two mid-course reports of one concern — a
+  report inside the gap is deferred to the end of it;
+- at most `daily_report_cap` a day per recipient — beyond it a template report is skipped
+  (a later report or the back-flow supersedes it) while an `owner_update` is deferred to the
+  next working period;
+- outside working hours (policy timezone, work_start–work_end on workdays) deferred to the
+  next working period; critical concerns are exempt ("priority 影响发送时段").
+The back-flow is the final result, not a mid-course report: none of these limits apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.concern.context import LoopContext
+from engine.concern.effects import Recipient, ReportKind
+from engine.concern.model import Concern, Priority
+from engine.concern.policy import ConcernPolicy
+
+TEMPLATES: dict[str, dict[str, str]] = {
+    "zh": {
+        "created": "好的，我来联系{target_name}，有进展及时同步给你。",
+        "contacted": "已经联系{target_name}了，等{pronoun}回复。",
+        "timeout_retry": "{target_name}还没回复，我再跟一下。",
+        "partial": "{done_names}确认了，{pending_names}还没回。",
+        "partial_done": "{done_names}确认了。",
+        "finding": "{name}说{finding}。",
+    },
+    "en": {
+        "created": "OK, I'll contact {target_name} and keep you posted.",
+        "contacted": "I've contacted {target_name} and am waiting for {pronoun} reply.",
+        "timeout_retry": "{target_name} hasn't replied yet; I'll follow up again.",
+        "partial": "{done_names} confirmed; {pending_names} hasn't replied yet.",
+        "partial_done": "{done_names} confirmed.",
+        "finding": "{name} says {finding}.",
+    },
+}
+
+
+def _t(locale: str) -> dict[str, str]:
+    return TEMPLATES.get(locale, TEMPLATES["zh"])
+
+
+def join_names(names: Sequence[str], locale: str = "zh") -> str:
+    names = list(names)
+    if not names:
+        return ""
+    if len(names) == 1:
+        return names[0]
+    if locale == "en":
+        return ", ".join(names[:-1]) + " and " + names[-1]
+    return "、".join(names[:-1]) + "和" + names[-1]
+
+
+def pronoun(count: int, locale: str = "zh") -> str:
+    if locale == "en":
+        return "their"
+    return "他们" if count > 1 else "他"
+
+
+def created_text(targets: Sequence[str], locale: str = "zh") -> str:
+    return _t(locale)["created"].format(target_name=join_names(targets, locale))
+
+
+def contacted_text(targets: Sequence[str], locale: str = "zh") -> str:
+    return _t(locale)["contacted"].format(
+        target_name=join_names(targets, locale), pronoun=pronoun(len(targets), locale)
+    )
+
+
+def timeout_retry_text(targets: Sequence[str], locale: str = "zh") -> str:
+    return _t(locale)["timeout_retry"].format(target_name=join_names(targets, locale))
+
+
+def partial_text(
+    done: Sequence[tuple[str, str]],
+    pending: Sequence[str],
+    locale: str = "zh",
+    *,
+    pending_named_elsewhere: bool = False,
+) -> str:
+    """`done` is (name, finding) pairs; an empty finding means "confirmed" only."""
+    t = _t(locale)
+    with_finding = [t["finding"].format(name=n, finding=f) for n, f in done if f]
+    plain = [n for n, f in done if not f]
+    if not with_finding and pending and not pending_named_elsewhere:
+        return t["partial"].format(
+            done_names=join_names(plain, locale), pending_names=join_names(pending, locale)
+        )
+    parts = list(with_finding)
+    if plain:
+        parts.append(t["partial_done"].format(done_names=join_names(plain, locale)))
+    text = ("" if locale != "en" else " ").join(parts)
+    if pending and not pending_named_elsewhere:
+        tail = {"zh": "{p}还没回。", "en": "{p} hasn't replied yet."}[
+            "en" if locale == "en" else "zh"
+        ]
+        text = join_sentences([text, tail.format(p=join_names(pending, locale))], locale)
+    return text
+
+
+def join_sentences(parts: Sequence[str], locale: str = "zh") -> str:
+    parts = [p for p in parts if p]
+    return (" " if locale == "en" else "").join(parts)
+
+
+def is_silent(concern: Concern) -> bool:
+    """seed 002 §七: 静默级 concern（low 优先级且无发起人）— never reported."""
+    return concern.priority == Priority.LOW and concern.initiator is None
+
+
+def report_recipient(concern: Concern, context: LoopContext) -> Recipient | None:
+    """The initiator, else the owner; None for silent concerns."""
+    if is_silent(concern):
+        return None
+    ini = concern.initiator
+    if ini is not None:
+        return Recipient(
+            name=ini.name,
+            channel=ini.channel,
+            channel_user_id=ini.channel_user_id,
+            person_id=ini.person_id,
+        )
+    return context.owner
+
+
+class ReportSlot(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    deliver_at: datetime | None  # None: skipped
+    reason: str
+
+
+def next_working_time(t: datetime, policy: ConcernPolicy) -> datetime:
+    """`t` itself inside working hours, else the start of the next working period."""
+    local = t.astimezone(policy.tz)
+    if local.weekday() in policy.workdays and policy.work_start <= local.time() < policy.work_end:
+        return t
+    day = local.date()
+    if not (local.weekday() in policy.workdays and local.time() < policy.work_start):
+        day += timedelta(days=1)
+    for _ in range(8):
+        if day.weekday() in policy.workdays:
+            return datetime.combine(day, policy.work_start, tzinfo=policy.tz)
+        day += timedelta(days=1)
+    raise ValueError("policy.workdays is empty")
+
+
+def schedule_report(
+    kinds: Sequence[ReportKind],
+    *,
+    now: datetime,
+    last_report_at: datetime | None,
+    reports_today: int,
+    priority: Priority,
+    policy: ConcernPolicy,
+) -> ReportSlot:
+    """When a mid-course report of these kinds may be delivered, or None when skipped."""
+    needs_decision = ReportKind.OWNER_UPDATE in kinds
+    t = now
+    reason = "now"
+    if reports_today >= policy.daily_report_cap:
+        if not needs_decision:
+            return ReportSlot(deliver_at=None, reason="daily cap reached")
+        local_day = now.astimezone(policy.tz).date() + timedelta(days=1)
+        t = datetime.combine(local_day, policy.work_start, tzinfo=policy.tz)
+        reason = "daily cap reached: next working period"
+    if last_report_at is not None and t < last_report_at + policy.report_min_gap:
+        t = last_report_at + policy.report_min_gap
+        reason = "min gap"
+    if priority != Priority.CRITICAL:
+        moved = next_working_time(t, policy)
+        if moved != t:
+            t, reason = moved, "outside working hours"
+    return ReportSlot(deliver_at=t, reason=reason)

@@ -1,0 +1,161 @@
+"""What the ConcernScheduler's scans select, and the stable job id (seed 002 §十 调度策略).
+
+The three scans partition the live concerns, so one due item is picked by exactly one scan:
+
+| scan                | selects (never type schedule unless said)          | trigger         |
+|---------------------|----------------------------------------------------|-----------------|
+| scan_due_concerns() | pending / in_progress / escalated, next_action due | next_action_due |
+| scan_timeouts()     | waiting_reply, next_action due (= reply deadline)  | timeout         |
+| scan_schedules()    | type schedule, not closed, trigger.next_run_at due | schedule_due    |
+
+"Due" means `<= now`.
+v3.0: a timeout never sends a fixed reminder; it only enqueues the agent loop.
+The event key of a time-driven trigger is the due time itself, so every worker that sees
+the same due item derives the same job id and arq enqueues it once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.concern.model import Concern, ConcernStatus, ConcernType
+from engine.concern.states import is_terminal
+
+
+class TriggerKind(StrEnum):
+    """seed 002 §六 触发器."""
+
+    NEXT_ACTION_DUE = "next_action_due"
+    REPLY = "reply"
+    TIMEOUT = "timeout"
+    SCHEDULE_DUE = "schedule_due"
+    RELATED_FACT = "related_fact"
+
+
+class Trigger(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: TriggerKind
+    event_key: str  # due time (iso), inbound message id, or the fact's id
+    person_id: str | None = None  # reply: who replied
+    detail: str = ""  # related_fact: what the cognitive hub reported
+
+    def job_id(self, concern_id: str) -> str:
+        return job_id(concern_id, self.kind, self.event_key)
+
+
+def job_id(concern_id: str, trigger: TriggerKind | str, event_key: str) -> str:
+    """Stable arq `_job_id` for one trigger of one concern; same inputs, same id."""
+    digest = hashlib.sha256(event_key.encode()).hexdigest()[:16]
+    return f"concern:{concern_id}:{trigger}:{digest}"
+
+
+_DUE_STATUSES = frozenset(
+    {ConcernStatus.PENDING, ConcernStatus.IN_PROGRESS, ConcernStatus.ESCALATED}
+)
+
+
+def _next_when(concern: Concern) -> datetime | None:
+    return concern.next_action.when if concern.next_action is not None else None
+
+
+def is_due(concern: Concern, now: datetime) -> bool:
+    when = _next_when(concern)
+    return (
+        concern.type != ConcernType.SCHEDULE
+        and concern.status in _DUE_STATUSES
+        and when is not None
+        and when <= now
+    )
+
+
+def is_timed_out(concern: Concern, now: datetime) -> bool:
+    when = _next_when(concern)
+    return (
+        concern.type != ConcernType.SCHEDULE
+        and concern.status == ConcernStatus.WAITING_REPLY
+        and when is not None
+        and when <= now
+    )
+
+
+def is_schedule_due(concern: Concern, now: datetime) -> bool:
+    trig = concern.trigger
+    return (
+        concern.type == ConcernType.SCHEDULE
+        and not is_terminal(concern.status)
+        and trig is not None
+        and trig.next_run_at is not None
+        and trig.next_run_at <= now
+    )
+
+
+def due_trigger(concern: Concern, now: datetime) -> Trigger | None:
+    """The one time-driven trigger `concern` needs at `now`, if any."""
+    if is_schedule_due(concern, now):
+        assert concern.trigger is not None and concern.trigger.next_run_at is not None
+        return Trigger(
+            kind=TriggerKind.SCHEDULE_DUE, event_key=concern.trigger.next_run_at.isoformat()
+        )
+    when = _next_when(concern)
+    if when is None:
+        return None
+    if is_due(concern, now):
+        return Trigger(kind=TriggerKind.NEXT_ACTION_DUE, event_key=when.isoformat())
+    if is_timed_out(concern, now):
+        return Trigger(kind=TriggerKind.TIMEOUT, event_key=when.isoformat())
+    return None
+
+
+class ScheduledJob(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    concern_id: str
+    trigger: Trigger
+    job_id: str
+    due_at: datetime
+
+
+def select(
+    concerns: Iterable[Concern], now: datetime, kinds: Iterable[TriggerKind], limit: int = 500
+) -> list[ScheduledJob]:
+    """The due jobs of the given kinds, oldest first, at most `limit`."""
+    wanted = frozenset(kinds)
+    jobs: list[ScheduledJob] = []
+    for concern in concerns:
+        trig = due_trigger(concern, now)
+        if trig is None or trig.kind not in wanted:
+            continue
+        jobs.append(
+            ScheduledJob(
+                concern_id=concern.concern_id,
+                trigger=trig,
+                job_id=trig.job_id(concern.concern_id),
+                due_at=datetime.fromisoformat(trig.event_key),
+            )
+        )
+    jobs.sort(key=lambda j: (j.due_at, j.concern_id))
+    return jobs[:limit]
+
+
+def scan_due_concerns(
+    concerns: Iterable[Concern], now: datetime, limit: int = 500
+) -> list[ScheduledJob]:
+    return select(concerns, now, [TriggerKind.NEXT_ACTION_DUE], limit)
+
+
+def scan_timeouts(
+    concerns: Iterable[Concern], now: datetime, limit: int = 500
+) -> list[ScheduledJob]:
+    return select(concerns, now, [TriggerKind.TIMEOUT], limit)
+
+
+def scan_schedules(
+    concerns: Iterable[Concern], now: datetime, limit: int = 500
+) -> list[ScheduledJob]:
+    return select(concerns, now, [TriggerKind.SCHEDULE_DUE], limit)
