@@ -1,0 +1,121 @@
+"""Driving supervision runs: the next step, worker-start recovery, automatic continuation.
+
+- `next_step(run)` tells the worker what to do next from the stored records alone, so a
+  worker that picks up a run after a crash or a continue does exactly the missing work.
+- `recover_on_worker_start` (seed 004 活动记录: "重开应用将没有完成的监督运行标为失败，旧成功
+  结果保持可读"): running runs of dead workers become failed (worker_lost); runs of dead
+  workers that were pausing or cancelling are marked stopped. Paused runs stay paused and
+  continuable; completed ones are untouched.
+- `choose_automatic` (seed 004: "自动回顾等待占用释放，再检查未完成运行和增量来源"): once the
+  automatic check has the lease, it continues the scope's latest automatic run if that one
+  failed and its sources are unchanged, and otherwise starts a new run. A cancelled run is
+  never resumed; the new run takes the sources it left uncommitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime
+from enum import StrEnum
+
+from engine.review.lifecycle import (
+    ErrorKind,
+    ReviewMode,
+    RunError,
+    RunStatus,
+    SupervisionRun,
+    fail,
+    mark_stopped,
+    sources_changed,
+)
+from engine.review.manifest import navigation_root, next_pending
+from engine.review.stages import StageState
+from engine.review.types import ReviewModel, Scope, StageName, Trigger
+
+
+class StepKind(StrEnum):
+    COLLECT_PAGE = "collect_page"  # read the manifest page at `cursor`
+    FINISH_COLLECT = "finish_collect"
+    LEAF = "leaf"  # run the model on leaf batch `batch_index`
+    FINISH_LEAVES = "finish_leaves"
+    NAVIGATE = "navigate"  # build and commit navigation nodes up to a root
+    FINISH_NAVIGATION = "finish_navigation"
+    PUBLISH = "publish"
+    STOP = "stop"  # paused or cancelled: stop executing, then `mark_stopped`
+    DONE = "done"
+
+
+class NextStep(ReviewModel):
+    kind: StepKind
+    cursor: str | None = None
+    batch_index: int | None = None
+
+
+def next_step(run: SupervisionRun) -> NextStep:
+    if run.status is not RunStatus.RUNNING:
+        return NextStep(kind=StepKind.DONE if run.stopped else StepKind.STOP)
+    ledger = run.ledger
+    for record in run.stages.records:
+        if record.state is StageState.SAVED:
+            continue
+        if record.state is not StageState.RUNNING:
+            break
+        if record.stage is StageName.COLLECT:
+            if ledger.manifest.complete:
+                return NextStep(kind=StepKind.FINISH_COLLECT)
+            return NextStep(kind=StepKind.COLLECT_PAGE, cursor=ledger.manifest.next_cursor)
+        if record.stage is StageName.LEAVES:
+            batch = next_pending(ledger)
+            if batch is None:
+                return NextStep(kind=StepKind.FINISH_LEAVES)
+            return NextStep(kind=StepKind.LEAF, batch_index=batch.index)
+        if record.stage is StageName.NAVIGATION:
+            if navigation_root(ledger) is None:
+                return NextStep(kind=StepKind.NAVIGATE)
+            return NextStep(kind=StepKind.FINISH_NAVIGATION)
+        return NextStep(kind=StepKind.PUBLISH)
+    return NextStep(kind=StepKind.DONE)
+
+
+def recover_on_worker_start(
+    runs: Sequence[SupervisionRun], live_workers: Collection[str], *, now: datetime
+) -> list[SupervisionRun]:
+    """The runs that must be stored anew because their worker is gone."""
+    changed: list[SupervisionRun] = []
+    for run in runs:
+        if run.stopped or run.worker_id in live_workers:
+            continue
+        if run.status is RunStatus.RUNNING:
+            current = run.stages.current
+            stage = current.stage if current else StageName.COLLECT
+            error = RunError(stage=stage, kind=ErrorKind.WORKER_LOST, message="worker stopped")
+            changed.append(fail(run, error, now=now).state)
+        else:
+            changed.append(mark_stopped(run, now=now).state)
+    return changed
+
+
+class AutomaticChoice(ReviewModel):
+    continue_run_id: str | None = None  # None: start a new run
+
+
+def choose_automatic(
+    runs: Sequence[SupervisionRun], scope: Scope, current_versions: Mapping[str, str]
+) -> AutomaticChoice:
+    mine = [
+        r
+        for r in runs
+        if r.scope.key == scope.key
+        and r.trigger is Trigger.AUTOMATIC
+        and r.mode is ReviewMode.INCREMENTAL
+    ]
+    if not mine:
+        return AutomaticChoice()
+    latest = max(mine, key=lambda r: r.created_at)
+    if (
+        latest.status is RunStatus.FAILED
+        and latest.stopped
+        and not sources_changed(latest, current_versions)
+    ):
+        return AutomaticChoice(continue_run_id=latest.run_id)
+    return AutomaticChoice()
