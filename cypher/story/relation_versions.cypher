@@ -1,0 +1,6 @@
+// params: scope, ids
+// Every recorded version of the given Relation ids in this scope (another scope's id finds nothing).
+MATCH (v:RelationVersion)
+WHERE v.id IN $ids AND v.scope = $scope
+RETURN v {.*} AS v
+ORDER BY v.id, v.seq

@@ -1,0 +1,4 @@
+// params: scope, id
+MATCH (r:Result {id: $id})
+WHERE r.scope = $scope
+RETURN r {.*} AS r

@@ -1,0 +1,3 @@
+// params: scope, key
+MATCH (r:Result {scope: $scope, key: $key})
+RETURN r {.*} AS r

@@ -1,0 +1,19 @@
+// params: rows, forever
+// Record new Event versions (UNWIND-batched). Nothing is updated in place: a version with
+// seq > 1 retracts its current predecessor at its own recorded_at (DESIGN "Time").
+// `orphaned` counts versions whose predecessor was not current: the caller aborts.
+UNWIND $rows AS row
+MERGE (n:Event {id: row.id})
+  ON CREATE SET n:StoryObject, n.scope = row.scope
+WITH n, row
+OPTIONAL MATCH (prev:EventVersion {id: row.id, seq: row.seq - 1})
+  WHERE prev.retracted_at = $forever
+SET prev.retracted_at = row.props.recorded_at
+WITH n, row, prev
+CREATE (n)-[:VERSION]->(v:EventVersion)
+SET v = row.props
+WITH n, v, row, prev
+OPTIONAL MATCH (s:Story {id: row.props.story_id})
+FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | MERGE (s)-[:ORGANISES]->(n))
+RETURN count(v) AS written,
+       sum(CASE WHEN row.seq > 1 AND prev IS NULL THEN 1 ELSE 0 END) AS orphaned

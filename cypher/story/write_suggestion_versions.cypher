@@ -1,0 +1,19 @@
+// params: rows, forever
+// Record new Suggestion versions (UNWIND-batched). Nothing is updated in place: a version with
+// seq > 1 retracts its current predecessor at its own recorded_at (DESIGN "Time").
+// `orphaned` counts versions whose predecessor was not current: the caller aborts.
+UNWIND $rows AS row
+MERGE (n:Suggestion {id: row.id})
+  ON CREATE SET n:StoryObject, n.scope = row.scope
+WITH n, row
+OPTIONAL MATCH (prev:SuggestionVersion {id: row.id, seq: row.seq - 1})
+  WHERE prev.retracted_at = $forever
+SET prev.retracted_at = row.props.recorded_at
+WITH n, row, prev
+CREATE (n)-[:VERSION]->(v:SuggestionVersion)
+SET v = row.props
+WITH n, v, row, prev
+MATCH (t:StoryObject {id: row.props.target_id})
+MERGE (n)-[:ABOUT]->(t)
+RETURN count(v) AS written,
+       sum(CASE WHEN row.seq > 1 AND prev IS NULL THEN 1 ELSE 0 END) AS orphaned

@@ -1,0 +1,59 @@
+"""Models <-> Neo4j property maps.
+
+Times are stored as Neo4j datetimes (timezone-aware); an open record time is `FOREVER`, so
+current and as-of reads are index range lookups; the actor is stored as "user:<id>" or
+"run:<id>"; enums as their values.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any, TypeVar
+
+from neo4j.time import DateTime
+from pydantic import BaseModel
+
+from engine.story.clock import FOREVER, open_end
+from engine.story.models import Actor, Version
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Actor):
+        return value.label()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_props(model: BaseModel) -> dict[str, Any]:
+    props = {name: _plain(getattr(model, name)) for name in type(model).model_fields}
+    if isinstance(model, Version):
+        props["retracted_at"] = model.retracted_at or FOREVER
+    return props
+
+
+def version_row(model: Version) -> dict[str, Any]:
+    return {"id": model.id, "scope": model.scope, "seq": model.seq, "props": to_props(model)}
+
+
+def _native(value: Any) -> Any:
+    if isinstance(value, DateTime):
+        return value.to_native()
+    if isinstance(value, list):
+        return [_native(v) for v in value]
+    return value
+
+
+def from_props(cls: type[M], props: dict[str, Any]) -> M:
+    data = {k: _native(v) for k, v in props.items()}
+    if isinstance(data.get("by"), str):
+        data["by"] = Actor.parse(data["by"])
+    if "retracted_at" in data:
+        retracted = data["retracted_at"]
+        data["retracted_at"] = open_end(retracted) if isinstance(retracted, datetime) else None
+    return cls.model_validate(data)

@@ -1,0 +1,577 @@
+"""The story graph repository: load state, call the engine's decisions, write the versions.
+
+Every write is one `execute_write` transaction whose function reads what the decision needs
+and writes what it returns; an exception raised inside (a stale edit, a rejected result)
+rolls the whole transaction back, so nothing is written. Functions are idempotent under the
+driver's retries: ids are deterministic and every read happens inside the transaction.
+Every read and write names its scope; no read falls back to another scope (seed 004 结果定位
+…历史选择不能回退到其他项目的最新图谱).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j.exceptions import ConstraintError
+from pydantic import BaseModel
+
+from engine.errors import Conflict, InvalidInput, NotFound
+from engine.story.clock import FOREVER, aware, recorded_within
+from engine.story.corrections import RelationAction, act_on_relation, edit_entity, resolve_suggestion
+from engine.story.inputs import EntityEdit, PublishResultInput, SourceInput, check_scope
+from engine.story.models import (
+    Actor,
+    Amendment,
+    Change,
+    Entity,
+    Event,
+    Mention,
+    ObjectKind,
+    Reference,
+    Relation,
+    Result,
+    Source,
+    SourceVersion,
+    Story,
+    Suggestion,
+    SuggestionStatus,
+    Summary,
+    Version,
+    make_id,
+)
+from engine.story.publish import PublishContext, PublishPlan, decide_publish
+from engine.story.sources import decide_source_upsert, excerpt
+from engine.story.views import (
+    EntityMentionView,
+    EntityView,
+    Excerpt,
+    GraphView,
+    ResultView,
+    StoryGraph,
+    build_graph_view,
+    select_graph,
+)
+from graph.queries import Queries, queries
+from graph.story.codec import from_props, to_props, version_row
+
+V = TypeVar("V", bound=Version)
+Clock = Callable[[], datetime]
+
+# The allow-list: a versioned kind's model and its query-name stem. Labels live in the
+# cypher files; Python only ever picks one of these keys.
+VERSIONED: dict[ObjectKind, tuple[type[Version], str]] = {
+    ObjectKind.STORY: (Story, "story"),
+    ObjectKind.EVENT: (Event, "event"),
+    ObjectKind.ENTITY: (Entity, "entity"),
+    ObjectKind.RELATION: (Relation, "relation"),
+    ObjectKind.SUGGESTION: (Suggestion, "suggestion"),
+}
+
+
+@dataclass(frozen=True)
+class PublishOutcome:
+    result: Result
+    repeat: bool  # True when the key had been published before: nothing was written now
+    plan: PublishPlan
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class StoryRepository:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        *,
+        clock: Clock = _utcnow,
+        named: Queries | None = None,
+    ) -> None:
+        self._driver = driver
+        self._database = database
+        self._clock = clock
+        # Transaction functions run query text (tx.run takes no Query objects); the name
+        # of the operation travels as transaction metadata to Neo4j's query log.
+        self._text = {k: n.text for k, n in (named or queries()).named().items()}
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    async def _rows(self, tx: AsyncManagedTransaction, name: str, /, **params: Any) -> list[Any]:
+        result = await tx.run(self._text[name], params)
+        return [record async for record in result]
+
+    async def _versions(
+        self, tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, ids: Iterable[str]
+    ) -> list[Version]:
+        cls, stem = VERSIONED[kind]
+        rows = await self._rows(tx, f"story/{stem}_versions", scope=scope, ids=list(ids))
+        return [from_props(cls, r["v"]) for r in rows]
+
+    async def _current(
+        self, tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, object_id: str
+    ) -> Version:
+        for v in await self._versions(tx, kind, scope, [object_id]):
+            if v.retracted_at is None:
+                return v
+        raise NotFound(f"no {kind.value} {object_id} in scope {scope}", id=object_id, scope=scope)
+
+    async def _write_versions(
+        self, tx: AsyncManagedTransaction, kind: ObjectKind, versions: list[Any]
+    ) -> None:
+        if not versions:
+            return
+        _, stem = VERSIONED[kind]
+        rows = await self._rows(
+            tx, f"story/write_{stem}_versions",
+            rows=[version_row(v) for v in versions], forever=FOREVER,
+        )
+        if rows and rows[0]["orphaned"]:
+            raise Conflict(f"a {kind.value} changed concurrently; nothing was written")
+
+    def _now(self, recorded_at: datetime | None) -> datetime:
+        return aware(recorded_at) if recorded_at is not None else self._clock()
+
+    # --- sources ----------------------------------------------------------------------
+
+    async def upsert_source(self, inp: SourceInput, *, recorded_at: datetime | None = None) -> Source:
+        """upsertSource: record the app's version(s) of a source (seed 004 L6)."""
+        now = self._now(recorded_at)
+
+        async def work(tx: AsyncManagedTransaction) -> Source:
+            rows = await self._rows(tx, "story/source_get", scope=inp.scope, id=inp.id)
+            existing = from_props(Source, rows[0]["s"]) if rows else None
+            versions = {
+                v.version: v for v in (from_props(SourceVersion, p) for p in (rows[0]["versions"] if rows else []))
+            }
+            source, new = decide_source_upsert(inp, existing, versions, now)
+            await self._rows(
+                tx, "story/write_source",
+                source=to_props(source), versions=[to_props(v) for v in new],
+            )
+            return source
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_write(work)
+
+    async def source_excerpt(
+        self, scope: str, source_id: str, version: str, locator: str = "chars:0-2000"
+    ) -> Excerpt:
+        """The text of exactly that version, or a warning that it cannot be recovered."""
+        check_scope(scope)
+
+        async def work(tx: AsyncManagedTransaction) -> Excerpt:
+            rows = await self._rows(
+                tx, "story/source_version_get", scope=scope, source_id=source_id, version=version
+            )
+            stored = from_props(SourceVersion, rows[0]["v"]) if rows else None
+            return excerpt(source_id, version, locator, stored)
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_read(work)
+
+    async def reference_excerpt(self, scope: str, reference_id: str) -> Excerpt:
+        """`Reference.excerpt`: reads the cited version, never today's text in its place."""
+        check_scope(scope)
+
+        async def work(tx: AsyncManagedTransaction) -> Excerpt:
+            rows = await self._rows(tx, "story/reference_get", scope=scope, id=reference_id)
+            if not rows:
+                raise NotFound("no such reference in this scope", id=reference_id, scope=scope)
+            ref = from_props(Reference, rows[0]["r"])
+            stored = from_props(SourceVersion, rows[0]["v"]) if rows[0]["v"] else None
+            return excerpt(ref.source_id, ref.source_version, ref.locator, stored)
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_read(work)
+
+    # --- publishResult ------------------------------------------------------------------
+
+    async def _publish_context(
+        self, tx: AsyncManagedTransaction, inp: PublishResultInput
+    ) -> PublishContext:
+        scope = inp.scope
+        rows = await self._rows(tx, "story/result_by_key", scope=scope, key=inp.key)
+        existing = from_props(Result, rows[0]["r"]) if rows else None
+        if existing is not None:
+            return PublishContext(existing=existing)
+        named = sorted({e.well_formed_id for e in inp.entities if e.well_formed_id})
+        entities = {
+            v.id: v
+            for v in await self._versions(tx, ObjectKind.ENTITY, scope, named)
+            if v.retracted_at is None and isinstance(v, Entity)
+        }
+        relations = [
+            from_props(Relation, r["v"])
+            for r in await self._rows(
+                tx, "story/current_relations_among", scope=scope, ids=sorted(entities),
+                forever=FOREVER,
+            )
+        ]
+        story_ids = sorted({s.id for s in inp.stories if s.id})
+        stories = {
+            v.id: v
+            for v in await self._versions(tx, ObjectKind.STORY, scope, story_ids)
+            if v.retracted_at is None and isinstance(v, Story)
+        }
+        source_ids = sorted(
+            {r.source_id for r in inp.all_references()}
+            | {s for sm in inp.summaries for s in sm.source_ids}
+        )
+        found: dict[str, set[str]] = {}
+        for r in await self._rows(tx, "story/source_versions_of", scope=scope, ids=source_ids):
+            found.setdefault(r["source_id"], set()).add(r["version"])
+        return PublishContext(
+            entities=entities,
+            relations=relations,
+            stories=stories,
+            source_versions={k: frozenset(v) for k, v in found.items()},
+        )
+
+    async def _write_plan(self, tx: AsyncManagedTransaction, plan: PublishPlan) -> None:
+        await self._rows(tx, "story/write_result", row=to_props(plan.result))
+        await self._write_versions(tx, ObjectKind.STORY, plan.stories)
+        await self._write_versions(tx, ObjectKind.ENTITY, plan.entities)
+        await self._write_versions(tx, ObjectKind.EVENT, plan.events)
+        await self._write_versions(tx, ObjectKind.RELATION, plan.relations)
+        await self._write_versions(tx, ObjectKind.SUGGESTION, plan.suggestions)
+        if plan.changes:
+            await self._rows(tx, "story/write_changes", rows=[to_props(c) for c in plan.changes])
+        if plan.summaries:
+            await self._rows(
+                tx, "story/write_summaries", rows=[to_props(s) for s in plan.summaries]
+            )
+        if plan.references:
+            rows = await self._rows(
+                tx, "story/write_references", rows=[to_props(r) for r in plan.references]
+            )
+            if rows[0]["written"] != len(plan.references):
+                raise InvalidInput("a reference lost its source version; nothing was written")
+        if plan.mentions:
+            await self._rows(tx, "story/write_mentions", rows=[to_props(m) for m in plan.mentions])
+
+    async def publish_result(
+        self, inp: PublishResultInput, *, by: Actor, recorded_at: datetime | None = None
+    ) -> PublishOutcome:
+        """publishResult: one whole organising result in one write transaction (seed 004 L3).
+
+        `recorded_at` is for loaders and tests that replay history; the API leaves it unset.
+        """
+        now = self._now(recorded_at)
+
+        async def work(tx: AsyncManagedTransaction) -> PublishPlan:
+            ctx = await self._publish_context(tx, inp)
+            plan = decide_publish(inp, ctx, now, by)
+            if not plan.repeat:
+                await self._write_plan(tx, plan)
+            return plan
+
+        async with self._driver.session(database=self._database) as session:
+            try:
+                plan = await session.execute_write(work)
+            except ConstraintError:
+                # A concurrent publish of the same key won the race: answer as a repeat.
+                plan = await session.execute_write(work)
+        return PublishOutcome(result=plan.result, repeat=plan.repeat, plan=plan)
+
+    # --- reads ------------------------------------------------------------------------
+
+    async def story_graph(
+        self,
+        scope: str,
+        *,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        from_: datetime | None = None,
+        to: datetime | None = None,
+        story_id: str | None = None,
+        include_removed: bool = False,
+    ) -> StoryGraph:
+        """storyGraph: what was recorded and not retracted at `as_of` (default now)."""
+        check_scope(scope)
+        at = aware(as_of) if as_of is not None else self._clock()
+
+        async def work(tx: AsyncManagedTransaction) -> StoryGraph:
+            def versions(cls: type[V], rows: list[Any]) -> list[V]:
+                return [from_props(cls, r["v"]) for r in rows]
+
+            def once(cls: type[BaseModelT], rows: list[Any]) -> list[BaseModelT]:
+                return [from_props(cls, r["n"]) for r in rows]
+
+            p = {"scope": scope, "as_of": at}
+            return StoryGraph(
+                scope=scope,
+                as_of=at,
+                stories=versions(Story, await self._rows(tx, "story/asof_story", **p)),
+                events=versions(
+                    Event,
+                    await self._rows(
+                        tx, "story/asof_event", **p, from_time=from_, to_time=to,
+                        story_id=story_id,
+                    ),
+                ),
+                entities=versions(Entity, await self._rows(tx, "story/asof_entity", **p)),
+                relations=versions(Relation, await self._rows(tx, "story/asof_relation", **p)),
+                suggestions=versions(
+                    Suggestion, await self._rows(tx, "story/asof_suggestion", **p)
+                ),
+                changes=once(Change, await self._rows(tx, "story/asof_change", **p)),
+                summaries=once(Summary, await self._rows(tx, "story/asof_summary", **p)),
+                references=once(Reference, await self._rows(tx, "story/asof_reference", **p)),
+            )
+
+        async with self._driver.session(database=self._database) as session:
+            full = await session.execute_read(work)
+        return select_graph(
+            full, valid_at=valid_at, from_=from_, to=to, story_id=story_id,
+            include_removed=include_removed,
+        ).canonical()
+
+    async def graph_view(
+        self,
+        scope: str,
+        *,
+        as_of: datetime | None = None,
+        from_: datetime | None = None,
+        to: datetime | None = None,
+    ) -> GraphView:
+        """graphView: nodes, edges and timeline of the same objects storyGraph returns (L10)."""
+        graph = await self.story_graph(scope, as_of=as_of, from_=from_, to=to)
+        return build_graph_view(graph)
+
+    async def entity(
+        self, scope: str, entity_id: str, *, as_of: datetime | None = None
+    ) -> EntityView:
+        """entity(id, asOf) with its history; an id of another scope is NOT_FOUND."""
+        check_scope(scope)
+        at = aware(as_of) if as_of is not None else self._clock()
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[list[Version], list[Any]]:
+            return (
+                await self._versions(tx, ObjectKind.ENTITY, scope, [entity_id]),
+                await self._rows(tx, "story/suggestions_about", scope=scope, target_id=entity_id),
+            )
+
+        async with self._driver.session(database=self._database) as session:
+            versions, sugg_rows = await session.execute_read(work)
+        known = [v for v in versions if isinstance(v, Entity) and v.recorded_at <= at]
+        believed = [v for v in known if recorded_within(v.recorded_at, v.retracted_at, at)]
+        if not believed:
+            raise NotFound(
+                f"no entity {entity_id} in scope {scope} as of {at.isoformat()}",
+                id=entity_id, scope=scope,
+            )
+        history = [
+            v.model_copy(update={"retracted_at": v.retracted_at if v.retracted_at and v.retracted_at <= at else None})
+            for v in sorted(known, key=lambda v: v.seq)
+        ]
+        pending = [
+            s
+            for s in (from_props(Suggestion, r["v"]) for r in sugg_rows)
+            if recorded_within(s.recorded_at, s.retracted_at, at)
+            and s.status is SuggestionStatus.PENDING
+        ]
+        return EntityView(entity=believed[0], history=history, pending_suggestions=pending)
+
+    async def result(self, scope: str, result_id: str) -> ResultView:
+        """result(id): recap, feedback and graph delta, all citing this one result (L3)."""
+        check_scope(scope)
+
+        async def work(tx: AsyncManagedTransaction) -> ResultView:
+            rows = await self._rows(tx, "story/result_by_id", scope=scope, id=result_id)
+            if not rows:
+                raise NotFound("no such result in this scope", id=result_id, scope=scope)
+            p = {"scope": scope, "result_id": result_id}
+
+            async def delta(kind: ObjectKind) -> list[Any]:
+                cls, stem = VERSIONED[kind]
+                return [
+                    from_props(cls, r["v"])
+                    for r in await self._rows(tx, f"story/result_{stem}_versions", **p)
+                ]
+
+            amendments = [
+                from_props(Amendment, r["a"])
+                for r in await self._rows(tx, "story/result_amendments", result_id=result_id)
+            ]
+            mentions = []
+            for r in await self._rows(tx, "story/result_mentions", result_id=result_id):
+                mention = Mention(
+                    result_id=result_id, entity_id=r["entity_id"], name=r["name"],
+                    description=r["description"] or "",
+                )
+                amended = {a.field: a.value for a in amendments if a.entity_id == mention.entity_id}
+                mentions.append(EntityMentionView(mention=mention, amended=amended))
+            return ResultView(
+                result=from_props(Result, rows[0]["r"]),
+                events=await delta(ObjectKind.EVENT),
+                entities=await delta(ObjectKind.ENTITY),
+                relations=await delta(ObjectKind.RELATION),
+                suggestions=await delta(ObjectKind.SUGGESTION),
+                changes=[
+                    from_props(Change, r["n"])
+                    for r in await self._rows(tx, "story/result_changes", **p)
+                ],
+                summaries=[
+                    from_props(Summary, r["n"])
+                    for r in await self._rows(tx, "story/result_summarys", **p)
+                ],
+                references=[
+                    from_props(Reference, r["n"])
+                    for r in await self._rows(tx, "story/result_references", **p)
+                ],
+                mentions=mentions,
+            )
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_read(work)
+
+    # --- corrections --------------------------------------------------------------------
+
+    async def update_entity(
+        self,
+        scope: str,
+        entity_id: str,
+        edit: EntityEdit,
+        *,
+        seen_version: int,
+        by: Actor,
+        why: str = "",
+        recorded_at: datetime | None = None,
+    ) -> Entity:
+        """updateEntity: a person's edit against the version they saw (stale -> CONFLICT)."""
+        check_scope(scope)
+        now = self._now(recorded_at)
+
+        async def work(tx: AsyncManagedTransaction) -> Entity:
+            current = await self._current(tx, ObjectKind.ENTITY, scope, entity_id)
+            assert isinstance(current, Entity)
+            updated = edit_entity(current, edit, seen_version, now, by, why)
+            chosen = sorted(set(edit.results))
+            if chosen:
+                rows = await self._rows(
+                    tx, "story/results_mentioning", entity_id=entity_id, result_ids=chosen
+                )
+                mentioned = {r["id"] for r in rows}
+                if mentioned != set(chosen):
+                    raise InvalidInput(
+                        "a chosen result does not mention this entity",
+                        results=sorted(set(chosen) - mentioned),
+                    )
+            await self._write_versions(tx, ObjectKind.ENTITY, [updated])
+            amendments = [
+                Amendment(
+                    id=make_id("amd", scope, rid, entity_id, str(updated.seq), field),
+                    scope=scope, result_id=rid, entity_id=entity_id, field=field, value=value,
+                    by=by, why=why, recorded_at=now,
+                )
+                for rid in chosen
+                for field, value in edit.changed().items()
+            ]
+            if amendments:
+                await self._rows(
+                    tx, "story/write_amendments", rows=[to_props(a) for a in amendments]
+                )
+            return updated
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_write(work)
+
+    async def _relation_action(
+        self,
+        scope: str,
+        relation_id: str,
+        action: RelationAction,
+        by: Actor,
+        why: str,
+        seen_version: int | None,
+        recorded_at: datetime | None,
+    ) -> Relation:
+        check_scope(scope)
+        now = self._now(recorded_at)
+
+        async def work(tx: AsyncManagedTransaction) -> Relation:
+            current = await self._current(tx, ObjectKind.RELATION, scope, relation_id)
+            assert isinstance(current, Relation)
+            updated = act_on_relation(current, action, now, by, why, seen_version)
+            if updated is None:
+                return current
+            await self._write_versions(tx, ObjectKind.RELATION, [updated])
+            return updated
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_write(work)
+
+    async def confirm_relation(
+        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
+        seen_version: int | None = None, recorded_at: datetime | None = None,
+    ) -> Relation:
+        return await self._relation_action(
+            scope, relation_id, RelationAction.CONFIRM, by, why, seen_version, recorded_at
+        )
+
+    async def reject_relation(
+        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
+        seen_version: int | None = None, recorded_at: datetime | None = None,
+    ) -> Relation:
+        return await self._relation_action(
+            scope, relation_id, RelationAction.REJECT, by, why, seen_version, recorded_at
+        )
+
+    async def remove_relation(
+        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
+        seen_version: int | None = None, recorded_at: datetime | None = None,
+    ) -> Relation:
+        """Removal is a new version flagged removed; references and sources stay (L5)."""
+        return await self._relation_action(
+            scope, relation_id, RelationAction.REMOVE, by, why, seen_version, recorded_at
+        )
+
+    async def restore_relation(
+        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
+        seen_version: int | None = None, recorded_at: datetime | None = None,
+    ) -> Relation:
+        return await self._relation_action(
+            scope, relation_id, RelationAction.RESTORE, by, why, seen_version, recorded_at
+        )
+
+    async def _resolve(
+        self, scope: str, suggestion_id: str, accept: bool, by: Actor, why: str,
+        recorded_at: datetime | None,
+    ) -> Suggestion:
+        check_scope(scope)
+        now = self._now(recorded_at)
+
+        async def work(tx: AsyncManagedTransaction) -> Suggestion:
+            sugg = await self._current(tx, ObjectKind.SUGGESTION, scope, suggestion_id)
+            assert isinstance(sugg, Suggestion)
+            target = await self._current(tx, sugg.target_kind, scope, sugg.target_id)
+            assert isinstance(target, Entity | Relation)
+            resolved, updated = resolve_suggestion(sugg, target, accept, now, by, why)
+            await self._write_versions(tx, ObjectKind.SUGGESTION, [resolved])
+            if updated is not None:
+                await self._write_versions(tx, sugg.target_kind, [updated])
+            return resolved
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_write(work)
+
+    async def accept_suggestion(
+        self, scope: str, suggestion_id: str, *, by: Actor, why: str = "",
+        recorded_at: datetime | None = None,
+    ) -> Suggestion:
+        """The proposal becomes a person's edit of its target (and so is theirs from now on)."""
+        return await self._resolve(scope, suggestion_id, True, by, why, recorded_at)
+
+    async def dismiss_suggestion(
+        self, scope: str, suggestion_id: str, *, by: Actor, why: str = "",
+        recorded_at: datetime | None = None,
+    ) -> Suggestion:
+        return await self._resolve(scope, suggestion_id, False, by, why, recorded_at)
+
+
+BaseModelT = TypeVar("BaseModelT", bound=BaseModel)
