@@ -1,0 +1,98 @@
+"""What the gateway is asked to judge, independent of who judges it (HTTP model or rules).
+
+`LoopContext` is one concern agent-loop turn's input (seed 002 §六 执行循环: goal +
+conversation_log + signals); the answer is `engine.concern.loop_output.LoopOutput`.
+`ReviewDocument` is one source text for a supervision leaf (seed 004); the answer is an
+`Extraction` of facts and entities. Local ids in an Extraction (`e1`, `f1`) only link facts
+to entities inside that answer — they are never identities (seed 004: 模型局部 ID 不构成身份).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Person(BaseModel):
+    person_id: str
+    display_name: str = ""
+
+
+class LogEntry(BaseModel):
+    """One conversation_log line (seed 002 §四)."""
+
+    person_id: str | None = None
+    person_name: str = ""
+    direction: Literal["inbound", "outbound"]
+    text: str
+    channel: str = ""
+    ts: datetime
+
+
+class Signal(BaseModel):
+    """A business-system event the loop may count as indirect evidence (GitLab merge …)."""
+
+    kind: str  # "merge", "deploy", "release", …
+    source: str = ""  # "gitlab", "ci", …
+    at: datetime
+    person_id: str | None = None
+    detail: str = ""
+
+
+class LoopContext(BaseModel):
+    concern_id: str | None = None
+    title: str = ""
+    goal: str
+    priority: str = "medium"
+    initiator: Person | None = None
+    counterparts: list[Person] = Field(default_factory=list)
+    conversation_log: list[LogEntry] = Field(default_factory=list)
+    signals: list[Signal] = Field(default_factory=list)
+    created_at: datetime | None = None
+    now: datetime
+    timezone: str = "Asia/Shanghai"
+    locale: str = "zh"
+    trigger: str = "reply"  # reply | timeout | due | signal
+
+
+class ReviewDocument(BaseModel):
+    source_id: str
+    text: str
+    ts: datetime | None = None  # when the text was written; anchors relative times
+    timezone: str = "Asia/Shanghai"
+    known_entities: list[str] = Field(default_factory=list)  # names to look for
+
+
+class Span(BaseModel):
+    start: int
+    end: int
+
+
+EntityKind = Literal["person", "project", "version", "issue", "url", "term", "other"]
+FactKind = Literal[
+    "commitment", "decision", "blocker", "risk", "done", "question", "plan", "statement"
+]
+
+
+class ExtractedEntity(BaseModel):
+    local_id: str
+    name: str
+    kind: EntityKind = "other"
+    mentions: list[Span] = Field(default_factory=list)
+
+
+class ExtractedFact(BaseModel):
+    local_id: str
+    text: str
+    span: Span
+    kind: FactKind = "statement"
+    entity_ids: list[str] = Field(default_factory=list)
+    at: datetime | None = None  # a time the sentence names, resolved against the doc time
+
+
+class Extraction(BaseModel):
+    source_id: str
+    facts: list[ExtractedFact] = Field(default_factory=list)
+    entities: list[ExtractedEntity] = Field(default_factory=list)
