@@ -79,3 +79,8 @@ def followup_interval(priority: Priority, followup_count: int) -> timedelta | No
         return None
     table = FOLLOWUP_INTERVALS[priority]
     return table[min(followup_count, len(table) - 1)]
+
+
+def final_wait(priority: Priority) -> timedelta:
+    """How long to wait for an answer after the last allowed follow-up before the limit rule."""
+    return FOLLOWUP_INTERVALS[priority][-1]

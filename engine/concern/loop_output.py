@@ -37,6 +37,14 @@ class NextAction(BaseModel):
     when: datetime | None = None
 
 
+class OutboundDraft(BaseModel):
+    """A message the loop wants sent to one person (seed 002 §六 send_message_to)."""
+
+    person_id: str
+    text: str
+    channel: str = ""  # empty: the person's last channel
+
+
 class LoopOutput(BaseModel):
     goal_met: bool
     step: LoopStep
@@ -50,3 +58,12 @@ class LoopOutput(BaseModel):
     conclusion: str = ""
     key_information: str = ""
     reasons: list[str] = Field(default_factory=list)
+    # Added for the concern engine (all optional; older producers stay valid):
+    # messages to send this turn; empty with step=follow_up means "use the template".
+    messages: list[OutboundDraft] = Field(default_factory=list)
+    # People whose part of the goal is now settled (partial achievement, seed 002 §六).
+    done_person_ids: list[str] = Field(default_factory=list)
+    # What each settled person said that matters for the goal, by person id (partial report).
+    findings: dict[str, str] = Field(default_factory=dict)
+    # Background the loop adds after the four mandatory back-flow fields.
+    backflow_note: str = ""

@@ -36,9 +36,10 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.concern.backflow import route
 from engine.concern.context import LoopContext
-from engine.concern.effects import Recipient, ReportKind
-from engine.concern.model import Concern, Priority
+from engine.concern.effects import Recipient, ReportKind, ReportToOwner, effect_key
+from engine.concern.model import Concern, Priority, TimelineEntry, TimelineType
 from engine.concern.policy import ConcernPolicy
 
 TEMPLATES: dict[str, dict[str, str]] = {
@@ -197,3 +198,51 @@ def schedule_report(
         if moved != t:
             t, reason = moved, "outside working hours"
     return ReportSlot(deliver_at=t, reason=reason)
+
+
+def build_report(
+    concern: Concern,
+    kinds: Sequence[ReportKind],
+    text: str,
+    *,
+    now: datetime,
+    policy: ConcernPolicy,
+    context: LoopContext,
+    job_id: str,
+) -> tuple[Concern, ReportToOwner | None]:
+    """A rate-limited report effect and the concern with its report bookkeeping updated."""
+    recipient = report_recipient(concern, context)
+    if recipient is None or not text.strip() or not kinds:
+        return concern, None
+    slot = schedule_report(
+        kinds,
+        now=now,
+        last_report_at=concern.last_report_at,
+        reports_today=context.reports_today,
+        priority=concern.priority,
+        policy=policy,
+    )
+    if slot.deliver_at is None:
+        return concern, None
+    routed = route(
+        recipient,
+        context.preferred_channels.get(recipient.person_id or ""),
+        context.unreachable_channels,
+    )
+    effect = ReportToOwner(
+        key=effect_key(job_id, "report", "owner"),
+        concern_id=concern.concern_id,
+        recipient=routed,
+        text=text,
+        report_kinds=tuple(kinds),
+        deliver_at=slot.deliver_at,
+    )
+    entry = TimelineEntry(
+        ts=now,
+        type=TimelineType.REPORT,
+        detail=f"汇报（{'+'.join(kinds)}）：{slot.reason}",
+    )
+    updated = concern.model_copy(
+        update={"last_report_at": slot.deliver_at, "timeline": [*concern.timeline, entry]}
+    )
+    return updated, effect

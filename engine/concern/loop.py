@@ -1,0 +1,365 @@
+"""The agent-loop decision (seed 002 §六 执行循环).
+
+`decide(concern, trigger, loop_output, now, policy, context)` is the whole turn after the
+model (or the offline rule model) has answered. It returns the new concern and the typed
+outbox items; the arq job persists both in one transaction and performs the outbox.
+
+Order of rules:
+1. A closed concern, or a trigger whose job id this concern already handled, is a no-op:
+   a job that runs twice never sends twice (and effect keys are stable anyway).
+2. `pending` enters the loop (`in_progress`); a related fact is written to the timeline.
+3. schedule_due on a schedule concern: the run goes to `executions`; a one-shot (or
+   finished) schedule resolves without back-flow (seed 002 回流条件).
+4. step=drop — cancelled by the initiator ("算了不用问了"): dropped, no back-flow.
+5. goal_met (direct reply or indirect evidence such as a merge for "提测"): resolved, back-flow
+   with the four fields, agenda ref removed and a recent decision written.
+6. step=escalate: escalated, the initiator (or owner) is told why.
+7. Otherwise the goal is not met (partial achievement → follow up on what is missing):
+   messages go out under the interval/attitude rules (outreach.py); at the follow-up limit
+   critical/high escalate and medium/low are dropped; the next_action is planned; mid-course
+   reports (reports.py) are built — partial, contacted, timeout_retry, or the loop's own
+   owner_update instead.
+`resolve` without `goal_met` is refused (`InvalidInput`): only the goal decides.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from engine.concern.agenda import sync
+from engine.concern.attitude import plan_next_followup
+from engine.concern.backflow import backflow_target, compose_backflow, route
+from engine.concern.context import LoopContext
+from engine.concern.effects import (
+    BackflowMessage,
+    Decision,
+    Effect,
+    Escalate,
+    ReportKind,
+    effect_key,
+)
+from engine.concern.followup import LimitOutcome, final_wait, limit_outcome, max_followups
+from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction
+from engine.concern.model import (
+    Concern,
+    ConcernStatus,
+    ConcernType,
+    Execution,
+    PersonRef,
+    TimelineType,
+)
+from engine.concern.outreach import Outreach, plan_drafts, send
+from engine.concern.policy import ConcernPolicy
+from engine.concern.reports import (
+    build_report,
+    contacted_text,
+    join_sentences,
+    partial_text,
+    report_recipient,
+    timeout_retry_text,
+)
+from engine.concern.scheduler import Trigger, TriggerKind
+from engine.concern.states import add_timeline, ensure_status, is_terminal, transition
+from engine.errors import InvalidInput
+
+S = ConcernStatus
+
+
+def decide(
+    concern: Concern,
+    trigger: Trigger,
+    loop_output: LoopOutput,
+    now: datetime,
+    policy: ConcernPolicy,
+    context: LoopContext | None = None,
+) -> Decision:
+    context = context or LoopContext()
+    jid = trigger.job_id(concern.concern_id)
+    if is_terminal(concern.status) or jid in concern.handled_triggers:
+        return Decision(new_concern=concern, job_id=jid, noop=True)
+    if loop_output.step == LoopStep.RESOLVE and not loop_output.goal_met:
+        raise InvalidInput("resolve without goal_met", concern_id=concern.concern_id)
+
+    turn = _Turn(concern, trigger, loop_output, now, policy, context, jid)
+    turn.run()
+    c = turn.c
+    agenda = sync(concern, c, jid, turn.reason, now)
+    effects = [*turn.effects, *([agenda] if agenda is not None else [])]
+    handled = [*c.handled_triggers, jid][-policy.handled_triggers_keep :]
+    c = c.model_copy(
+        update={"handled_triggers": handled, "revision": concern.revision + 1, "updated_at": now}
+    )
+    return Decision(new_concern=c, effects=tuple(effects), job_id=jid)
+
+
+class _Turn:
+    """One loop turn's working state; `run` applies the rules in the module's order."""
+
+    def __init__(
+        self,
+        concern: Concern,
+        trigger: Trigger,
+        out: LoopOutput,
+        now: datetime,
+        policy: ConcernPolicy,
+        context: LoopContext,
+        jid: str,
+    ) -> None:
+        self.c = concern
+        self.trigger = trigger
+        self.out = out
+        self.now = now
+        self.policy = policy
+        self.context = context
+        self.jid = jid
+        self.effects: list[Effect] = []
+        self.reason = out.summary
+
+    def run(self) -> None:
+        if self.trigger.kind == TriggerKind.RELATED_FACT:
+            self.c = add_timeline(
+                self.c, self.now, TimelineType.FACT, self.trigger.detail or "新的相关事实"
+            )
+        if self.c.status == S.PENDING:
+            self.c = transition(self.c, S.IN_PROGRESS, self.now, "进入处理循环")
+        self._mark_done()
+        if self.out.step == LoopStep.DROP:
+            self._close(S.DROPPED, "发起人取消：" + (self.out.summary or "不再需要"))
+        elif self.trigger.kind == TriggerKind.SCHEDULE_DUE and self.c.type == ConcernType.SCHEDULE:
+            self._run_schedule()
+        elif self.out.goal_met:
+            self._resolve()
+        elif self.out.step == LoopStep.ESCALATE:
+            self._escalate(self.out.summary or "需要更高层处理")
+        else:
+            self._advance()
+
+    # -- closing -------------------------------------------------------------------------
+
+    def _close(self, status: ConcernStatus, reason: str) -> None:
+        self.reason = reason
+        self.c = transition(self.c, status, self.now, reason)
+
+    def _resolve(self) -> None:
+        self._close(S.RESOLVED, "目标达成：" + (self.out.conclusion or self.out.summary))
+        target = backflow_target(self.c, self.context.owner)
+        if target is None:
+            return
+        recipient = route(
+            target,
+            self.context.preferred_channels.get(target.person_id or ""),
+            self.context.unreachable_channels,
+        )
+        text = compose_backflow(
+            self.c,
+            conclusion=self.out.conclusion or self.out.summary,
+            key_information=self.out.key_information,
+            now=self.now,
+            locale=self.policy.locale,
+            note=self.out.backflow_note,
+        )
+        self.effects.append(
+            BackflowMessage(
+                key=effect_key(self.jid, "backflow", recipient.person_id or recipient.name),
+                concern_id=self.c.concern_id,
+                recipient=recipient,
+                text=text,
+            )
+        )
+        self.c = add_timeline(self.c, self.now, TimelineType.BACKFLOW, f"已回流给{target.name}")
+
+    def _escalate(self, reason: str) -> None:
+        self.reason = reason
+        if self.c.status == S.ESCALATED:
+            return
+        self.c = transition(self.c, S.ESCALATED, self.now, "升级：" + reason)
+        self.c = self.c.model_copy(update={"next_action": None})
+        recipient = report_recipient(self.c, self.context) or self.context.owner
+        fmt = "[Escalation] {t}: {r}" if self.policy.locale == "en" else "【升级】{t}：{r}"
+        self.effects.append(
+            Escalate(
+                key=effect_key(self.jid, "escalate", self.c.concern_id),
+                concern_id=self.c.concern_id,
+                reason=reason,
+                recipient=recipient,
+                text=fmt.format(t=self.c.title, r=reason),
+            )
+        )
+        self.c = add_timeline(self.c, self.now, TimelineType.ESCALATION, reason)
+
+    def _run_schedule(self) -> None:
+        trig = self.c.trigger
+        assert trig is not None and trig.next_run_at is not None
+        scheduled = trig.next_run_at
+        run = Execution(
+            scheduled_for=scheduled,
+            ran_at=self.now,
+            outcome=self.out.conclusion or self.out.step.value,
+            detail=self.out.summary,
+        )
+        nxt = None
+        if trig.every is not None:
+            nxt = scheduled + trig.every
+            while nxt <= self.now:
+                nxt += trig.every
+            if trig.until is not None and nxt > trig.until:
+                nxt = None
+        self.c = self.c.model_copy(
+            update={
+                "executions": [*self.c.executions, run],
+                "trigger": trig.model_copy(update={"next_run_at": nxt}),
+            }
+        )
+        self.c = add_timeline(self.c, self.now, TimelineType.EXECUTION, f"定时执行：{run.outcome}")
+        if nxt is None:
+            self._close(S.RESOLVED, "定时事项已执行完毕")
+
+    # -- not met: follow up, wait, investigate --------------------------------------------
+
+    def _mark_done(self) -> None:
+        counterpart_ids = {p.person_id for p in self.c.counterparts}
+        fresh = [
+            pid
+            for pid in self.out.done_person_ids
+            if pid in counterpart_ids and pid not in self.c.done_person_ids
+        ]
+        self.newly_done = fresh
+        if fresh:
+            self.c = self.c.model_copy(
+                update={"done_person_ids": [*self.c.done_person_ids, *fresh]}
+            )
+        self._apply_attitude()
+
+    def _apply_attitude(self) -> None:
+        att = self.out.attitude
+        if att == Attitude.NONE:
+            return
+        people: list[PersonRef] = []
+        for p in self.c.people:
+            hit = (
+                p.person_id == self.trigger.person_id
+                if self.trigger.kind == TriggerKind.REPLY
+                else att == Attitude.SILENT and not p.replied_since_last_outbound
+            )
+            people.append(p.model_copy(update={"last_attitude": att}) if hit else p)
+        self.c = self.c.model_copy(update={"people": people})
+
+    def _advance(self) -> None:
+        drafts = plan_drafts(self.c, self.trigger, self.out, self.policy.locale)
+        reached = send(
+            self.c,
+            drafts,
+            now=self.now,
+            policy=self.policy,
+            context=self.context,
+            job_id=self.jid,
+        )
+        if reached.limit_hit:
+            self._at_limit()
+            return
+        if reached.escalate_reason:
+            self._escalate(reached.escalate_reason)
+            return
+        self.c = reached.concern
+        self.effects.extend(reached.sends)
+        if reached.sends:
+            if self.c.status == S.ESCALATED:
+                self.c = transition(self.c, S.IN_PROGRESS, self.now, "重新跟进")
+            self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "已联系，等待回复")
+        self._plan_next(reached)
+        self._report(reached)
+
+    def _at_limit(self) -> None:
+        limit = max_followups(self.c.priority)
+        reason = f"已达最大追问次数（{self.c.priority} {limit} 次）"
+        if limit_outcome(self.c.priority) == LimitOutcome.ESCALATE:
+            self._escalate(reason)
+        else:
+            self._close(S.DROPPED, reason + "，不再推进")
+
+    def _focus(self, reached: Outreach) -> PersonRef | None:
+        c = self.c
+        if self.trigger.kind == TriggerKind.REPLY:
+            replier = c.person(self.trigger.person_id or "")
+            if replier is not None and replier in c.pending_counterparts:
+                return replier
+        for send_ in reached.sends:
+            person = c.person(send_.person_id)
+            if person is not None and not c.is_initiator(person.person_id):
+                return person
+        waiting = [p for p in c.pending_counterparts if not p.replied_since_last_outbound]
+        return (waiting or c.pending_counterparts or [None])[0]
+
+    def _plan_next(self, reached: Outreach) -> None:
+        c, now, out = self.c, self.now, self.out
+        focus = self._focus(reached)
+        messaged = {s.person_id for s in reached.sends}
+        fallback = now + final_wait(c.priority)
+        plan_when = fallback
+        if focus is not None:
+            plan = plan_next_followup(
+                focus.last_attitude,
+                c.priority,
+                c.followup_count,
+                now,
+                promised_at=out.promised_at,
+                silent_followups=focus.silent_followups,
+                silent_threshold=self.policy.silent_followups_before_alternatives,
+            )
+            plan_when = plan.when or fallback
+            if focus.person_id not in messaged:
+                focus = focus.model_copy(update={"followup_not_before": plan_when})
+                people = [focus if p.person_id == focus.person_id else p for p in c.people]
+                c = c.model_copy(update={"people": people})
+            elif focus.followup_not_before is not None:
+                plan_when = focus.followup_not_before
+        wanted = out.next_action.when if out.next_action is not None else None
+        when = wanted if wanted is not None and wanted > now else plan_when
+        if focus is not None and focus.followup_not_before is not None:
+            when = max(when, focus.followup_not_before)
+        if reached.blocked_until is not None:
+            when = min(when, reached.blocked_until)
+        name = focus.display_name if focus is not None else ""
+        default_what = f"等待{name}回复" if c.status == S.WAITING_REPLY else f"跟进{name}"
+        what = out.next_action.what if out.next_action is not None else default_what
+        who = (out.next_action.who_person_id if out.next_action is not None else None) or (
+            focus.person_id if focus is not None else None
+        )
+        self.c = c.model_copy(
+            update={"next_action": NextAction(what=what, who_person_id=who, when=when)}
+        )
+
+    def _report(self, reached: Outreach) -> None:
+        c, locale = self.c, self.policy.locale
+        kinds: list[ReportKind] = []
+        parts: list[str] = []
+        if self.out.owner_update.strip():
+            kinds, parts = [ReportKind.OWNER_UPDATE], [self.out.owner_update.strip()]
+        else:
+            if self.newly_done:
+                done = [
+                    (p.display_name, self.out.findings.get(p.person_id, ""))
+                    for p in c.counterparts
+                    if p.person_id in self.newly_done
+                ]
+                pending = [p.display_name for p in c.pending_counterparts]
+                retrying = set(reached.retry_names) >= set(pending) and bool(pending)
+                kinds.append(ReportKind.PARTIAL)
+                parts.append(partial_text(done, pending, locale, pending_named_elsewhere=retrying))
+            if reached.initial_names:
+                kinds.append(ReportKind.CONTACTED)
+                parts.append(contacted_text(reached.initial_names, locale))
+            if reached.retry_names:
+                kinds.append(ReportKind.TIMEOUT_RETRY)
+                parts.append(timeout_retry_text(reached.retry_names, locale))
+        self.c, report = build_report(
+            c,
+            kinds,
+            join_sentences(parts, locale),
+            now=self.now,
+            policy=self.policy,
+            context=self.context,
+            job_id=self.jid,
+        )
+        if report is not None:
+            self.effects.append(report)

@@ -1,0 +1,212 @@
+"""Sending messages to the people of a concern and planning the next look.
+
+This is where the interval table and the attitude policy bind the agent loop
+(seed 002 §六 追问间隔策略 / 对方态度识别):
+
+- the first message to a person is the initial contact, not a follow-up;
+- any later message to a counterpart is a follow-up (追问): it counts one round per decision
+  towards the priority's limit, and a person's next follow-up may not go out before their
+  `followup_not_before` gate (interval after our last message, doubled for resistant people,
+  or the promised time of a commitment). A reply from the person clears the gate, so a
+  response to an incomplete answer ("大概这两天" → ask for the date) may go out at once;
+- at the limit nothing is sent and the caller applies `followup.limit_outcome`;
+- a person who left `silent_followups_before_alternatives` (3) follow-ups unanswered is tried
+  on another reachable channel; with none left the concern escalates.
+Every message is also written to `conversation_log` (outbound) and the timeline.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.concern.attitude import adjusted_interval, tone_for
+from engine.concern.context import LoopContext
+from engine.concern.effects import SendMessage, effect_key
+from engine.concern.followup import at_limit, final_wait
+from engine.concern.loop_output import LoopOutput, LoopStep, OutboundDraft
+from engine.concern.model import (
+    CommStatus,
+    Concern,
+    ConversationEntry,
+    Direction,
+    PersonRef,
+    TimelineEntry,
+    TimelineType,
+)
+from engine.concern.policy import ConcernPolicy
+from engine.concern.scheduler import Trigger, TriggerKind
+from engine.errors import InvalidInput
+
+MESSAGE_TEMPLATES: dict[str, dict[str, str]] = {
+    "zh": {
+        "initial": "你好，想跟你确认一下：{goal}。",
+        "normal": "跟进一下：{goal}，方便时回复我一下。",
+        "soft": "不着急，你方便的时候告诉我一声就好：{goal}。",
+    },
+    "en": {
+        "initial": "Hi, could you help me with this: {goal}?",
+        "normal": "Following up: {goal}. Please reply when you can.",
+        "soft": "No rush at all; just let me know when convenient: {goal}.",
+    },
+}
+
+
+def message_text(goal: str, person: PersonRef, locale: str) -> str:
+    t = MESSAGE_TEMPLATES.get(locale, MESSAGE_TEMPLATES["zh"])
+    key = "initial" if person.last_outbound_at is None else tone_for(person.last_attitude).value
+    return t[key].format(goal=goal)
+
+
+def plan_drafts(
+    concern: Concern, trigger: Trigger, output: LoopOutput, locale: str
+) -> list[OutboundDraft]:
+    """The messages of a follow_up step: the loop's own, else templates to whom it concerns."""
+    if output.step != LoopStep.FOLLOW_UP:
+        return []
+    if output.messages:
+        return list(output.messages)
+    pending = concern.pending_counterparts
+    replier = next((p for p in pending if p.person_id == trigger.person_id), None)
+    if trigger.kind == TriggerKind.REPLY and replier is not None:
+        targets = [replier]
+    else:
+        targets = [p for p in pending if not p.replied_since_last_outbound]
+    return [
+        OutboundDraft(person_id=p.person_id, text=message_text(concern.goal, p, locale))
+        for p in targets
+    ]
+
+
+class Outreach(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    concern: Concern
+    sends: tuple[SendMessage, ...] = ()
+    initial_names: tuple[str, ...] = ()
+    retry_names: tuple[str, ...] = ()  # follow-ups to people who had not answered
+    blocked_until: datetime | None = None
+    limit_hit: bool = False
+    escalate_reason: str = ""
+
+
+def alternative_channel(person: PersonRef, context: LoopContext) -> str | None:
+    for channel in context.person_channels.get(person.person_id, []):
+        if channel != person.last_channel and channel not in context.unreachable_channels:
+            return channel
+    return None
+
+
+def send(
+    concern: Concern,
+    drafts: list[OutboundDraft],
+    *,
+    now: datetime,
+    policy: ConcernPolicy,
+    context: LoopContext,
+    job_id: str,
+) -> Outreach:
+    ready: list[tuple[OutboundDraft, PersonRef]] = []
+    blocked: list[datetime] = []
+    for draft in drafts:
+        person = concern.person(draft.person_id)
+        if person is None:
+            raise InvalidInput(
+                f"the loop addressed {draft.person_id}, who takes no part in the concern",
+                concern_id=concern.concern_id,
+            )
+        gate = person.followup_not_before
+        if person.last_outbound_at is not None and gate is not None and now < gate:
+            blocked.append(gate)
+            continue
+        ready.append((draft, person))
+    blocked_until = min(blocked) if blocked else None
+    counted = [
+        (d, p)
+        for d, p in ready
+        if p.last_outbound_at is not None and not concern.is_initiator(p.person_id)
+    ]
+    if counted and at_limit(concern.priority, concern.followup_count):
+        return Outreach(concern=concern, limit_hit=True, blocked_until=blocked_until)
+
+    threshold = policy.silent_followups_before_alternatives
+    channels: dict[str, str] = {}
+    for draft, person in ready:
+        channels[person.person_id] = draft.channel or person.last_channel
+        if person.last_outbound_at is None or person.replied_since_last_outbound:
+            continue
+        if person.silent_followups == threshold:
+            alt = alternative_channel(person, context)
+            if alt is None:
+                reason = f"{person.display_name}连续{threshold}次追问未回复，且没有其他可用渠道"
+                return Outreach(concern=concern, escalate_reason=reason)
+            channels[person.person_id] = alt
+
+    new_count = concern.followup_count + (1 if counted else 0)
+    people = {p.person_id: p for p in concern.people}
+    log = list(concern.conversation_log)
+    timeline = list(concern.timeline)
+    sends: list[SendMessage] = []
+    initial: list[str] = []
+    retry: list[str] = []
+    for draft, person in ready:
+        channel = channels[person.person_id]
+        chase = person.last_outbound_at is not None and not person.replied_since_last_outbound
+        if person.last_outbound_at is None:
+            initial.append(person.display_name)
+        elif chase:
+            retry.append(person.display_name)
+        interval = adjusted_interval(person.last_attitude, concern.priority, new_count)
+        people[person.person_id] = person.model_copy(
+            update={
+                "comm_status": CommStatus.WAITING_REPLY,
+                "last_channel": channel,
+                "last_outbound_at": now,
+                "silent_followups": person.silent_followups + (1 if chase else 0),
+                "followup_not_before": now + (interval or final_wait(concern.priority)),
+            }
+        )
+        tone = tone_for(person.last_attitude)
+        sends.append(
+            SendMessage(
+                key=effect_key(job_id, "send_message", person.person_id),
+                concern_id=concern.concern_id,
+                person_id=person.person_id,
+                person_name=person.display_name,
+                channel=channel,
+                text=draft.text,
+                tone=tone,
+            )
+        )
+        log.append(
+            ConversationEntry(
+                person_name=person.display_name,
+                person_id=person.person_id,
+                direction=Direction.OUTBOUND,
+                text=draft.text,
+                channel=channel,
+                ts=now,
+            )
+        )
+        via = f"（{channel}）" if channel else ""
+        timeline.append(
+            TimelineEntry(
+                ts=now, type=TimelineType.ACTION_SEND, detail=f"已发送给{person.display_name}{via}"
+            )
+        )
+    updated = concern.model_copy(
+        update={
+            "people": [people[p.person_id] for p in concern.people],
+            "conversation_log": log,
+            "timeline": timeline,
+            "followup_count": new_count,
+        }
+    )
+    return Outreach(
+        concern=updated,
+        sends=tuple(sends),
+        initial_names=tuple(initial),
+        retry_names=tuple(retry),
+        blocked_until=blocked_until,
+    )
