@@ -1,0 +1,163 @@
+"""Round budgets (seed 000 "每项检查保留 12 轮实质核验 ... 总共最多 20 轮工具交互加 1 轮收尾")."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import Conflict, InvalidInput
+from engine.watch.budget import (
+    COMMAND_TIMEOUT_SECONDS,
+    MAX_TOOL_ROUNDS,
+    PREPARATION_ROUNDS,
+    RECORD_SYNC_ROUNDS,
+    VERIFICATION_ROUNDS,
+    BudgetPhase,
+    ClosingRound,
+    CorrectionRound,
+    RecordSyncBudget,
+    Round,
+    RoundBudget,
+    ToolCall,
+    ToolRound,
+    command_policy,
+    spend,
+    spend_all,
+    spend_sync_round,
+)
+
+READ = ToolCall(name="heartbeat_read_knowledge_source", succeeded=True)
+READ_NOTE = ToolCall(name="read_note_source", succeeded=True)
+BASELINE = ToolCall(name="heartbeat_read_record_baseline", succeeded=True)
+REGISTER = ToolCall(name="heartbeat_check_workflow", succeeded=True)
+SAVE = ToolCall(name="heartbeat_record_checkpoint", succeeded=True)
+FAILED_READ = ToolCall(name="heartbeat_read_note_source", succeeded=False)
+BASH = ToolCall(name="bash", succeeded=True)
+
+PREP = ToolRound(calls=(READ, REGISTER))
+VERIFY = ToolRound(calls=(BASH,))
+MIXED = ToolRound(calls=(READ, BASH))
+FAILED = ToolRound(calls=(READ, FAILED_READ))
+
+
+def test_pure_preparation_rounds_use_preparation_budget() -> None:
+    for calls in [
+        (READ,),
+        (READ_NOTE,),
+        (BASELINE,),
+        (REGISTER,),
+        (SAVE,),
+        (READ, BASELINE, REGISTER, SAVE),
+    ]:
+        budget = spend(RoundBudget(), ToolRound(calls=calls))
+        assert (budget.preparation_used, budget.verification_used) == (1, 0)
+
+
+@pytest.mark.parametrize("round_", [VERIFY, MIXED, FAILED, CorrectionRound()])
+def test_mixed_failed_and_correction_rounds_use_verification_budget(round_: Round) -> None:
+    budget = spend(RoundBudget(), round_)
+    assert (budget.preparation_used, budget.verification_used) == (0, 1)
+
+
+def test_twelve_verification_rounds_then_only_the_closing_round() -> None:
+    budget = spend_all(RoundBudget(), [VERIFY] * (VERIFICATION_ROUNDS - 1))
+    assert budget.phase is BudgetPhase.OPEN
+    budget = spend(budget, VERIFY)
+    assert budget.phase is BudgetPhase.CLOSING_ONLY
+    with pytest.raises(Conflict) as err:
+        spend(budget, PREP)
+    assert err.value.details["reason"] == "budget_exhausted"
+    with pytest.raises(Conflict):
+        spend(budget, CorrectionRound())
+    closed = spend(budget, ClosingRound())
+    assert closed.phase is BudgetPhase.FINISHED
+    with pytest.raises(Conflict):
+        spend(closed, ClosingRound())
+
+
+def test_eight_preparation_plus_twelve_verification_is_twenty_tool_rounds() -> None:
+    budget = spend_all(RoundBudget(), [PREP] * PREPARATION_ROUNDS + [VERIFY] * VERIFICATION_ROUNDS)
+    assert budget.tool_rounds == MAX_TOOL_ROUNDS
+    assert budget.phase is BudgetPhase.CLOSING_ONLY
+
+
+def test_preparation_beyond_eight_spends_verification_budget() -> None:
+    budget = spend_all(RoundBudget(), [PREP] * (PREPARATION_ROUNDS + 3))
+    assert (budget.preparation_used, budget.verification_used) == (PREPARATION_ROUNDS, 3)
+
+
+def test_correction_rounds_use_verification_but_are_not_tool_rounds() -> None:
+    budget = spend_all(RoundBudget(), [CorrectionRound()] * 4 + [VERIFY] * 8)
+    assert budget.phase is BudgetPhase.CLOSING_ONLY
+    assert budget.tool_rounds == 8
+
+
+def test_closing_round_may_end_the_check_early() -> None:
+    budget = spend_all(RoundBudget(), [PREP, VERIFY, ClosingRound()])
+    assert budget.phase is BudgetPhase.FINISHED
+
+
+def test_tool_round_needs_at_least_one_call() -> None:
+    with pytest.raises(ValueError):
+        ToolRound(calls=())
+
+
+rounds = st.one_of(
+    st.sampled_from([PREP, VERIFY, MIXED, FAILED, CorrectionRound()]),
+    st.lists(
+        st.sampled_from([READ, READ_NOTE, BASELINE, REGISTER, SAVE, FAILED_READ, BASH]),
+        min_size=1,
+        max_size=4,
+    ).map(lambda calls: ToolRound(calls=tuple(calls))),
+)
+
+
+@given(st.lists(rounds, max_size=40))
+def test_no_round_mix_exceeds_the_caps(sequence: list[Round]) -> None:
+    budget = RoundBudget()
+    accepted = 0
+    for round_ in sequence:
+        try:
+            budget = spend(budget, round_)
+        except Conflict:
+            assert budget.phase is BudgetPhase.CLOSING_ONLY
+            continue
+        accepted += 1
+    assert budget.verification_used <= VERIFICATION_ROUNDS
+    assert budget.preparation_used <= PREPARATION_ROUNDS
+    assert budget.tool_rounds <= MAX_TOOL_ROUNDS
+    assert accepted <= VERIFICATION_ROUNDS + PREPARATION_ROUNDS
+    if accepted < len(sequence):
+        assert spend(budget, ClosingRound()).phase is BudgetPhase.FINISHED
+
+
+@given(
+    st.lists(st.sampled_from([VERIFY, MIXED, FAILED, CorrectionRound()]), min_size=12, max_size=30)
+)
+def test_non_preparation_rounds_exhaust_after_exactly_twelve(sequence: list[Round]) -> None:
+    budget = spend_all(RoundBudget(), sequence[:VERIFICATION_ROUNDS])
+    assert budget.phase is BudgetPhase.CLOSING_ONLY
+    assert budget.preparation_used == 0
+
+
+def test_record_sync_keeps_its_own_twelve_round_cap() -> None:
+    sync = RecordSyncBudget()
+    for _ in range(RECORD_SYNC_ROUNDS):
+        sync = spend_sync_round(sync)
+    assert sync.exhausted
+    with pytest.raises(Conflict):
+        spend_sync_round(sync)
+    exhausted_check = spend_all(RoundBudget(), [VERIFY] * VERIFICATION_ROUNDS)
+    assert exhausted_check.phase is BudgetPhase.CLOSING_ONLY
+    assert spend_sync_round(RecordSyncBudget()).rounds_used == 1
+
+
+def test_check_commands_run_in_the_foreground_for_at_most_fifty_seconds() -> None:
+    assert command_policy().timeout_seconds == COMMAND_TIMEOUT_SECONDS == 50
+    assert command_policy(600).timeout_seconds == 50
+    assert command_policy(12.5).timeout_seconds == 12.5
+    policy = command_policy(10)
+    assert policy.foreground and not policy.register_background_job and not policy.notify_main_chat
+    with pytest.raises(InvalidInput):
+        command_policy(0)
