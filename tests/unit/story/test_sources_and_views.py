@@ -1,0 +1,101 @@
+"""Sources (seed 004 L6) and the read filters and graph view (DESIGN "Time", L10)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import Conflict
+from engine.story.replay import StoryReplay
+from engine.story.sources import cut, excerpt
+from engine.story.views import build_graph_view
+from tests.unit.story.builders import RUN, T0, at, entity, publish, source
+
+
+def test_unrecoverable_old_version_warns_and_never_shows_current_text() -> None:
+    world = StoryReplay()
+    world.upsert_source(source("p1", version="v3", text="today", previous=[{"version": "v1"}]), at(0))
+    stored = world.versions[("p1", "conv-1")]
+    old = excerpt("conv-1", "v1", "chars:0-5", stored["v1"])
+    assert not old.available and old.text is None and "not recoverable" in (old.warning or "")
+    assert excerpt("conv-1", "v3", "chars:0-5", stored["v3"]).text == "today"
+
+
+def test_old_version_supplied_by_the_app_stays_readable() -> None:
+    world = StoryReplay()
+    world.upsert_source(source("p1", version="v1", text="old text"), at(0))
+    world.upsert_source(source("p1", version="v2", text="new text"), at(1))
+    stored = world.versions[("p1", "conv-1")]
+    assert excerpt("conv-1", "v1", "chars:0-8", stored["v1"]).text == "old text"
+    assert world.sources[("p1", "conv-1")].current_version == "v2"
+
+
+def test_a_source_version_is_immutable() -> None:
+    world = StoryReplay()
+    world.upsert_source(source("p1", text="a"), at(0))
+    world.upsert_source(source("p1", text="a"), at(1))  # a repeat is fine
+    with pytest.raises(Conflict):
+        world.upsert_source(source("p1", text="b"), at(2))
+
+
+def test_locators_cut_characters_or_lines() -> None:
+    assert cut("abcdef", "chars:1-3") == "bc"
+    assert cut("l1\nl2\nl3", "lines:2-3") == "l2\nl3"
+    assert cut("whole", "msg:17") == "whole"
+
+
+def _timeline_world() -> StoryReplay:
+    world = StoryReplay()
+    world.upsert_source(source("p1"), at(0))
+    world.publish(
+        publish(
+            "p1", "k1",
+            stories=[{"ref": "s", "name": "v2.0 提测"}, {"ref": "t", "name": "其他"}],
+            events=[
+                {"ref": "e1", "story": "s", "title": "提测", "at": T0},
+                {"ref": "e2", "story": "s", "title": "回调阻塞", "at": at(2)},
+                {"ref": "e3", "story": "t", "title": "别的", "at": at(48)},
+            ],
+            entities=[entity("a", "张三", valid_from=at(-1), valid_to=at(24)), entity("b", "李四")],
+            changes=[
+                {"event": "e1", "entity": "a", "kind": "proposed"},
+                {"event": "e3", "entity": "b", "kind": "verified"},
+            ],
+            relations=[{"ref": "r", "from": "a", "to": "b", "type": "works_with"}],
+            summaries=[{"ref": "m", "story": "s", "text": "第一阶段", "interval_start": T0,
+                        "interval_end": at(10)}],
+        ),
+        RUN, at(100),
+    )
+    return world
+
+
+def test_from_to_bounds_events_by_at_and_summaries_by_overlap() -> None:
+    g = _timeline_world().graph("p1", at(100), from_=at(1), to=at(30))
+    assert [e.title for e in g.events] == ["回调阻塞"]
+    assert [s.text for s in g.summaries] == ["第一阶段"]
+    assert g.changes == []
+
+
+def test_valid_at_shows_what_held_in_the_world() -> None:
+    world = _timeline_world()
+    assert {e.name for e in world.graph("p1", at(100), valid_at=at(1)).entities} == {"张三", "李四"}
+    late = world.graph("p1", at(100), valid_at=at(30))
+    assert {e.name for e in late.entities} == {"李四"}
+    assert late.relations == []
+
+
+def test_story_filter_keeps_that_storys_events_and_their_entities() -> None:
+    world = _timeline_world()
+    sid = next(s.id for s in world.stories.values() if s.name == "v2.0 提测")
+    g = world.graph("p1", at(100), story_id=sid)
+    assert {e.title for e in g.events} == {"提测", "回调阻塞"}
+    assert {e.name for e in g.entities} == {"张三"}
+
+
+def test_graph_view_groups_same_day_events_without_new_entities() -> None:
+    g = _timeline_world().graph("p1", at(100))
+    view = build_graph_view(g)
+    assert [len(d.event_ids) for d in view.days] == [2, 1]
+    assert {n.label for n in view.nodes} == {"张三", "李四"}
+    assert {e.kind for e in view.edges} == {"relation", "change"}
+    assert [s.text for s in view.stages] == ["第一阶段"]
