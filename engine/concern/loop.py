@@ -5,8 +5,9 @@ model (or the offline rule model) has answered. It returns the new concern and t
 outbox items; the arq job persists both in one transaction and performs the outbox.
 
 Order of rules:
-1. A closed concern, or a trigger whose job id this concern already handled, is a no-op:
-   a job that runs twice never sends twice (and effect keys are stable anyway).
+1. A closed concern, a trigger whose job id this concern already handled, or a time trigger
+   the concern has moved past (`scheduler.is_stale`) is a no-op: a job that runs twice never
+   sends twice (and effect keys are stable anyway).
 2. `pending` enters the loop (`in_progress`); a related fact is written to the timeline.
 3. schedule_due on a schedule concern: the run goes to `executions`; a one-shot (or
    finished) schedule resolves without back-flow (seed 002 回流条件).
@@ -58,7 +59,7 @@ from engine.concern.reports import (
     report_recipient,
     timeout_retry_text,
 )
-from engine.concern.scheduler import Trigger, TriggerKind
+from engine.concern.scheduler import Trigger, TriggerKind, is_stale
 from engine.concern.states import add_timeline, ensure_status, is_terminal, transition
 from engine.errors import InvalidInput
 
@@ -75,7 +76,7 @@ def decide(
 ) -> Decision:
     context = context or LoopContext()
     jid = trigger.job_id(concern.concern_id)
-    if is_terminal(concern.status) or jid in concern.handled_triggers:
+    if is_terminal(concern.status) or jid in concern.handled_triggers or is_stale(concern, trigger):
         return Decision(new_concern=concern, job_id=jid, noop=True)
     if loop_output.step == LoopStep.RESOLVE and not loop_output.goal_met:
         raise InvalidInput("resolve without goal_met", concern_id=concern.concern_id)
@@ -249,6 +250,7 @@ class _Turn:
         reached = send(
             self.c,
             drafts,
+            self.trigger,
             now=self.now,
             policy=self.policy,
             context=self.context,

@@ -7,8 +7,10 @@ This is where the interval table and the attitude policy bind the agent loop
 - any later message to a counterpart is a follow-up (追问): it counts one round per decision
   towards the priority's limit, and a person's next follow-up may not go out before their
   `followup_not_before` gate (interval after our last message, doubled for resistant people,
-  or the promised time of a commitment). A reply from the person clears the gate, so a
-  response to an incomplete answer ("大概这两天" → ask for the date) may go out at once;
+  or the promised time of a commitment). The gate does not hold for a response to a fresh
+  reply: in the turn a person's reply triggered, a message to that person ("大概这两天" →
+  ask for the date) goes out at once, and in the turn the initiator's reply triggered, the
+  initiator's instruction may be relayed to anyone ("接受临时方案" → tell 张三);
 - at the limit nothing is sent and the caller applies `followup.limit_outcome`;
 - a person who left `silent_followups_before_alternatives` (3) follow-ups unanswered is tried
   on another reachable channel; with none left the concern escalates.
@@ -101,6 +103,7 @@ def alternative_channel(person: PersonRef, context: LoopContext) -> str | None:
 def send(
     concern: Concern,
     drafts: list[OutboundDraft],
+    trigger: Trigger,
     *,
     now: datetime,
     policy: ConcernPolicy,
@@ -117,7 +120,10 @@ def send(
                 concern_id=concern.concern_id,
             )
         gate = person.followup_not_before
-        if person.last_outbound_at is not None and gate is not None and now < gate:
+        exempt = trigger.kind == TriggerKind.REPLY and (
+            trigger.person_id == person.person_id or concern.is_initiator(trigger.person_id or "")
+        )
+        if person.last_outbound_at is not None and gate is not None and now < gate and not exempt:
             blocked.append(gate)
             continue
         ready.append((draft, person))

@@ -112,6 +112,22 @@ def due_trigger(concern: Concern, now: datetime) -> Trigger | None:
     return None
 
 
+def is_stale(concern: Concern, trigger: Trigger) -> bool:
+    """A time trigger whose due time is no longer the concern's (another turn moved it).
+
+    Jobs check this before calling the model; `loop.decide` treats a stale trigger as a no-op.
+    Replies and related facts are never stale.
+    """
+    if trigger.kind in (TriggerKind.NEXT_ACTION_DUE, TriggerKind.TIMEOUT):
+        when = _next_when(concern)
+        return when is None or when.isoformat() != trigger.event_key
+    if trigger.kind == TriggerKind.SCHEDULE_DUE:
+        trig = concern.trigger
+        run_at = trig.next_run_at if trig is not None else None
+        return run_at is None or run_at.isoformat() != trigger.event_key
+    return False
+
+
 class ScheduledJob(BaseModel):
     model_config = ConfigDict(frozen=True)
 
