@@ -51,7 +51,8 @@ EVIDENCE: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 AFFIRM = re.compile(r"^\s*(?:好|好的|好滴|好嘞|行|行的|可以|没问题|确认|同意|收到|中|成|对|是的|"
                     r"嗯好|嗯嗯好|ok|okay|yes|yep|sure|confirmed|agreed|approved|fine|"
                     r"sounds good|👌|👍)", re.IGNORECASE)
-DONE = re.compile(r"完成|完了|做完|写完|搞定|弄好|好了|提了|交了|发了|上线了|合了|已[经]?(?:发|交|提|给)|"
+DONE = re.compile(r"完成|完了|做完|写完|搞定|弄好|好了|提了|交了|发了|上线了|合了|"
+                  r"已[经]?(?:发|交|提|给)|"
                   r"\bdone\b|finished|completed|\bsent\b|\bready\b|\bmerged\b|\bshipped\b",
                   re.IGNORECASE)
 NOT_YET = re.compile(r"还没|没有|尚未|未完成|还在|没做|\bnot yet\b|\bnot done\b|\bstill\b|"

@@ -1,0 +1,170 @@
+"""A plain extractor for review text: sentences -> facts, surface patterns -> entities.
+
+Used by supervision leaves (seed 004) when no model endpoint is configured, so reviews run
+offline. It is deliberately simple and predictable:
+
+Sentences: split on 。！？!?；; and line breaks, and on ". " (a full stop followed by a space
+or the end), keeping character offsets into the original text so references point at the
+source rather than copying it (seed 004: Reference points at the original).
+
+Entities (kind): names the caller already knows (`known_entities`, exact match) and
+- person: @mentions; a Chinese surname + 1–2 characters right before a speech/act verb
+  (张三说, 王小明负责); surname + 三/四/五/六/七 placeholders (张三, 李四, but not 周五);
+  English capitalised words whose first word is not a common sentence opener, pronoun,
+  weekday or month (a fixed list);
+- version: v2.0, V1.2.3;  issue: #123, !42 (merge request), ABC-123;  url: http(s)://…;
+- term: text in 「」 “” 《》 or "double quotes".
+An entity is one per distinct name; its `local_id` (e1, e2 …) is valid only in this answer.
+
+Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞/blocked),
+risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
+done …, not 还没), commitment (a resolvable time + a delivery verb), plan (计划/打算/plan
+to), else statement. A fact's `at` is the time its sentence names, resolved against the
+document time (engine/model/offline/when.py).
+
+Not recognised: coreference (他/她/it), names without a verb cue or placeholder, nested or
+negated clauses beyond 还没/not yet, organisation names, relations between entities.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from engine.model.offline.achievement import DONE, NOT_YET
+from engine.model.offline.attitude import is_question
+from engine.model.offline.when import parse_when
+from engine.model.tasks import (
+    EntityKind,
+    ExtractedEntity,
+    ExtractedFact,
+    Extraction,
+    FactKind,
+    ReviewDocument,
+    Span,
+)
+
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]+|\.(?=\s|$)")
+_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘"
+             "于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹"
+             "薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤")
+_VERB_CUE = ("说|表示|提出|确认|负责|回复|认为|提到|建议|同意|反馈|觉得|答应|承诺|要求|决定|"
+             "发现|完成")
+_CN_PERSON_VERB = re.compile(rf"([{_SURNAMES}][\u4e00-\u9fa5]{{1,2}}?)(?={_VERB_CUE})")
+# 周 and 于 are left out: 周五 is a weekday and 于三月 a preposition, not people.
+_PLACEHOLDER_SURNAMES = _SURNAMES.replace("周", "").replace("于", "")
+_CN_PLACEHOLDER = re.compile(rf"([{_PLACEHOLDER_SURNAMES}][三四五六七])")
+_MENTION = re.compile(r"@([\w\u4e00-\u9fa5.-]+)")
+_VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)+\b")
+_ISSUE = re.compile(r"(?<![\w#!])[#!]\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
+_URL = re.compile(r"https?://[^\s，。）)]+")
+_QUOTED = re.compile(r"「([^」]+)」|“([^”]+)”|《([^》]+)》|\"([^\"]+)\"")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
+_NOT_NAMES = {
+    "I", "We", "The", "A", "An", "It", "This", "That", "They", "He", "She", "You", "Our",
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December", "Today", "Tomorrow", "Yes", "No", "Ok", "Okay",
+    "Is", "Are", "Do", "Does", "Did", "Can", "Could", "Will", "Would", "Should", "Please",
+    "Let", "If", "When", "What", "Why", "How", "Where", "Who", "But", "And", "So", "Also",
+    "Then", "There", "Here", "Hi", "Hello", "Thanks", "Sure", "Maybe", "Yesterday", "Next",
+    "Last", "After", "Before", "Tonight", "Note", "See", "Done", "All", "Both", "My", "Your",
+    "His", "Her", "Their", "Its", "These", "Those", "Some", "Any", "For", "In", "On", "At",
+    "To", "From", "With", "By", "Of", "As", "Not", "Just", "Still", "Already", "Now",
+}
+_FACT_RULES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
+    ("blocker", re.compile(r"卡在|卡住|阻塞|被.*挡住|\bblocked\b|\bstuck\b", re.IGNORECASE)),
+    ("risk", re.compile(r"风险|延期|来不及|赶不上|\brisk|\bdelay", re.IGNORECASE)),
+    ("decision", re.compile(r"决定|定了|确定|拍板|\bdecided\b|\bagreed\b", re.IGNORECASE)),
+)
+_DELIVERY = re.compile(r"给|交|提测|提交|完成|发|上线|\bdeliver|\bsend\b|\bship|\bfinish|\bwill\b|"
+                       r"'ll\b", re.IGNORECASE)
+_PLAN = re.compile(r"计划|打算|准备|\bplan(?:ning)? to\b|\bgoing to\b", re.IGNORECASE)
+
+
+def sentences(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each non-empty sentence, whitespace trimmed."""
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        yield from _trimmed(text, start, m.end())
+        start = m.end()
+    yield from _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    piece = text[start:end]
+    stripped = piece.strip()
+    if len(stripped.rstrip("。！？!?；;.")) < 2:
+        return
+    lead = len(piece) - len(piece.lstrip())
+    yield start + lead, start + lead + len(stripped)
+
+
+def _candidates(doc: ReviewDocument) -> Iterator[tuple[str, EntityKind, int, int]]:
+    text = doc.text
+    for name in doc.known_entities:
+        for m in re.finditer(re.escape(name), text):
+            yield name, "other", m.start(), m.end()
+    for m in _MENTION.finditer(text):
+        yield m.group(1), "person", m.start(1), m.end(1)
+    for m in _CN_PERSON_VERB.finditer(text):
+        yield m.group(1), "person", m.start(1), m.end(1)
+    for m in _CN_PLACEHOLDER.finditer(text):
+        yield m.group(1), "person", m.start(1), m.end(1)
+    for pattern, kind in ((_VERSION, "version"), (_ISSUE, "issue"), (_URL, "url")):
+        for m in pattern.finditer(text):
+            yield m.group(0), kind, m.start(), m.end()  # type: ignore[misc]
+    for m in _QUOTED.finditer(text):
+        g = next(i for i in range(1, 5) if m.group(i))
+        yield m.group(g), "term", m.start(g), m.end(g)
+    for m in _CAPITALISED.finditer(text):
+        if m.group(0).split()[0] in _NOT_NAMES:
+            continue
+        yield m.group(0), "person", m.start(), m.end()
+
+
+def _entities(doc: ReviewDocument) -> list[ExtractedEntity]:
+    by_name: dict[str, ExtractedEntity] = {}
+    claimed: list[tuple[int, int]] = []
+    for name, kind, start, end in _candidates(doc):
+        if any(s <= start and end <= e and (s, e) != (start, end) for s, e in claimed):
+            continue  # inside a longer mention already taken (e.g. a known name)
+        entity = by_name.get(name)
+        if entity is None:
+            entity = by_name[name] = ExtractedEntity(
+                local_id=f"e{len(by_name) + 1}", name=name, kind=kind)
+        if all((s.start, s.end) != (start, end) for s in entity.mentions):
+            entity.mentions.append(Span(start=start, end=end))
+            claimed.append((start, end))
+    return list(by_name.values())
+
+
+def fact_kind(sentence: str, has_time: bool) -> FactKind:
+    if is_question(sentence):
+        return "question"
+    for kind, pattern in _FACT_RULES:
+        if pattern.search(sentence):
+            return kind
+    if DONE.search(sentence) and not NOT_YET.search(sentence):
+        return "done"
+    if has_time and _DELIVERY.search(sentence):
+        return "commitment"
+    if _PLAN.search(sentence):
+        return "plan"
+    return "statement"
+
+
+def extract(doc: ReviewDocument) -> Extraction:
+    entities = _entities(doc)
+    facts: list[ExtractedFact] = []
+    for start, end in sentences(doc.text):
+        sentence = doc.text[start:end]
+        when = parse_when(sentence, doc.ts, doc.timezone) if doc.ts is not None else None
+        at = when.at if when is not None else None
+        ids = [e.local_id for e in entities
+               if any(start <= m.start and m.end <= end for m in e.mentions)]
+        facts.append(ExtractedFact(
+            local_id=f"f{len(facts) + 1}", text=sentence, span=Span(start=start, end=end),
+            kind=fact_kind(sentence, at is not None), entity_ids=ids, at=at,
+        ))
+    return Extraction(source_id=doc.source_id, facts=facts, entities=entities)
