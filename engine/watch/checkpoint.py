@@ -99,7 +99,9 @@ def record_checkpoint(
             code=CheckpointProblemCode.UNKNOWN_WATCH.value,
         )
     problems: list[CheckpointProblem] = []
-    location = raw.get("location") or watch.record_location
+    location = raw.get("location")
+    if not isinstance(location, str) or not location.strip():
+        location = watch.record_location
     if not isinstance(location, str) or not location.strip():
         problems.append(
             CheckpointProblem(
