@@ -46,7 +46,12 @@ _USERINFO = re.compile(r"^(?P<scheme>https?://)(?P<userinfo>[^/@]+)@", re.IGNORE
 _QUERY_PARAM = re.compile(r"(?P<sep>[?&;])(?P<key>[^=&;#]+)=(?P<value>[^&;#]*)")
 
 
+_CREDENTIAL_WORDS_ZH = ("密码", "口令", "令牌", "密钥", "凭据", "凭证")
+
+
 def is_credential_key(key: str) -> bool:
+    if any(word in key for word in _CREDENTIAL_WORDS_ZH):
+        return True
     normal = re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower())
     return bool(_CREDENTIAL_KEY.search(normal.strip("_")))
 
@@ -102,6 +107,8 @@ def redact_text(text: str) -> str:
     def assignment(m: re.Match[str]) -> str:
         if not outside_urls(m.start()) or not is_credential_key(m["key"]):
             return m.group(0)
+        if m["value"].lower() in ("bearer", "basic"):
+            return m.group(0)
         return f"{m['key']}{m['sep']}{m['quote']}{REDACTED}"
 
     text = _BEARER.sub(bearer, text)
@@ -113,8 +120,12 @@ def redact_json(value: Any) -> Any:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if is_credential_key(str(key)) and isinstance(item, str):
-                out[key] = REDACTED if item else item
+            if (
+                is_credential_key(str(key))
+                and isinstance(item, str | int | float)
+                and not (isinstance(item, bool))
+            ):
+                out[key] = REDACTED if item != "" else item
             else:
                 out[key] = redact_json(item)
         return out
@@ -164,9 +175,7 @@ def build_resume_summary(
     """Redacted tool summaries within `cap` characters, cut ones marked for re-reading."""
     if cap < 200:
         raise ValueError("a cap below 200 characters leaves no room to say what was cut")
-    rendered = [
-        e.model_copy(update={"text": redact_tool_result(e.text)}).render() for e in entries
-    ]
+    rendered = [e.model_copy(update={"text": redact_tool_result(e.text)}).render() for e in entries]
     full = "\n".join(rendered)
     if len(full) <= cap:
         return ResumeSummary(text=full)

@@ -82,6 +82,15 @@ def test_url_trailing_ascii_punctuation_is_not_part_of_it() -> None:
     assert find_urls("see https://example.org/a. Next") == ["https://example.org/a"]
 
 
+def test_numeric_credentials_are_redacted_but_flags_are_kept() -> None:
+    out = redact_json({"pin_password": 123456, "token": None, "has_token": True, "密码": "abc"})
+    assert out == {"pin_password": REDACTED, "token": None, "has_token": True, "密码": REDACTED}
+
+
+def test_bearer_header_keeps_its_scheme_word() -> None:
+    assert redact_text("Authorization: Bearer abc.def") == f"Authorization: Bearer {REDACTED}"
+
+
 def test_credential_key_recognition() -> None:
     for key in ("password", "accessToken", "X-Api-Key", "client_secret", "Set-Cookie", "sig"):
         assert is_credential_key(key), key
