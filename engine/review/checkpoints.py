@@ -178,17 +178,14 @@ def interval_segments(
     return _take(candidates, budget)
 
 
-def advance(checkpoint: Checkpoint, ledger: Ledger, *, now: datetime) -> Checkpoint:
-    """Positions after a published run: each source moves to the end of what it committed.
-
-    Refuses a ledger with coverage holes: a position never skips uncommitted input.
-    """
-    holes = coverage_holes(ledger)
-    if holes:
-        raise Conflict("cannot advance past uncommitted input", holes=len(holes))
+def advance_to(checkpoint: Checkpoint, segments: Iterable[Segment], *, now: datetime) -> Checkpoint:
+    """Positions after committed input: each source moves to the end of what was taken
+    (never backwards). For a heartbeat report, `segments` is what its one model call read."""
+    ends: dict[tuple[str, str], int] = {}
+    for seg in segments:
+        ends[seg.source_key] = max(ends.get(seg.source_key, 0), seg.end)
     positions = dict(checkpoint.positions)
-    for (source_id, version), ranges in sorted(committed_ranges(ledger).items()):
-        offset = max(end for _, end in ranges)
+    for (source_id, version), offset in sorted(ends.items()):
         old = positions.get(source_id)
         if old is not None and old.version == version and old.offset >= offset:
             continue
@@ -198,3 +195,17 @@ def advance(checkpoint: Checkpoint, ledger: Ledger, *, now: datetime) -> Checkpo
     return checkpoint.model_copy(
         update={"positions": positions, "revision": checkpoint.revision + 1}
     )
+
+
+def advance(checkpoint: Checkpoint, ledger: Ledger, *, now: datetime) -> Checkpoint:
+    """Positions after a published run. Refuses a ledger with coverage holes: a position
+    never skips uncommitted input."""
+    holes = coverage_holes(ledger)
+    if holes:
+        raise Conflict("cannot advance past uncommitted input", holes=len(holes))
+    committed = [
+        Segment(source_id=sid, version=version, start=start, end=end)
+        for (sid, version), ranges in committed_ranges(ledger).items()
+        for start, end in ranges
+    ]
+    return advance_to(checkpoint, committed, now=now)
