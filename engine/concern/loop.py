@@ -309,11 +309,17 @@ class _Turn:
                 silent_threshold=self.policy.silent_followups_before_alternatives,
             )
             plan_when = plan.when or fallback
-            if focus.person_id not in messaged:
+            fresh_reply = (
+                self.trigger.kind == TriggerKind.REPLY
+                and self.trigger.person_id == focus.person_id
+                and focus.person_id not in messaged
+            )
+            if fresh_reply:
+                # the attitude of this reply sets when they may be chased next
                 focus = focus.model_copy(update={"followup_not_before": plan_when})
                 people = [focus if p.person_id == focus.person_id else p for p in c.people]
                 c = c.model_copy(update={"people": people})
-            elif focus.followup_not_before is not None:
+            elif focus.followup_not_before is not None and focus.followup_not_before > now:
                 plan_when = focus.followup_not_before
         wanted = out.next_action.when if out.next_action is not None else None
         when = wanted if wanted is not None and wanted > now else plan_when

@@ -71,10 +71,9 @@ def plan_drafts(
         return list(output.messages)
     pending = concern.pending_counterparts
     replier = next((p for p in pending if p.person_id == trigger.person_id), None)
-    if trigger.kind == TriggerKind.REPLY and replier is not None:
-        targets = [replier]
-    else:
-        targets = [p for p in pending if not p.replied_since_last_outbound]
+    # a reply is answered to its sender; otherwise everyone still pending (the gates in
+    # `send` hold back whoever may not be chased yet)
+    targets = [replier] if trigger.kind == TriggerKind.REPLY and replier is not None else pending
     return [
         OutboundDraft(person_id=p.person_id, text=message_text(concern.goal, p, locale))
         for p in targets
