@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import Conflict, InvalidInput
@@ -113,6 +113,7 @@ rounds = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(st.lists(rounds, max_size=40))
 def test_no_round_mix_exceeds_the_caps(sequence: list[Round]) -> None:
     budget = RoundBudget()
@@ -132,6 +133,7 @@ def test_no_round_mix_exceeds_the_caps(sequence: list[Round]) -> None:
         assert spend(budget, ClosingRound()).phase is BudgetPhase.FINISHED
 
 
+@settings(deadline=None)
 @given(
     st.lists(st.sampled_from([VERIFY, MIXED, FAILED, CorrectionRound()]), min_size=12, max_size=30)
 )

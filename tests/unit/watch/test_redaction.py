@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.watch.redaction import (
@@ -98,6 +98,7 @@ def test_credential_key_recognition() -> None:
         assert not is_credential_key(key), key
 
 
+@settings(deadline=None)
 @given(
     st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=40),
     st.sampled_from(["。", "，", "`", "\n", "）", "！"]),
@@ -135,6 +136,7 @@ def test_summary_cap_must_leave_room_for_the_marker() -> None:
         build_resume_summary([], cap=50)
 
 
+@settings(deadline=None)
 @given(st.lists(st.text(max_size=300), max_size=8), st.integers(min_value=200, max_value=2000))
 def test_resume_summary_never_exceeds_its_cap(texts: list[str], cap: int) -> None:
     entries = [ToolSummary(tool="t", source_key=f"note:n{i}", text=t) for i, t in enumerate(texts)]

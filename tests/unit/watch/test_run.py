@@ -39,7 +39,7 @@ def read(
     return run
 
 
-WORKFLOW = [
+WORKFLOW: list[dict[str, Any]] = [
     {
         "stepId": "s1",
         "kind": "check",

@@ -97,7 +97,9 @@ def test_invalid_list_is_never_partly_saved() -> None:
     with pytest.raises(InvalidInput) as err:
         check_workflow(watch, None, existing, [raw("s1"), raw("s2", kind="publish")])
     assert "s2" in err.value.message
-    assert existing == (step("old", evidence="旧证据"),)
+    assert [p["step_id"] for p in err.value.details["problems"]] == ["s2"]
+    # The valid part alone would have been saved; with the invalid one nothing is returned.
+    assert [s.step_id for s in check_workflow(watch, None, existing, [raw("s1")])] == ["s1"]
 
 
 def test_duplicate_step_ids_are_rejected() -> None:
