@@ -1,6 +1,19 @@
 """Heartbeat watches (seed 000 持续关注): the pure rules of a checker run.
 
-Entry points for the jobs and graph layers (state + event + now -> new state + effects):
-see the module docstrings of access, paging, steps, evidence, outcome, budget, handoff,
-checkpoint, redaction and candidates.
+No I/O here; `now` is always passed in. Entry points for the jobs and graph layers
+(state + event + now -> new state + effects):
+
+- run.start_run / read_page / register_workflow / record_evidence / finish_round / conclude:
+  one `CheckRun` value through a check (composes the modules below).
+- access.authorize_read, stop_watch, delete_watch, resume_watch, replace_bindings,
+  recover_grants, resolve_title: read grants and their revocation effects.
+- paging.record_page: a page read; revision changes revoke the step list.
+- steps.check_workflow: the whole step list or an InvalidInput naming every problem.
+- evidence.apply_evidence: `updates` / `workflowChecks`, all or nothing.
+- outcome.judge_check, correction_prompt, record_execution_result, as_reference.
+- budget.spend, spend_sync_round, command_policy.
+- handoff.complete_observation, deliver, execution_key.
+- checkpoint.record_checkpoint, apply_sync_result, run_report.
+- redaction.redact_tool_result, build_resume_summary.
+- candidates.plan_round, settle_round.  receipts.recognize_receipt.
 """
