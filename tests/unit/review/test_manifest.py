@@ -90,10 +90,10 @@ def test_batching_covers_every_position_exactly_once(segs: list[Segment], per_ba
     # pieces never overlap and together equal the input
     for (k1, _, e1), (k2, s2, _) in zip(pieces, pieces[1:], strict=False):
         assert k1 != k2 or e1 <= s2
-    expected = {}
+    expected: dict[tuple[str, str], set[int]] = {}
     for s in segs:
         expected.setdefault(s.source_key, set()).update(range(s.start, s.end))
-    got: dict = {}
+    got: dict[tuple[str, str], set[int]] = {}
     for key, start, end in pieces:
         got.setdefault(key, set()).update(range(start, end))
     assert got == expected
