@@ -12,7 +12,7 @@ from datetime import datetime
 
 from engine.concern.agenda import register
 from engine.concern.context import LoopContext
-from engine.concern.effects import Decision, ReportKind
+from engine.concern.effects import Decision, Effect, ReportKind
 from engine.concern.loop_output import NextAction
 from engine.concern.model import (
     CommStatus,
@@ -79,7 +79,7 @@ def raise_concern(
         concern = concern.model_copy(
             update={"next_action": NextAction(what=what, who_person_id=first, when=now)}
         )
-    effects = [register(concern, jid)]
+    effects: list[Effect] = [register(concern, jid)]
     if targets:
         concern, report = build_report(
             concern,

@@ -290,7 +290,8 @@ class _Turn:
             if person is not None and not c.is_initiator(person.person_id):
                 return person
         waiting = [p for p in c.pending_counterparts if not p.replied_since_last_outbound]
-        return (waiting or c.pending_counterparts or [None])[0]
+        candidates = waiting or c.pending_counterparts
+        return candidates[0] if candidates else None
 
     def _plan_next(self, reached: Outreach) -> None:
         c, now, out = self.c, self.now, self.out

@@ -57,10 +57,10 @@ def test_raise_registers_in_agenda_and_acknowledges() -> None:
 
 
 def test_priority_change_updates_the_ref_and_same_priority_is_noop() -> None:
-    c = raise_concern(data(), concern_id="c1", now=at(0), policy=POLICY).new_concern
-    agenda = apply_update(
-        Agenda(), raise_concern(data(), concern_id="c1", now=at(0), policy=POLICY).effects[1]
-    )  # type: ignore[arg-type]
+    raised_ = raise_concern(data(), concern_id="c1", now=at(0), policy=POLICY)
+    c = raised_.new_concern
+    (registered,) = [e for e in raised_.effects if isinstance(e, AgendaUpdate)]
+    agenda = apply_update(Agenda(), registered)
     d = change_priority(c, Priority.CRITICAL, at(5), "job-p")
     (update,) = d.effects
     agenda = apply_update(agenda, update)  # type: ignore[arg-type]

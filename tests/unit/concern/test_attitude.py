@@ -15,7 +15,7 @@ from engine.concern.followup import followup_interval
 from engine.concern.loop import decide
 from engine.concern.loop_output import Attitude, LoopStep, OutboundDraft
 from engine.concern.model import Concern, ConcernStatus, Priority
-from engine.concern.scheduler import Trigger, due_trigger
+from engine.concern.scheduler import Trigger, TriggerKind, due_trigger
 from tests.unit.concern.builders import POLICY, at, out, raised
 
 H = timedelta(hours=1)
@@ -78,7 +78,7 @@ def test_loop_commitment_waits_for_the_promised_time_and_never_chases_earlier() 
     assert c.next_action is not None and c.next_action.when == promised
     assert c.person("p_zhangsan").followup_not_before == promised  # type: ignore[union-attr]
     # a later turn (e.g. a related fact) that tries to chase him early sends nothing
-    fact = Trigger(kind="related_fact", event_key="fact-1", detail="周会纪要更新")
+    fact = Trigger(kind=TriggerKind.RELATED_FACT, event_key="fact-1", detail="周会纪要更新")
     early = decide(
         c,
         fact,

@@ -151,10 +151,12 @@ def test_schedule_never_flows_back_and_results_go_to_executions() -> None:
     assert [x.outcome for x in c.executions] == ["已提醒"]
     assert c.trigger is not None and c.trigger.next_run_at == at(60 + 7 * 24 * 60)
     assert not [e for e in d.effects if isinstance(e, BackflowMessage)]
+    final = due_trigger(c, at(60 * 24 * 8))
+    assert final is not None
     last = decide(
         c,
-        due_trigger(c, at(60 * 24 * 8)),
-        out(LoopStep.RESOLVE, goal_met=True),  # type: ignore[arg-type]
+        final,
+        out(LoopStep.RESOLVE, goal_met=True),
         at(60 * 24 * 8),
         ConcernPolicy(),
     )

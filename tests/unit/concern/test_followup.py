@@ -127,6 +127,7 @@ def test_at_the_limit_high_escalates_and_medium_low_are_dropped(
         assert [type(e) for e in last.effects] == [Escalate, AgendaUpdate]
     else:
         (update,) = last.effects
+        assert isinstance(update, AgendaUpdate)
         agenda = apply_update(Agenda(), update)
         assert agenda.recent_decisions[0].outcome == "dropped"
         assert "最大追问次数" in agenda.recent_decisions[0].reason
@@ -134,7 +135,7 @@ def test_at_the_limit_high_escalates_and_medium_low_are_dropped(
 
 def test_follow_up_times_follow_the_table_from_the_last_message() -> None:
     decisions = _chase_until_limit(Priority.MEDIUM, 10)
-    whens = [d.new_concern.next_action.when for d in decisions[:-1]]
+    whens = [d.new_concern.next_action.when for d in decisions[:-1] if d.new_concern.next_action]
     assert whens == [at(4 * 60), at(12 * 60), at(36 * 60), at(60 * 60)]  # last: final wait
 
 
