@@ -212,6 +212,8 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from neo4j.exceptions import AuthError, ServiceUnavailable
+
     from api.auth import InsecureBinding
     from graph.localserver import LocalServiceError
 
@@ -220,6 +222,15 @@ def main(argv: list[str] | None = None) -> None:
         dispatch(args, _settings())
     except (CliError, LocalServiceError, InsecureBinding) as exc:
         print(f"storygraph: {exc}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE) from None
+    except (ServiceUnavailable, AuthError) as exc:
+        settings = _settings()
+        what = "refused our credentials" if isinstance(exc, AuthError) else "is not reachable"
+        print(
+            f"storygraph: Neo4j at {settings.effective_neo4j_uri} {what}; "
+            "start the local one with `storygraph neo4j start` or check NEO4J_URI / NEO4J_PASSWORD.",
+            file=sys.stderr,
+        )
         raise SystemExit(EXIT_USAGE) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None

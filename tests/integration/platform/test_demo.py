@@ -1,0 +1,59 @@
+from datetime import datetime, timedelta, timezone
+
+from neo4j import AsyncDriver
+
+from api.demo import load_into
+from engine.settings import Settings
+from graph.story.repository import StoryRepository
+
+CST = timezone(timedelta(hours=8))
+
+
+def at(day: int, hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 3, day, hour, minute, tzinfo=CST)
+
+
+async def test_demo_shows_a_different_past_at_each_record_time(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    repo = StoryRepository(neo4j_driver, settings.neo4j_database)
+    assert "Loaded" in await load_into(repo, scope)
+
+    early = await repo.story_graph(scope, as_of=at(17, 10, 30))
+    assert [e.title for e in early.events] == ["老板委托询问 v2.0 提测时间"]
+    assert {e.name for e in early.entities} == {"张三", "李四", "王五", "v2.0"}
+
+    midday = await repo.story_graph(scope, as_of=at(17, 13))
+    assert {e.name for e in midday.entities} >= {"前端"} and "支付模块" not in {e.name for e in midday.entities}
+
+    afternoon = await repo.story_graph(scope, as_of=at(17, 14, 30))
+    names = {e.name for e in afternoon.entities}
+    assert {"支付模块", "第三方回调接口", "临时 mock 方案"} <= names
+    blocked = [r for r in afternoon.relations if r.type == "blocked_by"]
+    assert [r.confirmation.value for r in blocked] == ["suggested"]
+    assert len(afternoon.summaries) == 1
+
+    later = await repo.story_graph(scope, as_of=at(17, 16))
+    assert [r.confirmation.value for r in later.relations if r.type == "blocked_by"] == ["confirmed"]
+
+
+async def test_person_edit_survives_the_later_automatic_run_as_a_suggestion(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    repo = StoryRepository(neo4j_driver, settings.neo4j_database)
+    await load_into(repo, scope)
+    now = await repo.story_graph(scope)
+    plan = next(e for e in now.entities if e.name == "临时 mock 方案")
+    assert plan.description == "mock 跑通主流程赶周五提测；上线后第一周由王五人工对账"
+    pending = [s for s in now.suggestions if s.target_id == plan.id]
+    assert [(s.field, s.proposed_value) for s in pending] == [("description", "mock 主流程，沙箱到位后切换真实回调")]
+
+
+async def test_loading_twice_writes_nothing_more(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> None:
+    repo = StoryRepository(neo4j_driver, settings.neo4j_database)
+    await load_into(repo, scope)
+    count = "MATCH (n {scope: $scope}) RETURN count(n) AS n"
+    before, _, _ = await neo4j_driver.execute_query(count, scope=scope, database_=settings.neo4j_database)
+    assert "already loaded" in await load_into(repo, scope)
+    after, _, _ = await neo4j_driver.execute_query(count, scope=scope, database_=settings.neo4j_database)
+    assert before[0]["n"] == after[0]["n"] > 0
