@@ -6,7 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import Conflict, InvalidInput
@@ -122,6 +122,7 @@ def test_budget_skipped_old_text_stays_pending_even_after_the_window_passed() ->
     assert sel.included == (seg("a", 10, 20),)
 
 
+@settings(deadline=None)  # no per-example deadline: CI machines run loaded
 @given(st.permutations(["a", "b", "c", "d"]))
 def test_project_list_order_does_not_change_what_is_pending(order: list[str]) -> None:
     sources = [source(s, 3, 1) for s in order]
@@ -187,6 +188,7 @@ def test_manual_interval_reads_the_chosen_interval_only() -> None:
         interval_segments([src], scope=SCOPE, start=T0, end=T0, budget=WIDE)
 
 
+@settings(deadline=None)  # no per-example deadline: CI machines run loaded
 @given(
     st.lists(st.integers(1, 50), min_size=1, max_size=12),
     st.integers(1, 60),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import Conflict
@@ -243,6 +243,7 @@ EVENTS = st.lists(
 )
 
 
+@settings(deadline=None)  # no per-example deadline: CI machines run loaded
 @given(EVENTS)
 def test_checkpoint_moves_only_when_publish_commits(events: list[str]) -> None:
     """Any order of events: the checkpoint changes iff the run completed through publish."""

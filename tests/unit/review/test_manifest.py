@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import Conflict, InvalidInput, NotFound
@@ -82,6 +82,7 @@ segments_strategy = st.lists(
 )
 
 
+@settings(deadline=None)  # no per-example deadline: CI machines run loaded
 @given(segments_strategy, st.integers(1, 120))
 def test_batching_covers_every_position_exactly_once(segs: list[Segment], per_batch: int) -> None:
     batches = split_segments(segs, per_batch)
@@ -99,6 +100,7 @@ def test_batching_covers_every_position_exactly_once(segs: list[Segment], per_ba
     assert got == expected
 
 
+@settings(deadline=None)  # no per-example deadline: CI machines run loaded
 @given(segments_strategy, st.integers(1, 120), st.data())
 def test_holes_are_exactly_the_uncommitted_batches(
     segs: list[Segment], per_batch: int, data: st.DataObject

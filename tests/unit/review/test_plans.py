@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InvalidInput, NotFound
@@ -142,6 +142,7 @@ def test_missed_slots_collapse_into_the_latest_one() -> None:
     assert d.slot == T0 + 10 * HOUR
 
 
+@settings(deadline=None)  # no per-example deadline: CI machines run loaded
 @given(st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=400)))
 def test_slot_is_the_latest_boundary_not_after_now(offset: timedelta) -> None:
     sched = Schedule(every=timedelta(minutes=37), anchor=T0)
