@@ -1,28 +1,26 @@
-"""Assembles Query / Mutation (/ Subscription) from the per-type modules in definitions/."""
+"""Assembles Query / Mutation / Subscription from the per-domain modules in definitions/.
+
+Each domain module exposes `Query` and/or `Mutation` (and `Subscription`) classes; this file
+merges them, so adding a domain is one line in each tuple below.
+"""
 
 from __future__ import annotations
 
 import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.tools import merge_types
 
-from api.definitions.health import Health, resolve_health
-from api.definitions.probe import ProbeTicket, WorkerProbe, resolve_enqueue_probe, resolve_worker_probe
+from api.definitions import platform
 from api.errors import ShapeErrors
 from engine.settings import Settings
 
+QUERIES: tuple[type, ...] = (platform.Query,)
+MUTATIONS: tuple[type, ...] = (platform.Mutation,)
+SUBSCRIPTIONS: tuple[type, ...] = ()
 
-@strawberry.type
-class Query:
-    health: Health = strawberry.field(resolver=resolve_health)
-    worker_probe: WorkerProbe | None = strawberry.field(resolver=resolve_worker_probe)
-
-
-@strawberry.type
-class Mutation:
-    enqueue_probe: ProbeTicket = strawberry.field(
-        resolver=resolve_enqueue_probe,
-        description="Enqueue a worker probe job; the worker writes it to Neo4j (see workerProbe).",
-    )
+Query = merge_types("Query", QUERIES)
+Mutation = merge_types("Mutation", MUTATIONS)
+Subscription = merge_types("Subscription", SUBSCRIPTIONS) if SUBSCRIPTIONS else None
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
@@ -31,6 +29,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         extensions=[
             lambda: QueryDepthLimiter(max_depth=max_depth),
             lambda: MaxTokensLimiter(max_token_count=max_tokens),
