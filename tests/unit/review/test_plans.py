@@ -119,10 +119,10 @@ def test_only_saved_enabled_plans_are_due_and_only_when_the_app_is_on() -> None:
 
 def test_toggling_the_app_leaves_plans_alone() -> None:
     off_plan = set_plan_enabled(saved("c2"), False, now=T0)
-    settings = set_heartbeat_enabled(set_heartbeat_enabled(ON, False), True)
+    toggled = set_heartbeat_enabled(set_heartbeat_enabled(ON, False), True)
     # enabling did not enable the disabled plan; the enabled plan is due again.
-    assert due_plans([off_plan], {}, settings, T0) == []
-    assert due_plans([saved("c1")], {}, settings, T0)[0].plan.enabled
+    assert due_plans([off_plan], {}, toggled, T0) == []
+    assert due_plans([saved("c1")], {}, toggled, T0)[0].plan.enabled
 
 
 def test_a_claimed_slot_is_not_due_again_until_the_next_slot() -> None:
