@@ -10,7 +10,7 @@ Recognised (Chinese and English), relative to the message time `ts` in `tz`:
   X月X日, today/tonight/tomorrow/day after tomorrow, (this|next) Monday…Sunday, EOD;
 - parts of day: 早上/上午/中午/下午/傍晚/晚上/下班前, morning/noon/afternoon/evening;
 - clock times: 两点, 下午3点半, 10点一刻, 15:00, 3pm, 3:30 p.m., at 3;
-- durations: 2小时后, 半小时后, 30分钟内, in 2 hours, within 30 minutes;
+- durations: 2小时后, 半小时后, 30分钟内, in 2 hours, within 30 minutes; 三天后, in 3 days;
 - ranges that are not a specific day: 下周, 周末, 月底, next week, this weekend, end of month;
 - vague: 这两天, 过几天, 尽快, 回头, 晚点, 一会儿, soon, ASAP, later, in a few days.
 
@@ -95,6 +95,9 @@ _DURATION_CN = re.compile(
 _DURATION_EN = re.compile(
     r"\b(?:in|within)\s+(\d+|an?|one|two|three|four|five|six|ten|half an)\s+"
     r"(hours?|hrs?|minutes?|mins?)\b", re.IGNORECASE)
+_DAYS_LATER = re.compile(
+    rf"({_NUM})\s*天\s*(?:后|以后|之后|内|以内)|\b(?:in|within)\s+(\d+|two|three|four|five)\s+days\b",
+    re.IGNORECASE)
 _DAY_CN = re.compile(r"大后天|后天|明天|明日|明早|明晚|今天|今日|今晚|今早|今儿")
 _WEEK_CN = re.compile(r"(下下|下个?|这个?|本)?\s*(?:周|星期|礼拜)([一二三四五六日天1-7])")
 _DATE_CN = re.compile(rf"({_NUM})\s*月\s*({_NUM})\s*[日号]?")
@@ -285,6 +288,13 @@ def _part(clause: str) -> str | None:
 
 
 def _parse_clause(clause: str, local: datetime) -> PromisedTime | None:
+    later = _DAYS_LATER.search(clause)
+    if later is not None:
+        raw = later.group(1) or later.group(2).lower()
+        days = int(_EN_NUMBERS.get(raw, 0)) or cn_number(raw)
+        return PromisedTime(at=datetime.combine(local.date() + timedelta(days=days), END_OF_DAY,
+                                                local.tzinfo),
+                            precision=Precision.DAY, text=clause)
     duration = _duration(clause)
     if duration is not None:
         return PromisedTime(at=local + duration, precision=Precision.MINUTE, text=clause)

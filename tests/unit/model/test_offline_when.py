@@ -45,6 +45,8 @@ def at(text: str, ts: datetime = TUE_10, tz: str = "Asia/Shanghai") -> datetime 
     ("tomorrow morning", datetime(2026, 3, 18, 12, 0)),
     ("I'll have it on Monday at 10:30am", datetime(2026, 3, 23, 10, 30)),
     ("tonight", datetime(2026, 3, 17, 22, 0)),
+    ("三天后给你", datetime(2026, 3, 20, 18, 0)),
+    ("in 3 days", datetime(2026, 3, 20, 18, 0)),
 ])
 def test_promised_times_resolve_against_the_message_time(text: str, expected: datetime) -> None:
     assert at(text) == expected.replace(tzinfo=SH)
