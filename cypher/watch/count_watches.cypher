@@ -1,0 +1,4 @@
+// params: scope
+MATCH (w:Watch)
+WHERE w.scope = $scope
+RETURN count(w) AS total
