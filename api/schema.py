@@ -10,12 +10,12 @@ import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.tools import merge_types
 
-from api.definitions import platform
+from api.definitions import platform, story
 from api.errors import ShapeErrors
 from engine.settings import Settings
 
-QUERIES: tuple[type, ...] = (platform.Query,)
-MUTATIONS: tuple[type, ...] = (platform.Mutation,)
+QUERIES: tuple[type, ...] = (platform.Query, story.Query,)
+MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation,)
 SUBSCRIPTIONS: tuple[type, ...] = ()
 
 Query = merge_types("Query", QUERIES)

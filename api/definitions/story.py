@@ -1,0 +1,241 @@
+"""Story graph queries and mutations (seed 004; DESIGN "GraphQL surface").
+
+Reads are time-sliced (`asOf`: what we knew then; `validAt`: what held then) and scoped:
+no read falls back to another scope. Writes go through `StoryRepository`, the same path
+the supervision publish stage uses.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import strawberry
+from strawberry.types import Info
+
+from api.context import Context
+from api.definitions.graph_view import GraphView, graph_view_type
+from api.definitions.pagination import Connection, paginate
+from api.definitions.story_inputs import (
+    EntityEditInput,
+    PublishResultInput,
+    UpsertSourceInput,
+    to_data,
+)
+from api.definitions.story_types import (
+    Confirmation,
+    Entity,
+    EntityStatus,
+    EntityView,
+    Event,
+    Relation,
+    Result,
+    ResultView,
+    Source,
+    StoryGraph,
+    Suggestion,
+    build,
+    entity_view_type,
+    result_type,
+    result_view_type,
+    story_graph_type,
+    versioned,
+)
+from engine.story import inputs as engine_inputs
+from engine.story.models import Actor
+from graph.queries import queries
+from graph.story.repository import StoryRepository
+
+
+FromArg = Annotated[datetime | None, strawberry.argument(name="from")]
+
+
+def repo(info: Info[Context, None]) -> StoryRepository:
+    return StoryRepository(info.context.driver, info.context.database)
+
+
+def reader(info: Info[Context, None], scope: str) -> None:
+    engine_inputs.check_scope(scope)
+    info.context.require("reader", scope)
+
+
+def editor(info: Info[Context, None], scope: str, user_id: str | None) -> Actor:
+    """A correction is made by a person: the given user id, else the token's name."""
+    engine_inputs.check_scope(scope)
+    principal = info.context.require("editor", scope)
+    return Actor.user(user_id or principal.name)
+
+
+@strawberry.type
+class PublishOutcome:
+    result: Result
+    repeat: bool = strawberry.field(description="true when this key was published before: nothing written now")
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="The story graph of one scope as known at asOf (default now).")
+    async def story_graph(
+        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
+        valid_at: datetime | None = None, from_: FromArg = None,
+        to: datetime | None = None, story_id: str | None = None, include_removed: bool = False,
+    ) -> StoryGraph:
+        reader(info, scope)
+        graph = await repo(info).story_graph(
+            scope, as_of=as_of, valid_at=valid_at, from_=from_, to=to, story_id=story_id,
+            include_removed=include_removed,
+        )
+        return story_graph_type(graph)
+
+    @strawberry.field(description="Nodes, edges and timeline of the same objects storyGraph returns.")
+    async def graph_view(
+        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
+        from_: FromArg = None, to: datetime | None = None,
+    ) -> GraphView:
+        reader(info, scope)
+        view = await repo(info).graph_view(scope, as_of=as_of, from_=from_, to=to)
+        records, _, _ = await info.context.driver.execute_query(
+            queries()["view/recorded_range"], scope=scope, database_=info.context.database, routing_="r"
+        )
+        first, last = (records[0]["first"], records[0]["last"]) if records else (None, None)
+        return graph_view_type(
+            view, first.to_native() if first else None, last.to_native() if last else None
+        )
+
+    @strawberry.field(description="An entity as believed at asOf, with every version (history).")
+    async def entity(self, info: Info[Context, None], scope: str, id: strawberry.ID, as_of: datetime | None = None) -> EntityView:
+        reader(info, scope)
+        return entity_view_type(await repo(info).entity(scope, str(id), as_of=as_of))
+
+    @strawberry.field(description="One organising result: recap, feedback and graph delta.")
+    async def result(self, info: Info[Context, None], scope: str, id: strawberry.ID) -> ResultView:
+        reader(info, scope)
+        return result_view_type(await repo(info).result(scope, str(id)))
+
+    @strawberry.field(description="Entities for a sidebar, filtered before paging.")
+    async def entities(
+        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
+        story_id: str | None = None, kind: str | None = None, status: EntityStatus | None = None,
+        name_contains: str | None = None, first: int | None = 50, after: str | None = None,
+    ) -> Connection[Entity]:
+        reader(info, scope)
+        graph = await repo(info).story_graph(scope, as_of=as_of, story_id=story_id)
+        needle = (name_contains or "").casefold()
+        kept = [
+            e for e in sorted(graph.entities, key=lambda e: (e.name, e.id))
+            if (kind is None or e.kind == kind)
+            and (status is None or e.status.value == status.value)
+            and needle in e.name.casefold()
+        ]
+        return paginate([versioned(Entity, e) for e in kept], first, after)
+
+    @strawberry.field(description="Relations for a sidebar, by confirmation status.")
+    async def relations(
+        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
+        story_id: str | None = None, confirmation: Confirmation | None = None,
+        include_removed: bool = False, first: int | None = 50, after: str | None = None,
+    ) -> Connection[Relation]:
+        reader(info, scope)
+        graph = await repo(info).story_graph(
+            scope, as_of=as_of, story_id=story_id, include_removed=include_removed
+        )
+        kept = [
+            r for r in sorted(graph.relations, key=lambda r: (r.type, r.id))
+            if confirmation is None or r.confirmation.value == confirmation.value
+        ]
+        return paginate([versioned(Relation, r) for r in kept], first, after)
+
+    @strawberry.field(description="Events in time order, optionally of one story and an interval.")
+    async def events(
+        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
+        story_id: str | None = None, from_: FromArg = None,
+        to: datetime | None = None, first: int | None = 50, after: str | None = None,
+    ) -> Connection[Event]:
+        reader(info, scope)
+        graph = await repo(info).story_graph(scope, as_of=as_of, story_id=story_id, from_=from_, to=to)
+        ordered = sorted(graph.events, key=lambda e: (e.at, e.id))
+        return paginate([versioned(Event, e) for e in ordered], first, after)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Record an app's version of a source; old versions stay readable if supplied.")
+    async def upsert_source(self, info: Info[Context, None], input: UpsertSourceInput) -> Source:
+        engine_inputs.check_scope(input.scope)
+        info.context.require("editor", input.scope)
+        parsed = engine_inputs.parse_input(engine_inputs.SourceInput, to_data(input))
+        stored = await repo(info).upsert_source(parsed)
+        return build(Source, stored, id=strawberry.ID(stored.id))
+
+    @strawberry.mutation(description="Write one whole organising result in one transaction (idempotent by key).")
+    async def publish_result(
+        self, info: Info[Context, None], input: PublishResultInput, run_id: str | None = None
+    ) -> PublishOutcome:
+        engine_inputs.check_scope(input.scope)
+        principal = info.context.require("editor", input.scope)
+        parsed = engine_inputs.parse_input(engine_inputs.PublishResultInput, to_data(input))
+        by = Actor.run(run_id or f"api:{principal.name}")
+        outcome = await repo(info).publish_result(parsed, by=by)
+        return PublishOutcome(result=result_type(outcome.result), repeat=outcome.repeat)
+
+    @strawberry.mutation(description="A person's edit against the version they saw (stale: CONFLICT).")
+    async def update_entity(
+        self, info: Info[Context, None], scope: str, id: strawberry.ID, seen_version: int,
+        edit: EntityEditInput, why: str = "", user_id: str | None = None,
+    ) -> Entity:
+        by = editor(info, scope, user_id)
+        parsed = engine_inputs.parse_input(engine_inputs.EntityEdit, to_data(edit))
+        updated = await repo(info).update_entity(
+            scope, str(id), parsed, seen_version=seen_version, by=by, why=why
+        )
+        return versioned(Entity, updated)
+
+    @strawberry.mutation
+    async def confirm_relation(
+        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
+        seen_version: int | None = None, user_id: str | None = None,
+    ) -> Relation:
+        by = editor(info, scope, user_id)
+        rel = await repo(info).confirm_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        return versioned(Relation, rel)
+
+    @strawberry.mutation
+    async def reject_relation(
+        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
+        seen_version: int | None = None, user_id: str | None = None,
+    ) -> Relation:
+        by = editor(info, scope, user_id)
+        rel = await repo(info).reject_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        return versioned(Relation, rel)
+
+    @strawberry.mutation(description="Hide a relation (undoable; sources and references stay).")
+    async def remove_relation(
+        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
+        seen_version: int | None = None, user_id: str | None = None,
+    ) -> Relation:
+        by = editor(info, scope, user_id)
+        rel = await repo(info).remove_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        return versioned(Relation, rel)
+
+    @strawberry.mutation(description="Undo a removal.")
+    async def restore_relation(
+        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
+        seen_version: int | None = None, user_id: str | None = None,
+    ) -> Relation:
+        by = editor(info, scope, user_id)
+        rel = await repo(info).restore_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        return versioned(Relation, rel)
+
+    @strawberry.mutation(description="Apply a suggestion: it becomes the person's edit.")
+    async def accept_suggestion(
+        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "", user_id: str | None = None
+    ) -> Suggestion:
+        by = editor(info, scope, user_id)
+        return versioned(Suggestion, await repo(info).accept_suggestion(scope, str(id), by=by, why=why))
+
+    @strawberry.mutation
+    async def dismiss_suggestion(
+        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "", user_id: str | None = None
+    ) -> Suggestion:
+        by = editor(info, scope, user_id)
+        return versioned(Suggestion, await repo(info).dismiss_suggestion(scope, str(id), by=by, why=why))

@@ -1,0 +1,291 @@
+"""GraphQL output types of the story graph (seed 004 图谱对象关系), built from engine models.
+
+Every versioned object shows its bookkeeping (seq, recordedAt, retractedAt, by, why) so a
+client can tell which version it holds and pass `seenVersion` back on an edit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any, TypeVar
+
+import strawberry
+from pydantic import BaseModel
+from strawberry.types import Info
+
+from api.context import Context
+from engine.story import models as m
+from engine.story import views as v
+
+ChangeKind = strawberry.enum(m.ChangeKind)
+EntityStatus = strawberry.enum(m.EntityStatus)
+Confirmation = strawberry.enum(m.Confirmation)
+SourceKind = strawberry.enum(m.SourceKind)
+SuggestionKind = strawberry.enum(m.SuggestionKind)
+SuggestionStatus = strawberry.enum(m.SuggestionStatus)
+ObjectKind = strawberry.enum(m.ObjectKind)
+ActorKind = strawberry.enum(m.ActorKind)
+
+T = TypeVar("T")
+
+
+def build(cls: type[T], model: BaseModel, **overrides: Any) -> T:
+    """Copy the model's fields that the GraphQL type declares (same snake_case names)."""
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    values = {n: getattr(model, n) for n in names if n not in overrides and hasattr(model, n)}
+    return cls(**values, **overrides)
+
+
+@strawberry.type(description="Who recorded a version: a person (user id) or a run (run id).")
+class Actor:
+    kind: ActorKind
+    id: str
+
+
+def actor(a: m.Actor) -> Actor:
+    return Actor(kind=a.kind, id=a.id)
+
+
+@strawberry.interface(description="An immutable version of a versioned object.")
+class Versioned:
+    id: strawberry.ID
+    scope: str
+    seq: int
+    recorded_at: datetime
+    retracted_at: datetime | None
+    by: Actor
+    why: str
+    via_result: str | None
+
+
+def versioned(cls: type[T], model: m.Version, **extra: Any) -> T:
+    return build(cls, model, id=strawberry.ID(model.id), by=actor(model.by), **extra)
+
+
+@strawberry.type
+class Story(Versioned):
+    name: str
+    description: str
+
+
+@strawberry.type
+class Event(Versioned):
+    story_id: str | None
+    title: str
+    description: str
+    at: datetime
+    result_id: str
+
+
+@strawberry.type
+class Entity(Versioned):
+    name: str
+    kind: str
+    description: str
+    status: EntityStatus
+    valid_from: datetime | None
+    valid_to: datetime | None
+    user_fields: list[str]
+    confirmed_fields: list[str]
+
+
+@strawberry.type
+class Relation(Versioned):
+    from_id: str
+    to_id: str
+    type: str
+    reason: str
+    confirmation: Confirmation
+    removed: bool
+    valid_from: datetime | None
+    valid_to: datetime | None
+
+
+@strawberry.type(description="A proposed change to a person's or confirmed field, or a pending difference.")
+class Suggestion(Versioned):
+    result_id: str
+    kind: SuggestionKind
+    target_kind: ObjectKind
+    target_id: str
+    field: str
+    current_value: str
+    proposed_value: str
+    reason: str
+    status: SuggestionStatus
+
+
+@strawberry.type(description="How an event touched an entity.")
+class Change:
+    id: strawberry.ID
+    result_id: str
+    event_id: str
+    entity_id: str
+    kind: ChangeKind
+    note: str
+    recorded_at: datetime
+
+
+@strawberry.type(description="A stage summary over an interval and a source scope.")
+class Summary:
+    id: strawberry.ID
+    result_id: str
+    story_id: str | None
+    text: str
+    interval_start: datetime
+    interval_end: datetime
+    source_ids: list[str]
+    event_ids: list[str]
+    entity_ids: list[str]
+    recorded_at: datetime
+
+
+@strawberry.type(description="The cited text of exactly one source version, or why it is unavailable.")
+class Excerpt:
+    source_id: str
+    version: str
+    locator: str
+    available: bool
+    text: str | None
+    warning: str | None
+
+
+@strawberry.type(description="Points at the original (source, version, locator); never copies its text.")
+class Reference:
+    id: strawberry.ID
+    scope: str
+    result_id: str
+    owner_kind: ObjectKind
+    owner_id: str
+    source_id: str
+    source_version: str
+    locator: str
+    recorded_at: datetime
+
+    @strawberry.field(description="The cited text from the exact version (never today's text).")
+    async def excerpt(self, info: Info[Context, None]) -> Excerpt:
+        from graph.story.repository import StoryRepository
+
+        repo = StoryRepository(info.context.driver, info.context.database)
+        return build(Excerpt, await repo.reference_excerpt(self.scope, str(self.id)))
+
+
+@strawberry.type
+class Source:
+    id: strawberry.ID
+    scope: str
+    kind: SourceKind
+    title: str
+    current_version: str
+
+
+@strawberry.type(description="One organising result: recap, feedback and graph cite its id.")
+class Result:
+    id: strawberry.ID
+    scope: str
+    key: str
+    by: Actor
+    recorded_at: datetime
+    decisions: list[str]
+    open_items: list[str]
+    feedback: str
+    notify: bool
+    warnings: list[str]
+
+
+@strawberry.type
+class EntityMention:
+    entity_id: str
+    name: str
+    description: str
+    amended_fields: list[str]
+
+
+@strawberry.type(description="result(id): recap, feedback and graph delta of one result.")
+class ResultView:
+    result: Result
+    events: list[Event]
+    changes: list[Change]
+    entities: list[Entity]
+    relations: list[Relation]
+    summaries: list[Summary]
+    suggestions: list[Suggestion]
+    references: list[Reference]
+    mentions: list[EntityMention]
+
+
+@strawberry.type
+class StoryGraph:
+    scope: str
+    as_of: datetime
+    valid_at: datetime | None
+    from_: datetime | None = strawberry.field(name="from")
+    to: datetime | None
+    story_id: str | None
+    stories: list[Story]
+    events: list[Event]
+    entities: list[Entity]
+    relations: list[Relation]
+    changes: list[Change]
+    summaries: list[Summary]
+    references: list[Reference]
+    suggestions: list[Suggestion]
+
+
+@strawberry.type(description="entity(id, asOf): the version believed then, and every version.")
+class EntityView:
+    entity: Entity
+    history: list[Entity]
+    pending_suggestions: list[Suggestion]
+
+
+def result_type(r: m.Result) -> Result:
+    return build(Result, r, id=strawberry.ID(r.id), by=actor(r.by))
+
+
+def plain(cls: type[T], model: BaseModel) -> T:
+    return build(cls, model, id=strawberry.ID(model.id))  # type: ignore[attr-defined]
+
+
+def story_graph_type(g: v.StoryGraph) -> StoryGraph:
+    return StoryGraph(
+        scope=g.scope, as_of=g.as_of, valid_at=g.valid_at, from_=g.from_, to=g.to,
+        story_id=g.story_id,
+        stories=[versioned(Story, s) for s in g.stories],
+        events=[versioned(Event, e) for e in g.events],
+        entities=[versioned(Entity, e) for e in g.entities],
+        relations=[versioned(Relation, r) for r in g.relations],
+        changes=[plain(Change, c) for c in g.changes],
+        summaries=[plain(Summary, s) for s in g.summaries],
+        references=[plain(Reference, r) for r in g.references],
+        suggestions=[versioned(Suggestion, s) for s in g.suggestions],
+    )
+
+
+def entity_view_type(view: v.EntityView) -> EntityView:
+    return EntityView(
+        entity=versioned(Entity, view.entity),
+        history=[versioned(Entity, e) for e in view.history],
+        pending_suggestions=[versioned(Suggestion, s) for s in view.pending_suggestions],
+    )
+
+
+def result_view_type(view: v.ResultView) -> ResultView:
+    return ResultView(
+        result=result_type(view.result),
+        events=[versioned(Event, e) for e in view.events],
+        changes=[plain(Change, c) for c in view.changes],
+        entities=[versioned(Entity, e) for e in view.entities],
+        relations=[versioned(Relation, r) for r in view.relations],
+        summaries=[plain(Summary, s) for s in view.summaries],
+        suggestions=[versioned(Suggestion, s) for s in view.suggestions],
+        references=[plain(Reference, r) for r in view.references],
+        mentions=[
+            EntityMention(
+                entity_id=mv.mention.entity_id, name=mv.amended.get("name", mv.mention.name),
+                description=mv.amended.get("description", mv.mention.description),
+                amended_fields=sorted(mv.amended),
+            )
+            for mv in view.mentions
+        ],
+    )

@@ -1,0 +1,152 @@
+"""The story graph over HTTP GraphQL: publish, time-sliced reads, corrections, error codes."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .conftest import Server
+
+PUBLISH = """
+mutation($input: PublishResultInput!) {
+  publishResult(input: $input, runId: "run-e2e") { repeat result { id key warnings } }
+}"""
+UPSERT = """
+mutation($input: UpsertSourceInput!) { upsertSource(input: $input) { id currentVersion } }"""
+GRAPH = """
+query($scope: String!, $asOf: DateTime) {
+  storyGraph(scope: $scope, asOf: $asOf) {
+    entities { id name description seq userFields }
+    relations { id type confirmation removed seq }
+    events { title }
+    references { sourceVersion excerpt { available text warning } }
+  }
+}"""
+
+
+def data(response: Any) -> dict[str, Any]:
+    body = response.json()
+    assert "errors" not in body, body.get("errors")
+    return body["data"]
+
+
+def error_code(response: Any) -> str:
+    return response.json()["errors"][0]["extensions"]["code"]
+
+
+def result_input(scope: str, key: str, *, description: str = "后端支付模块") -> dict[str, Any]:
+    return {
+        "scope": scope, "key": key,
+        "events": [{"ref": "e1", "title": "张三：支付模块卡在第三方回调", "at": "2026-03-17T13:20:00+08:00",
+                    "references": [{"sourceId": "chat", "sourceVersion": "v1", "locator": "lines:1-1"}]}],
+        "entities": [
+            {"ref": "pay", "name": "支付模块", "status": "MAIN", "description": description},
+            {"ref": "cb", "name": "第三方回调接口", "status": "MAIN"},
+        ],
+        "changes": [{"event": "e1", "entity": "pay", "kind": "REVISED"}],
+        "relations": [{"ref": "r1", "from": "pay", "to": "cb", "type": "blocked_by", "reason": "沙箱未到"}],
+    }
+
+
+def test_publish_read_correct_and_replay_over_http(api: Server, scope: str) -> None:
+    src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "张三: 卡在第三方回调"}
+    assert data(api.graphql(UPSERT, {"input": src}))["upsertSource"]["currentVersion"] == "v1"
+
+    first = data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))["publishResult"]
+    assert first["repeat"] is False
+    again = data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))["publishResult"]
+    assert again == {**first, "repeat": True}
+    before_edit = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time()))
+    time.sleep(1.1)
+
+    graph = data(api.graphql(GRAPH, {"scope": scope}))["storyGraph"]
+    assert [e["title"] for e in graph["events"]] == ["张三：支付模块卡在第三方回调"]
+    assert graph["references"][0]["excerpt"] == {"available": True, "text": "张三: 卡在第三方回调", "warning": None}
+    pay = next(e for e in graph["entities"] if e["name"] == "支付模块")
+    rel = graph["relations"][0]
+
+    edit = """mutation($scope: String!, $id: ID!, $seen: Int!) {
+      updateEntity(scope: $scope, id: $id, seenVersion: $seen, edit: {description: "支付模块（人工修订）"}, userId: "boss") {
+        seq description userFields by { kind id } } }"""
+    edited = data(api.graphql(edit, {"scope": scope, "id": pay["id"], "seen": pay["seq"]}))["updateEntity"]
+    assert edited["seq"] == pay["seq"] + 1 and edited["userFields"] == ["description"]
+    assert edited["by"] == {"kind": "USER", "id": "boss"}
+    stale = api.graphql(edit, {"scope": scope, "id": pay["id"], "seen": pay["seq"]})
+    assert error_code(stale) == "CONFLICT"
+
+    removal = """mutation($scope: String!, $id: ID!) { removeRelation(scope: $scope, id: $id) { removed seq } }"""
+    assert data(api.graphql(removal, {"scope": scope, "id": rel["id"]}))["removeRelation"]["removed"] is True
+    assert data(api.graphql(GRAPH, {"scope": scope}))["storyGraph"]["relations"] == []
+    restore = """mutation($scope: String!, $id: ID!) { restoreRelation(scope: $scope, id: $id) { removed } }"""
+    assert data(api.graphql(restore, {"scope": scope, "id": rel["id"]}))["restoreRelation"]["removed"] is False
+
+    past = data(api.graphql(GRAPH, {"scope": scope, "asOf": before_edit}))["storyGraph"]
+    assert next(e for e in past["entities"] if e["name"] == "支付模块")["description"] == "后端支付模块"
+
+    later = result_input(scope, "k2", description="自动整理的新描述")
+    later["entities"][0]["id"] = pay["id"]
+    data(api.graphql(PUBLISH, {"input": later}))
+    view = """query($scope: String!, $id: ID!) { entity(scope: $scope, id: $id) {
+        entity { description } history { seq } pendingSuggestions { field proposedValue } } }"""
+    entity = data(api.graphql(view, {"scope": scope, "id": pay["id"]}))["entity"]
+    assert entity["entity"]["description"] == "支付模块（人工修订）"
+    assert entity["pendingSuggestions"] == [{"field": "description", "proposedValue": "自动整理的新描述"}]
+    assert [h["seq"] for h in entity["history"]] == [1, 2]
+
+
+def test_rejected_publish_writes_nothing_and_says_why(api: Server, scope: str) -> None:
+    bad_ref = result_input(scope, "k-missing")  # cites source chat@v1, never pushed to this scope
+    response = api.graphql(PUBLISH, {"input": bad_ref})
+    assert error_code(response) == "INVALID_INPUT"
+    assert response.json()["errors"][0]["extensions"]["missing"] == ["chat@v1"]
+    dangling = result_input(scope, "k-dangling")
+    dangling["relations"][0]["to"] = "nobody"
+    assert error_code(api.graphql(PUBLISH, {"input": dangling})) == "INVALID_INPUT"
+    graph = data(api.graphql(GRAPH, {"scope": scope}))["storyGraph"]
+    assert graph["entities"] == [] and graph["events"] == []
+
+
+def test_ids_of_another_scope_are_not_found_and_scopes_never_mix(api: Server, scope: str) -> None:
+    src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
+    data(api.graphql(UPSERT, {"input": src}))
+    data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))
+    pay = data(api.graphql(GRAPH, {"scope": scope}))["storyGraph"]["entities"][0]
+    other = f"{scope}-other"
+    view = """query($scope: String!, $id: ID!) { entity(scope: $scope, id: $id) { entity { name } } }"""
+    missing = api.graphql(view, {"scope": other, "id": pay["id"]})
+    assert error_code(missing) == "NOT_FOUND"
+    assert data(api.graphql(GRAPH, {"scope": other}))["storyGraph"]["entities"] == []
+    assert error_code(api.graphql(GRAPH, {"scope": "bad scope!"})) == "INVALID_INPUT"
+
+
+def test_token_scopes_limit_reads_and_roles_limit_writes(start_server, scope: str) -> None:  # type: ignore[no-untyped-def]
+    tokens = (
+        f'[{{"token": "r", "scopes": ["{scope}"], "roles": ["reader"]}},'
+        f' {{"token": "w", "scopes": ["{scope}"], "roles": ["editor"]}}]'
+    )
+    secured = start_server(API_TOKENS=tokens)
+    assert "errors" not in secured.graphql(GRAPH, {"scope": scope}, token="r").json()
+    assert error_code(secured.graphql(GRAPH, {"scope": "global"}, token="r")) == "FORBIDDEN"
+    src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
+    assert error_code(secured.graphql(UPSERT, {"input": src}, token="r")) == "FORBIDDEN"
+    assert "errors" not in secured.graphql(UPSERT, {"input": src}, token="w").json()
+
+
+def test_graph_view_and_paged_sidebar_lists(api: Server, scope: str) -> None:
+    src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
+    data(api.graphql(UPSERT, {"input": src}))
+    data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))
+    view = data(api.graphql(
+        "query($s: String!) { graphView(scope: $s) { nodes { label } edges { kind label } "
+        "timeline { title } recordedRange { first last } } }", {"s": scope}))["graphView"]
+    assert sorted(n["label"] for n in view["nodes"]) == ["支付模块", "第三方回调接口"]
+    assert {(e["kind"], e["label"]) for e in view["edges"]} == {("relation", "blocked_by"), ("change", "revised")}
+    assert view["recordedRange"]["first"] is not None
+    page = """query($s: String!, $after: String) { entities(scope: $s, first: 1, after: $after) {
+        totalCount pageInfo { hasNextPage endCursor } edges { node { name } } } }"""
+    one = data(api.graphql(page, {"s": scope}))["entities"]
+    assert one["totalCount"] == 2 and one["pageInfo"]["hasNextPage"] is True
+    two = data(api.graphql(page, {"s": scope, "after": one["pageInfo"]["endCursor"]}))["entities"]
+    assert two["pageInfo"]["hasNextPage"] is False
+    assert {one["edges"][0]["node"]["name"], two["edges"][0]["node"]["name"]} == {"支付模块", "第三方回调接口"}
+    assert error_code(api.graphql(page, {"s": scope, "after": "garbage"})) == "INVALID_INPUT"
