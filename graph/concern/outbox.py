@@ -1,0 +1,117 @@
+"""The concern outbox in Neo4j (issue 5 §8): recorded before sent, sent once.
+
+Rows are written with the decision (`repository.save_decision`, MERGE on the effect key).
+Delivery claims a row (`pending` -> `sending`, one attempt counted), sends it, then marks it
+`sent`; a failed send puts it back to `pending` with the error, so the next attempt — a
+job retry or the delivery cron — sends it, and a row already `sent` is never claimed again.
+A claim that a crashed worker left behind lapses after `CLAIM_LEASE`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from neo4j import AsyncDriver
+
+from graph.queries import queries
+
+CLAIM_LEASE = timedelta(minutes=5)
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    key: str
+    concern_id: str
+    scope: str
+    kind: str
+    recipient_person_id: str | None
+    recipient_name: str
+    channel: str
+    channel_user_id: str
+    text: str
+    deliver_at: datetime
+    recorded_at: datetime
+    status: str
+    attempts: int
+    seq: int
+    report_kinds: list[str] = field(default_factory=list)
+    tone: str = ""
+    sent_at: datetime | None = None
+    last_error: str | None = None
+
+    @classmethod
+    def from_props(cls, p: dict[str, Any]) -> OutboxRow:
+        return cls(
+            key=p["key"], concern_id=p["concern_id"], scope=p["scope"], kind=p["kind"],
+            recipient_person_id=p.get("recipient_person_id"),
+            recipient_name=p.get("recipient_name") or "", channel=p.get("channel") or "",
+            channel_user_id=p.get("channel_user_id") or "", text=p.get("text") or "",
+            deliver_at=_native(p["deliver_at"]), recorded_at=_native(p["recorded_at"]),
+            status=p["status"], attempts=int(p.get("attempts") or 0), seq=int(p["seq"]),
+            report_kinds=list(p.get("report_kinds") or []), tone=p.get("tone") or "",
+            sent_at=_native(p.get("sent_at")), last_error=p.get("last_error"),
+        )
+
+
+async def due_rows(
+    driver: AsyncDriver, database: str, now: datetime, *, scope: str | None = None,
+    concern_id: str | None = None, limit: int = 200,
+) -> list[OutboxRow]:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/outbox_due"], now=now, scope=scope, concern_id=concern_id,
+        limit=limit, database_=database, routing_="r",
+    )
+    return [OutboxRow.from_props(r["row"]) for r in records]
+
+
+async def claim(
+    driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
+) -> OutboxRow | None:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/outbox_claim"], key=key, worker_id=worker_id, now=now,
+        stale_before=now - CLAIM_LEASE, database_=database,
+    )
+    return OutboxRow.from_props(records[0]["row"]) if records else None
+
+
+async def mark_sent(
+    driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
+) -> None:
+    await driver.execute_query(
+        queries()["concern/outbox_sent"], key=key, worker_id=worker_id, now=now,
+        database_=database,
+    )
+
+
+async def mark_failed(
+    driver: AsyncDriver, database: str, key: str, *, worker_id: str, error: str
+) -> None:
+    await driver.execute_query(
+        queries()["concern/outbox_failed"], key=key, worker_id=worker_id, error=error[:2000],
+        database_=database,
+    )
+
+
+async def rows_for_recipient(
+    driver: AsyncDriver, database: str, *, scope: str, person_id: str,
+    statuses: list[str] | None = None,
+) -> list[OutboxRow]:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/outbox_for_recipient"], scope=scope, person_id=person_id,
+        statuses=statuses, database_=database, routing_="r",
+    )
+    return [OutboxRow.from_props(r["row"]) for r in records]
+
+
+async def rows_of_concern(driver: AsyncDriver, database: str, concern_id: str) -> list[OutboxRow]:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/outbox_of_concern"], concern_id=concern_id, database_=database,
+        routing_="r",
+    )
+    return [OutboxRow.from_props(r["row"]) for r in records]

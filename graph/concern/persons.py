@@ -1,0 +1,157 @@
+"""Person context for concerns (seed 002 §八 与人物上下文的关系).
+
+A concern keeps only person_id, display_name, role_in_concern, comm_status and the last
+channel; everything else about a person is a `Person` node read here:
+`resolve_person_context(person_id)` (the master data) and `person_concern_slice(person_id)`
+(`build_person_context_slice(person_id, "concern")`: the live concerns they take part in,
+and which of those wait for their reply). `loop_context_for` turns the slices of one
+concern's people into the engine's `LoopContext` (preferred channels, reachable channels,
+the owner, today's report count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from neo4j import AsyncDriver
+
+from engine.concern.context import LoopContext
+from engine.concern.effects import Recipient
+from engine.concern.model import Concern
+from engine.concern.policy import ConcernPolicy
+from engine.concern.reports import report_recipient
+from engine.errors import NotFound
+from graph.concern.codec import concern_from_doc
+from graph.queries import queries
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+@dataclass(frozen=True)
+class PersonContext:
+    person_id: str
+    display_name: str
+    preferred_channel: str = ""
+    channels: list[str] = field(default_factory=list)
+    is_owner: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]) -> PersonContext:
+        known = {"person_id", "display_name", "preferred_channel", "channels", "is_owner",
+                 "scope"}
+        return cls(
+            person_id=props["person_id"],
+            display_name=props.get("display_name") or props["person_id"],
+            preferred_channel=props.get("preferred_channel") or "",
+            channels=list(props.get("channels") or []),
+            is_owner=bool(props.get("is_owner")),
+            extra={k: _native(v) for k, v in props.items() if k not in known},
+        )
+
+
+@dataclass(frozen=True)
+class ConcernSliceItem:
+    concern: Concern
+    comm_status: str
+    role_in_concern: str
+
+
+async def resolve_person_context(
+    driver: AsyncDriver, database: str, scope: str, person_id: str
+) -> PersonContext:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/person_get"], scope=scope, person_id=person_id,
+        database_=database, routing_="r",
+    )
+    if not records:
+        raise NotFound(f"no person {person_id} in scope {scope}", person_id=person_id)
+    return PersonContext.from_props(records[0]["person"])
+
+
+async def upsert_person(
+    driver: AsyncDriver, database: str, scope: str, person: dict[str, Any]
+) -> PersonContext:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/person_upsert"], scope=scope,
+        person={**person, "scope": scope}, database_=database,
+    )
+    return PersonContext.from_props(records[0]["person"])
+
+
+async def person_concern_slice(
+    driver: AsyncDriver, database: str, scope: str, person_id: str
+) -> list[ConcernSliceItem]:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/person_concerns"], scope=scope, person_id=person_id,
+        database_=database, routing_="r",
+    )
+    return [
+        ConcernSliceItem(concern_from_doc(r["doc"]), r["comm_status"] or "",
+                         r["role_in_concern"] or "")
+        for r in records
+    ]
+
+
+@dataclass(frozen=True)
+class LoopInputs:
+    """One concern with the person slices a loop turn reads."""
+
+    concern: Concern
+    scope: str
+    persons: dict[str, PersonContext]
+    owner: PersonContext | None
+
+
+async def load_loop_inputs(driver: AsyncDriver, database: str, concern_id: str) -> LoopInputs:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/load_context"], concern_id=concern_id, database_=database,
+        routing_="r",
+    )
+    if not records:
+        raise NotFound(f"no concern {concern_id}", concern_id=concern_id)
+    r = records[0]
+    persons = {p["person_id"]: PersonContext.from_props(p) for p in r["people"]}
+    owner = PersonContext.from_props(r["owner"]) if r["owner"] else None
+    return LoopInputs(concern_from_doc(r["doc"]), r["scope"], persons, owner)
+
+
+async def reports_today(
+    driver: AsyncDriver, database: str, *, scope: str, person_id: str, now: datetime,
+    policy: ConcernPolicy,
+) -> int:
+    local = now.astimezone(policy.tz)
+    start = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    records, _, _ = await driver.execute_query(
+        queries()["concern/reports_today"], scope=scope, person_id=person_id,
+        day_start=start, day_end=start + timedelta(days=1), database_=database, routing_="r",
+    )
+    return int(records[0]["n"])
+
+
+async def loop_context_for(
+    driver: AsyncDriver, database: str, inputs: LoopInputs, *, now: datetime,
+    policy: ConcernPolicy, unreachable: frozenset[str] = frozenset(),
+) -> LoopContext:
+    owner = None
+    if inputs.owner is not None:
+        o = inputs.owner
+        owner = Recipient(name=o.display_name, channel=o.preferred_channel or
+                          (o.channels[0] if o.channels else ""), person_id=o.person_id)
+    context = LoopContext(
+        owner=owner,
+        preferred_channels={pid: p.preferred_channel for pid, p in inputs.persons.items()
+                            if p.preferred_channel},
+        unreachable_channels=unreachable,
+        person_channels={pid: p.channels for pid, p in inputs.persons.items() if p.channels},
+    )
+    recipient = report_recipient(inputs.concern, context)
+    if recipient is not None and recipient.person_id:
+        count = await reports_today(driver, database, scope=inputs.scope,
+                                    person_id=recipient.person_id, now=now, policy=policy)
+        context = context.model_copy(update={"reports_today": count})
+    return context
