@@ -60,6 +60,8 @@ class Settings(BaseSettings):
     model_deadline_seconds: float = 180.0
     model_request_timeout_seconds: float = 60.0
     model_concurrency: int = 4
+    # Serve the worker's model metrics (Prometheus) on 127.0.0.1:<port>; unset = off.
+    worker_metrics_port: int | None = None
 
     # Where the project keeps what it installs and runs (git-ignored).
     local_dir: Path = PROJECT_ROOT / ".local"

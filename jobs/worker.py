@@ -11,12 +11,17 @@ import os
 import socket
 from typing import Any
 
+import httpx
 from arq.cron import CronJob
 from arq.worker import Worker, func
+from prometheus_client import REGISTRY, start_http_server
 
+from engine.model.accounting import Accounting
+from engine.model.gateway import build_gateway
 from engine.settings import Settings
 from graph.driver import open_driver
 from graph.migrate import migrate
+from jobs.model_metrics import ModelCollector
 from jobs.queue import redis_settings
 from jobs.tasks.probe import probe
 
@@ -36,12 +41,23 @@ def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
         ctx["driver"] = open_driver(settings)
         await ctx["driver"].verify_connectivity()
         await migrate(ctx["driver"], settings.neo4j_database)
-        log.info("worker started", extra={"fields": {"worker_id": ctx["worker_id"], "queue": settings.queue_name}})
+        # One httpx client and one model gateway per process (seed 000 模型连接异常 policy lives
+        # in the gateway); the job that calls it records the retries on its run.
+        ctx["http"] = httpx.AsyncClient()
+        ctx["accounting"] = Accounting(settings.model_concurrency)
+        ctx["gateway"] = build_gateway(settings, http=ctx["http"], accounting=ctx["accounting"])
+        if settings.worker_metrics_port:
+            REGISTRY.register(ModelCollector(ctx["accounting"]))
+            start_http_server(settings.worker_metrics_port, addr="127.0.0.1")
+        fields = {"worker_id": ctx["worker_id"], "queue": settings.queue_name}
+        log.info("worker started", extra={"fields": fields})
 
     return on_startup
 
 
 async def _on_shutdown(ctx: dict[str, Any]) -> None:
+    if ctx.get("http") is not None:
+        await ctx["http"].aclose()
     driver = ctx.get("driver")
     if driver is not None:
         await driver.close()

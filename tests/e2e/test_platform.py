@@ -81,3 +81,22 @@ def test_public_binding_without_tokens_refuses_to_start(services) -> None:  # ty
     assert done.returncode == 2
     assert "Refusing to serve on 0.0.0.0 without API tokens" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_worker_serves_model_metrics_when_asked(services) -> None:  # type: ignore[no-untyped-def]
+    from .conftest import free_port, spawn, stop
+
+    port = free_port()
+    proc = spawn(["worker"], process_env(services, WORKER_METRICS_PORT=str(port)))
+    try:
+        deadline = time.monotonic() + 30
+        text = ""
+        while time.monotonic() < deadline and "storygraph_model_calls" not in text:
+            try:
+                text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=1).text
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        assert "# HELP storygraph_model_calls_total" in text
+        assert "storygraph_model_retries_total" in text
+    finally:
+        stop(proc)

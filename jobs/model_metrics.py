@@ -1,0 +1,45 @@
+"""Prometheus export of the model gateway's counters (calls, retries, tokens, latency)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from engine.model.accounting import Accounting
+
+
+class ModelCollector(Collector):
+    """Reads a snapshot at scrape time, so the gateway never waits on the exporter."""
+
+    def __init__(self, accounting: Accounting) -> None:
+        self.accounting = accounting
+
+    def collect(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+        snap = self.accounting.metrics.snapshot()
+        counters = {
+            "calls": ("storygraph_model_calls", "model calls (one per gateway request)"),
+            "attempts": ("storygraph_model_attempts", "HTTP attempts including retries"),
+            "retries": ("storygraph_model_retries", "retries after transient failures"),
+            "prompt_tokens": ("storygraph_model_prompt_tokens", "prompt tokens"),
+            "completion_tokens": ("storygraph_model_completion_tokens", "completion tokens"),
+            "latency_seconds_sum": ("storygraph_model_latency_seconds", "total call latency"),
+        }
+        for attr, (name, doc) in counters.items():
+            family = CounterMetricFamily(name, doc, labels=["model"])
+            for model, c in snap.items():
+                family.add_metric([model], float(getattr(c, attr)))
+            yield family
+        failures = CounterMetricFamily(
+            "storygraph_model_failures", "failed calls by outcome", labels=["model", "outcome"]
+        )
+        in_flight = GaugeMetricFamily(
+            "storygraph_model_in_flight", "calls holding a slot", labels=["model"]
+        )
+        for model, c in snap.items():
+            for outcome, n in c.failures.items():
+                failures.add_metric([model, outcome], float(n))
+            in_flight.add_metric([model], float(c.in_flight))
+        yield failures
+        yield in_flight
