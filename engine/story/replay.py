@@ -158,6 +158,7 @@ class StoryReplay:
         from_: datetime | None = None,
         to: datetime | None = None,
         story_id: str | None = None,
+        include_removed: bool = False,
     ) -> StoryGraph:
         def mine(store: dict[str, O]) -> list[O]:
             return [o for o in store.values() if getattr(o, "scope", None) == scope]
@@ -168,4 +169,7 @@ class StoryReplay:
             changes=mine(self.changes), summaries=mine(self.summaries),
             references=mine(self.references), suggestions=mine(self.suggestions),
         )
-        return select_graph(full, valid_at=valid_at, from_=from_, to=to, story_id=story_id)
+        return select_graph(
+            full, valid_at=valid_at, from_=from_, to=to, story_id=story_id,
+            include_removed=include_removed,
+        ).canonical()

@@ -297,7 +297,11 @@ class StoryRepository:
 
         async def work(tx: AsyncManagedTransaction) -> StoryGraph:
             def versions(cls: type[V], rows: list[Any]) -> list[V]:
-                return [from_props(cls, r["v"]) for r in rows]
+                # Each was still believed at `at`; a later retraction is not known at `at`.
+                return [
+                    from_props(cls, r["v"]).model_copy(update={"retracted_at": None})
+                    for r in rows
+                ]
 
             def once(cls: type[BaseModelT], rows: list[Any]) -> list[BaseModelT]:
                 return [from_props(cls, r["n"]) for r in rows]
