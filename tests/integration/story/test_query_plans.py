@@ -1,0 +1,42 @@
+"""Every story read is index-backed: no label scan, no all-nodes scan (issue 3 item 9)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from engine.story.clock import FOREVER
+from graph.queries import Queries
+from tests.unit.story.builders import T0
+
+PARAMS: dict[str, Any] = {
+    "scope": "p", "as_of": T0, "ids": ["a"], "id": "a", "key": "k", "result_id": "r",
+    "forever": FOREVER, "from_time": None, "to_time": None, "story_id": None,
+    "target_id": "t", "entity_id": "e", "result_ids": ["r"], "source_id": "s", "version": "v",
+}
+READS = sorted(
+    k for k, q in Queries().named().items()
+    if k.startswith("story/") and not k.split("/")[1].startswith("write_")
+)
+
+
+def _operators(plan: dict[str, Any]) -> list[str]:
+    out = [plan["operatorType"].split("@")[0]]
+    for child in plan.get("children", []):
+        out.extend(_operators(child))
+    return out
+
+
+@pytest.mark.parametrize("key", READS)
+async def test_story_read_uses_an_index(key: str, neo4j_driver: AsyncDriver, settings: Settings) -> None:
+    named = Queries().named()[key]
+    params = {name: PARAMS[name] for name in named.declared}
+    _, summary, _ = await neo4j_driver.execute_query(
+        "EXPLAIN " + named.text, params, database_=settings.neo4j_database
+    )
+    assert summary.plan is not None
+    ops = _operators(summary.plan)
+    assert not {"NodeByLabelScan", "AllNodesScan"} & set(ops), (key, ops)
