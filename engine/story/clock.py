@@ -32,7 +32,9 @@ def recorded_within(recorded_at: datetime, retracted_at: datetime | None, as_of:
     return recorded_at <= as_of < end
 
 
-def valid_within(valid_from: datetime | None, valid_to: datetime | None, valid_at: datetime) -> bool:
+def valid_within(
+    valid_from: datetime | None, valid_to: datetime | None, valid_at: datetime
+) -> bool:
     """validAt T shows what held in the world at T: valid_from <= T < valid_to (open ends)."""
     if valid_from is not None and valid_from > valid_at:
         return False

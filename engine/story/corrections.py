@@ -6,7 +6,8 @@
   difference; the relation stays as it is (新增证据与已确认结论冲突时显示待核对差异，
   不能自动断言旧观点失效).
 - A person's edit needs the version they saw; a stale one is CONFLICT and writes nothing.
-- Removing a relation is undoable and never deletes sources or references (移除关系可撤销且不删除来源).
+- Removing a relation is undoable and never deletes sources or references
+  (移除关系可撤销且不删除来源).
 """
 
 from __future__ import annotations
@@ -100,8 +101,16 @@ def entity_update_from_result(
         if field in current.locked_fields:
             suggestions.append(
                 _suggestion(
-                    current, ObjectKind.ENTITY, SuggestionKind.FIELD, field, have, value,
-                    f"result {result_id} proposes a different {field}", result_id, now, by,
+                    current,
+                    ObjectKind.ENTITY,
+                    SuggestionKind.FIELD,
+                    field,
+                    have,
+                    value,
+                    f"result {result_id} proposes a different {field}",
+                    result_id,
+                    now,
+                    by,
                 )
             )
         else:
@@ -126,27 +135,57 @@ def relation_evidence(
         if current.confirmation is Confirmation.REJECTED or current.removed:
             return None, None  # the evidence agrees with what the person decided
         return None, _suggestion(
-            current, ObjectKind.RELATION, SuggestionKind.DIFFERENCE, "confirmation",
-            current.confirmation.value, Confirmation.REJECTED.value,
-            item.reason or "new evidence contradicts this relation", result_id, now, by,
+            current,
+            ObjectKind.RELATION,
+            SuggestionKind.DIFFERENCE,
+            "confirmation",
+            current.confirmation.value,
+            Confirmation.REJECTED.value,
+            item.reason or "new evidence contradicts this relation",
+            result_id,
+            now,
+            by,
         )
     if current.confirmation is Confirmation.REJECTED:
         return None, _suggestion(
-            current, ObjectKind.RELATION, SuggestionKind.DIFFERENCE, "confirmation",
-            Confirmation.REJECTED.value, Confirmation.SUGGESTED.value,
-            item.reason or "new evidence supports this rejected relation", result_id, now, by,
+            current,
+            ObjectKind.RELATION,
+            SuggestionKind.DIFFERENCE,
+            "confirmation",
+            Confirmation.REJECTED.value,
+            Confirmation.SUGGESTED.value,
+            item.reason or "new evidence supports this rejected relation",
+            result_id,
+            now,
+            by,
         )
     if current.removed:
         return None, _suggestion(
-            current, ObjectKind.RELATION, SuggestionKind.DIFFERENCE, "removed", "true", "false",
-            item.reason or "new evidence supports this removed relation", result_id, now, by,
+            current,
+            ObjectKind.RELATION,
+            SuggestionKind.DIFFERENCE,
+            "removed",
+            "true",
+            "false",
+            item.reason or "new evidence supports this removed relation",
+            result_id,
+            now,
+            by,
         )
     if not item.reason or item.reason == current.reason:
         return None, None
     if current.settled_by_person:
         return None, _suggestion(
-            current, ObjectKind.RELATION, SuggestionKind.FIELD, "reason", current.reason,
-            item.reason, f"result {result_id} gives another reason", result_id, now, by,
+            current,
+            ObjectKind.RELATION,
+            SuggestionKind.FIELD,
+            "reason",
+            current.reason,
+            item.reason,
+            f"result {result_id} gives another reason",
+            result_id,
+            now,
+            by,
         )
     return (
         next_version(
@@ -170,8 +209,13 @@ def edit_entity(
     user_fields = sorted(set(current.user_fields) | set(changed))
     confirmed = sorted(set(current.confirmed_fields) | set(edit.confirm))
     return next_version(
-        current, now, by, why or "edited by a person",
-        **changed, user_fields=user_fields, confirmed_fields=confirmed,
+        current,
+        now,
+        by,
+        why or "edited by a person",
+        **changed,
+        user_fields=user_fields,
+        confirmed_fields=confirmed,
     )
 
 
@@ -193,7 +237,10 @@ def act_on_relation(
     """A person's decision on a relation; None when it is already in that state (a repeat)."""
     if seen_seq is not None and seen_seq != current.seq:
         raise Conflict(
-            "the relation changed since you saw it", id=current.id, seen=seen_seq, current=current.seq
+            "the relation changed since you saw it",
+            id=current.id,
+            seen=seen_seq,
+            current=current.seq,
         )
     change: dict[str, object]
     if action is RelationAction.CONFIRM:
@@ -212,8 +259,12 @@ def act_on_relation(
         if not current.removed:
             return None
         change = {"removed": False}
-    fields = sorted(set(current.user_fields) | {"confirmation" if "confirmation" in change else "removed"})
-    return next_version(current, now, by, why or f"{action.value} by a person", user_fields=fields, **change)
+    fields = sorted(
+        set(current.user_fields) | {"confirmation" if "confirmation" in change else "removed"}
+    )
+    return next_version(
+        current, now, by, why or f"{action.value} by a person", user_fields=fields, **change
+    )
 
 
 def resolve_suggestion(
@@ -226,24 +277,36 @@ def resolve_suggestion(
 ) -> tuple[Suggestion, Entity | Relation | None]:
     """Accept (the proposal becomes a person's edit of the target) or dismiss a suggestion."""
     if suggestion.status is not SuggestionStatus.PENDING:
-        raise Conflict("the suggestion is already resolved", id=suggestion.id, status=suggestion.status)
+        raise Conflict(
+            "the suggestion is already resolved", id=suggestion.id, status=suggestion.status
+        )
     status = SuggestionStatus.ACCEPTED if accept else SuggestionStatus.DISMISSED
-    resolved = next_version(suggestion, now, by, why or f"{status.value} by a person", status=status)
+    resolved = next_version(
+        suggestion, now, by, why or f"{status.value} by a person", status=status
+    )
     if not accept:
         return resolved, None
     field, value = suggestion.field, suggestion.proposed_value
     updated: Entity | Relation
     if isinstance(target, Entity):
         updated = next_version(
-            target, now, by, why or f"accepted suggestion {suggestion.id}",
-            **{field: value}, user_fields=sorted(set(target.user_fields) | {field}),
+            target,
+            now,
+            by,
+            why or f"accepted suggestion {suggestion.id}",
+            **{field: value},
+            user_fields=sorted(set(target.user_fields) | {field}),
         )
     else:
         parsed: object = value == "true" if field == "removed" else value
         if field == "confirmation":
             parsed = Confirmation(value)
         updated = next_version(
-            target, now, by, why or f"accepted suggestion {suggestion.id}",
-            **{field: parsed}, user_fields=sorted(set(target.user_fields) | {field}),
+            target,
+            now,
+            by,
+            why or f"accepted suggestion {suggestion.id}",
+            **{field: parsed},
+            user_fields=sorted(set(target.user_fields) | {field}),
         )
     return resolved, updated

@@ -61,7 +61,10 @@ class ChangeKind(StrEnum):
 
 
 class EntityStatus(StrEnum):
-    """Only a Main entity may be reused by a later run (seed 004 跨 run 仅允许引用同 scope 的 Main)."""
+    """Only a Main entity may be reused by a later run.
+
+    seed 004: 跨 run 仅允许引用同 scope 的 Main 候选实体.
+    """
 
     CANDIDATE = "candidate"
     MAIN = "main"
@@ -169,7 +172,10 @@ class Entity(Version):
 
     @property
     def locked_fields(self) -> frozenset[str]:
-        """Fields automation may only propose changes to (seed 004 L5, 自动更新不得改写已确认字段)."""
+        """Fields automation may only propose changes to.
+
+        seed 004 L5: 自动更新不得改写已确认字段.
+        """
         return frozenset(self.user_fields) | frozenset(self.confirmed_fields)
 
 
@@ -188,7 +194,9 @@ class Relation(Version):
     def settled_by_person(self) -> bool:
         """Confirmed, rejected, removed or edited by someone: automation only proposes."""
         return (
-            self.confirmation is not Confirmation.SUGGESTED or self.removed or bool(self.user_fields)
+            self.confirmation is not Confirmation.SUGGESTED
+            or self.removed
+            or bool(self.user_fields)
         )
 
 
@@ -253,7 +261,10 @@ class Mention(BaseModel):
 
 
 class Amendment(BaseModel):
-    """A person's edit carried into a result they explicitly chose (seed 004 人工修改…明确选定的结果)."""
+    """A person's edit carried into a result they explicitly chose.
+
+    seed 004: 人工修改仅更新当前对象与明确选定的结果.
+    """
 
     id: str
     scope: str

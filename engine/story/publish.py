@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -103,24 +104,38 @@ def decide_publish(
     result_id = result_id_for(scope, key)
     warnings: list[str] = []
 
-    def version_base(object_id: str) -> dict[str, object]:
+    def version_base(object_id: str) -> dict[str, Any]:
         return {
-            "id": object_id, "scope": scope, "seq": 1, "recorded_at": now, "by": by,
-            "why": f"result {result_id}", "via_result": result_id,
+            "id": object_id,
+            "scope": scope,
+            "seq": 1,
+            "recorded_at": now,
+            "by": by,
+            "why": f"result {result_id}",
+            "via_result": result_id,
         }
 
     plan = PublishPlan(
         result=Result(
-            id=result_id, scope=scope, key=key, by=by, recorded_at=now, payload_hash=digest,
-            decisions=list(inp.decisions), open_items=list(inp.open_items),
-            feedback=inp.feedback, notify=inp.notify,
+            id=result_id,
+            scope=scope,
+            key=key,
+            by=by,
+            recorded_at=now,
+            payload_hash=digest,
+            decisions=list(inp.decisions),
+            open_items=list(inp.open_items),
+            feedback=inp.feedback,
+            notify=inp.notify,
         )
     )
     story_ids: dict[str, str] = {}
     for st in inp.stories:
         if st.id is not None:
             if st.id not in ctx.stories:
-                raise InvalidInput("story is not a story of this scope", story_id=st.id, scope=scope)
+                raise InvalidInput(
+                    "story is not a story of this scope", story_id=st.id, scope=scope
+                )
             story_ids[st.ref] = st.id
             continue
         story_ids[st.ref] = make_id("sty", scope, key, st.ref)
@@ -145,15 +160,20 @@ def decide_publish(
         else:
             plan.entities.append(
                 Entity(
-                    **version_base(decision.entity_id), name=item.name, kind=item.kind or "",
+                    **version_base(decision.entity_id),
+                    name=item.name,
+                    kind=item.kind or "",
                     description=item.description or "",
                     status=item.status or EntityStatus.CANDIDATE,
-                    valid_from=item.valid_from, valid_to=item.valid_to,
+                    valid_from=item.valid_from,
+                    valid_to=item.valid_to,
                 )
             )
         plan.mentions.append(
             Mention(
-                result_id=result_id, entity_id=decision.entity_id, name=item.name,
+                result_id=result_id,
+                entity_id=decision.entity_id,
+                name=item.name,
                 description=item.description or "",
             )
         )
@@ -162,9 +182,12 @@ def decide_publish(
     for ev in inp.events:
         plan.events.append(
             Event(
-                **version_base(event_ids[ev.ref]), result_id=result_id,
+                **version_base(event_ids[ev.ref]),
+                result_id=result_id,
                 story_id=story_ids.get(ev.story) if ev.story else None,
-                title=ev.title, description=ev.description, at=ev.at,
+                title=ev.title,
+                description=ev.description,
+                at=ev.at,
             )
         )
 
@@ -172,9 +195,14 @@ def decide_publish(
         for j, r in enumerate(refs):
             plan.references.append(
                 Reference(
-                    id=make_id("ref", scope, key, owner.value, tag, str(j)), scope=scope,
-                    result_id=result_id, owner_kind=owner, owner_id=owner_id,
-                    source_id=r.source_id, source_version=r.source_version, locator=r.locator,
+                    id=make_id("ref", scope, key, owner.value, tag, str(j)),
+                    scope=scope,
+                    result_id=result_id,
+                    owner_kind=owner,
+                    owner_id=owner_id,
+                    source_id=r.source_id,
+                    source_version=r.source_version,
+                    locator=r.locator,
                     recorded_at=now,
                 )
             )
@@ -187,8 +215,14 @@ def decide_publish(
         change_id = make_id("chg", scope, key, str(i))
         plan.changes.append(
             Change(
-                id=change_id, scope=scope, result_id=result_id, event_id=event_ids[ch.event],
-                entity_id=entity_ids[ch.entity], kind=ch.kind, note=ch.note, recorded_at=now,
+                id=change_id,
+                scope=scope,
+                result_id=result_id,
+                event_id=event_ids[ch.event],
+                entity_id=entity_ids[ch.entity],
+                kind=ch.kind,
+                note=ch.note,
+                recorded_at=now,
             )
         )
         add_refs(ObjectKind.CHANGE, change_id, str(i), ch.references)
@@ -216,8 +250,13 @@ def decide_publish(
             warnings.append(f"relation {rel.ref!r}: contradicts a relation that does not exist")
             continue
         new_rel = Relation(
-            **version_base(make_id("rel", scope, key, rel.ref)), from_id=from_id, to_id=to_id,
-            type=rel.type, reason=rel.reason, valid_from=rel.valid_from, valid_to=rel.valid_to,
+            **version_base(make_id("rel", scope, key, rel.ref)),
+            from_id=from_id,
+            to_id=to_id,
+            type=rel.type,
+            reason=rel.reason,
+            valid_from=rel.valid_from,
+            valid_to=rel.valid_to,
         )
         plan.relations.append(new_rel)
         current[(from_id, to_id, rel.type)] = new_rel
@@ -228,11 +267,17 @@ def decide_publish(
         summary_id = make_id("sum", scope, key, sm.ref)
         plan.summaries.append(
             Summary(
-                id=summary_id, scope=scope, result_id=result_id,
-                story_id=story_ids.get(sm.story) if sm.story else None, text=sm.text,
-                interval_start=sm.interval_start, interval_end=sm.interval_end,
-                source_ids=list(sm.source_ids), event_ids=[event_ids[e] for e in sm.events],
-                entity_ids=[entity_ids[e] for e in sm.entities], recorded_at=now,
+                id=summary_id,
+                scope=scope,
+                result_id=result_id,
+                story_id=story_ids.get(sm.story) if sm.story else None,
+                text=sm.text,
+                interval_start=sm.interval_start,
+                interval_end=sm.interval_end,
+                source_ids=list(sm.source_ids),
+                event_ids=[event_ids[e] for e in sm.events],
+                entity_ids=[entity_ids[e] for e in sm.entities],
+                recorded_at=now,
             )
         )
         add_refs(ObjectKind.SUMMARY, summary_id, sm.ref, sm.references)

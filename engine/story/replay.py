@@ -41,7 +41,12 @@ from engine.story.publish import PublishContext, PublishPlan, decide_publish
 from engine.story.sources import decide_source_upsert
 from engine.story.views import StoryGraph, select_graph
 
-O = TypeVar("O", bound=BaseModel)
+Obj = TypeVar("Obj", bound=BaseModel)
+
+
+def _put(store: dict[str, Obj], objs: list[Obj]) -> None:
+    for obj in objs:
+        store[getattr(obj, "id")] = obj  # noqa: B009 - every stored object has an id
 
 
 @dataclass
@@ -69,9 +74,7 @@ class StoryReplay:
     def context(self, inp: PublishResultInput) -> PublishContext:
         scope = inp.scope
         named = {e.well_formed_id for e in inp.entities if e.well_formed_id}
-        entities = {
-            i: e for i, e in self.entities.items() if i in named and e.scope == scope
-        }
+        entities = {i: e for i, e in self.entities.items() if i in named and e.scope == scope}
         return PublishContext(
             existing=self.results.get((scope, inp.key)),
             entities=entities,
@@ -91,29 +94,31 @@ class StoryReplay:
         if plan.repeat:
             return plan
         self.results[(inp.scope, inp.key)] = plan.result
-        for group, store in (
-            (plan.stories, self.stories),
-            (plan.events, self.events),
-            (plan.entities, self.entities),
-            (plan.relations, self.relations),
-            (plan.suggestions, self.suggestions),
-            (plan.changes, self.changes),
-            (plan.summaries, self.summaries),
-            (plan.references, self.references),
-        ):
-            for obj in group:
-                store[obj.id] = obj  # type: ignore[index]
+        _put(self.stories, plan.stories)
+        _put(self.events, plan.events)
+        _put(self.entities, plan.entities)
+        _put(self.relations, plan.relations)
+        _put(self.suggestions, plan.suggestions)
+        _put(self.changes, plan.changes)
+        _put(self.summaries, plan.summaries)
+        _put(self.references, plan.references)
         return plan
 
-    def _get(self, store: dict[str, O], scope: str, object_id: str) -> O:
+    def _get(self, store: dict[str, Obj], scope: str, object_id: str) -> Obj:
         obj = store.get(object_id)
         if obj is None or getattr(obj, "scope", None) != scope:
             raise NotFound("no such object in this scope", id=object_id, scope=scope)
         return obj
 
     def update_entity(
-        self, scope: str, entity_id: str, edit: EntityEdit, seen_seq: int, by: Actor,
-        now: datetime, why: str = "",
+        self,
+        scope: str,
+        entity_id: str,
+        edit: EntityEdit,
+        seen_seq: int,
+        by: Actor,
+        now: datetime,
+        why: str = "",
     ) -> Entity:
         current = self._get(self.entities, scope, entity_id)
         updated = edit_entity(current, edit, seen_seq, now, by, why)
@@ -121,7 +126,12 @@ class StoryReplay:
         return updated
 
     def act_on_relation(
-        self, scope: str, relation_id: str, action: RelationAction, by: Actor, now: datetime,
+        self,
+        scope: str,
+        relation_id: str,
+        action: RelationAction,
+        by: Actor,
+        now: datetime,
         why: str = "",
     ) -> Relation:
         current = self._get(self.relations, scope, relation_id)
@@ -132,7 +142,12 @@ class StoryReplay:
         return updated
 
     def resolve_suggestion(
-        self, scope: str, suggestion_id: str, accept: bool, by: Actor, now: datetime,
+        self,
+        scope: str,
+        suggestion_id: str,
+        accept: bool,
+        by: Actor,
+        now: datetime,
         why: str = "",
     ) -> Suggestion:
         sugg = self._get(self.suggestions, scope, suggestion_id)
@@ -160,16 +175,26 @@ class StoryReplay:
         story_id: str | None = None,
         include_removed: bool = False,
     ) -> StoryGraph:
-        def mine(store: dict[str, O]) -> list[O]:
+        def mine(store: dict[str, Obj]) -> list[Obj]:
             return [o for o in store.values() if getattr(o, "scope", None) == scope]
 
         full = StoryGraph(
-            scope=scope, as_of=as_of, stories=mine(self.stories), events=mine(self.events),
-            entities=mine(self.entities), relations=mine(self.relations),
-            changes=mine(self.changes), summaries=mine(self.summaries),
-            references=mine(self.references), suggestions=mine(self.suggestions),
+            scope=scope,
+            as_of=as_of,
+            stories=mine(self.stories),
+            events=mine(self.events),
+            entities=mine(self.entities),
+            relations=mine(self.relations),
+            changes=mine(self.changes),
+            summaries=mine(self.summaries),
+            references=mine(self.references),
+            suggestions=mine(self.suggestions),
         )
         return select_graph(
-            full, valid_at=valid_at, from_=from_, to=to, story_id=story_id,
+            full,
+            valid_at=valid_at,
+            from_=from_,
+            to=to,
+            story_id=story_id,
             include_removed=include_removed,
         ).canonical()

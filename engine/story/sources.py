@@ -68,18 +68,22 @@ def cut(text: str, locator: str) -> str:
     return "\n".join(lines[max(start - 1, 0) : end])[:MAX_EXCERPT]
 
 
-def excerpt(
-    source_id: str, version: str, locator: str, stored: SourceVersion | None
-) -> Excerpt:
+def excerpt(source_id: str, version: str, locator: str, stored: SourceVersion | None) -> Excerpt:
     if stored is None or stored.text is None:
         return Excerpt(
-            source_id=source_id, version=version, locator=locator, available=False,
+            source_id=source_id,
+            version=version,
+            locator=locator,
+            available=False,
             warning=(
                 f"version {version} of source {source_id} is not recoverable; "
                 "the current text is not shown in its place"
             ),
         )
     return Excerpt(
-        source_id=source_id, version=version, locator=locator, available=True,
+        source_id=source_id,
+        version=version,
+        locator=locator,
+        available=True,
         text=cut(stored.text, locator),
     )

@@ -55,8 +55,14 @@ class StoryGraph(BaseModel):
         data = {
             name: sorted(getattr(self, name), key=lambda o: o.id)
             for name in (
-                "stories", "events", "entities", "relations", "changes", "summaries",
-                "references", "suggestions",
+                "stories",
+                "events",
+                "entities",
+                "relations",
+                "changes",
+                "summaries",
+                "references",
+                "suggestions",
             )
         }
         return self.model_copy(update=data)
@@ -114,19 +120,23 @@ def select_graph(
         ObjectKind.CHANGE: {c.id for c in changes},
         ObjectKind.SUMMARY: {s.id for s in summaries},
     }
-    suggestions = [
-        s for s in graph.suggestions if s.target_id in visible.get(s.target_kind, set())
-    ]
+    suggestions = [s for s in graph.suggestions if s.target_id in visible.get(s.target_kind, set())]
     visible[ObjectKind.SUGGESTION] = {s.id for s in suggestions}
-    references = [
-        r for r in graph.references if r.owner_id in visible.get(r.owner_kind, set())
-    ]
+    references = [r for r in graph.references if r.owner_id in visible.get(r.owner_kind, set())]
     return graph.model_copy(
         update={
-            "valid_at": valid_at, "from_": from_, "to": to, "story_id": story_id,
-            "stories": stories, "events": events, "entities": entities,
-            "relations": relations, "changes": changes, "summaries": summaries,
-            "references": references, "suggestions": suggestions,
+            "valid_at": valid_at,
+            "from_": from_,
+            "to": to,
+            "story_id": story_id,
+            "stories": stories,
+            "events": events,
+            "entities": entities,
+            "relations": relations,
+            "changes": changes,
+            "summaries": summaries,
+            "references": references,
+            "suggestions": suggestions,
         }
     )
 
@@ -188,14 +198,16 @@ def build_graph_view(graph: StoryGraph) -> GraphView:
     ]
     edges = [
         ViewEdge(
-            id=r.id, source=r.from_id, target=r.to_id, kind="relation", label=r.type,
+            id=r.id,
+            source=r.from_id,
+            target=r.to_id,
+            kind="relation",
+            label=r.type,
             status=r.confirmation.value,
         )
         for r in sorted(graph.relations, key=lambda r: r.id)
     ] + [
-        ViewEdge(
-            id=c.id, source=c.event_id, target=c.entity_id, kind="change", label=c.kind.value
-        )
+        ViewEdge(id=c.id, source=c.event_id, target=c.entity_id, kind="change", label=c.kind.value)
         for c in sorted(graph.changes, key=lambda c: c.id)
     ]
     timeline = [
@@ -211,8 +223,13 @@ def build_graph_view(graph: StoryGraph) -> GraphView:
         for s in sorted(graph.summaries, key=lambda s: (s.interval_start, s.id))
     ]
     return GraphView(
-        scope=graph.scope, as_of=graph.as_of, nodes=nodes, edges=edges, timeline=timeline,
-        days=days, stages=stages,
+        scope=graph.scope,
+        as_of=graph.as_of,
+        nodes=nodes,
+        edges=edges,
+        timeline=timeline,
+        days=days,
+        stages=stages,
     )
 
 
@@ -224,7 +241,7 @@ class EntityMentionView(BaseModel):
 
 
 class ResultView(BaseModel):
-    """`result(id)`: recap, feedback and graph delta, all citing the same result id (seed 004 L3)."""
+    """`result(id)`: recap, feedback and graph delta, all citing one result id (seed 004 L3)."""
 
     result: Result
     events: list[Event] = Field(default_factory=list)

@@ -10,7 +10,7 @@ Every read and write names its scope; no read falls back to another scope (seed 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -21,7 +21,12 @@ from pydantic import BaseModel
 
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.story.clock import FOREVER, aware, recorded_within
-from engine.story.corrections import RelationAction, act_on_relation, edit_entity, resolve_suggestion
+from engine.story.corrections import (
+    RelationAction,
+    act_on_relation,
+    edit_entity,
+    resolve_suggestion,
+)
 from engine.story.inputs import EntityEdit, PublishResultInput, SourceInput, check_scope
 from engine.story.models import (
     Actor,
@@ -127,8 +132,10 @@ class StoryRepository:
             return
         _, stem = VERSIONED[kind]
         rows = await self._rows(
-            tx, f"story/write_{stem}_versions",
-            rows=[version_row(v) for v in versions], forever=FOREVER,
+            tx,
+            f"story/write_{stem}_versions",
+            rows=[version_row(v) for v in versions],
+            forever=FOREVER,
         )
         if rows and rows[0]["orphaned"]:
             raise Conflict(f"a {kind.value} changed concurrently; nothing was written")
@@ -138,7 +145,9 @@ class StoryRepository:
 
     # --- sources ----------------------------------------------------------------------
 
-    async def upsert_source(self, inp: SourceInput, *, recorded_at: datetime | None = None) -> Source:
+    async def upsert_source(
+        self, inp: SourceInput, *, recorded_at: datetime | None = None
+    ) -> Source:
         """upsertSource: record the app's version(s) of a source (seed 004 L6)."""
         now = self._now(recorded_at)
 
@@ -146,12 +155,17 @@ class StoryRepository:
             rows = await self._rows(tx, "story/source_get", scope=inp.scope, id=inp.id)
             existing = from_props(Source, rows[0]["s"]) if rows else None
             versions = {
-                v.version: v for v in (from_props(SourceVersion, p) for p in (rows[0]["versions"] if rows else []))
+                v.version: v
+                for v in (
+                    from_props(SourceVersion, p) for p in (rows[0]["versions"] if rows else [])
+                )
             }
             source, new = decide_source_upsert(inp, existing, versions, now)
             await self._rows(
-                tx, "story/write_source",
-                source=to_props(source), versions=[to_props(v) for v in new],
+                tx,
+                "story/write_source",
+                source=to_props(source),
+                versions=[to_props(v) for v in new],
             )
             return source
 
@@ -208,7 +222,10 @@ class StoryRepository:
         relations = [
             from_props(Relation, r["v"])
             for r in await self._rows(
-                tx, "story/current_relations_among", scope=scope, ids=sorted(entities),
+                tx,
+                "story/current_relations_among",
+                scope=scope,
+                ids=sorted(entities),
                 forever=FOREVER,
             )
         ]
@@ -255,11 +272,19 @@ class StoryRepository:
             await self._rows(tx, "story/write_mentions", rows=[to_props(m) for m in plan.mentions])
 
     async def publish_result(
-        self, inp: PublishResultInput, *, by: Actor, recorded_at: datetime | None = None
+        self,
+        inp: PublishResultInput,
+        *,
+        by: Actor,
+        recorded_at: datetime | None = None,
+        within: Callable[[AsyncManagedTransaction, PublishPlan], Awaitable[None]] | None = None,
     ) -> PublishOutcome:
         """publishResult: one whole organising result in one write transaction (seed 004 L3).
 
         `recorded_at` is for loaders and tests that replay history; the API leaves it unset.
+        `within` runs inside the same transaction after the result is written (also for a
+        repeat): the supervision publish stage writes its run and checkpoint there, so the
+        run becomes completed only if the result commits; if it raises, nothing is written.
         """
         now = self._now(recorded_at)
 
@@ -268,6 +293,8 @@ class StoryRepository:
             plan = decide_publish(inp, ctx, now, by)
             if not plan.repeat:
                 await self._write_plan(tx, plan)
+            if within is not None:
+                await within(tx, plan)
             return plan
 
         async with self._driver.session(database=self._database) as session:
@@ -299,8 +326,7 @@ class StoryRepository:
             def versions(cls: type[V], rows: list[Any]) -> list[V]:
                 # Each was still believed at `at`; a later retraction is not known at `at`.
                 return [
-                    from_props(cls, r["v"]).model_copy(update={"retracted_at": None})
-                    for r in rows
+                    from_props(cls, r["v"]).model_copy(update={"retracted_at": None}) for r in rows
                 ]
 
             def once(cls: type[BaseModelT], rows: list[Any]) -> list[BaseModelT]:
@@ -314,7 +340,11 @@ class StoryRepository:
                 events=versions(
                     Event,
                     await self._rows(
-                        tx, "story/asof_event", **p, from_time=from_, to_time=to,
+                        tx,
+                        "story/asof_event",
+                        **p,
+                        from_time=from_,
+                        to_time=to,
                         story_id=story_id,
                     ),
                 ),
@@ -331,7 +361,11 @@ class StoryRepository:
         async with self._driver.session(database=self._database) as session:
             full = await session.execute_read(work)
         return select_graph(
-            full, valid_at=valid_at, from_=from_, to=to, story_id=story_id,
+            full,
+            valid_at=valid_at,
+            from_=from_,
+            to=to,
+            story_id=story_id,
             include_removed=include_removed,
         ).canonical()
 
@@ -367,10 +401,17 @@ class StoryRepository:
         if not believed:
             raise NotFound(
                 f"no entity {entity_id} in scope {scope} as of {at.isoformat()}",
-                id=entity_id, scope=scope,
+                id=entity_id,
+                scope=scope,
             )
         history = [
-            v.model_copy(update={"retracted_at": v.retracted_at if v.retracted_at and v.retracted_at <= at else None})
+            v.model_copy(
+                update={
+                    "retracted_at": v.retracted_at
+                    if v.retracted_at and v.retracted_at <= at
+                    else None
+                }
+            )
             for v in sorted(known, key=lambda v: v.seq)
         ]
         pending = [
@@ -405,7 +446,9 @@ class StoryRepository:
             mentions = []
             for r in await self._rows(tx, "story/result_mentions", result_id=result_id):
                 mention = Mention(
-                    result_id=result_id, entity_id=r["entity_id"], name=r["name"],
+                    result_id=result_id,
+                    entity_id=r["entity_id"],
+                    name=r["name"],
                     description=r["description"] or "",
                 )
                 amended = {a.field: a.value for a in amendments if a.entity_id == mention.entity_id}
@@ -470,8 +513,14 @@ class StoryRepository:
             amendments = [
                 Amendment(
                     id=make_id("amd", scope, rid, entity_id, str(updated.seq), field),
-                    scope=scope, result_id=rid, entity_id=entity_id, field=field, value=value,
-                    by=by, why=why, recorded_at=now,
+                    scope=scope,
+                    result_id=rid,
+                    entity_id=entity_id,
+                    field=field,
+                    value=value,
+                    by=by,
+                    why=why,
+                    recorded_at=now,
                 )
                 for rid in chosen
                 for field, value in edit.changed().items()
@@ -511,24 +560,42 @@ class StoryRepository:
             return await session.execute_write(work)
 
     async def confirm_relation(
-        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
-        seen_version: int | None = None, recorded_at: datetime | None = None,
+        self,
+        scope: str,
+        relation_id: str,
+        *,
+        by: Actor,
+        why: str = "",
+        seen_version: int | None = None,
+        recorded_at: datetime | None = None,
     ) -> Relation:
         return await self._relation_action(
             scope, relation_id, RelationAction.CONFIRM, by, why, seen_version, recorded_at
         )
 
     async def reject_relation(
-        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
-        seen_version: int | None = None, recorded_at: datetime | None = None,
+        self,
+        scope: str,
+        relation_id: str,
+        *,
+        by: Actor,
+        why: str = "",
+        seen_version: int | None = None,
+        recorded_at: datetime | None = None,
     ) -> Relation:
         return await self._relation_action(
             scope, relation_id, RelationAction.REJECT, by, why, seen_version, recorded_at
         )
 
     async def remove_relation(
-        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
-        seen_version: int | None = None, recorded_at: datetime | None = None,
+        self,
+        scope: str,
+        relation_id: str,
+        *,
+        by: Actor,
+        why: str = "",
+        seen_version: int | None = None,
+        recorded_at: datetime | None = None,
     ) -> Relation:
         """Removal is a new version flagged removed; references and sources stay (L5)."""
         return await self._relation_action(
@@ -536,15 +603,26 @@ class StoryRepository:
         )
 
     async def restore_relation(
-        self, scope: str, relation_id: str, *, by: Actor, why: str = "",
-        seen_version: int | None = None, recorded_at: datetime | None = None,
+        self,
+        scope: str,
+        relation_id: str,
+        *,
+        by: Actor,
+        why: str = "",
+        seen_version: int | None = None,
+        recorded_at: datetime | None = None,
     ) -> Relation:
         return await self._relation_action(
             scope, relation_id, RelationAction.RESTORE, by, why, seen_version, recorded_at
         )
 
     async def _resolve(
-        self, scope: str, suggestion_id: str, accept: bool, by: Actor, why: str,
+        self,
+        scope: str,
+        suggestion_id: str,
+        accept: bool,
+        by: Actor,
+        why: str,
         recorded_at: datetime | None,
     ) -> Suggestion:
         check_scope(scope)
@@ -565,14 +643,24 @@ class StoryRepository:
             return await session.execute_write(work)
 
     async def accept_suggestion(
-        self, scope: str, suggestion_id: str, *, by: Actor, why: str = "",
+        self,
+        scope: str,
+        suggestion_id: str,
+        *,
+        by: Actor,
+        why: str = "",
         recorded_at: datetime | None = None,
     ) -> Suggestion:
         """The proposal becomes a person's edit of its target (and so is theirs from now on)."""
         return await self._resolve(scope, suggestion_id, True, by, why, recorded_at)
 
     async def dismiss_suggestion(
-        self, scope: str, suggestion_id: str, *, by: Actor, why: str = "",
+        self,
+        scope: str,
+        suggestion_id: str,
+        *,
+        by: Actor,
+        why: str = "",
         recorded_at: datetime | None = None,
     ) -> Suggestion:
         return await self._resolve(scope, suggestion_id, False, by, why, recorded_at)

@@ -29,8 +29,12 @@ _publish = st.fixed_dictionaries(
         "main": st.booleans(),
         "desc": st.sampled_from(["测试", "开发", "负责人"]),
         "rels": st.lists(
-            st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from(["supports", "contradicts"]),
-                      st.sampled_from(["依赖", "负责"])),
+            st.tuples(
+                st.integers(0, 9),
+                st.integers(0, 9),
+                st.sampled_from(["supports", "contradicts"]),
+                st.sampled_from(["依赖", "负责"]),
+            ),
             max_size=3,
         ),
         "events": st.integers(0, 2),
@@ -46,8 +50,11 @@ _edit = st.fixed_dictionaries(
     }
 )
 _relation = st.fixed_dictionaries(
-    {"op": st.just("relation"), "target": st.integers(0, 30),
-     "action": st.sampled_from(list(RelationAction))}
+    {
+        "op": st.just("relation"),
+        "target": st.integers(0, 30),
+        "action": st.sampled_from(list(RelationAction)),
+    }
 )
 _suggestion = st.fixed_dictionaries(
     {"op": st.just("suggestion"), "target": st.integers(0, 30), "accept": st.booleans()}
@@ -64,53 +71,103 @@ class Op:
     args: dict[str, Any]
 
 
-def _concretise(spec: dict[str, Any], scope: str, i: int, live: StoryReplay, at: datetime) -> Op | None:
+def _concretise(
+    spec: dict[str, Any], scope: str, i: int, live: StoryReplay, at: datetime
+) -> Op | None:
     entity_ids = sorted(e.id for e in live.entities.values() if e.scope == scope)
     if spec["op"] == "publish":
         ents: list[dict[str, Any]] = []
         for j, k in enumerate(spec["reuse"]):
             if entity_ids:
-                ents.append({"ref": f"r{j}", "name": "复用", "id": entity_ids[k % len(entity_ids)],
-                             "description": spec["desc"]})
+                ents.append(
+                    {
+                        "ref": f"r{j}",
+                        "name": "复用",
+                        "id": entity_ids[k % len(entity_ids)],
+                        "description": spec["desc"],
+                    }
+                )
         for j in range(spec["new"]):
-            ents.append({"ref": f"n{j}", "name": "张三" if j % 2 else "李四",
-                         "status": "main" if spec["main"] else None, "description": spec["desc"]})
+            ents.append(
+                {
+                    "ref": f"n{j}",
+                    "name": "张三" if j % 2 else "李四",
+                    "status": "main" if spec["main"] else None,
+                    "description": spec["desc"],
+                }
+            )
         if spec["malformed"]:
             ents.append({"ref": "bad", "name": "张三", "id": "ent_NOT-A-REAL-ID"})
         seen_ids: set[str] = set()
-        ents = [e for e in ents if e.get("id") is None or not (e["id"] in seen_ids or seen_ids.add(e["id"]))]
+        ents = [
+            e
+            for e in ents
+            if e.get("id") is None or not (e["id"] in seen_ids or seen_ids.add(e["id"]))
+        ]
         refs = [e["ref"] for e in ents]
         rels = []
         for j, (a, b, stance, type_) in enumerate(spec["rels"]):
             if len(refs) >= 2 and refs[a % len(refs)] != refs[b % len(refs)]:
-                rels.append({"ref": f"rel{j}", "from": refs[a % len(refs)], "to": refs[b % len(refs)],
-                             "type": type_, "stance": stance, "reason": spec["desc"],
-                             "references": [cite()]})
-        events = [{"ref": f"e{j}", "title": f"事件{i}-{j}", "at": T0 + timedelta(days=i),
-                   "references": [cite()]} for j in range(spec["events"])]
-        changes = [{"event": ev["ref"], "entity": refs[0], "kind": "supplemented"}
-                   for ev in events if refs]
+                rels.append(
+                    {
+                        "ref": f"rel{j}",
+                        "from": refs[a % len(refs)],
+                        "to": refs[b % len(refs)],
+                        "type": type_,
+                        "stance": stance,
+                        "reason": spec["desc"],
+                        "references": [cite()],
+                    }
+                )
+        events = [
+            {
+                "ref": f"e{j}",
+                "title": f"事件{i}-{j}",
+                "at": T0 + timedelta(days=i),
+                "references": [cite()],
+            }
+            for j in range(spec["events"])
+        ]
+        changes = [
+            {"event": ev["ref"], "entity": refs[0], "kind": "supplemented"} for ev in events if refs
+        ]
         inp = PublishResultInput.model_validate(
-            {"scope": scope, "key": f"key-{i}", "entities": ents, "relations": rels,
-             "events": events, "changes": changes}
+            {
+                "scope": scope,
+                "key": f"key-{i}",
+                "entities": ents,
+                "relations": rels,
+                "events": events,
+                "changes": changes,
+            }
         )
         return Op(at, "publish", {"inp": inp})
     if spec["op"] == "edit" and entity_ids:
         eid = entity_ids[spec["target"] % len(entity_ids)]
         seq = live.entities[eid].seq
         field, value = spec["field"], spec["value"]
-        edit = EntityEdit(confirm=["description"]) if field == "confirm" else EntityEdit(**{field: value})
+        edit = (
+            EntityEdit(confirm=["description"])
+            if field == "confirm"
+            else EntityEdit(**{field: value})
+        )
         return Op(at, "edit", {"id": eid, "edit": edit, "seen": seq - 1 if spec["stale"] else seq})
     if spec["op"] == "relation":
         rel_ids = sorted(r.id for r in live.relations.values() if r.scope == scope)
         if rel_ids:
-            return Op(at, "relation", {"id": rel_ids[spec["target"] % len(rel_ids)],
-                                       "action": spec["action"]})
+            return Op(
+                at,
+                "relation",
+                {"id": rel_ids[spec["target"] % len(rel_ids)], "action": spec["action"]},
+            )
     if spec["op"] == "suggestion":
         sugg_ids = sorted(s.id for s in live.suggestions.values() if s.scope == scope)
         if sugg_ids:
-            return Op(at, "suggestion", {"id": sugg_ids[spec["target"] % len(sugg_ids)],
-                                         "accept": spec["accept"]})
+            return Op(
+                at,
+                "suggestion",
+                {"id": sugg_ids[spec["target"] % len(sugg_ids)], "accept": spec["accept"]},
+            )
     return None
 
 
@@ -119,7 +176,9 @@ def _on_replay(world: StoryReplay, scope: str, op: Op) -> type[Exception] | None
         if op.kind == "publish":
             world.publish(op.args["inp"], RUN, op.at)
         elif op.kind == "edit":
-            world.update_entity(scope, op.args["id"], op.args["edit"], op.args["seen"], ALICE, op.at)
+            world.update_entity(
+                scope, op.args["id"], op.args["edit"], op.args["seen"], ALICE, op.at
+            )
         elif op.kind == "relation":
             world.act_on_relation(scope, op.args["id"], op.args["action"], ALICE, op.at)
         else:
@@ -134,8 +193,14 @@ async def _on_repo(repo: StoryRepository, scope: str, op: Op) -> type[Exception]
         if op.kind == "publish":
             await repo.publish_result(op.args["inp"], by=RUN, recorded_at=op.at)
         elif op.kind == "edit":
-            await repo.update_entity(scope, op.args["id"], op.args["edit"],
-                                     seen_version=op.args["seen"], by=ALICE, recorded_at=op.at)
+            await repo.update_entity(
+                scope,
+                op.args["id"],
+                op.args["edit"],
+                seen_version=op.args["seen"],
+                by=ALICE,
+                recorded_at=op.at,
+            )
         elif op.kind == "relation":
             act = {
                 RelationAction.CONFIRM: repo.confirm_relation,
@@ -156,8 +221,11 @@ async def _on_repo(repo: StoryRepository, scope: str, op: Op) -> type[Exception]
 _counter = iter(range(10**9))
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(specs=OPS)
 async def test_as_of_equals_replay_of_the_operations_before_it(
     specs: list[dict[str, Any]],

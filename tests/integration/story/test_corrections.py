@@ -11,7 +11,16 @@ from engine.story.inputs import EntityEdit
 from engine.story.models import Confirmation, SuggestionKind, SuggestionStatus
 from graph.story import StoryRepository
 from tests.integration.story.helpers import scope_counts
-from tests.unit.story.builders import ALICE, RUN, cite, entity, publish, relation, source, two_people
+from tests.unit.story.builders import (
+    ALICE,
+    RUN,
+    cite,
+    entity,
+    publish,
+    relation,
+    source,
+    two_people,
+)
 
 
 async def _seeded(repo: StoryRepository, scope: str) -> tuple[str, str, str, str]:
@@ -22,9 +31,13 @@ async def _seeded(repo: StoryRepository, scope: str) -> tuple[str, str, str, str
     return zs, ls, out.plan.relations[0].id, out.result.id
 
 
-async def test_automation_never_overwrites_a_persons_edit(repo: StoryRepository, scope: str) -> None:
+async def test_automation_never_overwrites_a_persons_edit(
+    repo: StoryRepository, scope: str
+) -> None:
     zs, _, _, _ = await _seeded(repo, scope)
-    await repo.update_entity(scope, zs, EntityEdit(description="验收负责人"), seen_version=1, by=ALICE)
+    await repo.update_entity(
+        scope, zs, EntityEdit(description="验收负责人"), seen_version=1, by=ALICE
+    )
     out = await repo.publish_result(
         publish(scope, "k2", entities=[entity("z", "张三", id=zs, description="开发")]), by=RUN
     )
@@ -44,7 +57,9 @@ async def test_automation_never_overwrites_a_persons_edit(repo: StoryRepository,
 async def test_dismissed_suggestion_leaves_the_entity(repo: StoryRepository, scope: str) -> None:
     zs, _, _, _ = await _seeded(repo, scope)
     await repo.update_entity(scope, zs, EntityEdit(confirm=["name"]), seen_version=1, by=ALICE)
-    out = await repo.publish_result(publish(scope, "k2", entities=[entity("z", "张三丰", id=zs)]), by=RUN)
+    out = await repo.publish_result(
+        publish(scope, "k2", entities=[entity("z", "张三丰", id=zs)]), by=RUN
+    )
     await repo.dismiss_suggestion(scope, out.plan.suggestions[0].id, by=ALICE)
     assert (await repo.entity(scope, zs)).entity.name == "张三"
 
@@ -78,9 +93,12 @@ async def test_a_persons_edit_changes_only_the_results_they_chose(
     repo: StoryRepository, scope: str
 ) -> None:
     zs, _, _, r1 = await _seeded(repo, scope)
-    r2 = (await repo.publish_result(
-        publish(scope, "k2", entities=[entity("z", "张三", id=zs, description="第二次描述")]), by=RUN
-    )).result.id
+    r2 = (
+        await repo.publish_result(
+            publish(scope, "k2", entities=[entity("z", "张三", id=zs, description="第二次描述")]),
+            by=RUN,
+        )
+    ).result.id
     await repo.update_entity(
         scope, zs, EntityEdit(description="人工描述", results=[r1]), seen_version=2, by=ALICE
     )
@@ -91,8 +109,11 @@ async def test_a_persons_edit_changes_only_the_results_they_chose(
     assert m2.mention.description == "第二次描述" and m2.amended == {}
     with pytest.raises(InvalidInput):
         await repo.update_entity(
-            scope, zs, EntityEdit(description="x", results=["res_000000000000000000000000"]),
-            seen_version=3, by=ALICE,
+            scope,
+            zs,
+            EntityEdit(description="x", results=["res_000000000000000000000000"]),
+            seen_version=3,
+            by=ALICE,
         )
 
 
@@ -103,9 +124,22 @@ async def test_contradicting_evidence_is_a_pending_difference(
     confirmed = await repo.confirm_relation(scope, rel, by=ALICE)
     assert confirmed.confirmation is Confirmation.CONFIRMED
     out = await repo.publish_result(
-        publish(scope, "k2", entities=[entity("z", "张三", id=zs), entity("l", "李四", id=ls)],
-                relations=[relation("r", "z", "l", "works_with", stance="contradicts",
-                                    reason="李四已调走", references=[cite()])]),
+        publish(
+            scope,
+            "k2",
+            entities=[entity("z", "张三", id=zs), entity("l", "李四", id=ls)],
+            relations=[
+                relation(
+                    "r",
+                    "z",
+                    "l",
+                    "works_with",
+                    stance="contradicts",
+                    reason="李四已调走",
+                    references=[cite()],
+                )
+            ],
+        ),
         by=RUN,
     )
     graph = await repo.story_graph(scope)

@@ -1,4 +1,5 @@
-"""Identity (seed 004: 同名不构成身份) and scope isolation (历史选择不能回退到其他项目的最新图谱)."""
+"""Identity (seed 004: 同名不构成身份) and scope isolation
+(历史选择不能回退到其他项目的最新图谱)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ from tests.unit.story.builders import RUN, entity, publish, source, two_people
 
 
 async def test_equal_names_never_merge(repo: StoryRepository, scope: str) -> None:
-    await repo.publish_result(publish(scope, "k1", entities=[entity("a", "张三", status="main")]), by=RUN)
-    await repo.publish_result(publish(scope, "k2", entities=[entity("a", "张三", status="main")]), by=RUN)
+    await repo.publish_result(
+        publish(scope, "k1", entities=[entity("a", "张三", status="main")]), by=RUN
+    )
+    await repo.publish_result(
+        publish(scope, "k2", entities=[entity("a", "张三", status="main")]), by=RUN
+    )
     graph = await repo.story_graph(scope)
     assert [e.name for e in graph.entities] == ["张三", "张三"]
     assert len({e.id for e in graph.entities}) == 2
@@ -28,11 +33,15 @@ async def test_reuse_by_stored_id_only_for_a_main_entity(repo: StoryRepository, 
     zs = next(e.id for e in first.plan.entities if e.name == "张三")
     ww = next(e.id for e in first.plan.entities if e.name == "王五")
     second = await repo.publish_result(
-        publish(scope, "k2", entities=[
-            entity("x", "张三", id=zs, description="测试负责人"),
-            entity("y", "王五", id=ww),
-            entity("z", "李四", id="not-an-id"),
-        ]),
+        publish(
+            scope,
+            "k2",
+            entities=[
+                entity("x", "张三", id=zs, description="测试负责人"),
+                entity("y", "王五", id=ww),
+                entity("z", "李四", id="not-an-id"),
+            ],
+        ),
         by=RUN,
     )
     graph = await repo.story_graph(scope)

@@ -17,12 +17,25 @@ async def test_publish_writes_the_whole_result_citing_one_result_id(
 ) -> None:
     await repo.upsert_source(source(scope))
     inp = two_people(
-        scope, "k1",
+        scope,
+        "k1",
         stories=[{"ref": "s", "name": "v2.0 提测"}],
-        summaries=[{"ref": "m", "story": "s", "text": "提测准备", "interval_start": T0,
-                    "interval_end": at(8), "source_ids": ["conv-1"], "events": ["e1"],
-                    "entities": ["zs"], "references": [cite()]}],
-        decisions=["周五提测"], open_items=["第三方回调未联调"], feedback="提测有风险",
+        summaries=[
+            {
+                "ref": "m",
+                "story": "s",
+                "text": "提测准备",
+                "interval_start": T0,
+                "interval_end": at(8),
+                "source_ids": ["conv-1"],
+                "events": ["e1"],
+                "entities": ["zs"],
+                "references": [cite()],
+            }
+        ],
+        decisions=["周五提测"],
+        open_items=["第三方回调未联调"],
+        feedback="提测有风险",
     )
     out = await repo.publish_result(inp, by=RUN)
     assert not out.repeat
@@ -76,10 +89,18 @@ async def test_summary_over_a_source_the_scope_lacks_rejects_the_result(
     await repo.upsert_source(source(scope))
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
     bad = publish(
-        scope, "k1",
+        scope,
+        "k1",
         entities=[{"ref": "a", "name": "王五"}],
-        summaries=[{"ref": "m", "text": "x", "interval_start": T0, "interval_end": at(1),
-                    "source_ids": ["note-elsewhere"]}],
+        summaries=[
+            {
+                "ref": "m",
+                "text": "x",
+                "interval_start": T0,
+                "interval_end": at(1),
+                "source_ids": ["note-elsewhere"],
+            }
+        ],
     )
     with pytest.raises(InvalidInput):
         await repo.publish_result(bad, by=RUN)

@@ -13,12 +13,25 @@ from graph.queries import Queries
 from tests.unit.story.builders import T0
 
 PARAMS: dict[str, Any] = {
-    "scope": "p", "as_of": T0, "ids": ["a"], "id": "a", "key": "k", "result_id": "r",
-    "forever": FOREVER, "from_time": None, "to_time": None, "story_id": None,
-    "target_id": "t", "entity_id": "e", "result_ids": ["r"], "source_id": "s", "version": "v",
+    "scope": "p",
+    "as_of": T0,
+    "ids": ["a"],
+    "id": "a",
+    "key": "k",
+    "result_id": "r",
+    "forever": FOREVER,
+    "from_time": None,
+    "to_time": None,
+    "story_id": None,
+    "target_id": "t",
+    "entity_id": "e",
+    "result_ids": ["r"],
+    "source_id": "s",
+    "version": "v",
 }
 READS = sorted(
-    k for k, q in Queries().named().items()
+    k
+    for k, q in Queries().named().items()
     if k.startswith("story/") and not k.split("/")[1].startswith("write_")
 )
 
@@ -31,7 +44,9 @@ def _operators(plan: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize("key", READS)
-async def test_story_read_uses_an_index(key: str, neo4j_driver: AsyncDriver, settings: Settings) -> None:
+async def test_story_read_uses_an_index(
+    key: str, neo4j_driver: AsyncDriver, settings: Settings
+) -> None:
     named = Queries().named()[key]
     params = {name: PARAMS[name] for name in named.declared}
     _, summary, _ = await neo4j_driver.execute_query(

@@ -29,9 +29,16 @@ async def test_as_of_shows_corrections_only_after_they_were_made(
 async def test_valid_at_and_from_to_filter_in_neo4j(repo: StoryRepository, scope: str) -> None:
     await repo.publish_result(
         publish(
-            scope, "k1",
-            events=[{"ref": "e1", "title": "提测", "at": T0}, {"ref": "e2", "title": "上线", "at": at(72)}],
-            entities=[entity("m", "临时 mock 方案", valid_from=T0, valid_to=at(48)), entity("p", "支付模块")],
+            scope,
+            "k1",
+            events=[
+                {"ref": "e1", "title": "提测", "at": T0},
+                {"ref": "e2", "title": "上线", "at": at(72)},
+            ],
+            entities=[
+                entity("m", "临时 mock 方案", valid_from=T0, valid_to=at(48)),
+                entity("p", "支付模块"),
+            ],
         ),
         by=RUN,
     )
@@ -46,7 +53,9 @@ async def test_valid_at_and_from_to_filter_in_neo4j(repo: StoryRepository, scope
     assert [t.title for t in view.timeline] == ["上线"]
 
 
-async def test_old_version_supplied_by_the_app_stays_readable(repo: StoryRepository, scope: str) -> None:
+async def test_old_version_supplied_by_the_app_stays_readable(
+    repo: StoryRepository, scope: str
+) -> None:
     await repo.upsert_source(source(scope, version="v1", text="旧：周五提测"))
     await repo.upsert_source(source(scope, version="v2", text="新：下周一提测"))
     old = await repo.source_excerpt(scope, "conv-1", "v1", "chars:0-6")
@@ -60,8 +69,11 @@ async def test_unrecoverable_old_version_warns_instead_of_showing_todays_text(
         source(scope, version="v2", text="今天的正文", previous=[{"version": "v1"}])
     )
     out = await repo.publish_result(
-        publish(scope, "k1", events=[{"ref": "e", "title": "旧讨论", "at": T0,
-                                       "references": [cite(version="v1")]}]),
+        publish(
+            scope,
+            "k1",
+            events=[{"ref": "e", "title": "旧讨论", "at": T0, "references": [cite(version="v1")]}],
+        ),
         by=RUN,
     )
     ex = await repo.reference_excerpt(scope, out.plan.references[0].id)

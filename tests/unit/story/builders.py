@@ -19,12 +19,20 @@ def at(hours: float) -> datetime:
 
 def source(scope: str, source_id: str = "conv-1", version: str = "v1", **kw: Any) -> SourceInput:
     return SourceInput.model_validate(
-        {"scope": scope, "id": source_id, "kind": "conversation", "version": version,
-         "text": kw.pop("text", f"{source_id} {version}: 张三说支付回调明天联调"), **kw}
+        {
+            "scope": scope,
+            "id": source_id,
+            "kind": "conversation",
+            "version": version,
+            "text": kw.pop("text", f"{source_id} {version}: 张三说支付回调明天联调"),
+            **kw,
+        }
     )
 
 
-def cite(source_id: str = "conv-1", version: str = "v1", locator: str = "chars:0-8") -> dict[str, str]:
+def cite(
+    source_id: str = "conv-1", version: str = "v1", locator: str = "chars:0-8"
+) -> dict[str, str]:
     return {"source_id": source_id, "source_version": version, "locator": locator}
 
 
@@ -43,13 +51,16 @@ def publish(scope: str, key: str, **parts: Any) -> PublishResultInput:
 def two_people(scope: str, key: str, **extra: Any) -> PublishResultInput:
     """张三 and 李四 with a suggested relation, an event and a change, citing conv-1@v1."""
     return publish(
-        scope, key,
+        scope,
+        key,
         events=[{"ref": "e1", "title": "提测会议", "at": T0, "references": [cite()]}],
         entities=[
             entity("zs", "张三", kind="person", description="测试负责人", status="main"),
             entity("ls", "李四", kind="person", status="main"),
         ],
         changes=[{"event": "e1", "entity": "zs", "kind": "proposed", "references": [cite()]}],
-        relations=[relation("r1", "zs", "ls", "works_with", reason="一起提测", references=[cite()])],
+        relations=[
+            relation("r1", "zs", "ls", "works_with", reason="一起提测", references=[cite()])
+        ],
         **extra,
     )

@@ -9,7 +9,17 @@ from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit
 from engine.story.models import Confirmation, SuggestionKind, SuggestionStatus
 from engine.story.replay import StoryReplay
-from tests.unit.story.builders import ALICE, RUN, at, cite, entity, publish, relation, source, two_people
+from tests.unit.story.builders import (
+    ALICE,
+    RUN,
+    at,
+    cite,
+    entity,
+    publish,
+    relation,
+    source,
+    two_people,
+)
 
 
 @pytest.fixture
@@ -37,7 +47,9 @@ def test_automatic_change_to_a_user_edited_field_becomes_a_suggestion(world: Sto
     assert plan.entities == []
     (sugg,) = plan.suggestions
     assert (sugg.field, sugg.current_value, sugg.proposed_value) == (
-        "description", "测试与验收负责人", "开发",
+        "description",
+        "测试与验收负责人",
+        "开发",
     )
 
 
@@ -80,12 +92,23 @@ def test_contradicting_evidence_leaves_a_confirmed_relation_valid(world: StoryRe
     world.act_on_relation("p1", rel, RelationAction.CONFIRM, ALICE, at(2))
     plan = world.publish(
         publish(
-            "p1", "k2",
+            "p1",
+            "k2",
             entities=[entity("z", "张三", id=zs), entity("l", "李四", id=ls)],
-            relations=[relation("r", "z", "l", "works_with", stance="contradicts",
-                                reason="李四已转岗", references=[cite()])],
+            relations=[
+                relation(
+                    "r",
+                    "z",
+                    "l",
+                    "works_with",
+                    stance="contradicts",
+                    reason="李四已转岗",
+                    references=[cite()],
+                )
+            ],
         ),
-        RUN, at(3),
+        RUN,
+        at(3),
     )
     assert world.relations[rel].confirmation is Confirmation.CONFIRMED
     (diff,) = plan.suggestions
@@ -97,9 +120,14 @@ def test_supporting_evidence_for_a_removed_relation_does_not_restore_it(world: S
     zs, ls, rel = _ids(world)
     world.act_on_relation("p1", rel, RelationAction.REMOVE, ALICE, at(2))
     plan = world.publish(
-        publish("p1", "k2", entities=[entity("z", "张三", id=zs), entity("l", "李四", id=ls)],
-                relations=[relation("r", "z", "l", "works_with", reason="again")]),
-        RUN, at(3),
+        publish(
+            "p1",
+            "k2",
+            entities=[entity("z", "张三", id=zs), entity("l", "李四", id=ls)],
+            relations=[relation("r", "z", "l", "works_with", reason="again")],
+        ),
+        RUN,
+        at(3),
     )
     assert world.relations[rel].removed is True
     assert [s.field for s in plan.suggestions] == ["removed"]

@@ -24,10 +24,14 @@ def test_equal_names_never_merge() -> None:
 
 def test_reuse_by_stored_id_of_a_main_entity_in_the_same_scope() -> None:
     world = _world("p1")
-    first = world.publish(publish("p1", "k1", entities=[entity("a", "张三", status="main")]), RUN, at(1))
+    first = world.publish(
+        publish("p1", "k1", entities=[entity("a", "张三", status="main")]), RUN, at(1)
+    )
     stored = first.entities[0].id
     second = world.publish(
-        publish("p1", "k2", entities=[entity("x", "张三", id=stored, description="负责提测")]), RUN, at(2)
+        publish("p1", "k2", entities=[entity("x", "张三", id=stored, description="负责提测")]),
+        RUN,
+        at(2),
     )
     assert [e.id for e in world.graph("p1", at(3)).entities] == [stored]
     assert second.entities[0].seq == 2 and second.entities[0].description == "负责提测"
@@ -46,7 +50,9 @@ def test_candidate_entity_is_not_reused() -> None:
 
 def test_id_from_another_scope_creates_a_new_entity() -> None:
     world = _world("p1", "p2")
-    first = world.publish(publish("p1", "k", entities=[entity("a", "张三", status="main")]), RUN, at(1))
+    first = world.publish(
+        publish("p1", "k", entities=[entity("a", "张三", status="main")]), RUN, at(1)
+    )
     other = world.publish(
         publish("p2", "k", entities=[entity("a", "张三", id=first.entities[0].id)]), RUN, at(2)
     )
@@ -57,9 +63,13 @@ def test_id_from_another_scope_creates_a_new_entity() -> None:
 
 def test_malformed_identity_field_creates_a_new_entity_without_guessing() -> None:
     world = _world("p1")
-    first = world.publish(publish("p1", "k1", entities=[entity("a", "张三", status="main")]), RUN, at(1))
+    first = world.publish(
+        publish("p1", "k1", entities=[entity("a", "张三", status="main")]), RUN, at(1)
+    )
     broken = first.entities[0].id.upper()
-    second = world.publish(publish("p1", "k2", entities=[entity("a", "张三", id=broken)]), RUN, at(2))
+    second = world.publish(
+        publish("p1", "k2", entities=[entity("a", "张三", id=broken)]), RUN, at(2)
+    )
     assert second.entities[0].id not in {first.entities[0].id, broken}
     assert "malformed" in second.result.warnings[0]
 

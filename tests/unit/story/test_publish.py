@@ -17,7 +17,9 @@ from tests.unit.story.builders import RUN, T0, at, cite, entity, publish, source
 def test_reference_to_a_missing_source_version_rejects_the_whole_result() -> None:
     inp = two_people("p1", "k1")
     with pytest.raises(InvalidInput) as err:
-        decide_publish(inp, PublishContext(source_versions={"conv-1": frozenset({"v2"})}), at(1), RUN)
+        decide_publish(
+            inp, PublishContext(source_versions={"conv-1": frozenset({"v2"})}), at(1), RUN
+        )
     assert err.value.details["missing"] == ["conv-1@v1"]
 
 
@@ -50,7 +52,9 @@ def test_every_piece_cites_the_same_result_id() -> None:
     assert {r.result_id for r in plan.references} == {rid}
     assert {m.result_id for m in plan.mentions} == {rid}
     assert {r.owner_kind for r in plan.references} == {
-        ObjectKind.EVENT, ObjectKind.CHANGE, ObjectKind.RELATION,
+        ObjectKind.EVENT,
+        ObjectKind.CHANGE,
+        ObjectKind.RELATION,
     }
 
 
@@ -59,7 +63,8 @@ def test_each_result_keeps_its_own_description() -> None:
     world.upsert_source(source("p1"), at(0))
     first = world.publish(
         publish("p1", "k1", entities=[entity("a", "张三", description="测试", status="main")]),
-        RUN, at(1),
+        RUN,
+        at(1),
     )
     zs = first.entities[0].id
     second = world.publish(
@@ -73,11 +78,14 @@ def test_story_id_of_another_scope_is_invalid_not_a_fallback() -> None:
     world = StoryReplay()
     world.upsert_source(source("p1"), at(0))
     world.upsert_source(source("p2"), at(0))
-    plan = world.publish(publish("p1", "k", stories=[{"ref": "s", "name": "v2.0 提测"}]), RUN, at(1))
+    plan = world.publish(
+        publish("p1", "k", stories=[{"ref": "s", "name": "v2.0 提测"}]), RUN, at(1)
+    )
     with pytest.raises(InvalidInput):
         world.publish(
             publish("p2", "k", stories=[{"ref": "s", "id": plan.stories[0].id, "name": "x"}]),
-            RUN, at(2),
+            RUN,
+            at(2),
         )
 
 
@@ -88,11 +96,16 @@ def test_story_id_of_another_scope_is_invalid_not_a_fallback() -> None:
         {"changes": [{"event": "nope", "entity": "nope", "kind": "proposed"}]},
         {"entities": [{"ref": "a", "name": "x"}, {"ref": "a", "name": "y"}]},
         {"entities": [{"ref": "a", "name": "x", "references": [cite(locator="bad locator")]}]},
-        {"relations": [{"ref": "r", "from": "a", "to": "a", "type": "t"}],
-         "entities": [{"ref": "a", "name": "x"}]},
+        {
+            "relations": [{"ref": "r", "from": "a", "to": "a", "type": "t"}],
+            "entities": [{"ref": "a", "name": "x"}],
+        },
         {"summaries": [{"ref": "s", "text": "t", "interval_start": at(2), "interval_end": at(1)}]},
-        {"changes": [{"event": "e", "entity": "a", "kind": "merged"}],
-         "events": [{"ref": "e", "title": "t", "at": T0}], "entities": [{"ref": "a", "name": "x"}]},
+        {
+            "changes": [{"event": "e", "entity": "a", "kind": "merged"}],
+            "events": [{"ref": "e", "title": "t", "at": T0}],
+            "entities": [{"ref": "a", "name": "x"}],
+        },
     ],
 )
 def test_malformed_input_is_invalid_at_the_edge(bad: dict[str, object]) -> None:

@@ -13,7 +13,9 @@ from tests.unit.story.builders import RUN, T0, at, entity, publish, source
 
 def test_unrecoverable_old_version_warns_and_never_shows_current_text() -> None:
     world = StoryReplay()
-    world.upsert_source(source("p1", version="v3", text="today", previous=[{"version": "v1"}]), at(0))
+    world.upsert_source(
+        source("p1", version="v3", text="today", previous=[{"version": "v1"}]), at(0)
+    )
     stored = world.versions[("p1", "conv-1")]
     old = excerpt("conv-1", "v1", "chars:0-5", stored["v1"])
     assert not old.available and old.text is None and "not recoverable" in (old.warning or "")
@@ -48,7 +50,8 @@ def _timeline_world() -> StoryReplay:
     world.upsert_source(source("p1"), at(0))
     world.publish(
         publish(
-            "p1", "k1",
+            "p1",
+            "k1",
             stories=[{"ref": "s", "name": "v2.0 提测"}, {"ref": "t", "name": "其他"}],
             events=[
                 {"ref": "e1", "story": "s", "title": "提测", "at": T0},
@@ -61,10 +64,18 @@ def _timeline_world() -> StoryReplay:
                 {"event": "e3", "entity": "b", "kind": "verified"},
             ],
             relations=[{"ref": "r", "from": "a", "to": "b", "type": "works_with"}],
-            summaries=[{"ref": "m", "story": "s", "text": "第一阶段", "interval_start": T0,
-                        "interval_end": at(10)}],
+            summaries=[
+                {
+                    "ref": "m",
+                    "story": "s",
+                    "text": "第一阶段",
+                    "interval_start": T0,
+                    "interval_end": at(10),
+                }
+            ],
         ),
-        RUN, at(100),
+        RUN,
+        at(100),
     )
     return world
 

@@ -10,15 +10,21 @@ from graph.story.repository import VERSIONED
 def test_story_queries_declare_the_parameters_they_use() -> None:
     named = {k: q for k, q in Queries().named().items() if k.startswith("story/")}
     assert named
-    wrong = {k: (sorted(q.declared), sorted(q.used)) for k, q in named.items() if q.declared != q.used}
+    wrong = {
+        k: (sorted(q.declared), sorted(q.used)) for k, q in named.items() if q.declared != q.used
+    }
     assert wrong == {}
 
 
 def test_every_versioned_kind_has_write_read_and_delta_queries() -> None:
     names = set(Queries().named())
     for _, stem in VERSIONED.values():
-        for key in (f"story/write_{stem}_versions", f"story/asof_{stem}",
-                    f"story/{stem}_versions", f"story/result_{stem}_versions"):
+        for key in (
+            f"story/write_{stem}_versions",
+            f"story/asof_{stem}",
+            f"story/{stem}_versions",
+            f"story/result_{stem}_versions",
+        ):
             assert key in names, key
 
 
