@@ -23,15 +23,22 @@ from graph.driver import open_driver
 from graph.migrate import migrate
 from jobs.model_metrics import ModelCollector
 from jobs.queue import redis_settings
+from jobs.tasks.concern_loop import advance_concern
+from jobs.tasks.concern_scheduler import deliver_concern_outbox, run_concern_scheduler, scheduler_cron
 from jobs.tasks.probe import probe
 
 log = logging.getLogger("storygraph.worker")
 
-FUNCTIONS = [func(probe, name="probe", max_tries=3)]
+FUNCTIONS = [
+    func(probe, name="probe", max_tries=3),
+    func(advance_concern, name="advance_concern", max_tries=8),
+    func(deliver_concern_outbox, name="deliver_concern_outbox", max_tries=8),
+    func(run_concern_scheduler, name="run_concern_scheduler", max_tries=2),
+]
 
 # Cron slots: schedulers of later capabilities (concern scans, due heartbeat plans) register
 # here; each cron job must be idempotent because arq may run it on several workers.
-CRON_JOBS: list[CronJob] = []
+CRON_JOBS: list[CronJob] = [scheduler_cron()]
 
 
 def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]

@@ -1,0 +1,114 @@
+"""Outbound channels for concern messages (issue 5 §8, seed 002 §六 send_message_to).
+
+`Channel.send(row)` delivers one outbox row or raises `ChannelError`; delivery state lives
+in the outbox (graph/concern/outbox.py), never here.
+
+- `WebhookChannel`: a real HTTP adapter — POSTs the row as JSON to one webhook URL (a
+  chat-bot gateway relays it to feishu / telegram / …) with `Idempotency-Key: <outbox key>`
+  so a receiver can also drop a repeat. Any non-2xx answer or transport error fails.
+- `OutboxChannel`: no external hop; the outbox row itself is the delivered message, read by
+  clients through GraphQL (`concernMessages`). The default when no webhook is configured.
+
+`deliver_due` claims, sends and marks the rows whose time has come.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import httpx
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from graph.concern.outbox import OutboxRow, claim, due_rows, mark_failed, mark_sent
+
+log = logging.getLogger("storygraph.concern.channel")
+
+
+class ChannelError(Exception):
+    """A send failed; the row stays pending for the next attempt."""
+
+
+class Channel(Protocol):
+    name: str
+
+    async def send(self, row: OutboxRow) -> None: ...
+
+
+class OutboxChannel:
+    name = "outbox"
+
+    async def send(self, row: OutboxRow) -> None:
+        return None
+
+
+class WebhookChannel:
+    name = "webhook"
+
+    def __init__(self, http: httpx.AsyncClient, url: str, *, timeout: float = 10.0) -> None:
+        self.http = http
+        self.url = url
+        self.timeout = timeout
+
+    async def send(self, row: OutboxRow) -> None:
+        payload = {
+            "key": row.key,
+            "concern_id": row.concern_id,
+            "kind": row.kind,
+            "recipient": {
+                "person_id": row.recipient_person_id,
+                "name": row.recipient_name,
+                "channel": row.channel,
+                "channel_user_id": row.channel_user_id,
+            },
+            "text": row.text,
+            "tone": row.tone,
+            "report_kinds": row.report_kinds,
+        }
+        try:
+            response = await self.http.post(
+                self.url, json=payload, headers={"Idempotency-Key": row.key},
+                timeout=self.timeout,
+            )
+        except httpx.HTTPError as exc:
+            raise ChannelError(f"{type(exc).__name__}: {exc}") from exc
+        if not response.is_success:
+            raise ChannelError(f"webhook answered {response.status_code}: {response.text[:200]}")
+
+
+def channel_from_settings(settings: Settings, http: httpx.AsyncClient) -> Channel:
+    # `concern_webhook_url` is read when the Settings object has it (see the issue report).
+    url = getattr(settings, "concern_webhook_url", None)
+    return WebhookChannel(http, url) if url else OutboxChannel()
+
+
+@dataclass
+class DeliveryReport:
+    sent: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+async def deliver_due(
+    driver: AsyncDriver, database: str, channel: Channel, *, now: datetime, worker_id: str,
+    concern_id: str | None = None, scope: str | None = None, limit: int = 200,
+) -> DeliveryReport:
+    report = DeliveryReport()
+    for row in await due_rows(driver, database, now, scope=scope, concern_id=concern_id,
+                              limit=limit):
+        claimed = await claim(driver, database, row.key, worker_id=worker_id, now=now)
+        if claimed is None:
+            continue  # another worker has it, or it was sent meanwhile
+        try:
+            await channel.send(claimed)
+        except ChannelError as exc:
+            await mark_failed(driver, database, row.key, worker_id=worker_id, error=str(exc))
+            report.failed[row.key] = str(exc)
+            log.warning("concern message not sent", extra={"fields": {
+                "key": row.key, "attempts": claimed.attempts, "error": str(exc)}})
+            continue
+        await mark_sent(driver, database, row.key, worker_id=worker_id, now=now)
+        report.sent.append(row.key)
+    return report
