@@ -26,6 +26,7 @@ from jobs.queue import redis_settings
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import deliver_concern_outbox, run_concern_scheduler, scheduler_cron
 from jobs.tasks.probe import probe
+from jobs.tasks.watch import WATCH_FUNCTIONS
 
 log = logging.getLogger("storygraph.worker")
 
@@ -34,6 +35,7 @@ FUNCTIONS = [
     func(advance_concern, name="advance_concern", max_tries=8),
     func(deliver_concern_outbox, name="deliver_concern_outbox", max_tries=8),
     func(run_concern_scheduler, name="run_concern_scheduler", max_tries=2),
+    *WATCH_FUNCTIONS,
 ]
 
 # Cron slots: schedulers of later capabilities (concern scans, due heartbeat plans) register

@@ -1,0 +1,312 @@
+"""The heartbeat checker as an arq job (seed 000 持续关注, issue 7).
+
+    run_watch_check(ctx, scope=..., watch_id=..., run_id=...)
+
+loads the watch, claims the run by its stable id (a duplicate trigger does nothing), starts a
+fresh `CheckRun` (earlier steps become reference material), and drives the model through the
+gateway one request per round:
+
+- while the budget is open, the request offers the checker tools; the round is accounted as
+  preparation or verification (`engine.watch.budget`), and tool results go back redacted;
+- an answer without tools is judged (`run.conclude`): a check that needs correction gets a
+  correction prompt (a verification round); success or blocked ends the check;
+- when the budget allows no more tool rounds, one closing request without tools asks for the
+  final observation (`workflowChecks` included) and the check is judged for the last time.
+
+Then the observation, the step list and the redacted tool summaries are persisted together,
+the hand-off is MERGEd on its stable execution key (a duplicate is dropped), and saved
+checkpoints get their own sync jobs. The retries the gateway took are recorded on the run
+and the observation (seed 000 "心跳记录显示退避次数"). Tools run outside the model request's
+retry boundary, so a retried request never replays a tool.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+from arq.connections import ArqRedis
+from arq.worker import Retry
+
+from engine.model.accounting import Accounting
+from engine.model.errors import ModelError, ModelRateLimited
+from engine.model.gateway import HttpModelGateway, build_gateway
+from engine.model.messages import ChatMessage, ChatRequest
+from engine.settings import Settings
+from engine.watch.budget import (
+    COMMAND_TIMEOUT_SECONDS,
+    BudgetPhase,
+    ClosingRound,
+    CorrectionRound,
+    ToolCall,
+    ToolRound,
+)
+from engine.watch.handoff import (
+    HandOffDropped,
+    HandOffLedger,
+    InjectIntoPartnerSession,
+    complete_observation,
+)
+from engine.watch.model import Observation, OutcomeStatus
+from engine.watch.outcome import correction_prompt
+from engine.watch.redaction import ToolSummary, build_resume_summary, redact_tool_result
+from engine.watch.run import CheckRun, conclude, finish_round, start_run
+from graph.watch.catalogue import SourceCatalogue
+from graph.watch.records import WatchRecords
+from graph.watch.repository import WatchRepository, utcnow
+from jobs.tasks import watch_prompts
+from jobs.tasks.watch_tools import TOOL_SPECS, CheckSession, call_tool
+
+log = logging.getLogger("storygraph.jobs.watch")
+
+FINISHED_RUN_STATES = frozenset({"completed", "failed"})
+
+
+def check_job_id(scope: str, watch_id: str, request_id: str) -> str:
+    """The stable arq job id of one requested check: a repeated trigger is not enqueued."""
+    return f"watch-check:{scope}:{watch_id}:{request_id}"
+
+
+def sync_job_id(checkpoint_id: str) -> str:
+    return f"watch-checkpoint-sync:{checkpoint_id}"
+
+
+async def enqueue_check(pool: ArqRedis, settings: Settings, *, scope: str, watch_id: str,
+                        request_id: str) -> bool:
+    """True when enqueued now; False when this request id was already enqueued."""
+    job = await pool.enqueue_job(
+        "run_watch_check", scope=scope, watch_id=watch_id, run_id=request_id,
+        _job_id=check_job_id(scope, watch_id, request_id), _queue_name=settings.queue_name,
+    )
+    return job is not None
+
+
+async def enqueue_sync(pool: ArqRedis, settings: Settings, *, scope: str,
+                       checkpoint_id: str) -> bool:
+    job = await pool.enqueue_job(
+        "sync_watch_checkpoint", scope=scope, checkpoint_id=checkpoint_id,
+        _job_id=sync_job_id(checkpoint_id), _queue_name=settings.queue_name,
+    )
+    return job is not None
+
+
+class Conversation:
+    """The rounds of one check: model requests, tool execution, budget accounting."""
+
+    def __init__(self, session: CheckSession, gateway: HttpModelGateway,
+                 clock: Callable[[], datetime]) -> None:
+        self.session = session
+        self.gateway = gateway
+        self.clock = clock
+        self.retries = 0
+        self.model_calls = 0
+        self.summaries: list[ToolSummary] = []
+        self.summary_text = ""
+        self.changed = False
+
+    @property
+    def run(self) -> CheckRun:
+        return self.session.run
+
+    async def _ask(self, messages: list[ChatMessage], with_tools: bool) -> Any:
+        request = ChatRequest(messages=list(messages),
+                              tools=list(TOOL_SPECS) if with_tools else [])
+        try:
+            result = await self.gateway.chat(request)
+        except ModelError as exc:
+            if exc.stats is not None:
+                self.retries += exc.stats.retries
+                self.model_calls += 1
+            raise
+        self.retries += result.stats.retries
+        self.model_calls += 1
+        return result
+
+    async def _tools(self, messages: list[ChatMessage], result: Any) -> None:
+        tools = self.session.tools()
+        calls: list[ToolCall] = []
+        for call in result.tool_calls:
+            raw, ok = await call_tool(tools, call.name, call.arguments)
+            redacted = redact_tool_result(raw)
+            key = _source_key(raw)
+            self.summaries.append(ToolSummary(tool=call.name, source_key=key, text=redacted))
+            messages.append(ChatMessage.tool_result(call, redacted))
+            calls.append(ToolCall(name=call.name, succeeded=ok))
+        self.session.run = finish_round(self.run, ToolRound(calls=tuple(calls)))
+
+    def _judge(self, text: str, now: datetime) -> None:
+        answer = watch_prompts.parse_answer(text)
+        self.summary_text, self.changed = answer.summary, answer.changed
+        self.session.run = conclude(self.run, self.session.watch, now, answer.workflow_checks)
+
+    async def drive(self, messages: list[ChatMessage]) -> None:
+        """Run rounds until the check is judged success or blocked, or the closing round."""
+        while self.run.budget.phase is not BudgetPhase.FINISHED:
+            closing = self.run.budget.phase is BudgetPhase.CLOSING_ONLY
+            if closing:
+                messages.append(ChatMessage.user(watch_prompts.CLOSING))
+            result = await self._ask(messages, with_tools=not closing)
+            messages.append(result.assistant_message())
+            if result.tool_calls and not closing:
+                await self._tools(messages, result)
+                continue
+            if closing:
+                self.session.run = finish_round(self.run, ClosingRound())
+                self._judge(result.text, self.clock())
+                return
+            self._judge(result.text, self.clock())
+            outcome = self.run.outcome
+            assert outcome is not None
+            if outcome.status is OutcomeStatus.NEEDS_CORRECTION:
+                self.session.run = finish_round(self.run, CorrectionRound())
+                messages.append(ChatMessage.user(correction_prompt(outcome)))
+                continue
+            self.session.run = finish_round(self.run, ClosingRound())
+            return
+
+
+def _gateway(ctx: dict[str, Any], http: httpx.AsyncClient) -> HttpModelGateway | None:
+    """The worker's gateway (built once per process in on_startup), else one for this job."""
+    gateway = ctx.get("gateway")
+    if gateway is None:
+        settings: Settings = ctx["settings"]
+        gateway = build_gateway(settings, http=http,
+                                accounting=Accounting(settings.model_concurrency))
+    return gateway if isinstance(gateway, HttpModelGateway) else None
+
+
+async def run_watch_check(
+    ctx: dict[str, Any], *, scope: str, watch_id: str, run_id: str,
+    clock: Callable[[], datetime] = utcnow,
+) -> dict[str, Any]:
+    """One check of one watch under a stable run id; returns the run's report."""
+    settings: Settings = ctx["settings"]
+    driver = ctx["driver"]
+    repo = WatchRepository(driver, settings.neo4j_database, clock=clock)
+    records = WatchRecords(driver, settings.neo4j_database)
+    now = clock()
+    worker_id = str(ctx.get("worker_id", "inline"))
+    claim = await records.claim_run(scope, watch_id, run_id, worker_id=worker_id, now=now)
+    if not claim.claimed and claim.run.get("status") in FINISHED_RUN_STATES:
+        log.info("duplicate watch check dropped", extra={"fields": {"run_id": run_id}})
+        return {"runId": run_id, "status": claim.run["status"], "duplicate": True}
+    state = await repo.get(scope, watch_id)
+    agent_id = f"watch-checker:{run_id}"
+    await records.update_run(scope, run_id, {
+        "agent_id": agent_id, "session_id": state.watch.session_id, "claimed_by": worker_id,
+        "command_timeout_seconds": COMMAND_TIMEOUT_SECONDS, "background_jobs": False,
+    })
+    run = start_run(state.watch, run_id, now, previous_steps=state.steps)
+    session = CheckSession(
+        scope=scope, watch=state.watch, mounted=state.mounted_libraries, run=run, repo=repo,
+        records=records, catalogue=SourceCatalogue(driver, settings.neo4j_database), clock=clock,
+    )
+    delivered = {h.execution_key for h in await records.handoffs(scope, watch_id)}
+    ledger = HandOffLedger(watch_id=watch_id, delivered=frozenset(delivered))
+    messages = [
+        ChatMessage.system(watch_prompts.SYSTEM),
+        ChatMessage.user(watch_prompts.opening(
+            state.watch, run.references, ledger, state.resume_summary, state.resume_truncated,
+            state.resume_reread,
+        )),
+    ]
+    error: str | None = None
+    async with httpx.AsyncClient() as http:
+        gateway = _gateway(ctx, http)
+        conversation = Conversation(session, gateway, clock) if gateway is not None else None
+        if conversation is None:
+            error = "no model endpoint is configured (MODEL_BASE_URL); the check cannot verify"
+        else:
+            try:
+                await conversation.drive(messages)
+            except ModelRateLimited as exc:
+                await records.update_run(scope, run_id, {"status": "deferred",
+                                                         "retries": conversation.retries})
+                raise Retry(defer=exc.details.get("retry_after") or 30) from exc
+            except ModelError as exc:
+                error = f"model request failed: {exc.message}"
+                last = exc.details.get("last_error")
+                if last:
+                    error += f" (last error: {last})"
+    return await _finish(ctx, session, conversation, ledger, error, clock)
+
+
+async def _finish(
+    ctx: dict[str, Any], session: CheckSession, conversation: Conversation | None,
+    ledger: HandOffLedger, error: str | None, clock: Callable[[], datetime],
+) -> dict[str, Any]:
+    """Persist the observation, step list, summaries and hand-off; enqueue checkpoint syncs."""
+    settings: Settings = ctx["settings"]
+    scope, run, watch, records = session.scope, session.run, session.watch, session.records
+    now = clock()
+    observation = Observation(
+        observation_id=f"obs-{run.run_id}", watch_id=watch.watch_id, run_id=run.run_id,
+        observed_at=now,
+        summary=(conversation.summary_text if conversation else "") or (error or ""),
+        changed=conversation.changed if conversation else False,
+    )
+    handoff_status = "none"
+    if run.outcome is not None and error is None:
+        observation, ledger, effects = complete_observation(
+            watch, observation, steps=run.steps, outcome=run.outcome,
+            revisions=run.reading.revisions(), ledger=ledger, now=now,
+        )
+        for effect in effects:
+            if isinstance(effect, InjectIntoPartnerSession):
+                written = await records.hand_off(scope, effect.handoff)
+                handoff_status = "delivered" if written.delivered else "dropped"
+            elif isinstance(effect, HandOffDropped):
+                handoff_status = "dropped"
+    summaries = conversation.summaries if conversation else []
+    resume = build_resume_summary(summaries)
+    budget = run.budget
+    extra = {
+        "retries": conversation.retries if conversation else 0,
+        "model_calls": conversation.model_calls if conversation else 0,
+        "verification_rounds": budget.verification_used,
+        "preparation_rounds": budget.preparation_used,
+        "correction_rounds": budget.correction_rounds,
+        "closing_rounds": budget.closing_used,
+        "tool_summaries": [s.render() for s in summaries],
+        "error": error,
+        "failure_kind": "model" if error else None,
+        "handoff_status": handoff_status,
+        "checkpoint_ids": list(session.checkpoints),
+    }
+    await records.save_observation(
+        scope, observation, extra, steps=run.steps,
+        watch_fields={"resume_summary": resume.text, "resume_truncated": resume.truncated,
+                      "resume_reread": list(resume.reread), "last_checked_at": now},
+    )
+    status = "failed" if error else "completed"
+    await records.update_run(scope, run.run_id, {
+        "status": status, "finished_at": now, "retries": extra["retries"],
+        "outcome_status": run.outcome.status.value if run.outcome else None,
+    })
+    pool: ArqRedis | None = ctx.get("redis")
+    if pool is not None:
+        for checkpoint_id in session.checkpoints:
+            await enqueue_sync(pool, settings, scope=scope, checkpoint_id=checkpoint_id)
+    return {
+        "runId": run.run_id, "status": status,
+        "outcome": run.outcome.status.value if run.outcome else None,
+        "handoff": handoff_status, "retries": extra["retries"], "error": error,
+    }
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _source_key(raw: str) -> str | None:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    key = value.get("sourceKey") if isinstance(value, dict) else None
+    return key if isinstance(key, str) else None
