@@ -64,6 +64,7 @@ from graph.queries import Queries, queries
 from graph.story.codec import from_props, to_props, version_row
 
 V = TypeVar("V", bound=Version)
+W = TypeVar("W")
 Clock = Callable[[], datetime]
 
 # The allow-list: a versioned kind's model and its query-name stem. Labels live in the
@@ -140,6 +141,17 @@ class StoryRepository:
         if rows and rows[0]["orphaned"]:
             raise Conflict(f"a {kind.value} changed concurrently; nothing was written")
 
+    async def _write(self, work: Callable[[AsyncManagedTransaction], Awaitable[W]]) -> W:
+        """One write transaction; a uniqueness clash with a concurrent writer (the same
+        version seq recorded twice) is a CONFLICT: this writer's transaction wrote nothing."""
+        async with self._driver.session(database=self._database) as session:
+            try:
+                return await session.execute_write(work)
+            except ConstraintError as exc:
+                raise Conflict(
+                    "changed concurrently; nothing was written", cause=exc.message
+                ) from None
+
     def _now(self, recorded_at: datetime | None) -> datetime:
         return aware(recorded_at) if recorded_at is not None else self._clock()
 
@@ -169,8 +181,7 @@ class StoryRepository:
             )
             return source
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
+        return await self._write(work)
 
     async def source_excerpt(
         self, scope: str, source_id: str, version: str, locator: str = "chars:0-2000"
@@ -531,8 +542,7 @@ class StoryRepository:
                 )
             return updated
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
+        return await self._write(work)
 
     async def _relation_action(
         self,
@@ -556,8 +566,7 @@ class StoryRepository:
             await self._write_versions(tx, ObjectKind.RELATION, [updated])
             return updated
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
+        return await self._write(work)
 
     async def confirm_relation(
         self,
@@ -639,8 +648,7 @@ class StoryRepository:
                 await self._write_versions(tx, sugg.target_kind, [updated])
             return resolved
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
+        return await self._write(work)
 
     async def accept_suggestion(
         self,
