@@ -16,7 +16,7 @@ from engine.settings import Settings
 
 QUERIES: tuple[type, ...] = (platform.Query, story.Query,)
 MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation,)
-SUBSCRIPTIONS: tuple[type, ...] = ()
+SUBSCRIPTIONS: tuple[type, ...] = (story.Subscription,)
 
 Query = merge_types("Query", QUERIES)
 Mutation = merge_types("Mutation", MUTATIONS)

@@ -7,6 +7,7 @@ the supervision publish stage uses.
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from datetime import datetime
 from typing import Annotated
 
@@ -45,6 +46,7 @@ from engine.story import inputs as engine_inputs
 from engine.story.models import Actor
 from graph.queries import queries
 from graph.story.repository import StoryRepository
+from jobs.notify import graph_changed, listen
 
 
 FromArg = Annotated[datetime | None, strawberry.argument(name="from")]
@@ -64,6 +66,20 @@ def editor(info: Info[Context, None], scope: str, user_id: str | None) -> Actor:
     engine_inputs.check_scope(scope)
     principal = info.context.require("editor", scope)
     return Actor.user(user_id or principal.name)
+
+
+async def announce(info: Info[Context, None], scope: str, kind: str, ids: list[str], by: Actor) -> None:
+    """Tell graphChanged subscribers; the write already committed, so a lost hint loses nothing."""
+    await graph_changed(info.context.pool, scope, kind=kind, ids=ids, by=by.label())
+
+
+@strawberry.type(description="A hint that the scope's graph changed: re-read what you show.")
+class GraphChange:
+    scope: str
+    kind: str
+    ids: list[str]
+    by: str
+    at: datetime
 
 
 @strawberry.type
@@ -161,10 +177,10 @@ class Query:
 class Mutation:
     @strawberry.mutation(description="Record an app's version of a source; old versions stay readable if supplied.")
     async def upsert_source(self, info: Info[Context, None], input: UpsertSourceInput) -> Source:
-        engine_inputs.check_scope(input.scope)
-        info.context.require("editor", input.scope)
+        by = editor(info, input.scope, None)
         parsed = engine_inputs.parse_input(engine_inputs.SourceInput, to_data(input))
         stored = await repo(info).upsert_source(parsed)
+        await announce(info, input.scope, "source", [stored.id], by)
         return build(Source, stored, id=strawberry.ID(stored.id))
 
     @strawberry.mutation(description="Write one whole organising result in one transaction (idempotent by key).")
@@ -176,6 +192,8 @@ class Mutation:
         parsed = engine_inputs.parse_input(engine_inputs.PublishResultInput, to_data(input))
         by = Actor.run(run_id or f"api:{principal.name}")
         outcome = await repo(info).publish_result(parsed, by=by)
+        if not outcome.repeat:
+            await announce(info, input.scope, "result", [outcome.result.id], by)
         return PublishOutcome(result=result_type(outcome.result), repeat=outcome.repeat)
 
     @strawberry.mutation(description="A person's edit against the version they saw (stale: CONFLICT).")
@@ -188,6 +206,7 @@ class Mutation:
         updated = await repo(info).update_entity(
             scope, str(id), parsed, seen_version=seen_version, by=by, why=why
         )
+        await announce(info, scope, "entity", [updated.id], by)
         return versioned(Entity, updated)
 
     @strawberry.mutation
@@ -197,6 +216,7 @@ class Mutation:
     ) -> Relation:
         by = editor(info, scope, user_id)
         rel = await repo(info).confirm_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation
@@ -206,6 +226,7 @@ class Mutation:
     ) -> Relation:
         by = editor(info, scope, user_id)
         rel = await repo(info).reject_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation(description="Hide a relation (undoable; sources and references stay).")
@@ -215,6 +236,7 @@ class Mutation:
     ) -> Relation:
         by = editor(info, scope, user_id)
         rel = await repo(info).remove_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation(description="Undo a removal.")
@@ -224,6 +246,7 @@ class Mutation:
     ) -> Relation:
         by = editor(info, scope, user_id)
         rel = await repo(info).restore_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation(description="Apply a suggestion: it becomes the person's edit.")
@@ -231,11 +254,27 @@ class Mutation:
         self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "", user_id: str | None = None
     ) -> Suggestion:
         by = editor(info, scope, user_id)
-        return versioned(Suggestion, await repo(info).accept_suggestion(scope, str(id), by=by, why=why))
+        suggestion = await repo(info).accept_suggestion(scope, str(id), by=by, why=why)
+        await announce(info, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
+        return versioned(Suggestion, suggestion)
 
     @strawberry.mutation
     async def dismiss_suggestion(
         self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "", user_id: str | None = None
     ) -> Suggestion:
         by = editor(info, scope, user_id)
-        return versioned(Suggestion, await repo(info).dismiss_suggestion(scope, str(id), by=by, why=why))
+        suggestion = await repo(info).dismiss_suggestion(scope, str(id), by=by, why=why)
+        await announce(info, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
+        return versioned(Suggestion, suggestion)
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription(description="Hints that a scope's graph changed (results, corrections, sources).")
+    async def graph_changed(self, info: Info[Context, None], scope: str) -> AsyncGenerator[GraphChange, None]:
+        reader(info, scope)
+        async for message in listen(info.context.pool, scope):
+            yield GraphChange(
+                scope=message["scope"], kind=message["kind"], ids=message["ids"], by=message["by"],
+                at=datetime.fromisoformat(message["at"]),
+            )

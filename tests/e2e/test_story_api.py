@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from .conftest import Server
@@ -56,8 +57,8 @@ def test_publish_read_correct_and_replay_over_http(api: Server, scope: str) -> N
     assert first["repeat"] is False
     again = data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))["publishResult"]
     assert again == {**first, "repeat": True}
-    before_edit = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time()))
-    time.sleep(1.1)
+    before_edit = datetime.now(UTC).isoformat()  # after the publish, before the edit
+    time.sleep(0.05)
 
     graph = data(api.graphql(GRAPH, {"scope": scope}))["storyGraph"]
     assert [e["title"] for e in graph["events"]] == ["张三：支付模块卡在第三方回调"]
@@ -150,3 +151,31 @@ def test_graph_view_and_paged_sidebar_lists(api: Server, scope: str) -> None:
     assert two["pageInfo"]["hasNextPage"] is False
     assert {one["edges"][0]["node"]["name"], two["edges"][0]["node"]["name"]} == {"支付模块", "第三方回调接口"}
     assert error_code(api.graphql(page, {"s": scope, "after": "garbage"})) == "INVALID_INPUT"
+
+
+async def test_graph_changed_subscription_hears_a_publish(api: Server, scope: str) -> None:
+    import asyncio
+    import json
+
+    import websockets
+
+    url = api.url.replace("http://", "ws://") + "/graphql"
+    async with websockets.connect(url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
+        await ws.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": {
+            "query": "subscription($s: String!) { graphChanged(scope: $s) { scope kind ids by } }",
+            "variables": {"s": scope}}}))
+        await asyncio.sleep(0.5)  # let the server subscribe to the channel
+        src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
+        await asyncio.to_thread(api.graphql, UPSERT, {"input": src})
+        await asyncio.to_thread(api.graphql, PUBLISH, {"input": result_input(scope, "k1")})
+        kinds = []
+        for _ in range(2):
+            message = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+            assert message["type"] == "next", message
+            change = message["payload"]["data"]["graphChanged"]
+            assert change["scope"] == scope
+            kinds.append(change["kind"])
+        assert kinds == ["source", "result"]
+        assert change["by"] == "run:run-e2e"
