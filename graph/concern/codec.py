@@ -10,7 +10,7 @@ People are `Person` nodes linked by `INVOLVES` carrying the minimal refs of seed
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.concern.effects import (
@@ -28,6 +28,11 @@ from engine.concern.model import Concern
 MESSAGE_KINDS = ("send_message", "report", "backflow", "escalate")
 
 
+def utc(value: datetime | None) -> datetime | None:
+    """Datetimes go to Neo4j in UTC with the stdlib tzinfo (pydantic's own is not packed)."""
+    return value.astimezone(UTC) if value is not None else None
+
+
 def concern_props(concern: Concern, scope: str) -> dict[str, Any]:
     na = concern.next_action
     trig = concern.trigger
@@ -42,11 +47,11 @@ def concern_props(concern: Concern, scope: str) -> dict[str, Any]:
         "goal": concern.goal,
         "agenda_role": concern.agenda_role,
         "initiator_person_id": ini.person_id if ini is not None else None,
-        "next_action_when": na.when if na is not None else None,
-        "next_run_at": trig.next_run_at if trig is not None else None,
-        "created_at": concern.created_at,
-        "updated_at": concern.updated_at,
-        "closed_at": concern.closed_at,
+        "next_action_when": utc(na.when if na is not None else None),
+        "next_run_at": utc(trig.next_run_at if trig is not None else None),
+        "created_at": utc(concern.created_at),
+        "updated_at": utc(concern.updated_at),
+        "closed_at": utc(concern.closed_at),
         "revision": concern.revision,
         "doc": concern.model_dump_json(),
     }
@@ -89,8 +94,8 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
         "scope": scope,
         "kind": effect.kind,
         "seq": seq,
-        "recorded_at": now,
-        "deliver_at": now,
+        "recorded_at": utc(now),
+        "deliver_at": utc(now),
         "report_kinds": [],
         "tone": "",
     }
@@ -101,7 +106,7 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
         )
     elif isinstance(effect, ReportToOwner):
         base.update(_recipient_fields(effect.recipient), text=effect.text,
-                    deliver_at=effect.deliver_at,
+                    deliver_at=utc(effect.deliver_at),
                     report_kinds=[str(k) for k in effect.report_kinds])
     elif isinstance(effect, BackflowMessage):
         base.update(_recipient_fields(effect.recipient), text=effect.text)

@@ -15,6 +15,7 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
+from graph.concern.codec import utc
 from graph.queries import queries
 
 CLAIM_LEASE = timedelta(minutes=5)
@@ -64,7 +65,7 @@ async def due_rows(
     concern_id: str | None = None, limit: int = 200,
 ) -> list[OutboxRow]:
     records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_due"], now=now, scope=scope, concern_id=concern_id,
+        queries()["concern/outbox_due"], now=utc(now), scope=scope, concern_id=concern_id,
         limit=limit, database_=database, routing_="r",
     )
     return [OutboxRow.from_props(r["row"]) for r in records]
@@ -74,8 +75,8 @@ async def claim(
     driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
 ) -> OutboxRow | None:
     records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_claim"], key=key, worker_id=worker_id, now=now,
-        stale_before=now - CLAIM_LEASE, database_=database,
+        queries()["concern/outbox_claim"], key=key, worker_id=worker_id, now=utc(now),
+        stale_before=utc(now - CLAIM_LEASE), database_=database,
     )
     return OutboxRow.from_props(records[0]["row"]) if records else None
 
@@ -84,7 +85,7 @@ async def mark_sent(
     driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
 ) -> None:
     await driver.execute_query(
-        queries()["concern/outbox_sent"], key=key, worker_id=worker_id, now=now,
+        queries()["concern/outbox_sent"], key=key, worker_id=worker_id, now=utc(now),
         database_=database,
     )
 

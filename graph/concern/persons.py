@@ -23,7 +23,7 @@ from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
 from engine.concern.reports import report_recipient
 from engine.errors import NotFound
-from graph.concern.codec import concern_from_doc
+from graph.concern.codec import concern_from_doc, utc
 from graph.queries import queries
 
 
@@ -128,7 +128,8 @@ async def reports_today(
     start = local.replace(hour=0, minute=0, second=0, microsecond=0)
     records, _, _ = await driver.execute_query(
         queries()["concern/reports_today"], scope=scope, person_id=person_id,
-        day_start=start, day_end=start + timedelta(days=1), database_=database, routing_="r",
+        day_start=utc(start), day_end=utc(start + timedelta(days=1)), database_=database,
+        routing_="r",
     )
     return int(records[0]["n"])
 

@@ -19,7 +19,7 @@ from neo4j.exceptions import ConstraintError
 from engine.concern.effects import AgendaOp, AgendaUpdate, Decision
 from engine.concern.model import Concern
 from engine.errors import Conflict, NotFound
-from graph.concern.codec import concern_from_doc, concern_props, outbox_rows, people_rows
+from graph.concern.codec import concern_from_doc, concern_props, outbox_rows, people_rows, utc
 from graph.queries import queries
 
 
@@ -42,6 +42,7 @@ def _agenda_params(decision: Decision) -> tuple[list[dict[str, Any]], list[dict[
             decided = e.decision.model_dump() if e.decision is not None else {}
             if decided:
                 decided["priority"] = str(decided["priority"])
+                decided["ts"] = utc(decided["ts"])
             removals.append({"concern_id": e.concern_id, "key": e.key, "decision": decided})
     return upserts, removals
 

@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 from engine.concern import scheduler
 from engine.concern.model import Concern
 from engine.concern.scheduler import ScheduledJob
-from graph.concern.codec import concern_from_doc
+from graph.concern.codec import concern_from_doc, utc
 from graph.queries import queries
 
 SCAN_QUERIES = {
@@ -29,7 +29,7 @@ async def _scan(
     driver: AsyncDriver, database: str, key: str, now: datetime, scope: str | None, limit: int
 ) -> list[Concern]:
     records, _, _ = await driver.execute_query(
-        queries()[key], now=now, scope=scope, limit=limit, database_=database, routing_="r"
+        queries()[key], now=utc(now), scope=scope, limit=limit, database_=database, routing_="r"
     )
     return [concern_from_doc(r["doc"]) for r in records]
 
@@ -60,6 +60,6 @@ async def scan_schedules(
 
 async def count_due(driver: AsyncDriver, database: str, now: datetime) -> int:
     records, _, _ = await driver.execute_query(
-        queries()["concern/count_due"], now=now, database_=database, routing_="r"
+        queries()["concern/count_due"], now=utc(now), database_=database, routing_="r"
     )
     return int(records[0]["n"])
