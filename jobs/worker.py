@@ -12,7 +12,7 @@ import socket
 from typing import Any
 
 import httpx
-from arq.cron import CronJob
+from arq.cron import CronJob, cron
 from arq.worker import Worker, func
 from prometheus_client import REGISTRY, start_http_server
 
@@ -25,7 +25,10 @@ from jobs.model_metrics import ModelCollector
 from jobs.queue import redis_settings
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import deliver_concern_outbox, run_concern_scheduler, scheduler_cron
+from jobs.tasks.heartbeat import heartbeat_report, heartbeat_tick, supervise_automatic
 from jobs.tasks.probe import probe
+from jobs.tasks.review import supervise
+from jobs.tasks.review_worker import review_shutdown, review_startup
 from jobs.tasks.watch import WATCH_FUNCTIONS
 
 log = logging.getLogger("storygraph.worker")
@@ -36,11 +39,17 @@ FUNCTIONS = [
     func(deliver_concern_outbox, name="deliver_concern_outbox", max_tries=8),
     func(run_concern_scheduler, name="run_concern_scheduler", max_tries=2),
     *WATCH_FUNCTIONS,
+    func(supervise, name="supervise", max_tries=20),
+    func(heartbeat_report, name="heartbeat_report", max_tries=20),
+    func(supervise_automatic, name="supervise_automatic", max_tries=200),
 ]
 
 # Cron slots: schedulers of later capabilities (concern scans, due heartbeat plans) register
 # here; each cron job must be idempotent because arq may run it on several workers.
-CRON_JOBS: list[CronJob] = [scheduler_cron()]
+CRON_JOBS: list[CronJob] = [
+    scheduler_cron(),
+    cron(heartbeat_tick, name="heartbeat_tick", second=0, run_at_startup=True, unique=True),
+]
 
 
 def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
@@ -58,6 +67,7 @@ def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
         if settings.worker_metrics_port:
             REGISTRY.register(ModelCollector(ctx["accounting"]))
             start_http_server(settings.worker_metrics_port, addr="127.0.0.1")
+        await review_startup(ctx)
         fields = {"worker_id": ctx["worker_id"], "queue": settings.queue_name}
         log.info("worker started", extra={"fields": fields})
 
@@ -65,6 +75,7 @@ def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
 
 
 async def _on_shutdown(ctx: dict[str, Any]) -> None:
+    await review_shutdown(ctx)
     if ctx.get("http") is not None:
         await ctx["http"].aclose()
     driver = ctx.get("driver")

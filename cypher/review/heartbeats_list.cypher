@@ -1,0 +1,5 @@
+// params: deployment, limit
+MATCH (h:HeartbeatRun {deployment: $deployment})
+RETURN h.doc AS doc
+ORDER BY h.claimed_at DESC
+LIMIT $limit

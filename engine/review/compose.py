@@ -1,0 +1,176 @@
+"""From committed leaf and navigation outputs to one organising result (seed 004 L3).
+
+"工作回顾、监督反馈和图谱引用同一次整理的结论与来源": the publish stage turns the run's committed
+records into one `publishResult` input, so recap (summary), feedback and graph all cite the
+same result id. Rules kept here:
+
+- every leaf fact becomes an event with references to the segments it cites (or, when it
+  cites none, to its batch's segments) — references point at source versions, never copy text;
+- entities are per leaf batch (a model's local ref is not an identity); an entity naming a
+  stored id is passed on with it, and the story engine reuses it only if it is a same-scope
+  Main entity — user-edited or confirmed fields then become Suggestions, never overwrites;
+  two batches naming the same stored id share the first one's ref (the story input refuses
+  two refs for one stored id);
+- the navigation root gives the stage summary and the feedback; navigation never adds facts;
+- the result key is the run id, so a retried publish is a repeat, not a second result.
+
+A review publishes into one story-graph scope: Global → "global", one project → its id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from engine.errors import InvalidInput
+from engine.review.manifest import LeafBatch
+from engine.review.outputs import LeafOutput, NavigationOutput
+from engine.review.types import Scope, Segment
+
+GLOBAL_STORY_SCOPE = "global"
+MAX_TITLE = 300
+
+
+def story_scope(scope: Scope) -> str:
+    """The one story-graph scope a review of `scope` reads sources from and publishes into."""
+    if scope.is_global:
+        return GLOBAL_STORY_SCOPE
+    if len(scope.project_ids) != 1:
+        raise InvalidInput(
+            "a review publishes into one story scope; review each project on its own",
+            projects=list(scope.project_ids),
+        )
+    return scope.project_ids[0]
+
+
+def project_of(story_scope_name: str) -> str | None:
+    """The project a story-graph source belongs to (None: Global)."""
+    return None if story_scope_name == GLOBAL_STORY_SCOPE else story_scope_name
+
+
+def result_key(run_id: str) -> str:
+    return f"review:{run_id}"
+
+
+def _reference(seg: Segment) -> dict[str, str]:
+    return {
+        "source_id": seg.source_id,
+        "source_version": seg.version,
+        "locator": f"chars:{seg.start}-{seg.end}",
+    }
+
+
+def _at(raw: object, default: datetime) -> datetime:
+    if isinstance(raw, datetime):
+        return raw
+    if isinstance(raw, str):
+        try:
+            return datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            return default
+    return default
+
+
+def compose_result(
+    *,
+    run_id: str,
+    scope: Scope,
+    leaves: Sequence[tuple[LeafBatch, LeafOutput]],
+    root: NavigationOutput,
+    segment_times: Mapping[tuple[str, str, int], datetime],
+    now: datetime,
+) -> dict[str, Any]:
+    """The `PublishResultInput` data of a run. `segment_times` maps (source, version, start)
+    of a committed segment to the time its text was written (the event's default time)."""
+    events: list[dict[str, Any]] = []
+    entities: list[dict[str, Any]] = []
+    changes: list[dict[str, Any]] = []
+    by_stored_id: dict[str, str] = {}
+    times: list[datetime] = []
+    source_ids: set[str] = set()
+    for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
+        local: dict[str, str] = {}
+        for i, raw in enumerate(getattr(output, "entities", None) or []):
+            if not isinstance(raw, Mapping) or not str(raw.get("name") or "").strip():
+                continue
+            name = str(raw["name"]).strip()[:MAX_TITLE]
+            model_ref = str(raw.get("ref") or raw.get("local_id") or f"e{i}")
+            stored = raw.get("id")
+            if isinstance(stored, str) and stored in by_stored_id:
+                local[model_ref] = by_stored_id[stored]
+                continue
+            ref = f"b{batch.index}.{model_ref}"
+            item: dict[str, Any] = {"ref": ref, "name": name}
+            if isinstance(stored, str) and stored:
+                item["id"] = stored
+                by_stored_id[stored] = ref
+            for key in ("kind", "description"):
+                if isinstance(raw.get(key), str):
+                    item[key] = raw[key]
+            entities.append(item)
+            local[model_ref] = ref
+        batch_default = min(
+            (segment_times.get((s.source_id, s.version, s.start), now) for s in batch.segments),
+            default=now,
+        )
+        for j, fact in enumerate(output.facts):
+            refs = list(fact.refs) or list(batch.segments)
+            first = refs[0]
+            default = segment_times.get((first.source_id, first.version, first.start), batch_default)
+            extra = fact.model_extra or {}
+            at = _at(extra.get("at"), default)
+            times.append(at)
+            source_ids.update(r.source_id for r in refs)
+            ref = f"b{batch.index}.f{j}"
+            events.append(
+                {
+                    "ref": ref,
+                    "title": fact.text.strip()[:MAX_TITLE],
+                    "description": fact.text if len(fact.text) > MAX_TITLE else "",
+                    "at": at,
+                    "references": [_reference(r) for r in refs],
+                }
+            )
+            for entity_ref in extra.get("entities") or []:
+                target = local.get(str(entity_ref))
+                if target is not None:
+                    changes.append(
+                        {
+                            "event": ref,
+                            "entity": target,
+                            "kind": str(extra.get("change") or "proposed"),
+                        }
+                    )
+    summaries: list[dict[str, Any]] = []
+    if events:
+        summaries.append(
+            {
+                "ref": "summary",
+                "text": root.summary,
+                "interval_start": min(times),
+                "interval_end": max(times),
+                "source_ids": sorted(source_ids),
+                "events": [e["ref"] for e in events],
+            }
+        )
+    return {
+        "scope": story_scope(scope),
+        "key": result_key(run_id),
+        "events": events,
+        "entities": entities,
+        "changes": _unique(changes),
+        "summaries": summaries,
+        "feedback": root.summary[:20_000],
+    }
+
+
+def _unique(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for change in changes:
+        key = (change["event"], change["entity"])
+        if key not in seen:
+            seen.add(key)
+            out.append(change)
+    return out

@@ -1,0 +1,59 @@
+"""What a review reads: story-graph sources of its scope, as checkpoint units and texts.
+
+Sources are pushed by apps through `upsertSource` (the story graph owns them); a review
+reads the current version's units for the manifest and, per batch, the text of exactly the
+cited versions — never today's text in place of another version (seed 004 L6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from neo4j import AsyncManagedTransaction
+
+from engine.review.checkpoints import SourceState
+from engine.review.compose import project_of, story_scope
+from engine.review.spans import source_state
+from engine.review.types import Scope
+from graph.review.base import Repository
+
+
+def _when(value: object) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    to_native = getattr(value, "to_native", None)
+    if to_native is not None:
+        native: datetime = to_native()
+        return native if native.tzinfo else native.replace(tzinfo=UTC)
+    return datetime.now(UTC)
+
+
+class ReviewSources(Repository):
+    async def states(self, scope: Scope) -> list[SourceState]:
+        async def work(tx: AsyncManagedTransaction) -> list[SourceState]:
+            rows = await self.rows(
+                tx, "review/sources_of_scopes", scopes=[story_scope(scope)]
+            )
+            return [
+                source_state(
+                    r["id"], r["version"], r["text"],
+                    project_id=project_of(r["scope"]), recorded_at=_when(r["recorded_at"]),
+                )
+                for r in rows
+            ]
+
+        return await self.read(work)
+
+    async def texts(
+        self, scope: Scope, keys: Iterable[tuple[str, str]]
+    ) -> dict[tuple[str, str], str]:
+        wanted = [{"source_id": s, "version": v} for s, v in sorted(set(keys))]
+
+        async def work(tx: AsyncManagedTransaction) -> dict[tuple[str, str], str]:
+            rows = await self.rows(
+                tx, "review/source_texts", scopes=[story_scope(scope)], keys=wanted
+            )
+            return {(r["source_id"], r["version"]): r["text"] or "" for r in rows}
+
+        return await self.read(work)

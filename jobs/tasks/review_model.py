@@ -1,0 +1,138 @@
+"""The model requests of a review: heartbeat report, leaf batch, navigation merge.
+
+Each returns the model's raw answer; the stage validates it against its contract
+(`engine.review.outputs`), so an invalid answer fails the stage with the raw text kept
+(seed 004 活动记录: 导航摘要允许省略事实数组，叶子缺少事实数组仍失败). With no model configured
+the offline rule model's documented review extractor answers leaf batches, and navigation
+and reports are assembled from the leaves' own facts — no language is invented.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from engine.model.gateway import HttpModelGateway, OfflineModelGateway
+from engine.model.messages import ChatMessage, ChatRequest
+from engine.model.tasks import ReviewDocument
+from engine.review.outputs import LeafOutput, NavigationOutput
+from engine.review.types import Segment
+
+Gateway = HttpModelGateway | OfflineModelGateway
+
+LEAF_SYSTEM = """You review one batch of a conversation or note for a work supervisor.
+Answer with one JSON object only:
+{"facts": [{"text": str, "refs": [{"source_id", "version", "start", "end"}], "at": ISO time,
+            "entities": [entity ref]}],
+ "entities": [{"ref": str, "name": str, "kind": str, "description": str, "id": stored id}],
+ "summary": str}
+`facts` is required (an empty array when nothing is worth keeping). Cite the segments you
+were given in `refs`. Give `id` only for an entity listed as known with that id."""
+
+NAVIGATION_SYSTEM = """You merge the summaries of reviewed batches into one stage summary.
+Answer with one JSON object only: {"summary": str, "children": [batch ids]}.
+Do not emit a `facts` array: the batches' facts are kept as they are."""
+
+REPORT_SYSTEM = """You write a short heartbeat report: what changed in these new messages, in
+two or three sentences. Plain text."""
+
+
+def segment_payload(seg: Segment, text: str) -> dict[str, Any]:
+    return {
+        "source_id": seg.source_id,
+        "version": seg.version,
+        "start": seg.start,
+        "end": seg.end,
+        "text": text[seg.start : seg.end],
+    }
+
+
+async def _chat(gateway: HttpModelGateway, system: str, payload: object) -> str:
+    result = await gateway.chat(
+        ChatRequest(
+            messages=[
+                ChatMessage.system(system),
+                ChatMessage.user(json.dumps(payload, ensure_ascii=False, default=str)),
+            ],
+            temperature=0.0,
+        )
+    )
+    return result.text
+
+
+async def leaf_answer(
+    gateway: Gateway,
+    segments: Sequence[Segment],
+    texts: Mapping[tuple[str, str], str],
+    *,
+    times: Mapping[tuple[str, str, int], datetime],
+    known_entities: Sequence[Mapping[str, str]] = (),
+) -> str:
+    """The raw answer for one leaf batch."""
+    if isinstance(gateway, HttpModelGateway):
+        payload = {
+            "segments": [segment_payload(s, texts.get(s.source_key, "")) for s in segments],
+            "known_entities": list(known_entities),
+        }
+        return await _chat(gateway, LEAF_SYSTEM, payload)
+    facts: list[dict[str, Any]] = []
+    entities: dict[str, dict[str, Any]] = {}
+    for seg in segments:
+        text = texts.get(seg.source_key, "")[seg.start : seg.end]
+        doc = ReviewDocument(
+            source_id=seg.source_id, text=text, ts=times.get((seg.source_id, seg.version, seg.start))
+        )
+        extraction = (await gateway.extract_review(doc)).value
+        names = {e.local_id: e.name for e in extraction.entities}
+        for e in extraction.entities:
+            entities.setdefault(e.name, {"ref": f"n{len(entities)}", "name": e.name, "kind": e.kind})
+        for fact in extraction.facts:
+            if not fact.text.strip():
+                continue
+            ref = seg.model_copy(
+                update={"start": seg.start + fact.span.start, "end": seg.start + max(fact.span.end, fact.span.start + 1)}
+            )
+            facts.append(
+                {
+                    "text": fact.text,
+                    "refs": [ref.model_dump(mode="json")],
+                    "at": (fact.at or doc.ts).isoformat() if (fact.at or doc.ts) else None,
+                    "kind": fact.kind,
+                    "entities": [entities[names[i]]["ref"] for i in fact.entity_ids if i in names],
+                }
+            )
+    return json.dumps(
+        {"facts": facts, "entities": list(entities.values()), "summary": f"{len(facts)} facts"},
+        ensure_ascii=False,
+    )
+
+
+async def navigation_answer(gateway: Gateway, leaves: Sequence[tuple[int, LeafOutput]]) -> str:
+    """The raw answer of the navigation merge over committed leaves."""
+    if isinstance(gateway, HttpModelGateway):
+        payload = [
+            {"batch": index, "summary": out.summary, "facts": [f.text for f in out.facts][:20]}
+            for index, out in leaves
+        ]
+        return await _chat(gateway, NAVIGATION_SYSTEM, payload)
+    lines = [f.text for _, out in leaves for f in out.facts][:10]
+    summary = "；".join(lines) if lines else "本次回顾没有新的事实"
+    return json.dumps(
+        {"summary": summary, "children": [str(i) for i, _ in leaves]}, ensure_ascii=False
+    )
+
+
+def navigation_payload(output: NavigationOutput) -> str:
+    return output.model_dump_json()
+
+
+async def report_answer(
+    gateway: Gateway, segments: Sequence[Segment], texts: Mapping[tuple[str, str], str]
+) -> str:
+    """The heartbeat report's text over the pending segments."""
+    if isinstance(gateway, HttpModelGateway):
+        payload = [segment_payload(s, texts.get(s.source_key, "")) for s in segments]
+        return await _chat(gateway, REPORT_SYSTEM, payload)
+    return f"{len(segments)} new segments in {len({s.source_id for s in segments})} sources"

@@ -1,0 +1,90 @@
+"""Everything a review operation needs, built from a process's resources.
+
+The API builds one per request (driver, arq pool); a worker builds one per job from `ctx`
+(driver, settings, worker id, its arq redis and the model gateway opened at start-up).
+Timings a run keeps are fixed here: the stage timeout is frozen into the run when it is
+created (seed 004: 监督超时在 run 创建时保存), and the lease outlives the longest model request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from arq.connections import ArqRedis
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from graph.review.app import AppSettingsStore, PlanStore
+from graph.review.checkpoints import Checkpoints
+from graph.review.heartbeats import HeartbeatRuns
+from graph.review.lease import ReviewLease
+from graph.review.runs import SupervisionRuns
+from graph.review.sources import ReviewSources
+from graph.story.repository import StoryRepository
+from jobs.tasks.review_model import Gateway
+
+DEFAULT_PER_BATCH = 4000  # characters of source text per leaf batch
+DEFAULT_WINDOW = timedelta(days=30)  # review window when a run has no plan
+QUEUED = "queued"  # worker id of a run no worker has picked up yet
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class ReviewServices:
+    settings: Settings
+    driver: AsyncDriver
+    worker_id: str
+    pool: ArqRedis | None = None
+    gateway: Gateway | None = None
+    clock: Callable[[], datetime] = utcnow
+    runs: SupervisionRuns = field(init=False)
+    lease: ReviewLease = field(init=False)
+    checkpoints: Checkpoints = field(init=False)
+    sources: ReviewSources = field(init=False)
+    heartbeats: HeartbeatRuns = field(init=False)
+    app: AppSettingsStore = field(init=False)
+    plans: PlanStore = field(init=False)
+    story: StoryRepository = field(init=False)
+
+    def __post_init__(self) -> None:
+        args = (self.driver, self.settings.neo4j_database, self.deployment)
+        self.runs = SupervisionRuns(*args)
+        self.lease = ReviewLease(*args)
+        self.checkpoints = Checkpoints(*args)
+        self.sources = ReviewSources(*args)
+        self.heartbeats = HeartbeatRuns(*args)
+        self.app = AppSettingsStore(*args)
+        self.plans = PlanStore(*args)
+        self.story = StoryRepository(self.driver, self.settings.neo4j_database, clock=self.clock)
+
+    @property
+    def deployment(self) -> str:
+        return self.settings.queue_name
+
+    @property
+    def stage_timeout(self) -> timedelta:
+        return timedelta(seconds=self.settings.model_deadline_seconds)
+
+    @property
+    def lease_ttl(self) -> timedelta:
+        """Longer than one model request, so a live holder renews before it expires."""
+        return self.stage_timeout + timedelta(seconds=60)
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    @classmethod
+    def from_ctx(cls, ctx: dict[str, Any]) -> ReviewServices:
+        return cls(
+            settings=ctx["settings"],
+            driver=ctx["driver"],
+            worker_id=ctx["worker_id"],
+            pool=ctx.get("redis"),
+            gateway=ctx.get("gateway"),
+        )
