@@ -10,12 +10,12 @@ import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.tools import merge_types
 
-from api.definitions import platform, story
+from api.definitions import platform, story, watch
 from api.errors import ShapeErrors
 from engine.settings import Settings
 
-QUERIES: tuple[type, ...] = (platform.Query, story.Query,)
-MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation,)
+QUERIES: tuple[type, ...] = (platform.Query, story.Query, watch.Query,)
+MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation, watch.Mutation,)
 SUBSCRIPTIONS: tuple[type, ...] = (story.Subscription,)
 
 Query = merge_types("Query", QUERIES)

@@ -1,0 +1,277 @@
+"""GraphQL types of heartbeat watches (seed 000 持续关注): each with `from_model()`.
+
+`Watch.steps` is the persisted step list; `observations`, `handOffs`, `checkpoints`,
+`grants` and `runs` are read on demand. An old observation without a step list has
+`workflowChecks: null` and stays readable.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from api.context import Context
+from engine.watch.model import (
+    Checkpoint,
+    HandOff,
+    Outcome,
+    SourceBinding,
+    WorkflowCheck,
+    WorkflowStep,
+)
+from graph.watch.records import StoredObservation, WatchRecords
+from graph.watch.repository import WatchRepository, WatchState
+
+MAX_NESTED = 100
+
+
+def _limit(first: int) -> int:
+    return max(0, min(first, MAX_NESTED))
+
+
+@strawberry.type(name="WatchBinding")
+class Binding:
+    binding_id: str
+    kind: str
+    project: str
+    title: str
+    note_id: str | None
+    library_id: str | None
+    document_id: str | None
+    source_key: str | None
+    bound_at: datetime
+
+    @classmethod
+    def from_model(cls, b: SourceBinding) -> Binding:
+        return cls(
+            binding_id=b.binding_id, kind=b.kind.value, project=b.project, title=b.title,
+            note_id=b.note_id, library_id=b.library_id, document_id=b.document_id,
+            source_key=b.key.value if b.key is not None else None, bound_at=b.bound_at,
+        )
+
+
+@strawberry.type(name="WorkflowStep")
+class Step:
+    step_id: str
+    kind: str
+    source: str
+    method: str
+    preconditions: list[str]
+    completion_criteria: str
+    verify_in_check: bool
+    status: str
+    evidence: str | None
+    evidence_run_id: str | None
+    evidence_recorded_at: datetime | None
+
+    @classmethod
+    def from_model(cls, s: WorkflowStep) -> Step:
+        ev = s.evidence
+        return cls(
+            step_id=s.step_id, kind=s.kind.value, source=s.source, method=s.method,
+            preconditions=list(s.preconditions), completion_criteria=s.completion_criteria,
+            verify_in_check=s.verify_in_check, status=s.status.value,
+            evidence=ev.text if ev else None, evidence_run_id=ev.run_id if ev else None,
+            evidence_recorded_at=ev.recorded_at if ev else None,
+        )
+
+
+@strawberry.type(name="WorkflowCheck")
+class Check:
+    step_id: str
+    status: str
+    evidence: str
+
+    @classmethod
+    def from_model(cls, c: WorkflowCheck) -> Check:
+        return cls(step_id=c.step_id, status=c.status.value, evidence=c.evidence)
+
+
+@strawberry.type(name="WatchOutcome")
+class OutcomeType:
+    status: str
+    reasons: list[str]
+    corrections_used: int
+    facts_recorded: bool = strawberry.field(description="事实已记录: the check recorded facts.")
+    deliverable_done: bool = strawberry.field(description="交付物已完成: execution delivered.")
+    dispatch_execution: bool
+
+    @classmethod
+    def from_model(cls, o: Outcome) -> OutcomeType:
+        return cls(
+            status=o.status.value, reasons=list(o.reasons), corrections_used=o.corrections_used,
+            facts_recorded=o.facts_recorded, deliverable_done=o.deliverable_done,
+            dispatch_execution=o.dispatch_execution,
+        )
+
+
+@strawberry.type(name="WatchObservation")
+class ObservationType:
+    id: strawberry.ID
+    run_id: str
+    observed_at: datetime
+    summary: str
+    changed: bool
+    workflow_checks: list[Check] | None
+    outcome: OutcomeType | None
+    execution_key: str | None
+    handoff_status: str | None
+    retries: int = strawberry.field(description="Model request retries (退避次数).")
+    verification_rounds: int
+    preparation_rounds: int
+    tool_summaries: list[str] = strawberry.field(description="Redacted tool results.")
+    error: str | None
+    failure_kind: str | None
+
+    @classmethod
+    def from_model(cls, stored: StoredObservation) -> ObservationType:
+        o, p = stored.observation, stored.props
+        return cls(
+            id=strawberry.ID(o.observation_id), run_id=o.run_id, observed_at=o.observed_at,
+            summary=o.summary, changed=o.changed,
+            workflow_checks=[Check.from_model(c) for c in o.workflow_checks]
+            if o.workflow_checks is not None else None,
+            outcome=OutcomeType.from_model(o.outcome) if o.outcome is not None else None,
+            execution_key=p.get("execution_key"), handoff_status=p.get("handoff_status"),
+            retries=int(p.get("retries") or 0),
+            verification_rounds=int(p.get("verification_rounds") or 0),
+            preparation_rounds=int(p.get("preparation_rounds") or 0),
+            tool_summaries=list(p.get("tool_summaries") or []), error=p.get("error"),
+            failure_kind=p.get("failure_kind"),
+        )
+
+
+@strawberry.type(name="WatchHandOff")
+class HandOffType:
+    execution_key: str
+    session_id: str
+    run_id: str
+    observation_id: str
+    steps: JSON
+    dependencies: list[str]
+    created_at: datetime
+
+    @classmethod
+    def from_model(cls, h: HandOff) -> HandOffType:
+        return cls(
+            execution_key=h.execution_key, session_id=h.session_id, run_id=h.run_id,
+            observation_id=h.observation_id,
+            steps=[s.model_dump(mode="json") for s in h.steps],
+            dependencies=list(h.dependencies), created_at=h.created_at,
+        )
+
+
+@strawberry.type(name="WatchCheckpoint")
+class CheckpointType:
+    id: strawberry.ID
+    run_id: str
+    location: str
+    data: JSON
+    instructions: str
+    recorded_at: datetime
+    sync_status: str
+    sync_error: str | None
+    synced_at: datetime | None
+    sync_rounds: int
+
+    @classmethod
+    def from_model(cls, cp: Checkpoint, rounds: int = 0) -> CheckpointType:
+        return cls(
+            id=strawberry.ID(cp.checkpoint_id), run_id=cp.run_id, location=cp.location,
+            data=cp.data, instructions=cp.instructions, recorded_at=cp.recorded_at,
+            sync_status=cp.sync_status.value, sync_error=cp.sync_error, synced_at=cp.synced_at,
+            sync_rounds=rounds,
+        )
+
+
+@strawberry.type(name="WatchGrant")
+class GrantType:
+    source_key: str
+    binding_id: str | None
+    cross_project: bool
+    read_only: bool
+    issued_at: datetime
+    revoked_at: datetime | None
+    revoke_reason: str | None
+
+    @classmethod
+    def from_record(cls, g: dict[str, Any]) -> GrantType:
+        return cls(
+            source_key=g["key"], binding_id=g.get("binding_id"),
+            cross_project=bool(g.get("cross_project")), read_only=bool(g.get("read_only")),
+            issued_at=g["issued_at"], revoked_at=g.get("revoked_at"),
+            revoke_reason=g.get("revoke_reason"),
+        )
+
+
+@strawberry.type(name="Watch")
+class WatchType:
+    id: strawberry.ID
+    scope: str
+    session_id: str
+    title: str
+    status: str
+    execution_enabled: bool
+    record_location: str | None
+    tag_limits: list[str]
+    mounted_libraries: list[str]
+    bindings: list[Binding]
+    steps: list[Step]
+    resume_summary: str
+    resume_truncated: bool
+    created_at: datetime
+    changed_at: datetime | None
+
+    @classmethod
+    def from_model(cls, state: WatchState) -> WatchType:
+        w = state.watch
+        return cls(
+            id=strawberry.ID(w.watch_id), scope=w.scope, session_id=w.session_id, title=w.title,
+            status=w.status.value, execution_enabled=w.execution_enabled,
+            record_location=w.record_location, tag_limits=sorted(w.tag_limits),
+            mounted_libraries=sorted(state.mounted_libraries),
+            bindings=[Binding.from_model(b) for b in w.bindings],
+            steps=[Step.from_model(s) for s in state.steps],
+            resume_summary=state.resume_summary, resume_truncated=state.resume_truncated,
+            created_at=w.created_at, changed_at=w.changed_at,
+        )
+
+    @strawberry.field
+    async def observations(self, info: Info[Context, None], first: int = 20
+                           ) -> list[ObservationType]:
+        ctx = info.context
+        found = await WatchRecords(ctx.driver, ctx.database).observations(
+            self.scope, str(self.id), _limit(first))
+        return [ObservationType.from_model(o) for o in found]
+
+    @strawberry.field
+    async def hand_offs(self, info: Info[Context, None]) -> list[HandOffType]:
+        ctx = info.context
+        found = await WatchRecords(ctx.driver, ctx.database).handoffs(self.scope, str(self.id))
+        return [HandOffType.from_model(h) for h in found]
+
+    @strawberry.field
+    async def checkpoints(self, info: Info[Context, None], first: int = 20
+                          ) -> list[CheckpointType]:
+        ctx = info.context
+        found = await WatchRecords(ctx.driver, ctx.database).checkpoints(
+            self.scope, str(self.id), _limit(first))
+        return [CheckpointType.from_model(cp, rounds) for cp, rounds in found]
+
+    @strawberry.field
+    async def grants(self, info: Info[Context, None]) -> list[GrantType]:
+        ctx = info.context
+        found = await WatchRepository(ctx.driver, ctx.database).grant_records(
+            self.scope, str(self.id))
+        return [GrantType.from_record(g) for g in found]
+
+
+@strawberry.type
+class WatchCheckTicket:
+    watch_id: strawberry.ID
+    run_id: str
+    enqueued: bool
