@@ -1,0 +1,238 @@
+"""GraphQL types of the supervision reviews (seed 004 监督者), each built from its engine model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import strawberry
+
+from engine.review import activity as act
+from engine.review.heartbeat import HeartbeatRun as HeartbeatRunModel
+from engine.review.lifecycle import SupervisionRun as RunModel
+from engine.review.plans import HeartbeatPlan
+from engine.review.stages import progress
+from engine.review.types import Scope
+
+
+@strawberry.type
+class ReviewScope:
+    key: str
+    is_global: bool
+    project_ids: list[str]
+
+    @classmethod
+    def from_model(cls, scope: Scope) -> ReviewScope:
+        return cls(key=scope.key, is_global=scope.is_global, project_ids=list(scope.project_ids))
+
+
+@strawberry.input
+class ReviewScopeInput:
+    is_global: bool = False
+    project_ids: list[str] = strawberry.field(default_factory=list)
+
+    def to_model(self) -> Scope:
+        return Scope(is_global=self.is_global, project_ids=tuple(self.project_ids))
+
+
+@strawberry.type
+class AppSettings:
+    heartbeat_enabled: bool
+
+
+@strawberry.type
+class Plan:
+    config_id: str
+    name: str
+    scope: ReviewScope
+    enabled: bool
+    every_seconds: float
+    anchor: datetime
+    window_seconds: float
+    per_batch: int
+    per_run: int | None
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_model(cls, p: HeartbeatPlan) -> Plan:
+        return cls(
+            config_id=p.config_id, name=p.name, scope=ReviewScope.from_model(p.scope),
+            enabled=p.enabled, every_seconds=p.schedule.every.total_seconds(),
+            anchor=p.schedule.anchor, window_seconds=p.window.total_seconds(),
+            per_batch=p.budget.per_batch, per_run=p.budget.per_run,
+            created_at=p.created_at, updated_at=p.updated_at,
+        )
+
+
+@strawberry.input
+class PlanInput:
+    """A plan draft; `configId` null creates a new plan (saved enabled), else edits that one."""
+
+    config_id: str | None = None
+    name: str
+    scope: ReviewScopeInput
+    every_seconds: float
+    anchor: datetime
+    window_seconds: float
+    per_batch: int = 4000
+    per_run: int | None = None
+
+    def to_data(self) -> dict[str, object]:
+        return {
+            "config_id": self.config_id,
+            "name": self.name,
+            "scope": self.scope.to_model(),
+            "schedule": {"every": timedelta(seconds=self.every_seconds), "anchor": self.anchor},
+            "window": timedelta(seconds=self.window_seconds),
+            "budget": {"per_batch": self.per_batch, "per_run": self.per_run},
+        }
+
+
+@strawberry.type
+class HeartbeatRun:
+    id: str
+    config_id: str | None
+    state: str
+    trigger: str
+    claimed_at: datetime
+    ended_at: datetime | None
+    supervision_run_id: str | None
+    error: str | None
+
+    @classmethod
+    def from_model(cls, r: HeartbeatRunModel) -> HeartbeatRun:
+        return cls(
+            id=r.run_id, config_id=r.config_id, state=r.state.value, trigger=r.trigger.value,
+            claimed_at=r.claimed_at, ended_at=r.ended_at,
+            supervision_run_id=r.supervision_run_id, error=r.error,
+        )
+
+
+@strawberry.type
+class StageProgress:
+    stage: str
+    state: str
+    done: int
+    total: int | None
+    error: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+
+
+@strawberry.type
+class ReviewBatch:
+    index: int
+    state: str
+    size: int
+    sources: list[str]
+    output_id: str | None
+    committed_at: datetime | None
+    attempts: int
+    error: str | None
+
+
+@strawberry.type
+class RunErrorInfo:
+    stage: str
+    kind: str
+    message: str
+    raw_output: str | None
+
+
+@strawberry.type
+class RunProgress:
+    run_id: str
+    status: str
+    fraction: float
+    stages: list[StageProgress]
+
+
+@strawberry.type
+class SupervisionRun:
+    id: str
+    scope: ReviewScope
+    trigger: str
+    mode: str
+    status: str  # running | paused | failed | cancelling | cancelled | completed
+    outcome: str | None
+    heartbeat_run_id: str | None
+    result_id: str | None
+    created_at: datetime
+    ended_at: datetime | None
+    interval_start: datetime | None
+    interval_end: datetime | None
+    error: RunErrorInfo | None
+    stages: list[StageProgress]
+    batches: list[ReviewBatch]
+    fraction: float
+
+    @classmethod
+    def from_model(cls, run: RunModel) -> SupervisionRun:
+        prog = run_progress(run)
+        err = run.error
+        return cls(
+            id=run.run_id, scope=ReviewScope.from_model(run.scope), trigger=run.trigger.value,
+            mode=run.mode.value, status=run.display_status.value,
+            outcome=run.outcome.value if run.outcome else None,
+            heartbeat_run_id=run.heartbeat_run_id, result_id=run.result_id,
+            created_at=run.created_at, ended_at=run.ended_at,
+            interval_start=run.interval_start, interval_end=run.interval_end,
+            error=RunErrorInfo(
+                stage=err.stage.value, kind=err.kind.value, message=err.message,
+                raw_output=err.raw_output,
+            ) if err else None,
+            stages=prog.stages, fraction=prog.fraction,
+            batches=[
+                ReviewBatch(
+                    index=b.index, state=b.state.value, size=b.size,
+                    sources=sorted({s.source_id for s in b.segments}), output_id=b.output_id,
+                    committed_at=b.committed_at, attempts=b.attempts, error=b.error,
+                )
+                for b in run.ledger.batches
+            ],
+        )
+
+
+def run_progress(run: RunModel) -> RunProgress:
+    """Progress from the stored stage and batch records only (seed 004 阶段推进只依据服务记录)."""
+    prog = progress(run.stages, run.ledger)
+    stages = []
+    for item, record in zip(prog.stages, run.stages.records, strict=True):
+        stages.append(
+            StageProgress(
+                stage=item.stage.value, state=item.state.value, done=item.done,
+                total=item.total, error=item.error, started_at=record.started_at,
+                ended_at=record.ended_at,
+            )
+        )
+    return RunProgress(
+        run_id=run.run_id, status=run.display_status.value, fraction=prog.fraction, stages=stages
+    )
+
+
+@strawberry.type
+class Activity:
+    id: str
+    started_at: datetime
+    status: str
+    label: str
+    heartbeat_run_id: str | None
+    supervision_run_id: str | None
+    config_id: str | None
+    scope: str
+    report: str | None
+    supervision: str | None
+    result_id: str | None
+    unlinked: bool
+
+    @classmethod
+    def from_model(cls, row: act.Activity, lang: act.Lang) -> Activity:
+        return cls(
+            id=row.id, started_at=row.started_at, status=row.status.value,
+            label=row.label(lang), heartbeat_run_id=row.heartbeat_run_id,
+            supervision_run_id=row.supervision_run_id, config_id=row.config_id,
+            scope=row.scope_label(lang),
+            report=row.report.value if row.report else None,
+            supervision=row.supervision.value if row.supervision else None,
+            result_id=row.result_id, unlinked=row.unlinked,
+        )
