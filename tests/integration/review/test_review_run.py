@@ -1,0 +1,94 @@
+"""A supervision run end to end on a real arq worker, with the scripted model (seed 004)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from neo4j import AsyncDriver
+
+from engine.errors import Busy
+from engine.review import lifecycle as lc
+from engine.review.types import Scope, Trigger
+from jobs.tasks.review_ops import start_review
+from jobs.tasks.review_services import ReviewServices
+from tests.integration.review.conftest import (
+    BASE,
+    conversation,
+    count,
+    leaf_reply,
+    nav_reply,
+    push_conversation,
+    run_worker,
+)
+from tests.support.scripted_model import ScriptedModelServer
+
+
+async def test_27_message_conversation_is_reviewed_end_to_end(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+) -> None:
+    body = conversation(27)
+    await push_conversation(svc, scope, "chat-1", body)
+    scripted.script(leaf_reply("第一批"), nav_reply())
+    got = await start_review(
+        svc, Scope.projects(scope), trigger=Trigger.MANUAL,
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)), per_batch=len(body) + 10,
+    )
+    assert isinstance(got, tuple)
+    run = got[0]
+    assert run.status is lc.RunStatus.RUNNING  # stored running before collecting
+    assert (await svc.runs.get(run.run_id)).run.stages.records[0].state.value == "running"
+    await run_worker(svc.settings)
+
+    done = (await svc.runs.get(run.run_id)).run
+    assert done.status is lc.RunStatus.COMPLETED, done.error
+    assert done.result_id is not None
+    assert [r.state.value for r in done.stages.records] == ["saved"] * 4
+    assert len(done.ledger.batches) == 1
+    assert scripted.calls == 2  # one leaf, one navigation
+    leaf_prompt = scripted.requests[0].messages[-1]["content"]
+    assert "第27条" in leaf_prompt and "第1条" in leaf_prompt
+    result = await svc.story.result(scope, done.result_id)
+    assert len(result.events) == 1 and result.summaries[0].text == "本阶段：v2.0 提测推进"
+    assert await svc.lease.current() is None  # the lease is free after completion
+    # manual interval reviews never move automatic progress
+    assert await count(neo4j_driver, svc.settings,
+                       "MATCH (c:ReviewCheckpoint {scope: $s}) RETURN count(c)", s=scope) == 0
+
+
+async def test_larger_conversation_is_split_into_six_leaf_batches(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    body = conversation(60)
+    await push_conversation(svc, scope, "chat-big", body)
+    per_batch = len(body) // 6 + 1
+    scripted.script(*[leaf_reply(f"批{i}") for i in range(7)], nav_reply())
+    got = await start_review(
+        svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)), per_batch=per_batch,
+    )
+    assert isinstance(got, tuple)
+    await run_worker(svc.settings)
+    done = (await svc.runs.get(got[0].run_id)).run
+    assert done.status is lc.RunStatus.COMPLETED, done.error
+    assert len(done.ledger.batches) >= 6
+    assert all(b.state.value == "committed" for b in done.ledger.batches)
+    # every character of the manifest is covered exactly once by the batches
+    covered = sorted((s.start, s.end) for b in done.ledger.batches for s in b.segments)
+    assert covered[0][0] == 0 and covered[-1][1] == len(body)
+    assert all(a[1] == b[0] for a, b in zip(covered, covered[1:], strict=False))
+    result = await svc.story.result(scope, done.result_id or "")
+    assert len(result.events) == len(done.ledger.batches)
+
+
+async def test_manual_start_while_busy_is_refused_at_once(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    await push_conversation(svc, scope, "chat-1", conversation(3))
+    first = await start_review(svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))
+    assert isinstance(first, tuple)
+    try:
+        await start_review(svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))
+    except Busy as exc:
+        assert exc.details["holder_run_id"] == first[0].run_id
+    else:
+        raise AssertionError("a second manual review was not refused")
+    await svc.lease.release(owner=first[1], token=first[2])
