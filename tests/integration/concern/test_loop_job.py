@@ -1,0 +1,186 @@
+"""The agent-loop job and the scheduler on real Neo4j and Redis (seed 002 §六 §十, issue 5 §4 §8 §9)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from arq.connections import ArqRedis
+from arq.worker import Retry, Worker
+from neo4j import AsyncDriver
+
+from engine.concern.scheduler import Trigger, TriggerKind
+from engine.settings import Settings
+from graph.concern.outbox import rows_of_concern
+from graph.concern.repository import load_concern
+from jobs.queue import redis_settings
+from jobs.tasks.concern_channel import WebhookChannel
+from jobs.tasks.concern_enqueue import enqueue_advance
+from jobs.tasks.concern_loop import advance_concern
+from jobs.tasks.concern_scheduler import run_concern_scheduler
+from jobs.worker import FUNCTIONS, _on_shutdown, _on_startup
+from tests.support.scripted_model import ScriptedModelServer, status
+
+from .conftest import at, delegation
+
+
+class Webhook:
+    """A chat-bot webhook on loopback: fails while `failing`, records what it accepted."""
+
+    def __init__(self) -> None:
+        self.failing = True
+        self.accepted: list[dict[str, Any]] = []
+        self.refused = 0
+        hook = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                if hook.failing:
+                    hook.refused += 1
+                    self.send_response(503)
+                else:
+                    hook.accepted.append({**body, "idem": self.headers["idempotency-key"]})
+                    self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def __enter__(self) -> Webhook:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def webhook() -> Iterator[Webhook]:
+    with Webhook() as hook:
+        yield hook
+
+
+def due_trigger(when: str) -> Trigger:
+    return Trigger(kind=TriggerKind.NEXT_ACTION_DUE, event_key=when)
+
+
+async def test_duplicate_triggers_run_the_loop_once(
+    raise_one: Any, job_ctx: dict[str, Any], pool: ArqRedis, queue_name: str,
+    neo4j_driver: AsyncDriver, settings: Settings,
+) -> None:
+    raised = await raise_one()
+    trig = due_trigger(raised.next_action.when.isoformat())  # type: ignore[union-attr]
+    first = await enqueue_advance(pool, queue_name, concern_id=raised.concern_id, trigger=trig,
+                                  now=at(30))
+    second = await enqueue_advance(pool, queue_name, concern_id=raised.concern_id, trigger=trig,
+                                   now=at(31))
+    assert (first, second) == (True, False)
+    worker = Worker(functions=FUNCTIONS, redis_settings=redis_settings(settings),
+                    queue_name=queue_name, on_startup=_on_startup(
+                        settings.model_copy(update={"queue_name": queue_name})),
+                    on_shutdown=_on_shutdown, burst=True, handle_signals=False, poll_delay=0.05)
+    try:
+        await worker.main()
+    finally:
+        await worker.close()
+    assert (worker.jobs_complete, worker.jobs_failed) == (2, 0)  # the loop + the created report
+    after_worker = await load_concern(neo4j_driver, settings.neo4j_database, raised.concern_id)
+    assert after_worker.concern.revision == raised.revision + 1
+    # arq may forget a job id (keep_result); the concern itself remembers the trigger
+    gateway = job_ctx["gateway"]
+    await advance_concern(job_ctx, concern_id=raised.concern_id,
+                          trigger=trig.model_dump(mode="json"), now=at(32).isoformat())
+    assert gateway.turns == 0
+    again = await load_concern(neo4j_driver, settings.neo4j_database, raised.concern_id)
+    assert again == after_worker
+    sends = [r for r in await rows_of_concern(neo4j_driver, settings.neo4j_database,
+                                              raised.concern_id) if r.kind == "send_message"]
+    assert [(r.recipient_name, r.status, r.attempts) for r in sends] == [("张三", "sent", 1)]
+
+
+async def test_send_failure_stays_pending_and_a_retry_sends_it_once(
+    raise_one: Any, job_ctx: dict[str, Any], webhook: Webhook, neo4j_driver: AsyncDriver,
+    settings: Settings,
+) -> None:
+    db = settings.neo4j_database
+    job_ctx["concern_channel"] = WebhookChannel(job_ctx["http"], webhook.url)
+    raised = await raise_one()
+    trig = due_trigger(raised.next_action.when.isoformat()).model_dump(mode="json")  # type: ignore[union-attr]
+    with pytest.raises(Retry):
+        await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
+                              now=at(30).isoformat())
+    assert job_ctx["gateway"].turns == 1
+    rows = await rows_of_concern(neo4j_driver, db, raised.concern_id)
+    assert {(r.kind, r.status, r.attempts) for r in rows} == {
+        ("report", "pending", 1), ("send_message", "pending", 1)}  # created + contacted report
+    assert all(r.last_error and "503" in r.last_error for r in rows)
+    assert webhook.accepted == []
+
+    webhook.failing = False
+    job_ctx["job_try"] = 2
+    await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
+                          now=at(31).isoformat())
+    await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
+                          now=at(32).isoformat())
+    assert job_ctx["gateway"].turns == 1, "the retry delivered; it did not think again"
+    rows = await rows_of_concern(neo4j_driver, db, raised.concern_id)
+    assert {(r.kind, r.status, r.attempts) for r in rows} == {
+        ("report", "sent", 2), ("send_message", "sent", 2)}
+    keys = [a["idem"] for a in webhook.accepted]
+    assert sorted(keys) == sorted(r.key for r in rows) and len(set(keys)) == len(keys)
+    assert [a["recipient"]["name"] for a in webhook.accepted if a["kind"] == "send_message"] == [
+        "张三"]
+
+
+async def test_rate_limited_model_defers_the_job_by_retry_after(
+    raise_one: Any, job_ctx: dict[str, Any], neo4j_driver: AsyncDriver, settings: Settings
+) -> None:
+    from engine.model.gateway import build_gateway
+
+    raised = await raise_one()
+    trig = due_trigger(raised.next_action.when.isoformat()).model_dump(mode="json")  # type: ignore[union-attr]
+    with ScriptedModelServer() as model:
+        model.script(status(429, retry_after="7"))
+        job_ctx["gateway"] = build_gateway(
+            settings.model_copy(update={"model_base_url": model.base_url}), http=job_ctx["http"])
+        with pytest.raises(Retry) as deferred:
+            await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
+                                  now=at(30).isoformat())
+        assert model.calls == 1, "a 429 is not retried inside the gateway"
+    assert deferred.value.defer_score == 7000
+    unchanged = await load_concern(neo4j_driver, settings.neo4j_database, raised.concern_id)
+    assert unchanged.concern == raised
+
+
+async def test_two_schedulers_enqueue_each_due_item_once(
+    raise_one: Any, job_ctx: dict[str, Any], pool: ArqRedis, queue_name: str, scope: str
+) -> None:
+    raised = [await raise_one(now=at(i)) for i in range(3)]
+    await raise_one(now=at(100))  # not due yet at the scan time
+    other = dict(job_ctx, worker_id="second-worker")
+    runs = await asyncio.gather(
+        run_concern_scheduler(job_ctx, now=at(30).isoformat(), scope=scope),
+        run_concern_scheduler(other, now=at(30).isoformat(), scope=scope),
+    )
+    assert [r["due"] for r in runs] == [3, 3]
+    enqueued = [j for r in runs for j in r["enqueued"]]
+    assert len(enqueued) == len(set(enqueued)) == 3
+    assert {j.split(":")[1] for j in enqueued} == {c.concern_id for c in raised}
+    queued = {j.decode() for j in await pool.zrange(queue_name, 0, -1)}
+    assert {j for j in queued if j.startswith("concern:")} == set(enqueued)
+    later = await run_concern_scheduler(job_ctx, now=at(31).isoformat(), scope=scope)
+    assert later["enqueued"] == []  # same due times, same ids: nothing new
+    sent = {k for r in runs for k in r["sent"]}
+    # the created reports due by then (the 4th is stamped later), each sent by one worker
+    assert len(sent) == 3 and sum(len(r["sent"]) for r in runs) == 3
