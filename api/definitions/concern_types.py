@@ -1,0 +1,243 @@
+"""GraphQL types of the concern engine (seed 002 §四 数据结构, §十一 Agenda), from engine models."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from engine.concern import model as m
+from engine.concern.agenda import Agenda as AgendaModel
+from engine.concern.effects import AgendaRef as AgendaRefModel
+from engine.concern.effects import RecentDecision as RecentDecisionModel
+from graph.concern.outbox import OutboxRow
+from graph.concern.persons import PersonContext
+
+ConcernStatus = strawberry.enum(m.ConcernStatus, name="ConcernStatus")
+ConcernPriority = strawberry.enum(m.Priority, name="ConcernPriority")
+ConcernType = strawberry.enum(m.ConcernType, name="ConcernType")
+ConversationDirection = strawberry.enum(m.Direction, name="ConversationDirection")
+CommStatus = strawberry.enum(m.CommStatus, name="CommStatus")
+ConcernTimelineType = strawberry.enum(m.TimelineType, name="ConcernTimelineType")
+ScheduleMode = strawberry.enum(m.ScheduleMode, name="ScheduleMode")
+
+
+@strawberry.type
+class ConcernInitiator:
+    name: str
+    channel: str
+    channel_user_id: str
+    person_id: str | None
+
+
+@strawberry.type
+class ConcernSource:
+    type: str
+    detail: str
+    initiator: ConcernInitiator | None
+
+
+@strawberry.type(description="seed 002 §八: the minimal person ref a concern keeps.")
+class ConcernPerson:
+    person_id: str
+    display_name: str
+    role_in_concern: str
+    comm_status: CommStatus  # type: ignore[valid-type]
+    last_channel: str
+
+
+@strawberry.type
+class ConcernTimelineEntry:
+    ts: datetime
+    type: ConcernTimelineType  # type: ignore[valid-type]
+    detail: str
+    from_status: ConcernStatus | None  # type: ignore[valid-type]
+    to_status: ConcernStatus | None  # type: ignore[valid-type]
+
+
+@strawberry.type
+class ConversationEntry:
+    person_name: str
+    person_id: str
+    direction: ConversationDirection  # type: ignore[valid-type]
+    text: str
+    channel: str
+    ts: datetime
+
+
+@strawberry.type
+class ConcernNextAction:
+    what: str
+    who_person_id: str | None
+    when: datetime | None
+
+
+@strawberry.type
+class ConcernScheduleTrigger:
+    next_run_at: datetime | None
+    every_seconds: int | None
+    mode: ScheduleMode  # type: ignore[valid-type]
+    until: datetime | None
+
+
+@strawberry.type
+class ConcernExecution:
+    scheduled_for: datetime
+    ran_at: datetime
+    outcome: str
+    detail: str
+
+
+@strawberry.type(description="A message the concern engine recorded in its outbox.")
+class ConcernMessage:
+    key: str
+    concern_id: str
+    kind: str
+    recipient_person_id: str | None
+    recipient_name: str
+    channel: str
+    text: str
+    report_kinds: list[str]
+    deliver_at: datetime
+    status: str
+    attempts: int
+    sent_at: datetime | None
+    last_error: str | None
+
+    @classmethod
+    def from_row(cls, r: OutboxRow) -> ConcernMessage:
+        return cls(key=r.key, concern_id=r.concern_id, kind=r.kind,
+                   recipient_person_id=r.recipient_person_id, recipient_name=r.recipient_name,
+                   channel=r.channel, text=r.text, report_kinds=r.report_kinds,
+                   deliver_at=r.deliver_at, status=r.status, attempts=r.attempts,
+                   sent_at=r.sent_at, last_error=r.last_error)
+
+
+@strawberry.type(description="seed 002 §四: one concern, with its timeline and conversation.")
+class Concern:
+    id: strawberry.ID
+    type: ConcernType  # type: ignore[valid-type]
+    status: ConcernStatus  # type: ignore[valid-type]
+    priority: ConcernPriority  # type: ignore[valid-type]
+    title: str
+    goal: str
+    source: ConcernSource
+    people: list[ConcernPerson]
+    timeline: list[ConcernTimelineEntry]
+    conversation: list[ConversationEntry]
+    next_action: ConcernNextAction | None
+    trigger: ConcernScheduleTrigger | None
+    executions: list[ConcernExecution]
+    agenda_role: str
+    followup_count: int
+    done_person_ids: list[str]
+    created_at: datetime
+    updated_at: datetime
+    closed_at: datetime | None
+    revision: int
+
+    @classmethod
+    def from_model(cls, c: m.Concern) -> Concern:
+        ini = c.source.initiator
+        trig = c.trigger
+        return cls(
+            id=strawberry.ID(c.concern_id), type=c.type, status=c.status, priority=c.priority,
+            title=c.title, goal=c.goal,
+            source=ConcernSource(type=c.source.type, detail=c.source.detail, initiator=(
+                ConcernInitiator(name=ini.name, channel=ini.channel,
+                                 channel_user_id=ini.channel_user_id, person_id=ini.person_id)
+                if ini else None)),
+            people=[ConcernPerson(person_id=p.person_id, display_name=p.display_name,
+                                  role_in_concern=p.role_in_concern, comm_status=p.comm_status,
+                                  last_channel=p.last_channel) for p in c.people],
+            timeline=[ConcernTimelineEntry(ts=e.ts, type=e.type, detail=e.detail,
+                                           from_status=e.from_status, to_status=e.to_status)
+                      for e in c.timeline],
+            conversation=[ConversationEntry(person_name=e.person_name, person_id=e.person_id,
+                                            direction=e.direction, text=e.text,
+                                            channel=e.channel, ts=e.ts)
+                          for e in c.conversation_log],
+            next_action=(ConcernNextAction(what=c.next_action.what,
+                                           who_person_id=c.next_action.who_person_id,
+                                           when=c.next_action.when) if c.next_action else None),
+            trigger=(ConcernScheduleTrigger(
+                next_run_at=trig.next_run_at,
+                every_seconds=int(trig.every.total_seconds()) if trig.every else None,
+                mode=trig.mode, until=trig.until) if trig else None),
+            executions=[ConcernExecution(scheduled_for=x.scheduled_for, ran_at=x.ran_at,
+                                         outcome=x.outcome, detail=x.detail)
+                        for x in c.executions],
+            agenda_role=c.agenda_role, followup_count=c.followup_count,
+            done_person_ids=list(c.done_person_ids), created_at=c.created_at,
+            updated_at=c.updated_at, closed_at=c.closed_at, revision=c.revision,
+        )
+
+
+@strawberry.type
+class AgendaConcernRef:
+    concern_id: str
+    priority: ConcernPriority  # type: ignore[valid-type]
+    status: ConcernStatus  # type: ignore[valid-type]
+    agenda_role: str
+
+    @classmethod
+    def from_model(cls, r: AgendaRefModel) -> AgendaConcernRef:
+        return cls(concern_id=r.concern_id, priority=r.priority, status=r.status,
+                   agenda_role=r.agenda_role)
+
+
+@strawberry.type
+class AgendaDecision:
+    concern_id: str
+    title: str
+    outcome: str
+    reason: str
+    priority: ConcernPriority  # type: ignore[valid-type]
+    ts: datetime
+
+    @classmethod
+    def from_model(cls, d: RecentDecisionModel) -> AgendaDecision:
+        return cls(concern_id=d.concern_id, title=d.title, outcome=d.outcome, reason=d.reason,
+                   priority=d.priority, ts=d.ts)
+
+
+@strawberry.type(description="seed 002 §十一: what the agenda of one scope tracks.")
+class Agenda:
+    scope: str
+    concern_refs: list[AgendaConcernRef]
+    recent_decisions: list[AgendaDecision]
+
+    @classmethod
+    def from_model(cls, scope: str, a: AgendaModel) -> Agenda:
+        return cls(scope=scope,
+                   concern_refs=[AgendaConcernRef.from_model(r) for r in a.concern_refs],
+                   recent_decisions=[AgendaDecision.from_model(d) for d in a.recent_decisions])
+
+
+@strawberry.type(description="resolve_person_context(person_id): the person's master data.")
+class PersonProfile:
+    person_id: str
+    display_name: str
+    preferred_channel: str
+    channels: list[str]
+    is_owner: bool
+
+    @classmethod
+    def from_model(cls, p: PersonContext) -> PersonProfile:
+        return cls(person_id=p.person_id, display_name=p.display_name,
+                   preferred_channel=p.preferred_channel, channels=list(p.channels),
+                   is_owner=p.is_owner)
+
+
+@strawberry.type(description="seed 002 §九: what a conversation with this person is given.")
+class ConversationContext:
+    person: PersonProfile
+    concerns: list[Concern]
+    awaiting_reply: list[Concern]
+
+
+@strawberry.type
+class AdvanceTicket:
+    concern: Concern
+    job_id: str
+    enqueued: bool
