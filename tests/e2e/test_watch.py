@@ -1,0 +1,192 @@
+"""Heartbeat watches end to end: GraphQL over HTTP, a real worker process, the scripted model.
+
+The worker is spawned here with its own queue and `MODEL_BASE_URL` pointing at a scripted
+OpenAI-compatible server running in this test process, so the shared `worker` fixture is
+not disturbed (seed 000 读取 → 识别 → 核验 → 交接, checkpoints, issue 7 §12).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from engine.settings import Settings
+from tests.support.scripted_model import ScriptedModelServer, ScriptedReply
+
+from .conftest import Server, process_env, spawn, stop
+
+WATCH = """
+query($scope: String!, $id: ID!) { watch(scope: $scope, id: $id) {
+  id status steps { stepId kind status evidence }
+  observations { runId retries outcome { status factsRecorded deliverableDone }
+                 workflowChecks { stepId status } handoffStatus toolSummaries }
+  handOffs { executionKey sessionId dependencies }
+  checkpoints { id syncStatus syncError location }
+  grants { sourceKey crossProject revokedAt }
+} }"""
+CREATE = """
+mutation($input: CreateWatchInput!) { createWatch(input: $input) { id status
+  bindings { sourceKey } } }"""
+RUN = """
+mutation($scope: String!, $id: ID!, $req: String) {
+  runWatchNow(scope: $scope, id: $id, requestId: $req) { runId enqueued } }"""
+CHECKPOINT = """
+mutation($scope: String!, $id: ID!, $data: JSON!, $instructions: JSON!, $location: String) {
+  recordCheckpoint(scope: $scope, watchId: $id, data: $data, instructions: $instructions,
+                   location: $location) { id syncStatus } }"""
+
+
+def data(response: Any) -> dict[str, Any]:
+    body = response.json()
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+def errors(response: Any) -> list[dict[str, Any]]:
+    return response.json()["errors"]  # type: ignore[no-any-return]
+
+
+def until(probe: Callable[[], Any], timeout: float = 40) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError("condition not reached in time")
+
+
+def call(name: str, args: dict[str, Any]) -> ScriptedReply:
+    return ScriptedReply(tool_calls=[{"id": f"c-{uuid.uuid4().hex[:6]}", "name": name,
+                                      "arguments": json.dumps(args)}])
+
+
+@pytest.fixture(scope="module")
+def scripted() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def watch_stack(start_server: Any, services: Settings, scripted: ScriptedModelServer
+                ) -> Iterator[Server]:
+    queue = f"storygraph:test:watch:{uuid.uuid4().hex[:8]}"
+    api = start_server(QUEUE_NAME=queue)
+    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue,
+                                           MODEL_BASE_URL=scripted.base_url,
+                                           MODEL_NAME="scripted-checker"))
+    yield api
+    stop(worker)
+
+
+def test_watch_checked_by_a_worker_through_the_scripted_model(
+        watch_stack: Server, scripted: ScriptedModelServer, scope: str) -> None:
+    api = watch_stack
+    library = f"lib-{scope}"
+    for src in ({"id": "n1", "kind": "NOTE", "title": "每周检查笔记", "text": "每周一检查发布页。"},
+                {"id": "rec", "kind": "NOTE", "title": "记录", "text": "检查记录"},
+                {"id": "d1", "kind": "KNOWLEDGE", "title": "发布流程",
+                 "text": "1. 核对官网版本号必须为 v2.3。\n2. 生成发布草稿。"}):
+        data(api.graphql(
+            "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+            {"i": {"scope": scope, "version": "r1", **src}}))
+    assert data(api.graphql(
+        "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s, libraryId: $l, "
+        "documentId: \"d1\", tags: [\"发布\"]) }", {"s": scope, "l": library}))
+    rejected = api.graphql(CREATE, {"input": {"scope": scope, "sessionId": "s-1",
+                                              "bindings": []}})
+    assert errors(rejected)[0]["extensions"]["code"] == "INVALID_INPUT"
+    created = data(api.graphql(CREATE, {"input": {
+        "scope": scope, "sessionId": "s-1", "title": "发布检查", "executionEnabled": True,
+        "recordLocation": "note:rec", "mountedLibraries": [library],
+        "bindings": [{"kind": "note", "noteId": "n1", "title": "每周检查笔记"},
+                     {"kind": "knowledge_document", "libraryId": library, "documentId": "d1",
+                      "title": "发布流程"}],
+    }}))["createWatch"]
+    wid, doc_key = created["id"], f"doc:{library}/d1"
+    assert [b["sourceKey"] for b in created["bindings"]] == ["note:n1", doc_key]
+
+    steps = [
+        {"stepId": "s1", "kind": "check", "source": doc_key, "method": "看官网",
+         "completionCriteria": "版本号为 v2.3", "verifyInCheck": True},
+        {"stepId": "s2", "kind": "execute", "source": doc_key, "preconditions": ["s1"],
+         "completionCriteria": "草稿已生成"},
+    ]
+    scripted.script(
+        call("read_note_source", {"noteId": "n1"}),
+        call("read_knowledge_source", {"title": "发布流程"}),
+        call("check_workflow", {"steps": steps}),
+        ScriptedReply(text=json.dumps({"summary": "已核对", "changed": True, "workflowChecks": [
+            {"stepId": "s1", "status": "done", "evidence": "官网显示 v2.3"}]},
+            ensure_ascii=False)),
+    )
+    ticket = data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "retest-1"}))
+    assert ticket["runWatchNow"] == {"runId": "retest-1", "enqueued": True}
+    again = data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "retest-1"}))
+    assert again["runWatchNow"]["enqueued"] is False, "a duplicate trigger is not enqueued"
+
+    def observed() -> dict[str, Any] | None:
+        w = data(api.graphql(WATCH, {"scope": scope, "id": wid}))["watch"]
+        return w if w["observations"] else None
+
+    watch = until(observed)
+    [obs] = watch["observations"]
+    assert obs["runId"] == "retest-1" and obs["outcome"]["status"] == "success"
+    assert obs["outcome"]["factsRecorded"] and not obs["outcome"]["deliverableDone"]
+    assert obs["handoffStatus"] == "delivered" and obs["retries"] == 0
+    assert [(s["stepId"], s["status"]) for s in watch["steps"]] == [
+        ("s1", "done"), ("s2", "pending")]
+    assert watch["handOffs"][0]["sessionId"] == "s-1"
+    assert scripted.calls == 4 and "tools" in scripted.requests[0].body
+
+    bad = api.graphql(CHECKPOINT, {"scope": scope, "id": wid, "data": "not an object",
+                                   "instructions": 7})
+    [err] = errors(bad)
+    assert err["extensions"]["code"] == "INVALID_INPUT"
+    assert set(err["extensions"]["fields"]) == {"data", "instructions"}
+    unknown = api.graphql(CHECKPOINT, {"scope": scope, "id": "w-nope", "data": {},
+                                       "instructions": ""})
+    assert errors(unknown)[0]["extensions"]["code"] == "NOT_FOUND"
+    good = data(api.graphql(CHECKPOINT, {"scope": scope, "id": wid,
+                                         "data": {"version": "v2.3"},
+                                         "instructions": "追加到记录"}))["recordCheckpoint"]
+
+    def synced() -> list[dict[str, Any]] | None:
+        cps = data(api.graphql(WATCH, {"scope": scope, "id": wid}))["watch"]["checkpoints"]
+        return cps if cps and cps[0]["syncStatus"] != "pending" else None
+
+    [checkpoint] = until(synced)
+    assert checkpoint["id"] == good["id"] and checkpoint["syncStatus"] == "synced"
+
+    stopped = data(api.graphql(
+        "mutation($s: String!, $id: ID!) { stopWatch(scope: $s, id: $id) { status } }",
+        {"s": scope, "id": wid}))
+    assert stopped["stopWatch"]["status"] == "stopped"
+    grants = data(api.graphql(WATCH, {"scope": scope, "id": wid}))["watch"]["grants"]
+    assert grants and all(g["revokedAt"] for g in grants)
+    refused = api.graphql(RUN, {"scope": scope, "id": wid, "req": "after-stop"})
+    assert errors(refused)[0]["extensions"]["code"] == "INVALID_INPUT"
+
+
+def test_watches_is_a_relay_connection(watch_stack: Server, scope: str) -> None:
+    api = watch_stack
+    data(api.graphql(
+        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        {"i": {"scope": scope, "id": "n1", "kind": "NOTE", "version": "r1", "text": "x"}}))
+    for title in ("一", "二", "三"):
+        data(api.graphql(CREATE, {"input": {"scope": scope, "sessionId": "s", "title": title,
+                                            "bindings": [{"kind": "note", "noteId": "n1"}]}}))
+    page = """query($s: String!, $after: String) { watches(scope: $s, first: 2, after: $after) {
+      totalCount edges { cursor node { title } } pageInfo { hasNextPage endCursor } } }"""
+    first = data(api.graphql(page, {"s": scope}))["watches"]
+    assert first["totalCount"] == 3 and first["pageInfo"]["hasNextPage"]
+    rest = data(api.graphql(page, {"s": scope, "after": first["pageInfo"]["endCursor"]}))
+    titles = [e["node"]["title"] for e in first["edges"] + rest["watches"]["edges"]]
+    assert titles == ["一", "二", "三"] and not rest["watches"]["pageInfo"]["hasNextPage"]
+    bad = api.graphql(page, {"s": scope, "after": "garbage"})
+    assert errors(bad)[0]["extensions"]["code"] == "INVALID_INPUT"
