@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -160,7 +160,7 @@ class HandOffType:
         return cls(
             execution_key=h.execution_key, session_id=h.session_id, run_id=h.run_id,
             observation_id=h.observation_id,
-            steps=[s.model_dump(mode="json") for s in h.steps],
+            steps=cast(JSON, [s.model_dump(mode="json") for s in h.steps]),
             dependencies=list(h.dependencies), created_at=h.created_at,
         )
 
@@ -182,7 +182,7 @@ class CheckpointType:
     def from_model(cls, cp: Checkpoint, rounds: int = 0) -> CheckpointType:
         return cls(
             id=strawberry.ID(cp.checkpoint_id), run_id=cp.run_id, location=cp.location,
-            data=cp.data, instructions=cp.instructions, recorded_at=cp.recorded_at,
+            data=cast(JSON, cp.data), instructions=cp.instructions, recorded_at=cp.recorded_at,
             sync_status=cp.sync_status.value, sync_error=cp.sync_error, synced_at=cp.synced_at,
             sync_rounds=rounds,
         )

@@ -63,7 +63,8 @@ _STEP = {
     "properties": {
         "stepId": {"type": "string"}, "kind": {"enum": ["check", "execute"]},
         "source": {"type": "string", "description": "a sourceKey returned by a read"},
-        "method": {"type": "string"}, "preconditions": {"type": "array", "items": {"type": "string"}},
+        "method": {"type": "string"},
+        "preconditions": {"type": "array", "items": {"type": "string"}},
         "completionCriteria": {"type": "string"}, "verifyInCheck": {"type": "boolean"},
     },
     "required": ["stepId", "kind", "source", "completionCriteria"],

@@ -25,9 +25,10 @@ DOC_V2 = "1. 核对官网版本号必须为 v2.4（检查时核验）。\n2. 生
 
 
 async def _wait_for_calls(server: ScriptedModelServer, n: int) -> None:
-    async with asyncio.timeout(30):
-        while server.calls < n:
-            await asyncio.sleep(0.02)
+    deadline = asyncio.get_running_loop().time() + 30
+    while server.calls < n:
+        assert asyncio.get_running_loop().time() < deadline, f"model never got {n} calls"
+        await asyncio.sleep(0.02)
 
 
 async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_reading(
@@ -79,7 +80,8 @@ async def test_bad_step_source_names_the_step_and_only_this_watch_sources_nothin
     assert error["code"] == "INVALID_INPUT" and "nothing saved" in error["error"]
     assert "step s2" in error["error"] and "step s3" in error["error"]
     assert error["valid_sources"] == sorted([world.note_key, world.doc_key])
-    listings = [part.split(";")[0] for part in error["error"].split("valid values for this watch:")[1:]]
+    parts = error["error"].split("valid values for this watch:")[1:]
+    listings = [part.split(";")[0] for part in parts]
     assert listings and all("n-secret" not in listing for listing in listings)
     assert (await world.repo.get(world.scope, state.watch.watch_id)).steps == ()
 
