@@ -1,0 +1,154 @@
+"""Benchmark: the concern scheduler's due scan, and agent-loop throughput (issue 5).
+
+1. 100k concerns in a dedicated scope, 1% of them due: one `scan_due_concerns` (the named
+   query over the `concern_due` index, parsing the returned concerns and deriving their
+   triggers and job ids) against a plain `count` over the same index in the same run.
+2. Agent-loop throughput with the offline rule model: `advance_concern` turns (load, judge,
+   decide, save with outbox and agenda, deliver) per second, sequential and 8 at a time.
+The scope is deleted afterwards. Run: `.venv/bin/python -m bench.concern_scan` with
+NEO4J_URI / NEO4J_PASSWORD (and the optional BENCH_CONCERNS, BENCH_LOOPS) set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import time
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import httpx
+from neo4j import AsyncDriver
+
+from engine.concern.admission import raise_concern
+from engine.concern.model import (
+    ConcernStatus,
+    ConcernType,
+    Initiator,
+    PersonRef,
+    Priority,
+    RaiseConcernInput,
+)
+from engine.concern.policy import ConcernPolicy
+from engine.model.gateway import OfflineModelGateway
+from engine.settings import Settings
+from graph.concern.codec import concern_props
+from graph.concern.repository import create_concern
+from graph.concern.scans import count_due, scan_due_concerns
+from graph.driver import open_driver
+from graph.migrate import migrate
+from jobs.tasks.concern_loop import advance_concern
+
+NOW = datetime(2035, 6, 4, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
+POLICY = ConcernPolicy()
+BOSS = Initiator(name="老板", channel="telegram", person_id="p_owner")
+STATUSES = [ConcernStatus.PENDING, ConcernStatus.IN_PROGRESS, ConcernStatus.WAITING_REPLY,
+            ConcernStatus.ESCALATED]
+
+
+def _template(concern_id: str, now: datetime) -> Any:
+    data = RaiseConcernInput(
+        type=ConcernType.DELEGATION, priority=Priority.MEDIUM, title="联系张三确认提测时间",
+        goal="拿到张三的具体提测时间点", initiator=BOSS,
+        people=[PersonRef(person_id="p_zhangsan", display_name="张三", last_channel="feishu")])
+    return raise_concern(data, concern_id=concern_id, now=now, policy=POLICY)
+
+
+async def seed_concerns(driver: AsyncDriver, db: str, scope: str, total: int) -> int:
+    """`total` concerns, every 100th due at NOW (the rest due within the next 30 days)."""
+    base = _template("bench", NOW - timedelta(days=1)).new_concern
+    due = 0
+    batch: list[dict[str, Any]] = []
+    for i in range(total):
+        is_due = i % 100 == 0
+        due += is_due and STATUSES[i % 4] != ConcernStatus.WAITING_REPLY
+        when = NOW - timedelta(minutes=i % 97) if is_due else NOW + timedelta(minutes=1 + i % 43200)
+        c = base.model_copy(update={
+            "concern_id": f"{scope}-{i}", "status": STATUSES[i % 4],
+            "next_action": base.next_action.model_copy(update={"when": when}),  # type: ignore[union-attr]
+        })
+        batch.append(concern_props(c, scope))
+        if len(batch) == 5000 or i == total - 1:
+            await driver.execute_query("UNWIND $rows AS r CREATE (c:Concern) SET c = r",
+                                       rows=batch, database_=db)
+            batch = []
+    return due
+
+
+async def time_scan(driver: AsyncDriver, db: str, runs: int = 7) -> tuple[float, float, int, int]:
+    scan_ms, count_ms = [], []
+    found = counted = 0
+    for _ in range(runs):
+        t = time.perf_counter()
+        found = len(await scan_due_concerns(driver, db, NOW, limit=100_000))
+        scan_ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        counted = await count_due(driver, db, NOW)
+        count_ms.append((time.perf_counter() - t) * 1000)
+    # the first run warms the plan cache and page cache
+    return statistics.median(scan_ms[1:]), statistics.median(count_ms[1:]), found, counted
+
+
+async def loop_throughput(
+    driver: AsyncDriver, settings: Settings, scope: str, loops: int, parallel: int
+) -> float:
+    db = settings.neo4j_database
+    ids = []
+    for i in range(loops):
+        decision = _template(f"{scope}-loop-{parallel}-{i}", NOW - timedelta(hours=1))
+        await create_concern(driver, db, decision, scope=scope, now=NOW - timedelta(hours=1))
+        ids.append((decision.new_concern.concern_id, decision.new_concern.next_action.when))  # type: ignore[union-attr]
+    async with httpx.AsyncClient() as http:
+        ctx = {"driver": driver, "settings": settings, "worker_id": "bench", "http": http,
+               "gateway": OfflineModelGateway()}
+        gate = asyncio.Semaphore(parallel)
+
+        async def one(cid: str, when: datetime) -> None:
+            async with gate:
+                await advance_concern(ctx, concern_id=cid, now=NOW.isoformat(), trigger={
+                    "kind": "next_action_due", "event_key": when.isoformat()})
+
+        t = time.perf_counter()
+        await asyncio.gather(*(one(cid, when) for cid, when in ids))
+        return loops / (time.perf_counter() - t)
+
+
+async def cleanup(driver: AsyncDriver, db: str, scope: str) -> None:
+    for label in ("OutboxMessage", "AgendaDecision", "Agenda", "Person", "Concern"):
+        async with driver.session(database=db) as session:
+            result = await session.run(
+                f"MATCH (n:{label}) WHERE n.scope = $scope "
+                "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", scope=scope)
+            await result.consume()
+
+
+async def main() -> None:
+    settings = Settings.from_env()
+    total = int(os.environ.get("BENCH_CONCERNS", "100000"))
+    loops = int(os.environ.get("BENCH_LOOPS", "200"))
+    scope = f"bench-concern-{uuid.uuid4().hex[:8]}"
+    driver = open_driver(settings)
+    db = settings.neo4j_database
+    try:
+        await migrate(driver, db)
+        t = time.perf_counter()
+        due = await seed_concerns(driver, db, scope, total)
+        print(f"seeded {total} concerns ({due} due) in {time.perf_counter() - t:.1f} s")
+        scan, count, found, counted = await time_scan(driver, db)
+        print(f"scan_due_concerns: {scan:.1f} ms for {found} due concerns (query + parse + "
+              "triggers)")
+        print(f"count over the same index: {count:.1f} ms ({counted} rows)")
+        print(f"ratio scan/count: {scan / count:.1f}x")
+        for parallel in (1, 8):
+            rate = await loop_throughput(driver, settings, scope, loops, parallel)
+            print(f"agent loop, offline rule model, {parallel} at a time: {rate:.1f} loops/s")
+    finally:
+        await cleanup(driver, db, scope)
+        await driver.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
