@@ -153,7 +153,8 @@ def _urls(settings: Settings) -> str:
 def _up(settings: Settings, with_demo: bool) -> None:
     from api.services import ensure_services
 
-    ensure_services(settings)
+    for line in ensure_services(settings):
+        print(line, flush=True)
     _migrate(settings)
     if with_demo:
         _demo(settings)

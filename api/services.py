@@ -5,12 +5,19 @@ from __future__ import annotations
 from engine.settings import Settings
 
 
-def ensure_services(settings: Settings) -> None:
+def ensure_services(settings: Settings) -> list[str]:
+    """Start what is not running yet; one line per service saying where it is."""
+    lines = []
     if settings.manages_neo4j:
         from graph.localserver import LocalNeo4j
 
-        LocalNeo4j(settings).start()
+        lines.append(LocalNeo4j(settings).start().describe())
+    else:
+        lines.append(f"Neo4j: using {settings.neo4j_uri}")
     if settings.manages_redis:
         from jobs.localredis import LocalRedis
 
-        LocalRedis(settings).start()
+        lines.append(LocalRedis(settings).start().describe())
+    else:
+        lines.append(f"Redis: using {settings.redis_url}")
+    return lines
