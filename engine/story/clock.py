@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
+EARLIEST = datetime(1, 1, 1, tzinfo=UTC)  # an open lower bound as an index range value
 
 
 def aware(value: datetime) -> datetime:

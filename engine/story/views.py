@@ -5,8 +5,11 @@ whatever versions were recorded and not yet retracted at `as_of`:
 - `valid_at` T: events that happened by T (`at <= T`), entities and relations valid at T
   (`valid_from <= T < valid_to`, open ends), summaries whose interval contains T;
 - `from`/`to`: events with `from <= at <= to`, summaries whose interval overlaps [from, to];
-- `story_id`: that story's events and summaries, the entities its events touch, and the
-  relations among those entities.
+- `story_id`: that story's events and summaries;
+- a window (`from`/`to` or `story_id`) is a neighbourhood, not a slice of the whole scope:
+  the entities its events touch and the relations among those entities (seed 004 L6
+  选择…时间区间 uses 当时已有的事件与认识 — the knowledge those events speak of), so a
+  window's answer stays as small as the window however long the scope's history is.
 Changes, references and suggestions follow the objects they belong to; removed relations
 are left out unless asked for (they stay restorable, seed 004 L5).
 """
@@ -91,7 +94,7 @@ def select_graph(
         for e in graph.entities
         if valid_at is None or valid_within(e.valid_from, e.valid_to, valid_at)
     ]
-    if story_id is not None:
+    if story_id is not None or from_ is not None or to is not None:
         touched = {c.entity_id for c in graph.changes if c.event_id in event_ids}
         entities = [e for e in entities if e.id in touched]
     entity_ids = {e.id for e in entities}

@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
-from pydantic import BaseModel
 
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.story.clock import FOREVER, aware, recorded_within
@@ -62,8 +61,8 @@ from engine.story.views import (
 )
 from graph.queries import Queries, queries
 from graph.story.codec import from_props, to_props, version_row
+from graph.story.window import WHOLE_SCOPE_READS, graph_from_lists, window_params
 
-V = TypeVar("V", bound=Version)
 W = TypeVar("W")
 Clock = Callable[[], datetime]
 
@@ -329,51 +328,35 @@ class StoryRepository:
         story_id: str | None = None,
         include_removed: bool = False,
     ) -> StoryGraph:
-        """storyGraph: what was recorded and not retracted at `as_of` (default now)."""
+        """storyGraph: what was recorded and not retracted at `as_of` (default now).
+
+        A window (`from_`/`to` or `story_id`) is read by `story/window_graph` in one round
+        trip that touches only the window's neighbourhood; a whole-scope read filters by
+        `valid_at` in Cypher. Either way `select_graph` is the one definition of the answer.
+        """
         check_scope(scope)
         at = aware(as_of) if as_of is not None else self._clock()
+        valid = aware(valid_at) if valid_at is not None else None
+        windowed = from_ is not None or to is not None or story_id is not None
 
         async def work(tx: AsyncManagedTransaction) -> StoryGraph:
-            def versions(cls: type[V], rows: list[Any]) -> list[V]:
-                # Each was still believed at `at`; a later retraction is not known at `at`.
-                return [
-                    from_props(cls, r["v"]).model_copy(update={"retracted_at": None}) for r in rows
-                ]
-
-            def once(cls: type[BaseModelT], rows: list[Any]) -> list[BaseModelT]:
-                return [from_props(cls, r["n"]) for r in rows]
-
-            p = {"scope": scope, "as_of": at}
-            return StoryGraph(
-                scope=scope,
-                as_of=at,
-                stories=versions(Story, await self._rows(tx, "story/asof_story", **p)),
-                events=versions(
-                    Event,
-                    await self._rows(
-                        tx,
-                        "story/asof_event",
-                        **p,
-                        from_time=from_,
-                        to_time=to,
-                        story_id=story_id,
-                    ),
-                ),
-                entities=versions(Entity, await self._rows(tx, "story/asof_entity", **p)),
-                relations=versions(Relation, await self._rows(tx, "story/asof_relation", **p)),
-                suggestions=versions(
-                    Suggestion, await self._rows(tx, "story/asof_suggestion", **p)
-                ),
-                changes=once(Change, await self._rows(tx, "story/asof_change", **p)),
-                summaries=once(Summary, await self._rows(tx, "story/asof_summary", **p)),
-                references=once(Reference, await self._rows(tx, "story/asof_reference", **p)),
-            )
+            if windowed:
+                rows = await self._rows(
+                    tx, "story/window_graph", **window_params(scope, at, valid, from_, to, story_id)
+                )
+                return graph_from_lists(scope, at, rows[0])
+            p = {"scope": scope, "as_of": at, "valid_at": valid}
+            lists = {
+                name: [r[key] for r in await self._rows(tx, f"story/asof_{stem}", **p)]
+                for name, stem, key in WHOLE_SCOPE_READS
+            }
+            return graph_from_lists(scope, at, lists)
 
         async with self._driver.session(database=self._database) as session:
             full = await session.execute_read(work)
         return select_graph(
             full,
-            valid_at=valid_at,
+            valid_at=valid,
             from_=from_,
             to=to,
             story_id=story_id,
@@ -672,6 +655,3 @@ class StoryRepository:
         recorded_at: datetime | None = None,
     ) -> Suggestion:
         return await self._resolve(scope, suggestion_id, False, by, why, recorded_at)
-
-
-BaseModelT = TypeVar("BaseModelT", bound=BaseModel)

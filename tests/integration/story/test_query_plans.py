@@ -28,6 +28,7 @@ PARAMS: dict[str, Any] = {
     "result_ids": ["r"],
     "source_id": "s",
     "version": "v",
+    "valid_at": None,
 }
 READS = sorted(
     k
