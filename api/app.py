@@ -108,9 +108,10 @@ class TokenGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.settings.api_tokens and scope["type"] == "http":
             request = Request(scope)
-            if not _is_ide_page(request) and authenticate(
-                self.settings, request.headers.get("authorization")
-            ) is None:
+            if (
+                not _is_ide_page(request)
+                and authenticate(self.settings, request.headers.get("authorization")) is None
+            ):
                 await _unauthenticated()(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -126,6 +127,14 @@ def _is_ide_page(request: Request) -> bool:
 
 def _unauthenticated() -> JSONResponse:
     return JSONResponse(
-        {"data": None, "errors": [{"message": "a valid bearer token is required", "extensions": {"code": "UNAUTHENTICATED"}}]},
+        {
+            "data": None,
+            "errors": [
+                {
+                    "message": "a valid bearer token is required",
+                    "extensions": {"code": "UNAUTHENTICATED"},
+                }
+            ],
+        },
         status_code=401,
     )

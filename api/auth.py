@@ -59,7 +59,8 @@ def check_binding(settings: Settings) -> str:
     if is_loopback(settings.api_host):
         return "API is OPEN: no API_TOKENS configured and bound to loopback only."
     raise InsecureBinding(
-        f"Refusing to serve on {settings.api_host} without API tokens: set API_TOKENS or bind to 127.0.0.1."
+        f"Refusing to serve on {settings.api_host} without API tokens: "
+        "set API_TOKENS or bind to 127.0.0.1."
     )
 
 

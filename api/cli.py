@@ -103,7 +103,9 @@ def _serve(settings: Settings, host: str | None, port: int | None) -> None:
         settings = settings.model_copy(update={"api_port": port})
     configure_logging(settings.log_level, settings.log_format)
     app = create_app(settings)
-    uvicorn.run(app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False)
+    uvicorn.run(
+        app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False
+    )
 
 
 def _worker(settings: Settings) -> None:
@@ -229,7 +231,8 @@ def main(argv: list[str] | None = None) -> None:
         what = "refused our credentials" if isinstance(exc, AuthError) else "is not reachable"
         print(
             f"storygraph: Neo4j at {settings.effective_neo4j_uri} {what}; "
-            "start the local one with `storygraph neo4j start` or check NEO4J_URI / NEO4J_PASSWORD.",
+            "start the local one with `storygraph neo4j start` "
+            "or check NEO4J_URI / NEO4J_PASSWORD.",
             file=sys.stderr,
         )
         raise SystemExit(EXIT_USAGE) from None
@@ -239,4 +242,3 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-

@@ -59,10 +59,14 @@ SOURCES = {
 }
 # When each conversation grew: version vN holds the first N messages, pushed at that time.
 SOURCE_PUSHES = [
-    (t(17, 10, 1), "boss-chat", 1), (t(17, 10, 2), "boss-chat", 2),
-    (t(17, 10, 30), "zhangsan-chat", 1), (t(17, 10, 30), "lisi-chat", 1),
-    (t(17, 12, 20), "lisi-chat", 2), (t(17, 12, 35), "boss-chat", 3),
-    (t(17, 13, 20), "zhangsan-chat", 3), (t(17, 13, 35), "boss-chat", 4),
+    (t(17, 10, 1), "boss-chat", 1),
+    (t(17, 10, 2), "boss-chat", 2),
+    (t(17, 10, 30), "zhangsan-chat", 1),
+    (t(17, 10, 30), "lisi-chat", 1),
+    (t(17, 12, 20), "lisi-chat", 2),
+    (t(17, 12, 35), "boss-chat", 3),
+    (t(17, 13, 20), "zhangsan-chat", 3),
+    (t(17, 13, 35), "boss-chat", 4),
     (t(17, 14, 0), "boss-chat", 5),
 ]
 
@@ -70,8 +74,14 @@ SOURCE_PUSHES = [
 def conversation(scope: str, source_id: str, upto: int) -> SourceInput:
     title, lines = SOURCES[source_id]
     return SourceInput.model_validate(
-        {"scope": scope, "id": source_id, "kind": "conversation", "title": title,
-         "version": f"v{upto}", "text": "\n".join(lines[:upto])}
+        {
+            "scope": scope,
+            "id": source_id,
+            "kind": "conversation",
+            "title": title,
+            "version": f"v{upto}",
+            "text": "\n".join(lines[:upto]),
+        }
     )
 
 
@@ -81,21 +91,69 @@ def ref(source: str, version: str, msg: int) -> dict[str, str]:
 
 def result_1(scope: str) -> dict:  # type: ignore[type-arg]
     return {
-        "scope": scope, "key": "demo-r1-delegation",
-        "stories": [{"ref": "story", "name": "v2.0 提测", "description": "老板委托确认 v2.0 的提测时间"}],
-        "events": [{"ref": "ask", "story": "story", "title": "老板委托询问 v2.0 提测时间", "at": t(17, 10),
-                    "references": [ref("boss-chat", "v1", 1)]}],
-        "entities": [
-            {"ref": "zhangsan", "name": "张三", "kind": "person", "status": "main", "description": "后端负责人"},
-            {"ref": "lisi", "name": "李四", "kind": "person", "status": "main", "description": "前端负责人"},
-            {"ref": "wangwu", "name": "王五", "kind": "person", "status": "main", "description": "运营"},
-            {"ref": "v2", "name": "v2.0", "kind": "release", "status": "main", "description": "待提测版本",
-             "references": [ref("boss-chat", "v1", 1)]},
+        "scope": scope,
+        "key": "demo-r1-delegation",
+        "stories": [
+            {"ref": "story", "name": "v2.0 提测", "description": "老板委托确认 v2.0 的提测时间"}
         ],
-        "changes": [{"event": "ask", "entity": "v2", "kind": "proposed", "note": "提出提测时间问题"}],
+        "events": [
+            {
+                "ref": "ask",
+                "story": "story",
+                "title": "老板委托询问 v2.0 提测时间",
+                "at": t(17, 10),
+                "references": [ref("boss-chat", "v1", 1)],
+            }
+        ],
+        "entities": [
+            {
+                "ref": "zhangsan",
+                "name": "张三",
+                "kind": "person",
+                "status": "main",
+                "description": "后端负责人",
+            },
+            {
+                "ref": "lisi",
+                "name": "李四",
+                "kind": "person",
+                "status": "main",
+                "description": "前端负责人",
+            },
+            {
+                "ref": "wangwu",
+                "name": "王五",
+                "kind": "person",
+                "status": "main",
+                "description": "运营",
+            },
+            {
+                "ref": "v2",
+                "name": "v2.0",
+                "kind": "release",
+                "status": "main",
+                "description": "待提测版本",
+                "references": [ref("boss-chat", "v1", 1)],
+            },
+        ],
+        "changes": [
+            {"event": "ask", "entity": "v2", "kind": "proposed", "note": "提出提测时间问题"}
+        ],
         "relations": [
-            {"ref": "zs-v2", "from": "zhangsan", "to": "v2", "type": "responsible_for", "reason": "后端部分"},
-            {"ref": "ls-v2", "from": "lisi", "to": "v2", "type": "responsible_for", "reason": "前端部分"},
+            {
+                "ref": "zs-v2",
+                "from": "zhangsan",
+                "to": "v2",
+                "type": "responsible_for",
+                "reason": "后端部分",
+            },
+            {
+                "ref": "ls-v2",
+                "from": "lisi",
+                "to": "v2",
+                "type": "responsible_for",
+                "reason": "前端部分",
+            },
         ],
         "open_items": ["张三、李四的提测时间"],
         "feedback": "好的，我来问张三和李四，有进展及时同步给你。",
@@ -105,19 +163,49 @@ def result_1(scope: str) -> dict:  # type: ignore[type-arg]
 def result_2(scope: str) -> dict:  # type: ignore[type-arg]
     k1 = "demo-r1-delegation"
     return {
-        "scope": scope, "key": "demo-r2-lisi",
-        "stories": [{"ref": "story", "id": make_id("sty", scope, k1, "story"), "name": "v2.0 提测"}],
-        "events": [{"ref": "lisi-reply", "story": "story", "title": "李四：前端部分周四能提测", "at": t(17, 12, 20),
-                    "references": [ref("lisi-chat", "v2", 2)]}],
+        "scope": scope,
+        "key": "demo-r2-lisi",
+        "stories": [
+            {"ref": "story", "id": make_id("sty", scope, k1, "story"), "name": "v2.0 提测"}
+        ],
+        "events": [
+            {
+                "ref": "lisi-reply",
+                "story": "story",
+                "title": "李四：前端部分周四能提测",
+                "at": t(17, 12, 20),
+                "references": [ref("lisi-chat", "v2", 2)],
+            }
+        ],
         "entities": [
             {"ref": "lisi", "id": ent(scope, k1, "lisi"), "name": "李四"},
             {"ref": "v2", "id": ent(scope, k1, "v2"), "name": "v2.0"},
-            {"ref": "frontend", "name": "前端", "kind": "module", "status": "main", "description": "周四可提测"},
+            {
+                "ref": "frontend",
+                "name": "前端",
+                "kind": "module",
+                "status": "main",
+                "description": "周四可提测",
+            },
         ],
-        "changes": [{"event": "lisi-reply", "entity": "v2", "kind": "supplemented", "note": "前端周四可提测"}],
-        "relations": [{"ref": "fe-v2", "from": "frontend", "to": "v2", "type": "part_of"},
-                      {"ref": "ls-fe", "from": "lisi", "to": "frontend", "type": "responsible_for",
-                       "references": [ref("lisi-chat", "v2", 2)]}],
+        "changes": [
+            {
+                "event": "lisi-reply",
+                "entity": "v2",
+                "kind": "supplemented",
+                "note": "前端周四可提测",
+            }
+        ],
+        "relations": [
+            {"ref": "fe-v2", "from": "frontend", "to": "v2", "type": "part_of"},
+            {
+                "ref": "ls-fe",
+                "from": "lisi",
+                "to": "frontend",
+                "type": "responsible_for",
+                "references": [ref("lisi-chat", "v2", 2)],
+            },
+        ],
         "open_items": ["张三尚未回复"],
         "feedback": "李四说前端部分周四能提测。张三还没回复，我再跟一下。",
     }
@@ -126,19 +214,46 @@ def result_2(scope: str) -> dict:  # type: ignore[type-arg]
 def result_3(scope: str) -> dict:  # type: ignore[type-arg]
     k1 = "demo-r1-delegation"
     return {
-        "scope": scope, "key": "demo-r3-zhangsan",
-        "stories": [{"ref": "story", "id": make_id("sty", scope, k1, "story"), "name": "v2.0 提测"}],
-        "events": [{"ref": "zs-reply", "story": "story", "title": "张三：支付模块卡在第三方回调接口",
-                    "at": t(17, 13, 20), "references": [ref("zhangsan-chat", "v3", 2), ref("zhangsan-chat", "v3", 3)]}],
+        "scope": scope,
+        "key": "demo-r3-zhangsan",
+        "stories": [
+            {"ref": "story", "id": make_id("sty", scope, k1, "story"), "name": "v2.0 提测"}
+        ],
+        "events": [
+            {
+                "ref": "zs-reply",
+                "story": "story",
+                "title": "张三：支付模块卡在第三方回调接口",
+                "at": t(17, 13, 20),
+                "references": [ref("zhangsan-chat", "v3", 2), ref("zhangsan-chat", "v3", 3)],
+            }
+        ],
         "entities": [
             {"ref": "zhangsan", "id": ent(scope, k1, "zhangsan"), "name": "张三"},
             {"ref": "v2", "id": ent(scope, k1, "v2"), "name": "v2.0"},
-            {"ref": "payment", "name": "支付模块", "kind": "module", "status": "main", "description": "后端支付模块"},
-            {"ref": "callback", "name": "第三方回调接口", "kind": "dependency", "status": "main",
-             "description": "第三方沙箱尚未到位", "references": [ref("zhangsan-chat", "v3", 2)]},
-            {"ref": "mock", "name": "临时 mock 方案", "kind": "plan", "status": "main",
-             "description": "先用 mock 跑通主流程，上线后第一周人工对账",
-             "references": [ref("zhangsan-chat", "v3", 3)]},
+            {
+                "ref": "payment",
+                "name": "支付模块",
+                "kind": "module",
+                "status": "main",
+                "description": "后端支付模块",
+            },
+            {
+                "ref": "callback",
+                "name": "第三方回调接口",
+                "kind": "dependency",
+                "status": "main",
+                "description": "第三方沙箱尚未到位",
+                "references": [ref("zhangsan-chat", "v3", 2)],
+            },
+            {
+                "ref": "mock",
+                "name": "临时 mock 方案",
+                "kind": "plan",
+                "status": "main",
+                "description": "先用 mock 跑通主流程，上线后第一周人工对账",
+                "references": [ref("zhangsan-chat", "v3", 3)],
+            },
         ],
         "changes": [
             {"event": "zs-reply", "entity": "payment", "kind": "revised", "note": "后端受阻"},
@@ -146,10 +261,21 @@ def result_3(scope: str) -> dict:  # type: ignore[type-arg]
         ],
         "relations": [
             {"ref": "pay-v2", "from": "payment", "to": "v2", "type": "part_of"},
-            {"ref": "pay-cb", "from": "payment", "to": "callback", "type": "blocked_by", "reason": "第三方沙箱还没到",
-             "references": [ref("zhangsan-chat", "v3", 2)]},
-            {"ref": "mock-cb", "from": "mock", "to": "callback", "type": "works_around",
-             "references": [ref("zhangsan-chat", "v3", 3)]},
+            {
+                "ref": "pay-cb",
+                "from": "payment",
+                "to": "callback",
+                "type": "blocked_by",
+                "reason": "第三方沙箱还没到",
+                "references": [ref("zhangsan-chat", "v3", 2)],
+            },
+            {
+                "ref": "mock-cb",
+                "from": "mock",
+                "to": "callback",
+                "type": "works_around",
+                "references": [ref("zhangsan-chat", "v3", 3)],
+            },
             {"ref": "zs-mock", "from": "zhangsan", "to": "mock", "type": "proposed"},
         ],
         "decisions": [],
@@ -162,12 +288,27 @@ def result_3(scope: str) -> dict:  # type: ignore[type-arg]
 def result_4(scope: str) -> dict:  # type: ignore[type-arg]
     k1, k3 = "demo-r1-delegation", "demo-r3-zhangsan"
     return {
-        "scope": scope, "key": "demo-r4-decision",
-        "stories": [{"ref": "story", "id": make_id("sty", scope, k1, "story"), "name": "v2.0 提测"}],
-        "events": [{"ref": "accept", "story": "story", "title": "老板接受临时方案，周五提测", "at": t(17, 14),
-                    "references": [ref("boss-chat", "v5", 5)]}],
+        "scope": scope,
+        "key": "demo-r4-decision",
+        "stories": [
+            {"ref": "story", "id": make_id("sty", scope, k1, "story"), "name": "v2.0 提测"}
+        ],
+        "events": [
+            {
+                "ref": "accept",
+                "story": "story",
+                "title": "老板接受临时方案，周五提测",
+                "at": t(17, 14),
+                "references": [ref("boss-chat", "v5", 5)],
+            }
+        ],
         "entities": [
-            {"ref": "v2", "id": ent(scope, k1, "v2"), "name": "v2.0", "description": "周五提测（临时方案）"},
+            {
+                "ref": "v2",
+                "id": ent(scope, k1, "v2"),
+                "name": "v2.0",
+                "description": "周五提测（临时方案）",
+            },
             {"ref": "mock", "id": ent(scope, k3, "mock"), "name": "临时 mock 方案"},
             {"ref": "wangwu", "id": ent(scope, k1, "wangwu"), "name": "王五"},
             {"ref": "payment", "id": ent(scope, k3, "payment"), "name": "支付模块"},
@@ -177,18 +318,29 @@ def result_4(scope: str) -> dict:  # type: ignore[type-arg]
             {"event": "accept", "entity": "v2", "kind": "revised", "note": "提测定在周五"},
         ],
         "relations": [
-            {"ref": "ww-pay", "from": "wangwu", "to": "payment", "type": "reconciles",
-             "reason": "上线后第一周人工对账", "valid_from": t(20, 0), "valid_to": t(27, 0),
-             "references": [ref("boss-chat", "v5", 5)]},
+            {
+                "ref": "ww-pay",
+                "from": "wangwu",
+                "to": "payment",
+                "type": "reconciles",
+                "reason": "上线后第一周人工对账",
+                "valid_from": t(20, 0),
+                "valid_to": t(27, 0),
+                "references": [ref("boss-chat", "v5", 5)],
+            },
         ],
-        "summaries": [{
-            "ref": "stage-1", "story": "story",
-            "text": "v2.0 提测：前端周四可提测；后端支付模块因第三方回调受阻，采用临时 mock 方案周五提测，"
-                    "王五负责上线后第一周人工对账。",
-            "interval_start": t(17, 10), "interval_end": t(17, 14),
-            "source_ids": ["boss-chat", "zhangsan-chat", "lisi-chat"],
-            "references": [ref("boss-chat", "v5", 5)],
-        }],
+        "summaries": [
+            {
+                "ref": "stage-1",
+                "story": "story",
+                "text": "v2.0 提测：前端周四可提测；后端支付模块因第三方回调受阻，采用临时 mock 方案周五提测，"
+                "王五负责上线后第一周人工对账。",
+                "interval_start": t(17, 10),
+                "interval_end": t(17, 14),
+                "source_ids": ["boss-chat", "zhangsan-chat", "lisi-chat"],
+                "references": [ref("boss-chat", "v5", 5)],
+            }
+        ],
         "decisions": ["接受临时方案，周五提测", "王五负责上线后第一周人工对账"],
         "feedback": "三方都已确认：前端周四、后端按临时方案周五提测。",
     }
@@ -198,9 +350,16 @@ def result_5(scope: str) -> dict:  # type: ignore[type-arg]
     """A later automatic run re-describes the plan a person already edited: only a Suggestion."""
     k3 = "demo-r3-zhangsan"
     return {
-        "scope": scope, "key": "demo-r5-review",
-        "entities": [{"ref": "mock", "id": ent(scope, k3, "mock"), "name": "临时 mock 方案",
-                      "description": "mock 主流程，沙箱到位后切换真实回调"}],
+        "scope": scope,
+        "key": "demo-r5-review",
+        "entities": [
+            {
+                "ref": "mock",
+                "id": ent(scope, k3, "mock"),
+                "name": "临时 mock 方案",
+                "description": "mock 主流程，沙箱到位后切换真实回调",
+            }
+        ],
         "feedback": "临时方案的描述有新的整理建议，待你确认。",
     }
 
@@ -219,8 +378,12 @@ async def load_into(repo: StoryRepository, scope: str = SCOPE) -> str:
     first = PublishResultInput.model_validate(result_1(scope))
     if await _already_loaded(repo, scope, first):
         return f"Demo data already loaded in scope {scope!r}."
-    publishes = [(t(17, 10, 10), result_1), (t(17, 12, 30), result_2),
-                 (t(17, 13, 30), result_3), (t(17, 14, 10), result_4)]
+    publishes = [
+        (t(17, 10, 10), result_1),
+        (t(17, 12, 30), result_2),
+        (t(17, 13, 30), result_3),
+        (t(17, 14, 10), result_4),
+    ]
     # Sources grow and results are published in the order they happened (a push before a
     # publish at the same minute), each at its own record time.
     pushes = [(at, 0, name, upto) for at, name, upto in SOURCE_PUSHES]
@@ -259,9 +422,16 @@ async def _corrections(repo: StoryRepository, scope: str) -> None:
     mock_id = ent(scope, k3, "mock")
     view = await repo.entity(scope, mock_id, as_of=t(17, 15))
     await repo.update_entity(
-        scope, mock_id,
-        EntityEdit(description="mock 跑通主流程赶周五提测；上线后第一周由王五人工对账", confirm=["description"]),
-        seen_version=view.entity.seq, by=BOSS, why="补充对账负责人", recorded_at=t(17, 15, 5),
+        scope,
+        mock_id,
+        EntityEdit(
+            description="mock 跑通主流程赶周五提测；上线后第一周由王五人工对账",
+            confirm=["description"],
+        ),
+        seen_version=view.entity.seq,
+        by=BOSS,
+        why="补充对账负责人",
+        recorded_at=t(17, 15, 5),
     )
 
 

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import time
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 REQUESTS = Counter(
-    "storygraph_http_requests_total", "HTTP requests by route and status", ["route", "status"], registry=REGISTRY
+    "storygraph_http_requests_total",
+    "HTTP requests by route and status",
+    ["route", "status"],
+    registry=REGISTRY,
 )
 LATENCY = Histogram(
     "storygraph_http_request_seconds", "HTTP request latency by route", ["route"], registry=REGISTRY

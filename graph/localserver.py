@@ -54,7 +54,10 @@ class Neo4jStatus:
     def describe(self) -> str:
         if not self.running:
             return "Neo4j is not running."
-        return f"Neo4j {self.version or ''} is running (pid {self.pid}) at {self.bolt_url}, Browser {self.browser_url}"
+        return (
+            f"Neo4j {self.version or ''} is running (pid {self.pid}) at {self.bolt_url}, "
+            f"Browser {self.browser_url}"
+        )
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:
@@ -116,16 +119,23 @@ class LocalNeo4j:
         tmp = self.root / "lib.partial"
         shutil.rmtree(tmp, ignore_errors=True)
         cmd = [
-            "mvn", "-B", "-f", str(POM), "dependency:copy-dependencies",
+            "mvn",
+            "-B",
+            "-f",
+            str(POM),
+            "dependency:copy-dependencies",
             f"-Dneo4j.version={self.settings.neo4j_version}",
-            f"-DoutputDirectory={tmp}", "-DincludeScope=runtime",
+            f"-DoutputDirectory={tmp}",
+            "-DincludeScope=runtime",
         ]
         if quiet:
             cmd.insert(1, "-q")
         proc = subprocess.run(cmd, capture_output=quiet, text=True)
         if proc.returncode != 0:
             tail = (proc.stdout or "")[-800:] if quiet else ""
-            raise LocalServiceError(f"Maven could not resolve Neo4j {self.settings.neo4j_version}. {tail}")
+            raise LocalServiceError(
+                f"Maven could not resolve Neo4j {self.settings.neo4j_version}. {tail}"
+            )
         shutil.rmtree(self.lib, ignore_errors=True)
         tmp.rename(self.lib)
         stamp_file.write_text(self._pom_stamp())
@@ -181,8 +191,10 @@ class LocalNeo4j:
         version = None
         if running:
             try:
-                version = httpx.get(f"http://127.0.0.1:{s.neo4j_http_port}/", timeout=2).json().get(
-                    "neo4j_version"
+                version = (
+                    httpx.get(f"http://127.0.0.1:{s.neo4j_http_port}/", timeout=2)
+                    .json()
+                    .get("neo4j_version")
                 )
             except (httpx.HTTPError, ValueError):
                 version = None
@@ -212,15 +224,28 @@ class LocalNeo4j:
         conf = self._write_config()
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         cmd = [
-            java, f"-Xms{s.neo4j_heap}", f"-Xmx{s.neo4j_heap}", "-XX:+UseG1GC",
-            "-XX:+ExitOnOutOfMemoryError", *JVM_OPENS,
-            "-Dfile.encoding=UTF-8", "-cp", f"{self.lib}/*", ENTRY_POINT,
-            f"--home-dir={self.home}", f"--config-dir={conf}", "--console-mode",
+            java,
+            f"-Xms{s.neo4j_heap}",
+            f"-Xmx{s.neo4j_heap}",
+            "-XX:+UseG1GC",
+            "-XX:+ExitOnOutOfMemoryError",
+            *JVM_OPENS,
+            "-Dfile.encoding=UTF-8",
+            "-cp",
+            f"{self.lib}/*",
+            ENTRY_POINT,
+            f"--home-dir={self.home}",
+            f"--config-dir={conf}",
+            "--console-mode",
         ]
         with open(self.log_file, "ab") as log:
             proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, cwd=self.home,
+                cmd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=self.home,
             )
         self.pid_file.write_text(str(proc.pid))
         self._wait_ready(proc, timeout)

@@ -19,10 +19,14 @@ class Probe:
     runs: int
 
 
-async def write_probe(driver: AsyncDriver, database: str, *, id: str, note: str, worker_id: str) -> None:
+async def write_probe(
+    driver: AsyncDriver, database: str, *, id: str, note: str, worker_id: str
+) -> None:
     @unit_of_work(metadata={"query": "platform/probe_write"})
     async def work(tx: AsyncManagedTransaction) -> None:
-        result = await tx.run(queries().text("platform/probe_write"), id=id, note=note, worker_id=worker_id)
+        result = await tx.run(
+            queries().text("platform/probe_write"), id=id, note=note, worker_id=worker_id
+        )
         await result.consume()
 
     async with driver.session(database=database) as session:

@@ -73,7 +73,9 @@ def load_queries(root: Path = CYPHER_DIR) -> dict[str, NamedQuery]:
         key = rel.with_suffix("").as_posix()
         # Names differing only by case are one name on case-insensitive file systems.
         if key.lower() in folded:
-            raise QueryFileError(f"{path}: duplicate query name {key!r} (also {folded[key.lower()]})")
+            raise QueryFileError(
+                f"{path}: duplicate query name {key!r} (also {folded[key.lower()]})"
+            )
         folded[key.lower()] = path
         found[key] = _parse(path, key)
     return found

@@ -27,7 +27,11 @@ class RedisStatus:
     url: str
 
     def describe(self) -> str:
-        return f"Redis is running (pid {self.pid}) at {self.url}" if self.running else "Redis is not running."
+        return (
+            f"Redis is running (pid {self.pid}) at {self.url}"
+            if self.running
+            else "Redis is not running."
+        )
 
 
 class LocalRedis:
@@ -72,19 +76,37 @@ class LocalRedis:
         self.dir.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             [
-                binary, "--port", str(port), "--bind", "127.0.0.1", "--daemonize", "yes",
-                "--pidfile", str(self.pid_file), "--dir", str(self.dir),
-                "--logfile", str(self.dir / "redis.log"), "--save", "", "--appendonly", "no",
-                "--protected-mode", "yes",
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--daemonize",
+                "yes",
+                "--pidfile",
+                str(self.pid_file),
+                "--dir",
+                str(self.dir),
+                "--logfile",
+                str(self.dir / "redis.log"),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
             ],
-            check=True, capture_output=True,
+            check=True,
+            capture_output=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.status().running:
                 return self.status()
             time.sleep(0.1)
-        raise LocalServiceError(f"Redis did not start within {timeout:.0f} s; see {self.dir / 'redis.log'}.")
+        raise LocalServiceError(
+            f"Redis did not start within {timeout:.0f} s; see {self.dir / 'redis.log'}."
+        )
 
     def stop(self, timeout: float = 10.0) -> bool:
         pid = self._pid()

@@ -22,7 +22,10 @@ def channel(scope: str) -> str:
 
 async def graph_changed(redis: Redis, scope: str, *, kind: str, ids: list[str], by: str) -> None:
     message = {
-        "scope": scope, "kind": kind, "ids": ids, "by": by,
+        "scope": scope,
+        "kind": kind,
+        "ids": ids,
+        "by": by,
         "at": datetime.now(UTC).isoformat(),
     }
     await redis.publish(channel(scope), json.dumps(message, ensure_ascii=False))

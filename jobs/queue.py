@@ -18,6 +18,10 @@ async def open_pool(settings: Settings) -> ArqRedis:
 async def enqueue_probe(pool: ArqRedis, settings: Settings, *, probe_id: str, note: str) -> bool:
     """True when enqueued now; False when a job with the same id is already known."""
     job = await pool.enqueue_job(
-        "probe", probe_id=probe_id, note=note, _job_id=f"probe:{probe_id}", _queue_name=settings.queue_name
+        "probe",
+        probe_id=probe_id,
+        note=note,
+        _job_id=f"probe:{probe_id}",
+        _queue_name=settings.queue_name,
     )
     return job is not None

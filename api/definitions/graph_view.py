@@ -23,7 +23,9 @@ class ViewEdge:
     id: str
     source: str
     target: str
-    kind: str = strawberry.field(description='"relation" (entity→entity) or "change" (event→entity)')
+    kind: str = strawberry.field(
+        description='"relation" (entity→entity) or "change" (event→entity)'
+    )
     label: str
     status: str
 
@@ -70,7 +72,8 @@ class GraphView:
 
 def graph_view_type(view: v.GraphView, first: datetime | None, last: datetime | None) -> GraphView:
     return GraphView(
-        scope=view.scope, as_of=view.as_of,
+        scope=view.scope,
+        as_of=view.as_of,
         nodes=[build(ViewNode, n) for n in view.nodes],
         edges=[build(ViewEdge, e) for e in view.edges],
         timeline=[build(TimelineEvent, e) for e in view.timeline],

@@ -5,7 +5,12 @@ from __future__ import annotations
 import strawberry
 
 from api.definitions.health import Health, resolve_health
-from api.definitions.probe import ProbeTicket, WorkerProbe, resolve_enqueue_probe, resolve_worker_probe
+from api.definitions.probe import (
+    ProbeTicket,
+    WorkerProbe,
+    resolve_enqueue_probe,
+    resolve_worker_probe,
+)
 
 
 @strawberry.type

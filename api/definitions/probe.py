@@ -24,7 +24,13 @@ class WorkerProbe:
 
     @classmethod
     def from_model(cls, p: Probe) -> WorkerProbe:
-        return cls(id=strawberry.ID(p.id), note=p.note, worker_id=p.worker_id, written_at=p.written_at, runs=p.runs)
+        return cls(
+            id=strawberry.ID(p.id),
+            note=p.note,
+            worker_id=p.worker_id,
+            written_at=p.written_at,
+            runs=p.runs,
+        )
 
 
 @strawberry.type
@@ -39,7 +45,9 @@ async def resolve_worker_probe(info: Info[Context, None], id: strawberry.ID) -> 
     return WorkerProbe.from_model(found) if found else None
 
 
-async def resolve_enqueue_probe(info: Info[Context, None], note: str = "", id: strawberry.ID | None = None) -> ProbeTicket:
+async def resolve_enqueue_probe(
+    info: Info[Context, None], note: str = "", id: strawberry.ID | None = None
+) -> ProbeTicket:
     ctx = info.context
     ctx.require("operator")
     if len(note) > 500:

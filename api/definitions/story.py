@@ -48,7 +48,6 @@ from graph.queries import queries
 from graph.story.repository import StoryRepository
 from jobs.notify import graph_changed, listen
 
-
 FromArg = Annotated[datetime | None, strawberry.argument(name="from")]
 
 
@@ -68,7 +67,9 @@ def editor(info: Info[Context, None], scope: str, user_id: str | None) -> Actor:
     return Actor.user(user_id or principal.name)
 
 
-async def announce(info: Info[Context, None], scope: str, kind: str, ids: list[str], by: Actor) -> None:
+async def announce(
+    info: Info[Context, None], scope: str, kind: str, ids: list[str], by: Actor
+) -> None:
     """Tell graphChanged subscribers; the write already committed, so a lost hint loses nothing."""
     await graph_changed(info.context.pool, scope, kind=kind, ids=ids, by=by.label())
 
@@ -85,33 +86,55 @@ class GraphChange:
 @strawberry.type
 class PublishOutcome:
     result: Result
-    repeat: bool = strawberry.field(description="true when this key was published before: nothing written now")
+    repeat: bool = strawberry.field(
+        description="true when this key was published before: nothing written now"
+    )
 
 
 @strawberry.type
 class Query:
     @strawberry.field(description="The story graph of one scope as known at asOf (default now).")
     async def story_graph(
-        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
-        valid_at: datetime | None = None, from_: FromArg = None,
-        to: datetime | None = None, story_id: str | None = None, include_removed: bool = False,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        as_of: datetime | None = None,
+        valid_at: datetime | None = None,
+        from_: FromArg = None,
+        to: datetime | None = None,
+        story_id: str | None = None,
+        include_removed: bool = False,
     ) -> StoryGraph:
         reader(info, scope)
         graph = await repo(info).story_graph(
-            scope, as_of=as_of, valid_at=valid_at, from_=from_, to=to, story_id=story_id,
+            scope,
+            as_of=as_of,
+            valid_at=valid_at,
+            from_=from_,
+            to=to,
+            story_id=story_id,
             include_removed=include_removed,
         )
         return story_graph_type(graph)
 
-    @strawberry.field(description="Nodes, edges and timeline of the same objects storyGraph returns.")
+    @strawberry.field(
+        description="Nodes, edges and timeline of the same objects storyGraph returns."
+    )
     async def graph_view(
-        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
-        from_: FromArg = None, to: datetime | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        as_of: datetime | None = None,
+        from_: FromArg = None,
+        to: datetime | None = None,
     ) -> GraphView:
         reader(info, scope)
         view = await repo(info).graph_view(scope, as_of=as_of, from_=from_, to=to)
         records, _, _ = await info.context.driver.execute_query(
-            queries()["view/recorded_range"], scope=scope, database_=info.context.database, routing_="r"
+            queries()["view/recorded_range"],
+            scope=scope,
+            database_=info.context.database,
+            routing_="r",
         )
         first, last = (records[0]["first"], records[0]["last"]) if records else (None, None)
         return graph_view_type(
@@ -119,7 +142,13 @@ class Query:
         )
 
     @strawberry.field(description="An entity as believed at asOf, with every version (history).")
-    async def entity(self, info: Info[Context, None], scope: str, id: strawberry.ID, as_of: datetime | None = None) -> EntityView:
+    async def entity(
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        as_of: datetime | None = None,
+    ) -> EntityView:
         reader(info, scope)
         return entity_view_type(await repo(info).entity(scope, str(id), as_of=as_of))
 
@@ -130,15 +159,23 @@ class Query:
 
     @strawberry.field(description="Entities for a sidebar, filtered before paging.")
     async def entities(
-        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
-        story_id: str | None = None, kind: str | None = None, status: EntityStatus | None = None,
-        name_contains: str | None = None, first: int | None = 50, after: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        as_of: datetime | None = None,
+        story_id: str | None = None,
+        kind: str | None = None,
+        status: EntityStatus | None = None,
+        name_contains: str | None = None,
+        first: int | None = 50,
+        after: str | None = None,
     ) -> Connection[Entity]:
         reader(info, scope)
         graph = await repo(info).story_graph(scope, as_of=as_of, story_id=story_id)
         needle = (name_contains or "").casefold()
         kept = [
-            e for e in sorted(graph.entities, key=lambda e: (e.name, e.id))
+            e
+            for e in sorted(graph.entities, key=lambda e: (e.name, e.id))
             if (kind is None or e.kind == kind)
             and (status is None or e.status.value == status.value)
             and needle in e.name.casefold()
@@ -147,35 +184,52 @@ class Query:
 
     @strawberry.field(description="Relations for a sidebar, by confirmation status.")
     async def relations(
-        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
-        story_id: str | None = None, confirmation: Confirmation | None = None,
-        include_removed: bool = False, first: int | None = 50, after: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        as_of: datetime | None = None,
+        story_id: str | None = None,
+        confirmation: Confirmation | None = None,
+        include_removed: bool = False,
+        first: int | None = 50,
+        after: str | None = None,
     ) -> Connection[Relation]:
         reader(info, scope)
         graph = await repo(info).story_graph(
             scope, as_of=as_of, story_id=story_id, include_removed=include_removed
         )
         kept = [
-            r for r in sorted(graph.relations, key=lambda r: (r.type, r.id))
+            r
+            for r in sorted(graph.relations, key=lambda r: (r.type, r.id))
             if confirmation is None or r.confirmation.value == confirmation.value
         ]
         return paginate([versioned(Relation, r) for r in kept], first, after)
 
     @strawberry.field(description="Events in time order, optionally of one story and an interval.")
     async def events(
-        self, info: Info[Context, None], scope: str, as_of: datetime | None = None,
-        story_id: str | None = None, from_: FromArg = None,
-        to: datetime | None = None, first: int | None = 50, after: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        as_of: datetime | None = None,
+        story_id: str | None = None,
+        from_: FromArg = None,
+        to: datetime | None = None,
+        first: int | None = 50,
+        after: str | None = None,
     ) -> Connection[Event]:
         reader(info, scope)
-        graph = await repo(info).story_graph(scope, as_of=as_of, story_id=story_id, from_=from_, to=to)
+        graph = await repo(info).story_graph(
+            scope, as_of=as_of, story_id=story_id, from_=from_, to=to
+        )
         ordered = sorted(graph.events, key=lambda e: (e.at, e.id))
         return paginate([versioned(Event, e) for e in ordered], first, after)
 
 
 @strawberry.type
 class Mutation:
-    @strawberry.mutation(description="Record an app's version of a source; old versions stay readable if supplied.")
+    @strawberry.mutation(
+        description="Record an app's version of a source; old versions stay readable if supplied."
+    )
     async def upsert_source(self, info: Info[Context, None], input: UpsertSourceInput) -> Source:
         by = editor(info, input.scope, None)
         parsed = engine_inputs.parse_input(engine_inputs.SourceInput, to_data(input))
@@ -183,7 +237,9 @@ class Mutation:
         await announce(info, input.scope, "source", [stored.id], by)
         return build(Source, stored, id=strawberry.ID(stored.id))
 
-    @strawberry.mutation(description="Write one whole organising result in one transaction (idempotent by key).")
+    @strawberry.mutation(
+        description="Write one whole organising result in one transaction (idempotent by key)."
+    )
     async def publish_result(
         self, info: Info[Context, None], input: PublishResultInput, run_id: str | None = None
     ) -> PublishOutcome:
@@ -196,10 +252,18 @@ class Mutation:
             await announce(info, input.scope, "result", [outcome.result.id], by)
         return PublishOutcome(result=result_type(outcome.result), repeat=outcome.repeat)
 
-    @strawberry.mutation(description="A person's edit against the version they saw (stale: CONFLICT).")
+    @strawberry.mutation(
+        description="A person's edit against the version they saw (stale: CONFLICT)."
+    )
     async def update_entity(
-        self, info: Info[Context, None], scope: str, id: strawberry.ID, seen_version: int,
-        edit: EntityEditInput, why: str = "", user_id: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        seen_version: int,
+        edit: EntityEditInput,
+        why: str = "",
+        user_id: str | None = None,
     ) -> Entity:
         by = editor(info, scope, user_id)
         parsed = engine_inputs.parse_input(engine_inputs.EntityEdit, to_data(edit))
@@ -211,47 +275,80 @@ class Mutation:
 
     @strawberry.mutation
     async def confirm_relation(
-        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
-        seen_version: int | None = None, user_id: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        seen_version: int | None = None,
+        user_id: str | None = None,
     ) -> Relation:
         by = editor(info, scope, user_id)
-        rel = await repo(info).confirm_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        rel = await repo(info).confirm_relation(
+            scope, str(id), by=by, why=why, seen_version=seen_version
+        )
         await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation
     async def reject_relation(
-        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
-        seen_version: int | None = None, user_id: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        seen_version: int | None = None,
+        user_id: str | None = None,
     ) -> Relation:
         by = editor(info, scope, user_id)
-        rel = await repo(info).reject_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        rel = await repo(info).reject_relation(
+            scope, str(id), by=by, why=why, seen_version=seen_version
+        )
         await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation(description="Hide a relation (undoable; sources and references stay).")
     async def remove_relation(
-        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
-        seen_version: int | None = None, user_id: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        seen_version: int | None = None,
+        user_id: str | None = None,
     ) -> Relation:
         by = editor(info, scope, user_id)
-        rel = await repo(info).remove_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        rel = await repo(info).remove_relation(
+            scope, str(id), by=by, why=why, seen_version=seen_version
+        )
         await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation(description="Undo a removal.")
     async def restore_relation(
-        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "",
-        seen_version: int | None = None, user_id: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        seen_version: int | None = None,
+        user_id: str | None = None,
     ) -> Relation:
         by = editor(info, scope, user_id)
-        rel = await repo(info).restore_relation(scope, str(id), by=by, why=why, seen_version=seen_version)
+        rel = await repo(info).restore_relation(
+            scope, str(id), by=by, why=why, seen_version=seen_version
+        )
         await announce(info, scope, "relation", [rel.id], by)
         return versioned(Relation, rel)
 
     @strawberry.mutation(description="Apply a suggestion: it becomes the person's edit.")
     async def accept_suggestion(
-        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "", user_id: str | None = None
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        user_id: str | None = None,
     ) -> Suggestion:
         by = editor(info, scope, user_id)
         suggestion = await repo(info).accept_suggestion(scope, str(id), by=by, why=why)
@@ -260,7 +357,12 @@ class Mutation:
 
     @strawberry.mutation
     async def dismiss_suggestion(
-        self, info: Info[Context, None], scope: str, id: strawberry.ID, why: str = "", user_id: str | None = None
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        user_id: str | None = None,
     ) -> Suggestion:
         by = editor(info, scope, user_id)
         suggestion = await repo(info).dismiss_suggestion(scope, str(id), by=by, why=why)
@@ -270,11 +372,18 @@ class Mutation:
 
 @strawberry.type
 class Subscription:
-    @strawberry.subscription(description="Hints that a scope's graph changed (results, corrections, sources).")
-    async def graph_changed(self, info: Info[Context, None], scope: str) -> AsyncGenerator[GraphChange, None]:
+    @strawberry.subscription(
+        description="Hints that a scope's graph changed (results, corrections, sources)."
+    )
+    async def graph_changed(
+        self, info: Info[Context, None], scope: str
+    ) -> AsyncGenerator[GraphChange, None]:
         reader(info, scope)
         async for message in listen(info.context.pool, scope):
             yield GraphChange(
-                scope=message["scope"], kind=message["kind"], ids=message["ids"], by=message["by"],
+                scope=message["scope"],
+                kind=message["kind"],
+                ids=message["ids"],
+                by=message["by"],
                 at=datetime.fromisoformat(message["at"]),
             )

@@ -62,7 +62,8 @@ class EntityInput:
     ref: str = strawberry.field(description="the model's local id: meaningful in this result only")
     name: str
     id: str | None = strawberry.field(
-        default=None, description="a stored Main entity of this scope to reuse; anything else is new"
+        default=None,
+        description="a stored Main entity of this scope to reuse; anything else is new",
     )
     kind: str | None = None
     description: str | None = None
@@ -113,7 +114,9 @@ class SummaryInput:
     references: list[ReferenceInput] = strawberry.field(default_factory=list)
 
 
-@strawberry.input(description="One whole organising result, written in one transaction or not at all.")
+@strawberry.input(
+    description="One whole organising result, written in one transaction or not at all."
+)
 class PublishResultInput:
     scope: str
     key: str = strawberry.field(description="client-supplied idempotency key")

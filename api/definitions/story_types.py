@@ -102,7 +102,9 @@ class Relation(Versioned):
     valid_to: datetime | None
 
 
-@strawberry.type(description="A proposed change to a person's or confirmed field, or a pending difference.")
+@strawberry.type(
+    description="A proposed change to a person's or confirmed field, or a pending difference."
+)
 class Suggestion(Versioned):
     result_id: str
     kind: SuggestionKind
@@ -140,7 +142,9 @@ class Summary:
     recorded_at: datetime
 
 
-@strawberry.type(description="The cited text of exactly one source version, or why it is unavailable.")
+@strawberry.type(
+    description="The cited text of exactly one source version, or why it is unavailable."
+)
 class Excerpt:
     source_id: str
     version: str
@@ -150,7 +154,9 @@ class Excerpt:
     warning: str | None
 
 
-@strawberry.type(description="Points at the original (source, version, locator); never copies its text.")
+@strawberry.type(
+    description="Points at the original (source, version, locator); never copies its text."
+)
 class Reference:
     id: strawberry.ID
     scope: str
@@ -249,7 +255,11 @@ def plain(cls: type[T], model: BaseModel) -> T:
 
 def story_graph_type(g: v.StoryGraph) -> StoryGraph:
     return StoryGraph(
-        scope=g.scope, as_of=g.as_of, valid_at=g.valid_at, from_=g.from_, to=g.to,
+        scope=g.scope,
+        as_of=g.as_of,
+        valid_at=g.valid_at,
+        from_=g.from_,
+        to=g.to,
         story_id=g.story_id,
         stories=[versioned(Story, s) for s in g.stories],
         events=[versioned(Event, e) for e in g.events],
@@ -282,7 +292,8 @@ def result_view_type(view: v.ResultView) -> ResultView:
         references=[plain(Reference, r) for r in view.references],
         mentions=[
             EntityMention(
-                entity_id=mv.mention.entity_id, name=mv.amended.get("name", mv.mention.name),
+                entity_id=mv.mention.entity_id,
+                name=mv.amended.get("name", mv.mention.name),
                 description=mv.amended.get("description", mv.mention.description),
                 amended_fields=sorted(mv.amended),
             )

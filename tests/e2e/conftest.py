@@ -28,9 +28,16 @@ class Server:
     process: subprocess.Popen[bytes]
     env: dict[str, str]
 
-    def graphql(self, query: str, variables: dict | None = None, token: str | None = None) -> httpx.Response:  # type: ignore[type-arg]
+    def graphql(
+        self, query: str, variables: dict | None = None, token: str | None = None
+    ) -> httpx.Response:  # type: ignore[type-arg]
         headers = {"authorization": f"Bearer {token}"} if token else {}
-        return httpx.post(f"{self.url}/graphql", json={"query": query, "variables": variables or {}}, headers=headers, timeout=30)
+        return httpx.post(
+            f"{self.url}/graphql",
+            json={"query": query, "variables": variables or {}},
+            headers=headers,
+            timeout=30,
+        )
 
 
 def process_env(settings: Settings, **extra: str) -> dict[str, str]:
@@ -48,8 +55,11 @@ def process_env(settings: Settings, **extra: str) -> dict[str, str]:
 
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "api.cli", *args], cwd=PROJECT_ROOT, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "api.cli", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 

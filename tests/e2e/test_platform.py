@@ -20,7 +20,8 @@ def test_health_answers_true_true_over_http(api: Server) -> None:
 def test_job_round_trip_api_worker_neo4j_api(api: Server, worker: subprocess.Popen[bytes]) -> None:
     probe_id = f"e2e-{uuid.uuid4().hex[:8]}"
     ticket = api.graphql(
-        "mutation($id: ID!) { enqueueProbe(id: $id, note: \"round trip\") { id enqueued } }", {"id": probe_id}
+        'mutation($id: ID!) { enqueueProbe(id: $id, note: "round trip") { id enqueued } }',
+        {"id": probe_id},
     ).json()
     assert ticket["data"]["enqueueProbe"] == {"id": probe_id, "enqueued": True}
     found = None
@@ -35,7 +36,9 @@ def test_job_round_trip_api_worker_neo4j_api(api: Server, worker: subprocess.Pop
     again = api.graphql(
         "mutation($id: ID!) { enqueueProbe(id: $id) { enqueued } }", {"id": probe_id}
     ).json()
-    assert again["data"]["enqueueProbe"]["enqueued"] is False, "a duplicate job id must not enqueue twice"
+    assert again["data"]["enqueueProbe"]["enqueued"] is False, (
+        "a duplicate job id must not enqueue twice"
+    )
 
 
 def test_graphiql_page_and_metrics_are_served(api: Server) -> None:
@@ -76,7 +79,12 @@ def test_public_binding_without_tokens_refuses_to_start(services) -> None:  # ty
     env = process_env(services, API_HOST="0.0.0.0", API_PORT="1")
     env.pop("API_TOKENS", None)
     done = subprocess.run(
-        [sys.executable, "-m", "api.cli", "serve"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "api.cli", "serve"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2
     assert "Refusing to serve on 0.0.0.0 without API tokens" in done.stderr

@@ -37,20 +37,35 @@ def error_code(response: Any) -> str:
 
 def result_input(scope: str, key: str, *, description: str = "后端支付模块") -> dict[str, Any]:
     return {
-        "scope": scope, "key": key,
-        "events": [{"ref": "e1", "title": "张三：支付模块卡在第三方回调", "at": "2026-03-17T13:20:00+08:00",
-                    "references": [{"sourceId": "chat", "sourceVersion": "v1", "locator": "lines:1-1"}]}],
+        "scope": scope,
+        "key": key,
+        "events": [
+            {
+                "ref": "e1",
+                "title": "张三：支付模块卡在第三方回调",
+                "at": "2026-03-17T13:20:00+08:00",
+                "references": [{"sourceId": "chat", "sourceVersion": "v1", "locator": "lines:1-1"}],
+            }
+        ],
         "entities": [
             {"ref": "pay", "name": "支付模块", "status": "MAIN", "description": description},
             {"ref": "cb", "name": "第三方回调接口", "status": "MAIN"},
         ],
         "changes": [{"event": "e1", "entity": "pay", "kind": "REVISED"}],
-        "relations": [{"ref": "r1", "from": "pay", "to": "cb", "type": "blocked_by", "reason": "沙箱未到"}],
+        "relations": [
+            {"ref": "r1", "from": "pay", "to": "cb", "type": "blocked_by", "reason": "沙箱未到"}
+        ],
     }
 
 
 def test_publish_read_correct_and_replay_over_http(api: Server, scope: str) -> None:
-    src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "张三: 卡在第三方回调"}
+    src = {
+        "scope": scope,
+        "id": "chat",
+        "kind": "CONVERSATION",
+        "version": "v1",
+        "text": "张三: 卡在第三方回调",
+    }
     assert data(api.graphql(UPSERT, {"input": src}))["upsertSource"]["currentVersion"] == "v1"
 
     first = data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))["publishResult"]
@@ -62,27 +77,42 @@ def test_publish_read_correct_and_replay_over_http(api: Server, scope: str) -> N
 
     graph = data(api.graphql(GRAPH, {"scope": scope}))["storyGraph"]
     assert [e["title"] for e in graph["events"]] == ["张三：支付模块卡在第三方回调"]
-    assert graph["references"][0]["excerpt"] == {"available": True, "text": "张三: 卡在第三方回调", "warning": None}
+    assert graph["references"][0]["excerpt"] == {
+        "available": True,
+        "text": "张三: 卡在第三方回调",
+        "warning": None,
+    }
     pay = next(e for e in graph["entities"] if e["name"] == "支付模块")
     rel = graph["relations"][0]
 
     edit = """mutation($scope: String!, $id: ID!, $seen: Int!) {
       updateEntity(scope: $scope, id: $id, seenVersion: $seen, edit: {description: "支付模块（人工修订）"}, userId: "boss") {
         seq description userFields by { kind id } } }"""
-    edited = data(api.graphql(edit, {"scope": scope, "id": pay["id"], "seen": pay["seq"]}))["updateEntity"]
+    edited = data(api.graphql(edit, {"scope": scope, "id": pay["id"], "seen": pay["seq"]}))[
+        "updateEntity"
+    ]
     assert edited["seq"] == pay["seq"] + 1 and edited["userFields"] == ["description"]
     assert edited["by"] == {"kind": "USER", "id": "boss"}
     stale = api.graphql(edit, {"scope": scope, "id": pay["id"], "seen": pay["seq"]})
     assert error_code(stale) == "CONFLICT"
 
     removal = """mutation($scope: String!, $id: ID!) { removeRelation(scope: $scope, id: $id) { removed seq } }"""
-    assert data(api.graphql(removal, {"scope": scope, "id": rel["id"]}))["removeRelation"]["removed"] is True
+    assert (
+        data(api.graphql(removal, {"scope": scope, "id": rel["id"]}))["removeRelation"]["removed"]
+        is True
+    )
     assert data(api.graphql(GRAPH, {"scope": scope}))["storyGraph"]["relations"] == []
     restore = """mutation($scope: String!, $id: ID!) { restoreRelation(scope: $scope, id: $id) { removed } }"""
-    assert data(api.graphql(restore, {"scope": scope, "id": rel["id"]}))["restoreRelation"]["removed"] is False
+    assert (
+        data(api.graphql(restore, {"scope": scope, "id": rel["id"]}))["restoreRelation"]["removed"]
+        is False
+    )
 
     past = data(api.graphql(GRAPH, {"scope": scope, "asOf": before_edit}))["storyGraph"]
-    assert next(e for e in past["entities"] if e["name"] == "支付模块")["description"] == "后端支付模块"
+    assert (
+        next(e for e in past["entities"] if e["name"] == "支付模块")["description"]
+        == "后端支付模块"
+    )
 
     later = result_input(scope, "k2", description="自动整理的新描述")
     later["entities"][0]["id"] = pay["id"]
@@ -91,7 +121,9 @@ def test_publish_read_correct_and_replay_over_http(api: Server, scope: str) -> N
         entity { description } history { seq } pendingSuggestions { field proposedValue } } }"""
     entity = data(api.graphql(view, {"scope": scope, "id": pay["id"]}))["entity"]
     assert entity["entity"]["description"] == "支付模块（人工修订）"
-    assert entity["pendingSuggestions"] == [{"field": "description", "proposedValue": "自动整理的新描述"}]
+    assert entity["pendingSuggestions"] == [
+        {"field": "description", "proposedValue": "自动整理的新描述"}
+    ]
     assert [h["seq"] for h in entity["history"]] == [1, 2]
 
 
@@ -137,11 +169,18 @@ def test_graph_view_and_paged_sidebar_lists(api: Server, scope: str) -> None:
     src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
     data(api.graphql(UPSERT, {"input": src}))
     data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))
-    view = data(api.graphql(
-        "query($s: String!) { graphView(scope: $s) { nodes { label } edges { kind label } "
-        "timeline { title } recordedRange { first last } } }", {"s": scope}))["graphView"]
+    view = data(
+        api.graphql(
+            "query($s: String!) { graphView(scope: $s) { nodes { label } edges { kind label } "
+            "timeline { title } recordedRange { first last } } }",
+            {"s": scope},
+        )
+    )["graphView"]
     assert sorted(n["label"] for n in view["nodes"]) == ["支付模块", "第三方回调接口"]
-    assert {(e["kind"], e["label"]) for e in view["edges"]} == {("relation", "blocked_by"), ("change", "revised")}
+    assert {(e["kind"], e["label"]) for e in view["edges"]} == {
+        ("relation", "blocked_by"),
+        ("change", "revised"),
+    }
     assert view["recordedRange"]["first"] is not None
     page = """query($s: String!, $after: String) { entities(scope: $s, first: 1, after: $after) {
         totalCount pageInfo { hasNextPage endCursor } edges { node { name } } } }"""
@@ -149,7 +188,10 @@ def test_graph_view_and_paged_sidebar_lists(api: Server, scope: str) -> None:
     assert one["totalCount"] == 2 and one["pageInfo"]["hasNextPage"] is True
     two = data(api.graphql(page, {"s": scope, "after": one["pageInfo"]["endCursor"]}))["entities"]
     assert two["pageInfo"]["hasNextPage"] is False
-    assert {one["edges"][0]["node"]["name"], two["edges"][0]["node"]["name"]} == {"支付模块", "第三方回调接口"}
+    assert {one["edges"][0]["node"]["name"], two["edges"][0]["node"]["name"]} == {
+        "支付模块",
+        "第三方回调接口",
+    }
     assert error_code(api.graphql(page, {"s": scope, "after": "garbage"})) == "INVALID_INPUT"
 
 
@@ -163,9 +205,18 @@ async def test_graph_changed_subscription_hears_a_publish(api: Server, scope: st
     async with websockets.connect(url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
         await ws.send(json.dumps({"type": "connection_init"}))
         assert json.loads(await ws.recv())["type"] == "connection_ack"
-        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": {
-            "query": "subscription($s: String!) { graphChanged(scope: $s) { scope kind ids by } }",
-            "variables": {"s": scope}}}))
+        await ws.send(
+            json.dumps(
+                {
+                    "id": "1",
+                    "type": "subscribe",
+                    "payload": {
+                        "query": "subscription($s: String!) { graphChanged(scope: $s) { scope kind ids by } }",
+                        "variables": {"s": scope},
+                    },
+                }
+            )
+        )
         await asyncio.sleep(0.5)  # let the server subscribe to the channel
         src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
         await asyncio.to_thread(api.graphql, UPSERT, {"input": src})

@@ -24,7 +24,9 @@ async def test_demo_shows_a_different_past_at_each_record_time(
     assert {e.name for e in early.entities} == {"张三", "李四", "王五", "v2.0"}
 
     midday = await repo.story_graph(scope, as_of=at(17, 13))
-    assert {e.name for e in midday.entities} >= {"前端"} and "支付模块" not in {e.name for e in midday.entities}
+    assert {e.name for e in midday.entities} >= {"前端"} and "支付模块" not in {
+        e.name for e in midday.entities
+    }
 
     afternoon = await repo.story_graph(scope, as_of=at(17, 14, 30))
     names = {e.name for e in afternoon.entities}
@@ -34,7 +36,9 @@ async def test_demo_shows_a_different_past_at_each_record_time(
     assert len(afternoon.summaries) == 1
 
     later = await repo.story_graph(scope, as_of=at(17, 16))
-    assert [r.confirmation.value for r in later.relations if r.type == "blocked_by"] == ["confirmed"]
+    assert [r.confirmation.value for r in later.relations if r.type == "blocked_by"] == [
+        "confirmed"
+    ]
 
 
 async def test_person_edit_survives_the_later_automatic_run_as_a_suggestion(
@@ -46,14 +50,22 @@ async def test_person_edit_survives_the_later_automatic_run_as_a_suggestion(
     plan = next(e for e in now.entities if e.name == "临时 mock 方案")
     assert plan.description == "mock 跑通主流程赶周五提测；上线后第一周由王五人工对账"
     pending = [s for s in now.suggestions if s.target_id == plan.id]
-    assert [(s.field, s.proposed_value) for s in pending] == [("description", "mock 主流程，沙箱到位后切换真实回调")]
+    assert [(s.field, s.proposed_value) for s in pending] == [
+        ("description", "mock 主流程，沙箱到位后切换真实回调")
+    ]
 
 
-async def test_loading_twice_writes_nothing_more(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> None:
+async def test_loading_twice_writes_nothing_more(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
     repo = StoryRepository(neo4j_driver, settings.neo4j_database)
     await load_into(repo, scope)
     count = "MATCH (n {scope: $scope}) RETURN count(n) AS n"
-    before, _, _ = await neo4j_driver.execute_query(count, scope=scope, database_=settings.neo4j_database)
+    before, _, _ = await neo4j_driver.execute_query(
+        count, scope=scope, database_=settings.neo4j_database
+    )
     assert "already loaded" in await load_into(repo, scope)
-    after, _, _ = await neo4j_driver.execute_query(count, scope=scope, database_=settings.neo4j_database)
+    after, _, _ = await neo4j_driver.execute_query(
+        count, scope=scope, database_=settings.neo4j_database
+    )
     assert before[0]["n"] == after[0]["n"] > 0

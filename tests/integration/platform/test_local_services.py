@@ -27,7 +27,9 @@ def test_neo4j_browser_is_served_and_auth_is_on(local: Settings) -> None:
     assert page.status_code == 200 and "Neo4j Browser" in page.text
     discovery = httpx.get(f"{base}/", timeout=10).json()
     assert discovery["bolt_direct"] == f"bolt://127.0.0.1:{local.neo4j_bolt_port}"
-    anonymous = httpx.post(f"{base}/db/neo4j/tx/commit", json={"statements": [{"statement": "RETURN 1"}]}, timeout=10)
+    anonymous = httpx.post(
+        f"{base}/db/neo4j/tx/commit", json={"statements": [{"statement": "RETURN 1"}]}, timeout=10
+    )
     assert anonymous.status_code == 401
 
 
@@ -37,8 +39,10 @@ def test_generated_password_is_stored_privately(local: Settings) -> None:
     password = path.read_text().strip()
     base = f"http://127.0.0.1:{local.neo4j_http_port}"
     ok = httpx.post(
-        f"{base}/db/neo4j/tx/commit", auth=(local.neo4j_user, password),
-        json={"statements": [{"statement": "RETURN 1 AS x"}]}, timeout=10,
+        f"{base}/db/neo4j/tx/commit",
+        auth=(local.neo4j_user, password),
+        json={"statements": [{"statement": "RETURN 1 AS x"}]},
+        timeout=10,
     )
     assert ok.status_code == 200 and ok.json()["results"][0]["data"][0]["row"] == [1]
 

@@ -10,7 +10,8 @@ from graph.migrate import MigrationError, migrate
 async def test_second_migrate_does_nothing(neo4j_driver: AsyncDriver, settings: Settings) -> None:
     assert await migrate(neo4j_driver, settings.neo4j_database) == []
     records, _, _ = await neo4j_driver.execute_query(
-        "MATCH (m:Migration {name: '001_platform'}) RETURN count(m) AS n", database_=settings.neo4j_database
+        "MATCH (m:Migration {name: '001_platform'}) RETURN count(m) AS n",
+        database_=settings.neo4j_database,
     )
     assert records[0]["n"] == 1
 
@@ -31,10 +32,13 @@ async def test_migrations_apply_in_order_once_and_refuse_edited_files(
         assert await migrate(neo4j_driver, db, root=tmp_path) == []
         records, _, _ = await neo4j_driver.execute_query(
             "SHOW INDEXES YIELD name WHERE name STARTS WITH $p RETURN collect(name) AS names",
-            p=label.lower(), database_=db,
+            p=label.lower(),
+            database_=db,
         )
         assert sorted(records[0]["names"]) == [f"{label.lower()}_id", f"{label.lower()}_name"]
-        (tmp_path / "002_b.cypher").write_text("CREATE INDEX other IF NOT EXISTS FOR (n:X) ON (n.y)\n")
+        (tmp_path / "002_b.cypher").write_text(
+            "CREATE INDEX other IF NOT EXISTS FOR (n:X) ON (n.y)\n"
+        )
         with pytest.raises(MigrationError, match="002_b was applied with other contents"):
             await migrate(neo4j_driver, db, root=tmp_path)
     finally:

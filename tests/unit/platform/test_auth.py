@@ -27,7 +27,9 @@ def test_public_binding_with_tokens_starts() -> None:
 
 
 def test_token_binds_scopes_and_roles() -> None:
-    s = _settings(api_tokens=[ApiToken(token="secret", name="app", scopes=["p1", "global"], roles=["reader"])])
+    s = _settings(
+        api_tokens=[ApiToken(token="secret", name="app", scopes=["p1", "global"], roles=["reader"])]
+    )
     assert authenticate(s, None) is None
     assert authenticate(s, "Bearer wrong") is None
     p = authenticate(s, "Bearer secret")

@@ -3,7 +3,9 @@ import pytest
 from api.cli import main
 
 
-def test_configured_servers_are_never_started(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_configured_servers_are_never_started(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("NEO4J_URI", "neo4j+s://example.databases.neo4j.io")
     monkeypatch.setenv("REDIS_URL", "redis://cache.internal:6379/0")
     monkeypatch.setenv("PATH", "/nonexistent")  # starting anything would fail loudly

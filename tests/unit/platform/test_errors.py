@@ -8,15 +8,21 @@ from engine.errors import Busy, Conflict
 
 
 def test_expected_errors_keep_message_code_and_details() -> None:
-    shaped = shape_error(GraphQLError("x", original_error=Conflict("stale edit", seen=3, current=4)))
+    shaped = shape_error(
+        GraphQLError("x", original_error=Conflict("stale edit", seen=3, current=4))
+    )
     assert shaped.message == "stale edit"
     assert shaped.extensions == {"seen": 3, "current": 4, "code": "CONFLICT"}
-    assert shape_error(GraphQLError("x", original_error=Busy("a review is running"))).extensions == {"code": "BUSY"}
+    assert shape_error(
+        GraphQLError("x", original_error=Busy("a review is running"))
+    ).extensions == {"code": "BUSY"}
 
 
 def test_unexpected_errors_are_masked_and_logged(caplog) -> None:  # type: ignore[no-untyped-def]
     with caplog.at_level(logging.ERROR):
-        shaped = shape_error(GraphQLError("boom", original_error=RuntimeError("secret path /etc/x")))
+        shaped = shape_error(
+            GraphQLError("boom", original_error=RuntimeError("secret path /etc/x"))
+        )
     assert "secret" not in shaped.message
     assert shaped.extensions is not None and shaped.extensions["code"] == "INTERNAL"
     request_id = shaped.extensions["requestId"]

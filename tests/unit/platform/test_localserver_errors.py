@@ -26,7 +26,9 @@ def test_port_in_use_is_refused_before_starting_anything(tmp_path: Path) -> None
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        server = LocalNeo4j(Settings(local_dir=tmp_path, neo4j_bolt_port=port, neo4j_http_port=port + 1))
+        server = LocalNeo4j(
+            Settings(local_dir=tmp_path, neo4j_bolt_port=port, neo4j_http_port=port + 1)
+        )
         with pytest.raises(LocalServiceError, match=f"Port {port} .* already in use"):
             server.start()
         redis = LocalRedis(Settings(local_dir=tmp_path, redis_port=port))

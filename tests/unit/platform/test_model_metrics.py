@@ -8,13 +8,24 @@ def test_model_counters_are_exported_for_prometheus() -> None:
     accounting = Accounting(2)
     accounting.metrics.record(
         CallStats(
-            model="qwen", outcome="ok", prompt_tokens=120, completion_tokens=30, latency_seconds=1.5,
-            attempts=[AttemptRecord(number=1, outcome="transient", status=503),
-                      AttemptRecord(number=2, outcome="ok")],
+            model="qwen",
+            outcome="ok",
+            prompt_tokens=120,
+            completion_tokens=30,
+            latency_seconds=1.5,
+            attempts=[
+                AttemptRecord(number=1, outcome="transient", status=503),
+                AttemptRecord(number=2, outcome="ok"),
+            ],
         )
     )
-    accounting.metrics.record(CallStats(model="qwen", outcome="rate_limited",
-                                        attempts=[AttemptRecord(number=1, outcome="rate_limited", status=429)]))
+    accounting.metrics.record(
+        CallStats(
+            model="qwen",
+            outcome="rate_limited",
+            attempts=[AttemptRecord(number=1, outcome="rate_limited", status=429)],
+        )
+    )
     registry = CollectorRegistry()
     registry.register(ModelCollector(accounting))
     text = generate_latest(registry).decode()

@@ -10,7 +10,9 @@ def test_every_named_query_declares_exactly_the_parameters_it_uses() -> None:
     named = load_queries()
     assert named, "no cypher queries found"
     for key, q in named.items():
-        assert q.declared == q.used, f"{key}: declared {sorted(q.declared)} but uses {sorted(q.used)}"
+        assert q.declared == q.used, (
+            f"{key}: declared {sorted(q.declared)} but uses {sorted(q.used)}"
+        )
 
 
 def test_parameters_inside_comments_and_strings_do_not_count(tmp_path: Path) -> None:
