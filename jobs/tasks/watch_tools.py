@@ -51,7 +51,10 @@ class ToolFailed(Exception):
 
 
 def _error(exc: StorygraphError) -> ToolFailed:
-    return ToolFailed({"error": exc.message, "code": exc.code.value, **exc.details})
+    details = dict(exc.details)
+    if "code" in details:  # a field-specific problem code (checkpoint errors)
+        details["problem"] = details.pop("code")
+    return ToolFailed({**details, "error": exc.message, "code": exc.code.value})
 
 
 _PAGING = {
