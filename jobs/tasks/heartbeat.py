@@ -22,7 +22,7 @@ from typing import Any
 from arq import Retry
 from neo4j import AsyncManagedTransaction
 
-from engine.errors import StorygraphError
+from engine.errors import NotFound, StorygraphError
 from engine.model.errors import ModelError, ModelRateLimited
 from engine.review import heartbeat as hb
 from engine.review import lock
@@ -78,7 +78,10 @@ async def heartbeat_report(ctx: dict[str, Any], *, run_id: str) -> str:
 
 
 async def report(svc: ReviewServices, run_id: str) -> str:
-    run = await svc.heartbeats.get(run_id)
+    try:
+        run = await svc.heartbeats.get(run_id)
+    except NotFound:
+        return "gone"  # its records were removed before the job ran
     if run.finished:
         return run.state.value
     plan = await svc.plans.get(run.config_id) if run.config_id else None

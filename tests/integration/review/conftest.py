@@ -27,7 +27,7 @@ from jobs.tasks.review_services import ReviewServices
 from jobs.worker import create_worker
 from tests.support.scripted_model import ScriptedModelServer, text
 
-BASE = datetime(2026, 9, 20, 9, 0, tzinfo=UTC)
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=2)
 
 
 @pytest.fixture(scope="session")
@@ -104,6 +104,13 @@ def conversation(n: int, *, start: datetime = BASE, step: timedelta = timedelta(
         at = (start + i * step).isoformat()
         lines.append(f"[{at}] {people[i % 3]}: 第{i + 1}条：v2.0 提测进展，问题 #{100 + i} 已处理\n")
     return "".join(lines)
+
+
+def per_batch_for(body: str, batches: int) -> int:
+    """A per-batch budget that packs `body`'s messages into exactly `batches` leaf batches."""
+    lines = body.splitlines(keepends=True)
+    size = -(-len(lines) // batches)
+    return max(sum(len(x) for x in lines[i : i + size]) for i in range(0, len(lines), size))
 
 
 async def push_conversation(

@@ -1,0 +1,167 @@
+"""Heartbeat plans on the worker, the app switch, and races between workers (seed 004
+应用启停与执行, 自动增量, 同一时刻只允许一个监督回顾执行)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from neo4j import AsyncDriver
+
+from engine.errors import Busy, Disabled
+from engine.review import heartbeat as hb
+from engine.review import lock
+from engine.review import plans as pl
+from engine.review.activity import ActivityStatus, build_activity
+from engine.review.lifecycle import RunOutcome, RunStatus
+from engine.review.settings import set_heartbeat_enabled
+from engine.review.types import InputBudget, Scope, Trigger
+from engine.story.inputs import EntityEdit
+from engine.story.models import Actor, EntityStatus
+from jobs.tasks.heartbeat import HEARTBEAT_REPORT, claim_due
+from jobs.tasks.review_ops import continue_review, start_review
+from jobs.tasks.review_services import ReviewServices
+from tests.integration.review.conftest import (
+    BASE,
+    conversation,
+    count,
+    leaf_reply,
+    nav_reply,
+    push_conversation,
+    run_worker,
+)
+from tests.support.scripted_model import ScriptedModelServer, text
+
+
+async def _save_plan(svc: ReviewServices, scope: str) -> pl.HeartbeatPlan:
+    draft = pl.PlanDraft(
+        name="每日回顾", scope=Scope.projects(scope),
+        schedule=pl.Schedule(every=timedelta(hours=1), anchor=BASE - timedelta(days=1)),
+        window=timedelta(days=7), budget=InputBudget(per_batch=100_000),
+    )
+    saved = pl.save_plan(draft, None, new_config_id=f"cfg-{scope}", now=svc.now())
+    assert saved.plan.enabled  # an explicit save creates and enables
+    return await svc.plans.put(saved.plan)
+
+
+async def _manual_heartbeat(svc: ReviewServices, plan: pl.HeartbeatPlan) -> str:
+    run = hb.run_plan_now(plan, await svc.app.get(), run_id=f"hb-{svc.now().timestamp()}",
+                          worker_id="test", now=svc.now(), timeout=svc.stage_timeout)
+    assert await svc.heartbeats.claim(run, f"manual:{run.run_id}")
+    assert svc.pool is not None
+    await svc.pool.enqueue_job(HEARTBEAT_REPORT, run_id=run.run_id,
+                               _queue_name=svc.settings.queue_name)
+    return run.run_id
+
+
+async def test_two_workers_racing_for_a_due_plan_claim_one_run(
+    svc: ReviewServices, scope: str, neo4j_driver: AsyncDriver
+) -> None:
+    await _save_plan(svc, scope)
+    a, b = replace(svc, worker_id="worker-a"), replace(svc, worker_id="worker-b")
+    a.__post_init__()
+    b.__post_init__()
+    claimed = await asyncio.gather(claim_due(a), claim_due(b), claim_due(a))
+    assert sum(len(c) for c in claimed) == 1
+    assert await count(neo4j_driver, svc.settings,
+                       "MATCH (h:HeartbeatRun {scope: $s}) RETURN count(h)", s=scope) == 1
+    assert await claim_due(b) == []  # the slot stays claimed
+
+
+async def test_two_workers_racing_for_the_lease_one_wins(svc: ReviewServices) -> None:
+    async def take(owner: str, trigger: Trigger) -> object:
+        try:
+            return await svc.lease.acquire(owner=owner, run_id=owner, worker_id=owner,
+                                           trigger=trigger, now=svc.now(), ttl=timedelta(seconds=30))
+        except Busy as exc:
+            return exc
+
+    results = await asyncio.gather(*(take(f"w{i}", Trigger.MANUAL) for i in range(6)))
+    won = [r for r in results if isinstance(r, lock.Acquired)]
+    assert len(won) == 1 and sum(isinstance(r, Busy) for r in results) == 5
+    waiting = await take("auto", Trigger.AUTOMATIC)
+    assert isinstance(waiting, lock.Wait) and waiting.holder_run_id == won[0].lease.run_id
+    assert await svc.lease.release(owner=won[0].lease.owner, token=won[0].lease.token)
+    assert await svc.lease.current() is None
+
+
+async def test_disabled_app_refuses_manual_work_and_claims_nothing(
+    svc: ReviewServices, scope: str, neo4j_driver: AsyncDriver
+) -> None:
+    plan = await _save_plan(svc, scope)
+    await svc.app.put(set_heartbeat_enabled(await svc.app.get(), False), now=svc.now())
+    assert await claim_due(svc) == []
+    with pytest.raises(Disabled):
+        await start_review(svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))
+    with pytest.raises(Disabled):
+        hb.run_plan_now(plan, await svc.app.get(), run_id="x", worker_id="t", now=svc.now(),
+                        timeout=svc.stage_timeout)
+    with pytest.raises(Disabled):
+        await continue_review(svc, "any-run")
+    assert await count(neo4j_driver, svc.settings,
+                       "MATCH (n {scope: $s}) WHERE n:HeartbeatRun OR n:SupervisionRun "
+                       "RETURN count(n)", s=scope) == 0
+    assert await svc.lease.current() is None
+    # toggling back on creates, seeds or enables nothing; the saved plan is still there
+    await svc.app.put(set_heartbeat_enabled(await svc.app.get(), True), now=svc.now())
+    assert [p.config_id for p in await svc.plans.list()] == [plan.config_id]
+
+
+async def test_no_change_makes_zero_model_requests(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    await push_conversation(svc, scope, "chat-1", conversation(5))
+    plan = await _save_plan(svc, scope)
+    scripted.script(text("报告：5 条新消息"), leaf_reply("a"), nav_reply())
+    first = await claim_due(svc)
+    assert len(first) == 1
+    await run_worker(svc.settings)  # report, then the automatic supervision
+    assert scripted.calls == 3
+    hb1 = await svc.heartbeats.get(first[0].run_id)
+    assert hb1.state is hb.HeartbeatState.COMPLETED and hb1.supervision_run_id
+    sup1 = (await svc.runs.get(hb1.supervision_run_id)).run
+    assert sup1.status is RunStatus.COMPLETED and sup1.outcome is RunOutcome.NEW_RESULT
+
+    second = await _manual_heartbeat(svc, plan)
+    await run_worker(svc.settings)
+    assert scripted.calls == 3  # nothing pending: no model request at all
+    hb2 = await svc.heartbeats.get(second)
+    assert hb2.state is hb.HeartbeatState.NO_CHANGE and hb2.supervision_run_id
+    sup2 = (await svc.runs.get(hb2.supervision_run_id)).run
+    assert sup2.outcome is RunOutcome.NO_CHANGE and sup2.result_id is None
+    rows = build_activity(await svc.heartbeats.list(), [s.run for s in await svc.runs.list()])
+    by_hb = {r.heartbeat_run_id: r for r in rows}
+    assert by_hb[second].status is ActivityStatus.NO_CHANGE
+    assert by_hb[first[0].run_id].status is ActivityStatus.COMPLETED
+    assert by_hb[first[0].run_id].result_id == sup1.result_id
+
+
+async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    await push_conversation(svc, scope, "chat-1", conversation(4))
+    zhang = {"ref": "p1", "name": "张三", "kind": "person", "description": "测试负责人"}
+    scripted.script(leaf_reply("a", entities=[zhang]), nav_reply())
+    got = await start_review(svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)))
+    assert isinstance(got, tuple)
+    await run_worker(svc.settings)
+    first = (await svc.runs.get(got[0].run_id)).run
+    result = await svc.story.result(scope, first.result_id or "")
+    entity = result.entities[0]
+    await svc.story.update_entity(
+        scope, entity.id, EntityEdit(description="发布经理（用户修正）", status=EntityStatus.MAIN),
+        seen_version=entity.seq, by=Actor.user("u1"),
+    )
+
+    await push_conversation(svc, scope, "chat-1", conversation(8), version="v2")
+    later = {**zhang, "id": entity.id, "description": "测试负责人（模型）"}
+    scripted.script(leaf_reply("b", entities=[later]), nav_reply())
+    plan = await _save_plan(svc, scope)
+    await _manual_heartbeat(svc, plan)
+    scripted.replies.appendleft(text("报告"))
+    await run_worker(svc.settings)
+    view = await svc.story.entity(scope, entity.id)
+    assert view.entity.description == "发布经理（用户修正）"  # the user's edit wins
+    assert any(s.proposed_value == "测试负责人（模型）" for s in view.pending_suggestions)
