@@ -1,4 +1,4 @@
-"""The agent-loop job and the scheduler on real Neo4j and Redis (seed 002 §六 §十, issue 5 §4 §8 §9)."""
+"""The agent-loop job and the scheduler on real Neo4j and Redis (seed 002 §六 §十)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from jobs.tasks.concern_scheduler import run_concern_scheduler
 from jobs.worker import FUNCTIONS, _on_shutdown, _on_startup
 from tests.support.scripted_model import ScriptedModelServer, status
 
-from .conftest import at, delegation
+from .conftest import at
 
 
 class Webhook:

@@ -1,4 +1,4 @@
-"""Concerns in Neo4j: round trip, optimistic locking, transitions, agenda (seed 002 §四 §五 §十一)."""
+"""Concerns in Neo4j: round trip, optimistic locking, transitions, agenda (seed 002 §四 §五)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,171 @@
+"""Review throughput against the dev Neo4j (seed 004 监督者; issue 6 Benchmark).
+
+    .venv/bin/python -m bench.review_throughput [--messages 2000] [--per-batch 4000] [--scopes 5]
+
+Prints:
+- review throughput (segments/s): a whole supervision run (collect → leaves → navigation →
+  publish) over one conversation, executed in-process by the same `Execution` the worker
+  runs, against an instant scripted OpenAI-compatible model on loopback;
+- the cost of one leaf batch commit (ms): the locked read + engine decision + write of one
+  batch with its output, one transaction each;
+- the no_change path end to end per scope (ms): an automatic run that finds nothing pending
+  (lease, run stored running, collect, completed no_change, lease released), no model call.
+
+Uses NEO4J_URI / NEO4J_PASSWORD from the environment; everything it writes carries a
+`bench-*` scope and a bench deployment key and is removed afterwards. Redis is not needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import httpx
+
+from engine.model.gateway import build_gateway
+from engine.review import lifecycle as lc
+from engine.review.manifest import ManifestPage
+from engine.review.types import Scope, Segment, Trigger
+from engine.settings import Settings
+from engine.story.inputs import SourceInput
+from graph.driver import open_driver
+from graph.migrate import migrate
+from graph.review.codec import RunOptions
+from graph.review.runs import RunChange
+from jobs.tasks.review import Execution
+from jobs.tasks.review_ops import start_review
+from jobs.tasks.review_services import ReviewServices
+from tests.support.scripted_model import ScriptedModelServer, text
+
+LEAF = json.dumps({"facts": [{"text": "提测推进"}], "summary": "批次"}, ensure_ascii=False)
+NAV = json.dumps({"summary": "阶段总结"}, ensure_ascii=False)
+
+
+def conversation(n: int, start: datetime) -> str:
+    return "".join(
+        f"[{(start + timedelta(seconds=30 * i)).isoformat()}] 成员{i % 5}: 第{i}条 v2.0 提测进展，"
+        f"问题 #{i} 已处理\n"
+        for i in range(n)
+    )
+
+
+async def push(svc: ReviewServices, scope: str, body: str, at: datetime) -> None:
+    await svc.story.upsert_source(
+        SourceInput(scope=scope, id="chat", kind="conversation", version="v1", text=body),
+        recorded_at=at,
+    )
+
+
+async def run_once(svc: ReviewServices, scope: str, per_batch: int) -> lc.SupervisionRun:
+    got = await start_review(
+        svc, Scope.projects(scope), trigger=Trigger.AUTOMATIC, enqueue=False,
+        options=RunOptions(window=timedelta(days=7)), per_batch=per_batch,
+    )
+    assert isinstance(got, tuple)
+    run, owner, token = got
+    await Execution(svc, run.run_id, owner, token).run()
+    return (await svc.runs.get(run.run_id)).run
+
+
+async def throughput(svc: ReviewServices, model: ScriptedModelServer, args: argparse.Namespace,
+                     scope: str, start: datetime) -> None:
+    await push(svc, scope, conversation(args.messages, start), start)
+    model.script(*[text(LEAF) for _ in range(10_000)])
+    t0 = time.perf_counter()
+    run = await run_once(svc, scope, args.per_batch)
+    elapsed = time.perf_counter() - t0
+    assert run.status is lc.RunStatus.COMPLETED, run.error
+    segments = len(run.ledger.manifest.segments)
+    print(f"review throughput: {segments} segments, {len(run.ledger.batches)} leaf batches, "
+          f"{elapsed:.2f} s -> {segments / elapsed:.0f} segments/s "
+          f"({model.calls} model requests)")
+
+
+async def batch_commit(svc: ReviewServices, scope: str, batches: int) -> None:
+    now = svc.now()
+    run = lc.create_run(
+        run_id=f"bench_{uuid.uuid4().hex[:12]}", scope=Scope.projects(scope),
+        trigger=Trigger.MANUAL, mode=lc.ReviewMode.INTERVAL, worker_id="bench", per_batch=100,
+        stage_timeout=timedelta(minutes=3), now=now, interval=(now - timedelta(days=1), now),
+    )
+    segs = tuple(Segment(source_id="chat", version="v1", start=i * 100, end=(i + 1) * 100)
+                 for i in range(batches))
+    run = lc.add_manifest_page(run, ManifestPage(segments=segs), now=now)
+    run = lc.finish_collect(run, now=now).state
+    await svc.runs.create(run, RunOptions())
+    costs = []
+    for i in range(batches):
+        t0 = time.perf_counter()
+        await svc.runs.mutate(
+            run.run_id,
+            lambda s, i=i: RunChange(lc.commit_leaf(s.run, i, f"o{i}", now=svc.now()),
+                                     leaf_outputs={i: LEAF}),
+        )
+        costs.append((time.perf_counter() - t0) * 1000)
+    print(f"batch commit: {batches} commits, mean {statistics.mean(costs):.1f} ms, "
+          f"p50 {statistics.median(costs):.1f} ms, max {max(costs):.1f} ms "
+          f"(run with {batches} batch records)")
+
+
+async def no_change(svc: ReviewServices, model: ScriptedModelServer, scopes: list[str],
+                    start: datetime) -> None:
+    for scope in scopes:
+        await push(svc, scope, conversation(20, start), start)
+        model.script(text(LEAF), text(NAV))
+        first = await run_once(svc, scope, 100_000)
+        assert first.status is lc.RunStatus.COMPLETED, first.error
+    calls = model.calls
+    times = []
+    for scope in scopes:
+        t0 = time.perf_counter()
+        run = await run_once(svc, scope, 100_000)
+        times.append((time.perf_counter() - t0) * 1000)
+        assert run.outcome is lc.RunOutcome.NO_CHANGE
+    assert model.calls == calls, "no_change called the model"
+    print(f"no_change end to end: {len(scopes)} scopes, mean {statistics.mean(times):.1f} ms, "
+          f"p50 {statistics.median(times):.1f} ms per scope, 0 model requests")
+
+
+async def main(args: argparse.Namespace) -> None:
+    settings = Settings.from_env(queue_name=f"storygraph:bench:{uuid.uuid4().hex[:8]}")
+    driver = open_driver(settings)
+    tag = f"bench-{uuid.uuid4().hex[:8]}"
+    scopes = [f"{tag}-{i}" for i in range(args.scopes + 2)]
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(days=2)
+    try:
+        await migrate(driver, settings.neo4j_database)
+        with ScriptedModelServer() as model:
+            cfg = settings.model_copy(update={"model_base_url": model.base_url})
+            async with httpx.AsyncClient() as http:
+                svc = ReviewServices(settings=cfg, driver=driver, worker_id="bench",
+                                     gateway=build_gateway(cfg, http=http))
+                await throughput(svc, model, args, scopes[0], start)
+                model.reset()
+                await batch_commit(svc, scopes[1], args.commits)
+                model.reset()
+                await no_change(svc, model, scopes[2:], start)
+    finally:
+        for scope in scopes:
+            await driver.execute_query("MATCH (n {scope: $s}) DETACH DELETE n", s=scope,
+                                       database_=settings.neo4j_database)
+        await driver.execute_query("MATCH (l:ReviewLease) WHERE l.key ENDS WITH $q DELETE l",
+                                   q=settings.queue_name, database_=settings.neo4j_database)
+        await driver.close()
+
+
+def parse() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--messages", type=int, default=2000)
+    p.add_argument("--per-batch", type=int, default=4000)
+    p.add_argument("--commits", type=int, default=50)
+    p.add_argument("--scopes", type=int, default=5)
+    return p.parse_args()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse()))
