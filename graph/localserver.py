@@ -14,11 +14,8 @@ foreseeable failure (no java, no mvn, port taken, server exited) is one clear se
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -27,6 +24,15 @@ from pathlib import Path
 import httpx
 
 from engine.settings import PROJECT_ROOT, Settings
+from graph.localprocess import (
+    LocalServiceError,
+    pid_alive,
+    port_open,
+    read_pid,
+    stop_pid_file,
+)
+
+__all__ = ["LocalNeo4j", "LocalServiceError", "Neo4jStatus", "pid_alive", "port_open"]
 
 POM = PROJECT_ROOT / "ops" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
@@ -37,10 +43,6 @@ JVM_OPENS = (
     "--add-opens=java.base/java.lang=ALL-UNNAMED",
 )
 START_TIMEOUT_S = 180.0
-
-
-class LocalServiceError(RuntimeError):
-    """A local service could not be set up; the message is one sentence for a person."""
 
 
 @dataclass(frozen=True)
@@ -58,26 +60,6 @@ class Neo4jStatus:
             f"Neo4j {self.version or ''} is running (pid {self.pid}) at {self.bolt_url}, "
             f"Browser {self.browser_url}"
         )
-
-
-def port_open(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(0.5)
-        return s.connect_ex((host, port)) == 0
-
-
-def pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0); treat it as gone.
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and ") Z " in stat.read_text())
 
 
 def generated_password(path: Path) -> str:
@@ -178,15 +160,9 @@ class LocalNeo4j:
         return conf
 
     # --- lifecycle --------------------------------------------------------------------
-    def _pid(self) -> int | None:
-        try:
-            return int(self.pid_file.read_text().strip())
-        except (FileNotFoundError, ValueError):
-            return None
-
     def status(self) -> Neo4jStatus:
         s = self.settings
-        pid = self._pid()
+        pid = read_pid(self.pid_file)
         running = pid_alive(pid) and port_open(s.neo4j_bolt_port)
         version = None
         if running:
@@ -298,16 +274,4 @@ class LocalNeo4j:
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Stop the server if it runs; True when something was stopped."""
-        pid = self._pid()
-        if not pid_alive(pid):
-            self.pid_file.unlink(missing_ok=True)
-            return False
-        assert pid is not None
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.3)
-        if pid_alive(pid):
-            os.kill(pid, signal.SIGKILL)
-        self.pid_file.unlink(missing_ok=True)
-        return True
+        return stop_pid_file(self.pid_file, timeout)

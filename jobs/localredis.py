@@ -7,15 +7,13 @@ queue only carries work whose truth is in Neo4j.
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
 
 from engine.settings import Settings
-from graph.localserver import LocalServiceError, pid_alive, port_open
+from graph.localprocess import LocalServiceError, pid_alive, port_open, read_pid, stop_pid_file
 
 CANDIDATES = ("redis-server", "/usr/bin/redis-server", "/usr/sbin/redis-server")
 
@@ -51,14 +49,8 @@ class LocalRedis:
             "or set REDIS_URL to an existing Redis."
         )
 
-    def _pid(self) -> int | None:
-        try:
-            return int(self.pid_file.read_text().strip())
-        except (FileNotFoundError, ValueError):
-            return None
-
     def status(self) -> RedisStatus:
-        pid = self._pid()
+        pid = read_pid(self.pid_file)
         running = pid_alive(pid) and port_open(self.settings.redis_port)
         return RedisStatus(running, pid if running else None, self.settings.effective_redis_url)
 
@@ -109,14 +101,4 @@ class LocalRedis:
         )
 
     def stop(self, timeout: float = 10.0) -> bool:
-        pid = self._pid()
-        if not pid_alive(pid):
-            self.pid_file.unlink(missing_ok=True)
-            return False
-        assert pid is not None
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        self.pid_file.unlink(missing_ok=True)
-        return True
+        return stop_pid_file(self.pid_file, timeout)

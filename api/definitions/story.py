@@ -225,6 +225,50 @@ class Query:
         return paginate([versioned(Event, e) for e in ordered], first, after)
 
 
+RELATION_ACTIONS = ("confirm", "reject", "remove", "restore")
+SUGGESTION_ACTIONS = ("accept", "dismiss")
+
+
+def relation_mutation(action: str, description: str) -> Relation:
+    """One resolver shape for the four relation corrections (seed 004 L5)."""
+    assert action in RELATION_ACTIONS
+
+    async def resolve(
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        seen_version: int | None = None,
+        user_id: str | None = None,
+    ) -> Relation:
+        by = editor(info, scope, user_id)
+        act = getattr(repo(info), f"{action}_relation")
+        rel = await act(scope, str(id), by=by, why=why, seen_version=seen_version)
+        await announce(info, scope, "relation", [rel.id], by)
+        return versioned(Relation, rel)
+
+    return strawberry.mutation(resolver=resolve, description=description)  # type: ignore[return-value]
+
+
+def suggestion_mutation(action: str, description: str) -> Suggestion:
+    assert action in SUGGESTION_ACTIONS
+
+    async def resolve(
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        why: str = "",
+        user_id: str | None = None,
+    ) -> Suggestion:
+        by = editor(info, scope, user_id)
+        act = getattr(repo(info), f"{action}_suggestion")
+        suggestion = await act(scope, str(id), by=by, why=why)
+        await announce(info, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
+        return versioned(Suggestion, suggestion)
+
+    return strawberry.mutation(resolver=resolve, description=description)  # type: ignore[return-value]
+
+
 @strawberry.type
 class Mutation:
     @strawberry.mutation(
@@ -273,101 +317,20 @@ class Mutation:
         await announce(info, scope, "entity", [updated.id], by)
         return versioned(Entity, updated)
 
-    @strawberry.mutation
-    async def confirm_relation(
-        self,
-        info: Info[Context, None],
-        scope: str,
-        id: strawberry.ID,
-        why: str = "",
-        seen_version: int | None = None,
-        user_id: str | None = None,
-    ) -> Relation:
-        by = editor(info, scope, user_id)
-        rel = await repo(info).confirm_relation(
-            scope, str(id), by=by, why=why, seen_version=seen_version
-        )
-        await announce(info, scope, "relation", [rel.id], by)
-        return versioned(Relation, rel)
-
-    @strawberry.mutation
-    async def reject_relation(
-        self,
-        info: Info[Context, None],
-        scope: str,
-        id: strawberry.ID,
-        why: str = "",
-        seen_version: int | None = None,
-        user_id: str | None = None,
-    ) -> Relation:
-        by = editor(info, scope, user_id)
-        rel = await repo(info).reject_relation(
-            scope, str(id), by=by, why=why, seen_version=seen_version
-        )
-        await announce(info, scope, "relation", [rel.id], by)
-        return versioned(Relation, rel)
-
-    @strawberry.mutation(description="Hide a relation (undoable; sources and references stay).")
-    async def remove_relation(
-        self,
-        info: Info[Context, None],
-        scope: str,
-        id: strawberry.ID,
-        why: str = "",
-        seen_version: int | None = None,
-        user_id: str | None = None,
-    ) -> Relation:
-        by = editor(info, scope, user_id)
-        rel = await repo(info).remove_relation(
-            scope, str(id), by=by, why=why, seen_version=seen_version
-        )
-        await announce(info, scope, "relation", [rel.id], by)
-        return versioned(Relation, rel)
-
-    @strawberry.mutation(description="Undo a removal.")
-    async def restore_relation(
-        self,
-        info: Info[Context, None],
-        scope: str,
-        id: strawberry.ID,
-        why: str = "",
-        seen_version: int | None = None,
-        user_id: str | None = None,
-    ) -> Relation:
-        by = editor(info, scope, user_id)
-        rel = await repo(info).restore_relation(
-            scope, str(id), by=by, why=why, seen_version=seen_version
-        )
-        await announce(info, scope, "relation", [rel.id], by)
-        return versioned(Relation, rel)
-
-    @strawberry.mutation(description="Apply a suggestion: it becomes the person's edit.")
-    async def accept_suggestion(
-        self,
-        info: Info[Context, None],
-        scope: str,
-        id: strawberry.ID,
-        why: str = "",
-        user_id: str | None = None,
-    ) -> Suggestion:
-        by = editor(info, scope, user_id)
-        suggestion = await repo(info).accept_suggestion(scope, str(id), by=by, why=why)
-        await announce(info, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
-        return versioned(Suggestion, suggestion)
-
-    @strawberry.mutation
-    async def dismiss_suggestion(
-        self,
-        info: Info[Context, None],
-        scope: str,
-        id: strawberry.ID,
-        why: str = "",
-        user_id: str | None = None,
-    ) -> Suggestion:
-        by = editor(info, scope, user_id)
-        suggestion = await repo(info).dismiss_suggestion(scope, str(id), by=by, why=why)
-        await announce(info, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
-        return versioned(Suggestion, suggestion)
+    confirm_relation: Relation = relation_mutation(
+        "confirm", "Confirm a relation (a person's word)."
+    )
+    reject_relation: Relation = relation_mutation(
+        "reject", "Reject a relation; it stays on record."
+    )
+    remove_relation: Relation = relation_mutation(
+        "remove", "Hide a relation (undoable; sources and references stay)."
+    )
+    restore_relation: Relation = relation_mutation("restore", "Undo a removal.")
+    accept_suggestion: Suggestion = suggestion_mutation(
+        "accept", "Apply a suggestion: it becomes the person's edit."
+    )
+    dismiss_suggestion: Suggestion = suggestion_mutation("dismiss", "Dismiss a suggestion.")
 
 
 @strawberry.type
