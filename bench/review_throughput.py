@@ -61,23 +61,34 @@ async def push(svc: ReviewServices, scope: str, body: str, at: datetime) -> None
     )
 
 
-async def run_once(svc: ReviewServices, scope: str, per_batch: int) -> lc.SupervisionRun:
+async def run_once(
+    svc: ReviewServices, scope: str, per_batch: int, model: ScriptedModelServer | None = None
+) -> lc.SupervisionRun:
+    """One automatic run, executed in-process; once collect has planned the leaf batches,
+    the scripted model gets one leaf answer per batch and one navigation answer."""
     got = await start_review(
         svc, Scope.projects(scope), trigger=Trigger.AUTOMATIC, enqueue=False,
         options=RunOptions(window=timedelta(days=7)), per_batch=per_batch,
     )
     assert isinstance(got, tuple)
     run, owner, token = got
-    await Execution(svc, run.run_id, owner, token).run()
+    execution = Execution(svc, run.run_id, owner, token)
+    while True:
+        stored = await svc.runs.get(run.run_id)
+        if stored.run.ledger.batches or stored.run.stopped:
+            break
+        await execution.step(stored)
+    if model is not None:
+        model.script(*[text(LEAF) for _ in stored.run.ledger.batches], text(NAV))
+    await execution.run()
     return (await svc.runs.get(run.run_id)).run
 
 
 async def throughput(svc: ReviewServices, model: ScriptedModelServer, args: argparse.Namespace,
                      scope: str, start: datetime) -> None:
     await push(svc, scope, conversation(args.messages, start), start)
-    model.script(*[text(LEAF) for _ in range(10_000)])
     t0 = time.perf_counter()
-    run = await run_once(svc, scope, args.per_batch)
+    run = await run_once(svc, scope, args.per_batch, model)
     elapsed = time.perf_counter() - t0
     assert run.status is lc.RunStatus.COMPLETED, run.error
     segments = len(run.ledger.manifest.segments)
@@ -116,8 +127,7 @@ async def no_change(svc: ReviewServices, model: ScriptedModelServer, scopes: lis
                     start: datetime) -> None:
     for scope in scopes:
         await push(svc, scope, conversation(20, start), start)
-        model.script(text(LEAF), text(NAV))
-        first = await run_once(svc, scope, 100_000)
+        first = await run_once(svc, scope, 100_000, model)
         assert first.status is lc.RunStatus.COMPLETED, first.error
     calls = model.calls
     times = []

@@ -1,0 +1,125 @@
+"""Supervision review across real processes: `storygraph serve`, `storygraph worker` (two of
+them, one killed with SIGKILL mid-leaf), Neo4j, Redis and the scripted model server.
+
+seed 004 活动记录: 重开应用将没有完成的监督运行标为失败 … 继续保留成功叶子和导航节点. The run
+is continued on the second worker with nothing lost (every batch committed) and nothing
+duplicated (the batch committed before the kill is not asked again, one event per batch).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import redis
+
+from engine.settings import Settings
+from tests.e2e.conftest import Server, process_env, spawn, stop
+from tests.support.scripted_model import ScriptedModelServer, text
+
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+
+
+def leaf(label: str, delay: float = 0.0) -> Any:
+    return text(json.dumps({"facts": [{"text": f"{label}：提测推进"}], "summary": label},
+                           ensure_ascii=False), delay=delay)
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
+    body = api.graphql(query, variables).json()
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+RUN = "query($id: String!) { supervisionRun(id: $id) { status resultId error { kind message } " \
+      "batches { index state attempts } stages { stage state done total } } }"
+
+
+def wait_run(api: Server, run_id: str, status: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = gql(api, RUN, id=run_id)["supervisionRun"]
+        if run["status"] == status:
+            return run  # type: ignore[no-any-return]
+        time.sleep(0.3)
+    raise AssertionError(f"run {run_id} did not become {status}: {run}")
+
+
+def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicated(
+    services: Settings, start_server, model: ScriptedModelServer, scope: str  # type: ignore[no-untyped-def]
+) -> None:
+    queue = f"{services.queue_name}:review-e2e-{uuid.uuid4().hex[:6]}"
+    api = start_server(QUEUE_NAME=queue)
+    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model.base_url)
+    r = redis.Redis.from_url(services.effective_redis_url)
+    workers = []
+    try:
+        gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
+        lines = "".join(
+            f"[{(BASE + timedelta(minutes=i)).isoformat()}] 成员{i % 4}: 第{i}条 v2.0 提测进展说明，"
+            f"问题 #{1000 + i} 已处理，等待回归\n" for i in range(160)
+        )
+        gql(api, "mutation($s: UpsertSourceInput!) { upsertSource(input: $s) { id } }",
+            s={"scope": scope, "id": "chat-e2e", "kind": "CONVERSATION", "version": "v1",
+               "text": lines})
+        model.script(leaf("批0"), leaf("批1-慢", delay=60))
+        started = gql(
+            api,
+            "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+            " startReview(scope: $sc, from: $f, to: $t) { id status } }",
+            sc={"projectIds": [scope]}, f=(BASE - timedelta(hours=1)).isoformat(),
+            t=(BASE + timedelta(days=1)).isoformat(),
+        )["startReview"]
+        run_id = started["id"]
+        assert started["status"] == "running"
+        workers.append(spawn(["worker"], env))
+        deadline = time.monotonic() + 60
+        while model.calls < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert model.calls == 2, "the second leaf never reached the model"
+        before = gql(api, RUN, id=run_id)["supervisionRun"]
+        assert [b["state"] for b in before["batches"]][:2] == ["committed", "pending"]
+        n = len(before["batches"])
+        assert n >= 3
+        os.kill(workers[0].pid, signal.SIGKILL)  # mid-leaf: batch 1 is with the model
+        workers[0].wait(timeout=10)
+
+        alive = f"storygraph:alive:{queue}:*"
+        deadline = time.monotonic() + 20
+        while list(r.scan_iter(match=alive)) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        model.script(*[leaf(f"批{i}") for i in range(1, n)],
+                     text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False)))
+        workers.append(spawn(["worker"], env))
+        failed = wait_run(api, run_id, "failed")  # worker-start recovery
+        assert failed["error"]["kind"] == "worker_lost"
+        assert [b["state"] for b in failed["batches"]][0] == "committed"
+
+        gql(api, "mutation($id: String!) { continueReview(id: $id) { id status } }", id=run_id)
+        done = wait_run(api, run_id, "completed")
+        assert [b["state"] for b in done["batches"]] == ["committed"] * n
+        assert [b["attempts"] for b in done["batches"]] == [1] * n  # nothing redone twice
+        assert [s["state"] for s in done["stages"]] == ["saved"] * 4
+        assert model.calls == 2 + (n - 1) + 1
+        result = gql(api, "query($s: String!, $id: ID!) { result(scope: $s, id: $id) {"
+                          " events { id } } }", s=scope, id=done["resultId"])
+        assert len(result["result"]["events"]) == n  # one event per batch, no duplicates
+    finally:
+        for proc in workers:
+            if proc.poll() is None:
+                stop(proc)
+        r.delete(f"arq:queue:{queue}")
+        r.close()
