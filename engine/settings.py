@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     model_deadline_seconds: float = 180.0
     model_request_timeout_seconds: float = 60.0
     model_concurrency: int = 4
+    # Where concern messages (outbox rows) are delivered: a webhook receiving one JSON POST per
+    # message with an Idempotency-Key header; unset = rows are only marked sent in the outbox.
+    concern_webhook_url: str | None = None
     # Serve the worker's model metrics (Prometheus) on 127.0.0.1:<port>; unset = off.
     worker_metrics_port: int | None = None
 
