@@ -80,8 +80,8 @@ class WebhookChannel:
 
 
 def channel_from_settings(settings: Settings, http: httpx.AsyncClient) -> Channel:
-    # `concern_webhook_url` is read when the Settings object has it (see the issue report).
-    url = getattr(settings, "concern_webhook_url", None)
+    """A webhook when CONCERN_WEBHOOK_URL is set; otherwise the outbox row itself is the delivery."""
+    url = settings.concern_webhook_url
     return WebhookChannel(http, url) if url else OutboxChannel()
 
 
