@@ -121,5 +121,7 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         for proc in workers:
             if proc.poll() is None:
                 stop(proc)
+            elif proc.stderr is not None:
+                proc.stderr.close()
         r.delete(f"arq:queue:{queue}")
         r.close()
