@@ -1,0 +1,95 @@
+"""Continue the discussion (seed 004 L9) against Neo4j: preview reads, confirm writes one
+conversation Source — and nothing else in the graph
+(新内容在后续整理时纳入，不立即作为已确认知识)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+
+from engine.errors import InvalidInput
+from engine.story.discussion import DiscussionContext, build_context, conversation
+from engine.story.models import Source
+from engine.story.previews import (
+    PreviewKind,
+    PreviewRequest,
+    PreviewToken,
+    confirm_decision,
+    encode,
+    fingerprint,
+)
+from graph.queries import queries
+from graph.story.codec import from_props, to_props
+from graph.story.knowledge import present_writes
+from graph.story.selection import load_selection
+
+Clock = Callable[[], datetime]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class DiscussionOutcome:
+    repeat: bool  # a retried confirm: the conversation exists already, nothing written now
+    conversation: Source
+
+
+class DiscussionRepository:
+    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = _utcnow) -> None:
+        self._driver = driver
+        self._database = database
+        self._clock = clock
+
+    async def _context(
+        self, tx: AsyncManagedTransaction, request: PreviewRequest
+    ) -> DiscussionContext:
+        at = request.as_of or self._clock()
+        selection = await load_selection(tx, request, at)
+        return build_context(selection, as_of=request.as_of, title=request.title)
+
+    async def preview(self, request: PreviewRequest) -> tuple[str, DiscussionContext]:
+        """previewContinueDiscussion: the exact context, read only."""
+        request = request.checked()
+        if request.kind is not PreviewKind.DISCUSSION:
+            raise InvalidInput("not a continue-discussion request")
+
+        async def work(tx: AsyncManagedTransaction) -> DiscussionContext:
+            return await self._context(tx, request)
+
+        async with self._driver.session(database=self._database) as session:
+            ctx = await session.execute_read(work)
+        fp = fingerprint(ctx)
+        _, _, write = conversation(ctx, fp, self._clock())
+        token = PreviewToken(request=request, made_at=self._clock(), fingerprint=fp, writes=[write])
+        return encode(token), ctx
+
+    async def confirm(self, token: PreviewToken) -> DiscussionOutcome:
+        """confirmContinueDiscussion: the conversation Source starting from that context."""
+        if token.request.kind is not PreviewKind.DISCUSSION:
+            raise InvalidInput("this preview is not a continued discussion")
+        scope = token.request.scope
+
+        async def work(tx: AsyncManagedTransaction) -> DiscussionOutcome:
+            present = await present_writes(tx, scope, token.writes)
+            ctx = await self._context(tx, token.request)
+            write_now = confirm_decision(token, fingerprint(ctx), present)
+            source, first, _ = conversation(ctx, token.fingerprint, self._clock())
+            if write_now:
+                written = await tx.run(
+                    queries().text("story/write_source"),
+                    source=to_props(source),
+                    versions=[to_props(first)],
+                )
+                await written.consume()
+                return DiscussionOutcome(repeat=False, conversation=source)
+            result = await tx.run(queries().text("knowledge/sources"), scope=scope, ids=[source.id])
+            stored = [from_props(Source, r["s"]) async for r in result]
+            return DiscussionOutcome(repeat=True, conversation=stored[0])
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_write(work)

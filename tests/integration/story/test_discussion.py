@@ -1,0 +1,118 @@
+"""Continue the discussion (issue 3 item 10, seed 004 L9): the preview is the exact context
+and writes nothing; confirming adds one conversation Source and changes nothing else."""
+
+from __future__ import annotations
+
+import pytest
+from neo4j import AsyncDriver
+
+from engine.errors import Conflict
+from engine.settings import Settings
+from engine.story.inputs import EntityEdit
+from engine.story.models import ObjectKind, SourceKind
+from engine.story.previews import ObjectRef, PreviewKind, PreviewRequest, decode
+from graph.story import StoryRepository
+from graph.story.discussion import DiscussionRepository
+from tests.integration.story.conftest import StepClock
+from tests.integration.story.helpers import scope_counts
+from tests.unit.story.builders import ALICE, RUN, source, two_people
+
+
+@pytest.fixture
+def talk(neo4j_driver: AsyncDriver, settings: Settings, clock: StepClock) -> DiscussionRepository:
+    return DiscussionRepository(neo4j_driver, settings.neo4j_database, clock=clock)
+
+
+def ask(scope: str, *objects: ObjectRef, **kw: object) -> PreviewRequest:
+    return PreviewRequest(kind=PreviewKind.DISCUSSION, scope=scope, objects=list(objects), **kw)
+
+
+async def _selection(repo: StoryRepository, scope: str) -> list[ObjectRef]:
+    out = await repo.publish_result(two_people(scope, "k1"), by=RUN)
+    zs = next(e for e in out.plan.entities if e.name == "张三")
+    return [
+        ObjectRef(kind=ObjectKind.ENTITY, id=zs.id),
+        ObjectRef(kind=ObjectKind.RELATION, id=out.plan.relations[0].id),
+    ]
+
+
+async def test_preview_is_the_exact_context_and_writes_nothing(
+    repo: StoryRepository,
+    talk: DiscussionRepository,
+    scope: str,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+) -> None:
+    await repo.upsert_source(source(scope, text="张三说：支付回调明天联调"))
+    refs = await _selection(repo, scope)
+    before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
+    _, ctx = await talk.preview(ask(scope, *refs))
+    assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before
+    assert [(o.kind, o.id, o.seq) for o in ctx.objects] == [(r.kind, r.id, 1) for r in refs]
+    assert [(c.owner_id, c.excerpt.version, c.excerpt.text) for c in ctx.excerpts] == [
+        (refs[1].id, "v1", "张三说：支付回调")
+    ]
+    assert ctx.warnings == [] and "测试负责人" in ctx.text and "张三说：支付回调" in ctx.text
+
+
+async def test_an_unrecoverable_cited_version_is_a_warning_not_todays_text(
+    repo: StoryRepository, talk: DiscussionRepository, scope: str
+) -> None:
+    await repo.upsert_source(
+        source(scope, version="v2", text="今天的正文", previous=[{"version": "v1"}])
+    )
+    refs = await _selection(repo, scope)
+    _, ctx = await talk.preview(ask(scope, *refs))
+    [cited] = ctx.excerpts
+    assert not cited.excerpt.available and cited.excerpt.text is None
+    assert ctx.warnings and "今天的正文" not in ctx.text
+
+
+async def test_confirm_adds_only_the_conversation_source(
+    repo: StoryRepository,
+    talk: DiscussionRepository,
+    scope: str,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+) -> None:
+    await repo.upsert_source(source(scope))
+    refs = await _selection(repo, scope)
+    preview_id, ctx = await talk.preview(ask(scope, *refs, title="继续聊支付"))
+    graph_before = await repo.story_graph(scope)
+    counts_before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
+    outcome = await talk.confirm(decode(preview_id, repo._clock()))
+    conv = outcome.conversation
+    assert (
+        not outcome.repeat and conv.kind is SourceKind.CONVERSATION and conv.title == "继续聊支付"
+    )
+    counts_after = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
+    assert counts_after == {
+        **counts_before,
+        "Source": counts_before["Source"] + 1,
+        "SourceVersion": counts_before["SourceVersion"] + 1,
+    }
+    graph_after = await repo.story_graph(scope)
+    assert graph_after.model_dump(exclude={"as_of"}) == graph_before.model_dump(exclude={"as_of"})
+    opening = await repo.source_excerpt(scope, conv.id, conv.current_version, "chars:0-2000")
+    assert opening.text == ctx.text
+    again = await talk.confirm(decode(preview_id, repo._clock()))
+    assert again.repeat and again.conversation.id == conv.id
+    assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == counts_after
+
+
+async def test_a_live_preview_is_conflict_after_an_edit_but_a_pinned_moment_is_not(
+    repo: StoryRepository, talk: DiscussionRepository, scope: str, clock: StepClock
+) -> None:
+    await repo.upsert_source(source(scope))
+    refs = await _selection(repo, scope)
+    moment = clock()
+    live_id, _ = await talk.preview(ask(scope, *refs))
+    pinned_id, pinned = await talk.preview(ask(scope, *refs, as_of=moment))
+    await repo.update_entity(
+        scope, refs[0].id, EntityEdit(description="改为开发负责人"), seen_version=1, by=ALICE
+    )
+    with pytest.raises(Conflict):
+        await talk.confirm(decode(live_id, repo._clock()))
+    kept = await talk.confirm(decode(pinned_id, repo._clock()))
+    text = await repo.source_excerpt(scope, kept.conversation.id, "v1", "chars:0-2000")
+    assert text.text == pinned.text and "测试负责人" in pinned.text
