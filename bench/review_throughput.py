@@ -33,9 +33,10 @@ from engine.review.manifest import ManifestPage
 from engine.review.types import Scope, Segment, Trigger
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
+from engine.story.models import SourceKind
 from graph.driver import open_driver
 from graph.migrate import migrate
-from graph.review.codec import RunOptions
+from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
 from jobs.tasks.review import Execution
 from jobs.tasks.review_ops import start_review
@@ -56,7 +57,7 @@ def conversation(n: int, start: datetime) -> str:
 
 async def push(svc: ReviewServices, scope: str, body: str, at: datetime) -> None:
     await svc.story.upsert_source(
-        SourceInput(scope=scope, id="chat", kind="conversation", version="v1", text=body),
+        SourceInput(scope=scope, id="chat", kind=SourceKind.CONVERSATION, version="v1", text=body),
         recorded_at=at,
     )
 
@@ -67,8 +68,12 @@ async def run_once(
     """One automatic run, executed in-process; once collect has planned the leaf batches,
     the scripted model gets one leaf answer per batch and one navigation answer."""
     got = await start_review(
-        svc, Scope.projects(scope), trigger=Trigger.AUTOMATIC, enqueue=False,
-        options=RunOptions(window=timedelta(days=7)), per_batch=per_batch,
+        svc,
+        Scope.projects(scope),
+        trigger=Trigger.AUTOMATIC,
+        enqueue=False,
+        options=RunOptions(window=timedelta(days=7)),
+        per_batch=per_batch,
     )
     assert isinstance(got, tuple)
     run, owner, token = got
@@ -84,47 +89,66 @@ async def run_once(
     return (await svc.runs.get(run.run_id)).run
 
 
-async def throughput(svc: ReviewServices, model: ScriptedModelServer, args: argparse.Namespace,
-                     scope: str, start: datetime) -> None:
+async def throughput(
+    svc: ReviewServices,
+    model: ScriptedModelServer,
+    args: argparse.Namespace,
+    scope: str,
+    start: datetime,
+) -> None:
     await push(svc, scope, conversation(args.messages, start), start)
     t0 = time.perf_counter()
     run = await run_once(svc, scope, args.per_batch, model)
     elapsed = time.perf_counter() - t0
     assert run.status is lc.RunStatus.COMPLETED, run.error
     segments = len(run.ledger.manifest.segments)
-    print(f"review throughput: {segments} segments, {len(run.ledger.batches)} leaf batches, "
-          f"{elapsed:.2f} s -> {segments / elapsed:.0f} segments/s "
-          f"({model.calls} model requests)")
+    print(
+        f"review throughput: {segments} segments, {len(run.ledger.batches)} leaf batches, "
+        f"{elapsed:.2f} s -> {segments / elapsed:.0f} segments/s "
+        f"({model.calls} model requests)"
+    )
 
 
 async def batch_commit(svc: ReviewServices, scope: str, batches: int) -> None:
     now = svc.now()
     run = lc.create_run(
-        run_id=f"bench_{uuid.uuid4().hex[:12]}", scope=Scope.projects(scope),
-        trigger=Trigger.MANUAL, mode=lc.ReviewMode.INTERVAL, worker_id="bench", per_batch=100,
-        stage_timeout=timedelta(minutes=3), now=now, interval=(now - timedelta(days=1), now),
+        run_id=f"bench_{uuid.uuid4().hex[:12]}",
+        scope=Scope.projects(scope),
+        trigger=Trigger.MANUAL,
+        mode=lc.ReviewMode.INTERVAL,
+        worker_id="bench",
+        per_batch=100,
+        stage_timeout=timedelta(minutes=3),
+        now=now,
+        interval=(now - timedelta(days=1), now),
     )
-    segs = tuple(Segment(source_id="chat", version="v1", start=i * 100, end=(i + 1) * 100)
-                 for i in range(batches))
+    segs = tuple(
+        Segment(source_id="chat", version="v1", start=i * 100, end=(i + 1) * 100)
+        for i in range(batches)
+    )
     run = lc.add_manifest_page(run, ManifestPage(segments=segs), now=now)
     run = lc.finish_collect(run, now=now).state
     await svc.runs.create(run, RunOptions())
     costs = []
     for i in range(batches):
         t0 = time.perf_counter()
-        await svc.runs.mutate(
-            run.run_id,
-            lambda s, i=i: RunChange(lc.commit_leaf(s.run, i, f"o{i}", now=svc.now()),
-                                     leaf_outputs={i: LEAF}),
-        )
+
+        def commit(s: StoredRun, index: int = i) -> RunChange:
+            leaf = lc.commit_leaf(s.run, index, f"o{index}", now=svc.now())
+            return RunChange(leaf, leaf_outputs={index: LEAF})
+
+        await svc.runs.mutate(run.run_id, commit)
         costs.append((time.perf_counter() - t0) * 1000)
-    print(f"batch commit: {batches} commits, mean {statistics.mean(costs):.1f} ms, "
-          f"p50 {statistics.median(costs):.1f} ms, max {max(costs):.1f} ms "
-          f"(run with {batches} batch records)")
+    print(
+        f"batch commit: {batches} commits, mean {statistics.mean(costs):.1f} ms, "
+        f"p50 {statistics.median(costs):.1f} ms, max {max(costs):.1f} ms "
+        f"(run with {batches} batch records)"
+    )
 
 
-async def no_change(svc: ReviewServices, model: ScriptedModelServer, scopes: list[str],
-                    start: datetime) -> None:
+async def no_change(
+    svc: ReviewServices, model: ScriptedModelServer, scopes: list[str], start: datetime
+) -> None:
     for scope in scopes:
         await push(svc, scope, conversation(20, start), start)
         first = await run_once(svc, scope, 100_000, model)
@@ -137,8 +161,10 @@ async def no_change(svc: ReviewServices, model: ScriptedModelServer, scopes: lis
         times.append((time.perf_counter() - t0) * 1000)
         assert run.outcome is lc.RunOutcome.NO_CHANGE
     assert model.calls == calls, "no_change called the model"
-    print(f"no_change end to end: {len(scopes)} scopes, mean {statistics.mean(times):.1f} ms, "
-          f"p50 {statistics.median(times):.1f} ms per scope, 0 model requests")
+    print(
+        f"no_change end to end: {len(scopes)} scopes, mean {statistics.mean(times):.1f} ms, "
+        f"p50 {statistics.median(times):.1f} ms per scope, 0 model requests"
+    )
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -152,8 +178,12 @@ async def main(args: argparse.Namespace) -> None:
         with ScriptedModelServer() as model:
             cfg = settings.model_copy(update={"model_base_url": model.base_url})
             async with httpx.AsyncClient() as http:
-                svc = ReviewServices(settings=cfg, driver=driver, worker_id="bench",
-                                     gateway=build_gateway(cfg, http=http))
+                svc = ReviewServices(
+                    settings=cfg,
+                    driver=driver,
+                    worker_id="bench",
+                    gateway=build_gateway(cfg, http=http),
+                )
                 await throughput(svc, model, args, scopes[0], start)
                 model.reset()
                 await batch_commit(svc, scopes[1], args.commits)
@@ -161,10 +191,14 @@ async def main(args: argparse.Namespace) -> None:
                 await no_change(svc, model, scopes[2:], start)
     finally:
         for scope in scopes:
-            await driver.execute_query("MATCH (n {scope: $s}) DETACH DELETE n", s=scope,
-                                       database_=settings.neo4j_database)
-        await driver.execute_query("MATCH (l:ReviewLease) WHERE l.key ENDS WITH $q DELETE l",
-                                   q=settings.queue_name, database_=settings.neo4j_database)
+            await driver.execute_query(
+                "MATCH (n {scope: $s}) DETACH DELETE n", s=scope, database_=settings.neo4j_database
+            )
+        await driver.execute_query(
+            "MATCH (l:ReviewLease) WHERE l.key ENDS WITH $q DELETE l",
+            q=settings.queue_name,
+            database_=settings.neo4j_database,
+        )
         await driver.close()
 
 

@@ -61,16 +61,19 @@ class Query:
     @strawberry.field(description="Saved heartbeat plans, told apart by configId.")
     async def plans(self, info: Info[Context, None]) -> list[Plan]:
         info.context.require("reader")
-        return [Plan.from_model(p) for p in await services(info).plans.list()]
+        return [Plan.from_model(p) for p in await services(info).plans.saved()]
 
     @strawberry.field
     async def supervision_runs(
-        self, info: Info[Context, None], scope: ReviewScopeInput | None = None,
-        first: int | None = None, after: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: ReviewScopeInput | None = None,
+        first: int | None = None,
+        after: str | None = None,
     ) -> Connection[SupervisionRun]:
         info.context.require("reader")
         key = scope.to_model().key if scope else None
-        stored = await services(info).runs.list(scope_key=key)
+        stored = await services(info).runs.recent(scope_key=key)
         return paginate([SupervisionRun.from_model(s.run) for s in stored], first, after)
 
     @strawberry.field
@@ -80,10 +83,15 @@ class Query:
 
     @strawberry.field(description="Heartbeats joined to supervision runs by saved run id.")
     async def activity(
-        self, info: Info[Context, None], statuses: list[str] | None = None,
-        scope: ReviewScopeInput | None = None, config_id: str | None = None,
-        since: datetime | None = None, until: datetime | None = None,
-        first: int = 50, after: str | None = None,
+        self,
+        info: Info[Context, None],
+        statuses: list[str] | None = None,
+        scope: ReviewScopeInput | None = None,
+        config_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        first: int = 50,
+        after: str | None = None,
     ) -> Connection[Activity]:
         info.context.require("reader")
         svc = services(info)
@@ -91,12 +99,14 @@ class Query:
             flt = act.ActivityFilter(
                 statuses=frozenset(act.ActivityStatus(s) for s in statuses) if statuses else None,
                 scope_key=scope.to_model().key if scope else None,
-                config_id=config_id, since=since, until=until,
+                config_id=config_id,
+                since=since,
+                until=until,
             )
         except ValueError as exc:
             raise InvalidInput("invalid activity filter", problem=str(exc)) from None
         rows = act.build_activity(
-            await svc.heartbeats.list(), [s.run for s in await svc.runs.list()]
+            await svc.heartbeats.recent(), [s.run for s in await svc.runs.recent()]
         )
         page = act.select_activity(rows, flt, first=first, after=after)
         lang = _lang(info)
@@ -104,8 +114,10 @@ class Query:
         return Connection(
             edges=edges,
             page_info=PageInfo(
-                has_next_page=page.has_next_page, has_previous_page=after is not None,
-                start_cursor=edges[0].cursor if edges else None, end_cursor=page.end_cursor,
+                has_next_page=page.has_next_page,
+                has_previous_page=after is not None,
+                start_cursor=edges[0].cursor if edges else None,
+                end_cursor=page.end_cursor,
             ),
             total_count=page.total_count,
         )
@@ -117,10 +129,14 @@ class Mutation:
     async def set_heartbeat_enabled(self, info: Info[Context, None], enabled: bool) -> AppSettings:
         info.context.require("operator")
         svc = services(info)
-        saved = await svc.app.put(set_heartbeat_enabled(await svc.app.get(), enabled), now=svc.now())
+        saved = await svc.app.put(
+            set_heartbeat_enabled(await svc.app.get(), enabled), now=svc.now()
+        )
         return AppSettings(heartbeat_enabled=saved.heartbeat_enabled)
 
-    @strawberry.mutation(description="Save a plan draft: a new one is saved enabled; an edit keeps enabled.")
+    @strawberry.mutation(
+        description="Save a plan draft: a new one is saved enabled; an edit keeps enabled."
+    )
     async def save_plan(self, info: Info[Context, None], plan: PlanInput) -> Plan:
         info.context.require("operator")
         svc = services(info)
@@ -135,7 +151,9 @@ class Mutation:
         await services(info).plans.delete(config_id)
         return True
 
-    @strawberry.mutation(description="A fresh heartbeat report now; its supervision follows automatic progress.")
+    @strawberry.mutation(
+        description="A fresh heartbeat report now; its supervision follows automatic progress."
+    )
     async def run_plan_now(self, info: Info[Context, None], config_id: str) -> HeartbeatRun:
         info.context.require("operator")
         svc = services(info)
@@ -143,24 +161,36 @@ class Mutation:
         if plan is None:
             raise NotFound("no plan with this config id", config_id=config_id)
         run = hb.run_plan_now(
-            plan, await svc.app.get(), run_id=new_id("hb"), worker_id="api", now=svc.now(),
+            plan,
+            await svc.app.get(),
+            run_id=new_id("hb"),
+            worker_id="api",
+            now=svc.now(),
             timeout=svc.stage_timeout,
         )
         await svc.heartbeats.claim(run, f"manual:{run.run_id}")
         await info.context.pool.enqueue_job(
-            HEARTBEAT_REPORT, run_id=run.run_id, _job_id=f"{HEARTBEAT_REPORT}:{run.run_id}",
+            HEARTBEAT_REPORT,
+            run_id=run.run_id,
+            _job_id=f"{HEARTBEAT_REPORT}:{run.run_id}",
             _queue_name=svc.settings.queue_name,
         )
         return HeartbeatRun.from_model(run)
 
-    @strawberry.mutation(description="Re-read [from, to) of a scope now; BUSY while another review runs.")
+    @strawberry.mutation(
+        description="Re-read [from, to) of a scope now; BUSY while another review runs."
+    )
     async def start_review(
-        self, info: Info[Context, None], scope: ReviewScopeInput,
-        from_: Annotated[datetime, strawberry.argument(name="from")], to: datetime,
+        self,
+        info: Info[Context, None],
+        scope: ReviewScopeInput,
+        from_: Annotated[datetime, strawberry.argument(name="from")],
+        to: datetime,
     ) -> SupervisionRun:
         info.context.require("operator")
-        got = await start_review(services(info), scope.to_model(), trigger=Trigger.MANUAL,
-                                 interval=(from_, to))
+        got = await start_review(
+            services(info), scope.to_model(), trigger=Trigger.MANUAL, interval=(from_, to)
+        )
         assert isinstance(got, tuple)  # manual requests never wait: BUSY is raised
         return SupervisionRun.from_model(got[0])
 
@@ -176,7 +206,9 @@ class Mutation:
         info.context.require("operator")
         return SupervisionRun.from_model(await pause_review(services(info), id))
 
-    @strawberry.mutation(description="Stored cancelled at once; reads cancelling until execution stops.")
+    @strawberry.mutation(
+        description="Stored cancelled at once; reads cancelling until execution stops."
+    )
     async def cancel_review(self, info: Info[Context, None], id: str) -> SupervisionRun:
         info.context.require("operator")
         return SupervisionRun.from_model(await cancel_review(services(info), id))
@@ -184,7 +216,9 @@ class Mutation:
 
 @strawberry.type
 class Subscription:
-    @strawberry.subscription(description="Stage progress of a run, from its stored records, until it ends.")
+    @strawberry.subscription(
+        description="Stage progress of a run, from its stored records, until it ends."
+    )
     async def run_progress(
         self, info: Info[Context, None], run_id: str
     ) -> AsyncGenerator[RunProgress, None]:
@@ -200,6 +234,3 @@ class Subscription:
             if run.stopped:
                 return
             await asyncio.sleep(POLL_SECONDS)
-
-
-

@@ -56,11 +56,17 @@ class Plan:
     @classmethod
     def from_model(cls, p: HeartbeatPlan) -> Plan:
         return cls(
-            config_id=p.config_id, name=p.name, scope=ReviewScope.from_model(p.scope),
-            enabled=p.enabled, every_seconds=p.schedule.every.total_seconds(),
-            anchor=p.schedule.anchor, window_seconds=p.window.total_seconds(),
-            per_batch=p.budget.per_batch, per_run=p.budget.per_run,
-            created_at=p.created_at, updated_at=p.updated_at,
+            config_id=p.config_id,
+            name=p.name,
+            scope=ReviewScope.from_model(p.scope),
+            enabled=p.enabled,
+            every_seconds=p.schedule.every.total_seconds(),
+            anchor=p.schedule.anchor,
+            window_seconds=p.window.total_seconds(),
+            per_batch=p.budget.per_batch,
+            per_run=p.budget.per_run,
+            created_at=p.created_at,
+            updated_at=p.updated_at,
         )
 
 
@@ -102,9 +108,14 @@ class HeartbeatRun:
     @classmethod
     def from_model(cls, r: HeartbeatRunModel) -> HeartbeatRun:
         return cls(
-            id=r.run_id, config_id=r.config_id, state=r.state.value, trigger=r.trigger.value,
-            claimed_at=r.claimed_at, ended_at=r.ended_at,
-            supervision_run_id=r.supervision_run_id, error=r.error,
+            id=r.run_id,
+            config_id=r.config_id,
+            state=r.state.value,
+            trigger=r.trigger.value,
+            claimed_at=r.claimed_at,
+            ended_at=r.ended_at,
+            supervision_run_id=r.supervision_run_id,
+            error=r.error,
         )
 
 
@@ -171,22 +182,38 @@ class SupervisionRun:
         prog = run_progress(run)
         err = run.error
         return cls(
-            id=run.run_id, scope=ReviewScope.from_model(run.scope), trigger=run.trigger.value,
-            mode=run.mode.value, status=run.display_status.value,
+            id=run.run_id,
+            scope=ReviewScope.from_model(run.scope),
+            trigger=run.trigger.value,
+            mode=run.mode.value,
+            status=run.display_status.value,
             outcome=run.outcome.value if run.outcome else None,
-            heartbeat_run_id=run.heartbeat_run_id, result_id=run.result_id,
-            created_at=run.created_at, ended_at=run.ended_at,
-            interval_start=run.interval_start, interval_end=run.interval_end,
+            heartbeat_run_id=run.heartbeat_run_id,
+            result_id=run.result_id,
+            created_at=run.created_at,
+            ended_at=run.ended_at,
+            interval_start=run.interval_start,
+            interval_end=run.interval_end,
             error=RunErrorInfo(
-                stage=err.stage.value, kind=err.kind.value, message=err.message,
+                stage=err.stage.value,
+                kind=err.kind.value,
+                message=err.message,
                 raw_output=err.raw_output,
-            ) if err else None,
-            stages=prog.stages, fraction=prog.fraction,
+            )
+            if err
+            else None,
+            stages=prog.stages,
+            fraction=prog.fraction,
             batches=[
                 ReviewBatch(
-                    index=b.index, state=b.state.value, size=b.size,
-                    sources=sorted({s.source_id for s in b.segments}), output_id=b.output_id,
-                    committed_at=b.committed_at, attempts=b.attempts, error=b.error,
+                    index=b.index,
+                    state=b.state.value,
+                    size=b.size,
+                    sources=sorted({s.source_id for s in b.segments}),
+                    output_id=b.output_id,
+                    committed_at=b.committed_at,
+                    attempts=b.attempts,
+                    error=b.error,
                 )
                 for b in run.ledger.batches
             ],
@@ -200,8 +227,12 @@ def run_progress(run: RunModel) -> RunProgress:
     for item, record in zip(prog.stages, run.stages.records, strict=True):
         stages.append(
             StageProgress(
-                stage=item.stage.value, state=item.state.value, done=item.done,
-                total=item.total, error=item.error, started_at=record.started_at,
+                stage=item.stage.value,
+                state=item.state.value,
+                done=item.done,
+                total=item.total,
+                error=item.error,
+                started_at=record.started_at,
                 ended_at=record.ended_at,
             )
         )
@@ -228,11 +259,16 @@ class Activity:
     @classmethod
     def from_model(cls, row: act.Activity, lang: act.Lang) -> Activity:
         return cls(
-            id=row.id, started_at=row.started_at, status=row.status.value,
-            label=row.label(lang), heartbeat_run_id=row.heartbeat_run_id,
-            supervision_run_id=row.supervision_run_id, config_id=row.config_id,
+            id=row.id,
+            started_at=row.started_at,
+            status=row.status.value,
+            label=row.label(lang),
+            heartbeat_run_id=row.heartbeat_run_id,
+            supervision_run_id=row.supervision_run_id,
+            config_id=row.config_id,
             scope=row.scope_label(lang),
             report=row.report.value if row.report else None,
             supervision=row.supervision.value if row.supervision else None,
-            result_id=row.result_id, unlinked=row.unlinked,
+            result_id=row.result_id,
+            unlinked=row.unlinked,
         )

@@ -117,7 +117,9 @@ def compose_result(
         for j, fact in enumerate(output.facts):
             refs = list(fact.refs) or list(batch.segments)
             first = refs[0]
-            default = segment_times.get((first.source_id, first.version, first.start), batch_default)
+            default = segment_times.get(
+                (first.source_id, first.version, first.start), batch_default
+            )
             extra = fact.model_extra or {}
             at = _at(extra.get("at"), default)
             times.append(at)

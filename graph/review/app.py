@@ -66,7 +66,7 @@ def plan_row(plan: HeartbeatPlan, deployment: str) -> dict[str, object]:
 
 
 class PlanStore(Repository):
-    async def list(self) -> list[HeartbeatPlan]:
+    async def saved(self) -> list[HeartbeatPlan]:
         async def work(tx: AsyncManagedTransaction) -> list[HeartbeatPlan]:
             rows = await self.rows(tx, "review/plans_list", deployment=self.deployment)
             return [HeartbeatPlan.model_validate(json.loads(r["doc"])) for r in rows]

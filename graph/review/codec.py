@@ -121,7 +121,10 @@ def load_run(record: Any) -> StoredRun:
     ledger = {
         "manifest": json.loads(props["manifest"]),
         "batches": [
-            {**{k: v for k, v in b.items() if k != "segments"}, "segments": json.loads(b["segments"])}
+            {
+                **{k: v for k, v in b.items() if k != "segments"},
+                "segments": json.loads(b["segments"]),
+            }
             for b in batches
         ],
         "nodes": [{**n, "leaves": frozenset(n["leaves"])} for n in nodes],

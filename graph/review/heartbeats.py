@@ -71,7 +71,9 @@ class HeartbeatRuns(Repository):
             row["report"] = report
         await self.rows(tx, "review/heartbeat_put", row=row)
 
-    async def mutate(self, run_id: str, decide: Callable[[HeartbeatRun], HeartbeatRun]) -> HeartbeatRun:
+    async def mutate(
+        self, run_id: str, decide: Callable[[HeartbeatRun], HeartbeatRun]
+    ) -> HeartbeatRun:
         async def work(tx: AsyncManagedTransaction) -> HeartbeatRun:
             new = decide(await self.locked(tx, run_id))
             await self.put_in(tx, new)
@@ -88,7 +90,7 @@ class HeartbeatRuns(Repository):
 
         return await self.write(work)
 
-    async def list(self, *, limit: int = 500) -> list[HeartbeatRun]:
+    async def recent(self, *, limit: int = 500) -> list[HeartbeatRun]:
         async def work(tx: AsyncManagedTransaction) -> list[HeartbeatRun]:
             rows = await self.rows(
                 tx, "review/heartbeats_list", deployment=self.deployment, limit=limit

@@ -87,9 +87,7 @@ class ReviewLease(Repository):
 
         return await self.write(work)
 
-    async def renew(
-        self, *, owner: str, token: int, now: datetime, ttl: timedelta
-    ) -> lock.Lease:
+    async def renew(self, *, owner: str, token: int, now: datetime, ttl: timedelta) -> lock.Lease:
         """Check and refresh before a model request; `Conflict` when the lease was lost."""
 
         async def work(tx: AsyncManagedTransaction) -> lock.Lease:

@@ -110,7 +110,7 @@ class SupervisionRuns(Repository):
 
         return await self.write(work)
 
-    async def list(self, *, scope_key: str | None = None, limit: int = 500) -> list[StoredRun]:
+    async def recent(self, *, scope_key: str | None = None, limit: int = 500) -> list[StoredRun]:
         async def work(tx: AsyncManagedTransaction) -> list[StoredRun]:
             ids = [
                 r["id"]
@@ -147,8 +147,6 @@ class SupervisionRuns(Repository):
             raise NotFound("no such supervision run", id=run_id)
         leaves = {int(x["index"]): x["output"] for x in rows[0]["leaves"] if x["output"]}
         nodes = {
-            x["node_id"]: (x["output"], bool(x["is_root"]))
-            for x in rows[0]["nodes"]
-            if x["output"]
+            x["node_id"]: (x["output"], bool(x["is_root"])) for x in rows[0]["nodes"] if x["output"]
         }
         return leaves, nodes

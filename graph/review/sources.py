@@ -32,13 +32,14 @@ def _when(value: object) -> datetime:
 class ReviewSources(Repository):
     async def states(self, scope: Scope) -> list[SourceState]:
         async def work(tx: AsyncManagedTransaction) -> list[SourceState]:
-            rows = await self.rows(
-                tx, "review/sources_of_scopes", scopes=[story_scope(scope)]
-            )
+            rows = await self.rows(tx, "review/sources_of_scopes", scopes=[story_scope(scope)])
             return [
                 source_state(
-                    r["id"], r["version"], r["text"],
-                    project_id=project_of(r["scope"]), recorded_at=_when(r["recorded_at"]),
+                    r["id"],
+                    r["version"],
+                    r["text"],
+                    project_id=project_of(r["scope"]),
+                    recorded_at=_when(r["recorded_at"]),
                 )
                 for r in rows
             ]

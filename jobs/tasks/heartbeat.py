@@ -53,11 +53,15 @@ async def heartbeat_tick(ctx: dict[str, Any]) -> int:
 async def claim_due(svc: ReviewServices) -> list[hb.HeartbeatRun]:
     settings = await svc.app.get()
     now = svc.now()
-    due = due_plans(await svc.plans.list(), await svc.heartbeats.last_slots(), settings, now)
+    due = due_plans(await svc.plans.saved(), await svc.heartbeats.last_slots(), settings, now)
     claimed: list[hb.HeartbeatRun] = []
     for item in due:
         run = hb.claim_scheduled(
-            item, settings, run_id=new_id("hb"), worker_id=svc.worker_id, now=now,
+            item,
+            settings,
+            run_id=new_id("hb"),
+            worker_id=svc.worker_id,
+            now=now,
             timeout=svc.stage_timeout,
         )
         if run is None:
@@ -66,7 +70,9 @@ async def claim_due(svc: ReviewServices) -> list[hb.HeartbeatRun]:
             claimed.append(run)
             if svc.pool is not None:
                 await svc.pool.enqueue_job(
-                    HEARTBEAT_REPORT, run_id=run.run_id, _job_id=item.claim_key,
+                    HEARTBEAT_REPORT,
+                    run_id=run.run_id,
+                    _job_id=item.claim_key,
                     _queue_name=svc.settings.queue_name,
                 )
     return claimed
@@ -87,14 +93,20 @@ async def report(svc: ReviewServices, run_id: str) -> str:
     plan = await svc.plans.get(run.config_id) if run.config_id else None
     now = svc.now()
     if plan is None or run.scope is None or (run.slot is not None and not plan.enabled):
-        await svc.heartbeats.mutate(run_id, lambda r: hb.skip_report(r, "plan gone or disabled", now=now).state)
+        await svc.heartbeats.mutate(
+            run_id, lambda r: hb.skip_report(r, "plan gone or disabled", now=now).state
+        )
         return hb.HeartbeatState.SKIPPED.value
     settings = await svc.app.get()
     key = CheckpointKey.of(Track.REPORT, run.scope)
     checkpoint = await svc.checkpoints.get(key)
     pending = pending_segments(
-        checkpoint, await svc.sources.states(run.scope), scope=run.scope, window=plan.window,
-        budget=plan.budget, now=now,
+        checkpoint,
+        await svc.sources.states(run.scope),
+        scope=run.scope,
+        window=plan.window,
+        budget=plan.budget,
+        now=now,
     )
     decision = hb.start_report(run, pending, settings, now=now)
     if decision.state.finished:  # no_change: no model call
@@ -110,16 +122,22 @@ async def report(svc: ReviewServices, run_id: str) -> str:
         except ModelRateLimited as exc:
             raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
         except ModelError as exc:
-            await svc.heartbeats.mutate(run_id, lambda r: hb.fail_report(r, exc.message, now=svc.now()).state)
+            message = exc.message
+            await svc.heartbeats.mutate(
+                run_id, lambda r: hb.fail_report(r, message, now=svc.now()).state
+            )
             return hb.HeartbeatState.FAILED.value
         done, effects = await _commit_report(svc, run_id, key, pending, text, run.scope)
     for effect in effects:
         if isinstance(effect, StartSupervision) and svc.pool is not None:
             await svc.pool.enqueue_job(
-                SUPERVISE_AUTOMATIC, heartbeat_run_id=run_id,
+                SUPERVISE_AUTOMATIC,
+                heartbeat_run_id=run_id,
                 scope=effect.scope.model_dump(mode="json"),
-                window_s=plan.window.total_seconds(), per_run=plan.budget.per_run,
-                _job_id=f"{SUPERVISE_AUTOMATIC}:{run_id}", _queue_name=svc.settings.queue_name,
+                window_s=plan.window.total_seconds(),
+                per_run=plan.budget.per_run,
+                _job_id=f"{SUPERVISE_AUTOMATIC}:{run_id}",
+                _queue_name=svc.settings.queue_name,
             )
     return done.state.value
 
@@ -135,12 +153,19 @@ async def _commit_report(
         run = await svc.heartbeats.locked(tx, run_id)
         checkpoint = await svc.checkpoints.get_in(tx, key)
         decision = hb.complete_report(
-            run, report_id=f"report:{run_id}", taken=pending, checkpoint=checkpoint,
-            settings=settings, now=now,
+            run,
+            report_id=f"report:{run_id}",
+            taken=pending,
+            checkpoint=checkpoint,
+            settings=settings,
+            now=now,
         )
         await svc.heartbeats.put_in(tx, decision.state.run, report=text)
         await svc.checkpoints.put_in(
-            tx, decision.state.checkpoint, expected=checkpoint.revision, scope_tag=story_scope(scope)
+            tx,
+            decision.state.checkpoint,
+            expected=checkpoint.revision,
+            scope_tag=story_scope(scope),
         )
         return decision.state.run, decision.effects
 
@@ -148,8 +173,12 @@ async def _commit_report(
 
 
 async def supervise_automatic(
-    ctx: dict[str, Any], *, heartbeat_run_id: str, scope: dict[str, Any],
-    window_s: float | None = None, per_run: int | None = None,
+    ctx: dict[str, Any],
+    *,
+    heartbeat_run_id: str,
+    scope: dict[str, Any],
+    window_s: float | None = None,
+    per_run: int | None = None,
 ) -> str:
     """The downstream supervision check of a heartbeat (automatic: waits for the lease)."""
     svc = ReviewServices.from_ctx(ctx)

@@ -63,7 +63,9 @@ class LeaseLost(Exception):
     """The lease is no longer ours: stop without writing anything more."""
 
 
-def segment_times(states: Sequence[SourceState], segments: Sequence[Segment]) -> dict[tuple[str, str, int], datetime]:
+def segment_times(
+    states: Sequence[SourceState], segments: Sequence[Segment]
+) -> dict[tuple[str, str, int], datetime]:
     """When the text at each segment's start was written (the span containing it)."""
     spans = {(s.source_id, s.version): s.spans for s in states}
     times: dict[tuple[str, str, int], datetime] = {}
@@ -113,13 +115,20 @@ class Execution:
         if run.mode is lc.ReviewMode.INTERVAL:
             assert run.interval_start is not None and run.interval_end is not None
             return interval_segments(
-                states, scope=run.scope, start=run.interval_start, end=run.interval_end,
+                states,
+                scope=run.scope,
+                start=run.interval_start,
+                end=run.interval_end,
                 budget=budget,
             )
         checkpoint = await self.svc.checkpoints.get(checkpoint_key(run.scope))
         return pending_segments(
-            checkpoint, states, scope=run.scope, window=stored.options.window or DEFAULT_WINDOW,
-            budget=budget, now=now,
+            checkpoint,
+            states,
+            scope=run.scope,
+            window=stored.options.window or DEFAULT_WINDOW,
+            budget=budget,
+            now=now,
         )
 
     async def collect_page(self, stored: StoredRun, cursor: str | None) -> None:
@@ -135,7 +144,9 @@ class Execution:
 
     async def leaf(self, stored: StoredRun, index: int) -> None:
         batch = stored.run.ledger.batches[index]
-        texts = await self.svc.sources.texts(stored.run.scope, [s.source_key for s in batch.segments])
+        texts = await self.svc.sources.texts(
+            stored.run.scope, [s.source_key for s in batch.segments]
+        )
         times = segment_times(await self.states(stored), batch.segments)
         await self.renew()
         assert self.svc.gateway is not None
@@ -178,8 +189,12 @@ class Execution:
         root = parse_navigation_output(node_raw[ROOT][0])
         segments = [s for b in committed for s in b.segments]
         data = compose_result(
-            run_id=self.run_id, scope=run.scope, leaves=leaves, root=root,
-            segment_times=segment_times(await self.states(stored), segments), now=self.svc.now(),
+            run_id=self.run_id,
+            scope=run.scope,
+            leaves=leaves,
+            root=root,
+            segment_times=segment_times(await self.states(stored), segments),
+            now=self.svc.now(),
         )
         inp = parse_input(PublishResultInput, data)
         now = self.svc.now()
@@ -220,12 +235,17 @@ class Execution:
             change = await self.mutate(
                 lambda s: RunChange(lc.mark_stopped(s.run, now=self.svc.now()).state)
             )
-            log.info("review stopped", extra={"fields": {"run_id": self.run_id, "status": change.run.status.value}})
+            log.info(
+                "review stopped",
+                extra={"fields": {"run_id": self.run_id, "status": change.run.status.value}},
+            )
             return False
         if kind is StepKind.COLLECT_PAGE:
             await self.collect_page(stored, step.cursor)
         elif kind is StepKind.FINISH_COLLECT:
-            await self.mutate(lambda s: RunChange(lc.finish_collect(s.run, now=self.svc.now()).state))
+            await self.mutate(
+                lambda s: RunChange(lc.finish_collect(s.run, now=self.svc.now()).state)
+            )
         elif kind is StepKind.LEAF:
             assert step.batch_index is not None
             await self.leaf(stored, step.batch_index)
@@ -249,12 +269,19 @@ class Execution:
                         break
                 except (InvalidModelOutput, ModelOutputInvalid) as exc:
                     raw = getattr(exc, "raw_output", None) or getattr(exc, "raw_text", "")
-                    at = exc.stage if isinstance(exc, InvalidModelOutput) else (
-                        stage.stage if stage else StageName.LEAVES)
-                    await self.fail(lc.RunError(
-                        stage=at, kind=lc.ErrorKind.VALIDATION, message=exc.message,
-                        raw_output=raw,
-                    ))
+                    at = (
+                        exc.stage
+                        if isinstance(exc, InvalidModelOutput)
+                        else (stage.stage if stage else StageName.LEAVES)
+                    )
+                    await self.fail(
+                        lc.RunError(
+                            stage=at,
+                            kind=lc.ErrorKind.VALIDATION,
+                            message=exc.message,
+                            raw_output=raw,
+                        )
+                    )
                 except ModelRateLimited as exc:
                     raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
                 except ModelError as exc:
@@ -267,7 +294,9 @@ class Execution:
                 except StorygraphError as exc:
                     await self.fail(self._error(stored, lc.ErrorKind.SAVE, exc.message))
         except LeaseLost as exc:
-            log.warning("review lease lost", extra={"fields": {"run_id": self.run_id, "error": str(exc)}})
+            log.warning(
+                "review lease lost", extra={"fields": {"run_id": self.run_id, "error": str(exc)}}
+            )
             return "lease_lost"
         final = (await self.svc.runs.get(self.run_id)).run
         if final.stopped:
@@ -303,4 +332,3 @@ async def supervise(ctx: dict[str, Any], *, run_id: str, owner: str, token: int)
     await claim_execution(svc, run_id)
     await svc.lease.acquire_worker(owner=owner, token=token, worker_id=svc.worker_id)
     return await Execution(svc, run_id, owner, token).run()
-

@@ -82,23 +82,27 @@ async def leaf_answer(
     for seg in segments:
         text = texts.get(seg.source_key, "")[seg.start : seg.end]
         doc = ReviewDocument(
-            source_id=seg.source_id, text=text, ts=times.get((seg.source_id, seg.version, seg.start))
+            source_id=seg.source_id,
+            text=text,
+            ts=times.get((seg.source_id, seg.version, seg.start)),
         )
         extraction = (await gateway.extract_review(doc)).value
         names = {e.local_id: e.name for e in extraction.entities}
         for e in extraction.entities:
-            entities.setdefault(e.name, {"ref": f"n{len(entities)}", "name": e.name, "kind": e.kind})
+            entities.setdefault(
+                e.name, {"ref": f"n{len(entities)}", "name": e.name, "kind": e.kind}
+            )
         for fact in extraction.facts:
             if not fact.text.strip():
                 continue
-            ref = seg.model_copy(
-                update={"start": seg.start + fact.span.start, "end": seg.start + max(fact.span.end, fact.span.start + 1)}
-            )
+            end = seg.start + max(fact.span.end, fact.span.start + 1)
+            ref = seg.model_copy(update={"start": seg.start + fact.span.start, "end": end})
+            when = fact.at or doc.ts
             facts.append(
                 {
                     "text": fact.text,
                     "refs": [ref.model_dump(mode="json")],
-                    "at": (fact.at or doc.ts).isoformat() if (fact.at or doc.ts) else None,
+                    "at": when.isoformat() if when else None,
                     "kind": fact.kind,
                     "entities": [entities[names[i]]["ref"] for i in fact.entity_ids if i in names],
                 }

@@ -41,7 +41,11 @@ async def enqueue_execution(svc: ReviewServices, run_id: str, owner: str, token:
     if svc.pool is None:
         raise RuntimeError("no arq pool to queue the review on")
     await svc.pool.enqueue_job(
-        SUPERVISE, run_id=run_id, owner=owner, token=token, _job_id=owner,
+        SUPERVISE,
+        run_id=run_id,
+        owner=owner,
+        token=token,
+        _job_id=owner,
         _queue_name=svc.settings.queue_name,
     )
 
@@ -50,8 +54,12 @@ async def _acquire(
     svc: ReviewServices, run_id: str, owner: str, trigger: Trigger, worker_id: str
 ) -> lock.Acquired | lock.Wait:
     return await svc.lease.acquire(
-        owner=owner, run_id=run_id, worker_id=worker_id, trigger=trigger,
-        now=svc.now(), ttl=svc.lease_ttl,
+        owner=owner,
+        run_id=run_id,
+        worker_id=worker_id,
+        trigger=trigger,
+        now=svc.now(),
+        ttl=svc.lease_ttl,
     )
 
 
@@ -62,7 +70,7 @@ async def start_review(
     trigger: Trigger = Trigger.MANUAL,
     interval: tuple[datetime, datetime] | None = None,
     heartbeat_run_id: str | None = None,
-    options: RunOptions = RunOptions(),
+    options: RunOptions | None = None,
     per_batch: int = DEFAULT_PER_BATCH,
     enqueue: bool = True,
 ) -> tuple[lc.SupervisionRun, str, int] | lock.Wait:
@@ -80,13 +88,18 @@ async def start_review(
         return got
     try:
         run = lc.create_run(
-            run_id=run_id, scope=scope, trigger=trigger,
+            run_id=run_id,
+            scope=scope,
+            trigger=trigger,
             mode=lc.ReviewMode.INTERVAL if interval else lc.ReviewMode.INCREMENTAL,
-            worker_id=QUEUED if enqueue else svc.worker_id, per_batch=per_batch,
-            stage_timeout=svc.stage_timeout, now=svc.now(),
-            heartbeat_run_id=heartbeat_run_id, interval=interval,
+            worker_id=QUEUED if enqueue else svc.worker_id,
+            per_batch=per_batch,
+            stage_timeout=svc.stage_timeout,
+            now=svc.now(),
+            heartbeat_run_id=heartbeat_run_id,
+            interval=interval,
         )
-        await svc.runs.create(run, options)
+        await svc.runs.create(run, options or RunOptions())
         if enqueue:
             await enqueue_execution(svc, run_id, owner, got.lease.token)
     except BaseException:
@@ -129,7 +142,9 @@ async def continue_review(
 
 async def pause_review(svc: ReviewServices, run_id: str) -> lc.SupervisionRun:
     """Paused at once; the batch in flight may still land, then the worker stops."""
-    change = await svc.runs.mutate(run_id, lambda s: RunChange(lc.pause(s.run, now=svc.now()).state))
+    change = await svc.runs.mutate(
+        run_id, lambda s: RunChange(lc.pause(s.run, now=svc.now()).state)
+    )
     return change.run
 
 
@@ -149,7 +164,7 @@ async def automatic_supervision(
     """The check after a heartbeat (seed 004: 自动回顾等待占用释放，再检查未完成运行和增量来源):
     once it holds the lease, it continues the scope's failed automatic run if its sources are
     unchanged, else starts a new one. The caller executes it in place."""
-    runs = [s.run for s in await svc.runs.list(scope_key=scope.key, limit=50)]
+    runs = [s.run for s in await svc.runs.recent(scope_key=scope.key, limit=50)]
     choice = choose_automatic(runs, scope, await _versions(svc, scope))
     if choice.continue_run_id is not None:
         got = await continue_review(
@@ -157,8 +172,12 @@ async def automatic_supervision(
         )
     else:
         got = await start_review(
-            svc, scope, trigger=Trigger.AUTOMATIC, heartbeat_run_id=heartbeat_run_id,
-            options=options, enqueue=False,
+            svc,
+            scope,
+            trigger=Trigger.AUTOMATIC,
+            heartbeat_run_id=heartbeat_run_id,
+            options=options,
+            enqueue=False,
         )
     if isinstance(got, lock.Wait):
         return got

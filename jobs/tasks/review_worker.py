@@ -41,7 +41,7 @@ async def live_workers(redis: ArqRedis, queue: str) -> set[str]:
     found: set[str] = set()
     async for key in redis.scan_iter(match=prefix + "*"):
         name = key.decode() if isinstance(key, bytes) else str(key)
-        found.add(name[len(prefix):])
+        found.add(name[len(prefix) :])
     return found
 
 

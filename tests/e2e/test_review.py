@@ -28,8 +28,12 @@ BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 
 
 def leaf(label: str, delay: float = 0.0) -> Any:
-    return text(json.dumps({"facts": [{"text": f"{label}：提测推进"}], "summary": label},
-                           ensure_ascii=False), delay=delay)
+    return text(
+        json.dumps(
+            {"facts": [{"text": f"{label}：提测推进"}], "summary": label}, ensure_ascii=False
+        ),
+        delay=delay,
+    )
 
 
 @pytest.fixture
@@ -44,8 +48,10 @@ def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
     return body["data"]  # type: ignore[no-any-return]
 
 
-RUN = "query($id: String!) { supervisionRun(id: $id) { status resultId error { kind message } " \
-      "batches { index state attempts } stages { stage state done total } } }"
+RUN = (
+    "query($id: String!) { supervisionRun(id: $id) { status resultId error { kind message } "
+    "batches { index state attempts } stages { stage state done total } } }"
+)
 
 
 def wait_run(api: Server, run_id: str, status: str, timeout: float = 60) -> dict[str, Any]:
@@ -59,7 +65,10 @@ def wait_run(api: Server, run_id: str, status: str, timeout: float = 60) -> dict
 
 
 def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicated(
-    services: Settings, start_server, model: ScriptedModelServer, scope: str  # type: ignore[no-untyped-def]
+    services: Settings,
+    start_server,  # type: ignore[no-untyped-def]
+    model: ScriptedModelServer,
+    scope: str,
 ) -> None:
     queue = f"{services.queue_name}:review-e2e-{uuid.uuid4().hex[:6]}"
     api = start_server(QUEUE_NAME=queue)
@@ -69,18 +78,28 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
     try:
         gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
         lines = "".join(
-            f"[{(BASE + timedelta(minutes=i)).isoformat()}] 成员{i % 4}: 第{i}条 v2.0 提测进展说明，"
-            f"问题 #{1000 + i} 已处理，等待回归\n" for i in range(160)
+            f"[{(BASE + timedelta(minutes=i)).isoformat()}] 成员{i % 4}: "
+            f"第{i}条 v2.0 提测进展说明，问题 #{1000 + i} 已处理，等待回归\n"
+            for i in range(160)
         )
-        gql(api, "mutation($s: UpsertSourceInput!) { upsertSource(input: $s) { id } }",
-            s={"scope": scope, "id": "chat-e2e", "kind": "CONVERSATION", "version": "v1",
-               "text": lines})
+        gql(
+            api,
+            "mutation($s: UpsertSourceInput!) { upsertSource(input: $s) { id } }",
+            s={
+                "scope": scope,
+                "id": "chat-e2e",
+                "kind": "CONVERSATION",
+                "version": "v1",
+                "text": lines,
+            },
+        )
         model.script(leaf("批0"), leaf("批1-慢", delay=60))
         started = gql(
             api,
             "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
             " startReview(scope: $sc, from: $f, to: $t) { id status } }",
-            sc={"projectIds": [scope]}, f=(BASE - timedelta(hours=1)).isoformat(),
+            sc={"projectIds": [scope]},
+            f=(BASE - timedelta(hours=1)).isoformat(),
             t=(BASE + timedelta(days=1)).isoformat(),
         )["startReview"]
         run_id = started["id"]
@@ -101,8 +120,10 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         deadline = time.monotonic() + 20
         while list(r.scan_iter(match=alive)) and time.monotonic() < deadline:
             time.sleep(0.3)
-        model.script(*[leaf(f"批{i}") for i in range(1, n)],
-                     text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False)))
+        model.script(
+            *[leaf(f"批{i}") for i in range(1, n)],
+            text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False)),
+        )
         workers.append(spawn(["worker"], env))
         failed = wait_run(api, run_id, "failed")  # worker-start recovery
         assert failed["error"]["kind"] == "worker_lost"
@@ -114,8 +135,12 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         assert [b["attempts"] for b in done["batches"]] == [1] * n  # nothing redone twice
         assert [s["state"] for s in done["stages"]] == ["saved"] * 4
         assert model.calls == 2 + (n - 1) + 1
-        result = gql(api, "query($s: String!, $id: ID!) { result(scope: $s, id: $id) {"
-                          " events { id } } }", s=scope, id=done["resultId"])
+        result = gql(
+            api,
+            "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { events { id } } }",
+            s=scope,
+            id=done["resultId"],
+        )
         assert len(result["result"]["events"]) == n  # one event per batch, no duplicates
     finally:
         for proc in workers:

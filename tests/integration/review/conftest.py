@@ -22,6 +22,7 @@ from neo4j import AsyncDriver
 from engine.model.gateway import build_gateway
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
+from engine.story.models import SourceKind
 from jobs.queue import open_pool
 from jobs.tasks.review_services import ReviewServices
 from jobs.worker import create_worker
@@ -60,7 +61,8 @@ async def clear_deployment(driver: AsyncDriver, settings: Settings) -> None:
     await driver.execute_query(
         "MATCH (n) WHERE (n:ReviewLease AND n.key ENDS WITH $queue) "
         "OR (n:AppSettings AND n.key = $queue) DETACH DELETE n",
-        queue=settings.queue_name, database_=settings.neo4j_database,
+        queue=settings.queue_name,
+        database_=settings.neo4j_database,
     )
 
 
@@ -72,13 +74,19 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest_asyncio.fixture
 async def svc(
-    neo4j_driver: AsyncDriver, model_settings: Settings, pool: ArqRedis, http: httpx.AsyncClient,
+    neo4j_driver: AsyncDriver,
+    model_settings: Settings,
+    pool: ArqRedis,
+    http: httpx.AsyncClient,
     scope: str,
 ) -> AsyncIterator[ReviewServices]:
     """Review services as the API and a worker see them, app switch on, lease free."""
     await clear_deployment(neo4j_driver, model_settings)
     services = ReviewServices(
-        settings=model_settings, driver=neo4j_driver, worker_id="test-api", pool=pool,
+        settings=model_settings,
+        driver=neo4j_driver,
+        worker_id="test-api",
+        pool=pool,
         gateway=build_gateway(model_settings, http=http),
     )
     await services.app.put(
@@ -102,7 +110,9 @@ def conversation(n: int, *, start: datetime = BASE, step: timedelta = timedelta(
     lines = []
     for i in range(n):
         at = (start + i * step).isoformat()
-        lines.append(f"[{at}] {people[i % 3]}: 第{i + 1}条：v2.0 提测进展，问题 #{100 + i} 已处理\n")
+        lines.append(
+            f"[{at}] {people[i % 3]}: 第{i + 1}条：v2.0 提测进展，问题 #{100 + i} 已处理\n"
+        )
     return "".join(lines)
 
 
@@ -117,18 +127,32 @@ async def push_conversation(
     svc: ReviewServices, scope: str, source_id: str, body: str, version: str = "v1"
 ) -> None:
     await svc.story.upsert_source(
-        SourceInput(scope=scope, id=source_id, kind="conversation", version=version, text=body),
+        SourceInput(
+            scope=scope, id=source_id, kind=SourceKind.CONVERSATION, version=version, text=body
+        ),
         recorded_at=BASE,
     )
 
 
-def leaf_reply(label: str, *, entities: list[dict[str, Any]] | None = None, at: datetime = BASE) -> Any:
-    return text(json.dumps({
-        "facts": [{"text": f"{label}：v2.0 提测推进", "at": at.isoformat(),
-                   "entities": [e["ref"] for e in entities or []]}],
-        "entities": entities or [],
-        "summary": label,
-    }, ensure_ascii=False))
+def leaf_reply(
+    label: str, *, entities: list[dict[str, Any]] | None = None, at: datetime = BASE
+) -> Any:
+    return text(
+        json.dumps(
+            {
+                "facts": [
+                    {
+                        "text": f"{label}：v2.0 提测推进",
+                        "at": at.isoformat(),
+                        "entities": [e["ref"] for e in entities or []],
+                    }
+                ],
+                "entities": entities or [],
+                "summary": label,
+            },
+            ensure_ascii=False,
+        )
+    )
 
 
 def nav_reply(summary: str = "本阶段：v2.0 提测推进") -> Any:

@@ -37,9 +37,11 @@ from tests.support.scripted_model import ScriptedModelServer, text
 
 async def _save_plan(svc: ReviewServices, scope: str) -> pl.HeartbeatPlan:
     draft = pl.PlanDraft(
-        name="每日回顾", scope=Scope.projects(scope),
+        name="每日回顾",
+        scope=Scope.projects(scope),
         schedule=pl.Schedule(every=timedelta(hours=1), anchor=BASE - timedelta(days=1)),
-        window=timedelta(days=7), budget=InputBudget(per_batch=100_000),
+        window=timedelta(days=7),
+        budget=InputBudget(per_batch=100_000),
     )
     saved = pl.save_plan(draft, None, new_config_id=f"cfg-{scope}", now=svc.now())
     assert saved.plan.enabled  # an explicit save creates and enables
@@ -47,12 +49,19 @@ async def _save_plan(svc: ReviewServices, scope: str) -> pl.HeartbeatPlan:
 
 
 async def _manual_heartbeat(svc: ReviewServices, plan: pl.HeartbeatPlan) -> str:
-    run = hb.run_plan_now(plan, await svc.app.get(), run_id=f"hb-{svc.now().timestamp()}",
-                          worker_id="test", now=svc.now(), timeout=svc.stage_timeout)
+    run = hb.run_plan_now(
+        plan,
+        await svc.app.get(),
+        run_id=f"hb-{svc.now().timestamp()}",
+        worker_id="test",
+        now=svc.now(),
+        timeout=svc.stage_timeout,
+    )
     assert await svc.heartbeats.claim(run, f"manual:{run.run_id}")
     assert svc.pool is not None
-    await svc.pool.enqueue_job(HEARTBEAT_REPORT, run_id=run.run_id,
-                               _queue_name=svc.settings.queue_name)
+    await svc.pool.enqueue_job(
+        HEARTBEAT_REPORT, run_id=run.run_id, _queue_name=svc.settings.queue_name
+    )
     return run.run_id
 
 
@@ -65,16 +74,29 @@ async def test_two_workers_racing_for_a_due_plan_claim_one_run(
     b.__post_init__()
     claimed = await asyncio.gather(claim_due(a), claim_due(b), claim_due(a))
     assert sum(len(c) for c in claimed) == 1
-    assert await count(neo4j_driver, svc.settings,
-                       "MATCH (h:HeartbeatRun {scope: $s}) RETURN count(h)", s=scope) == 1
+    assert (
+        await count(
+            neo4j_driver,
+            svc.settings,
+            "MATCH (h:HeartbeatRun {scope: $s}) RETURN count(h)",
+            s=scope,
+        )
+        == 1
+    )
     assert await claim_due(b) == []  # the slot stays claimed
 
 
 async def test_two_workers_racing_for_the_lease_one_wins(svc: ReviewServices) -> None:
     async def take(owner: str, trigger: Trigger) -> object:
         try:
-            return await svc.lease.acquire(owner=owner, run_id=owner, worker_id=owner,
-                                           trigger=trigger, now=svc.now(), ttl=timedelta(seconds=30))
+            return await svc.lease.acquire(
+                owner=owner,
+                run_id=owner,
+                worker_id=owner,
+                trigger=trigger,
+                now=svc.now(),
+                ttl=timedelta(seconds=30),
+            )
         except Busy as exc:
             return exc
 
@@ -96,17 +118,29 @@ async def test_disabled_app_refuses_manual_work_and_claims_nothing(
     with pytest.raises(Disabled):
         await start_review(svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))
     with pytest.raises(Disabled):
-        hb.run_plan_now(plan, await svc.app.get(), run_id="x", worker_id="t", now=svc.now(),
-                        timeout=svc.stage_timeout)
+        hb.run_plan_now(
+            plan,
+            await svc.app.get(),
+            run_id="x",
+            worker_id="t",
+            now=svc.now(),
+            timeout=svc.stage_timeout,
+        )
     with pytest.raises(Disabled):
         await continue_review(svc, "any-run")
-    assert await count(neo4j_driver, svc.settings,
-                       "MATCH (n {scope: $s}) WHERE n:HeartbeatRun OR n:SupervisionRun "
-                       "RETURN count(n)", s=scope) == 0
+    assert (
+        await count(
+            neo4j_driver,
+            svc.settings,
+            "MATCH (n {scope: $s}) WHERE n:HeartbeatRun OR n:SupervisionRun RETURN count(n)",
+            s=scope,
+        )
+        == 0
+    )
     assert await svc.lease.current() is None
     # toggling back on creates, seeds or enables nothing; the saved plan is still there
     await svc.app.put(set_heartbeat_enabled(await svc.app.get(), True), now=svc.now())
-    assert [p.config_id for p in await svc.plans.list()] == [plan.config_id]
+    assert [p.config_id for p in await svc.plans.saved()] == [plan.config_id]
 
 
 async def test_no_change_makes_zero_model_requests(
@@ -131,7 +165,7 @@ async def test_no_change_makes_zero_model_requests(
     assert hb2.state is hb.HeartbeatState.NO_CHANGE and hb2.supervision_run_id
     sup2 = (await svc.runs.get(hb2.supervision_run_id)).run
     assert sup2.outcome is RunOutcome.NO_CHANGE and sup2.result_id is None
-    rows = build_activity(await svc.heartbeats.list(), [s.run for s in await svc.runs.list()])
+    rows = build_activity(await svc.heartbeats.recent(), [s.run for s in await svc.runs.recent()])
     by_hb = {r.heartbeat_run_id: r for r in rows}
     assert by_hb[second].status is ActivityStatus.NO_CHANGE
     assert by_hb[first[0].run_id].status is ActivityStatus.COMPLETED
@@ -144,15 +178,20 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
     await push_conversation(svc, scope, "chat-1", conversation(4))
     zhang = {"ref": "p1", "name": "张三", "kind": "person", "description": "测试负责人"}
     scripted.script(leaf_reply("a", entities=[zhang]), nav_reply())
-    got = await start_review(svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)))
+    got = await start_review(
+        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
+    )
     assert isinstance(got, tuple)
     await run_worker(svc.settings)
     first = (await svc.runs.get(got[0].run_id)).run
     result = await svc.story.result(scope, first.result_id or "")
     entity = result.entities[0]
     await svc.story.update_entity(
-        scope, entity.id, EntityEdit(description="发布经理（用户修正）", status=EntityStatus.MAIN),
-        seen_version=entity.seq, by=Actor.user("u1"),
+        scope,
+        entity.id,
+        EntityEdit(description="发布经理（用户修正）", status=EntityStatus.MAIN),
+        seen_version=entity.seq,
+        by=Actor.user("u1"),
     )
 
     await push_conversation(svc, scope, "chat-1", conversation(8), version="v2")

@@ -30,8 +30,11 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
     await push_conversation(svc, scope, "chat-1", body)
     scripted.script(leaf_reply("第一批"), nav_reply())
     got = await start_review(
-        svc, Scope.projects(scope), trigger=Trigger.MANUAL,
-        interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)), per_batch=len(body) + 10,
+        svc,
+        Scope.projects(scope),
+        trigger=Trigger.MANUAL,
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
+        per_batch=len(body) + 10,
     )
     assert isinstance(got, tuple)
     run = got[0]
@@ -51,8 +54,15 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
     assert len(result.events) == 1 and result.summaries[0].text == "本阶段：v2.0 提测推进"
     assert await svc.lease.current() is None  # the lease is free after completion
     # manual interval reviews never move automatic progress
-    assert await count(neo4j_driver, svc.settings,
-                       "MATCH (c:ReviewCheckpoint {scope: $s}) RETURN count(c)", s=scope) == 0
+    assert (
+        await count(
+            neo4j_driver,
+            svc.settings,
+            "MATCH (c:ReviewCheckpoint {scope: $s}) RETURN count(c)",
+            s=scope,
+        )
+        == 0
+    )
 
 
 async def test_larger_conversation_is_split_into_six_leaf_batches(
@@ -63,7 +73,10 @@ async def test_larger_conversation_is_split_into_six_leaf_batches(
     per_batch = len(body) // 6 + 1
     scripted.script(*[leaf_reply(f"批{i}") for i in range(7)], nav_reply())
     got = await start_review(
-        svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)), per_batch=per_batch,
+        svc,
+        Scope.projects(scope),
+        interval=(BASE, BASE + timedelta(days=1)),
+        per_batch=per_batch,
     )
     assert isinstance(got, tuple)
     await run_worker(svc.settings)
@@ -83,7 +96,9 @@ async def test_manual_start_while_busy_is_refused_at_once(
     svc: ReviewServices, scripted: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(svc, scope, "chat-1", conversation(3))
-    first = await start_review(svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))
+    first = await start_review(
+        svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1))
+    )
     assert isinstance(first, tuple)
     try:
         await start_review(svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))

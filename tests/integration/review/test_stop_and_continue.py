@@ -49,8 +49,11 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
     await push_conversation(svc, scope, "chat-1", body)
     scripted.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
     got = await start_review(
-        svc, Scope.projects(scope), trigger=Trigger.AUTOMATIC,
-        options=RunOptions(window=timedelta(days=7)), per_batch=len(body) // 3 + 1,
+        svc,
+        Scope.projects(scope),
+        trigger=Trigger.AUTOMATIC,
+        options=RunOptions(window=timedelta(days=7)),
+        per_batch=len(body) // 3 + 1,
     )
     assert isinstance(got, tuple)
     run_id = got[0].run_id
@@ -67,10 +70,21 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
     assert all(b.state.value == "pending" for b in run.ledger.batches)  # in-flight batch dropped
     assert run.result_id is None
     assert scripted.calls == 1  # no batch after the cancel
-    assert await count(neo4j_driver, svc.settings,
-                       "MATCH (r:Result {scope: $s}) RETURN count(r)", s=scope) == 0
-    assert await count(neo4j_driver, svc.settings,
-                       "MATCH (c:ReviewCheckpoint {scope: $s}) RETURN count(c)", s=scope) == 0
+    assert (
+        await count(
+            neo4j_driver, svc.settings, "MATCH (r:Result {scope: $s}) RETURN count(r)", s=scope
+        )
+        == 0
+    )
+    assert (
+        await count(
+            neo4j_driver,
+            svc.settings,
+            "MATCH (c:ReviewCheckpoint {scope: $s}) RETURN count(c)",
+            s=scope,
+        )
+        == 0
+    )
     assert await svc.lease.current() is None
     with pytest.raises(Conflict):
         await continue_review(svc, run_id)
@@ -83,7 +97,9 @@ async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
     await push_conversation(svc, scope, "chat-1", body)
     scripted.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
     got = await start_review(
-        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
+        svc,
+        Scope.projects(scope),
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
         per_batch=per_batch_for(body, 3),
     )
     assert isinstance(got, tuple)
