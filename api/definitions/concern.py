@@ -14,9 +14,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import strawberry
+from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
+from engine.concern.tools import tool_definitions
 from api.definitions.concern_inputs import (
     AdvanceConcernInput,
     ConcernFactInput,
@@ -65,6 +67,13 @@ def _now(at: datetime | None) -> datetime:
 
 @strawberry.type
 class Query:
+    @strawberry.field(
+        description="seed 002 §九 raise_concern / advance_concern / check_concerns as "
+        "JSON-schema function definitions for agent frameworks."
+    )
+    def concern_tools(self) -> JSON:
+        return tool_definitions()
+
     @strawberry.field(description="One scope's concerns, newest first (Relay connection).")
     async def concerns(
         self, info: Info[Context, None], scope: str,
