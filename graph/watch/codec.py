@@ -84,6 +84,7 @@ def binding_props(watch: Watch, binding: SourceBinding) -> dict[str, Any]:
         "library_id": binding.library_id,
         "document_id": binding.document_id,
         "bound_at": binding.bound_at,
+        "ordinal": watch.bindings.index(binding),
     }
 
 
@@ -96,13 +97,19 @@ def binding_from(props: Mapping[str, Any]) -> SourceBinding:
     )
 
 
+def _binding_order(props: Mapping[str, Any]) -> tuple[int, Any, str]:
+    """Bindings come back in the order they were given; older records without an ordinal
+    fall back to (bound_at, binding_id)."""
+    ordinal = props.get("ordinal")
+    return (ordinal if isinstance(ordinal, int) else 1_000_000, native(props["bound_at"]),
+            str(props["binding_id"]))
+
+
 def watch_from(props: Mapping[str, Any], bindings: list[Mapping[str, Any]]) -> Watch:
     p = plain(props)
     return Watch(
         watch_id=p["id"], scope=p["scope"], session_id=p["session_id"], title=p.get("title") or "",
-        bindings=tuple(
-            sorted((binding_from(b) for b in bindings), key=lambda b: (b.bound_at, b.binding_id))
-        ),
+        bindings=tuple(binding_from(b) for b in sorted(bindings, key=_binding_order)),
         tag_limits=frozenset(p.get("tag_limits") or ()),
         status=WatchStatus(p["status"]),
         execution_enabled=bool(p.get("execution_enabled")),

@@ -27,7 +27,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from arq.connections import ArqRedis
@@ -36,7 +36,7 @@ from arq.worker import Retry
 from engine.model.accounting import Accounting
 from engine.model.errors import ModelError, ModelRateLimited
 from engine.model.gateway import HttpModelGateway, build_gateway
-from engine.model.messages import ChatMessage, ChatRequest
+from engine.model.messages import ChatMessage, ChatRequest, ChatResult
 from engine.settings import Settings
 from engine.watch.budget import (
     COMMAND_TIMEOUT_SECONDS,
@@ -53,6 +53,7 @@ from engine.watch.handoff import (
     complete_observation,
 )
 from engine.watch.model import Observation, OutcomeStatus
+from engine.watch.offline import OfflineWatchChecker
 from engine.watch.outcome import correction_prompt
 from engine.watch.redaction import ToolSummary, build_resume_summary, redact_tool_result
 from engine.watch.run import CheckRun, conclude, finish_round, start_run
@@ -95,10 +96,19 @@ async def enqueue_sync(pool: ArqRedis, settings: Settings, *, scope: str,
     return job is not None
 
 
+class ChatGateway(Protocol):
+    """What the loop needs of a model: one request in, one answer out (the retry boundary).
+
+    `HttpModelGateway` (MODEL_BASE_URL set) and `OfflineWatchChecker` (unset) both fit.
+    """
+
+    async def chat(self, request: ChatRequest) -> ChatResult: ...
+
+
 class Conversation:
     """The rounds of one check: model requests, tool execution, budget accounting."""
 
-    def __init__(self, session: CheckSession, gateway: HttpModelGateway,
+    def __init__(self, session: CheckSession, gateway: ChatGateway,
                  clock: Callable[[], datetime]) -> None:
         self.session = session
         self.gateway = gateway
@@ -170,14 +180,20 @@ class Conversation:
             return
 
 
-def _gateway(ctx: dict[str, Any], http: httpx.AsyncClient) -> HttpModelGateway | None:
-    """The worker's gateway (built once per process in on_startup), else one for this job."""
+def _gateway(ctx: dict[str, Any], http: httpx.AsyncClient) -> ChatGateway:
+    """The worker's gateway (built once per process in on_startup), else one for this job.
+
+    Without a model endpoint the deterministic offline checker answers instead, through the
+    same loop, budgets and tools (engine/watch/offline.py).
+    """
     gateway = ctx.get("gateway")
     if gateway is None:
         settings: Settings = ctx["settings"]
         gateway = build_gateway(settings, http=http,
                                 accounting=Accounting(settings.model_concurrency))
-    return gateway if isinstance(gateway, HttpModelGateway) else None
+    if isinstance(gateway, HttpModelGateway):
+        return gateway
+    return OfflineWatchChecker(getattr(gateway, "accounting", None))
 
 
 async def run_watch_check(
@@ -217,22 +233,18 @@ async def run_watch_check(
     ]
     error: str | None = None
     async with httpx.AsyncClient() as http:
-        gateway = _gateway(ctx, http)
-        conversation = Conversation(session, gateway, clock) if gateway is not None else None
-        if conversation is None:
-            error = "no model endpoint is configured (MODEL_BASE_URL); the check cannot verify"
-        else:
-            try:
-                await conversation.drive(messages)
-            except ModelRateLimited as exc:
-                await records.update_run(scope, run_id, {"status": "deferred",
-                                                         "retries": conversation.retries})
-                raise Retry(defer=exc.details.get("retry_after") or 30) from exc
-            except ModelError as exc:
-                error = f"model request failed: {exc.message}"
-                last = exc.details.get("last_error")
-                if last:
-                    error += f" (last error: {last})"
+        conversation = Conversation(session, _gateway(ctx, http), clock)
+        try:
+            await conversation.drive(messages)
+        except ModelRateLimited as exc:
+            await records.update_run(scope, run_id, {"status": "deferred",
+                                                     "retries": conversation.retries})
+            raise Retry(defer=exc.details.get("retry_after") or 30) from exc
+        except ModelError as exc:
+            error = f"model request failed: {exc.message}"
+            last = exc.details.get("last_error")
+            if last:
+                error += f" (last error: {last})"
     return await _finish(ctx, session, conversation, ledger, error, clock)
 
 
@@ -276,6 +288,7 @@ async def _finish(
         "error": error,
         "failure_kind": "model" if error else None,
         "handoff_status": handoff_status,
+        "checker_model": getattr(conversation.gateway, "model", None) if conversation else None,
         "checkpoint_ids": list(session.checkpoints),
     }
     await records.save_observation(
