@@ -1,4 +1,4 @@
-"""Every story read is index-backed: no label scan, no all-nodes scan (issue 3 item 9)."""
+"""Every story and knowledge read is index-backed: no label scan, no all-nodes scan (issue 3 item 9)."""
 
 from __future__ import annotations
 
@@ -29,11 +29,13 @@ PARAMS: dict[str, Any] = {
     "source_id": "s",
     "version": "v",
     "valid_at": None,
+    "owner_ids": ["a"],
+    "keys": [{"source_id": "s", "version": "v"}],
 }
 READS = sorted(
     k
     for k, q in Queries().named().items()
-    if k.startswith("story/") and not k.split("/")[1].startswith("write_")
+    if k.split("/")[0] in ("story", "knowledge") and not k.split("/")[1].startswith("write_")
 )
 
 
