@@ -110,3 +110,10 @@ def test_graph_view_groups_same_day_events_without_new_entities() -> None:
     assert {n.label for n in view.nodes} == {"张三", "李四"}
     assert {e.kind for e in view.edges} == {"relation", "change"}
     assert [s.text for s in view.stages] == ["第一阶段"]
+
+
+def test_a_from_to_window_holds_only_the_entities_its_events_touch() -> None:
+    window = _timeline_world().graph("p1", at(100), from_=at(40), to=at(60))
+    assert [e.title for e in window.events] == ["别的"]
+    assert {e.name for e in window.entities} == {"李四"}
+    assert window.relations == []  # 张三 is outside the window, so is the relation
