@@ -88,7 +88,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.stderr.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def start_server(services: Settings) -> Iterator:  # type: ignore[type-arg]
     started: list[subprocess.Popen[bytes]] = []
 
@@ -106,12 +106,14 @@ def start_server(services: Settings) -> Iterator:  # type: ignore[type-arg]
         stop(proc)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def api(start_server) -> Server:  # type: ignore[no-untyped-def]
     return start_server()
 
 
-@pytest.fixture(scope="session")
+# Package scope: the shared worker stops when the e2e tests end, so it never takes jobs that
+# integration tests enqueue on the same queue with their own workers and scripted models.
+@pytest.fixture(scope="package")
 def worker(services: Settings) -> Iterator[subprocess.Popen[bytes]]:
     proc = spawn(["worker"], process_env(services))
     time.sleep(0.5)
