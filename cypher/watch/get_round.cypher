@@ -1,0 +1,4 @@
+// params: scope, id
+MATCH (r:WatchRound {id: $id})
+WHERE r.scope = $scope
+RETURN r {.*} AS r
