@@ -23,6 +23,7 @@ from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
 from engine.concern.reports import report_recipient
 from engine.errors import NotFound
+from graph.concern.channel_health import unreachable_channels
 from graph.concern.codec import concern_from_doc, utc
 from graph.queries import queries
 
@@ -117,7 +118,42 @@ async def load_loop_inputs(driver: AsyncDriver, database: str, concern_id: str) 
     r = records[0]
     persons = {p["person_id"]: PersonContext.from_props(p) for p in r["people"]}
     owner = PersonContext.from_props(r["owner"]) if r["owner"] else None
-    return LoopInputs(concern_from_doc(r["doc"]), r["scope"], persons, owner)
+    concern = concern_from_doc(r["doc"])
+    return await _with_initiator(driver, database, LoopInputs(concern, r["scope"], persons, owner))
+
+
+async def persons_by_ids(
+    driver: AsyncDriver, database: str, scope: str, person_ids: list[str]
+) -> dict[str, PersonContext]:
+    records, _, _ = await driver.execute_query(
+        queries()["concern/persons_by_ids"], scope=scope, person_ids=person_ids,
+        database_=database, routing_="r",
+    )
+    return {r["person"]["person_id"]: PersonContext.from_props(r["person"]) for r in records}
+
+
+async def _with_initiator(driver: AsyncDriver, database: str, inputs: LoopInputs) -> LoopInputs:
+    """Add the initiator's person context when they are not one of the concern's people."""
+    ini = inputs.concern.initiator
+    pid = ini.person_id if ini is not None else None
+    known = set(inputs.persons) | ({inputs.owner.person_id} if inputs.owner else set())
+    if not pid or pid in known:
+        return inputs
+    extra = await persons_by_ids(driver, database, inputs.scope, [pid])
+    return LoopInputs(inputs.concern, inputs.scope, {**inputs.persons, **extra}, inputs.owner)
+
+
+async def load_raise_inputs(
+    driver: AsyncDriver, database: str, concern: Concern, scope: str
+) -> LoopInputs:
+    """A concern about to be created: its people, its initiator and the owner, by id."""
+    ids = [p.person_id for p in concern.people if p.person_id]
+    persons = await persons_by_ids(driver, database, scope, ids) if ids else {}
+    records, _, _ = await driver.execute_query(
+        queries()["concern/owner_of_scope"], scope=scope, database_=database, routing_="r"
+    )
+    owner = PersonContext.from_props(records[0]["person"]) if records else None
+    return await _with_initiator(driver, database, LoopInputs(concern, scope, persons, owner))
 
 
 async def reports_today(
@@ -134,10 +170,22 @@ async def reports_today(
     return int(records[0]["n"])
 
 
+def preferred_channels(inputs: LoopInputs) -> dict[str, str]:
+    """interaction_policy.preferred_channel of everyone a message may go to: the concern's
+    people and the owner (often the initiator, who need not be one of the people)."""
+    people = dict(inputs.persons)
+    if inputs.owner is not None:
+        people.setdefault(inputs.owner.person_id, inputs.owner)
+    return {pid: p.preferred_channel for pid, p in people.items() if p.preferred_channel}
+
+
 async def loop_context_for(
     driver: AsyncDriver, database: str, inputs: LoopInputs, *, now: datetime,
-    policy: ConcernPolicy, unreachable: frozenset[str] = frozenset(),
+    policy: ConcernPolicy, unreachable: frozenset[str] | None = None,
 ) -> LoopContext:
+    """The loop's view of people and channels; channel health is read unless given."""
+    if unreachable is None:
+        unreachable = await unreachable_channels(driver, database, inputs.scope, now)
     owner = None
     if inputs.owner is not None:
         o = inputs.owner
@@ -145,8 +193,7 @@ async def loop_context_for(
                           (o.channels[0] if o.channels else ""), person_id=o.person_id)
     context = LoopContext(
         owner=owner,
-        preferred_channels={pid: p.preferred_channel for pid, p in inputs.persons.items()
-                            if p.preferred_channel},
+        preferred_channels=preferred_channels(inputs),
         unreachable_channels=unreachable,
         person_channels={pid: p.channels for pid, p in inputs.persons.items() if p.channels},
     )

@@ -23,6 +23,7 @@ import httpx
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
+from graph.concern.channel_health import record_delivery
 from graph.concern.outbox import OutboxRow, claim, due_rows, mark_failed, mark_sent
 
 log = logging.getLogger("storygraph.concern.channel")
@@ -105,10 +106,14 @@ async def deliver_due(
             await channel.send(claimed)
         except ChannelError as exc:
             await mark_failed(driver, database, row.key, worker_id=worker_id, error=str(exc))
+            await record_delivery(
+                driver, database, row.scope, row.channel, now=now, error=str(exc)
+            )
             report.failed[row.key] = str(exc)
             log.warning("concern message not sent", extra={"fields": {
                 "key": row.key, "attempts": claimed.attempts, "error": str(exc)}})
             continue
         await mark_sent(driver, database, row.key, worker_id=worker_id, now=now)
+        await record_delivery(driver, database, row.scope, row.channel, now=now, error=None)
         report.sent.append(row.key)
     return report

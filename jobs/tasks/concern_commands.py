@@ -28,7 +28,11 @@ from engine.concern.model import Concern, RaiseConcernInput
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.errors import Conflict
-from graph.concern.persons import LoopInputs, load_loop_inputs, loop_context_for
+from graph.concern.persons import (
+    load_loop_inputs,
+    load_raise_inputs,
+    loop_context_for,
+)
 from graph.concern.repository import create_concern, load_concern, save_concern
 from jobs.tasks.concern_enqueue import enqueue_advance, enqueue_delivery
 
@@ -53,7 +57,7 @@ async def raise_new_concern(
     cid = concern_id or new_concern_id(now)
     probe = raise_concern(data, concern_id=cid, now=now, policy=policy)
     # the daily report cap needs the initiator's reports of today (a person slice read)
-    inputs = LoopInputs(probe.new_concern, scope, {}, None)
+    inputs = await load_raise_inputs(driver, database, probe.new_concern, scope)
     context = await loop_context_for(driver, database, inputs, now=now, policy=policy)
     decision = raise_concern(data, concern_id=cid, now=now, policy=policy, context=context)
     concern = await create_concern(driver, database, decision, scope=scope, now=now)

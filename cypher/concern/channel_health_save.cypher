@@ -1,0 +1,7 @@
+// params: scope, channel, consecutive_failures, last_failure_at, last_error
+// Store one channel's delivery health after a send (seed 002 回流渠道: unreachable → fall back).
+MERGE (h:ChannelHealth {scope: $scope, channel: $channel})
+SET h.consecutive_failures = $consecutive_failures,
+    h.last_failure_at = $last_failure_at,
+    h.last_error = $last_error
+RETURN h.channel AS channel

@@ -1,0 +1,6 @@
+// params: scope
+// The scope's owner (老板): back-flow target of heartbeat concerns (seed 002 回流条件).
+MATCH (o:Person {scope: $scope})
+WHERE o.is_owner = true
+RETURN o {.*} AS person
+LIMIT 1
