@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
@@ -12,6 +14,8 @@ from api.auth import Principal
 from engine.errors import Unauthenticated
 from engine.settings import Settings
 
+L = TypeVar("L")
+
 
 @dataclass
 class Context:
@@ -20,10 +24,19 @@ class Context:
     driver: AsyncDriver
     pool: ArqRedis
     principal: Principal | None
+    # Per-request DataLoaders (and other request-scoped caches), created on first use.
+    loaders: dict[str, Any] = field(default_factory=dict)
 
     @property
     def database(self) -> str:
         return self.settings.neo4j_database
+
+    def loader(self, key: str, factory: Callable[[], L]) -> L:
+        """The request's loader under `key`, made by `factory` the first time it is asked for."""
+        if key not in self.loaders:
+            self.loaders[key] = factory()
+        loader: L = self.loaders[key]
+        return loader
 
     def require(self, role: str, scope: str | None = None) -> Principal:
         if self.principal is None:

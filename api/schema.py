@@ -10,12 +10,12 @@ import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.tools import merge_types
 
-from api.definitions import concern, knowledge, platform, review, story, watch
+from api.definitions import concern, knowledge, platform, review, story, watch, watch_delivery
 from api.errors import ShapeErrors
 from engine.settings import Settings
 
-QUERIES: tuple[type, ...] = (platform.Query, story.Query, watch.Query, review.Query, concern.Query, knowledge.Query,)
-MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation, watch.Mutation, review.Mutation, concern.Mutation, knowledge.Mutation,)
+QUERIES: tuple[type, ...] = (platform.Query, story.Query, watch.Query, watch_delivery.Query, review.Query, concern.Query, knowledge.Query,)
+MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation, watch.Mutation, watch_delivery.Mutation, review.Mutation, concern.Mutation, knowledge.Mutation,)
 SUBSCRIPTIONS: tuple[type, ...] = (story.Subscription, review.Subscription,)
 
 Query = merge_types("Query", QUERIES)

@@ -1,8 +1,10 @@
 """GraphQL types of heartbeat watches (seed 000 持续关注): each with `from_model()`.
 
 `Watch.steps` is the persisted step list; `observations`, `handOffs`, `checkpoints`,
-`grants` and `runs` are read on demand. An old observation without a step list has
-`workflowChecks: null` and stays readable.
+`grants` and `receipts` are read through per-request DataLoaders (api/definitions/
+watch_loaders.py), one query per field for a whole page. An old observation without a step
+list has `workflowChecks: null` and stays readable. `deliveryState` keeps "事实已记录"
+(`facts_recorded`) apart from "交付物已完成" (`deliverable_done`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions import watch_loaders
 from engine.watch.model import (
     Checkpoint,
     HandOff,
@@ -23,8 +26,9 @@ from engine.watch.model import (
     WorkflowCheck,
     WorkflowStep,
 )
-from graph.watch.records import StoredObservation, WatchRecords
-from graph.watch.repository import WatchRepository, WatchState
+from engine.watch.report import ReceiptRecord, delivery_state
+from graph.watch.records import StoredObservation
+from graph.watch.repository import WatchState
 
 MAX_NESTED = 100
 
@@ -208,6 +212,33 @@ class GrantType:
         )
 
 
+@strawberry.type(name="WatchReceipt")
+class ReceiptType:
+    """The partner session's report on a hand-off, accepted or rejected with its reason."""
+
+    id: strawberry.ID
+    execution_key: str
+    status: str = strawberry.field(description="received | interrupted | no_final_answer | "
+                                   "separated_by_user_request | no_handoff")
+    accepted: bool
+    reason: str
+    answer: str
+    answered_at: datetime | None
+    completed_steps: list[str]
+    verify_only: bool = strawberry.field(description="仅核对结果: recognised, nothing changed.")
+    replayed: bool = strawberry.field(description="Always false: nothing is replayed.")
+    reported_at: datetime
+
+    @classmethod
+    def from_model(cls, r: ReceiptRecord) -> ReceiptType:
+        return cls(
+            id=strawberry.ID(r.receipt_id), execution_key=r.execution_key, status=r.status.value,
+            accepted=r.accepted, reason=r.reason, answer=r.answer, answered_at=r.answered_at,
+            completed_steps=list(r.completed_steps), verify_only=r.verify_only,
+            replayed=r.replayed, reported_at=r.reported_at,
+        )
+
+
 @strawberry.type(name="Watch")
 class WatchType:
     id: strawberry.ID
@@ -225,6 +256,9 @@ class WatchType:
     resume_truncated: bool
     created_at: datetime
     changed_at: datetime | None
+    delivery_state: str = strawberry.field(description=(
+        "nothing_recorded | facts_recorded (事实已记录: a check step is done with evidence) | "
+        "deliverable_done (交付物已完成: every execute step reported done)"))
 
     @classmethod
     def from_model(cls, state: WatchState) -> WatchType:
@@ -238,36 +272,35 @@ class WatchType:
             steps=[Step.from_model(s) for s in state.steps],
             resume_summary=state.resume_summary, resume_truncated=state.resume_truncated,
             created_at=w.created_at, changed_at=w.changed_at,
+            delivery_state=delivery_state(state.steps).value,
         )
 
     @strawberry.field
     async def observations(self, info: Info[Context, None], first: int = 20
                            ) -> list[ObservationType]:
-        ctx = info.context
-        found = await WatchRecords(ctx.driver, ctx.database).observations(
-            self.scope, str(self.id), _limit(first))
-        return [ObservationType.from_model(o) for o in found]
+        loader = watch_loaders.observations(info.context, self.scope, _limit(first))
+        return [ObservationType.from_model(o) for o in await loader.load(str(self.id))]
 
     @strawberry.field
     async def hand_offs(self, info: Info[Context, None]) -> list[HandOffType]:
-        ctx = info.context
-        found = await WatchRecords(ctx.driver, ctx.database).handoffs(self.scope, str(self.id))
-        return [HandOffType.from_model(h) for h in found]
+        loader = watch_loaders.handoffs(info.context, self.scope)
+        return [HandOffType.from_model(h) for h in await loader.load(str(self.id))]
 
     @strawberry.field
     async def checkpoints(self, info: Info[Context, None], first: int = 20
                           ) -> list[CheckpointType]:
-        ctx = info.context
-        found = await WatchRecords(ctx.driver, ctx.database).checkpoints(
-            self.scope, str(self.id), _limit(first))
-        return [CheckpointType.from_model(cp, rounds) for cp, rounds in found]
+        loader = watch_loaders.checkpoints(info.context, self.scope, _limit(first))
+        return [CheckpointType.from_model(cp, n) for cp, n in await loader.load(str(self.id))]
 
     @strawberry.field
     async def grants(self, info: Info[Context, None]) -> list[GrantType]:
-        ctx = info.context
-        found = await WatchRepository(ctx.driver, ctx.database).grant_records(
-            self.scope, str(self.id))
-        return [GrantType.from_record(g) for g in found]
+        loader = watch_loaders.grants(info.context, self.scope)
+        return [GrantType.from_record(g) for g in await loader.load(str(self.id))]
+
+    @strawberry.field(description="Partner-session reports on hand-offs, newest first.")
+    async def receipts(self, info: Info[Context, None], first: int = 20) -> list[ReceiptType]:
+        loader = watch_loaders.receipts(info.context, self.scope, _limit(first))
+        return [ReceiptType.from_model(r) for r in await loader.load(str(self.id))]
 
 
 @strawberry.type

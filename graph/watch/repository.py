@@ -53,7 +53,11 @@ async def load_state(tx: AsyncManagedTransaction, scope: str, watch_id: str) -> 
     found = await rows(tx, "watch/get_watch", scope=scope, id=watch_id)
     if not found:
         raise NotFound(f"unknown watch {watch_id}", field="watchId", id=watch_id, scope=scope)
-    record = found[0]
+    return state_from(found[0])
+
+
+def state_from(record: Any) -> WatchState:
+    """A `WatchState` from a row with `w`, `bindings` and `steps`."""
     props = codec.plain(record["w"])
     return WatchState(
         watch=codec.watch_from(props, record["bindings"]),
@@ -136,17 +140,20 @@ class WatchRepository:
     async def page(
         self, scope: str, *, after: tuple[datetime, str] | None, first: int
     ) -> tuple[list[WatchState], int, bool]:
-        """A page of watches after the keyset cursor, the total, and whether more follow."""
+        """A page of watches after the keyset cursor, the total, and whether more follow.
+
+        Two queries whatever the page size: the page with bindings and steps, and the count.
+        """
 
         async def work(tx: AsyncManagedTransaction) -> tuple[list[WatchState], int, bool]:
-            ids = await rows(
-                tx, "watch/list_watches", scope=scope,
+            found = await rows(
+                tx, "watch/page_watches", scope=scope,
                 after_created_at=after[0] if after else None,
                 after_id=after[1] if after else None, limit=first + 1,
             )
             total = (await rows(tx, "watch/count_watches", scope=scope))[0]["total"]
-            states = [await load_state(tx, scope, r["id"]) for r in ids[:first]]
-            return states, int(total), len(ids) > first
+            states = [state_from(r) for r in found[:first]]
+            return states, int(total), len(found) > first
 
         result: tuple[list[WatchState], int, bool] = await self._read(work)
         return result

@@ -1,0 +1,151 @@
+"""Receipts and heartbeat rounds of watches over GraphQL (seed 000 验证与维护边界, 多候选关注).
+
+Mutations:
+- `reportExecution`: the partner session reports what happened after a hand-off. The report
+  is stored against the hand-off; a rejected receipt (interrupted, no final answer, separated
+  by a real new user request) is kept with its reason and marks nothing done; compaction
+  checkpoints are ignored; `verifyOnly` recognises without changing or replaying anything.
+- `runWatchRound(scope, full)`: enqueue one heartbeat round over the scope's candidate
+  watches under a stable round id (one item per round unless `full`).
+Query: `watchRound(scope, id)`: what a round closed and which checks it enqueued.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+from pydantic import ValidationError
+from strawberry.types import Info
+
+from api.context import Context
+from api.definitions.watch_types import ReceiptType
+from engine.errors import InvalidInput, NotFound
+from engine.story.inputs import check_scope
+from engine.watch.receipts import EntryKind, SessionEntry
+from engine.watch.report import CompletedStep, ExecutionReport
+from graph.watch.receipts import WatchReceipts
+from graph.watch.repository import utcnow
+from graph.watch.rounds import WatchRounds
+from jobs.tasks.watch_round import default_round_id, enqueue_round
+
+MAX_ENTRIES = 500
+
+
+@strawberry.input
+class SessionEntryInput:
+    kind: str = strawberry.field(description=(
+        "handoff | user_message | assistant_partial | tool_result | assistant_final | "
+        "compaction_checkpoint | interrupted"))
+    at: datetime
+    text: str = ""
+    execution_key: str | None = None
+    host_generated: bool = strawberry.field(
+        default=False, description="A message the host wrote (e.g. a compaction marker).")
+
+
+@strawberry.input
+class CompletedStepInput:
+    step_id: str
+    evidence: str = ""
+
+
+@strawberry.type
+class ExecutionReportResult:
+    receipt: ReceiptType
+    duplicate: bool = strawberry.field(description="The identical report was stored before.")
+    delivery_state: str
+
+
+@strawberry.type
+class WatchRoundTicket:
+    round_id: str
+    enqueued: bool
+
+
+@strawberry.type
+class WatchRoundType:
+    id: str
+    full_verification: bool
+    closed: list[str]
+    checked: list[str]
+    run_ids: list[str]
+    later: list[str]
+    still_open: list[str]
+    planned_at: datetime
+
+
+def _report(watch_id: str, execution_key: str, entries: list[SessionEntryInput],
+            completed: list[CompletedStepInput], verify_only: bool) -> ExecutionReport:
+    if not entries or len(entries) > MAX_ENTRIES:
+        raise InvalidInput(f"give 1 to {MAX_ENTRIES} transcript entries", field="entries")
+    kinds = {k.value for k in EntryKind}
+    for index, e in enumerate(entries):
+        if e.kind not in kinds:
+            raise InvalidInput(f"entries[{index}]: kind {e.kind!r} is not one of "
+                               + ", ".join(sorted(kinds)), field="entries.kind")
+    try:
+        return ExecutionReport(
+            watch_id=watch_id, execution_key=execution_key, verify_only=verify_only,
+            entries=tuple(SessionEntry(kind=EntryKind(e.kind), at=e.at, text=e.text,
+                                       execution_key=e.execution_key,
+                                       host_generated=e.host_generated) for e in entries),
+            completed=tuple(CompletedStep(step_id=c.step_id, evidence=c.evidence)
+                            for c in completed),
+        )
+    except ValidationError as exc:
+        raise InvalidInput(f"invalid report: {exc.errors()[0]['msg']}", field="input") from exc
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="One heartbeat round: closed items and enqueued checks.")
+    async def watch_round(self, info: Info[Context, None], scope: str, id: str
+                          ) -> WatchRoundType | None:
+        ctx = info.context
+        ctx.require("reader", check_scope(scope))
+        try:
+            r = await WatchRounds(ctx.driver, ctx.database).get(scope, id)
+        except NotFound:
+            return None
+        return WatchRoundType(
+            id=r["round_id"], full_verification=bool(r["full_verification"]),
+            closed=list(r["closed"]), checked=list(r["checked"]), run_ids=list(r["run_ids"]),
+            later=list(r["later"]), still_open=list(r["still_open"]),
+            planned_at=r["planned_at"],
+        )
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description=(
+        "The partner session's report on a hand-off. Rejected receipts are stored with their "
+        "reason and complete nothing; verifyOnly changes and replays nothing."))
+    async def report_execution(
+        self, info: Info[Context, None], scope: str, watch_id: strawberry.ID,
+        execution_key: str, entries: list[SessionEntryInput],
+        completed_steps: list[CompletedStepInput] | None = None, verify_only: bool = False,
+    ) -> ExecutionReportResult:
+        ctx = info.context
+        ctx.require("editor", check_scope(scope))
+        report = _report(str(watch_id), execution_key, entries, completed_steps or [],
+                         verify_only)
+        written = await WatchReceipts(ctx.driver, ctx.database).report_execution(
+            scope, report, utcnow())
+        return ExecutionReportResult(receipt=ReceiptType.from_model(written.receipt),
+                                     duplicate=written.duplicate,
+                                     delivery_state=written.delivery.value)
+
+    @strawberry.mutation(description=(
+        "Enqueue a heartbeat round over the scope's watches: verified items close, one item is "
+        "checked (every one with full=true); a repeated roundId runs once."))
+    async def run_watch_round(self, info: Info[Context, None], scope: str, full: bool = False,
+                              round_id: str | None = None) -> WatchRoundTicket:
+        ctx = info.context
+        ctx.require("operator", check_scope(scope))
+        if round_id is not None and not (0 < len(round_id) <= 100):
+            raise InvalidInput("roundId must be 1 to 100 characters", field="roundId")
+        rid = round_id or default_round_id(utcnow(), full)
+        enqueued = await enqueue_round(ctx.pool, ctx.settings, scope=scope, full=full,
+                                       round_id=rid)
+        return WatchRoundTicket(round_id=rid, enqueued=enqueued)

@@ -1,0 +1,53 @@
+"""Nested watch records for many watches at once (the GraphQL DataLoaders' queries).
+
+Each method is one query over a list of watch ids and returns a list per id, in the order
+of the ids given, so a page of watches costs a fixed number of queries whatever its size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+
+from engine.watch.model import Checkpoint, HandOff
+from graph.watch import codec
+from graph.watch.records import StoredObservation
+from graph.watch.repository import rows
+
+T = TypeVar("T")
+
+
+class WatchBatchReads:
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+
+    async def _many(self, name: str, scope: str, watch_ids: Sequence[str],
+                    decode: Callable[[Any], T], **params: Any) -> list[list[T]]:
+        async def work(tx: AsyncManagedTransaction) -> dict[str, list[T]]:
+            found = await rows(tx, name, scope=scope, watch_ids=list(watch_ids), **params)
+            return {r["watch_id"]: [decode(i) for i in r["items"]] for r in found}
+
+        async with self._driver.session(database=self._database) as session:
+            by_id: dict[str, list[T]] = await session.execute_read(work)
+        return [by_id.get(w, []) for w in watch_ids]
+
+    async def observations(self, scope: str, watch_ids: Sequence[str],
+                           limit: int) -> list[list[StoredObservation]]:
+        return await self._many(
+            "watch/observations_of_watches", scope, watch_ids,
+            lambda o: StoredObservation(codec.observation_from(o), codec.plain(o)), limit=limit)
+
+    async def handoffs(self, scope: str, watch_ids: Sequence[str]) -> list[list[HandOff]]:
+        return await self._many("watch/handoffs_of_watches", scope, watch_ids,
+                                codec.handoff_from)
+
+    async def checkpoints(self, scope: str, watch_ids: Sequence[str],
+                          limit: int) -> list[list[tuple[Checkpoint, int]]]:
+        return await self._many("watch/checkpoints_of_watches", scope, watch_ids,
+                                codec.checkpoint_from, limit=limit)
+
+    async def grants(self, scope: str, watch_ids: Sequence[str]) -> list[list[dict[str, Any]]]:
+        return await self._many("watch/grants_of_watches", scope, watch_ids, codec.plain)
