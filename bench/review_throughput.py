@@ -38,6 +38,7 @@ from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
+from jobs.queue import open_pool
 from jobs.tasks.review import Execution
 from jobs.tasks.review_ops import start_review
 from jobs.tasks.review_services import ReviewServices
@@ -170,6 +171,7 @@ async def no_change(
 async def main(args: argparse.Namespace) -> None:
     settings = Settings.from_env(queue_name=f"storygraph:bench:{uuid.uuid4().hex[:8]}")
     driver = open_driver(settings)
+    redis = await open_pool(settings)  # the supervision FIFO pool lives in Redis
     tag = f"bench-{uuid.uuid4().hex[:8]}"
     scopes = [f"{tag}-{i}" for i in range(args.scopes + 2)]
     start = datetime.now(UTC).replace(microsecond=0) - timedelta(days=2)
@@ -182,6 +184,7 @@ async def main(args: argparse.Namespace) -> None:
                     settings=cfg,
                     driver=driver,
                     worker_id="bench",
+                    pool=redis,
                     gateway=build_gateway(cfg, http=http),
                 )
                 await throughput(svc, model, args, scopes[0], start)
@@ -199,6 +202,8 @@ async def main(args: argparse.Namespace) -> None:
             q=settings.queue_name,
             database_=settings.neo4j_database,
         )
+        await redis.delete(f"storygraph:pool:{settings.queue_name}")
+        await redis.aclose()
         await driver.close()
 
 

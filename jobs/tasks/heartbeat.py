@@ -4,9 +4,11 @@
   enabled plans and claim each slot by MERGE on its claim key; only the worker that created
   the run queues its report, under the claim key as arq job id. Two workers never claim the
   same run.
-- `heartbeat_report`: checks input before any model call — nothing pending is no_change
-  with no model request; otherwise one report request, then run and report checkpoint are
-  committed in one transaction. Afterwards, only if the app is on at that moment, the
+- `heartbeat_report`: waits for a slot of the supervision FIFO pool (its timeout was frozen
+  when the run was claimed and counts from the grant), then checks input before any model
+  call — nothing pending is no_change with no model request; otherwise one report request,
+  then run and report checkpoint are committed in one transaction. The slot is released
+  first (the `ReleaseSlot` effect); then, only if the app is on at that moment, the
   downstream supervision check is queued (also after no_change, so an earlier failed
   supervision can be retried).
 - `supervise_automatic`: waits for the lease (arq `Retry`), continues a failed automatic
@@ -28,7 +30,7 @@ from engine.review import heartbeat as hb
 from engine.review import lock
 from engine.review.checkpoints import CheckpointKey, Track, pending_segments
 from engine.review.compose import story_scope
-from engine.review.effects import StartSupervision
+from engine.review.effects import ReleaseSlot, StartSupervision
 from engine.review.plans import due_plans
 from engine.review.settings import Work, admit
 from engine.review.types import Scope
@@ -36,6 +38,7 @@ from graph.review.codec import RunOptions
 from jobs.tasks.review import Execution, claim_execution, exc_retry_after
 from jobs.tasks.review_model import report_answer
 from jobs.tasks.review_ops import automatic_supervision, new_id, wait_seconds
+from jobs.tasks.review_pool import StageTimedOut
 from jobs.tasks.review_services import DEFAULT_WINDOW, ReviewServices
 
 log = logging.getLogger("storygraph.heartbeat")
@@ -97,48 +100,57 @@ async def report(svc: ReviewServices, run_id: str) -> str:
             run_id, lambda r: hb.skip_report(r, "plan gone or disabled", now=now).state
         )
         return hb.HeartbeatState.SKIPPED.value
-    settings = await svc.app.get()
-    key = CheckpointKey.of(Track.REPORT, run.scope)
-    checkpoint = await svc.checkpoints.get(key)
-    pending = pending_segments(
-        checkpoint,
-        await svc.sources.states(run.scope),
-        scope=run.scope,
-        window=plan.window,
-        budget=plan.budget,
-        now=now,
-    )
-    decision = hb.start_report(run, pending, settings, now=now)
-    if decision.state.finished:  # no_change: no model call
-        done = await svc.heartbeats.mutate(
-            run_id, lambda r: hb.start_report(r, pending, settings, now=now).state
+    # seed 004: 报告在排队前冻结超时，获槽后领取 … 报告提交或无变化后先释放槽位，再执行监督
+    slots = svc.review_pool
+    holder = f"report:{run_id}"
+    timeout = run.timeout or svc.stage_timeout
+    async with slots.hold(holder) as held:
+        settings = await svc.app.get()
+        key = CheckpointKey.of(Track.REPORT, run.scope)
+        checkpoint = await svc.checkpoints.get(key)
+        pending = pending_segments(
+            checkpoint,
+            await svc.sources.states(run.scope),
+            scope=run.scope,
+            window=plan.window,
+            budget=plan.budget,
+            now=now,
         )
-        effects = decision.effects
-    else:
-        try:
-            assert svc.gateway is not None
-            texts = await svc.sources.texts(run.scope, [s.source_key for s in pending.included])
-            text = await report_answer(svc.gateway, pending.included, texts)
-        except ModelRateLimited as exc:
-            raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
-        except ModelError as exc:
-            message = exc.message
-            await svc.heartbeats.mutate(
-                run_id, lambda r: hb.fail_report(r, message, now=svc.now()).state
+        decision = hb.start_report(run, pending, settings, now=now)
+        if decision.state.finished:  # no_change: no model call
+            done = await svc.heartbeats.mutate(
+                run_id, lambda r: hb.start_report(r, pending, settings, now=now).state
             )
-            return hb.HeartbeatState.FAILED.value
-        done, effects = await _commit_report(svc, run_id, key, pending, text, run.scope)
-    for effect in effects:
-        if isinstance(effect, StartSupervision) and svc.pool is not None:
-            await svc.pool.enqueue_job(
-                SUPERVISE_AUTOMATIC,
-                heartbeat_run_id=run_id,
-                scope=effect.scope.model_dump(mode="json"),
-                window_s=plan.window.total_seconds(),
-                per_run=plan.budget.per_run,
-                _job_id=f"{SUPERVISE_AUTOMATIC}:{run_id}",
-                _queue_name=svc.settings.queue_name,
-            )
+            effects = decision.effects
+        else:
+            try:
+                assert svc.gateway is not None
+                texts = await svc.sources.texts(run.scope, [s.source_key for s in pending.included])
+                text = await held.within(
+                    timeout, report_answer(svc.gateway, pending.included, texts)
+                )
+            except ModelRateLimited as exc:
+                raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
+            except (ModelError, StageTimedOut) as exc:
+                message = exc.message if isinstance(exc, ModelError) else str(exc)
+                await svc.heartbeats.mutate(
+                    run_id, lambda r: hb.fail_report(r, message, now=svc.now()).state
+                )
+                return hb.HeartbeatState.FAILED.value
+            done, effects = await _commit_report(svc, run_id, key, pending, text, run.scope)
+        for effect in effects:
+            if isinstance(effect, ReleaseSlot):
+                await slots.release(holder)  # before the downstream supervision is queued
+            elif isinstance(effect, StartSupervision) and svc.pool is not None:
+                await svc.pool.enqueue_job(
+                    SUPERVISE_AUTOMATIC,
+                    heartbeat_run_id=run_id,
+                    scope=effect.scope.model_dump(mode="json"),
+                    window_s=plan.window.total_seconds(),
+                    per_run=plan.budget.per_run,
+                    _job_id=f"{SUPERVISE_AUTOMATIC}:{run_id}",
+                    _queue_name=svc.settings.queue_name,
+                )
     return done.state.value
 
 

@@ -7,8 +7,11 @@ its own transaction. So:
   a worker killed mid-batch loses only that batch, and a continued run redoes only it;
 - pause and cancel are stored by the API at once and seen here between batches; a batch
   in flight when the run was cancelled is refused by the engine, so nothing of it lands;
-- the lease is checked and refreshed before every model request; a lost lease stops the
-  job without writing;
+- every model request (leaf batch, navigation node) waits for a slot of the supervision
+  FIFO pool shared by all workers; the stage timeout frozen at creation counts from the
+  grant; the slot is released once the node's output is committed;
+- the lease is checked and refreshed before every model request (and while waiting in the
+  pool); a lost lease stops the job without writing;
 - model output is validated against the stage's contract; an invalid answer fails the run
   with the raw output kept; a 429 defers the job with arq `Retry(defer=...)`;
 - the run becomes completed only inside the publish transaction, which also writes the
@@ -51,6 +54,7 @@ from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
 from jobs.tasks.review_model import leaf_answer, navigation_answer
 from jobs.tasks.review_ops import checkpoint_key
+from jobs.tasks.review_pool import StageTimedOut
 from jobs.tasks.review_services import DEFAULT_WINDOW, ReviewServices
 
 log = logging.getLogger("storygraph.review")
@@ -148,38 +152,46 @@ class Execution:
             stored.run.scope, [s.source_key for s in batch.segments]
         )
         times = segment_times(await self.states(stored), batch.segments)
-        await self.renew()
         assert self.svc.gateway is not None
-        raw = await leaf_answer(self.svc.gateway, batch.segments, texts, times=times)
-        parse_leaf_output(raw)  # the contract: a facts array, or the stage fails
         output_id = f"{self.run_id}:leaf:{index}"
-        await self.mutate(
-            lambda s: RunChange(
-                lc.commit_leaf(s.run, index, output_id, now=self.svc.now()),
-                leaf_outputs={index: raw},
+        async with self.svc.review_pool.hold(output_id, on_wait=self.renew) as held:
+            await self.renew()
+            raw = await held.within(
+                stored.run.stage_timeout,
+                leaf_answer(self.svc.gateway, batch.segments, texts, times=times),
             )
-        )
+            parse_leaf_output(raw)  # the contract: a facts array, or the stage fails
+            await self.mutate(
+                lambda s: RunChange(
+                    lc.commit_leaf(s.run, index, output_id, now=self.svc.now()),
+                    leaf_outputs={index: raw},
+                )
+            )
 
     async def navigate(self, stored: StoredRun) -> None:
         leaf_raw, _ = await self.svc.runs.outputs(self.run_id)
         leaves = [(i, parse_leaf_output(leaf_raw[i])) for i in sorted(leaf_raw)]
-        await self.renew()
         assert self.svc.gateway is not None
-        raw = await navigation_answer(self.svc.gateway, leaves)
-        parse_navigation_output(raw)
-        node = NavigationNode(
-            node_id=ROOT,
-            leaves=frozenset(b.index for b in stored.run.ledger.batches),
-            output_id=f"{self.run_id}:navigation:{ROOT}",
-            committed_at=self.svc.now(),
-            is_root=True,
-        )
-        await self.mutate(
-            lambda s: RunChange(
-                lc.commit_navigation_node(s.run, node, now=self.svc.now()),
-                node_outputs={ROOT: raw},
+        output_id = f"{self.run_id}:navigation:{ROOT}"
+        async with self.svc.review_pool.hold(output_id, on_wait=self.renew) as held:
+            await self.renew()
+            raw = await held.within(
+                stored.run.stage_timeout, navigation_answer(self.svc.gateway, leaves)
             )
-        )
+            parse_navigation_output(raw)
+            node = NavigationNode(
+                node_id=ROOT,
+                leaves=frozenset(b.index for b in stored.run.ledger.batches),
+                output_id=output_id,
+                committed_at=self.svc.now(),
+                is_root=True,
+            )
+            await self.mutate(
+                lambda s: RunChange(
+                    lc.commit_navigation_node(s.run, node, now=self.svc.now()),
+                    node_outputs={ROOT: raw},
+                )
+            )
 
     async def publish(self, stored: StoredRun) -> None:
         run = stored.run
@@ -284,6 +296,8 @@ class Execution:
                     )
                 except ModelRateLimited as exc:
                     raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
+                except StageTimedOut as exc:
+                    await self.fail(self._error(stored, lc.ErrorKind.TIMEOUT, str(exc)))
                 except ModelError as exc:
                     await self.fail(self._error(stored, lc.ErrorKind.MODEL, exc.message))
                 except Conflict as exc:

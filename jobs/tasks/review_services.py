@@ -4,6 +4,7 @@ The API builds one per request (driver, arq pool); a worker builds one per job f
 (driver, settings, worker id, its arq redis and the model gateway opened at start-up).
 Timings a run keeps are fixed here: the stage timeout is frozen into the run when it is
 created (seed 004: 监督超时在 run 创建时保存), and the lease outlives the longest model request.
+Model work of reviews queues in the FIFO pool (`review_pool`, bounded by `pool_slots`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
+from engine.review.pool import DEFAULT_SLOTS, PoolTimings
 from engine.settings import Settings
 from graph.review.app import AppSettingsStore, PlanStore
 from graph.review.checkpoints import Checkpoints
@@ -25,6 +27,7 @@ from graph.review.runs import SupervisionRuns
 from graph.review.sources import ReviewSources
 from graph.story.repository import StoryRepository
 from jobs.tasks.review_model import Gateway
+from jobs.tasks.review_pool import ReviewPool
 
 DEFAULT_PER_BATCH = 4000  # characters of source text per leaf batch
 DEFAULT_WINDOW = timedelta(days=30)  # review window when a run has no plan
@@ -43,6 +46,7 @@ class ReviewServices:
     pool: ArqRedis | None = None
     gateway: Gateway | None = None
     clock: Callable[[], datetime] = utcnow
+    pool_slots: int = DEFAULT_SLOTS  # review_pool_slots: the FIFO pool's bound
     runs: SupervisionRuns = field(init=False)
     lease: ReviewLease = field(init=False)
     checkpoints: Checkpoints = field(init=False)
@@ -75,6 +79,15 @@ class ReviewServices:
     def lease_ttl(self) -> timedelta:
         """Longer than one model request, so a live holder renews before it expires."""
         return self.stage_timeout + timedelta(seconds=60)
+
+    @property
+    def review_pool(self) -> ReviewPool:
+        """The supervision FIFO pool shared by every worker on this queue (seed 004)."""
+        if self.pool is None:
+            raise RuntimeError("the review pool needs the worker's Redis connection")
+        return ReviewPool(
+            self.pool, self.settings.queue_name, timings=PoolTimings(slots=self.pool_slots)
+        )
 
     def now(self) -> datetime:
         return self.clock()
