@@ -190,3 +190,100 @@ def test_watches_is_a_relay_connection(watch_stack: Server, scope: str) -> None:
     assert titles == ["一", "二", "三"] and not rest["watches"]["pageInfo"]["hasNextPage"]
     bad = api.graphql(page, {"s": scope, "after": "garbage"})
     assert errors(bad)[0]["extensions"]["code"] == "INVALID_INPUT"
+
+
+REPORT = """
+mutation($s: String!, $id: ID!, $key: String!, $entries: [SessionEntryInput!]!,
+         $done: [CompletedStepInput!], $verify: Boolean!) {
+  reportExecution(scope: $s, watchId: $id, executionKey: $key, entries: $entries,
+                  completedSteps: $done, verifyOnly: $verify) {
+    duplicate deliveryState receipt { status accepted reason completedSteps replayed } } }"""
+STATE = """query($s: String!, $id: ID!) { watch(scope: $s, id: $id) {
+  deliveryState steps { stepId status } receipts { status accepted } handOffs { executionKey }
+} }"""
+
+
+def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
+        watch_stack: Server, scripted: ScriptedModelServer, scope: str) -> None:
+    api = watch_stack
+    library = f"lib-{scope}"
+    data(api.graphql(
+        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        {"i": {"scope": scope, "version": "r1", "id": "d1", "kind": "KNOWLEDGE",
+               "title": "发布流程", "text": "1. 核对版本号为 v2.3。\n2. 生成发布草稿。"}}))
+    data(api.graphql(
+        "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s, libraryId: $l, "
+        "documentId: \"d1\") }", {"s": scope, "l": library}))
+    wid = data(api.graphql(CREATE, {"input": {
+        "scope": scope, "sessionId": "s-2", "executionEnabled": True,
+        "mountedLibraries": [library], "bindings": [
+            {"kind": "knowledge_document", "libraryId": library, "documentId": "d1"}],
+    }}))["createWatch"]["id"]
+    doc_key = f"doc:{library}/d1"
+    scripted.reset()
+    scripted.script(
+        call("read_knowledge_source", {"sourceKey": doc_key}),
+        call("check_workflow", {"steps": [
+            {"stepId": "s1", "kind": "check", "source": doc_key, "method": "看版本",
+             "completionCriteria": "v2.3"},
+            {"stepId": "s2", "kind": "execute", "source": doc_key, "method": "写草稿",
+             "completionCriteria": "草稿已生成"}]}),
+        ScriptedReply(text=json.dumps({"summary": "ok", "workflowChecks": [
+            {"stepId": "s1", "status": "done", "evidence": "版本 v2.3"}]})),
+    )
+    data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "r-receipt"}))
+    watch = until(lambda: (w := data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"])
+                  ["handOffs"] and w)
+    key = watch["handOffs"][0]["executionKey"]
+    assert watch["deliveryState"] == "facts_recorded"
+
+    def entries(*middle: dict[str, Any], final: bool = True) -> list[dict[str, Any]]:
+        items = [{"kind": "handoff", "at": "2026-03-02T10:00:00Z", "executionKey": key},
+                 *middle]
+        if final:
+            items.append({"kind": "assistant_final", "at": "2026-03-02T10:09:00Z",
+                          "text": "草稿已生成"})
+        return items
+
+    done = [{"stepId": "s2"}]
+    rejected = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
+                                         "done": done, "entries": entries(
+        {"kind": "user_message", "at": "2026-03-02T10:05:00Z", "text": "先帮我订个会议室"})}))
+    r = rejected["reportExecution"]
+    assert r["receipt"]["status"] == "separated_by_user_request"
+    assert not r["receipt"]["accepted"] and r["receipt"]["reason"]
+    assert r["deliveryState"] == "facts_recorded"
+    no_answer = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
+                                          "done": done, "entries": entries(final=False)}))
+    assert no_answer["reportExecution"]["receipt"]["status"] == "no_final_answer"
+    bad = api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
+                               "done": [{"stepId": "s1"}], "entries": entries()})
+    assert errors(bad)[0]["extensions"]["code"] == "INVALID_INPUT"
+
+    accepted = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
+                                         "done": done, "entries": entries(
+        {"kind": "compaction_checkpoint", "at": "2026-03-02T10:03:00Z"})}))
+    a = accepted["reportExecution"]
+    assert a["receipt"]["accepted"] and a["receipt"]["completedSteps"] == ["s2"]
+    assert a["deliveryState"] == "deliverable_done" and not a["receipt"]["replayed"]
+    check_only = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": True,
+                                           "done": None, "entries": entries()}))
+    assert check_only["reportExecution"]["receipt"]["completedSteps"] == []
+    calls_before = scripted.calls
+    watch = data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"]
+    assert watch["deliveryState"] == "deliverable_done"
+    assert [(s["stepId"], s["status"]) for s in watch["steps"]] == [("s1", "done"),
+                                                                    ("s2", "done")]
+    assert [r["accepted"] for r in watch["receipts"]].count(True) == 2
+    assert len(watch["receipts"]) == 4 and len(watch["handOffs"]) == 1
+
+    # A heartbeat round by the worker: the verified watch closes, nothing else is checked.
+    ticket = data(api.graphql(
+        "mutation($s: String!) { runWatchRound(scope: $s, roundId: \"hb-1\") "
+        "{ roundId enqueued } }",
+        {"s": scope}))["runWatchRound"]
+    assert ticket == {"roundId": "hb-1", "enqueued": True}
+    query = """query($s: String!) { watchRound(scope: $s, id: "hb-1") { closed checked } }"""
+    done_round = until(lambda: data(api.graphql(query, {"s": scope}))["watchRound"])
+    assert done_round == {"closed": [wid], "checked": []}
+    assert scripted.calls == calls_before, "receipts and the round replayed no model call"

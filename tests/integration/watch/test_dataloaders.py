@@ -1,0 +1,82 @@
+"""A `watches` page costs a fixed number of queries (CONVENTIONS: per-request DataLoaders, so
+nested fields never query per item). The schema runs in process against the real Neo4j with
+a driver wrapper that counts the queries the resolvers send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import AsyncDriver
+
+from api.auth import OPEN_PRINCIPAL
+from api.context import Context
+from api.schema import build_schema
+from engine.settings import Settings
+from tests.integration.watch.helpers import World
+
+PAGE = """query($s: String!, $first: Int!) { watches(scope: $s, first: $first) {
+  totalCount edges { node { id title deliveryState bindings { sourceKey } steps { stepId }
+    observations { runId } handOffs { executionKey } checkpoints { id }
+    grants { sourceKey } receipts { id } } } } }"""
+
+
+class CountingTx:
+    def __init__(self, tx: Any, counter: list[str]) -> None:
+        self._tx, self._counter = tx, counter
+
+    async def run(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        self._counter.append(str(query)[:60])
+        return await self._tx.run(query, *args, **kwargs)
+
+
+class CountingSession:
+    def __init__(self, session: Any, counter: list[str]) -> None:
+        self._session, self._counter = session, counter
+
+    async def __aenter__(self) -> CountingSession:
+        await self._session.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._session.__aexit__(*exc)
+
+    async def execute_read(self, work: Any, *args: Any, **kwargs: Any) -> Any:
+        return await self._session.execute_read(
+            lambda tx, *a, **k: work(CountingTx(tx, self._counter), *a, **k), *args, **kwargs)
+
+
+class CountingDriver:
+    """Counts every query run in a read transaction; everything else goes to the driver."""
+
+    def __init__(self, driver: AsyncDriver) -> None:
+        self._driver, self.queries = driver, []  # type: list[str]
+
+    def session(self, **kwargs: Any) -> CountingSession:
+        return CountingSession(self._driver.session(**kwargs), self.queries)
+
+
+async def page_cost(driver: AsyncDriver, settings: Settings, scope: str, first: int
+                    ) -> tuple[int, dict[str, Any]]:
+    counting = CountingDriver(driver)
+    context = Context(request=None, settings=settings, driver=counting,  # type: ignore[arg-type]
+                      pool=None, principal=OPEN_PRINCIPAL)  # type: ignore[arg-type]
+    result = await build_schema().execute(PAGE, variable_values={"s": scope, "first": first},
+                                          context_value=context)
+    assert result.errors is None, result.errors
+    assert result.data is not None
+    return len(counting.queries), result.data["watches"]
+
+
+async def test_a_watches_page_costs_the_same_queries_for_two_or_six_watches(
+        world: World, settings: Settings) -> None:
+    for _ in range(6):
+        await world.watch()
+    small, two = await page_cost(world.driver, settings, world.scope, 2)
+    large, six = await page_cost(world.driver, settings, world.scope, 6)
+    assert len(two["edges"]) == 2 and len(six["edges"]) == 6 and six["totalCount"] == 6
+    assert small == large == 7, "page + count + one query per nested field (5)"
+    node = six["edges"][0]["node"]
+    assert node["deliveryState"] == "nothing_recorded"
+    assert [b["sourceKey"] for b in node["bindings"]] == [world.note_key, world.doc_key]
+    assert node["grants"] and node["grants"][0]["sourceKey"] == world.doc_key
+    assert node["observations"] == [] and node["receipts"] == []
