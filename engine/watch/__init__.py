@@ -15,5 +15,10 @@ No I/O here; `now` is always passed in. Entry points for the jobs and graph laye
 - handoff.complete_observation, deliver, execution_key.
 - checkpoint.record_checkpoint, apply_sync_result, run_report.
 - redaction.redact_tool_result, build_resume_summary.
-- candidates.plan_round, settle_round.  receipts.recognize_receipt.
+- candidates.plan_round, settle_round; heartbeat_round.decide_round (one round over a
+  scope's candidates: close verified items, check one, or all on full verification).
+- receipts.recognize_receipt; report.settle_report, delivery_state (the partner session's
+  report on a hand-off; 事实已记录 vs 交付物已完成).
+- offline.OfflineWatchChecker (with offline_steps): the deterministic checker used instead
+  of the HTTP model when no MODEL_BASE_URL is set.
 """

@@ -49,7 +49,8 @@ class CountingDriver:
     """Counts every query run in a read transaction; everything else goes to the driver."""
 
     def __init__(self, driver: AsyncDriver) -> None:
-        self._driver, self.queries = driver, []  # type: list[str]
+        self._driver = driver
+        self.queries: list[str] = []
 
     def session(self, **kwargs: Any) -> CountingSession:
         return CountingSession(self._driver.session(**kwargs), self.queries)
