@@ -53,7 +53,7 @@ def model_settings(services: Settings, model_server: ScriptedModelServer) -> Set
 async def pool(services: Settings) -> AsyncIterator[ArqRedis]:
     arq = await open_pool(services)
     yield arq
-    await arq.delete(f"arq:queue:{services.queue_name}")
+    await arq.delete(f"arq:queue:{services.queue_name}", f"storygraph:pool:{services.queue_name}")
     await arq.aclose()
 
 

@@ -1,0 +1,192 @@
+"""The supervision FIFO pool on real Redis (seed 004 整体逻辑架构: 报告、监督叶子与导航整理共用
+监督专用 FIFO 并发池，普通聊天不入池 … 监督超时在 run 创建时保存，节点获槽 … 后计时)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from engine.model.gateway import HttpModelGateway
+from engine.model.messages import ChatMessage, ChatRequest
+from engine.review import lifecycle as lc
+from engine.review import pool as pl
+from engine.review.types import Scope
+from engine.settings import Settings
+from jobs.tasks.review import Execution
+from jobs.tasks.review_ops import start_review
+from jobs.tasks.review_pool import ReviewPool, StageTimedOut, pool_key
+from jobs.tasks.review_services import ReviewServices
+from tests.integration.review.conftest import (
+    BASE,
+    conversation,
+    leaf_reply,
+    nav_reply,
+    push_conversation,
+    run_worker,
+)
+from tests.support.scripted_model import ScriptedModelServer, text
+
+
+@pytest_asyncio.fixture
+async def two_workers(services: Settings) -> AsyncIterator[tuple[Redis, Redis, str]]:
+    """Two separate Redis connections (as two worker processes have) on a fresh pool."""
+    queue = f"pool-test-{uuid.uuid4().hex[:8]}"
+    a = Redis.from_url(services.effective_redis_url)
+    b = Redis.from_url(services.effective_redis_url)
+    yield a, b, queue
+    await a.delete(pool_key(queue))
+    await a.aclose()
+    await b.aclose()
+
+
+def timings(slots: int, slot_ttl: float = 15.0) -> pl.PoolTimings:
+    return pl.PoolTimings(slots=slots, slot_ttl=timedelta(seconds=slot_ttl))
+
+
+async def test_slots_go_first_in_first_out_across_two_workers(
+    two_workers: tuple[Redis, Redis, str],
+) -> None:
+    a, b, queue = two_workers
+    on_a = ReviewPool(a, queue, timings=timings(1), poll=0.05)
+    on_b = ReviewPool(b, queue, timings=timings(1), poll=0.05)
+    first = await on_a.acquire("busy")
+    order = ["a1", "b1", "a2", "b2", "a3"]
+    granted: list[str] = []
+
+    async def wait_then_work(pool: ReviewPool, holder: str) -> None:
+        async with pool.hold(holder):
+            granted.append(holder)
+            await asyncio.sleep(0.05)
+
+    tasks = []
+    for holder in order:  # tickets are taken in this order, alternating workers
+        pool = on_a if holder.startswith("a") else on_b
+        tasks.append(asyncio.create_task(wait_then_work(pool, holder)))
+        for _ in range(100):
+            if (await on_a.state()).ticket_of(holder) is not None:
+                break
+            await asyncio.sleep(0.01)
+    assert [t.holder for t in (await on_b.state()).waiting] == order
+    await on_a.release(first.slot.holder)
+    await asyncio.gather(*tasks)
+    assert granted == order
+    assert await on_b.state() == pl.PoolState(next_number=len(order) + 2)
+
+
+async def test_the_bound_holds_under_concurrency(two_workers: tuple[Redis, Redis, str]) -> None:
+    a, b, queue = two_workers
+    pools = [ReviewPool(r, queue, timings=timings(2), poll=0.02) for r in (a, b)]
+    inside = 0
+    most = 0
+
+    async def work(i: int) -> None:
+        nonlocal inside, most
+        async with pools[i % 2].hold(f"w{i}"):
+            inside += 1
+            most = max(most, inside)
+            await asyncio.sleep(0.05)
+            inside -= 1
+
+    await asyncio.gather(*(work(i) for i in range(12)))
+    assert most == 2
+    assert (await pools[0].state()).held == ()
+
+
+async def test_an_expired_slot_of_a_crashed_holder_is_reclaimed(
+    two_workers: tuple[Redis, Redis, str],
+) -> None:
+    a, b, queue = two_workers
+    crashed = ReviewPool(a, queue, timings=timings(1, slot_ttl=0.6), poll=0.05)
+    await crashed.acquire("crashed")  # granted, then never renewed nor released
+    alive = ReviewPool(b, queue, timings=timings(1, slot_ttl=0.6), poll=0.05)
+    started = time.monotonic()
+    held = await alive.acquire("next")
+    waited = time.monotonic() - started
+    assert 0.3 < waited < 5
+    state = await alive.state()
+    assert [s.holder for s in state.held] == ["next"] and held.slot.number == 2
+
+
+async def test_stage_timeout_counts_from_the_slot_grant(
+    two_workers: tuple[Redis, Redis, str],
+) -> None:
+    a, b, queue = two_workers
+    other = ReviewPool(a, queue, timings=timings(1), poll=0.05)
+    mine = ReviewPool(b, queue, timings=timings(1), poll=0.05)
+    timeout = timedelta(seconds=1)
+
+    async def occupy(seconds: float) -> None:
+        async with other.hold("other"):
+            await asyncio.sleep(seconds)
+
+    blocker = asyncio.create_task(occupy(1.2))
+    await asyncio.sleep(0.1)
+    started = time.monotonic()
+    async with mine.hold("leaf") as held:  # waits ~1.1 s in line: more than the timeout
+        assert await held.within(timeout, asyncio.sleep(0.5, "done")) == "done"
+    assert time.monotonic() - started > timeout.total_seconds()
+    await blocker
+
+    async with mine.hold("slow") as held:
+        with pytest.raises(StageTimedOut):
+            await held.within(timeout, asyncio.sleep(1.5))
+    assert (await mine.state()).held == ()
+
+
+async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    await push_conversation(svc, scope, "chat-1", conversation(6))
+    scripted.script(text("普通聊天"), leaf_reply("a"), nav_reply())
+    full = [await svc.review_pool.acquire(f"other:{i}") for i in range(svc.pool_slots)]
+    got = await start_review(
+        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
+    )
+    assert isinstance(got, tuple)
+    worker = asyncio.create_task(run_worker(svc.settings))
+    await asyncio.sleep(1.5)
+    assert scripted.calls == 0  # the leaf is in line behind the two holders
+    waiting = (await svc.review_pool.state()).waiting
+    assert [t.holder for t in waiting] == [f"{got[0].run_id}:leaf:0"]
+    assert isinstance(svc.gateway, HttpModelGateway)
+    chat = await svc.gateway.chat(ChatRequest(messages=[ChatMessage.user("你好")]))
+    assert chat.text == "普通聊天"  # ordinary chat never enters the pool
+    for held in full:
+        await svc.review_pool.release(held.slot.holder)
+    await worker
+    done = (await svc.runs.get(got[0].run_id)).run
+    assert done.status is lc.RunStatus.COMPLETED, done.error
+    assert (await svc.review_pool.state()).held == ()
+
+
+async def test_a_run_keeps_the_timeout_it_was_created_with(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    """The run is created with a 1 s stage timeout; the worker's own settings allow 180 s."""
+    await push_conversation(svc, scope, "chat-1", conversation(4))
+    short = replace(svc, settings=svc.settings.model_copy(update={"model_deadline_seconds": 1.0}))
+    short.__post_init__()
+    got = await start_review(
+        short,
+        Scope.projects(scope),
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
+        enqueue=False,
+    )
+    assert isinstance(got, tuple)
+    run, owner, token = got
+    assert run.stage_timeout == timedelta(seconds=1)
+    scripted.script(leaf_reply("slow"))
+    scripted.replies[0].delay = 3.0
+    assert await Execution(svc, run.run_id, owner, token).run() == "failed"
+    failed = (await svc.runs.get(run.run_id)).run
+    assert failed.error is not None and failed.error.kind is lc.ErrorKind.TIMEOUT
+    assert failed.error.stage.value == "leaves"
+    assert (await svc.review_pool.state()).held == ()
