@@ -71,7 +71,7 @@ class WatchReceipts:
     ) -> ReportWrite:
         async def work(tx: AsyncManagedTransaction) -> ReportWrite:
             state = await load_state(tx, scope, report.watch_id)
-            found = await rows(tx, "watch/get_handoff", scope=scope, watch_id=report.watch_id,
+            found = await rows(tx, "watch/lock_handoff", scope=scope, watch_id=report.watch_id,
                                execution_key=report.execution_key)
             if not found:
                 raise NotFound(f"no hand-off {report.execution_key} for watch {report.watch_id}",

@@ -101,3 +101,22 @@ async def test_reports_for_unknown_keys_or_check_steps_write_nothing(
         await receipts.report_execution(world.scope, bad, NOW)
     assert (await receipts.receipts_of(world.scope, [state.watch.watch_id])) == {
         state.watch.watch_id: []}
+
+
+async def test_two_different_completing_reports_at_once_accept_exactly_one(
+        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    import asyncio
+
+    state, key = await handed_off(ctx, world, model_server)
+    receipts = WatchReceipts(world.driver, world.database)
+    later = NOW + timedelta(hours=1)
+    first = report_of(state, key, entry(EntryKind.ASSISTANT_PARTIAL, 2, "甲"))
+    second = report_of(state, key, entry(EntryKind.ASSISTANT_PARTIAL, 3, "乙"))
+    outcomes = await asyncio.gather(
+        receipts.report_execution(world.scope, first, later),
+        receipts.report_execution(world.scope, second, later),
+        return_exceptions=True,
+    )
+    accepted = [o for o in outcomes if not isinstance(o, BaseException) and o.receipt.accepted]
+    refused = [o for o in outcomes if isinstance(o, Conflict)]
+    assert len(accepted) == 1 and len(refused) == 1, outcomes
