@@ -8,6 +8,7 @@
     storygraph migrate
     storygraph demo load
     storygraph schema export [--check]
+    storygraph review --project P | --global [--from T --to T]   (or --run ID)
 
 Settings are read from the environment once, here, and passed down. Expected failures
 (a missing java, a port in use, an insecure binding) print one sentence and exit 2.
@@ -20,6 +21,7 @@ import asyncio
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import datetime
 
 from engine.settings import PROJECT_ROOT, Settings
 
@@ -177,6 +179,25 @@ def _down(settings: Settings) -> None:
     _neo4j(settings, "stop")
 
 
+def _review(settings: Settings, args: argparse.Namespace) -> None:
+    from api.review_cli import ReviewCliError, run_review_cli
+
+    try:
+        code = run_review_cli(
+            settings,
+            run_id=args.run,
+            projects=args.project,
+            is_global=args.is_global,
+            start=args.start,
+            end=args.end,
+            action=args.action,
+        )
+    except ReviewCliError as exc:
+        raise CliError(str(exc)) from None
+    if code:
+        raise SystemExit(code)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="storygraph", description="storygraph service and tools")
     sub = p.add_subparsers(dest="command", required=True)
@@ -196,6 +217,17 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="the GraphQL SDL")
     schema.add_argument("action", choices=["export"])
     schema.add_argument("--check", action="store_true", help="fail when schema.graphql drifted")
+    review = sub.add_parser("review", help="start or follow a supervision review")
+    review.add_argument("--run", help="follow this run instead of starting one")
+    review.add_argument("--project", action="append", help="a project of the scope (repeat)")
+    review.add_argument("--global", dest="is_global", action="store_true", help="Global scope")
+    review.add_argument("--from", dest="start", type=datetime.fromisoformat)
+    review.add_argument("--to", dest="end", type=datetime.fromisoformat)
+    steer = review.add_mutually_exclusive_group()
+    for action in ("pause", "cancel", "continue"):
+        steer.add_argument(
+            f"--{action}", dest="action", action="store_const", const=action, help=f"{action} --run"
+        )
     return p
 
 
@@ -210,6 +242,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> None:
         "migrate": lambda: _migrate(settings),
         "demo": lambda: _demo(settings),
         "schema": lambda: _schema(args.check),
+        "review": lambda: _review(settings, args),
     }
     commands[args.command]()
 

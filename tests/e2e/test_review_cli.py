@@ -1,0 +1,167 @@
+"""`storygraph review` in a terminal-less subprocess (as in CI): a real run on a real worker
+with the scripted model; stage lines come from the stored records and the run's final status
+ends the output; Ctrl-C detaches without cancelling (seed 004 活动记录)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import redis
+
+from engine.settings import PROJECT_ROOT, Settings
+from tests.e2e.conftest import Server, process_env, spawn, stop
+from tests.e2e.test_review import gql, leaf, wait_run
+from tests.support.scripted_model import ScriptedModelServer, text
+
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+STAGES = ("collect", "leaves", "navigation", "publish")
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def deployment(
+    services: Settings,
+    start_server,  # type: ignore[no-untyped-def]
+    model: ScriptedModelServer,
+    scope: str,
+) -> Iterator[tuple[Server, dict[str, str]]]:
+    """An API and a worker on a queue of their own, app switched on, one conversation."""
+    queue = f"{services.queue_name}:review-cli-{uuid.uuid4().hex[:6]}"
+    api = start_server(QUEUE_NAME=queue)
+    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model.base_url)
+    worker = spawn(["worker"], env)
+    gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
+    lines = "".join(
+        f"[{(BASE + timedelta(minutes=i)).isoformat()}] 成员{i % 3}: 第{i}条 提测进展\n"
+        for i in range(40)
+    )
+    gql(
+        api,
+        "mutation($s: UpsertSourceInput!) { upsertSource(input: $s) { id } }",
+        s={
+            "scope": scope,
+            "id": "chat-cli",
+            "kind": "CONVERSATION",
+            "version": "v1",
+            "text": lines,
+        },
+    )
+    try:
+        yield api, env
+    finally:
+        stop(worker)
+        r = redis.Redis.from_url(services.effective_redis_url)
+        r.delete(f"arq:queue:{queue}", f"storygraph:pool:{queue}")
+        r.close()
+
+
+def review_args(scope: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "api.cli",
+        "review",
+        "--project",
+        scope,
+        "--from",
+        (BASE - timedelta(hours=1)).isoformat(),
+        "--to",
+        (BASE + timedelta(days=1)).isoformat(),
+    ]
+
+
+def cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def run_id_of(output: str) -> str:
+    for line in output.splitlines():
+        if line.startswith("Started review "):
+            return line.removeprefix("Started review ").rstrip(".")
+    raise AssertionError(f"no run id in {output!r}")
+
+
+def test_review_command_shows_each_stage_and_the_final_status(
+    deployment: tuple[Server, dict[str, str]], model: ScriptedModelServer, scope: str
+) -> None:
+    api, env = deployment
+    model.script(
+        leaf("批0", delay=1.5), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
+    )
+    done = cli(review_args(scope), env)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    run_id = run_id_of(out)
+    assert f"  {'leaves':<10} running   0/1" in out  # seen while the model worked
+    saved = [out.index(f"  {stage:<10} saved") for stage in STAGES]
+    assert saved == sorted(saved)  # each stage saved, in order
+    assert out.strip().splitlines()[-1].startswith(f"Run {run_id} completed; outcome new_result")
+    stored = gql(api, "query($id: String!) { supervisionRun(id: $id) { status } }", id=run_id)
+    assert stored["supervisionRun"]["status"] == "completed"
+
+    again = cli([sys.executable, "-m", "api.cli", "review", "--run", run_id], env)
+    assert again.returncode == 0
+    assert f"Run {run_id} completed" in again.stdout
+
+
+def test_review_command_refuses_while_another_review_runs(
+    deployment: tuple[Server, dict[str, str]], model: ScriptedModelServer, scope: str
+) -> None:
+    api, env = deployment
+    model.script(leaf("慢", delay=4))
+    follower = subprocess.Popen(
+        review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while model.calls < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        busy = cli(review_args(scope), env)
+        assert busy.returncode == 2
+        assert "BUSY" in busy.stderr
+    finally:
+        follower.send_signal(signal.SIGINT)
+        out, _ = follower.communicate(timeout=30)
+    run_id = run_id_of(out)
+    cancelled = cli([sys.executable, "-m", "api.cli", "review", "--run", run_id, "--cancel"], env)
+    assert cancelled.returncode == 1
+    assert f"Run {run_id} cancelled" in cancelled.stdout
+
+
+def test_ctrl_c_detaches_and_the_review_goes_on(
+    deployment: tuple[Server, dict[str, str]], model: ScriptedModelServer, scope: str
+) -> None:
+    api, env = deployment
+    model.script(
+        leaf("批0", delay=3), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
+    )
+    follower = subprocess.Popen(
+        review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while model.calls < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    follower.send_signal(signal.SIGINT)
+    out, _ = follower.communicate(timeout=30)
+    assert follower.returncode == 0
+    run_id = run_id_of(out)
+    assert "Detached: the review keeps running (not cancelled)" in out
+    assert f"--run {run_id}" in out
+    done: dict[str, Any] = wait_run(api, run_id, "completed")
+    assert [s["state"] for s in done["stages"]] == ["saved"] * 4
