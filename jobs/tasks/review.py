@@ -13,7 +13,8 @@ its own transaction. So:
 - the lease is checked and refreshed before every model request (and while waiting in the
   pool); a lost lease stops the job without writing;
 - model output is validated against the stage's contract; an invalid answer fails the run
-  with the raw output kept; a 429 defers the job with arq `Retry(defer=...)`;
+  with the raw output kept; a 429 defers the job with arq `Retry(defer=...)` and marks the
+  run queued, so another worker's start-up recovery leaves it for the deferred job;
 - the run becomes completed only inside the publish transaction, which also writes the
   result (through `StoryRepository.publish_result`) and advances the checkpoint.
 """
@@ -55,7 +56,7 @@ from graph.review.runs import RunChange
 from jobs.tasks.review_model import leaf_answer, navigation_answer
 from jobs.tasks.review_ops import checkpoint_key
 from jobs.tasks.review_pool import StageTimedOut
-from jobs.tasks.review_services import DEFAULT_WINDOW, ReviewServices
+from jobs.tasks.review_services import DEFAULT_WINDOW, QUEUED, ReviewServices
 
 log = logging.getLogger("storygraph.review")
 
@@ -229,6 +230,16 @@ class Execution:
 
         await self.svc.story.publish_result(inp, by=Actor.run(self.run_id), within=within)
 
+    async def requeue(self) -> None:
+        """Deferred by a 429: the run waits for whichever worker picks the job up again, so
+        worker-start recovery must not take it for a dead worker's run."""
+
+        def queued(s: StoredRun) -> RunChange:
+            return RunChange(s.run.model_copy(update={"worker_id": QUEUED}))
+
+        await self.mutate(queued)
+        await self.svc.lease.acquire_worker(owner=self.owner, token=self.token, worker_id=QUEUED)
+
     async def fail(self, error: lc.RunError) -> None:
         try:
             await self.mutate(lambda s: RunChange(lc.fail(s.run, error, now=self.svc.now()).state))
@@ -295,6 +306,7 @@ class Execution:
                         )
                     )
                 except ModelRateLimited as exc:
+                    await self.requeue()
                     raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
                 except StageTimedOut as exc:
                     await self.fail(self._error(stored, lc.ErrorKind.TIMEOUT, str(exc)))

@@ -1,0 +1,91 @@
+"""What a review does with the model's answers: a 429 defers the arq job by Retry-After (no
+sleeping, no stacked retries; CONVENTIONS: `Retry(defer=...)`), and an invalid answer fails
+the stage with the raw output kept (seed 004 活动记录: 模型输出按 schema 校验)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from arq import Retry
+from neo4j import AsyncDriver
+
+from engine.review import lifecycle as lc
+from engine.review.types import Scope
+from jobs.tasks.review import supervise
+from jobs.tasks.review_ops import start_review
+from jobs.tasks.review_services import ReviewServices
+from jobs.tasks.review_worker import alive_key
+from tests.integration.review.conftest import (
+    BASE,
+    conversation,
+    leaf_reply,
+    nav_reply,
+    push_conversation,
+    run_worker,
+)
+from tests.support.scripted_model import ScriptedModelServer, status, text
+
+
+async def test_rate_limited_leaf_defers_the_job_by_retry_after_then_completes(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+) -> None:
+    await push_conversation(svc, scope, "chat-1", conversation(5))
+    scripted.script(status(429, "slow down", retry_after="2"), leaf_reply("a"), nav_reply())
+    got = await start(svc, scope)
+    run, owner, token = got
+    ctx = {
+        "settings": svc.settings,
+        "driver": neo4j_driver,
+        "worker_id": "test-worker",
+        "redis": svc.pool,
+        "gateway": svc.gateway,
+    }
+    assert svc.pool is not None
+    alive = alive_key(svc.settings.queue_name, "test-worker")
+    await svc.pool.set(alive, "1", px=60_000)
+    try:
+        with pytest.raises(Retry) as deferred:
+            await supervise(ctx, run_id=run.run_id, owner=owner, token=token)
+    finally:
+        await svc.pool.delete(alive)
+    assert deferred.value.defer_score == 2000  # Retry-After, handed to arq
+    assert scripted.calls == 1  # the gateway did not retry the 429 itself
+    mid = (await svc.runs.get(run.run_id)).run
+    assert mid.status is lc.RunStatus.RUNNING and mid.error is None
+    assert (await svc.review_pool.state()).held == ()  # the slot went back meanwhile
+
+    assert mid.worker_id == "queued"  # left for the deferred job, whichever worker runs it
+    # the deferring worker is gone; the queued job (same owner and token) runs on another
+    # real worker, whose start-up recovery leaves the deferred run alone
+    await run_worker(svc.settings)
+    done = (await svc.runs.get(run.run_id)).run
+    assert done.status is lc.RunStatus.COMPLETED, done.error
+    assert scripted.calls == 3
+
+
+async def test_invalid_leaf_answer_fails_the_stage_and_keeps_the_raw_output(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    await push_conversation(svc, scope, "chat-1", conversation(5))
+    raw = '{"summary": "没有 facts 数组"}'
+    scripted.script(text(raw))
+    run, _, _ = await start(svc, scope)
+    await run_worker(svc.settings)
+    failed = (await svc.runs.get(run.run_id)).run
+    assert failed.status is lc.RunStatus.FAILED
+    assert failed.error is not None
+    assert failed.error.kind is lc.ErrorKind.VALIDATION
+    assert failed.error.stage.value == "leaves"
+    assert failed.error.raw_output == raw
+    assert failed.stages.get(failed.error.stage).state.value == "failed"
+    assert all(b.state.value != "committed" for b in failed.ledger.batches)
+    assert await svc.lease.current() is None
+
+
+async def start(svc: ReviewServices, scope: str) -> tuple[lc.SupervisionRun, str, int]:
+    got = await start_review(
+        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
+    )
+    assert isinstance(got, tuple)
+    return got
