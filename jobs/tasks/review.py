@@ -21,6 +21,7 @@ its own transaction. So:
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -41,6 +42,7 @@ from engine.review.checkpoints import (
 )
 from engine.review.compose import compose_result, story_scope
 from engine.review.manifest import BatchState, ManifestPage, NavigationNode
+from engine.review.navigation import ROOT, next_node, plan_tree
 from engine.review.outputs import (
     InvalidModelOutput,
     parse_leaf_output,
@@ -53,7 +55,7 @@ from engine.story.models import Actor
 from engine.story.publish import PublishPlan
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
-from jobs.tasks.review_model import leaf_answer, navigation_answer
+from jobs.tasks.review_model import leaf_answer, merge_answer, navigation_answer
 from jobs.tasks.review_ops import checkpoint_key
 from jobs.tasks.review_pool import StageTimedOut
 from jobs.tasks.review_services import DEFAULT_WINDOW, QUEUED, ReviewServices
@@ -61,7 +63,6 @@ from jobs.tasks.review_services import DEFAULT_WINDOW, QUEUED, ReviewServices
 log = logging.getLogger("storygraph.review")
 
 PAGE_SIZE = 200  # manifest entries per collect page
-ROOT = "root"
 
 
 class LeaseLost(Exception):
@@ -170,27 +171,37 @@ class Execution:
             )
 
     async def navigate(self, stored: StoredRun) -> None:
-        leaf_raw, _ = await self.svc.runs.outputs(self.run_id)
-        leaves = [(i, parse_leaf_output(leaf_raw[i])) for i in sorted(leaf_raw)]
+        """Build and commit the next missing node of the navigation tree (one model request
+        and one commit per node; committed nodes are kept when a run is continued)."""
+        run = stored.run
+        plan = plan_tree([b.index for b in run.ledger.batches], self.svc.nav_fanout)
+        node_plan = next_node(plan, {n.node_id for n in run.ledger.nodes})
+        if node_plan is None:
+            return
+        leaf_raw, node_raw = await self.svc.runs.outputs(self.run_id)
         assert self.svc.gateway is not None
-        output_id = f"{self.run_id}:navigation:{ROOT}"
+        if node_plan.children:
+            children = [(c, parse_navigation_output(node_raw[c][0])) for c in node_plan.children]
+            request = functools.partial(merge_answer, self.svc.gateway, children)
+        else:
+            leaves = [(i, parse_leaf_output(leaf_raw[i])) for i in sorted(node_plan.leaves)]
+            request = functools.partial(navigation_answer, self.svc.gateway, leaves)
+        output_id = f"{self.run_id}:navigation:{node_plan.node_id}"
         async with self.svc.review_pool.hold(output_id, on_wait=self.renew) as held:
             await self.renew()
-            raw = await held.within(
-                stored.run.stage_timeout, navigation_answer(self.svc.gateway, leaves)
-            )
+            raw = await held.within(run.stage_timeout, request())
             parse_navigation_output(raw)
             node = NavigationNode(
-                node_id=ROOT,
-                leaves=frozenset(b.index for b in stored.run.ledger.batches),
+                node_id=node_plan.node_id,
+                leaves=node_plan.leaves,
                 output_id=output_id,
                 committed_at=self.svc.now(),
-                is_root=True,
+                is_root=node_plan.is_root,
             )
             await self.mutate(
                 lambda s: RunChange(
                     lc.commit_navigation_node(s.run, node, now=self.svc.now()),
-                    node_outputs={ROOT: raw},
+                    node_outputs={node.node_id: raw},
                 )
             )
 

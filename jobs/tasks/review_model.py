@@ -128,6 +128,19 @@ async def navigation_answer(gateway: Gateway, leaves: Sequence[tuple[int, LeafOu
     )
 
 
+async def merge_answer(gateway: Gateway, children: Sequence[tuple[str, NavigationOutput]]) -> str:
+    """The raw answer of a navigation node over committed child nodes (the tree's upper
+    levels): it merges their summaries and, like every navigation answer, emits no facts."""
+    if isinstance(gateway, HttpModelGateway):
+        payload = [{"node": node_id, "summary": out.summary} for node_id, out in children]
+        return await _chat(gateway, NAVIGATION_SYSTEM, payload)
+    summary = "；".join(out.summary for _, out in children) or "本次回顾没有新的事实"
+    return json.dumps(
+        {"summary": summary, "children": [node_id for node_id, _ in children]},
+        ensure_ascii=False,
+    )
+
+
 def navigation_payload(output: NavigationOutput) -> str:
     return output.model_dump_json()
 

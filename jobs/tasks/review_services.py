@@ -17,6 +17,7 @@ from typing import Any
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
+from engine.review.navigation import DEFAULT_FANOUT
 from engine.review.pool import DEFAULT_SLOTS, PoolTimings
 from engine.settings import Settings
 from graph.review.app import AppSettingsStore, PlanStore
@@ -47,6 +48,7 @@ class ReviewServices:
     gateway: Gateway | None = None
     clock: Callable[[], datetime] = utcnow
     pool_slots: int = DEFAULT_SLOTS  # review_pool_slots: the FIFO pool's bound
+    nav_fanout: int = DEFAULT_FANOUT  # children per navigation node
     runs: SupervisionRuns = field(init=False)
     lease: ReviewLease = field(init=False)
     checkpoints: Checkpoints = field(init=False)

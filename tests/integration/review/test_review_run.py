@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from neo4j import AsyncDriver
@@ -9,6 +10,7 @@ from neo4j import AsyncDriver
 from engine.errors import Busy
 from engine.review import lifecycle as lc
 from engine.review.types import Scope, Trigger
+from jobs.tasks.review import Execution
 from jobs.tasks.review_ops import start_review
 from jobs.tasks.review_services import ReviewServices
 from tests.integration.review.conftest import (
@@ -17,6 +19,7 @@ from tests.integration.review.conftest import (
     count,
     leaf_reply,
     nav_reply,
+    per_batch_for,
     push_conversation,
     run_worker,
 )
@@ -107,3 +110,40 @@ async def test_manual_start_while_busy_is_refused_at_once(
     else:
         raise AssertionError("a second manual review was not refused")
     await svc.lease.release(owner=first[1], token=first[2])
+
+
+async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    body = conversation(40)
+    await push_conversation(svc, scope, "chat-tree", body)
+    tree = replace(svc, nav_fanout=2)
+    tree.__post_init__()
+    scripted.script(
+        *[leaf_reply(f"批{i}") for i in range(4)],
+        nav_reply("前半"),
+        nav_reply("后半"),
+        nav_reply("全程：v2.0 提测推进"),
+    )
+    got = await start_review(
+        tree,
+        Scope.projects(scope),
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
+        per_batch=per_batch_for(body, 4),
+        enqueue=False,
+    )
+    assert isinstance(got, tuple)
+    run, owner, token = got
+    assert await Execution(tree, run.run_id, owner, token).run() == "completed"
+    done = (await svc.runs.get(run.run_id)).run
+    assert len(done.ledger.batches) == 4
+    nodes = {n.node_id: n for n in done.ledger.nodes}
+    assert sorted(nodes) == ["n1.0", "n1.1", "root"]
+    assert nodes["n1.0"].leaves == {0, 1} and nodes["n1.1"].leaves == {2, 3}
+    assert nodes["root"].is_root and nodes["root"].leaves == {0, 1, 2, 3}
+    assert scripted.calls == 7  # 4 leaves, 2 group nodes, 1 root
+    root_prompt = scripted.requests[-1].messages[-1]["content"]
+    assert "前半" in root_prompt and "后半" in root_prompt  # the root merges its children
+    result = await svc.story.result(scope, done.result_id or "")
+    assert result.summaries[0].text == "全程：v2.0 提测推进"
+    assert len(result.events) == 4  # leaf facts are kept, not replaced by navigation
