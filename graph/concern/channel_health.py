@@ -7,6 +7,7 @@ from datetime import datetime
 from neo4j import AsyncDriver
 
 from engine.concern.channel_health import ChannelHealth, after_failure, after_success, unreachable
+from graph.concern.codec import utc
 from graph.queries import queries
 
 
@@ -31,7 +32,7 @@ async def _save(driver: AsyncDriver, database: str, scope: str, health: ChannelH
         scope=scope,
         channel=health.channel,
         consecutive_failures=health.consecutive_failures,
-        last_failure_at=health.last_failure_at,
+        last_failure_at=utc(health.last_failure_at),  # stdlib UTC: see codec.utc
         last_error=health.last_error,
         database_=database,
     )
