@@ -7,7 +7,7 @@ current and as-of reads are index range lookups; the actor is stored as "user:<i
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -21,6 +21,10 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        # Same instant and offset, but a stdlib fixed-offset tzinfo: the driver's packer
+        # crashed (SIGSEGV) on ZoneInfo / pydantic TzInfo datetimes in this stack.
+        return value.astimezone(timezone(value.utcoffset() or timedelta(0)))
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Actor):
