@@ -37,7 +37,12 @@ from engine.review.types import Scope
 from graph.review.codec import RunOptions
 from jobs.tasks.review import Execution, claim_execution, exc_retry_after
 from jobs.tasks.review_model import report_answer
-from jobs.tasks.review_ops import automatic_supervision, new_id, wait_seconds
+from jobs.tasks.review_ops import (
+    automatic_supervision,
+    enqueue_execution,
+    new_id,
+    wait_seconds,
+)
 from jobs.tasks.review_pool import StageTimedOut
 from jobs.tasks.review_services import DEFAULT_WINDOW, ReviewServices
 
@@ -213,4 +218,17 @@ async def supervise_automatic(
         heartbeat_run_id, lambda r: hb.link_supervision(r, stored.run.run_id)
     )
     await claim_execution(svc, stored.run.run_id)
-    return await Execution(svc, stored.run.run_id, owner, token).run()
+    try:
+        return await Execution(svc, stored.run.run_id, owner, token).run()
+    except Retry as deferred:
+        # A 429 queued this run again. Hand it to the `supervise` job (same run, owner and
+        # token), deferred by Retry-After, so the retry resumes this run instead of coming
+        # back here and choosing (and waiting for) a new automatic run.
+        await enqueue_execution(
+            svc,
+            stored.run.run_id,
+            owner,
+            token,
+            defer=timedelta(milliseconds=deferred.defer_score or 0),
+        )
+        return "deferred"

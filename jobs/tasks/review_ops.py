@@ -37,7 +37,9 @@ def owner_for(run_id: str) -> str:
     return f"{SUPERVISE}:{run_id}:{uuid.uuid4().hex[:8]}"
 
 
-async def enqueue_execution(svc: ReviewServices, run_id: str, owner: str, token: int) -> None:
+async def enqueue_execution(
+    svc: ReviewServices, run_id: str, owner: str, token: int, *, defer: timedelta | None = None
+) -> None:
     if svc.pool is None:
         raise RuntimeError("no arq pool to queue the review on")
     await svc.pool.enqueue_job(
@@ -47,6 +49,7 @@ async def enqueue_execution(svc: ReviewServices, run_id: str, owner: str, token:
         token=token,
         _job_id=owner,
         _queue_name=svc.settings.queue_name,
+        _defer_by=defer,
     )
 
 

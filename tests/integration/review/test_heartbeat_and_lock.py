@@ -204,3 +204,27 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
     view = await svc.story.entity(scope, entity.id)
     assert view.entity.description == "发布经理（用户修正）"  # the user's edit wins
     assert any(s.proposed_value == "测试负责人（模型）" for s in view.pending_suggestions)
+
+
+async def test_rate_limited_automatic_supervision_resumes_the_same_run(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    from tests.support.scripted_model import status
+
+    await push_conversation(svc, scope, "chat-1", conversation(5))
+    await _save_plan(svc, scope)
+    scripted.script(
+        text("报告：5 条新消息"),
+        status(429, "slow down", retry_after="1"),
+        leaf_reply("a"),
+        nav_reply(),
+    )
+    [claimed] = await claim_due(svc)
+    await run_worker(svc.settings)  # report, automatic supervision (429), then the deferred job
+    assert scripted.calls == 4
+    beat = await svc.heartbeats.get(claimed.run_id)
+    assert beat.supervision_run_id
+    runs = [s.run for s in await svc.runs.recent() if s.run.trigger.value != "manual"]
+    assert [r.run_id for r in runs] == [beat.supervision_run_id], "no second automatic run"
+    done = (await svc.runs.get(beat.supervision_run_id)).run
+    assert done.status is RunStatus.COMPLETED and done.outcome is RunOutcome.NEW_RESULT
