@@ -30,6 +30,7 @@ from jobs.tasks.probe import probe
 from jobs.tasks.review import supervise
 from jobs.tasks.review_worker import review_shutdown, review_startup
 from jobs.tasks.watch import WATCH_FUNCTIONS
+from jobs.tasks.watch_heartbeat import watch_heartbeat_tick
 
 log = logging.getLogger("storygraph.worker")
 
@@ -49,6 +50,7 @@ FUNCTIONS = [
 CRON_JOBS: list[CronJob] = [
     scheduler_cron(),
     cron(heartbeat_tick, name="heartbeat_tick", second=0, run_at_startup=True, unique=True),
+    cron(watch_heartbeat_tick, name="watch_heartbeat_tick", minute={0, 30}, second=0, unique=True),
 ]
 
 
