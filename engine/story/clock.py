@@ -7,6 +7,7 @@ stored as `FOREVER` so that "current" and "as of" reads are both index range loo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
@@ -40,3 +41,11 @@ def valid_within(
     if valid_from is not None and valid_from > valid_at:
         return False
     return valid_to is None or valid_at < valid_to
+
+
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    """The wall clock; repositories take a `Clock` so tests and loaders can move time."""
+    return datetime.now(UTC)

@@ -4,13 +4,12 @@ conversation Source — and nothing else in the graph
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import InvalidInput
+from engine.story.clock import Clock, utcnow
 from engine.story.discussion import DiscussionContext, build_context, conversation
 from engine.story.models import Source
 from engine.story.previews import (
@@ -26,12 +25,6 @@ from graph.story.codec import from_props, to_props
 from graph.story.knowledge import present_writes
 from graph.story.selection import load_selection
 
-Clock = Callable[[], datetime]
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
 
 @dataclass(frozen=True)
 class DiscussionOutcome:
@@ -40,7 +33,7 @@ class DiscussionOutcome:
 
 
 class DiscussionRepository:
-    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = _utcnow) -> None:
+    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow) -> None:
         self._driver = driver
         self._database = database
         self._clock = clock

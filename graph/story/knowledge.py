@@ -8,14 +8,13 @@ written); a retried confirm whose versions are all there already is a repeat.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import Conflict, InvalidInput, NotFound
+from engine.story.clock import Clock, utcnow
 from engine.story.knowledge import EntryAction, SavePlan, plan_save
 from engine.story.models import Actor, Source, SourceVersion
 from engine.story.previews import (
@@ -30,12 +29,6 @@ from engine.story.previews import (
 from graph.queries import queries
 from graph.story.codec import from_props
 from graph.story.selection import load_selection
-
-Clock = Callable[[], datetime]
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -58,7 +51,7 @@ async def present_writes(
 
 
 class KnowledgeRepository:
-    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = _utcnow) -> None:
+    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow) -> None:
         self._driver = driver
         self._database = database
         self._clock = clock

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.story.clock import FOREVER, aware, recorded_within
+from engine.story.clock import FOREVER, Clock, aware, recorded_within, utcnow
 from engine.story.corrections import (
     RelationAction,
     act_on_relation,
@@ -64,7 +64,6 @@ from graph.story.codec import from_props, to_props, version_row
 from graph.story.window import WHOLE_SCOPE_READS, graph_from_lists, window_params
 
 W = TypeVar("W")
-Clock = Callable[[], datetime]
 
 # The allow-list: a versioned kind's model and its query-name stem. Labels live in the
 # cypher files; Python only ever picks one of these keys.
@@ -84,9 +83,6 @@ class PublishOutcome:
     plan: PublishPlan
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
 
 class StoryRepository:
     def __init__(
@@ -94,7 +90,7 @@ class StoryRepository:
         driver: AsyncDriver,
         database: str,
         *,
-        clock: Clock = _utcnow,
+        clock: Clock = utcnow,
         named: Queries | None = None,
     ) -> None:
         self._driver = driver
