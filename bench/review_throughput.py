@@ -30,6 +30,7 @@ import httpx
 from engine.model.gateway import build_gateway
 from engine.review import lifecycle as lc
 from engine.review.manifest import ManifestPage
+from engine.review.navigation import plan_tree
 from engine.review.types import Scope, Segment, Trigger
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
@@ -67,7 +68,7 @@ async def run_once(
     svc: ReviewServices, scope: str, per_batch: int, model: ScriptedModelServer | None = None
 ) -> lc.SupervisionRun:
     """One automatic run, executed in-process; once collect has planned the leaf batches,
-    the scripted model gets one leaf answer per batch and one navigation answer."""
+    the scripted model gets one leaf answer per batch and one per navigation node."""
     got = await start_review(
         svc,
         Scope.projects(scope),
@@ -85,7 +86,9 @@ async def run_once(
             break
         await execution.step(stored)
     if model is not None:
-        model.script(*[text(LEAF) for _ in stored.run.ledger.batches], text(NAV))
+        # one leaf answer per batch, one navigation answer per node of the navigation tree
+        nodes = plan_tree([b.index for b in stored.run.ledger.batches], svc.nav_fanout)
+        model.script(*[text(LEAF) for _ in stored.run.ledger.batches], *[text(NAV) for _ in nodes])
     await execution.run()
     return (await svc.runs.get(run.run_id)).run
 
