@@ -57,7 +57,7 @@ from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
 from jobs.tasks.review_model import leaf_answer, merge_answer, navigation_answer
 from jobs.tasks.review_ops import checkpoint_key
-from jobs.tasks.review_pool import StageTimedOut
+from jobs.tasks.review_pool import LeftLine, StageTimedOut
 from jobs.tasks.review_services import DEFAULT_WINDOW, QUEUED, ReviewServices
 
 log = logging.getLogger("storygraph.review")
@@ -106,6 +106,12 @@ class Execution:
 
     async def release(self) -> None:
         await self.svc.lease.release(owner=self.owner, token=self.token)
+
+    async def stop_requested(self) -> bool:
+        """Asked while waiting for a pool slot: a paused or cancelled run leaves the line
+        instead of taking a slot it will not use (seed 004 取消立即持久化)."""
+        stored = await self.svc.runs.get(self.run_id)
+        return next_step(stored.run).kind is StepKind.STOP
 
     async def states(self, stored: StoredRun) -> list[SourceState]:
         if self._states is None:
@@ -156,7 +162,9 @@ class Execution:
         times = segment_times(await self.states(stored), batch.segments)
         assert self.svc.gateway is not None
         output_id = f"{self.run_id}:leaf:{index}"
-        async with self.svc.review_pool.hold(output_id, on_wait=self.renew) as held:
+        async with self.svc.review_pool.hold(
+            output_id, on_wait=self.renew, leave_if=self.stop_requested
+        ) as held:
             await self.renew()
             raw = await held.within(
                 stored.run.stage_timeout,
@@ -187,7 +195,9 @@ class Execution:
             leaves = [(i, parse_leaf_output(leaf_raw[i])) for i in sorted(node_plan.leaves)]
             request = functools.partial(navigation_answer, self.svc.gateway, leaves)
         output_id = f"{self.run_id}:navigation:{node_plan.node_id}"
-        async with self.svc.review_pool.hold(output_id, on_wait=self.renew) as held:
+        async with self.svc.review_pool.hold(
+            output_id, on_wait=self.renew, leave_if=self.stop_requested
+        ) as held:
             await self.renew()
             raw = await held.within(run.stage_timeout, request())
             parse_navigation_output(raw)
@@ -316,6 +326,8 @@ class Execution:
                             raw_output=raw,
                         )
                     )
+                except LeftLine:
+                    continue  # the next step reads the stop and records it
                 except ModelRateLimited as exc:
                     await self.requeue()
                     raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None

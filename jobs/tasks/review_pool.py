@@ -40,6 +40,10 @@ def pool_key(queue: str) -> str:
     return f"storygraph:pool:{queue}"
 
 
+class LeftLine(Exception):
+    """The holder left the line before getting a slot (its run was paused or cancelled)."""
+
+
 class StageTimedOut(Exception):
     """The work holding a slot ran past the stage timeout (counted from the grant)."""
 
@@ -78,12 +82,14 @@ class ReviewPool:
         timings: pl.PoolTimings | None = None,
         poll: float = 0.2,
         wait_refresh: timedelta = timedelta(seconds=10),
+        leave_check: timedelta = timedelta(seconds=2),
     ) -> None:
         self.redis = redis
         self.key = pool_key(queue)
         self.timings = timings or pl.PoolTimings()
         self.poll = poll
         self.wait_refresh = wait_refresh
+        self.leave_check = leave_check
 
     async def now(self) -> datetime:
         seconds, micros = await self.redis.time()
@@ -125,10 +131,19 @@ class ReviewPool:
         await self.change(lambda s, now: (pl.release(s, holder), None))
 
     async def acquire(
-        self, holder: str, *, on_wait: Callable[[], Awaitable[None]] | None = None
+        self,
+        holder: str,
+        *,
+        on_wait: Callable[[], Awaitable[None]] | None = None,
+        leave_if: Callable[[], Awaitable[bool]] | None = None,
     ) -> Held:
-        """Wait in line until this holder has a slot."""
+        """Wait in line until this holder has a slot.
+
+        `leave_if` is asked every `leave_check` while waiting; when it answers True the
+        holder leaves the line (`LeftLine`), e.g. a run paused or cancelled meanwhile.
+        """
         refreshed: datetime | None = None
+        checked: datetime | None = None
         try:
             while True:
                 answer, now = await self.request(holder)
@@ -141,6 +156,10 @@ class ReviewPool:
                 ):
                     await on_wait()
                     refreshed = now
+                if leave_if is not None and (checked is None or now - checked >= self.leave_check):
+                    checked = now
+                    if await leave_if():
+                        raise LeftLine(holder)
                 await asyncio.sleep(self.poll)
         except BaseException:
             await asyncio.shield(self.release(holder))  # leave the line (or the slot) behind
@@ -158,10 +177,14 @@ class ReviewPool:
 
     @contextlib.asynccontextmanager
     async def hold(
-        self, holder: str, *, on_wait: Callable[[], Awaitable[None]] | None = None
+        self,
+        holder: str,
+        *,
+        on_wait: Callable[[], Awaitable[None]] | None = None,
+        leave_if: Callable[[], Awaitable[bool]] | None = None,
     ) -> AsyncIterator[Held]:
         """A slot for the duration of the block; released on exit (also on errors)."""
-        held = await self.acquire(holder, on_wait=on_wait)
+        held = await self.acquire(holder, on_wait=on_wait, leave_if=leave_if)
         keeper = asyncio.create_task(self._keep(holder), name=f"pool-slot:{holder}")
         try:
             yield held

@@ -190,3 +190,33 @@ async def test_a_run_keeps_the_timeout_it_was_created_with(
     assert failed.error is not None and failed.error.kind is lc.ErrorKind.TIMEOUT
     assert failed.error.stage.value == "leaves"
     assert (await svc.review_pool.state()).held == ()
+
+
+async def test_a_run_cancelled_while_waiting_for_a_slot_leaves_the_line(
+    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+) -> None:
+    from jobs.tasks.review_ops import cancel_review
+
+    await push_conversation(svc, scope, "chat-1", conversation(6))
+    full = [await svc.review_pool.acquire(f"other:{i}") for i in range(svc.pool_slots)]
+    got = await start_review(
+        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
+    )
+    assert isinstance(got, tuple)
+    worker = asyncio.create_task(run_worker(svc.settings))
+    try:
+        await asyncio.sleep(1.5)
+        assert [t.holder for t in (await svc.review_pool.state()).waiting] == [
+            f"{got[0].run_id}:leaf:0"
+        ]
+        await cancel_review(svc, got[0].run_id)
+        await asyncio.wait_for(worker, timeout=30)  # the pool is still full: it left the line
+    finally:
+        for held in full:
+            await svc.review_pool.release(held.slot.holder)
+    stopped = (await svc.runs.get(got[0].run_id)).run
+    assert stopped.status is lc.RunStatus.CANCELLED and stopped.stopped
+    assert scripted.calls == 0, "a cancelled run never asks the model"
+    state = await svc.review_pool.state()
+    assert state.waiting == () and state.held == ()
+    assert await svc.lease.current() is None
