@@ -24,7 +24,11 @@ from graph.migrate import migrate
 from jobs.model_metrics import ModelCollector
 from jobs.queue import redis_settings
 from jobs.tasks.concern_loop import advance_concern
-from jobs.tasks.concern_scheduler import deliver_concern_outbox, run_concern_scheduler, scheduler_cron
+from jobs.tasks.concern_scheduler import (
+    deliver_concern_outbox,
+    run_concern_scheduler,
+    scheduler_cron,
+)
 from jobs.tasks.heartbeat import heartbeat_report, heartbeat_tick, supervise_automatic
 from jobs.tasks.probe import probe
 from jobs.tasks.review import supervise

@@ -18,7 +18,6 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
-from engine.concern.tools import tool_definitions
 from api.definitions.concern_inputs import (
     AdvanceConcernInput,
     ConcernFactInput,
@@ -47,6 +46,7 @@ from api.definitions.pagination import (
 from engine.concern import model as m
 from engine.concern.advance import InboundMessage
 from engine.concern.policy import ConcernPolicy
+from engine.concern.tools import tool_definitions
 from engine.errors import InvalidInput
 from graph.concern.agenda import load_agenda
 from graph.concern.listing import list_concerns
