@@ -13,7 +13,9 @@ Loading twice changes nothing: result keys are stable and a repeat publish write
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, timezone
+from functools import partial
 
 from engine.settings import Settings
 from engine.story.identity import new_entity_id
@@ -386,15 +388,17 @@ async def load_into(repo: StoryRepository, scope: str = SCOPE) -> str:
     ]
     # Sources grow and results are published in the order they happened (a push before a
     # publish at the same minute), each at its own record time.
-    pushes = [(at, 0, name, upto) for at, name, upto in SOURCE_PUSHES]
-    for at, kind, what, upto in sorted(
-        pushes + [(at, 1, build, 0) for at, build in publishes], key=lambda s: (s[0], s[1])
-    ):
-        if kind == 0:
-            await repo.upsert_source(conversation(scope, what, upto), recorded_at=at)
-        else:
-            inp = PublishResultInput.model_validate(what(scope))
-            await repo.publish_result(inp, by=Actor.run(f"run-{inp.key}"), recorded_at=at)
+    steps: list[tuple[datetime, int, Callable[[], Awaitable[object]]]] = [
+        (at, 0, partial(repo.upsert_source, conversation(scope, name, upto), recorded_at=at))
+        for at, name, upto in SOURCE_PUSHES
+    ]
+    for at, build in publishes:
+        inp = PublishResultInput.model_validate(build(scope))
+        steps.append(
+            (at, 1, partial(repo.publish_result, inp, by=Actor.run(f"run-{inp.key}"), recorded_at=at))
+        )
+    for _, _, write in sorted(steps, key=lambda s: (s[0], s[1])):
+        await write()
     await _corrections(repo, scope)
     r5 = PublishResultInput.model_validate(result_5(scope))
     await repo.publish_result(r5, by=Actor.run("run-demo-r5-review"), recorded_at=t(18, 9))

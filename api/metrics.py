@@ -13,7 +13,7 @@ from prometheus_client import (
 )
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 REQUESTS = Counter(
@@ -40,7 +40,7 @@ class MetricsMiddleware:
         route = scope["path"] if scope["path"] in ("/graphql", "/healthz", "/metrics") else "other"
         status = {"code": 500}
 
-        async def send_wrapper(message: dict) -> None:  # type: ignore[type-arg]
+        async def send_wrapper(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
             await send(message)

@@ -12,6 +12,7 @@ at a given clock). Queries: `concerns` (Relay; status / priority / person filter
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -72,14 +73,18 @@ class Query:
         "JSON-schema function definitions for agent frameworks."
     )
     def concern_tools(self) -> JSON:
-        return tool_definitions()
+        return cast(JSON, tool_definitions())
 
     @strawberry.field(description="One scope's concerns, newest first (Relay connection).")
     async def concerns(
-        self, info: Info[Context, None], scope: str,
+        self,
+        info: Info[Context, None],
+        scope: str,
         status: list[ConcernStatus] | None = None,  # type: ignore[valid-type]
         priority: list[ConcernPriority] | None = None,  # type: ignore[valid-type]
-        person_id: str | None = None, first: int | None = 50, after: str | None = None,
+        person_id: str | None = None,
+        first: int | None = 50,
+        after: str | None = None,
     ) -> Connection[Concern]:
         ctx = info.context
         ctx.require("reader", scope)
@@ -88,16 +93,29 @@ class Query:
         start = decode_cursor(after) + 1 if after else 0
         size = MAX_PAGE if first is None else first
         page = await list_concerns(
-            ctx.driver, ctx.database, scope=scope,
+            ctx.driver,
+            ctx.database,
+            scope=scope,
             statuses=[str(s) for s in status] if status else None,
             priorities=[str(p) for p in priority] if priority else None,
-            person_id=person_id, skip=start, limit=size)
-        edges = [Edge(cursor=encode_cursor(start + i), node=Concern.from_model(c))
-                 for i, c in enumerate(page.concerns)]
-        return Connection(edges=edges, total_count=page.total, page_info=PageInfo(
-            has_next_page=start + len(edges) < page.total, has_previous_page=start > 0,
-            start_cursor=edges[0].cursor if edges else None,
-            end_cursor=edges[-1].cursor if edges else None))
+            person_id=person_id,
+            skip=start,
+            limit=size,
+        )
+        edges = [
+            Edge(cursor=encode_cursor(start + i), node=Concern.from_model(c))
+            for i, c in enumerate(page.concerns)
+        ]
+        return Connection(
+            edges=edges,
+            total_count=page.total,
+            page_info=PageInfo(
+                has_next_page=start + len(edges) < page.total,
+                has_previous_page=start > 0,
+                start_cursor=edges[0].cursor if edges else None,
+                end_cursor=edges[-1].cursor if edges else None,
+            ),
+        )
 
     @strawberry.field
     async def concern(self, info: Info[Context, None], id: strawberry.ID) -> Concern | None:
@@ -115,8 +133,10 @@ class Query:
         ctx.require("reader", scope)
         return Agenda.from_model(scope, await load_agenda(ctx.driver, ctx.database, scope))
 
-    @strawberry.field(description="seed 002 §九: concern summaries, concerns awaiting this "
-                      "person's reply (advanceConcern candidates) and their person slice.")
+    @strawberry.field(
+        description="seed 002 §九: concern summaries, concerns awaiting this "
+        "person's reply (advanceConcern candidates) and their person slice."
+    )
     async def conversation_context(
         self, info: Info[Context, None], scope: str, person_id: str
     ) -> ConversationContext:
@@ -128,19 +148,26 @@ class Query:
         return ConversationContext(
             person=PersonProfile.from_model(person),
             concerns=[Concern.from_model(i.concern) for i in items],
-            awaiting_reply=[Concern.from_model(i.concern) for i in items
-                            if i.comm_status == waiting],
+            awaiting_reply=[
+                Concern.from_model(i.concern) for i in items if i.comm_status == waiting
+            ],
         )
 
     @strawberry.field(description="Every concern message addressed to a person, in order.")
     async def concern_messages(
-        self, info: Info[Context, None], scope: str, person_id: str,
-        status: list[str] | None = None, first: int | None = None, after: str | None = None,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        person_id: str,
+        status: list[str] | None = None,
+        first: int | None = None,
+        after: str | None = None,
     ) -> Connection[ConcernMessage]:
         ctx = info.context
         ctx.require("reader", scope)
-        rows = await rows_for_recipient(ctx.driver, ctx.database, scope=scope,
-                                        person_id=person_id, statuses=status)
+        rows = await rows_for_recipient(
+            ctx.driver, ctx.database, scope=scope, person_id=person_id, statuses=status
+        )
         return paginate([ConcernMessage.from_row(r) for r in rows], first, after)
 
 
@@ -151,12 +178,21 @@ class Mutation:
         ctx = info.context
         ctx.require("agenda", input.scope)
         concern = await raise_new_concern(
-            ctx.driver, ctx.database, ctx.pool, ctx.settings.queue_name, input.to_model(),
-            scope=input.scope, now=_now(input.at), policy=ConcernPolicy.from_settings(ctx.settings))
+            ctx.driver,
+            ctx.database,
+            ctx.pool,
+            ctx.settings.queue_name,
+            input.to_model(),
+            scope=input.scope,
+            now=_now(input.at),
+            policy=ConcernPolicy.from_settings(ctx.settings),
+        )
         return Concern.from_model(concern)
 
-    @strawberry.mutation(description="seed 002 §九 advance_concern: record a reply and run "
-                         "the agent loop; never resolves by itself.")
+    @strawberry.mutation(
+        description="seed 002 §九 advance_concern: record a reply and run "
+        "the agent loop; never resolves by itself."
+    )
     async def advance_concern(
         self, info: Info[Context, None], input: AdvanceConcernInput
     ) -> AdvanceTicket:
@@ -165,13 +201,25 @@ class Mutation:
         stored = await load_concern(ctx.driver, ctx.database, str(input.concern_id))
         ctx.require("agenda", stored.scope)
         when = _now(input.at)
-        message = InboundMessage(person_id=input.person_id, text=input.text, ts=when,
-                                 channel=input.channel, message_id=input.message_id)
-        done = await record_reply(ctx.driver, ctx.database, ctx.pool, ctx.settings.queue_name,
-                                  concern_id=stored.concern.concern_id, message=message,
-                                  now=when)
-        return AdvanceTicket(concern=Concern.from_model(done.concern), job_id=done.job_id,
-                             enqueued=done.enqueued)
+        message = InboundMessage(
+            person_id=input.person_id,
+            text=input.text,
+            ts=when,
+            channel=input.channel,
+            message_id=input.message_id,
+        )
+        done = await record_reply(
+            ctx.driver,
+            ctx.database,
+            ctx.pool,
+            ctx.settings.queue_name,
+            concern_id=stored.concern.concern_id,
+            message=message,
+            now=when,
+        )
+        return AdvanceTicket(
+            concern=Concern.from_model(done.concern), job_id=done.job_id, enqueued=done.enqueued
+        )
 
     @strawberry.mutation(description="A related fact (e.g. a merge) re-enters the agent loop.")
     async def report_concern_fact(
@@ -182,22 +230,43 @@ class Mutation:
         stored = await load_concern(ctx.driver, ctx.database, str(input.concern_id))
         ctx.require("agenda", stored.scope)
         when = _now(input.at)
-        signal = {"kind": input.kind, "source": input.source, "at": when.isoformat(),
-                  "person_id": input.person_id, "detail": input.detail}
-        done = await report_fact(ctx.driver, ctx.database, ctx.pool, ctx.settings.queue_name,
-                                 concern_id=stored.concern.concern_id, fact_id=input.fact_id,
-                                 signal=signal, now=when)
-        return AdvanceTicket(concern=Concern.from_model(done.concern), job_id=done.job_id,
-                             enqueued=done.enqueued)
+        signal = {
+            "kind": input.kind,
+            "source": input.source,
+            "at": when.isoformat(),
+            "person_id": input.person_id,
+            "detail": input.detail,
+        }
+        done = await report_fact(
+            ctx.driver,
+            ctx.database,
+            ctx.pool,
+            ctx.settings.queue_name,
+            concern_id=stored.concern.concern_id,
+            fact_id=input.fact_id,
+            signal=signal,
+            now=when,
+        )
+        return AdvanceTicket(
+            concern=Concern.from_model(done.concern), job_id=done.job_id, enqueued=done.enqueued
+        )
 
     @strawberry.mutation(description="Person master data read by resolve_person_context.")
     async def upsert_person(self, info: Info[Context, None], input: PersonInput) -> PersonProfile:
         ctx = info.context
         ctx.require("agenda", input.scope)
-        person = await upsert_person(ctx.driver, ctx.database, input.scope, {
-            "person_id": input.person_id, "display_name": input.display_name,
-            "preferred_channel": input.preferred_channel, "channels": list(input.channels),
-            "is_owner": input.is_owner})
+        person = await upsert_person(
+            ctx.driver,
+            ctx.database,
+            input.scope,
+            {
+                "person_id": input.person_id,
+                "display_name": input.display_name,
+                "preferred_channel": input.preferred_channel,
+                "channels": list(input.channels),
+                "is_owner": input.is_owner,
+            },
+        )
         return PersonProfile.from_model(person)
 
     @strawberry.mutation(description="Run the concern scheduler's scans now (or at `now`).")
@@ -206,6 +275,6 @@ class Mutation:
     ) -> bool:
         ctx = info.context
         ctx.require("operator", scope)
-        return await enqueue_scheduler_run(ctx.pool, ctx.settings.queue_name, now=_now(now),
-                                           scope=scope)
-
+        return await enqueue_scheduler_run(
+            ctx.pool, ctx.settings.queue_name, now=_now(now), scope=scope
+        )

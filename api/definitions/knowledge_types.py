@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TypeAlias
 
 import strawberry
 
@@ -13,7 +14,9 @@ from engine.story.models import Source as SourceModel
 from engine.story.models import SourceVersion
 from engine.story.previews import ObjectRef
 
-EntryAction = strawberry.enum(k.EntryAction)
+# GraphQL enums are the engine's own enums, registered in place (same classes).
+strawberry.enum(k.EntryAction)
+EntryAction: TypeAlias = k.EntryAction
 
 
 @strawberry.input(description="A selected graph object; `entry` names a local entry to supplement.")

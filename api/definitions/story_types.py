@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import strawberry
 from pydantic import BaseModel
@@ -18,14 +18,23 @@ from api.context import Context
 from engine.story import models as m
 from engine.story import views as v
 
-ChangeKind = strawberry.enum(m.ChangeKind)
-EntityStatus = strawberry.enum(m.EntityStatus)
-Confirmation = strawberry.enum(m.Confirmation)
-SourceKind = strawberry.enum(m.SourceKind)
-SuggestionKind = strawberry.enum(m.SuggestionKind)
-SuggestionStatus = strawberry.enum(m.SuggestionStatus)
-ObjectKind = strawberry.enum(m.ObjectKind)
-ActorKind = strawberry.enum(m.ActorKind)
+# GraphQL enums are the engine's own enums, registered in place (same classes).
+strawberry.enum(m.ChangeKind)
+strawberry.enum(m.EntityStatus)
+strawberry.enum(m.Confirmation)
+strawberry.enum(m.SourceKind)
+strawberry.enum(m.SuggestionKind)
+strawberry.enum(m.SuggestionStatus)
+strawberry.enum(m.ObjectKind)
+strawberry.enum(m.ActorKind)
+ChangeKind: TypeAlias = m.ChangeKind
+EntityStatus: TypeAlias = m.EntityStatus
+Confirmation: TypeAlias = m.Confirmation
+SourceKind: TypeAlias = m.SourceKind
+SuggestionKind: TypeAlias = m.SuggestionKind
+SuggestionStatus: TypeAlias = m.SuggestionStatus
+ObjectKind: TypeAlias = m.ObjectKind
+ActorKind: TypeAlias = m.ActorKind
 
 T = TypeVar("T")
 
