@@ -32,6 +32,7 @@ $(STAMP): pyproject.toml
 
 lint: install
 	$(BIN)/ruff check api graph engine jobs tests bench
+	$(BIN)/mypy engine graph jobs api
 
 schema: install
 	$(BIN)/storygraph schema export
