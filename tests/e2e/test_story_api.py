@@ -230,3 +230,20 @@ async def test_graph_changed_subscription_hears_a_publish(api: Server, scope: st
             kinds.append(change["kind"])
         assert kinds == ["source", "result"]
         assert change["by"] == "run:run-e2e"
+
+
+def test_viz_page_is_served_and_its_query_runs_against_the_schema(api: Server, scope: str) -> None:
+    import re
+
+    import httpx
+
+    page = httpx.get(f"{api.url}/viz")
+    assert page.status_code == 200 and "graphView" in page.text
+    query = re.search(r"const Q = `(.*?)`;", page.text, re.S)
+    assert query is not None, "the page's GraphQL query"
+    src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
+    data(api.graphql(UPSERT, {"input": src}))
+    data(api.graphql(PUBLISH, {"input": result_input(scope, "k1")}))
+    view = data(api.graphql(query.group(1), {"scope": scope, "asOf": None}))["graphView"]
+    assert {n["label"] for n in view["nodes"]} == {"支付模块", "第三方回调接口"}
+    assert view["recordedRange"]["first"] and view["timeline"]
