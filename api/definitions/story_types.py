@@ -12,6 +12,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import strawberry
 from pydantic import BaseModel
+from strawberry.dataloader import DataLoader
 from strawberry.types import Info
 
 from api.context import Context
@@ -163,6 +164,19 @@ class Excerpt:
     warning: str | None
 
 
+def excerpt_loader(info: Info[Context, None], scope: str) -> DataLoader[str, v.Excerpt]:
+    """One read for all the excerpts a response asks for in one scope (no query per item)."""
+    from graph.story.repository import StoryRepository
+
+    repo = StoryRepository(info.context.driver, info.context.database)
+
+    async def load(ids: list[str]) -> list[v.Excerpt]:
+        found = await repo.reference_excerpts(scope, ids)
+        return [found[i] for i in ids]
+
+    return DataLoader(load_fn=load)
+
+
 @strawberry.type(
     description="Points at the original (source, version, locator); never copies its text."
 )
@@ -179,10 +193,10 @@ class Reference:
 
     @strawberry.field(description="The cited text from the exact version (never today's text).")
     async def excerpt(self, info: Info[Context, None]) -> Excerpt:
-        from graph.story.repository import StoryRepository
-
-        repo = StoryRepository(info.context.driver, info.context.database)
-        return build(Excerpt, await repo.reference_excerpt(self.scope, str(self.id)))
+        loader = info.context.loader(
+            f"excerpts:{self.scope}", lambda: excerpt_loader(info, self.scope)
+        )
+        return build(Excerpt, await loader.load(str(self.id)))
 
 
 @strawberry.type

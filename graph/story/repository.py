@@ -83,7 +83,6 @@ class PublishOutcome:
     plan: PublishPlan
 
 
-
 class StoryRepository:
     def __init__(
         self,
@@ -205,6 +204,23 @@ class StoryRepository:
             ref = from_props(Reference, rows[0]["r"])
             stored = from_props(SourceVersion, rows[0]["v"]) if rows[0]["v"] else None
             return excerpt(ref.source_id, ref.source_version, ref.locator, stored)
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_read(work)
+
+    async def reference_excerpts(self, scope: str, reference_ids: list[str]) -> dict[str, Excerpt]:
+        """Excerpts of many references of one scope in one read (missing ids are absent)."""
+        check_scope(scope)
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Excerpt]:
+            out: dict[str, Excerpt] = {}
+            for row in await self._rows(
+                tx, "story/reference_excerpts", scope=scope, ids=reference_ids
+            ):
+                ref = from_props(Reference, row["r"])
+                stored = from_props(SourceVersion, row["v"]) if row["v"] else None
+                out[ref.id] = excerpt(ref.source_id, ref.source_version, ref.locator, stored)
+            return out
 
         async with self._driver.session(database=self._database) as session:
             return await session.execute_read(work)
