@@ -7,6 +7,9 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from arq.connections import ArqRedis
+from redis.asyncio import ConnectionPool
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -53,7 +56,7 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.driver = open_driver(settings)
-        app.state.pool = await open_pool(settings)
+        app.state.pool = await open_pool_or_lazy(settings)
         try:
             await migrate(app.state.driver, settings.neo4j_database)
             log.info(verdict)
@@ -115,6 +118,22 @@ class TokenGate:
                 await _unauthenticated()(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+async def open_pool_or_lazy(settings: Settings) -> ArqRedis:
+    """The arq pool; with Redis down the API still starts (health says redis: false and
+    enqueueing answers UNAVAILABLE) and reconnects on its own once Redis is back."""
+    try:
+        return await open_pool(settings)
+    except (RedisError, OSError) as exc:
+        log.error(
+            "Redis is unreachable; the API runs without it until it is back",
+            extra={"fields": {"redis": settings.effective_redis_url, "error": str(exc)}},
+        )
+        return ArqRedis(
+            ConnectionPool.from_url(settings.effective_redis_url),
+            default_queue_name=settings.queue_name,
+        )
 
 
 def _is_ide_page(request: Request) -> bool:

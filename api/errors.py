@@ -11,7 +11,9 @@ import logging
 import uuid
 
 from graphql.error import GraphQLError
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from pydantic import ValidationError
+from redis.exceptions import RedisError
 from strawberry.extensions import MaskErrors
 
 from engine.errors import ErrorCode, StorygraphError
@@ -37,6 +39,10 @@ def shape_error(error: GraphQLError) -> GraphQLError:
         message = "invalid input: " + "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in original.errors()
         )
+    elif isinstance(original, (RedisError, ServiceUnavailable, SessionExpired)):
+        code = ErrorCode.UNAVAILABLE.value
+        message = "a backing service (Neo4j or Redis) is unavailable; try again shortly"
+        log.warning("backing service unavailable", extra={"fields": {"error": str(original)}})
     elif original is None:
         code = (error.extensions or {}).get("code") or ErrorCode.INVALID_INPUT.value  # type: ignore[assignment]
     else:

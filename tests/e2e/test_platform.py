@@ -108,3 +108,15 @@ def test_worker_serves_model_metrics_when_asked(services) -> None:  # type: igno
         assert "storygraph_model_retries_total" in text
     finally:
         stop(proc)
+
+
+def test_with_redis_down_the_api_serves_and_says_so(start_server) -> None:  # type: ignore[no-untyped-def]
+    from .conftest import free_port
+
+    degraded = start_server(REDIS_PORT=str(free_port()), REDIS_URL="")
+    health = degraded.graphql("{ health { neo4j redis } }").json()
+    assert health["data"]["health"] == {"neo4j": True, "redis": False}
+    assert httpx.get(f"{degraded.url}/healthz").status_code == 503
+    refused = degraded.graphql('mutation { enqueueProbe(note: "x") { id } }').json()
+    assert refused["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
+    assert "Traceback" not in str(refused)
