@@ -6,7 +6,13 @@ A small starlette app on loopback, served by uvicorn in a background thread:
 - faults: any status code (with Retry-After), connection reset (RST) part-way through a
   stream or body, abrupt close without TLS close_notify (on the TLS listener that is a real
   TLS EOF; on plain HTTP a cut chunked body), slow replies (before or between chunks);
-- `server.requests`: every request received (JSON body and headers), so tests count calls.
+- `server.requests`: every request received (JSON body and headers), so tests count calls
+  and assert on the context the product sent;
+- prompt-grounded answers: a queue entry (or the standing `server.answer_with(fn)`) may be a
+  function of the request, so the answer is built only from what the request carries. A
+  grounded responder that cannot find what it needs in the request answers with what a real
+  model would then say (nothing known, nothing met), and the test fails where the product
+  withheld context. The domain responders live in `tests/support/grounded_*.py`.
 
 Nothing is monkeypatched: the code under test talks HTTP to this server through httpx.
 Aborting a connection needs its transport, so the server runs uvicorn's h11 protocol with a
@@ -25,6 +31,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
 
 import uvicorn
@@ -98,6 +105,27 @@ class LoggedRequest:
     @property
     def messages(self) -> list[dict[str, Any]]:
         return list(self.body.get("messages") or [])
+
+    @property
+    def system(self) -> str:
+        return "\n".join(str(m.get("content") or "") for m in self.messages
+                         if m.get("role") == "system")
+
+    @property
+    def user_text(self) -> str:
+        """The last user message's text (what the product asked this turn)."""
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return str(users[-1].get("content") or "") if users else ""
+
+    def user_json(self) -> Any:
+        """The last user message parsed as JSON (None when it is not JSON)."""
+        try:
+            return json.loads(self.user_text)
+        except (json.JSONDecodeError, TypeError):
+            return None
+
+
+Responder = Callable[[LoggedRequest], "ScriptedReply"]
 
 
 def _chunks(reply: ScriptedReply, model: str) -> list[dict[str, Any]]:
@@ -193,7 +221,8 @@ class ScriptedModelServer:
     """Start with `start()` (or as a context manager); `base_url` ends in /v1."""
 
     def __init__(self, *, certfile: Path | None = None, keyfile: Path | None = None) -> None:
-        self.replies: deque[ScriptedReply] = deque()
+        self.replies: deque[ScriptedReply | Responder] = deque()
+        self.responder: Responder | None = None
         self.requests: list[LoggedRequest] = []
         self._transports: dict[tuple[str, int], asyncio.Transport] = {}
         self._certfile, self._keyfile = certfile, keyfile
@@ -210,12 +239,18 @@ class ScriptedModelServer:
         scheme = "https" if self._certfile else "http"
         return f"{scheme}://127.0.0.1:{self.port}/v1"
 
-    def script(self, *replies: ScriptedReply) -> None:
+    def script(self, *replies: ScriptedReply | Responder) -> None:
+        """Queue answers, one per request; a callable builds its answer from the request."""
         self.replies.extend(replies)
+
+    def answer_with(self, responder: Responder | None) -> None:
+        """Answer every request the queue does not cover with `responder(request)`."""
+        self.responder = responder
 
     def reset(self) -> None:
         self.replies.clear()
         self.requests.clear()
+        self.responder = None
 
     @property
     def calls(self) -> int:
@@ -226,11 +261,14 @@ class ScriptedModelServer:
 
     async def _chat(self, request: Request) -> Response:
         body = json.loads(await request.body())
-        self.requests.append(LoggedRequest(body=body, headers=dict(request.headers),
-                                           at=time.monotonic()))
-        if not self.replies:
+        logged = LoggedRequest(body=body, headers=dict(request.headers), at=time.monotonic())
+        self.requests.append(logged)
+        entry: ScriptedReply | Responder | None
+        entry = self.replies.popleft() if self.replies else self.responder
+        if entry is None:
             return JSONResponse({"error": {"message": "script exhausted"}}, status_code=418)
-        return _ScriptedResponse(self, self.replies.popleft(), body)
+        reply = entry if isinstance(entry, ScriptedReply) else entry(logged)
+        return _ScriptedResponse(self, reply, body)
 
     async def wait_or_disconnect(self, seconds: float, receive: Receive) -> bool:
         """Sleep, but give up as soon as the client goes away (keeps shutdown quick)."""
