@@ -11,6 +11,11 @@ same result id. Rules kept here:
   Main entity — user-edited or confirmed fields then become Suggestions, never overwrites;
   two batches naming the same stored id share the first one's ref (the story input refuses
   two refs for one stored id);
+- an entity a result introduces is Main: it is part of the published graph, so a later run
+  of the same scope may reuse it by id (seed 004: 跨 run 仅允许引用同 scope 的 Main 候选实体);
+  the model's answer cannot set another status;
+- an event's title reads as the event: a message header the model copied into a fact
+  ("[2026-09-20T10:00:00+08:00] 李四: …") becomes "李四：…", never the raw time;
 - the navigation root gives the stage summary and the feedback; navigation never adds facts;
 - the result key is the run id, so a retried publish is a repeat, not a second result.
 
@@ -19,6 +24,7 @@ A review publishes into one story-graph scope: Global → "global", one project 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -30,6 +36,11 @@ from engine.review.types import Scope, Segment
 
 GLOBAL_STORY_SCOPE = "global"
 MAX_TITLE = 300
+MAIN = "main"
+_HEADER = re.compile(
+    r"^\s*\[\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?\][ \t]*"
+    r"(?:([^\s:：\[\]][^:：\n\[\]]{0,39}?)[ \t]*[:：])?[ \t]*"
+)
 
 
 def story_scope(scope: Scope) -> str:
@@ -59,6 +70,16 @@ def _reference(seg: Segment) -> dict[str, str]:
         "source_version": seg.version,
         "locator": f"chars:{seg.start}-{seg.end}",
     }
+
+
+def event_text(text: str) -> str:
+    """A fact's text as an event reads it: without a copied "[time] speaker:" header."""
+    match = _HEADER.match(text)
+    if match is None:
+        return text.strip()
+    rest = text[match.end() :].strip()
+    speaker = match.group(1)
+    return f"{speaker.strip()}：{rest}" if speaker else rest
 
 
 def _at(raw: object, default: datetime) -> datetime:
@@ -101,7 +122,7 @@ def compose_result(
                 local[model_ref] = by_stored_id[stored]
                 continue
             ref = f"b{batch.index}.{model_ref}"
-            item: dict[str, Any] = {"ref": ref, "name": name}
+            item: dict[str, Any] = {"ref": ref, "name": name, "status": MAIN}
             if isinstance(stored, str) and stored:
                 item["id"] = stored
                 by_stored_id[stored] = ref
@@ -125,11 +146,12 @@ def compose_result(
             times.append(at)
             source_ids.update(r.source_id for r in refs)
             ref = f"b{batch.index}.f{j}"
+            said = event_text(fact.text)
             events.append(
                 {
                     "ref": ref,
-                    "title": fact.text.strip()[:MAX_TITLE],
-                    "description": fact.text if len(fact.text) > MAX_TITLE else "",
+                    "title": said[:MAX_TITLE],
+                    "description": said if len(said) > MAX_TITLE else "",
                     "at": at,
                     "references": [_reference(r) for r in refs],
                 }

@@ -160,6 +160,10 @@ class Execution:
             stored.run.scope, [s.source_key for s in batch.segments]
         )
         times = segment_times(await self.states(stored), batch.segments)
+        known = await self.svc.known.lookup(
+            story_scope(stored.run.scope),
+            [texts.get(s.source_key, "")[s.start : s.end] for s in batch.segments],
+        )
         assert self.svc.gateway is not None
         output_id = f"{self.run_id}:leaf:{index}"
         async with self.svc.review_pool.hold(
@@ -168,7 +172,9 @@ class Execution:
             await self.renew()
             raw = await held.within(
                 stored.run.stage_timeout,
-                leaf_answer(self.svc.gateway, batch.segments, texts, times=times),
+                leaf_answer(
+                    self.svc.gateway, batch.segments, texts, times=times, known_entities=known
+                ),
             )
             parse_leaf_output(raw)  # the contract: a facts array, or the stage fails
             await self.mutate(
@@ -190,10 +196,17 @@ class Execution:
         assert self.svc.gateway is not None
         if node_plan.children:
             children = [(c, parse_navigation_output(node_raw[c][0])) for c in node_plan.children]
-            request = functools.partial(merge_answer, self.svc.gateway, children)
+            known = await self.svc.known.lookup(
+                story_scope(run.scope), [out.summary for _, out in children]
+            )
+            request = functools.partial(merge_answer, self.svc.gateway, children, known)
         else:
             leaves = [(i, parse_leaf_output(leaf_raw[i])) for i in sorted(node_plan.leaves)]
-            request = functools.partial(navigation_answer, self.svc.gateway, leaves)
+            known = await self.svc.known.lookup(
+                story_scope(run.scope),
+                [f.text for _, out in leaves for f in out.facts] + [o.summary for _, o in leaves],
+            )
+            request = functools.partial(navigation_answer, self.svc.gateway, leaves, known)
         output_id = f"{self.run_id}:navigation:{node_plan.node_id}"
         async with self.svc.review_pool.hold(
             output_id, on_wait=self.renew, leave_if=self.stop_requested

@@ -17,10 +17,12 @@ from typing import Any
 from engine.model.gateway import HttpModelGateway, OfflineModelGateway
 from engine.model.messages import ChatMessage, ChatRequest
 from engine.model.tasks import ReviewDocument
+from engine.review.known import KnownEntity, by_name
 from engine.review.outputs import LeafOutput, NavigationOutput
 from engine.review.types import Segment
 
 Gateway = HttpModelGateway | OfflineModelGateway
+MAX_DESCRIPTION = 500  # characters of an entity description the offline leaf proposes
 
 LEAF_SYSTEM = """You review one batch of a conversation or note for a work supervisor.
 Answer with one JSON object only:
@@ -29,11 +31,14 @@ Answer with one JSON object only:
  "entities": [{"ref": str, "name": str, "kind": str, "description": str, "id": stored id}],
  "summary": str}
 `facts` is required (an empty array when nothing is worth keeping). Cite the segments you
-were given in `refs`. Give `id` only for an entity listed as known with that id."""
+were given in `refs`. `known_entities` lists stored entities of this scope the text names
+(id, name, kind, aliases): when an entity you found is one of them, give its `id`. Give `id`
+only for an entity listed as known with that id; an equal name alone is not an identity."""
 
 NAVIGATION_SYSTEM = """You merge the summaries of reviewed batches into one stage summary.
 Answer with one JSON object only: {"summary": str, "children": [batch ids]}.
-Do not emit a `facts` array: the batches' facts are kept as they are."""
+Do not emit a `facts` array: the batches' facts are kept as they are. `known_entities` lists
+stored entities of this scope the batches name: call them by these names."""
 
 REPORT_SYSTEM = """You write a short heartbeat report: what changed in these new messages, in
 two or three sentences. Plain text."""
@@ -68,30 +73,40 @@ async def leaf_answer(
     texts: Mapping[tuple[str, str], str],
     *,
     times: Mapping[tuple[str, str, int], datetime],
-    known_entities: Sequence[Mapping[str, str]] = (),
+    known_entities: Sequence[KnownEntity] = (),
 ) -> str:
-    """The raw answer for one leaf batch."""
+    """The raw answer for one leaf batch. `known_entities` are the stored Main entities of
+    the review's scope that the batch names; the answer reuses one by its id."""
     if isinstance(gateway, HttpModelGateway):
         payload = {
             "segments": [segment_payload(s, texts.get(s.source_key, "")) for s in segments],
-            "known_entities": list(known_entities),
+            "known_entities": [k.payload() for k in known_entities],
         }
         return await _chat(gateway, LEAF_SYSTEM, payload)
+    known = by_name(known_entities)
     facts: list[dict[str, Any]] = []
-    entities: dict[str, dict[str, Any]] = {}
+    entities: dict[str, dict[str, Any]] = {}  # by stored id, else by name (one answer)
+    said: dict[str, list[str]] = {}  # what this batch says about each entity
     for seg in segments:
         text = texts.get(seg.source_key, "")[seg.start : seg.end]
         doc = ReviewDocument(
             source_id=seg.source_id,
             text=text,
             ts=times.get((seg.source_id, seg.version, seg.start)),
+            known_entities=list(known),
         )
         extraction = (await gateway.extract_review(doc)).value
-        names = {e.local_id: e.name for e in extraction.entities}
+        keys: dict[str, str] = {}
         for e in extraction.entities:
-            entities.setdefault(
-                e.name, {"ref": f"n{len(entities)}", "name": e.name, "kind": e.kind}
-            )
+            stored = known.get(e.name)
+            key = stored.id if stored is not None else e.name
+            keys[e.local_id] = key
+            if key in entities:
+                continue
+            item: dict[str, Any] = {"ref": f"n{len(entities)}", "name": e.name, "kind": e.kind}
+            if stored is not None:
+                item.update(id=stored.id, name=stored.name, kind=stored.kind or e.kind)
+            entities[key] = item
         for fact in extraction.facts:
             if not fact.text.strip():
                 continue
@@ -104,22 +119,35 @@ async def leaf_answer(
                     "refs": [ref.model_dump(mode="json")],
                     "at": when.isoformat() if when else None,
                     "kind": fact.kind,
-                    "entities": [entities[names[i]]["ref"] for i in fact.entity_ids if i in names],
+                    "entities": [entities[keys[i]]["ref"] for i in fact.entity_ids if i in keys],
                 }
             )
+            for i in dict.fromkeys(fact.entity_ids):
+                if i in keys:
+                    said.setdefault(keys[i], []).append(fact.text)
+    for key, item in entities.items():
+        if said.get(key):
+            item["description"] = "；".join(said[key])[:MAX_DESCRIPTION]
     return json.dumps(
         {"facts": facts, "entities": list(entities.values()), "summary": f"{len(facts)} facts"},
         ensure_ascii=False,
     )
 
 
-async def navigation_answer(gateway: Gateway, leaves: Sequence[tuple[int, LeafOutput]]) -> str:
+async def navigation_answer(
+    gateway: Gateway,
+    leaves: Sequence[tuple[int, LeafOutput]],
+    known_entities: Sequence[KnownEntity] = (),
+) -> str:
     """The raw answer of the navigation merge over committed leaves."""
     if isinstance(gateway, HttpModelGateway):
-        payload = [
-            {"batch": index, "summary": out.summary, "facts": [f.text for f in out.facts][:20]}
-            for index, out in leaves
-        ]
+        payload = {
+            "batches": [
+                {"batch": index, "summary": out.summary, "facts": [f.text for f in out.facts][:20]}
+                for index, out in leaves
+            ],
+            "known_entities": [k.payload() for k in known_entities],
+        }
         return await _chat(gateway, NAVIGATION_SYSTEM, payload)
     lines = [f.text for _, out in leaves for f in out.facts][:10]
     summary = "；".join(lines) if lines else "本次回顾没有新的事实"
@@ -128,11 +156,18 @@ async def navigation_answer(gateway: Gateway, leaves: Sequence[tuple[int, LeafOu
     )
 
 
-async def merge_answer(gateway: Gateway, children: Sequence[tuple[str, NavigationOutput]]) -> str:
+async def merge_answer(
+    gateway: Gateway,
+    children: Sequence[tuple[str, NavigationOutput]],
+    known_entities: Sequence[KnownEntity] = (),
+) -> str:
     """The raw answer of a navigation node over committed child nodes (the tree's upper
     levels): it merges their summaries and, like every navigation answer, emits no facts."""
     if isinstance(gateway, HttpModelGateway):
-        payload = [{"node": node_id, "summary": out.summary} for node_id, out in children]
+        payload = {
+            "nodes": [{"node": node_id, "summary": out.summary} for node_id, out in children],
+            "known_entities": [k.payload() for k in known_entities],
+        }
         return await _chat(gateway, NAVIGATION_SYSTEM, payload)
     summary = "；".join(out.summary for _, out in children) or "本次回顾没有新的事实"
     return json.dumps(

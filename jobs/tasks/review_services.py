@@ -23,6 +23,7 @@ from engine.settings import Settings
 from graph.review.app import AppSettingsStore, PlanStore
 from graph.review.checkpoints import Checkpoints
 from graph.review.heartbeats import HeartbeatRuns
+from graph.review.known import KnownEntities
 from graph.review.lease import ReviewLease
 from graph.review.runs import SupervisionRuns
 from graph.review.sources import ReviewSources
@@ -53,6 +54,7 @@ class ReviewServices:
     lease: ReviewLease = field(init=False)
     checkpoints: Checkpoints = field(init=False)
     sources: ReviewSources = field(init=False)
+    known: KnownEntities = field(init=False)
     heartbeats: HeartbeatRuns = field(init=False)
     app: AppSettingsStore = field(init=False)
     plans: PlanStore = field(init=False)
@@ -64,6 +66,7 @@ class ReviewServices:
         self.lease = ReviewLease(*args)
         self.checkpoints = Checkpoints(*args)
         self.sources = ReviewSources(*args)
+        self.known = KnownEntities(*args)
         self.heartbeats = HeartbeatRuns(*args)
         self.app = AppSettingsStore(*args)
         self.plans = PlanStore(*args)

@@ -16,6 +16,12 @@ Entities (kind): names the caller already knows (`known_entities`, exact match) 
 - term: text in 「」 “” 《》 or "double quotes".
 An entity is one per distinct name; its `local_id` (e1, e2 …) is valid only in this answer.
 
+Message headers: a conversation pushed through `upsertSource` opens each message with
+"[ISO time] speaker: " (engine/review/spans.py). The header is not part of any fact: a
+fact's span starts after it, its text reads "speaker：sentence" (never the raw time), the
+speaker is a person entity of every fact of that message, and relative times are resolved
+against the message's own time.
+
 Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞/blocked),
 risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
 done …, not 还没), commitment (a resolvable time + a delivery verb), plan (计划/打算/plan
@@ -30,6 +36,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
 
 from engine.model.offline.achievement import DONE, NOT_YET
 from engine.model.offline.attitude import is_question
@@ -44,12 +52,20 @@ from engine.model.tasks import (
     Span,
 )
 
+_HEADER = re.compile(
+    r"^\[(\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\][ \t]*"
+    r"(?:([^\s:：\[\]][^:：\n\[\]]{0,39}?)[ \t]*[:：])?[ \t]*",
+    re.MULTILINE,
+)
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]+|\.(?=\s|$)")
-_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘"
-             "于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹"
-             "薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤")
-_VERB_CUE = ("说|表示|提出|确认|负责|回复|认为|提到|建议|同意|反馈|觉得|答应|承诺|要求|决定|"
-             "发现|完成")
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘"
+    "于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹"
+    "薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤"
+)
+_VERB_CUE = (
+    "说|表示|提出|确认|负责|回复|认为|提到|建议|同意|反馈|觉得|答应|承诺|要求|决定|发现|完成"
+)
 _CN_PERSON_VERB = re.compile(rf"([{_SURNAMES}][\u4e00-\u9fa5]{{1,2}}?)(?={_VERB_CUE})")
 # 周 and 于 are left out: 周五 is a weekday and 于三月 a preposition, not people.
 _PLACEHOLDER_SURNAMES = _SURNAMES.replace("周", "").replace("于", "")
@@ -60,6 +76,7 @@ _ISSUE = re.compile(r"(?<![\w#!])[#!]\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 _URL = re.compile(r"https?://[^\s，。）)]+")
 _QUOTED = re.compile(r"「([^」]+)」|“([^”]+)”|《([^》]+)》|\"([^\"]+)\"")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
+# fmt: off
 _NOT_NAMES = {
     "I", "We", "The", "A", "An", "It", "This", "That", "They", "He", "She", "You", "Our",
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
@@ -72,13 +89,17 @@ _NOT_NAMES = {
     "His", "Her", "Their", "Its", "These", "Those", "Some", "Any", "For", "In", "On", "At",
     "To", "From", "With", "By", "Of", "As", "Not", "Just", "Still", "Already", "Now",
 }
+# fmt: on
 _FACT_RULES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     ("blocker", re.compile(r"卡在|卡住|阻塞|被.*挡住|\bblocked\b|\bstuck\b", re.IGNORECASE)),
     ("risk", re.compile(r"风险|延期|来不及|赶不上|\brisk|\bdelay", re.IGNORECASE)),
     ("decision", re.compile(r"决定|定了|确定|拍板|\bdecided\b|\bagreed\b", re.IGNORECASE)),
 )
-_DELIVERY = re.compile(r"给|交|提测|提交|完成|发|上线|\bdeliver|\bsend\b|\bship|\bfinish|\bwill\b|"
-                       r"'ll\b", re.IGNORECASE)
+_DELIVERY = re.compile(
+    r"给|交|提测|提交|完成|发|上线|\bdeliver|\bsend\b|\bship|\bfinish|\bwill\b|"
+    r"'ll\b",
+    re.IGNORECASE,
+)
 _PLAN = re.compile(r"计划|打算|准备|\bplan(?:ning)? to\b|\bgoing to\b", re.IGNORECASE)
 
 
@@ -100,11 +121,40 @@ def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     yield start + lead, start + lead + len(stripped)
 
 
-def _candidates(doc: ReviewDocument) -> Iterator[tuple[str, EntityKind, int, int]]:
+@dataclass(frozen=True)
+class _Header:
+    """A message header "[time] speaker: " at [start, body)."""
+
+    start: int
+    body: int
+    at: datetime | None
+    speaker: str | None
+    speaker_span: tuple[int, int] | None
+
+
+def _headers(text: str) -> list[_Header]:
+    found = []
+    for m in _HEADER.finditer(text):
+        try:
+            at: datetime | None = datetime.fromisoformat(m.group(1).replace("Z", "+00:00"))
+        except ValueError:
+            at = None
+        speaker = m.group(2).strip() if m.group(2) else None
+        span = (m.start(2), m.start(2) + len(speaker)) if speaker else None
+        found.append(_Header(m.start(), m.end(), at, speaker, span))
+    return found
+
+
+def _candidates(
+    doc: ReviewDocument, headers: list[_Header]
+) -> Iterator[tuple[str, EntityKind, int, int]]:
     text = doc.text
     for name in doc.known_entities:
         for m in re.finditer(re.escape(name), text):
             yield name, "other", m.start(), m.end()
+    for h in headers:
+        if h.speaker is not None and h.speaker_span is not None:
+            yield h.speaker, "person", h.speaker_span[0], h.speaker_span[1]
     for m in _MENTION.finditer(text):
         yield m.group(1), "person", m.start(1), m.end(1)
     for m in _CN_PERSON_VERB.finditer(text):
@@ -123,16 +173,17 @@ def _candidates(doc: ReviewDocument) -> Iterator[tuple[str, EntityKind, int, int
         yield m.group(0), "person", m.start(), m.end()
 
 
-def _entities(doc: ReviewDocument) -> list[ExtractedEntity]:
+def _entities(doc: ReviewDocument, headers: list[_Header]) -> list[ExtractedEntity]:
     by_name: dict[str, ExtractedEntity] = {}
     claimed: list[tuple[int, int]] = []
-    for name, kind, start, end in _candidates(doc):
+    for name, kind, start, end in _candidates(doc, headers):
         if any(s <= start and end <= e and (s, e) != (start, end) for s, e in claimed):
             continue  # inside a longer mention already taken (e.g. a known name)
         entity = by_name.get(name)
         if entity is None:
             entity = by_name[name] = ExtractedEntity(
-                local_id=f"e{len(by_name) + 1}", name=name, kind=kind)
+                local_id=f"e{len(by_name) + 1}", name=name, kind=kind
+            )
         if all((s.start, s.end) != (start, end) for s in entity.mentions):
             entity.mentions.append(Span(start=start, end=end))
             claimed.append((start, end))
@@ -154,17 +205,45 @@ def fact_kind(sentence: str, has_time: bool) -> FactKind:
     return "statement"
 
 
+def _message(headers: list[_Header], start: int) -> _Header | None:
+    """The header of the message the text at `start` belongs to."""
+    found = None
+    for h in headers:
+        if h.start > start:
+            break
+        found = h
+    return found
+
+
 def extract(doc: ReviewDocument) -> Extraction:
-    entities = _entities(doc)
+    headers = _headers(doc.text)
+    entities = _entities(doc, headers)
     facts: list[ExtractedFact] = []
     for start, end in sentences(doc.text):
+        header = _message(headers, start)
+        if header is not None and start < header.body:
+            start = header.body  # the sentence opens a message: its header is not the fact
+            if len(doc.text[start:end].strip().rstrip("。！？!?；;.")) < 2:
+                continue
         sentence = doc.text[start:end]
-        when = parse_when(sentence, doc.ts, doc.timezone) if doc.ts is not None else None
+        anchor = header.at if header is not None and header.at is not None else doc.ts
+        when = parse_when(sentence, anchor, doc.timezone) if anchor is not None else None
         at = when.at if when is not None else None
-        ids = [e.local_id for e in entities
-               if any(start <= m.start and m.end <= end for m in e.mentions)]
-        facts.append(ExtractedFact(
-            local_id=f"f{len(facts) + 1}", text=sentence, span=Span(start=start, end=end),
-            kind=fact_kind(sentence, at is not None), entity_ids=ids, at=at,
-        ))
+        speaker = header.speaker if header is not None else None
+        ids = [
+            e.local_id
+            for e in entities
+            if (speaker is not None and e.name == speaker)
+            or any(start <= m.start and m.end <= end for m in e.mentions)
+        ]
+        facts.append(
+            ExtractedFact(
+                local_id=f"f{len(facts) + 1}",
+                text=f"{speaker}：{sentence}" if speaker else sentence,
+                span=Span(start=start, end=end),
+                kind=fact_kind(sentence, at is not None),
+                entity_ids=ids,
+                at=at,
+            )
+        )
     return Extraction(source_id=doc.source_id, facts=facts, entities=entities)

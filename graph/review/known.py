@@ -1,0 +1,45 @@
+"""Known entities of a review's story scope, looked up by the names its texts contain
+(engine/review/known.py has the rules; cypher/review/known_entities.cypher the lookup)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from neo4j import AsyncManagedTransaction
+
+from engine.review.known import MAX_KNOWN, KnownEntity, lookup_keys, relevant
+from engine.story.clock import FOREVER
+from graph.review.base import Repository
+
+
+class KnownEntities(Repository):
+    async def lookup(
+        self, story_scope: str, texts: Sequence[str], *, limit: int = MAX_KNOWN
+    ) -> list[KnownEntity]:
+        """The stored Main entities of `story_scope` that `texts` name, at most `limit`."""
+        texts = [t for t in texts if t]
+        keys = lookup_keys(texts)
+        if not keys:
+            return []
+
+        async def work(tx: AsyncManagedTransaction) -> list[KnownEntity]:
+            rows = await self.rows(
+                tx,
+                "review/known_entities",
+                scope=story_scope,
+                keys=keys,
+                texts=texts,
+                forever=FOREVER,
+            )
+            return [
+                KnownEntity(
+                    id=r["id"],
+                    name=r["name"],
+                    kind=r["kind"] or "",
+                    description=r["description"] or "",
+                    aliases=sorted(n for n in r["names"] if n != r["name"]),
+                )
+                for r in rows
+            ]
+
+        return relevant(await self.read(work), texts, limit=limit)
