@@ -28,6 +28,8 @@ class ReportKind(StrEnum):
     TIMEOUT_RETRY = "timeout_retry"
     PARTIAL = "partial"
     OWNER_UPDATE = "owner_update"
+    # the follow-up limit of a medium/low concern closed it (seed 002 追问间隔策略 → dropped)
+    DROPPED = "dropped"
 
 
 class Recipient(BaseModel):

@@ -61,6 +61,7 @@ from engine.concern.reports import (
 )
 from engine.concern.scheduler import Trigger, TriggerKind, is_stale
 from engine.concern.states import add_timeline, ensure_status, is_terminal, transition
+from engine.concern.wording import limit_notice, limit_reason, silence_notice, stuck_notice
 from engine.errors import InvalidInput
 
 S = ConcernStatus
@@ -124,6 +125,11 @@ class _Turn:
         if self.c.status == S.PENDING:
             self.c = transition(self.c, S.IN_PROGRESS, self.now, "进入处理循环")
         self._mark_done()
+        if self.out.step == LoopStep.ESCALATE and self._silence_only():
+            # silence follows the table: chase (or hit the limit) instead
+            self.out = self.out.model_copy(
+                update={"step": LoopStep.FOLLOW_UP, "messages": [], "next_action": None}
+            )
         if self.out.step == LoopStep.DROP:
             self._close(S.DROPPED, "发起人取消：" + (self.out.summary or "不再需要"))
         elif self.trigger.kind == TriggerKind.SCHEDULE_DUE and self.c.type == ConcernType.SCHEDULE:
@@ -131,9 +137,26 @@ class _Turn:
         elif self.out.goal_met:
             self._resolve()
         elif self.out.step == LoopStep.ESCALATE:
-            self._escalate(self.out.summary or "需要更高层处理")
+            self._escalate(
+                self.out.summary or "需要更高层处理",
+                self.out.owner_update.strip() or stuck_notice(self.c, self.policy.locale),
+            )
         else:
             self._advance()
+
+    def _silence_only(self) -> bool:
+        """A time trigger with every pending counterpart silent: the silence table decides.
+
+        seed 002 追问间隔策略: silence runs the interval table up to the priority's maximum,
+        then critical/high escalate and medium/low are dropped — whatever the model proposes
+        (a model that escalates a silent low concern would skip the drop the seed requires).
+        """
+        if self.trigger.kind not in (TriggerKind.TIMEOUT, TriggerKind.NEXT_ACTION_DUE):
+            return False
+        pending = self.c.pending_counterparts
+        return bool(pending) and all(
+            p.last_outbound_at is not None and not p.replied_since_last_outbound for p in pending
+        )
 
     # -- closing -------------------------------------------------------------------------
 
@@ -169,21 +192,21 @@ class _Turn:
         )
         self.c = add_timeline(self.c, self.now, TimelineType.BACKFLOW, f"已回流给{target.name}")
 
-    def _escalate(self, reason: str) -> None:
+    def _escalate(self, reason: str, text: str) -> None:
+        """`reason` is recorded (timeline, agenda); `text` is what the person reads."""
         self.reason = reason
         if self.c.status == S.ESCALATED:
             return
         self.c = transition(self.c, S.ESCALATED, self.now, "升级：" + reason)
         self.c = self.c.model_copy(update={"next_action": None})
         recipient = report_recipient(self.c, self.context) or self.context.owner
-        fmt = "[Escalation] {t}: {r}" if self.policy.locale == "en" else "【升级】{t}：{r}"
         self.effects.append(
             Escalate(
                 key=effect_key(self.jid, "escalate", self.c.concern_id),
                 concern_id=self.c.concern_id,
                 reason=reason,
                 recipient=recipient,
-                text=fmt.format(t=self.c.title, r=reason),
+                text=text,
             )
         )
         self.c = add_timeline(self.c, self.now, TimelineType.ESCALATION, reason)
@@ -260,7 +283,9 @@ class _Turn:
             self._at_limit()
             return
         if reached.escalate_reason:
-            self._escalate(reached.escalate_reason)
+            n = self.policy.silent_followups_before_alternatives
+            notice = silence_notice(self.c, reached.silent_names, n, self.policy.locale)
+            self._escalate(reached.escalate_reason, notice)
             return
         self.c = reached.concern
         self.effects.extend(reached.sends)
@@ -272,12 +297,31 @@ class _Turn:
         self._report(reached)
 
     def _at_limit(self) -> None:
-        limit = max_followups(self.c.priority)
-        reason = f"已达最大追问次数（{self.c.priority} {limit} 次）"
-        if limit_outcome(self.c.priority) == LimitOutcome.ESCALATE:
-            self._escalate(reason)
-        else:
-            self._close(S.DROPPED, reason + "，不再推进")
+        """seed 002: at the maximum critical/high escalate; medium/low are dropped (written to
+        recent_decisions by the agenda sync) and the initiator is told in plain words."""
+        c, locale = self.c, self.policy.locale
+        n = max_followups(c.priority) or c.followup_count
+        pending = c.pending_counterparts
+        silent = [p.display_name for p in pending if not p.replied_since_last_outbound]
+        names = silent or [p.display_name for p in pending]
+        escalate = limit_outcome(c.priority) == LimitOutcome.ESCALATE
+        notice = limit_notice(c, names, n, escalate=escalate, locale=locale)
+        reason = limit_reason(n, escalate=escalate, locale=locale)
+        if escalate:
+            self._escalate(reason, notice)
+            return
+        self._close(S.DROPPED, reason)
+        self.c, report = build_report(
+            self.c,
+            [ReportKind.DROPPED],
+            notice,
+            now=self.now,
+            policy=self.policy,
+            context=self.context,
+            job_id=self.jid,
+        )
+        if report is not None:
+            self.effects.append(report)
 
     def _focus(self, reached: Outreach) -> PersonRef | None:
         c = self.c

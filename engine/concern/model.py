@@ -118,9 +118,11 @@ class PersonRef(_Model):
 
     @property
     def replied_since_last_outbound(self) -> bool:
+        """A reply strictly after our last message. Our answer to a reply carries the reply's
+        own timestamp; that tie is not "he replied since" (the answer is still unanswered)."""
         if self.last_inbound_at is None:
             return False
-        return self.last_outbound_at is None or self.last_inbound_at >= self.last_outbound_at
+        return self.last_outbound_at is None or self.last_inbound_at > self.last_outbound_at
 
 
 class TimelineEntry(_Model):

@@ -4,13 +4,16 @@ This is where the interval table and the attitude policy bind the agent loop
 (seed 002 §六 追问间隔策略 / 对方态度识别):
 
 - the first message to a person is the initial contact, not a follow-up;
-- any later message to a counterpart is a follow-up (追问): it counts one round per decision
-  towards the priority's limit, and a person's next follow-up may not go out before their
-  `followup_not_before` gate (interval after our last message, doubled for resistant people,
-  or the promised time of a commitment). The gate does not hold for a response to a fresh
-  reply: in the turn a person's reply triggered, a message to that person ("大概这两天" →
-  ask for the date) goes out at once, and in the turn the initiator's reply triggered, the
-  initiator's instruction may be relayed to anyone ("接受临时方案" → tell 张三);
+- a later message to a counterpart is a scheduled follow-up (追问): it counts one round per
+  decision towards the priority's limit, and a person's next follow-up may not go out before
+  their `followup_not_before` gate (interval after our last message, doubled for resistant
+  people, or the promised time of a commitment);
+- an answer to a fresh reply is not a follow-up: in the turn a person's reply triggered, a
+  message to that person ("大概这两天" → ask for the date) goes out at once, and in the turn
+  the initiator's reply triggered, the initiator's instruction may be relayed to anyone
+  ("接受临时方案" → tell 张三). Neither passes the gate nor counts towards the maximum, so a
+  person who keeps answering is never dropped for it;
+- messages are worded by `wording.py` (the ask, never the goal sentence);
 - at the limit nothing is sent and the caller applies `followup.limit_outcome`;
 - a person who left `silent_followups_before_alternatives` (3) follow-ups unanswered is tried
   on another reachable channel; with none left the concern escalates.
@@ -39,26 +42,14 @@ from engine.concern.model import (
 )
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, TriggerKind
+from engine.concern.wording import counterpart_message, silence_reason
 from engine.errors import InvalidInput
 
-MESSAGE_TEMPLATES: dict[str, dict[str, str]] = {
-    "zh": {
-        "initial": "你好，想跟你确认一下：{goal}。",
-        "normal": "跟进一下：{goal}，方便时回复我一下。",
-        "soft": "不着急，你方便的时候告诉我一声就好：{goal}。",
-    },
-    "en": {
-        "initial": "Hi, could you help me with this: {goal}?",
-        "normal": "Following up: {goal}. Please reply when you can.",
-        "soft": "No rush at all; just let me know when convenient: {goal}.",
-    },
-}
 
-
-def message_text(goal: str, person: PersonRef, locale: str) -> str:
-    t = MESSAGE_TEMPLATES.get(locale, MESSAGE_TEMPLATES["zh"])
-    key = "initial" if person.last_outbound_at is None else tone_for(person.last_attitude).value
-    return t[key].format(goal=goal)
+def message_text(concern: Concern, person: PersonRef, locale: str) -> str:
+    """The template message to `person`: initial contact, else a follow-up in their tone."""
+    kind = "initial" if person.last_outbound_at is None else tone_for(person.last_attitude).value
+    return counterpart_message(concern, kind, locale)
 
 
 def plan_drafts(
@@ -75,8 +66,7 @@ def plan_drafts(
     # `send` hold back whoever may not be chased yet)
     targets = [replier] if trigger.kind == TriggerKind.REPLY and replier is not None else pending
     return [
-        OutboundDraft(person_id=p.person_id, text=message_text(concern.goal, p, locale))
-        for p in targets
+        OutboundDraft(person_id=p.person_id, text=message_text(concern, p, locale)) for p in targets
     ]
 
 
@@ -90,6 +80,7 @@ class Outreach(BaseModel):
     blocked_until: datetime | None = None
     limit_hit: bool = False
     escalate_reason: str = ""
+    silent_names: tuple[str, ...] = ()  # who left the follow-ups unanswered (escalation)
 
 
 def alternative_channel(person: PersonRef, context: LoopContext) -> str | None:
@@ -110,6 +101,7 @@ def send(
     job_id: str,
 ) -> Outreach:
     ready: list[tuple[OutboundDraft, PersonRef]] = []
+    answers: set[str] = set()  # answered in the turn their (or the initiator's) reply triggered
     blocked: list[datetime] = []
     for draft in drafts:
         person = concern.person(draft.person_id)
@@ -125,12 +117,18 @@ def send(
         if person.last_outbound_at is not None and gate is not None and now < gate and not exempt:
             blocked.append(gate)
             continue
+        if exempt:
+            answers.add(person.person_id)
         ready.append((draft, person))
     blocked_until = min(blocked) if blocked else None
+    # only scheduled follow-ups count towards the priority's maximum: an answer to a fresh
+    # reply ("大概这两天" → "能给个具体日期吗？") is part of a conversation, not a chase
     counted = [
         (d, p)
         for d, p in ready
-        if p.last_outbound_at is not None and not concern.is_initiator(p.person_id)
+        if p.last_outbound_at is not None
+        and not concern.is_initiator(p.person_id)
+        and p.person_id not in answers
     ]
     if counted and at_limit(concern.priority, concern.followup_count):
         return Outreach(concern=concern, limit_hit=True, blocked_until=blocked_until)
@@ -144,8 +142,11 @@ def send(
         if person.silent_followups == threshold:
             alt = alternative_channel(person, context)
             if alt is None:
-                reason = f"{person.display_name}连续{threshold}次追问未回复，且没有其他可用渠道"
-                return Outreach(concern=concern, escalate_reason=reason)
+                return Outreach(
+                    concern=concern,
+                    escalate_reason=silence_reason([person.display_name], threshold, policy.locale),
+                    silent_names=(person.display_name,),
+                )
             channels[person.person_id] = alt
 
     new_count = concern.followup_count + (1 if counted else 0)

@@ -10,14 +10,24 @@ to entities inside that answer — they are never identities (seed 004: 模型�
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 
 class Person(BaseModel):
+    """A person of the concern with their context slice (seed 002 §八:
+    `build_person_context_slice(person_id, "concern")`): role and contact state in this
+    concern, reachable channels, and whatever the person context holds (team, title …)."""
+
     person_id: str
     display_name: str = ""
+    role_in_concern: str = ""
+    comm_status: str = ""
+    last_channel: str = ""
+    preferred_channel: str = ""
+    channels: list[str] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict)
 
 
 class LogEntry(BaseModel):
@@ -45,6 +55,8 @@ class LoopContext(BaseModel):
     concern_id: str | None = None
     title: str = ""
     goal: str
+    # what the initiator asked, in their words (source.detail): messages are worded from it
+    request: str = ""
     priority: str = "medium"
     initiator: Person | None = None
     counterparts: list[Person] = Field(default_factory=list)
@@ -55,6 +67,7 @@ class LoopContext(BaseModel):
     timezone: str = "Asia/Shanghai"
     locale: str = "zh"
     trigger: str = "reply"  # reply | timeout | due | signal
+    replied_by: str | None = None  # reply: whose message triggered this turn
 
 
 class ReviewDocument(BaseModel):

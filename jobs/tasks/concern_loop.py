@@ -24,14 +24,15 @@ from typing import Any
 from arq.worker import Retry
 
 from engine.concern.loop import decide
+from engine.concern.loop_input import loop_input
 from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
-from engine.concern.scheduler import Trigger, TriggerKind, is_stale
+from engine.concern.scheduler import Trigger, is_stale
 from engine.concern.states import is_terminal
 from engine.errors import Conflict
 from engine.model.errors import ModelRateLimited, ModelUnavailable
-from engine.model.tasks import LogEntry, LoopContext, Person, Signal
-from graph.concern.persons import load_loop_inputs, loop_context_for
+from engine.model.tasks import LoopContext, Signal
+from graph.concern.persons import PersonContext, load_loop_inputs, loop_context_for
 from graph.concern.repository import save_decision
 from jobs.tasks import concern_runtime as rt
 from jobs.tasks.concern_channel import deliver_due
@@ -39,42 +40,20 @@ from jobs.tasks.concern_channel import deliver_due
 log = logging.getLogger("storygraph.concern.loop")
 
 MAX_CONFLICT_RELOADS = 3
-_MODEL_TRIGGER = {
-    TriggerKind.REPLY: "reply",
-    TriggerKind.TIMEOUT: "timeout",
-    TriggerKind.NEXT_ACTION_DUE: "due",
-    TriggerKind.SCHEDULE_DUE: "due",
-    TriggerKind.RELATED_FACT: "signal",
-}
 
 
 def model_context(
     concern: Concern, trigger: Trigger, now: datetime, policy: ConcernPolicy,
-    signal: dict[str, Any] | None = None,
+    signal: dict[str, Any] | None = None, persons: dict[str, PersonContext] | None = None,
 ) -> LoopContext:
-    """What the model reads for one turn: goal, people and the whole conversation log."""
-    ini = concern.initiator
+    """What the model reads for one turn: goal, request, people with their context slices
+    and the whole conversation log (engine/concern/loop_input.py)."""
+    slices = {
+        pid: {"preferred_channel": p.preferred_channel, "channels": p.channels, **p.extra}
+        for pid, p in (persons or {}).items()
+    }
     signals = [Signal.model_validate(signal)] if signal else []
-    return LoopContext(
-        concern_id=concern.concern_id,
-        title=concern.title,
-        goal=concern.goal,
-        priority=str(concern.priority),
-        initiator=Person(person_id=ini.person_id or "", display_name=ini.name) if ini else None,
-        counterparts=[Person(person_id=p.person_id, display_name=p.display_name)
-                      for p in concern.counterparts],
-        conversation_log=[
-            LogEntry(person_id=e.person_id, person_name=e.person_name,
-                     direction=e.direction.value, text=e.text, channel=e.channel, ts=e.ts)
-            for e in concern.conversation_log
-        ],
-        signals=signals,
-        created_at=concern.created_at,
-        now=now,
-        timezone=policy.timezone,
-        locale=policy.locale,
-        trigger=_MODEL_TRIGGER[trigger.kind],
-    )
+    return loop_input(concern, trigger, now, policy, persons=slices, signals=signals)
 
 
 def already_decided(concern: Concern, trigger: Trigger) -> bool:
@@ -101,7 +80,7 @@ async def advance_concern(
         context = await loop_context_for(driver, db, inputs, now=moment, policy=policy)
         try:
             judged = await rt.gateway(ctx).judge_loop(
-                model_context(concern, trig, moment, policy, signal))
+                model_context(concern, trig, moment, policy, signal, inputs.persons))
         except ModelRateLimited as exc:
             raise Retry(defer=exc.retry_after if exc.retry_after is not None else 30) from exc
         except ModelUnavailable as exc:

@@ -107,6 +107,7 @@ class PersonResult(BaseModel):
     done_parts: list[str] = Field(default_factory=list)
     missing_parts: list[str] = Field(default_factory=list)
     key_reply: LogEntry | None = None
+    evidence: Signal | None = None  # the business event that met the goal indirectly
 
 
 def _part_status(parts: Sequence[str], replies: Sequence[LogEntry]) -> tuple[list[str], list[str]]:
@@ -142,7 +143,7 @@ def judge_person(spec: GoalSpec, person_id: str, replies: Sequence[LogEntry],
     signal = evidence_for(spec, signals, person_id, since)
     last = replies[-1] if replies else None
     if signal is not None:
-        return PersonResult(person_id=person_id, met=True, key_reply=last,
+        return PersonResult(person_id=person_id, met=True, key_reply=last, evidence=signal,
                             reason=f"indirect evidence: {signal.source or 'signal'} "
                                    f"{signal.kind} {signal.detail}".strip())
     if not replies:

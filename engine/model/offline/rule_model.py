@@ -3,28 +3,41 @@
 Order of the rules (seed 002 §六 执行循环 / 部分达成判定 / 对方态度识别, §七 中途汇报):
 1. The initiator cancelled ("算了不用问了") -> DROP, no back-flow, no owner update.
 2. Every counterpart meets the goal (reply or indirect evidence) -> RESOLVE, with the
-   back-flow fields: a one-sentence conclusion and the key reply (seed 002 回流内容).
-3. A counterpart asked something only the initiator can decide ("能换下午吗？") -> WAIT on
-   the initiator, owner_update carries the question (中途汇报: 需要发起人决定).
-4. Otherwise, per the pending counterpart's attitude:
-   COMMITTED -> WAIT until the promised time (不提前追问);
-   RESISTANT_WORKING -> FOLLOW_UP, softer tone (the interval policy doubles the gap);
-   VAGUE -> FOLLOW_UP (a time goal with a vague time: 追问具体日期; A and B with only A:
-   追问 B 的进展); SILENT -> FOLLOW_UP, and ESCALATE after 3 unanswered messages
-   (3 次后考虑换渠道或升级).
-   New partial progress on a reply trigger produces owner_update ("李四确认了，张三还没回").
+   back-flow fields: a one-sentence conclusion and the key replies (seed 002 回流内容).
+3. The counterpart whose reply triggered this turn asked something only the initiator can
+   decide ("能换下午吗？"), or reported a blocker with a proposal ("卡在第三方回调…临时方案…")
+   -> WAIT on the initiator, owner_update carries it (中途汇报: 需要发起人决定).
+4. The initiator answered (not a cancellation) -> relay it to the pending counterparts.
+5. Otherwise the goal is not met; per the pending counterpart:
+   - their own reply triggered the turn:
+     a time goal answered with a vague time ("大概这两天") -> FOLLOW_UP now, asking for a date;
+     "A 和 B" with only A -> FOLLOW_UP now, asking about B;
+     COMMITTED -> WAIT until the promised time (不提前追问);
+     RESISTANT_WORKING -> WAIT (the interval policy doubles the gap, 语气变柔 next time);
+     VAGUE ("我看看"/"嗯") -> WAIT (the normal interval, not at once);
+   - anything else (a timeout, another person's reply) -> FOLLOW_UP: the concern policy's
+     gates decide whether it is time, and silence follows the interval table up to the
+     priority's maximum (no escalation decided here).
+Settled counterparts go to `done_person_ids` with what they said in `findings`, so the
+engine's templates write the partial report
+("李四说前端部分周四能提测。张三还没回复，我再跟一下。").
 
 `next_action.when` is set only from the conversation (a promised time). Follow-up intervals
 belong to the concern policy (engine/concern, seed 002 追问间隔策略), which reads `attitude`.
+Messages to people read as a person would write them; internal cues stay in `reasons`.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
-from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction
+from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction, OutboundDraft
+from engine.concern.wording import ask_from
+from engine.concern.wording import is_question as ask_is_question
 from engine.model.offline.achievement import (
     GoalKind,
+    GoalSpec,
     PersonResult,
     analyse_goal,
     is_cancellation,
@@ -34,41 +47,70 @@ from engine.model.offline.attitude import PersonAttitude, attitude_of, is_questi
 from engine.model.offline.when import localize
 from engine.model.tasks import LogEntry, LoopContext, Person
 
-SILENT_ESCALATE_AFTER = 3  # seed 002: 完全无回复 … 3 次后考虑换渠道或升级
-
 _DECISION_ASK = ("能不能", "可不可以", "能否", "能换", "可以换", "改到", "换到", "推迟", "延期",
                  "can we", "could we", "is it ok", "move it", "postpone")
+_BLOCKER = re.compile(r"卡在|卡住|阻塞|被.{0,6}卡|blocked|stuck on", re.IGNORECASE)
+_PROPOSAL = re.compile(r"方案|建议|先用|workaround|propos|suggest", re.IGNORECASE)
+_TAIL = re.compile(r"[\s。.!！~～]+$")
 
 TEXT = {
     "zh": {
         "cancelled": "发起人取消了此事，不再追问。",
-        "resolved": "{name}：{reply}",
-        "resolved_evidence": "已有间接证据：{reason}",
+        "met_time": "拿到了{names}的具体时间",
+        "met_confirm": "{names}确认了",
+        "met_parts": "{names}都完成了",
+        "met_done": "{names}已完成",
+        "met_evidence": "{source}出现 {kind} 事件，视为已达成",
+        "key": "{name}：{reply}",
         "decision": "{name}说：「{reply}」需要你决定。",
+        "proposal": "{name}回复了：{reply}。{pron}提了个方案，需要你决定：接受这个方案，"
+                    "还是等卡点解决了再推进？",
+        "relay": "{initiator}回复了：{reply}。{ask_line}",
+        "relay_ask_q": "那{ask}？",
+        "relay_ask_topic": "{ask}这边有准信了告诉我一声。",
+        "ask_date": "好的，能给个具体日期吗？比如周几或几号。",
+        "ask_part": "收到，{done}已经好了。{missing}现在进展怎么样？",
         "wait_promise": "等待{name}按承诺在 {at} 前回复",
-        "ask_date": "追问{name}具体日期",
-        "ask_part": "追问{name}{parts}的进展",
+        "wait_reply": "等待{name}进一步回复",
+        "wait_owner": "等待{initiator}决定",
+        "ask_date_what": "追问{name}具体日期",
+        "ask_part_what": "追问{name}{parts}的进展",
         "soft": "语气放缓，稍后再问{name}进展",
         "follow": "按正常间隔追问{name}",
-        "escalate": "{name}已连续 {n} 次未回复，换渠道或升级",
-        "partial": "{done}确认了，{pending}还没回。",
         "partial_parts": "{name}：{done}已完成，{missing}还没有进展。",
+        "he": "他",
         "sep": "、",
+        "and": "和",
+        "key_sep": "；",
     },
     "en": {
         "cancelled": "The initiator cancelled this; no more follow-ups.",
-        "resolved": "{name}: {reply}",
-        "resolved_evidence": "Indirect evidence: {reason}",
+        "met_time": "Got a specific time from {names}",
+        "met_confirm": "{names} confirmed",
+        "met_parts": "{names} finished every part",
+        "met_done": "{names} reported it done",
+        "met_evidence": "A {kind} event in {source} counts as done",
+        "key": "{name}: {reply}",
         "decision": "{name} said: \"{reply}\" — this needs your decision.",
+        "proposal": "{name} replied: {reply}. {pron} proposed a workaround; please decide: "
+                    "accept it, or wait until the blocker is solved?",
+        "relay": "{initiator} replied: {reply}. {ask_line}",
+        "relay_ask_q": "So, {ask}?",
+        "relay_ask_topic": "Let me know about {ask} when you can.",
+        "ask_date": "Thanks — could you give me a specific date, e.g. which day?",
+        "ask_part": "Thanks, {done} is done. How is {missing} going?",
         "wait_promise": "Wait for {name} until the promised time {at}",
-        "ask_date": "Ask {name} for a specific date",
-        "ask_part": "Ask {name} about {parts}",
+        "wait_reply": "Wait for {name} to reply further",
+        "wait_owner": "Wait for {initiator} to decide",
+        "ask_date_what": "Ask {name} for a specific date",
+        "ask_part_what": "Ask {name} about {parts}",
         "soft": "Ask {name} again later, gently",
         "follow": "Follow up with {name} at the normal interval",
-        "escalate": "{name} has not answered {n} messages; switch channel or escalate",
-        "partial": "{done} confirmed; {pending} not yet.",
         "partial_parts": "{name}: {done} done, {missing} not yet.",
+        "he": "They",
         "sep": ", ",
+        "and": " and ",
+        "key_sep": "; ",
     },
 }
 
@@ -82,30 +124,68 @@ def _name(person: Person, log: list[LogEntry]) -> str:
     return person.person_id
 
 
+def _names(names: list[str], t: dict[str, str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return t["sep"].join(names[:-1]) + t["and"] + names[-1]
+
+
+def _plain(text: str) -> str:
+    return _TAIL.sub("", text.strip())
+
+
 def _replies(log: list[LogEntry], person_id: str) -> list[LogEntry]:
     return sorted((e for e in log if e.person_id == person_id and e.direction == "inbound"),
                   key=lambda e: e.ts)
 
 
-def _cancelled(ctx: LoopContext) -> LogEntry | None:
+def _initiator_lines(ctx: LoopContext) -> list[LogEntry]:
     if ctx.initiator is None:
-        return None
-    lines = [e for e in ctx.conversation_log
-             if e.person_id == ctx.initiator.person_id and e.direction == "inbound"]
-    latest = max(lines, key=lambda e: e.ts, default=None)
+        return []
+    return sorted((e for e in ctx.conversation_log
+                   if e.person_id == ctx.initiator.person_id and e.direction == "inbound"),
+                  key=lambda e: e.ts)
+
+
+def _cancelled(ctx: LoopContext) -> LogEntry | None:
+    lines = _initiator_lines(ctx)
+    latest = lines[-1] if lines else None
     return latest if latest is not None and is_cancellation(latest.text) else None
 
 
-def _needs_decision(attitude: PersonAttitude) -> LogEntry | None:
+def _needs_decision(attitude: PersonAttitude) -> tuple[LogEntry, bool] | None:
+    """(reply, is_proposal) when the reply needs the initiator to decide."""
     for reply in reversed(attitude.replies):
         lowered = reply.text.lower()
         if is_question(reply.text) and any(k in lowered for k in _DECISION_ASK):
-            return reply
+            return reply, False
+        if _BLOCKER.search(reply.text) and _PROPOSAL.search(reply.text):
+            return reply, True
     return None
+
+
+def _latest_sender(ctx: LoopContext) -> str | None:
+    """Who sent the newest inbound line, when the context does not say who replied."""
+    if ctx.trigger != "reply":
+        return None
+    inbound = [e for e in ctx.conversation_log if e.direction == "inbound"]
+    return max(inbound, key=lambda e: e.ts).person_id if inbound else None
 
 
 def _fmt(at: datetime, tz: str) -> str:
     return localize(at, tz).strftime("%Y-%m-%d %H:%M")
+
+
+def _conclusion(spec: GoalSpec, met: list[tuple[Person, PersonResult]], log: list[LogEntry],
+                t: dict[str, str]) -> str:
+    evidence = next((r for _, r in met if r.evidence is not None), None)
+    if evidence is not None and evidence.evidence is not None:
+        sig = evidence.evidence
+        return t["met_evidence"].format(source=sig.source or "signal", kind=sig.kind)
+    names = _names([_name(p, log) for p, _ in met], t)
+    key = {GoalKind.SPECIFIC_TIME: "met_time", GoalKind.CONFIRMATION: "met_confirm",
+           GoalKind.ALL_OF: "met_parts"}.get(spec.kind, "met_done")
+    return t[key].format(names=names)
 
 
 def judge_loop(ctx: LoopContext) -> LoopOutput:
@@ -129,76 +209,103 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
                               ctx.signals, ctx.timezone, ctx.created_at)
         results.append((person, result, attitude_of(log, person.person_id, ctx.timezone)))
     reasons = [f"goal:{spec.kind}"] + [f"{p.person_id}: {r.reason}" for p, r, _ in results]
+    done = [(p, r) for p, r, _ in results if r.met]
+    done_ids = [p.person_id for p, _ in done]
+    findings = {p.person_id: _plain(r.key_reply.text) for p, r in done
+                if r.key_reply is not None and r.evidence is None}
 
-    if results and all(r.met for _, r, _ in results):
-        lines = []
-        for person, result, _ in results:
-            if result.key_reply is not None and not result.reason.startswith("indirect"):
-                lines.append(t["resolved"].format(name=_name(person, log),
-                                                  reply=result.key_reply.text))
-            else:
-                lines.append(t["resolved_evidence"].format(reason=result.reason))
-        promised = next((r.promised.at for _, r, _ in results
+    if results and len(done) == len(results):
+        key = t["key_sep"].join(
+            t["key"].format(name=_name(p, log), reply=_plain(r.key_reply.text))
+            for p, r in done if r.key_reply is not None)
+        conclusion = _conclusion(spec, done, log, t)
+        promised = next((r.promised.at for _, r in done
                          if r.promised is not None and r.promised.at), None)
-        key = "；".join(r.key_reply.text for _, r, _ in results if r.key_reply)
         _, _, first_att = results[0]
-        return LoopOutput(goal_met=True, step=LoopStep.RESOLVE, summary="；".join(lines),
-                          conclusion=lines[0] if len(lines) == 1 else "；".join(lines),
-                          key_information=key, attitude=first_att.reading.attitude,
-                          promised_at=promised, reasons=reasons)
+        return LoopOutput(goal_met=True, step=LoopStep.RESOLVE, summary=conclusion,
+                          conclusion=conclusion, key_information=key or conclusion,
+                          attitude=first_att.reading.attitude, promised_at=promised,
+                          done_person_ids=done_ids, findings=findings, reasons=reasons)
 
     pending = [(p, r, a) for p, r, a in results if not r.met]
-    done = [(p, r, a) for p, r, a in results if r.met]
-    owner_update = ""
-    if done and ctx.trigger == "reply":
-        owner_update = t["partial"].format(
-            done=t["sep"].join(_name(p, log) for p, _, _ in done),
-            pending=t["sep"].join(_name(p, log) for p, _, _ in pending))
-
     if not pending:  # no counterparts at all: nothing to judge yet
         return LoopOutput(goal_met=False, step=LoopStep.WAIT, summary="",
                           next_action=NextAction(what=t["follow"].format(name="-")),
                           reasons=reasons + ["no counterpart"])
-    person, result, att = pending[0]
+    base = {"goal_met": False, "done_person_ids": done_ids, "findings": findings,
+            "reasons": reasons}
+    replied_by = ctx.replied_by or _latest_sender(ctx)
+    replier = next(((p, r, a) for p, r, a in pending if p.person_id == replied_by), None)
+    initiator_id = ctx.initiator.person_id if ctx.initiator else None
+    ini_name = ctx.initiator.display_name if ctx.initiator else ""
+
+    if replier is not None:
+        person, result, att = replier
+        name = _name(person, log)
+        decision = _needs_decision(att)
+        if decision is not None:
+            reply, proposal = decision
+            update = (t["proposal"].format(name=name, reply=_plain(reply.text), pron=t["he"])
+                      if proposal else t["decision"].format(name=name, reply=reply.text))
+            return LoopOutput(**base, step=LoopStep.WAIT, attitude=att.reading.attitude,
+                              next_action=NextAction(
+                                  what=t["wait_owner"].format(initiator=ini_name),
+                                  who_person_id=initiator_id),
+                              owner_update=update, summary=result.reason,
+                              key_information=reply.text)
+
+    if ctx.trigger == "reply" and initiator_id and replied_by == initiator_id:
+        said = _initiator_lines(ctx)
+        if said:
+            ask = ask_from(ctx.request, ctx.title, [_name(p, log) for p in people])
+            ask_line = t["relay_ask_q" if ask_is_question(ask) else "relay_ask_topic"].format(
+                ask=ask)
+            text = t["relay"].format(initiator=ini_name or "-", reply=_plain(said[-1].text),
+                                     ask_line=ask_line)
+            return LoopOutput(**base, step=LoopStep.FOLLOW_UP, summary="relay initiator",
+                              messages=[OutboundDraft(person_id=p.person_id, text=text)
+                                        for p, _, _ in pending],
+                              key_information=said[-1].text)
+
+    person, result, att = replier or pending[0]
     name = _name(person, log)
     attitude = att.reading.attitude
-    summary_bits = [result.reason] + att.reading.cues
-
-    decision = _needs_decision(att)
-    if decision is not None:
-        who = ctx.initiator.person_id if ctx.initiator else None
-        update = t["decision"].format(name=name, reply=decision.text)
-        return LoopOutput(goal_met=False, step=LoopStep.WAIT, attitude=attitude,
-                          next_action=NextAction(what=update, who_person_id=who),
-                          owner_update=update, summary="; ".join(summary_bits),
-                          key_information=decision.text, reasons=reasons + ["needs decision"])
-
-    if spec.kind is GoalKind.ALL_OF and result.done_parts and ctx.trigger == "reply":
-        owner_update = t["partial_parts"].format(
-            name=name, done=t["sep"].join(result.done_parts),
-            missing=t["sep"].join(result.missing_parts))
-
-    step, when = LoopStep.FOLLOW_UP, None
+    summary = "; ".join([result.reason, *att.reading.cues])
     promised_at = att.reading.promised.at if att.reading.promised else None
-    if spec.kind is GoalKind.SPECIFIC_TIME and att.replies:
-        what = t["ask_date"].format(name=name)  # 大概这两天 / 下周: 追问具体日期
-    elif attitude is Attitude.COMMITTED and promised_at is not None:
+    owner_update = ""
+    messages: list[OutboundDraft] = []
+    step, when = LoopStep.FOLLOW_UP, None
+    if replier is not None:
+        vague_time = (att.reading.promised is not None and not att.reading.promised.specific)
+        if spec.kind is GoalKind.SPECIFIC_TIME and vague_time:
+            what = t["ask_date_what"].format(name=name)  # 大概这两天 / 下周: 追问具体日期
+            messages = [OutboundDraft(person_id=person.person_id, text=t["ask_date"])]
+        elif spec.kind is GoalKind.ALL_OF and result.done_parts and result.missing_parts:
+            what = t["ask_part_what"].format(name=name, parts=t["sep"].join(result.missing_parts))
+            messages = [OutboundDraft(person_id=person.person_id, text=t["ask_part"].format(
+                done=t["sep"].join(result.done_parts),
+                missing=t["sep"].join(result.missing_parts)))]
+            owner_update = t["partial_parts"].format(
+                name=name, done=t["sep"].join(result.done_parts),
+                missing=t["sep"].join(result.missing_parts))
+        elif attitude is Attitude.COMMITTED and promised_at is not None:
+            step, when = LoopStep.WAIT, promised_at
+            what = t["wait_promise"].format(name=name, at=_fmt(promised_at, ctx.timezone))
+        elif attitude is Attitude.RESISTANT_WORKING:
+            step, what = LoopStep.WAIT, t["soft"].format(name=name)
+        else:
+            step, what = LoopStep.WAIT, t["follow"].format(name=name)
+    elif (attitude is Attitude.COMMITTED and promised_at is not None
+          and promised_at > localize(ctx.now, ctx.timezone)):
         step, when = LoopStep.WAIT, promised_at
         what = t["wait_promise"].format(name=name, at=_fmt(promised_at, ctx.timezone))
-    elif spec.kind is GoalKind.ALL_OF and result.missing_parts and result.done_parts:
-        what = t["ask_part"].format(name=name, parts=t["sep"].join(result.missing_parts))
     elif attitude is Attitude.RESISTANT_WORKING:
         what = t["soft"].format(name=name)
-    elif attitude is Attitude.SILENT and att.unanswered >= SILENT_ESCALATE_AFTER:
-        step = LoopStep.ESCALATE
-        what = t["escalate"].format(name=name, n=att.unanswered)
     else:
         what = t["follow"].format(name=name)
     return LoopOutput(
-        goal_met=False, step=step, attitude=attitude,
+        **base, step=step, attitude=attitude,
         next_action=NextAction(what=what, who_person_id=person.person_id, when=when),
-        summary="; ".join(summary_bits), owner_update=owner_update,
-        promised_at=promised_at,
-        key_information=att.replies[-1].text if att.replies else "",
-        reasons=reasons,
+        summary=summary, owner_update=owner_update, promised_at=promised_at,
+        key_information=att.replies[-1].text if att.replies else "", messages=messages,
     )

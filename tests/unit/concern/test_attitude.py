@@ -140,4 +140,4 @@ def test_after_three_silent_follow_ups_without_another_channel_it_escalates() ->
     assert [s.status for s in states] == [ConcernStatus.WAITING_REPLY] * 3 + [
         ConcernStatus.ESCALATED
     ]
-    assert "连续3次追问未回复" in states[-1].timeline[-1].detail
+    assert states[-1].timeline[-1].detail == "张三连续3次未回复且无其他渠道"

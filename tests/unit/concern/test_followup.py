@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 
 from engine.concern.agenda import Agenda, apply_update
 from engine.concern.context import LoopContext
-from engine.concern.effects import AgendaUpdate, Decision, Escalate, SendMessage
+from engine.concern.effects import (
+    AgendaUpdate,
+    Decision,
+    Escalate,
+    ReportKind,
+    ReportToOwner,
+    SendMessage,
+)
 from engine.concern.followup import (
     LimitOutcome,
     at_limit,
@@ -125,12 +132,20 @@ def test_at_the_limit_high_escalates_and_medium_low_are_dropped(
     assert last.new_concern.followup_count == limit
     if status == ConcernStatus.ESCALATED:
         assert [type(e) for e in last.effects] == [Escalate, AgendaUpdate]
+        (esc,) = [e for e in last.effects if isinstance(e, Escalate)]
+        assert esc.text == (
+            f"张三追问了{limit}次还没回复，「联系张三确认提测时间」需要你出面处理一下。"
+        )
     else:
-        (update,) = last.effects
+        notice, update = last.effects
+        assert isinstance(notice, ReportToOwner) and notice.report_kinds == (ReportKind.DROPPED,)
+        assert notice.text == (
+            f"张三追问了{limit}次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。"
+        )
         assert isinstance(update, AgendaUpdate)
         agenda = apply_update(Agenda(), update)
         assert agenda.recent_decisions[0].outcome == "dropped"
-        assert "最大追问次数" in agenda.recent_decisions[0].reason
+        assert agenda.recent_decisions[0].reason == f"追问{limit}次未回复，不再跟进"
 
 
 def test_follow_up_times_follow_the_table_from_the_last_message() -> None:
