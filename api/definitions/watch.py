@@ -224,16 +224,17 @@ class Mutation:
         new = _bindings(bindings, scope, repo.clock(), existing)
         return WatchType.from_model(await repo.rebind(scope, str(id), new))
 
-    @strawberry.mutation(description="Step status and evidence as one all-or-nothing batch.")
+    @strawberry.mutation(description="Step status and evidence as one all-or-nothing batch, "
+                         "recorded as the calling person's (evidenceBy), never as a run's.")
     async def record_step_evidence(self, info: Info[Context, None], scope: str,
                                    watch_id: strawberry.ID, updates: list[StepEvidenceInput]
                                    ) -> WatchType:
         ctx = info.context
-        ctx.require("editor", check_scope(scope))
+        principal = ctx.require("editor", check_scope(scope))
         raw = [{"stepId": u.step_id, "status": u.status, "evidence": u.evidence}
                for u in updates]
-        return WatchType.from_model(
-            await _repo(ctx).record_step_evidence(scope, str(watch_id), raw))
+        return WatchType.from_model(await _repo(ctx).record_step_evidence(
+            scope, str(watch_id), raw, recorded_by=principal.name))
 
     @strawberry.mutation(description="Save a check artefact; its record sync is its own job.")
     async def record_checkpoint(self, info: Info[Context, None], scope: str,

@@ -4,7 +4,10 @@
 `grants` and `receipts` are read through per-request DataLoaders (api/definitions/
 watch_loaders.py), one query per field for a whole page. An old observation without a step
 list has `workflowChecks: null` and stays readable. `deliveryState` keeps "事实已记录"
-(`facts_recorded`) apart from "交付物已完成" (`deliverable_done`).
+(`facts_recorded`) apart from "交付物已完成" (`deliverable_done`); a check's
+`outcome.deliveryState` is the same value computed the same way over the steps it left.
+Step evidence names who recorded it (`evidenceBy`): a check run, or the person whose token
+called `recordStepEvidence`. Hand-off steps are typed (`WatchHandOffStep`), camelCase.
 """
 
 from __future__ import annotations
@@ -18,15 +21,20 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions import watch_loaders
+from api.definitions.story_types import Actor
+from engine.story.models import ActorKind
 from engine.watch.model import (
     Checkpoint,
+    Evidence,
     HandOff,
+    HandOffStep,
     Outcome,
     SourceBinding,
     WorkflowCheck,
     WorkflowStep,
 )
-from engine.watch.report import ReceiptRecord, delivery_state
+from engine.watch.outcome import delivery_state
+from engine.watch.report import ReceiptRecord
 from graph.watch.records import StoredObservation
 from graph.watch.repository import WatchState
 
@@ -58,6 +66,15 @@ class Binding:
         )
 
 
+def evidence_actor(ev: Evidence | None) -> Actor | None:
+    """Who recorded the evidence: the check run, or the person (token name)."""
+    if ev is None:
+        return None
+    if ev.recorded_by is not None:
+        return Actor(kind=ActorKind.USER, id=ev.recorded_by)
+    return Actor(kind=ActorKind.RUN, id=ev.run_id or "")
+
+
 @strawberry.type(name="WorkflowStep")
 class Step:
     step_id: str
@@ -69,7 +86,11 @@ class Step:
     verify_in_check: bool
     status: str
     evidence: str | None
-    evidence_run_id: str | None
+    evidence_run_id: str | None = strawberry.field(
+        description="The check run that recorded the evidence; null when a person did.")
+    evidence_by: Actor | None = strawberry.field(
+        description="Who recorded the evidence: a check run (RUN, run id) or a person "
+        "(USER, the token name of recordStepEvidence).")
     evidence_recorded_at: datetime | None
 
     @classmethod
@@ -80,7 +101,7 @@ class Step:
             preconditions=list(s.preconditions), completion_criteria=s.completion_criteria,
             verify_in_check=s.verify_in_check, status=s.status.value,
             evidence=ev.text if ev else None, evidence_run_id=ev.run_id if ev else None,
-            evidence_recorded_at=ev.recorded_at if ev else None,
+            evidence_by=evidence_actor(ev), evidence_recorded_at=ev.recorded_at if ev else None,
         )
 
 
@@ -100,8 +121,13 @@ class OutcomeType:
     status: str
     reasons: list[str]
     corrections_used: int
-    facts_recorded: bool = strawberry.field(description="事实已记录: the check recorded facts.")
-    deliverable_done: bool = strawberry.field(description="交付物已完成: execution delivered.")
+    facts_recorded: bool = strawberry.field(
+        description="事实已记录: a check step is done with this check's evidence.")
+    deliverable_done: bool = strawberry.field(
+        description="交付物已完成: every execute step is done.")
+    delivery_state: str = strawberry.field(description=(
+        "nothing_recorded | facts_recorded | deliverable_done: the same value and rule as "
+        "Watch.deliveryState, over the steps this check left."))
     dispatch_execution: bool
 
     @classmethod
@@ -109,7 +135,7 @@ class OutcomeType:
         return cls(
             status=o.status.value, reasons=list(o.reasons), corrections_used=o.corrections_used,
             facts_recorded=o.facts_recorded, deliverable_done=o.deliverable_done,
-            dispatch_execution=o.dispatch_execution,
+            delivery_state=o.delivery_state.value, dispatch_execution=o.dispatch_execution,
         )
 
 
@@ -149,13 +175,34 @@ class ObservationType:
         )
 
 
+@strawberry.type(name="WatchHandOffStep", description="A step as handed to the partner "
+                 "session: verified check steps with their evidence, execute steps to do.")
+class HandOffStepType:
+    step_id: str
+    kind: str = strawberry.field(description="check | execute")
+    source: str = strawberry.field(description="The sourceKey the step comes from.")
+    method: str
+    preconditions: list[str]
+    completion_criteria: str
+    status: str = strawberry.field(description="pending | done | blocked")
+    evidence: str | None
+
+    @classmethod
+    def from_model(cls, s: HandOffStep) -> HandOffStepType:
+        return cls(
+            step_id=s.step_id, kind=s.kind.value, source=s.source, method=s.method,
+            preconditions=list(s.preconditions), completion_criteria=s.completion_criteria,
+            status=s.status.value, evidence=s.evidence,
+        )
+
+
 @strawberry.type(name="WatchHandOff")
 class HandOffType:
     execution_key: str
     session_id: str
     run_id: str
     observation_id: str
-    steps: JSON
+    steps: list[HandOffStepType]
     dependencies: list[str]
     created_at: datetime
 
@@ -164,7 +211,7 @@ class HandOffType:
         return cls(
             execution_key=h.execution_key, session_id=h.session_id, run_id=h.run_id,
             observation_id=h.observation_id,
-            steps=cast(JSON, [s.model_dump(mode="json") for s in h.steps]),
+            steps=[HandOffStepType.from_model(s) for s in h.steps],
             dependencies=list(h.dependencies), created_at=h.created_at,
         )
 

@@ -10,15 +10,16 @@ No I/O here; `now` is always passed in. Entry points for the jobs and graph laye
 - paging.record_page: a page read; revision changes revoke the step list.
 - steps.check_workflow: the whole step list or an InvalidInput naming every problem.
 - evidence.apply_evidence: `updates` / `workflowChecks`, all or nothing.
-- outcome.judge_check, correction_prompt, record_execution_result, as_reference.
+- outcome.judge_check, correction_prompt, record_execution_result, as_reference,
+  facts_recorded / deliverable_done / delivery_state (事实已记录 vs 交付物已完成).
 - budget.spend, spend_sync_round, command_policy.
 - handoff.complete_observation, deliver, execution_key.
 - checkpoint.record_checkpoint, apply_sync_result, run_report.
 - redaction.redact_tool_result, build_resume_summary.
 - candidates.plan_round, settle_round; heartbeat_round.decide_round (one round over a
   scope's candidates: close verified items, check one, or all on full verification).
-- receipts.recognize_receipt; report.settle_report, delivery_state (the partner session's
-  report on a hand-off; 事实已记录 vs 交付物已完成).
+- receipts.recognize_receipt; report.settle_report (the partner session's report on a
+  hand-off).
 - offline.OfflineWatchChecker (with offline_steps): the deterministic checker used instead
   of the HTTP model when no MODEL_BASE_URL is set.
 """

@@ -170,11 +170,18 @@ def apply_evidence(
     steps: tuple[WorkflowStep, ...],
     raw_updates: Sequence[Mapping[str, Any]],
     *,
-    run_id: str,
+    run_id: str | None = None,
+    recorded_by: str | None = None,
     now: datetime,
     origin: EvidenceOrigin = EvidenceOrigin.UPDATES,
 ) -> EvidenceApplied:
-    """Apply a whole batch or none of it; raises InvalidInput with every reason found."""
+    """Apply a whole batch or none of it; raises InvalidInput with every reason found.
+
+    The evidence is recorded by the check run `run_id` or by the person `recorded_by`
+    (`recordStepEvidence`): exactly one of them; a person's entry never names a run.
+    """
+    if (run_id is None) == (recorded_by is None):
+        raise ValueError("evidence is recorded either by a run or by a person")
     entries, problems = validate_batch(steps, raw_updates)
     if problems:
         raise InvalidInput(
@@ -186,7 +193,11 @@ def apply_evidence(
         )
     changes = {
         update.step_id: (
-            status, Evidence(text=update.evidence.strip(), run_id=run_id, recorded_at=now)
+            status,
+            Evidence(
+                text=update.evidence.strip(), run_id=run_id, recorded_by=recorded_by,
+                recorded_at=now,
+            ),
         )
         for update, status in entries
     }

@@ -206,14 +206,29 @@ class StepStatus(StrEnum):
 
 
 class Evidence(Frozen):
-    """What supports a step's status, tied to the check run that saw it.
+    """What supports a step's status, and who recorded it: the check run that saw it
+    (`run_id`) or the person who entered it through `recordStepEvidence` (`recorded_by`,
+    the token name), never both. A person's evidence is never attributed to a run.
 
-    Evidence from another run is reference only (seed 000 续跑与版本 "旧证据仅供参考").
+    Evidence from another run, or from a person, is reference only for a check
+    (seed 000 续跑与版本 "旧证据仅供参考").
     """
 
     text: str = Field(min_length=1)
-    run_id: str = Field(min_length=1)
+    run_id: str | None = Field(default=None, min_length=1)
+    recorded_by: str | None = Field(default=None, min_length=1)
     recorded_at: datetime
+
+    @model_validator(mode="after")
+    def _one_actor(self) -> Self:
+        if (self.run_id is None) == (self.recorded_by is None):
+            raise ValueError("evidence is recorded either by a run or by a person")
+        return self
+
+    @property
+    def actor(self) -> str:
+        """Who recorded it, as text: `run <id>` or `person <name>`."""
+        return f"run {self.run_id}" if self.run_id is not None else f"person {self.recorded_by}"
 
 
 class WorkflowStep(Frozen):
@@ -251,11 +266,22 @@ class OutcomeStatus(StrEnum):
     BLOCKED = "blocked"
 
 
+class DeliveryState(StrEnum):
+    """One name for what a step list shows (seed 000 区分"事实已记录"与"交付物已完成")."""
+
+    NOTHING_RECORDED = "nothing_recorded"
+    FACTS_RECORDED = "facts_recorded"  # 事实已记录: a check step is done with evidence
+    DELIVERABLE_DONE = "deliverable_done"  # 交付物已完成: every execute step is done
+
+
 class Outcome(Frozen):
     """How a check ended (seed 000 §4).
 
     `facts_recorded` ("事实已记录") and `deliverable_done` ("交付物已完成") are separate:
     a successful check records facts; only the execution side completes a deliverable.
+    Both are computed by the same predicates as the watch's delivery state
+    (engine/watch/outcome.py), so `delivery_state` here and on the watch agree for the
+    step list the check left behind.
     """
 
     status: OutcomeStatus
@@ -264,6 +290,14 @@ class Outcome(Frozen):
     facts_recorded: bool = False
     deliverable_done: bool = False
     dispatch_execution: bool = False
+
+    @property
+    def delivery_state(self) -> DeliveryState:
+        if self.deliverable_done:
+            return DeliveryState.DELIVERABLE_DONE
+        if self.facts_recorded:
+            return DeliveryState.FACTS_RECORDED
+        return DeliveryState.NOTHING_RECORDED
 
 
 class HandOffStep(Frozen):

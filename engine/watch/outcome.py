@@ -7,7 +7,9 @@
 - Pending execute steps are never failures; they are what execution will do.
 - "Recorded as a fact" (`facts_recorded`) is not "deliverable done" (`deliverable_done`):
   the check records facts; only the execution side, reporting back on an execute step,
-  completes a deliverable ("区分'事实已记录'与'交付物已完成'").
+  completes a deliverable ("区分'事实已记录'与'交付物已完成'"). One predicate each, used by
+  the check's outcome and by the watch's `delivery_state` alike: a fact is a check step
+  `done` with evidence; a blocked step's evidence (why it is blocked) is not a fact.
 - After a restart the old step list and evidence are reference only
   (`as_reference`); the outcome never counts evidence from another run
   ("不能把上次成功当作当前时效数据").
@@ -22,6 +24,7 @@ from datetime import datetime
 
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.watch.model import (
+    DeliveryState,
     Evidence,
     Frozen,
     Outcome,
@@ -41,6 +44,24 @@ def _current(step: WorkflowStep, run_id: str) -> bool:
     return step.evidence is not None and step.evidence.run_id == run_id
 
 
+def facts_recorded(steps: Sequence[WorkflowStep], run_id: str | None = None) -> bool:
+    """事实已记录: some check step is `done` with evidence (from `run_id` when given)."""
+    return any(
+        s.kind is StepKind.CHECK and s.status is StepStatus.DONE and s.evidence is not None
+        and (run_id is None or s.evidence.run_id == run_id)
+        for s in steps
+    )
+
+
+def delivery_state(steps: Sequence[WorkflowStep]) -> DeliveryState:
+    """What the step list shows; a check's `Outcome.delivery_state` uses the same predicates."""
+    if deliverable_done(steps):
+        return DeliveryState.DELIVERABLE_DONE
+    if facts_recorded(steps):
+        return DeliveryState.FACTS_RECORDED
+    return DeliveryState.NOTHING_RECORDED
+
+
 def check_problems(
     steps: Sequence[WorkflowStep],
     run_id: str,
@@ -57,7 +78,12 @@ def check_problems(
     for step in steps:
         if step.kind is StepKind.EXECUTE:
             continue
-        if step.evidence is not None and not _current(step, run_id):
+        if step.evidence is not None and step.evidence.recorded_by is not None:
+            problems.append(
+                f"check step {step.step_id} only has evidence a person recorded "
+                f"({step.evidence.recorded_by}); verify it from the sources in this run"
+            )
+        elif step.evidence is not None and not _current(step, run_id):
             problems.append(
                 f"check step {step.step_id} only has evidence from an earlier run "
                 f"({step.evidence.run_id}); verify it again now"
@@ -88,7 +114,8 @@ def judge_check(
     earns another one while fewer than `max_corrections` were used; then it is blocked.
     """
     problems = check_problems(steps, run_id, watch.bound_keys(), reading)
-    facts = any(s.kind is StepKind.CHECK and _current(s, run_id) for s in steps)
+    facts = facts_recorded(steps, run_id)
+    delivered = deliverable_done(steps)
     if not problems:
         pending_execution = any(
             s.kind is StepKind.EXECUTE and s.status is not StepStatus.DONE for s in steps
@@ -96,8 +123,8 @@ def judge_check(
         return Outcome(
             status=OutcomeStatus.SUCCESS,
             corrections_used=corrections_used,
-            facts_recorded=True,
-            deliverable_done=deliverable_done(steps),
+            facts_recorded=facts,
+            deliverable_done=delivered,
             dispatch_execution=watch.execution_enabled and watch.is_active and pending_execution,
         )
     if corrections_used < max_corrections:
@@ -106,12 +133,14 @@ def judge_check(
             reasons=problems,
             corrections_used=corrections_used + 1,
             facts_recorded=facts,
+            deliverable_done=delivered,
         )
     return Outcome(
         status=OutcomeStatus.BLOCKED,
         reasons=problems,
         corrections_used=corrections_used,
         facts_recorded=facts,
+        deliverable_done=delivered,
         dispatch_execution=False,
     )
 
@@ -172,9 +201,14 @@ class ReferenceEvidence(Frozen):
     kind: StepKind
     status: StepStatus
     text: str
-    run_id: str
+    run_id: str | None
+    recorded_by: str | None = None
     recorded_at: datetime
     reference_only: bool = True
+
+    @property
+    def actor(self) -> str:
+        return f"run {self.run_id}" if self.run_id is not None else f"person {self.recorded_by}"
 
 
 def as_reference(steps: Sequence[WorkflowStep]) -> tuple[ReferenceEvidence, ...]:
@@ -187,7 +221,8 @@ def as_reference(steps: Sequence[WorkflowStep]) -> tuple[ReferenceEvidence, ...]
     return tuple(
         ReferenceEvidence(
             step_id=s.step_id, kind=s.kind, status=s.status, text=s.evidence.text,
-            run_id=s.evidence.run_id, recorded_at=s.evidence.recorded_at,
+            run_id=s.evidence.run_id, recorded_by=s.evidence.recorded_by,
+            recorded_at=s.evidence.recorded_at,
         )
         for s in steps
         if s.evidence is not None
@@ -200,7 +235,7 @@ def reference_note(references: Sequence[ReferenceEvidence]) -> str:
         return ""
     lines = ["Earlier evidence (reference only; re-read the sources before relying on it):"]
     lines += [
-        f"- [{r.run_id} {r.recorded_at.isoformat()}] {r.step_id} ({r.kind}, {r.status}): {r.text}"
+        f"- [{r.actor} {r.recorded_at.isoformat()}] {r.step_id} ({r.kind}, {r.status}): {r.text}"
         for r in references
     ]
     return "\n".join(lines)

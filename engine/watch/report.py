@@ -20,8 +20,9 @@ completed. `settle_report` decides, purely:
   (a deliverable is never delivered twice); the identical report again is a duplicate that
   returns the stored receipt (see graph/watch/receipts.py).
 
-`delivery_state` keeps the two states apart on what the watch shows: `facts_recorded` (a
-check step is done with evidence) is not `deliverable_done` (every execute step done).
+`outcome.delivery_state` keeps the two states apart on what the watch shows:
+`facts_recorded` (a check step is done with evidence) is not `deliverable_done` (every
+execute step done).
 """
 
 from __future__ import annotations
@@ -30,13 +31,12 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from enum import StrEnum
 
 from pydantic import Field
 
 from engine.errors import Conflict, InvalidInput
-from engine.watch.model import Frozen, HandOff, StepKind, StepStatus, WorkflowStep
-from engine.watch.outcome import deliverable_done, record_execution_result
+from engine.watch.model import Frozen, HandOff, StepKind, WorkflowStep
+from engine.watch.outcome import record_execution_result
 from engine.watch.receipts import ReceiptStatus, SessionEntry, recognize_receipt
 
 
@@ -91,21 +91,6 @@ class ReceiptRecord(Frozen):
 class ReportDecision(Frozen):
     receipt: ReceiptRecord
     steps: tuple[WorkflowStep, ...] | None  # None: the step list stays as it is
-
-
-class DeliveryState(StrEnum):
-    NOTHING_RECORDED = "nothing_recorded"
-    FACTS_RECORDED = "facts_recorded"  # 事实已记录
-    DELIVERABLE_DONE = "deliverable_done"  # 交付物已完成
-
-
-def delivery_state(steps: Sequence[WorkflowStep]) -> DeliveryState:
-    if deliverable_done(steps):
-        return DeliveryState.DELIVERABLE_DONE
-    if any(s.kind is StepKind.CHECK and s.status is StepStatus.DONE and s.evidence is not None
-           for s in steps):
-        return DeliveryState.FACTS_RECORDED
-    return DeliveryState.NOTHING_RECORDED
 
 
 def _validate(handoff: HandOff, report: ExecutionReport) -> None:

@@ -138,6 +138,7 @@ def step_props(scope: str, watch_id: str, ordinal: int, step: WorkflowStep) -> d
         "status": step.status.value,
         "evidence_text": ev.text if ev else None,
         "evidence_run_id": ev.run_id if ev else None,
+        "evidence_recorded_by": ev.recorded_by if ev else None,
         "evidence_recorded_at": ev.recorded_at if ev else None,
     }
 
@@ -147,8 +148,8 @@ def step_from(props: Mapping[str, Any]) -> WorkflowStep:
     evidence = None
     if p.get("evidence_text"):
         evidence = Evidence(
-            text=p["evidence_text"], run_id=p["evidence_run_id"],
-            recorded_at=p["evidence_recorded_at"],
+            text=p["evidence_text"], run_id=p.get("evidence_run_id"),
+            recorded_by=p.get("evidence_recorded_by"), recorded_at=p["evidence_recorded_at"],
         )
     return WorkflowStep(
         step_id=p["step_id"], kind=StepKind(p["kind"]), source=p["source"],

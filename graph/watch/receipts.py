@@ -20,14 +20,10 @@ from typing import Any
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import NotFound
+from engine.watch.model import DeliveryState
+from engine.watch.outcome import delivery_state
 from engine.watch.receipts import ReceiptStatus
-from engine.watch.report import (
-    DeliveryState,
-    ExecutionReport,
-    ReceiptRecord,
-    delivery_state,
-    settle_report,
-)
+from engine.watch.report import ExecutionReport, ReceiptRecord, settle_report
 from graph.watch import codec
 from graph.watch.repository import load_state, rows, write_steps
 

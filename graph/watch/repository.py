@@ -255,16 +255,21 @@ class WatchRepository:
         await self._write(work)
 
     async def record_step_evidence(
-        self, scope: str, watch_id: str, updates: Sequence[Mapping[str, Any]]
+        self, scope: str, watch_id: str, updates: Sequence[Mapping[str, Any]], *,
+        recorded_by: str,
     ) -> WatchState:
-        """`recordStepEvidence`: a batch against the persisted list, all or nothing (§3)."""
+        """`recordStepEvidence`: a batch against the persisted list, all or nothing (§3).
+
+        The evidence carries the person who recorded it, never the checker's run id: it
+        does not count as this or any run's verification (seed 000 §4).
+        """
         now = self.clock()
 
         async def work(tx: AsyncManagedTransaction) -> WatchState:
             state = await load_state(tx, scope, watch_id)
-            run_id = state.steps_run_id or f"manual:{watch_id}"
             applied = apply_evidence(
-                state.steps, updates, run_id=run_id, now=now, origin=EvidenceOrigin.UPDATES
+                state.steps, updates, recorded_by=recorded_by, now=now,
+                origin=EvidenceOrigin.UPDATES,
             )
             await write_steps(tx, scope, watch_id, applied.steps, state.steps_run_id)
             return await load_state(tx, scope, watch_id)

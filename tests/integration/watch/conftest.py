@@ -42,6 +42,13 @@ def ctx(neo4j_driver: AsyncDriver, settings: Settings,
     return {"settings": configured, "driver": neo4j_driver, "worker_id": "test-worker"}
 
 
+@pytest.fixture
+def offline_ctx(neo4j_driver: AsyncDriver, settings: Settings) -> dict[str, Any]:
+    """A worker ctx without a model endpoint: the gateway falls back to offline rules."""
+    return {"settings": settings.model_copy(update={"model_base_url": None}),
+            "driver": neo4j_driver, "worker_id": "offline-test"}
+
+
 @pytest_asyncio.fixture
 async def other_scope(neo4j_driver: AsyncDriver, settings: Settings) -> AsyncIterator[str]:
     """A second project, cleaned like `scope`."""

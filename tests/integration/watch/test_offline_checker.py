@@ -5,20 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from neo4j import AsyncDriver
-
-from engine.settings import Settings
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import OutcomeStatus, StepKind, StepStatus
 from tests.integration.watch.helpers import World
-
-
-@pytest.fixture
-def offline_ctx(neo4j_driver: AsyncDriver, settings: Settings) -> dict[str, Any]:
-    """A worker ctx without a model endpoint: the gateway falls back to offline rules."""
-    return {"settings": settings.model_copy(update={"model_base_url": None}),
-            "driver": neo4j_driver, "worker_id": "offline-test"}
 
 
 async def test_offline_check_records_literal_evidence_and_hands_off(

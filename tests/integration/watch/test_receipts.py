@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.watch.model import StepStatus
+from engine.watch.model import DeliveryState, StepStatus
 from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry
-from engine.watch.report import CompletedStep, DeliveryState, ExecutionReport
+from engine.watch.report import CompletedStep, ExecutionReport
 from graph.watch.receipts import WatchReceipts
 from graph.watch.repository import WatchState
 from tests.integration.watch.helpers import NOW, World, answer, calls, read_all, verified, workflow

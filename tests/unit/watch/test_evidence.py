@@ -150,3 +150,12 @@ def test_a_batch_either_applies_whole_or_changes_nothing(batch: list[dict[str, A
         else:
             assert after == before
     assert all(not (s.kind is StepKind.EXECUTE and s.status is StepStatus.DONE) for s in out)
+
+
+def test_a_persons_batch_names_the_person_and_no_run() -> None:
+    steps = apply_evidence(STEPS, [upd("c1")], recorded_by="alice", now=NOW).steps
+    evidence = {s.step_id: s for s in steps}["c1"].evidence
+    assert evidence is not None
+    assert (evidence.recorded_by, evidence.run_id) == ("alice", None)
+    with pytest.raises(ValueError, match="either by a run or by a person"):
+        apply_evidence(STEPS, [upd("c1")], run_id=RUN, recorded_by="alice", now=NOW)

@@ -5,13 +5,21 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.watch.model import OutcomeStatus, StepKind, StepStatus, WorkflowStep
+from engine.watch.model import (
+    DeliveryState,
+    Evidence,
+    OutcomeStatus,
+    StepKind,
+    StepStatus,
+    WorkflowStep,
+)
 from engine.watch.outcome import (
     MAX_CORRECTIONS,
     as_reference,
     check_problems,
     correction_prompt,
     deliverable_done,
+    delivery_state,
     judge_check,
     record_execution_result,
     reference_note,
@@ -115,3 +123,40 @@ def test_execution_results_are_validated() -> None:
         record_execution_result(steps, "c1", evidence="x", execution_key="k", now=LATER)
     with pytest.raises(InvalidInput):
         record_execution_result(steps, "e1", evidence=" ", execution_key="k", now=LATER)
+
+
+# --- one meaning, one name: 事实已记录 on the outcome and on the watch --------------------
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [
+        ((step("c1", status=StepStatus.BLOCKED, evidence="来源中找不到 v2.3"), PENDING_EXEC),
+         DeliveryState.NOTHING_RECORDED),
+        ((PENDING_EXEC,), DeliveryState.NOTHING_RECORDED),
+        ((DONE_CHECK, PENDING_EXEC), DeliveryState.FACTS_RECORDED),
+    ],
+    ids=["blocked-check-with-its-reason", "execute-steps-only", "done-check"],
+)
+def test_a_checks_facts_recorded_agrees_with_the_watchs_delivery_state(
+    steps: tuple[WorkflowStep, ...], expected: DeliveryState
+) -> None:
+    watch = make_watch(execution_enabled=True)
+    for used in (0, MAX_CORRECTIONS):
+        outcome = judge_check(
+            watch, steps, run_id=RUN, reading=read_fully(watch), corrections_used=used
+        )
+        assert outcome.delivery_state is delivery_state(steps) is expected
+        assert outcome.facts_recorded is (expected is DeliveryState.FACTS_RECORDED)
+
+
+def test_evidence_a_person_recorded_is_not_verified_by_the_run() -> None:
+    watch = make_watch()
+    by_person = DONE_CHECK.model_copy(update={"evidence": Evidence(
+        text="我看过官网是 v2.3", recorded_by="alice", recorded_at=LATER)})
+    outcome = judge_check(watch, (by_person,), run_id=RUN, reading=read_fully(watch),
+                          corrections_used=MAX_CORRECTIONS)
+    assert outcome.status is OutcomeStatus.BLOCKED and not outcome.facts_recorded
+    assert any("a person recorded (alice)" in r for r in outcome.reasons)
+    note = reference_note(as_reference((by_person,)))
+    assert "person alice" in note and RUN not in note

@@ -8,15 +8,10 @@ import pytest
 
 from engine.errors import Conflict, InvalidInput
 from engine.watch.handoff import build_handoff
-from engine.watch.model import Outcome, OutcomeStatus, StepKind, StepStatus
+from engine.watch.model import DeliveryState, Outcome, OutcomeStatus, StepKind, StepStatus
+from engine.watch.outcome import delivery_state
 from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry
-from engine.watch.report import (
-    CompletedStep,
-    DeliveryState,
-    ExecutionReport,
-    delivery_state,
-    settle_report,
-)
+from engine.watch.report import CompletedStep, ExecutionReport, settle_report
 from tests.unit.watch.factories import LATER, NOW, RUN, make_watch, step
 
 WATCH = make_watch(execution_enabled=True)
