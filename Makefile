@@ -17,6 +17,7 @@ run: install
 	$(BIN)/storygraph up
 
 test: install
+	@bash ops/deps.sh browser
 	bash ops/test.sh
 
 deps:

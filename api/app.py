@@ -12,8 +12,9 @@ from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -29,6 +30,7 @@ from jobs.queue import open_pool
 
 log = logging.getLogger("storygraph.api")
 WEB_DIR = PROJECT_ROOT / "web"
+VENDOR_DIR = PROJECT_ROOT / "vendor"  # third-party browser assets, served from here, never a CDN
 
 
 class StorygraphGraphQL(GraphQL):
@@ -37,6 +39,11 @@ class StorygraphGraphQL(GraphQL):
     def __init__(self, settings: Settings) -> None:
         super().__init__(build_schema(settings), graphql_ide="graphiql")
         self.settings = settings
+
+    async def render_graphql_ide(self, request: Request) -> Response:  # type: ignore[override]
+        """Our GraphiQL page: its scripts come from `/static/graphiql/` (vendor/graphiql), so it
+        loads on a machine without internet; it opens on an example query of this API."""
+        return HTMLResponse((WEB_DIR / "graphiql.html").read_text(encoding="utf-8"))
 
     async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:  # type: ignore[override]
         state = request.app.state
@@ -88,6 +95,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/healthz", healthz),
             Route("/metrics", metrics_endpoint),
             Route("/viz", viz),
+            Mount("/static", StaticFiles(directory=VENDOR_DIR), name="static"),
             WebSocketRoute("/graphql", TokenGate(graphql, settings)),
         ],
         lifespan=lifespan,

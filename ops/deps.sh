@@ -4,11 +4,17 @@
 set -euo pipefail
 
 missing=()
-command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
-command -v mvn >/dev/null 2>&1 || missing+=(maven)
-command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+if [ -z "${NEO4J_URI:-}" ] || [ -z "${REDIS_URL:-}" ]; then
+  command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+  command -v mvn >/dev/null 2>&1 || missing+=(maven)
+  command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+fi
+# `ops/deps.sh browser` (make test): Debian's Chromium for the page tests (Playwright drives it;
+# Playwright's own browser download is not used).
+if [ "${1:-}" = "browser" ]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
-if [ -n "${NEO4J_URI:-}" ] && [ -n "${REDIS_URL:-}" ]; then exit 0; fi
 
 echo "Installing system packages: ${missing[*]}"
 SUDO=""

@@ -1,4 +1,5 @@
-"""Markers by folder: tests/unit -> unit, tests/integration -> integration, tests/e2e -> e2e."""
+"""Markers by folder: tests/unit -> unit, tests/integration -> integration, tests/e2e -> e2e
+(page tests in tests/e2e also carry `browser`)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,64 @@
+"""A real headless Chromium for page tests: Debian's `chromium`, driven by Playwright.
+
+Playwright's own browser download is not used (there is no network for it); the executable
+is found on PATH. Every request the page makes is recorded, and any request that leaves
+loopback is refused and reported, so a page that needs the internet fails its test.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from playwright.async_api import Page, Route, async_playwright
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def chromium_path() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        raise RuntimeError("Debian's chromium is not installed: run `bash ops/deps.sh browser`")
+    return path
+
+
+@dataclass
+class OfflinePage:
+    page: Page
+    requested: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+
+
+@asynccontextmanager
+async def offline_page() -> AsyncIterator[OfflinePage]:
+    """A fresh page whose network is loopback only."""
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(
+            executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            context = await browser.new_context()
+            page = await context.new_page()
+            seen = OfflinePage(page)
+
+            async def guard(route: Route) -> None:
+                url = route.request.url
+                seen.requested.append(url)
+                host = urlsplit(url).hostname or ""
+                if url.startswith(("data:", "blob:")) or host in LOOPBACK:
+                    await route.continue_()
+                else:
+                    seen.refused.append(url)
+                    await route.abort("internetdisconnected")
+
+            await context.route("**/*", guard)
+            page.on(
+                "console", lambda m: seen.console_errors.append(m.text) if m.type == "error" else None
+            )
+            yield seen
+        finally:
+            await browser.close()
