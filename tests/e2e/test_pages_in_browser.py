@@ -28,9 +28,7 @@ async def test_graphiql_loads_offline_and_runs_its_example_query(api: Server) ->
             "?.CodeMirror?.getValue() || '').includes('storyGraph')",
             timeout=20_000,
         )
-        answer = json.loads(
-            await result.evaluate("el => el.CodeMirror.getValue()")
-        )
+        answer = json.loads(await result.evaluate("el => el.CodeMirror.getValue()"))
         assert "errors" not in answer, answer
         assert answer["data"]["storyGraph"]["asOf"]
     assert seen.refused == [], f"the page tried to reach the internet: {seen.refused}"

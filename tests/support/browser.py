@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from playwright.async_api import Page, Route, async_playwright
+from playwright.async_api import ConsoleMessage, Page, Route, async_playwright
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -56,9 +56,12 @@ async def offline_page() -> AsyncIterator[OfflinePage]:
                     await route.abort("internetdisconnected")
 
             await context.route("**/*", guard)
-            page.on(
-                "console", lambda m: seen.console_errors.append(m.text) if m.type == "error" else None
-            )
+
+            def console(message: ConsoleMessage) -> None:
+                if message.type == "error":
+                    seen.console_errors.append(message.text)
+
+            page.on("console", console)
             yield seen
         finally:
             await browser.close()
