@@ -287,3 +287,80 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
     done_round = until(lambda: data(api.graphql(query, {"s": scope}))["watchRound"])
     assert done_round == {"closed": [wid], "checked": []}
     assert scripted.calls == calls_before, "receipts and the round replayed no model call"
+
+
+# --- the offline checker (no MODEL_BASE_URL) in a real worker ------------------------------
+
+ALICE_TOKEN = "alice-e2e-token"
+OFFLINE_NOTE = "1. 核对官网版本号必须为 v2.3。\n2. 生成发布草稿。\n官网当前版本号：v2.3"
+OFFLINE_WATCH = """query($s: String!, $id: ID!) { watch(scope: $s, id: $id) {
+  deliveryState
+  steps { stepId kind status evidence evidenceRunId evidenceBy { kind id } }
+  observations { runId toolSummaries error
+                 outcome { status factsRecorded deliverableDone deliveryState } }
+  handOffs { sessionId steps { stepId kind source status evidence completionCriteria } }
+} }"""
+RECORD = """mutation($s: String!, $id: ID!, $u: [StepEvidenceInput!]!) {
+  recordStepEvidence(scope: $s, watchId: $id, updates: $u) {
+    steps { stepId status evidenceRunId evidenceBy { kind id } } } }"""
+
+
+@pytest.fixture(scope="module")
+def offline_stack(start_server: Any, services: Settings) -> Iterator[Server]:
+    """An API with a named person's token and a worker without a model endpoint."""
+    queue = f"storygraph:test:watch-offline:{uuid.uuid4().hex[:8]}"
+    tokens = json.dumps([{"token": ALICE_TOKEN, "name": "alice",
+                          "roles": ["reader", "editor", "operator"]}])
+    api = start_server(QUEUE_NAME=queue, API_TOKENS=tokens)
+    env = process_env(services, QUEUE_NAME=queue)
+    for name in ("MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME"):
+        env.pop(name, None)
+    worker = spawn(["worker"], env)
+    yield api
+    stop(worker)
+
+
+def test_the_offline_checker_in_a_worker_checks_a_note_with_numbered_steps(
+        offline_stack: Server, scope: str) -> None:
+    api = offline_stack
+
+    def gql(query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        return data(api.graphql(query, variables, token=ALICE_TOKEN))
+
+    gql("mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        {"i": {"scope": scope, "id": "n1", "kind": "NOTE", "version": "r1",
+               "title": "发布检查笔记", "text": OFFLINE_NOTE}})
+    created = gql(CREATE, {"input": {
+        "scope": scope, "sessionId": "s-offline", "title": "发布检查", "executionEnabled": True,
+        "bindings": [{"kind": "note", "noteId": "n1", "title": "发布检查笔记"}]}})
+    wid = created["createWatch"]["id"]
+    ticket = gql(RUN, {"scope": scope, "id": wid, "req": "offline-e2e"})["runWatchNow"]
+    assert ticket == {"runId": "offline-e2e", "enqueued": True}
+
+    watch = until(lambda: (w := gql(OFFLINE_WATCH, {"s": scope, "id": wid})["watch"])
+                  ["observations"] and w)
+    [obs] = watch["observations"]
+    assert obs["runId"] == "offline-e2e" and obs["error"] is None
+    assert obs["toolSummaries"][0].startswith("[read_note_source note:n1")
+    outcome = obs["outcome"]
+    assert outcome["status"] == "success"
+    assert outcome["factsRecorded"] and not outcome["deliverableDone"]
+    assert outcome["deliveryState"] == watch["deliveryState"] == "facts_recorded"
+    s1, s2 = watch["steps"]
+    assert (s1["stepId"], s1["kind"], s1["status"]) == ("s1", "check", "done")
+    assert s1["evidence"] == "note:n1 L3: 官网当前版本号：v2.3"
+    assert s1["evidenceBy"] == {"kind": "RUN", "id": "offline-e2e"}
+    assert (s2["stepId"], s2["kind"], s2["status"]) == ("s2", "execute", "pending")
+    [handoff] = watch["handOffs"]
+    assert handoff["sessionId"] == "s-offline"
+    assert [(s["stepId"], s["kind"], s["status"]) for s in handoff["steps"]] == [
+        ("s1", "check", "done"), ("s2", "execute", "pending")]
+    assert handoff["steps"][0]["source"] == "note:n1"
+
+    steps = gql(RECORD, {"s": scope, "id": wid, "u": [
+        {"stepId": "s2", "status": "blocked", "evidence": "发布平台维护中，我明天再发"}]}
+    )["recordStepEvidence"]["steps"]
+    assert steps[1]["status"] == "blocked"
+    assert (steps[1]["evidenceRunId"], steps[1]["evidenceBy"]) == (
+        None, {"kind": "USER", "id": "alice"})
+    assert steps[0]["evidenceBy"] == {"kind": "RUN", "id": "offline-e2e"}
