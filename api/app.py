@@ -89,8 +89,19 @@ def create_app(settings: Settings) -> Starlette:
             return JSONResponse({"error": "web/viz.html is missing"}, status_code=404)
         return FileResponse(page)
 
+    async def index(_: Request) -> Response:
+        # The project's own Neo4j serves Browser on loopback; a configured server has its own.
+        browser = (
+            f"http://127.0.0.1:{settings.neo4j_http_port}/browser/"
+            if not settings.neo4j_uri
+            else "https://neo4j.com/docs/browser-manual/current/"
+        )
+        page = (WEB_DIR / "index.html").read_text(encoding="utf-8")
+        return HTMLResponse(page.replace("{{browser_url}}", browser))
+
     app = Starlette(
         routes=[
+            Route("/", index),
             Route("/graphql", TokenGate(graphql, settings), methods=["GET", "POST"]),
             Route("/healthz", healthz),
             Route("/metrics", metrics_endpoint),
