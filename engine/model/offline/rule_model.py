@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction, OutboundDraft
 from engine.concern.wording import ask_from
@@ -232,7 +233,7 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
         return LoopOutput(goal_met=False, step=LoopStep.WAIT, summary="",
                           next_action=NextAction(what=t["follow"].format(name="-")),
                           reasons=reasons + ["no counterpart"])
-    base = {"goal_met": False, "done_person_ids": done_ids, "findings": findings,
+    base: dict[str, Any] = {"goal_met": False, "done_person_ids": done_ids, "findings": findings,
             "reasons": reasons}
     replied_by = ctx.replied_by or _latest_sender(ctx)
     replier = next(((p, r, a) for p, r, a in pending if p.person_id == replied_by), None)

@@ -6,6 +6,10 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from engine.concern.admission import raise_concern
+from engine.concern.advance import InboundMessage, record_inbound
+from engine.concern.effects import Decision
+from engine.concern.loop import decide
+from engine.concern.loop_input import loop_input
 from engine.concern.loop_output import LoopOutput, LoopStep
 from engine.concern.model import (
     Concern,
@@ -17,6 +21,8 @@ from engine.concern.model import (
     RaiseConcernInput,
 )
 from engine.concern.policy import ConcernPolicy
+from engine.concern.scheduler import Trigger, due_trigger
+from engine.model.offline.rule_model import judge_loop
 
 TZ = ZoneInfo("Asia/Shanghai")
 # Monday 2026-03-16, 10:00 in Shanghai: inside working hours.
@@ -59,3 +65,26 @@ def raised(
 
 def out(step: LoopStep = LoopStep.WAIT, **kw: object) -> LoopOutput:
     return LoopOutput.model_validate({"goal_met": False, "step": step, **kw})
+
+
+def contacted_concern(priority: Priority = Priority.MEDIUM, **kw: object) -> Concern:
+    """Raised at T0 and contacted at once (the first loop turn, template message)."""
+    c = raised(priority=priority, **kw)  # type: ignore[arg-type]
+    trig = due_trigger(c, at(0))
+    assert trig is not None
+    return decide(c, trig, out(LoopStep.FOLLOW_UP), at(0), POLICY).new_concern
+
+
+def reply_from(
+    c: Concern, text: str, minutes: float, pid: str = "p_zhangsan"
+) -> tuple[Concern, Trigger]:
+    msg = InboundMessage(person_id=pid, text=text, ts=at(minutes), message_id=f"{pid}@{minutes}")
+    return record_inbound(c, msg, at(minutes))
+
+
+def offline_turn(
+    c: Concern, trig: Trigger, now: datetime, policy: ConcernPolicy = POLICY
+) -> Decision:
+    """One loop turn judged by the offline rule model from the context the job would send."""
+    judged = judge_loop(loop_input(c, trig, now, policy))
+    return decide(c, trig, judged, now, policy)
