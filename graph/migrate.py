@@ -1,9 +1,9 @@
 """Schema migrations: ordered files under `cypher/schema/`, each applied once.
 
-A file holds one or more statements separated by `;` (constraints and indexes, all
-`IF NOT EXISTS`). Each applied file is recorded as `(:Migration {name, checksum,
-applied_at})`, so a second run does nothing; a recorded file whose text changed is an
-error rather than a silent re-apply.
+A file holds one or more statements separated by `;`: constraints and indexes, all
+`IF NOT EXISTS`, or a one-off rewrite of stored data (`051_utc_instants`). Each applied
+file is recorded as `(:Migration {name, checksum, applied_at})`, so a second run does
+nothing; a recorded file whose text changed is an error rather than a silent re-apply.
 """
 
 from __future__ import annotations

@@ -3,6 +3,12 @@
 valid time (`valid_from`/`valid_to`, an event's `at`) says when it held in the world; record
 time (`recorded_at`/`retracted_at`) says when this service believed it. An open record time is
 stored as `FOREVER` so that "current" and "as of" reads are both index range lookups.
+
+Every instant is held, stored and compared in UTC. Neo4j orders two datetimes of the same
+instant by their offset and never calls them equal (`10:10+08:00 = 02:10Z` is false and
+`10:10+08:00 <= 02:10Z` is false too), so a time written with one offset and read with another
+would miss the exact boundary of `recorded_at <= T < retracted_at`. A time without a zone names
+no instant: models reject it, and read arguments answer INVALID_INPUT (`instant`).
 """
 
 from __future__ import annotations
@@ -10,15 +16,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from engine.errors import InvalidInput
+
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC)  # an open lower bound as an index range value
 
 
-def aware(value: datetime) -> datetime:
-    """Reject naive datetimes: every stored time is timezone-aware (compared across zones)."""
+def utc(value: datetime) -> datetime:
+    """The same instant in UTC (stdlib tzinfo); a time without a zone is a ValueError."""
     if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError("time values must be timezone-aware")
-    return value
+        raise ValueError("time values must carry a time zone (an offset such as Z or +08:00)")
+    return value.astimezone(UTC)
+
+
+def instant(value: datetime | None, argument: str) -> datetime | None:
+    """A read argument (`asOf`, `validAt`, `from`, `to`) in UTC; without a zone: INVALID_INPUT."""
+    if value is None:
+        return None
+    try:
+        return utc(value)
+    except ValueError:
+        raise InvalidInput(
+            f"{argument} must carry a time zone (an offset such as Z or +08:00)",
+            argument=argument,
+            value=value.isoformat(),
+        ) from None
 
 
 def open_end(value: datetime | None) -> datetime | None:

@@ -16,7 +16,7 @@ from typing import Annotated, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from engine.errors import InvalidInput
-from engine.story.clock import aware
+from engine.story.clock import utc
 from engine.story.models import ChangeKind, EntityStatus, SourceKind
 
 SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
@@ -38,8 +38,8 @@ def check_scope(scope: str) -> str:
     return scope
 
 
-def _aware_or_none(value: datetime | None) -> datetime | None:
-    return None if value is None else aware(value)
+def _utc_or_none(value: datetime | None) -> datetime | None:
+    return None if value is None else utc(value)
 
 
 class _In(BaseModel):
@@ -74,7 +74,7 @@ class EventIn(_In):
     at: datetime
     references: list[ReferenceIn] = Field(default_factory=list)
 
-    _at = field_validator("at")(aware)
+    _at = field_validator("at")(utc)
 
 
 class EntityIn(_In):
@@ -88,7 +88,7 @@ class EntityIn(_In):
     valid_to: datetime | None = None
     references: list[ReferenceIn] = Field(default_factory=list)
 
-    _valid = field_validator("valid_from", "valid_to")(_aware_or_none)
+    _valid = field_validator("valid_from", "valid_to")(_utc_or_none)
 
     @property
     def well_formed_id(self) -> str | None:
@@ -120,7 +120,7 @@ class RelationIn(_In):
     references: list[ReferenceIn] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-    _valid = field_validator("valid_from", "valid_to")(_aware_or_none)
+    _valid = field_validator("valid_from", "valid_to")(_utc_or_none)
 
 
 class SummaryIn(_In):
@@ -134,7 +134,7 @@ class SummaryIn(_In):
     entities: list[Ref] = Field(default_factory=list)
     references: list[ReferenceIn] = Field(default_factory=list)
 
-    _interval = field_validator("interval_start", "interval_end")(aware)
+    _interval = field_validator("interval_start", "interval_end")(utc)
 
     @model_validator(mode="after")
     def _ordered(self) -> SummaryIn:

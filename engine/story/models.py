@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.story.clock import aware
+from engine.story.clock import utc
 
 
 class ActorKind(StrEnum):
@@ -143,8 +143,8 @@ class Version(BaseModel):
 
     @field_validator("recorded_at", "retracted_at")
     @classmethod
-    def _aware(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else aware(value)
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else utc(value)
 
 
 class Story(Version):
@@ -302,13 +302,18 @@ class Source(BaseModel):
 
 
 class SourceVersion(BaseModel):
-    """One version of an original; `text` is None when the app could not supply it."""
+    """One version of an original; `text` is None when the app could not supply it, or
+    withdrew it (deleted or redacted in the app): then `withdrawn_at` says when, and the
+    text is gone from the store, not hidden."""
 
     scope: str
     source_id: str
     version: str
     text: str | None = None
     recorded_at: datetime
+    withdrawn_at: datetime | None = None
+    withdrawn_by: str | None = None  # the actor label ("user:<id>" / "run:<id>")
+    withdrawal_reason: str = ""
 
     @property
     def available(self) -> bool:

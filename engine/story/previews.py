@@ -24,7 +24,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from engine.errors import Conflict, InvalidInput
-from engine.story.clock import aware
+from engine.story.clock import utc
 from engine.story.inputs import check_scope
 from engine.story.models import ObjectKind
 
@@ -74,8 +74,8 @@ class PreviewRequest(BaseModel):
 
     @field_validator("as_of")
     @classmethod
-    def _aware(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else aware(value)
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else utc(value)
 
     def checked(self) -> PreviewRequest:
         if not self.objects and self.result_id is None:

@@ -38,7 +38,7 @@ from engine.story.models import (
     Summary,
 )
 from engine.story.publish import PublishContext, PublishPlan, decide_publish
-from engine.story.sources import decide_source_upsert
+from engine.story.sources import decide_source_upsert, decide_withdrawal
 from engine.story.views import StoryGraph, select_graph
 
 Obj = TypeVar("Obj", bound=BaseModel)
@@ -70,6 +70,20 @@ class StoryReplay:
         self.sources[key] = source
         known.update((v.version, v) for v in new)
         return source
+
+    def withdraw_source(
+        self, scope: str, source_id: str, version: str, reason: str, by: Actor, now: datetime
+    ) -> SourceVersion:
+        known = self.versions.get((scope, source_id), {})
+        stored = known.get(version)
+        withdrawn = decide_withdrawal(
+            stored, source_id=source_id, version=version, reason=reason, now=now, by=by
+        )
+        if withdrawn is None:
+            assert stored is not None
+            return stored
+        known[version] = withdrawn
+        return withdrawn
 
     def context(self, inp: PublishResultInput) -> PublishContext:
         scope = inp.scope

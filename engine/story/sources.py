@@ -4,6 +4,11 @@ The app owns a source's text and pushes versions (upsertSource). A version is im
 the same version with other text is a CONFLICT. A version the app knows but cannot supply
 is recorded without text and reads as unavailable with a warning — today's text is never
 shown in place of an old version (来源旧版不可恢复时提示，不以当前原文冒充旧版).
+
+An app that deleted or redacted a message withdraws that version (withdrawSource): its text
+leaves the store, references to it read as unavailable with a warning (never another
+version's text in its place), and the objects citing it stay. Withdrawing again is a no-op;
+a withdrawn version cannot be pushed again with text (the app pushes a new version).
 """
 
 from __future__ import annotations
@@ -12,9 +17,9 @@ import re
 from collections.abc import Mapping
 from datetime import datetime
 
-from engine.errors import Conflict
+from engine.errors import Conflict, NotFound
 from engine.story.inputs import SourceInput
-from engine.story.models import Source, SourceVersion
+from engine.story.models import Actor, Source, SourceVersion
 from engine.story.views import Excerpt
 
 _RANGE = re.compile(r"^(chars|lines):(\d+)-(\d+)$")
@@ -40,6 +45,12 @@ def decide_source_upsert(
                     scope=inp.scope, source_id=inp.id, version=version, text=text, recorded_at=now
                 )
             )
+        elif text is not None and have.withdrawn_at is not None:
+            raise Conflict(
+                "this source version was withdrawn; push a new version instead",
+                id=inp.id,
+                version=version,
+            )
         elif text is not None and have.text != text:
             raise Conflict(
                 "a source version is immutable; push a new version instead",
@@ -53,6 +64,32 @@ def decide_source_upsert(
         id=inp.id, scope=inp.scope, kind=inp.kind, title=inp.title, current_version=current
     )
     return source, new
+
+
+def decide_withdrawal(
+    stored: SourceVersion | None,
+    *,
+    source_id: str,
+    version: str,
+    reason: str,
+    now: datetime,
+    by: Actor,
+) -> SourceVersion | None:
+    """The withdrawn version to write (its text gone), or None when it already was withdrawn.
+
+    An unknown version is NOT_FOUND: the app can only withdraw what it pushed."""
+    if stored is None:
+        raise NotFound("no such source version in this scope", id=source_id, version=version)
+    if stored.withdrawn_at is not None:
+        return None
+    return stored.model_copy(
+        update={
+            "text": None,
+            "withdrawn_at": now,
+            "withdrawn_by": by.label(),
+            "withdrawal_reason": reason,
+        }
+    )
 
 
 def cut(text: str, locator: str) -> str:
@@ -69,6 +106,18 @@ def cut(text: str, locator: str) -> str:
 
 
 def excerpt(source_id: str, version: str, locator: str, stored: SourceVersion | None) -> Excerpt:
+    if stored is not None and stored.withdrawn_at is not None:
+        return Excerpt(
+            source_id=source_id,
+            version=version,
+            locator=locator,
+            available=False,
+            withdrawn_at=stored.withdrawn_at,
+            warning=(
+                f"version {version} of source {source_id} was withdrawn by the app and is "
+                "unavailable; no other version's text is shown in its place"
+            ),
+        )
     if stored is None or stored.text is None:
         return Excerpt(
             source_id=source_id,

@@ -274,3 +274,4 @@ class Excerpt(BaseModel):
     available: bool
     text: str | None = None
     warning: str | None = None
+    withdrawn_at: datetime | None = None  # set when the app withdrew this version

@@ -1,30 +1,28 @@
 """Models <-> Neo4j property maps.
 
-Times are stored as Neo4j datetimes (timezone-aware); an open record time is `FOREVER`, so
+Times are stored as Neo4j datetimes in UTC (graph.temporal); an open record time is `FOREVER`, so
 current and as-of reads are index range lookups; the actor is stored as "user:<id>" or
 "run:<id>"; enums as their values.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from enum import Enum
 from typing import Any, TypeVar
 
-from neo4j.time import DateTime
 from pydantic import BaseModel
 
 from engine.story.clock import FOREVER, open_end
 from engine.story.models import Actor, Version
+from graph.temporal import from_neo4j, to_neo4j
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, datetime) and value.tzinfo is not None:
-        # Same instant and offset, but a stdlib fixed-offset tzinfo: the driver's packer
-        # crashed (SIGSEGV) on ZoneInfo / pydantic TzInfo datetimes in this stack.
-        return value.astimezone(timezone(value.utcoffset() or timedelta(0)))
+    if isinstance(value, datetime):
+        return to_neo4j(value)
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Actor):
@@ -37,7 +35,7 @@ def _plain(value: Any) -> Any:
 def to_props(model: BaseModel) -> dict[str, Any]:
     props = {name: _plain(getattr(model, name)) for name in type(model).model_fields}
     if isinstance(model, Version):
-        props["retracted_at"] = model.retracted_at or FOREVER
+        props["retracted_at"] = to_neo4j(model.retracted_at or FOREVER)
     return props
 
 
@@ -45,16 +43,8 @@ def version_row(model: Version) -> dict[str, Any]:
     return {"id": model.id, "scope": model.scope, "seq": model.seq, "props": to_props(model)}
 
 
-def _native(value: Any) -> Any:
-    if isinstance(value, DateTime):
-        return value.to_native()
-    if isinstance(value, list):
-        return [_native(v) for v in value]
-    return value
-
-
 def from_props(cls: type[M], props: dict[str, Any]) -> M:
-    data = {k: _native(v) for k, v in props.items()}
+    data = {k: from_neo4j(v) for k, v in props.items()}
     if isinstance(data.get("by"), str):
         data["by"] = Actor.parse(data["by"])
     if "retracted_at" in data:

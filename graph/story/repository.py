@@ -19,7 +19,7 @@ from neo4j import AsyncDriver, AsyncManagedTransaction
 from neo4j.exceptions import ConstraintError
 
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.story.clock import FOREVER, Clock, aware, recorded_within, utcnow
+from engine.story.clock import FOREVER, Clock, instant, recorded_within, utc, utcnow
 from engine.story.corrections import (
     RelationAction,
     act_on_relation,
@@ -48,7 +48,7 @@ from engine.story.models import (
     make_id,
 )
 from engine.story.publish import PublishContext, PublishPlan, decide_publish
-from engine.story.sources import decide_source_upsert, excerpt
+from engine.story.sources import decide_source_upsert, decide_withdrawal, excerpt
 from engine.story.views import (
     EntityMentionView,
     EntityView,
@@ -147,7 +147,7 @@ class StoryRepository:
                 ) from None
 
     def _now(self, recorded_at: datetime | None) -> datetime:
-        return aware(recorded_at) if recorded_at is not None else self._clock()
+        return utc(recorded_at) if recorded_at is not None else utc(self._clock())
 
     # --- sources ----------------------------------------------------------------------
 
@@ -174,6 +174,49 @@ class StoryRepository:
                 versions=[to_props(v) for v in new],
             )
             return source
+
+        return await self._write(work)
+
+    async def withdraw_source(
+        self,
+        scope: str,
+        source_id: str,
+        version: str,
+        *,
+        reason: str,
+        by: Actor,
+        recorded_at: datetime | None = None,
+    ) -> SourceVersion:
+        """withdrawSource: the app deleted or redacted a version; its text leaves Neo4j.
+
+        References to it then read as unavailable (never another version's text); the
+        objects citing it stay. An unknown version is NOT_FOUND; a repeat writes nothing."""
+        check_scope(scope)
+        now = self._now(recorded_at)
+
+        async def work(tx: AsyncManagedTransaction) -> SourceVersion:
+            rows = await self._rows(
+                tx, "story/source_version_get", scope=scope, source_id=source_id, version=version
+            )
+            stored = from_props(SourceVersion, rows[0]["v"]) if rows else None
+            withdrawn = decide_withdrawal(
+                stored, source_id=source_id, version=version, reason=reason, now=now, by=by
+            )
+            if withdrawn is None:
+                assert stored is not None
+                return stored
+            props = to_props(withdrawn)
+            written = await self._rows(
+                tx,
+                "story/write_source_withdrawal",
+                scope=scope,
+                source_id=source_id,
+                version=version,
+                withdrawn_at=props["withdrawn_at"],
+                withdrawn_by=props["withdrawn_by"],
+                withdrawal_reason=props["withdrawal_reason"],
+            )
+            return from_props(SourceVersion, written[0]["v"])
 
         return await self._write(work)
 
@@ -347,8 +390,9 @@ class StoryRepository:
         `valid_at` in Cypher. Either way `select_graph` is the one definition of the answer.
         """
         check_scope(scope)
-        at = aware(as_of) if as_of is not None else self._clock()
-        valid = aware(valid_at) if valid_at is not None else None
+        at = instant(as_of, "asOf") or utc(self._clock())
+        valid = instant(valid_at, "validAt")
+        from_, to = instant(from_, "from"), instant(to, "to")
         windowed = from_ is not None or to is not None or story_id is not None
 
         async def work(tx: AsyncManagedTransaction) -> StoryGraph:
@@ -392,7 +436,7 @@ class StoryRepository:
     ) -> EntityView:
         """entity(id, asOf) with its history; an id of another scope is NOT_FOUND."""
         check_scope(scope)
-        at = aware(as_of) if as_of is not None else self._clock()
+        at = instant(as_of, "asOf") or utc(self._clock())
 
         async def work(tx: AsyncManagedTransaction) -> tuple[list[Version], list[Any]]:
             return (

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from engine.story.clock import EARLIEST, FOREVER, aware
+from engine.story.clock import EARLIEST, FOREVER, utc
 from engine.story.models import (
     Change,
     Entity,
@@ -52,11 +52,11 @@ def window_params(
 ) -> dict[str, Any]:
     """Both ends of the `at` range are always bound, so the (scope, at) index is a range
     seek; `validAt` T also bounds it, since only events that happened by T are shown."""
-    upper = [aware(t) for t in (to, valid_at) if t is not None]
+    upper = [utc(t) for t in (to, valid_at) if t is not None]
     return {
         "scope": scope,
-        "as_of": as_of,
-        "from_time": aware(from_) if from_ is not None else EARLIEST,
+        "as_of": utc(as_of),
+        "from_time": utc(from_) if from_ is not None else EARLIEST,
         "to_time": min(upper) if upper else FOREVER,
         "story_id": story_id,
     }
