@@ -9,8 +9,8 @@ same result id. Rules kept here:
 - entities are per leaf batch (a model's local ref is not an identity); an entity naming a
   stored id is passed on with it, and the story engine reuses it only if it is a same-scope
   Main entity — user-edited or confirmed fields then become Suggestions, never overwrites;
-  two batches naming the same stored id share the first one's ref (the story input refuses
-  two refs for one stored id);
+  two batches naming the same stored id share the first one's ref and description (the story
+  input refuses two refs for one stored id), so a result never holds two of one known person;
 - an entity a result introduces is Main: it is part of the published graph, so a later run
   of the same scope may reuse it by id (seed 004: 跨 run 仅允许引用同 scope 的 Main 候选实体);
   the model's answer cannot set another status;
@@ -36,6 +36,7 @@ from engine.review.types import Scope, Segment
 
 GLOBAL_STORY_SCOPE = "global"
 MAX_TITLE = 300
+MAX_DESCRIPTION = 20_000  # the story input's Text bound
 MAIN = "main"
 _HEADER = re.compile(
     r"^\s*\[\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?\][ \t]*"
@@ -108,6 +109,7 @@ def compose_result(
     entities: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     by_stored_id: dict[str, str] = {}
+    shared: dict[str, dict[str, Any]] = {}  # the one entity item of each stored id
     times: list[datetime] = []
     source_ids: set[str] = set()
     for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
@@ -120,15 +122,17 @@ def compose_result(
             stored = raw.get("id")
             if isinstance(stored, str) and stored in by_stored_id:
                 local[model_ref] = by_stored_id[stored]
+                _add_description(shared[stored], raw.get("description"))
                 continue
             ref = f"b{batch.index}.{model_ref}"
             item: dict[str, Any] = {"ref": ref, "name": name, "status": MAIN}
-            if isinstance(stored, str) and stored:
-                item["id"] = stored
-                by_stored_id[stored] = ref
             for key in ("kind", "description"):
                 if isinstance(raw.get(key), str):
                     item[key] = raw[key]
+            if isinstance(stored, str) and stored:
+                item["id"] = stored
+                by_stored_id[stored] = ref
+                shared[stored] = item
             entities.append(item)
             local[model_ref] = ref
         batch_default = min(
@@ -187,6 +191,17 @@ def compose_result(
         "summaries": summaries,
         "feedback": root.summary[:20_000],
     }
+
+
+def _add_description(item: dict[str, Any], more: object) -> None:
+    """A later batch's description of an entity the result already holds joins the first
+    (the result keeps what this run said about it, seed 004 每次结果保留当次描述)."""
+    if not isinstance(more, str) or not more.strip():
+        return
+    have = str(item.get("description") or "")
+    if more in have:
+        return
+    item["description"] = f"{have}；{more}"[:MAX_DESCRIPTION] if have else more[:MAX_DESCRIPTION]
 
 
 def _unique(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:

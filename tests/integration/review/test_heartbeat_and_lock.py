@@ -19,7 +19,7 @@ from engine.review.lifecycle import RunOutcome, RunStatus
 from engine.review.settings import set_heartbeat_enabled
 from engine.review.types import InputBudget, Scope, Trigger
 from engine.story.inputs import EntityEdit
-from engine.story.models import Actor, EntityStatus
+from engine.story.models import Actor
 from jobs.tasks.heartbeat import HEARTBEAT_REPORT, claim_due
 from jobs.tasks.review_ops import continue_review, start_review
 from jobs.tasks.review_services import ReviewServices
@@ -32,6 +32,7 @@ from tests.integration.review.conftest import (
     push_conversation,
     run_worker,
 )
+from tests.support.grounded_review import leaf_requests, review_answer
 from tests.support.scripted_model import ScriptedModelServer, text
 
 
@@ -175,9 +176,8 @@ async def test_no_change_makes_zero_model_requests(
 async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
     svc: ReviewServices, scripted: ScriptedModelServer, scope: str
 ) -> None:
+    scripted.answer_with(review_answer)  # grounded: an id only if the request offered it
     await push_conversation(svc, scope, "chat-1", conversation(4))
-    zhang = {"ref": "p1", "name": "张三", "kind": "person", "description": "测试负责人"}
-    scripted.script(leaf_reply("a", entities=[zhang]), nav_reply())
     got = await start_review(
         svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
     )
@@ -185,25 +185,37 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
     await run_worker(svc.settings)
     first = (await svc.runs.get(got[0].run_id)).run
     result = await svc.story.result(scope, first.result_id or "")
-    entity = result.entities[0]
+    [entity] = [e for e in result.entities if e.name == "张三"]
     await svc.story.update_entity(
         scope,
         entity.id,
-        EntityEdit(description="发布经理（用户修正）", status=EntityStatus.MAIN),
+        EntityEdit(description="发布经理（用户修正）"),
         seen_version=entity.seq,
         by=Actor.user("u1"),
     )
 
+    scripted.reset()
+    scripted.answer_with(review_answer)
     await push_conversation(svc, scope, "chat-1", conversation(8), version="v2")
-    later = {**zhang, "id": entity.id, "description": "测试负责人（模型）"}
-    scripted.script(leaf_reply("b", entities=[later]), nav_reply())
     plan = await _save_plan(svc, scope)
     await _manual_heartbeat(svc, plan)
-    scripted.replies.appendleft(text("报告"))
     await run_worker(svc.settings)
+    offered = [k["id"] for sent in leaf_requests(scripted) for k in sent["known_entities"]]
+    assert entity.id in offered  # the automatic run was told about the stored 张三
     view = await svc.story.entity(scope, entity.id)
     assert view.entity.description == "发布经理（用户修正）"  # the user's edit wins
-    assert any(s.proposed_value == "测试负责人（模型）" for s in view.pending_suggestions)
+    [proposal] = [s for s in view.pending_suggestions if s.field == "description"]
+    assert "张三：第7条" in proposal.proposed_value  # what the new messages say about 张三
+    assert (
+        await count(
+            svc.driver,
+            svc.settings,
+            "MATCH (v:EntityVersion) WHERE v.scope = $scope AND v.name = '张三' "
+            "AND v.retracted_at > datetime() RETURN count(DISTINCT v.id)",
+            scope=scope,
+        )
+        == 1
+    )
 
 
 async def test_rate_limited_automatic_supervision_resumes_the_same_run(

@@ -1,0 +1,127 @@
+"""A prompt-grounded review model: answers leaf and navigation requests of a supervision
+review (seed 004) only from what the request carries.
+
+- leaf (`{"segments": [...], "known_entities": [...]}`): one fact per message of each
+  segment's text, titled "speaker：text" and citing exactly that message's characters; the
+  entities are the speakers and the known entities' names found in the text. An entity gets
+  an `id` ONLY when the request's `known_entities` lists exactly one entity with that name
+  (or alias): an id the request did not carry can never appear in the answer, so a product
+  that withholds known entities gets new entities back, as from a real model. An entity's
+  description is what this request's text says about it.
+- navigation (`{"batches": [...]}` or `{"nodes": [...]}`): the summary joins the summaries
+  it was given; no facts.
+- anything else (the heartbeat report): a plain sentence counting the segments it was given.
+
+Use with `server.answer_with(review_answer)`; `leaf_requests(server)` and
+`offered_ids(server)` read back what the product sent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from tests.support.scripted_model import LoggedRequest, ScriptedModelServer, ScriptedReply, text
+
+_MESSAGE = re.compile(
+    r"^\[[^\]\n]+\][ \t]*(?:([^\s:：\[\]][^:：\n\[\]]{0,39}?)[ \t]*[:：])?[ \t]*(.*)$",
+    re.MULTILINE,
+)
+
+
+def _messages(body: str) -> list[tuple[int, int, str | None, str]]:
+    """(start, end, speaker, said) of each "[time] speaker: said" line of `body`."""
+    found = []
+    for m in _MESSAGE.finditer(body):
+        said = m.group(2).strip()
+        if said:
+            found.append((m.start(), m.end(), m.group(1), said))
+    return found
+
+
+def _known_by_name(known: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    names: dict[str, list[dict[str, Any]]] = {}
+    for entity in known:
+        for name in {entity.get("name"), *(entity.get("aliases") or [])}:
+            if isinstance(name, str) and name:
+                names.setdefault(name, []).append(entity)
+    return {name: found[0] for name, found in names.items() if len(found) == 1}
+
+
+def leaf(payload: dict[str, Any]) -> dict[str, Any]:
+    known = _known_by_name(list(payload.get("known_entities") or []))
+    facts: list[dict[str, Any]] = []
+    entities: dict[str, dict[str, Any]] = {}  # by name
+    said_about: dict[str, list[str]] = {}
+    for seg in payload.get("segments") or []:
+        body = str(seg.get("text") or "")
+        for start, end, speaker, said in _messages(body):
+            named = [n for n in known if n in said]
+            people = ([speaker] if speaker else []) + [n for n in named if n != speaker]
+            title = f"{speaker}：{said}" if speaker else said
+            refs = []
+            for name in people:
+                entity = entities.get(name)
+                if entity is None:
+                    entity = {"ref": f"p{len(entities)}", "name": name, "kind": "person"}
+                    if name in known:
+                        entity.update(id=known[name]["id"], name=known[name]["name"])
+                    entities[name] = entity
+                said_about.setdefault(name, []).append(title)
+                refs.append(entity["ref"])
+            facts.append(
+                {
+                    "text": title,
+                    "refs": [
+                        {
+                            "source_id": seg["source_id"],
+                            "version": seg["version"],
+                            "start": seg["start"] + start,
+                            "end": seg["start"] + end,
+                        }
+                    ],
+                    "entities": refs,
+                }
+            )
+    for name, entity in entities.items():
+        entity["description"] = "；".join(said_about.get(name, []))
+    return {"facts": facts, "entities": list(entities.values()), "summary": f"{len(facts)} 条"}
+
+
+def navigation(payload: dict[str, Any]) -> dict[str, Any]:
+    parts = payload.get("batches") or payload.get("nodes") or []
+    return {
+        "summary": "；".join(str(p.get("summary") or "") for p in parts) or "没有新的事实",
+        "children": [str(p.get("batch", p.get("node"))) for p in parts],
+    }
+
+
+def review_answer(req: LoggedRequest) -> ScriptedReply:
+    payload = req.user_json()
+    if isinstance(payload, dict) and "segments" in payload:
+        return text(json.dumps(leaf(payload), ensure_ascii=False))
+    if isinstance(payload, dict) and ("batches" in payload or "nodes" in payload):
+        return text(json.dumps(navigation(payload), ensure_ascii=False))
+    count = len(payload) if isinstance(payload, list) else 0
+    return text(f"报告：{count} 段新内容")
+
+
+def leaf_requests(server: ScriptedModelServer) -> list[dict[str, Any]]:
+    """The leaf payloads the product sent, in order."""
+    out = []
+    for req in server.requests:
+        payload = req.user_json()
+        if isinstance(payload, dict) and "segments" in payload:
+            out.append(payload)
+    return out
+
+
+def offered_ids(server: ScriptedModelServer) -> set[str]:
+    """Every known entity id any leaf or navigation request offered."""
+    ids: set[str] = set()
+    for req in server.requests:
+        payload = req.user_json()
+        if isinstance(payload, dict):
+            ids.update(str(k.get("id")) for k in payload.get("known_entities") or [])
+    return ids
