@@ -1,0 +1,145 @@
+"""The real `storygraph serve` and `storygraph worker` processes for e2e tests.
+
+Spawned processes get a clean environment: only the system basics and the service settings
+the test session itself uses are passed on, so a `MODEL_BASE_URL`, `API_TOKENS` or `LOCALE`
+in the developer's shell never leaks into an "offline" process. A test adds what it needs
+explicitly (`process_env(settings, MODEL_BASE_URL=...)`).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import httpx
+import redis
+
+from engine.settings import PROJECT_ROOT, Settings
+
+# System basics a Python/Java process needs, and the settings that say WHICH services the
+# test session runs against (a configured Neo4j or Redis must reach the children too).
+PASS_THROUGH = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "JAVA_HOME",
+    "VIRTUAL_ENV",
+    "NEO4J_URI",
+    "NEO4J_USER",
+    "NEO4J_PASSWORD",
+    "NEO4J_DATABASE",
+    "REDIS_URL",
+    "NEO4J_HEAP",
+    "NEO4J_PAGECACHE",
+    "LOCAL_DIR",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+    env: dict[str, str]
+
+    def graphql(
+        self, query: str, variables: dict | None = None, token: str | None = None
+    ) -> httpx.Response:  # type: ignore[type-arg]
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return httpx.post(
+            f"{self.url}/graphql",
+            json={"query": query, "variables": variables or {}},
+            headers=headers,
+            timeout=30,
+        )
+
+
+def process_env(settings: Settings, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in PASS_THROUGH}
+    env.update(
+        NEO4J_BOLT_PORT=str(settings.neo4j_bolt_port),
+        NEO4J_HTTP_PORT=str(settings.neo4j_http_port),
+        REDIS_PORT=str(settings.redis_port),
+        QUEUE_NAME=settings.queue_name,
+        LOG_LEVEL="WARNING",
+    )
+    env.update(extra)
+    return env
+
+
+def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "api.cli", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _exited(process: subprocess.Popen[bytes], what: str) -> RuntimeError:
+    err = process.stderr.read().decode() if process.stderr else ""
+    return RuntimeError(f"{what} exited with {process.returncode}: {err[-2000:]}")
+
+
+def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise _exited(process, "server")
+        try:
+            httpx.get(f"{url}/healthz", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout} s")
+
+
+def wait_worker(
+    settings: Settings, env: dict[str, str], process: subprocess.Popen[bytes], timeout: float = 60
+) -> None:
+    """Until the worker polls its queue: arq writes `<queue>:health-check` on its first loop."""
+    key = f"{env.get('QUEUE_NAME', settings.queue_name)}:health-check"
+    client = redis.Redis.from_url(settings.effective_redis_url)
+    try:
+        client.delete(key)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise _exited(process, "worker")
+            if client.exists(key):
+                return
+            time.sleep(0.1)
+    finally:
+        client.close()
+    raise RuntimeError(f"the worker did not start polling within {timeout} s")
+
+
+def start_worker(settings: Settings, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A worker process that is polling its queue when this returns."""
+    proc = spawn(["worker"], env)
+    wait_worker(settings, env, proc)
+    return proc
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stderr is not None:
+        process.stderr.close()
