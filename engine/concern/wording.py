@@ -132,7 +132,7 @@ def the_ask(concern: Concern) -> str:
     return ask_from(concern.source.detail, concern.title, names)
 
 
-def _spaced(text: str) -> str:
+def spaced(text: str) -> str:
     """A space before Latin text after Chinese, as people type it ("了解一下 v2.0 …")."""
     return " " + text if text[:1].isascii() and text[:1].isalnum() else text
 
@@ -148,7 +148,7 @@ def counterpart_message(concern: Concern, kind: str, locale: str = "zh") -> str:
     ini = concern.initiator
     who = ini.name if ini is not None and ini.name else t["me"]
     zh = locale != "en"
-    shown = _spaced(ask) if zh else ask
+    shown = spaced(ask) if zh else ask
     if kind == "initial":
         if is_question(ask):
             return t["initial_q"].format(who=who, ask=shown)
@@ -160,7 +160,7 @@ def counterpart_message(concern: Concern, kind: str, locale: str = "zh") -> str:
     if zh:
         # after a comma or colon no leading space; "确认提测时间" reads as its topic
         shown = ask[2:] if suffix == "topic" and ask.startswith("确认") else ask
-        shown = _spaced(shown) if key == "normal_topic" else shown
+        shown = spaced(shown) if key == "normal_topic" else shown
     return t[key].format(ask=shown)
 
 

@@ -34,7 +34,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction, OutboundDraft
-from engine.concern.wording import ask_from
+from engine.concern.wording import ask_from, spaced
 from engine.concern.wording import is_question as ask_is_question
 from engine.model.offline.achievement import (
     GoalKind,
@@ -67,7 +67,7 @@ TEXT = {
         "proposal": "{name}回复了：{reply}。{pron}提了个方案，需要你决定：接受这个方案，"
                     "还是等卡点解决了再推进？",
         "relay": "{initiator}回复了：{reply}。{ask_line}",
-        "relay_ask_q": "那{ask}？",
+        "relay_ask_q": "那{ask}？",  # ask already spaced
         "relay_ask_topic": "{ask}这边有准信了告诉我一声。",
         "ask_date": "好的，能给个具体日期吗？比如周几或几号。",
         "ask_part": "收到，{done}已经好了。{missing}现在进展怎么样？",
@@ -260,7 +260,7 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
         if said:
             ask = ask_from(ctx.request, ctx.title, [_name(p, log) for p in people])
             ask_line = t["relay_ask_q" if ask_is_question(ask) else "relay_ask_topic"].format(
-                ask=ask)
+                ask=spaced(ask) if ctx.locale != "en" else ask)
             text = t["relay"].format(initiator=ini_name or "-", reply=_plain(said[-1].text),
                                      ask_line=ask_line)
             return LoopOutput(**base, step=LoopStep.FOLLOW_UP, summary="relay initiator",

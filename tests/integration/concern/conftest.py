@@ -107,3 +107,27 @@ def raise_one(
         )
 
     return go
+
+
+@pytest.fixture
+def drain(settings: Settings, queue_name: str):  # type: ignore[no-untyped-def]
+    """Run a real arq worker in burst mode over this test's queue until it is empty; the
+    worker builds its own gateway from the settings (offline, or `model_base_url`)."""
+    from arq.worker import Worker
+
+    from jobs.worker import FUNCTIONS, _on_shutdown, _on_startup
+
+    async def go(**overrides: Any) -> Worker:
+        worker_settings = settings.model_copy(update={"queue_name": queue_name, **overrides})
+        worker = Worker(functions=FUNCTIONS, redis_settings=redis_settings(settings),
+                        queue_name=queue_name, on_startup=_on_startup(worker_settings),
+                        on_shutdown=_on_shutdown, burst=True, handle_signals=False,
+                        poll_delay=0.05)
+        try:
+            await worker.main()
+        finally:
+            await worker.close()
+        assert worker.jobs_failed == 0
+        return worker
+
+    return go

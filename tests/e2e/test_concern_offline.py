@@ -1,0 +1,95 @@
+"""seed 002 §七 完整示例 end to end with the DEFAULT offline rule model — what `make run`
+gives without MODEL_BASE_URL: the real API and worker processes over HTTP, a moved clock
+(the API's own time arguments, in 2035 so no wall-clock scheduler touches them).
+
+老板: 帮我问一下张三李四，v2.0 什么时候能提测 → created; 30 分钟后 contacted; 2 小时后 李四
+answers (partial + timeout_retry); 1 小时后 张三 answers with a blocker and a proposal
+(owner_update asking the boss to decide); the boss decides, 张三 gives the day, and the
+back-flow carries [回流] title / 结果 / 关键信息 / 耗时.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from engine.settings import Settings
+from tests.support.concern_api import ConcernClient
+
+from .conftest import Server, process_env, spawn, stop
+
+T0 = datetime(2035, 4, 16, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
+ASK = "你好，老板想了解一下 v2.0 什么时候能提测？"
+BLOCKER = ("后端支付模块卡在第三方回调接口，沙箱还没到。"
+           "我提个临时方案：先用 mock 跑通主流程，上线后第一周人工对账。")
+
+
+@pytest.fixture
+def offline_stack(services: Settings, start_server: Callable[..., Server]) -> Iterator[Server]:
+    """Our own API and worker on a queue of their own, with no model endpoint at all."""
+    queue = f"{services.queue_name}:concern-offline:{uuid.uuid4().hex[:6]}"
+    api = start_server(QUEUE_NAME=queue)
+    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=""))
+    yield api
+    stop(worker)
+
+
+async def test_seed_complete_example_with_the_offline_model(
+    offline_stack: Server, scope: str
+) -> None:
+    api = ConcernClient(offline_stack, scope, T0)
+    raised = api.raise_(
+        0, type="DELEGATION", priority="HIGH", title="问张三和李四 v2.0 提测时间",
+        goal="拿到张三和李四各自 v2.0 的提测时间",
+        sourceDetail="帮我问一下张三李四，v2.0 什么时候能提测",
+        initiator={"name": "老板", "channel": "telegram", "channelUserId": "123",
+                   "personId": "p_owner"},
+        people=[{"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
+                {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"}])
+    cid = raised["id"]
+    api.wait_for("p_owner", 1)
+
+    # ... 30 分钟后
+    api.scheduler(30)
+    api.wait_for("p_owner", 2)
+    assert [m["text"] for m in api.wait_for("p_lisi", 1)] == [ASK]
+    assert [m["text"] for m in api.wait_for("p_zhangsan", 1)] == [ASK]
+
+    # ... 2 小时后，李四回复了 (张三's first follow-up is due now: high, 2 h)
+    api.reply(cid, "p_lisi", "前端部分周四能提测", 150)
+    api.wait_for("p_owner", 3)
+    assert [m["text"] for m in api.wait_for("p_zhangsan", 2)][1] == (
+        "再跟你确认一下，v2.0 什么时候能提测？方便的时候回我一下。")
+
+    # ... 又过了 1 小时，张三回复了复杂内容
+    api.reply(cid, "p_zhangsan", BLOCKER, 210)
+    api.wait_for("p_owner", 4)
+    api.reply(cid, "p_owner", "接受临时方案，赶周五", 240)
+    assert api.wait_for("p_zhangsan", 3)[2]["text"] == (
+        "老板回复了：接受临时方案，赶周五。那 v2.0 什么时候能提测？")
+    api.reply(cid, "p_zhangsan", "好的，按临时方案周五提测", 260)
+    boss = api.wait_for("p_owner", 5)
+
+    assert [(m["kind"], "+".join(m["reportKinds"]), m["text"]) for m in boss] == [
+        ("report", "created", "好的，我来联系张三和李四，有进展及时同步给你。"),
+        ("report", "contacted", "已经联系张三和李四了，等他们回复。"),
+        ("report", "partial+timeout_retry",
+         "李四说前端部分周四能提测。张三还没回复，我再跟一下。"),
+        ("report", "owner_update",
+         f"张三回复了：{BLOCKER[:-1]}。他提了个方案，需要你决定：接受这个方案，"
+         "还是等卡点解决了再推进？"),
+        ("backflow", "",
+         "[回流] 问张三和李四 v2.0 提测时间\n"
+         "结果：拿到了张三和李四的具体时间\n"
+         "关键信息：张三：好的，按临时方案周五提测；李四：前端部分周四能提测\n"
+         "耗时：4小时20分钟"),
+    ]
+    assert [datetime.fromisoformat(m["deliverAt"]) for m in boss] == [
+        datetime.fromisoformat(api.at(x)) for x in (0, 30, 150, 210, 260)]
+    assert {(m["status"], m["channel"]) for m in boss} == {("sent", "telegram")}
+    final = api.concern(cid)
+    assert final["status"] == "RESOLVED"
