@@ -26,6 +26,8 @@ class Context:
     principal: Principal | None
     # Per-request DataLoaders (and other request-scoped caches), created on first use.
     loaders: dict[str, Any] = field(default_factory=dict)
+    # A websocket's `connection_init` payload (graphql-transport-ws); may carry the token.
+    connection_params: dict[str, Any] = field(default_factory=dict)
 
     @property
     def database(self) -> str:

@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     api_tokens: list[ApiToken] = Field(default_factory=list)
+    # Browser origins allowed to call the API (HTTP with an Origin header, and websockets),
+    # besides the API's own origin and loopback pages. A page elsewhere cannot drive the API,
+    # in open mode too.
+    api_allowed_origins: list[str] = Field(default_factory=list)
     graphql_max_depth: int = 12
     graphql_max_tokens: int = 4000
     log_level: str = "INFO"
