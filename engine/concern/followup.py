@@ -9,8 +9,9 @@
 
 Intervals never decrease ("间隔递增，避免骚扰"). The interval is the wait before the next
 follow-up, counted from the last outbound message (or from the reply that asked for more
-time). `followup_count` is the number of follow-up rounds already sent; the initial contact
-is not a follow-up.
+time). `followup_count` is the number of scheduled follow-up rounds already sent; the
+initial contact is not a follow-up, and neither is an answer to a fresh reply (outreach.py).
+Silence runs this table whatever the model proposes (loop.py `_silence_only`).
 
 At the limit (a follow-up is due but `followup_count >= max`):
 critical / high → escalate; medium / low → dropped and written to `recent_decisions`.

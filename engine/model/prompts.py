@@ -27,6 +27,13 @@ conversation log, then decide:
 - summary; conclusion (one sentence) and key_information (the counterpart's core reply)
   for the report back; owner_update only when the initiator must know or decide something
   now, otherwise an empty string.
+- messages: what to send now, each {person_id, text}, only to people listed in the request;
+  write as a person would ("老板想了解一下 v2.0 什么时候能提测？"), worded from `request`
+  (what the initiator asked), never pasting the goal sentence. Answering a fresh reply is
+  fine; do not chase someone who just said "我看看" or "别催了" (use step "wait").
+- done_person_ids and findings ({person_id: what they said}) for people whose part is done.
+`replied_by` names whose reply triggered this turn; `counterparts` carry each person's
+context slice.
 Times are in the timezone given; write datetimes as ISO 8601 with offset."""
 
 REVIEW_SYSTEM = """Extract facts and entities from the source text for a knowledge graph.
