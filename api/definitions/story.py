@@ -33,12 +33,14 @@ from api.definitions.story_types import (
     Result,
     ResultView,
     Source,
+    SourceVersion,
     StoryGraph,
     Suggestion,
     build,
     entity_view_type,
     result_type,
     result_view_type,
+    source_version_type,
     story_graph_type,
     versioned,
 )
@@ -280,6 +282,26 @@ class Mutation:
         stored = await repo(info).upsert_source(parsed)
         await announce(info, input.scope, "source", [stored.id], by)
         return build(Source, stored, id=strawberry.ID(stored.id))
+
+    @strawberry.mutation(
+        description=(
+            "The app deleted or redacted a source version: its text leaves the store; references "
+            "to it answer unavailable (never another version's text); citing objects stay. "
+            "Unknown version: NOT_FOUND; a repeat changes nothing."
+        )
+    )
+    async def withdraw_source(
+        self,
+        info: Info[Context, None],
+        scope: str,
+        source_id: str,
+        version: str,
+        reason: str = "",
+    ) -> SourceVersion:
+        by = editor(info, scope, None)
+        stored = await repo(info).withdraw_source(scope, source_id, version, reason=reason, by=by)
+        await announce(info, scope, "source", [source_id], by)
+        return source_version_type(stored)
 
     @strawberry.mutation(
         description="Write one whole organising result in one transaction (idempotent by key)."

@@ -162,6 +162,9 @@ class Excerpt:
     available: bool
     text: str | None
     warning: str | None
+    withdrawn_at: datetime | None = strawberry.field(
+        default=None, description="when the app withdrew this version (its text is gone)"
+    )
 
 
 def excerpt_loader(info: Info[Context, None], scope: str) -> DataLoader[str, v.Excerpt]:
@@ -206,6 +209,21 @@ class Source:
     kind: SourceKind
     title: str
     current_version: str
+
+
+@strawberry.type(description="A source version as stored: whether its text is here, or withdrawn.")
+class SourceVersion:
+    scope: str
+    source_id: str
+    version: str
+    recorded_at: datetime
+    available: bool
+    withdrawn_at: datetime | None
+    withdrawal_reason: str
+
+
+def source_version_type(model: m.SourceVersion) -> SourceVersion:
+    return build(SourceVersion, model, available=model.available)
 
 
 @strawberry.type(description="One organising result: recap, feedback and graph cite its id.")

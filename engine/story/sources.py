@@ -17,13 +17,14 @@ import re
 from collections.abc import Mapping
 from datetime import datetime
 
-from engine.errors import Conflict, NotFound
+from engine.errors import Conflict, InvalidInput, NotFound
 from engine.story.inputs import SourceInput
 from engine.story.models import Actor, Source, SourceVersion
 from engine.story.views import Excerpt
 
 _RANGE = re.compile(r"^(chars|lines):(\d+)-(\d+)$")
 MAX_EXCERPT = 2000
+MAX_REASON = 500
 
 
 def decide_source_upsert(
@@ -78,6 +79,8 @@ def decide_withdrawal(
     """The withdrawn version to write (its text gone), or None when it already was withdrawn.
 
     An unknown version is NOT_FOUND: the app can only withdraw what it pushed."""
+    if len(reason) > MAX_REASON:
+        raise InvalidInput(f"a withdrawal reason has at most {MAX_REASON} characters")
     if stored is None:
         raise NotFound("no such source version in this scope", id=source_id, version=version)
     if stored.withdrawn_at is not None:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 from typing import Any
+
+from neo4j import AsyncDriver
+
+from api.demo import load_into
+from engine.settings import Settings
+from graph.story.repository import StoryRepository
 
 from .conftest import Server
 
@@ -247,3 +254,145 @@ def test_viz_page_is_served_and_its_query_runs_against_the_schema(api: Server, s
     view = data(api.graphql(query.group(1), {"scope": scope, "asOf": None}))["graphView"]
     assert {n["label"] for n in view["nodes"]} == {"支付模块", "第三方回调接口"}
     assert view["recordedRange"]["first"] and view["timeline"]
+
+
+REPLAY = """
+query($scope: String!, $asOf: DateTime) {
+  storyGraph(scope: $scope, asOf: $asOf) {
+    asOf
+    events { title recordedAt }
+    relations { type confirmation }
+  }
+  graphView(scope: $scope, asOf: $asOf) { timeline { title } }
+}"""
+
+
+async def test_replay_of_the_demo_at_its_record_instants_written_in_other_offsets(
+    api: Server, scope: str, neo4j_driver: AsyncDriver, services: Settings
+) -> None:
+    """The demo is written in Beijing time (+08:00); the graph view sends Z; others -05:00."""
+    await load_into(StoryRepository(neo4j_driver, services.neo4j_database), scope)
+
+    def replay(as_of: str) -> dict[str, Any]:
+        return data(api.graphql(REPLAY, {"scope": scope, "asOf": as_of}))
+
+    first = "老板委托询问 v2.0 提测时间"  # the first result, recorded at 2026-03-17 10:10 +08:00
+    for moment in ("2026-03-17T02:10:00Z", "2026-03-16T21:10:00-05:00"):
+        known = await asyncio.to_thread(replay, moment)
+        assert [e["title"] for e in known["storyGraph"]["events"]] == [first], moment
+        assert [t["title"] for t in known["graphView"]["timeline"]] == [first], moment
+        assert known["storyGraph"]["asOf"] == "2026-03-17T02:10:00+00:00"  # answers in UTC
+        assert known["storyGraph"]["events"][0]["recordedAt"] == "2026-03-17T02:10:00+00:00"
+    before = await asyncio.to_thread(replay, "2026-03-16T21:09:59-05:00")
+    assert before["storyGraph"]["events"] == [] and before["graphView"]["timeline"] == []
+    # The person confirmed the blocked_by relation at 15:00 +08:00 = 07:00Z = 02:00-05:00.
+    for moment, state in (
+        ("2026-03-17T01:59:59-05:00", "SUGGESTED"),
+        ("2026-03-17T02:00:00-05:00", "CONFIRMED"),
+    ):
+        known = await asyncio.to_thread(replay, moment)
+        blocked = [
+            r["confirmation"] for r in known["storyGraph"]["relations"] if r["type"] == "blocked_by"
+        ]
+        assert blocked == [state], moment
+
+
+def test_a_read_time_without_a_zone_is_invalid_input(api: Server, scope: str) -> None:
+    for query in (
+        'query($s: String!) { storyGraph(scope: $s, asOf: "2026-03-17T10:10:00") { asOf } }',
+        'query($s: String!) { storyGraph(scope: $s, validAt: "2026-03-17T10:10:00") { asOf } }',
+        'query($s: String!) { events(scope: $s, from: "2026-03-17T10:10:00") { totalCount } }',
+        'query($s: String!) { graphView(scope: $s, to: "2026-03-17T10:10:00") { asOf } }',
+        'query($s: String!) { entity(scope: $s, id: "x", asOf: "2026-03-17T10:10:00") '
+        "{ entity { id } } }",
+    ):
+        body = api.graphql(query, {"s": scope}).json()
+        assert body["errors"][0]["extensions"]["code"] == "INVALID_INPUT", query
+        assert "time zone" in body["errors"][0]["message"], body
+
+
+WITHDRAW = """
+mutation($scope: String!, $version: String!) {
+  withdrawSource(scope: $scope, sourceId: "chat", version: $version, reason: "用户删除了消息") {
+    version available withdrawnAt withdrawalReason
+  }
+}"""
+CITED = """
+query($scope: String!, $asOf: DateTime) {
+  storyGraph(scope: $scope, asOf: $asOf) {
+    events { title }
+    entities { name }
+    relations { type }
+    references { sourceVersion excerpt { available text warning withdrawnAt } }
+  }
+}"""
+
+
+async def test_a_withdrawn_source_version_reads_unavailable_and_its_text_is_gone(
+    api: Server, scope: str, neo4j_driver: AsyncDriver, services: Settings
+) -> None:
+    def call(query: str, variables: dict[str, Any]) -> Any:
+        return api.graphql(query, {"scope": scope, **variables})
+
+    async def gql(query: str, **variables: Any) -> dict[str, Any]:
+        return data(await asyncio.to_thread(call, query, variables))
+
+    src = {
+        "scope": scope,
+        "id": "chat",
+        "kind": "CONVERSATION",
+        "version": "v1",
+        "text": "张三: 密钥 sk-1",
+    }
+    await gql(UPSERT, input=src)
+    await gql(PUBLISH, input=result_input(scope, "k1"))
+    before = datetime.now(UTC).isoformat()
+    await asyncio.sleep(0.05)
+
+    gone = (await gql(WITHDRAW, version="v1"))["withdrawSource"]
+    assert gone["available"] is False and gone["withdrawnAt"] is not None
+    assert gone["withdrawalReason"] == "用户删除了消息"
+    again = (await gql(WITHDRAW, version="v1"))["withdrawSource"]
+    assert again["withdrawnAt"] == gone["withdrawnAt"]  # a repeat changes nothing
+    missing = await asyncio.to_thread(call, WITHDRAW, {"version": "v9"})
+    assert error_code(missing) == "NOT_FOUND"
+
+    records, _, _ = await neo4j_driver.execute_query(
+        "MATCH (v:SourceVersion {scope: $scope, source_id: 'chat', version: 'v1'}) "
+        "RETURN keys(v) AS keys",
+        scope=scope,
+        database_=services.neo4j_database,
+    )
+    assert "text" not in records[0]["keys"]
+
+    for as_of in (None, before):  # now, and a replay of a moment before the withdrawal
+        graph = (await gql(CITED, asOf=as_of))["storyGraph"]
+        assert [e["title"] for e in graph["events"]] == ["张三：支付模块卡在第三方回调"]
+        assert sorted(e["name"] for e in graph["entities"]) == ["支付模块", "第三方回调接口"]
+        assert [r["type"] for r in graph["relations"]] == ["blocked_by"]
+        (ref,) = graph["references"]
+        ex = ref["excerpt"]
+        assert ref["sourceVersion"] == "v1" and ex["available"] is False and ex["text"] is None
+        assert ex["withdrawnAt"] == gone["withdrawnAt"] and "withdrawn" in ex["warning"]
+
+
+def test_withdrawing_needs_the_editor_role_in_that_scope(start_server, scope: str) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    tokens = [
+        {"token": "reader", "name": "r", "scopes": [scope], "roles": ["reader"]},
+        {"token": "other", "name": "o", "scopes": ["elsewhere"], "roles": ["reader", "editor"]},
+        {"token": "app", "name": "app", "scopes": [scope], "roles": ["reader", "editor"]},
+    ]
+    server = start_server(API_TOKENS=json.dumps(tokens))
+    src = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "x"}
+    data(server.graphql(UPSERT, {"input": src}, token="app"))
+    variables = {"scope": scope, "version": "v1"}
+    assert error_code(server.graphql(WITHDRAW, variables, token="reader")) == "FORBIDDEN"
+    outside = error_code(server.graphql(WITHDRAW, variables, token="other"))
+    assert outside == error_code(server.graphql(UPSERT, {"input": src}, token="other"))
+    assert outside in ("FORBIDDEN", "NOT_FOUND")
+    assert (
+        data(server.graphql(WITHDRAW, variables, token="app"))["withdrawSource"]["available"]
+        is False
+    )

@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from neo4j import AsyncDriver
 
@@ -69,3 +69,18 @@ async def test_loading_twice_writes_nothing_more(
         count, scope=scope, database_=settings.neo4j_database
     )
     assert before[0]["n"] == after[0]["n"] > 0
+
+
+async def test_demo_written_in_beijing_time_replays_at_the_same_instants_in_z_and_minus_five(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """The demo records at +08:00; the graph view asks in Z: the same instant, same answer."""
+    repo = StoryRepository(neo4j_driver, settings.neo4j_database)
+    await load_into(repo, scope)
+    for tz in (UTC, timezone(timedelta(hours=-5))):
+        first = await repo.story_graph(scope, as_of=at(17, 10, 10).astimezone(tz))
+        assert [e.title for e in first.events] == ["老板委托询问 v2.0 提测时间"], tz
+        confirmed = await repo.story_graph(scope, as_of=at(17, 15).astimezone(tz))
+        assert [r.confirmation.value for r in confirmed.relations if r.type == "blocked_by"] == [
+            "confirmed"
+        ], tz
