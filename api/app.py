@@ -6,11 +6,13 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from arq.connections import ArqRedis
 from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -18,8 +20,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.unset import UnsetType
 
-from api.auth import authenticate, check_binding
+from api.auth import authenticate, check_binding, is_loopback
 from api.context import Context
 from api.metrics import MetricsMiddleware, metrics_endpoint
 from api.schema import build_schema
@@ -37,8 +42,31 @@ class StorygraphGraphQL(GraphQL):
     """GraphQL over HTTP and websockets; the context carries process resources and the caller."""
 
     def __init__(self, settings: Settings) -> None:
-        super().__init__(build_schema(settings), graphql_ide="graphiql")
+        super().__init__(
+            build_schema(settings),
+            graphql_ide="graphiql",
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+        )
         self.settings = settings
+
+    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:  # type: ignore[override]
+        """strawberry's own cross-origin websocket check follows the same rule as HTTP."""
+        return origin_ok(self.settings, origin, request.headers.get("host"))
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:  # type: ignore[override]
+        """A websocket is authenticated like HTTP: the token comes from `connection_init`'s
+        payload (`{"Authorization": "Bearer <token>"}`, which browsers can send) or from the
+        upgrade request's header; with tokens configured, a connection without a valid one
+        is closed (4403) before any operation runs."""
+        params = context.connection_params or {}
+        presented = params.get("Authorization") or params.get("authorization")
+        if isinstance(presented, str) and presented:
+            context.principal = authenticate(self.settings, presented)
+        if context.principal is None:
+            raise ConnectionRejectionError(
+                {"message": "a valid bearer token is required", "code": "UNAUTHENTICATED"}
+            )
+        return None
 
     async def render_graphql_ide(self, request: Request) -> Response:  # type: ignore[override]
         """Our GraphiQL page: its scripts come from `/static/graphiql/` (vendor/graphiql), so it
@@ -120,7 +148,10 @@ class TokenGate:
     """With tokens configured, no GraphQL operation runs without a valid bearer token.
 
     The GraphiQL page itself (a plain browser GET) loads without one, so a person can paste
-    a token into its headers pane.
+    a token into its headers pane. Websockets carry their token in `connection_init`
+    (`StorygraphGraphQL.on_ws_connect`). In every mode, a browser request from a page of
+    another origin (not the API's own, not loopback, not `API_ALLOWED_ORIGINS`) is refused,
+    so a web page a user visits cannot drive a local open API.
     """
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
@@ -128,6 +159,12 @@ class TokenGate:
         self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not origin_allowed(self.settings, scope):
+            if scope["type"] == "websocket":
+                await WebSocket(scope, receive, send).close(code=4403, reason="origin not allowed")
+            else:
+                await _forbidden_origin()(scope, receive, send)
+            return
         if self.settings.api_tokens and scope["type"] == "http":
             request = Request(scope)
             if (
@@ -153,6 +190,41 @@ async def open_pool_or_lazy(settings: Settings) -> ArqRedis:
             ConnectionPool.from_url(settings.effective_redis_url),
             default_queue_name=settings.queue_name,
         )
+
+
+def origin_ok(settings: Settings, origin: str, host: str | None) -> bool:
+    """A browser's Origin must be the API's own, a loopback page, or one of
+    `settings.api_allowed_origins`."""
+    if origin in settings.api_allowed_origins:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False  # "null" (sandboxed frames, files) and anything odd
+    if is_loopback(parts.hostname):
+        return True
+    return host is not None and parts.netloc == host
+
+
+def origin_allowed(settings: Settings, scope: Scope) -> bool:
+    """No Origin (not a browser) passes; otherwise `origin_ok`."""
+    headers = Headers(scope=scope)
+    origin = headers.get("origin")
+    return origin is None or origin_ok(settings, origin, headers.get("host"))
+
+
+def _forbidden_origin() -> JSONResponse:
+    return JSONResponse(
+        {
+            "data": None,
+            "errors": [
+                {
+                    "message": "requests from this page's origin are not allowed",
+                    "extensions": {"code": "FORBIDDEN"},
+                }
+            ],
+        },
+        status_code=403,
+    )
 
 
 def _is_ide_page(request: Request) -> bool:
