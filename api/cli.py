@@ -9,6 +9,7 @@
     storygraph demo load
     storygraph schema export [--check]
     storygraph review --project P | --global [--from T --to T]   (or --run ID)
+    storygraph mcp [--token T]        the MCP server over stdio, for a local agent host
 
 Settings are read from the environment once, here, and passed down. Expected failures
 (a missing java, a port in use, an insecure binding) print one sentence and exit 2.
@@ -198,6 +199,19 @@ def _review(settings: Settings, args: argparse.Namespace) -> None:
         raise SystemExit(code)
 
 
+def _mcp(settings: Settings, token: str | None) -> None:
+    import os
+
+    from api.mcp.server import serve_stdio
+    from jobs.logs import configure_logging
+
+    configure_logging(settings.log_level, settings.log_format)  # stderr: stdout is the protocol
+    try:
+        asyncio.run(serve_stdio(settings, token or os.environ.get("STORYGRAPH_TOKEN")))
+    except PermissionError as exc:
+        raise CliError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="storygraph", description="storygraph service and tools")
     sub = p.add_subparsers(dest="command", required=True)
@@ -228,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
         steer.add_argument(
             f"--{action}", dest="action", action="store_const", const=action, help=f"{action} --run"
         )
+    mcp = sub.add_parser("mcp", help="the MCP server over stdio (agents)")
+    mcp.add_argument("--token", help="act as this API token (default: STORYGRAPH_TOKEN)")
     return p
 
 
@@ -243,6 +259,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> None:
         "demo": lambda: _demo(settings),
         "schema": lambda: _schema(args.check),
         "review": lambda: _review(settings, args),
+        "mcp": lambda: _mcp(settings, args.token),
     }
     commands[args.command]()
 

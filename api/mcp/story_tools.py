@@ -1,0 +1,340 @@
+"""Story graph tools (seed 004 时态 Story Graph MCP): reads of the graph as known now.
+
+No tool takes an `as_of` (seed 004 完整性与待定项: MCP 不接受 as_of); a window is `from_time`
+/`to_time` (event time) or a story. Lists are pages of at most 50 (default 20) with a `next`
+cursor. The reads are the GraphQL resolvers' own (`StoryRepository` through
+`jobs.story_reads`), under the same `reader` role; a scope the token may not use is NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from api.mcp import shape
+from api.mcp.access import Caller, CallerSource, answer
+from engine.story import models as m
+from engine.story.inputs import check_scope
+from engine.story.views import StoryGraph
+from graph.story.repository import StoryRepository
+from jobs import story_reads
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+Scope = Annotated[str, Field(description="a project id or 'global'; scopes never mix")]
+FromTime = Annotated[
+    datetime | None,
+    Field(description="window start (event time), ISO 8601 with an offset, e.g. 2026-03-17T08:00Z"),
+]
+ToTime = Annotated[datetime | None, Field(description="window end (event time), with an offset")]
+StoryId = Annotated[str | None, Field(description="only the objects of this story")]
+First = Annotated[int, Field(ge=1, le=shape.MAX_PAGE, description="page size (max 50)")]
+After = Annotated[str | None, Field(description="the `next` cursor of the previous page")]
+
+
+def reader(caller: Caller, scope: str) -> None:
+    check_scope(scope)
+    caller.require("reader", scope)
+
+
+def pending_by_target(graph: StoryGraph) -> dict[str, list[m.Suggestion]]:
+    out: dict[str, list[m.Suggestion]] = defaultdict(list)
+    for s in graph.suggestions:
+        if s.status is m.SuggestionStatus.PENDING:
+            out[s.target_id].append(s)
+    return out
+
+
+def entity_rows(graph: StoryGraph, entities: list[m.Entity]) -> list[dict[str, Any]]:
+    pending = pending_by_target(graph)
+    return [shape.entity(e, pending.get(e.id, ())) for e in entities]
+
+
+def relation_rows(graph: StoryGraph, relations: list[m.Relation]) -> list[dict[str, Any]]:
+    names = {e.id: e.name for e in graph.entities}
+    return [shape.relation(r, names) for r in relations]
+
+
+def window(graph: StoryGraph) -> dict[str, Any]:
+    return {
+        "known_at": graph.as_of,
+        "from": graph.from_,
+        "to": graph.to,
+        "story_id": graph.story_id,
+    }
+
+
+def register(server: MCPServer, caller_of: CallerSource) -> None:
+    """Add the story graph tools to `server`; `caller_of` says who asks and with what."""
+
+    @server.tool(
+        name="story_graph",
+        description="The story graph of a scope as known now, or a window of it (events whose "
+        "time is in [from_time, to_time], the entities they touch and the relations among "
+        "them; or one story). Returns the stories, stage summaries, counts and the first "
+        "page of entities, relations, events and pending suggestions, each list with a "
+        "`next` cursor for list_entities / list_relations / list_events. " + shape.STANDING_NOTE,
+        annotations=READ_ONLY,
+    )
+    async def story_graph(
+        ctx: Context,
+        scope: Scope,
+        from_time: FromTime = None,
+        to_time: ToTime = None,
+        story_id: StoryId = None,
+    ) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            reader(caller, scope)
+            graph = await story_reads.current_graph(
+                caller.driver,
+                caller.database,
+                scope,
+                from_=from_time,
+                to=to_time,
+                story_id=story_id,
+            )
+            entities, next_entities = shape.page(story_reads.entities_of(graph), None, None)
+            relations, next_relations = shape.page(story_reads.relations_of(graph), None, None)
+            events, next_events = shape.page(story_reads.events_of(graph), None, None)
+            pending = [s for s in graph.suggestions if s.status is m.SuggestionStatus.PENDING]
+            suggestions, _ = shape.page(pending, None, None)
+            summaries, _ = shape.page(
+                sorted(graph.summaries, key=lambda s: s.interval_start), None, None
+            )
+            return {
+                "scope": scope,
+                **window(graph),
+                "counts": {
+                    "stories": len(graph.stories),
+                    "events": len(graph.events),
+                    "entities": len(graph.entities),
+                    "relations": len(graph.relations),
+                    "summaries": len(graph.summaries),
+                    "pending_suggestions": len(pending),
+                },
+                "stories": [
+                    {"id": s.id, "name": s.name, "description": s.description}
+                    for s in graph.stories[: shape.MAX_PAGE]
+                ],
+                "summaries": [shape.summary(s) for s in summaries],
+                "entities": entity_rows(graph, entities),
+                "relations": relation_rows(graph, relations),
+                "events": [shape.event(e) for e in events],
+                "pending_suggestions": [shape.suggestion(s) for s in suggestions],
+                "next": {
+                    "entities": next_entities,
+                    "relations": next_relations,
+                    "events": next_events,
+                },
+            }
+
+        return await answer(work())
+
+    @server.tool(
+        name="list_entities",
+        description="One page of a scope's entities (by name), optionally of a window or story, "
+        "of one kind or status, or whose name contains a text. Pass `next` back as `after` "
+        "for the following page. " + shape.STANDING_NOTE,
+        annotations=READ_ONLY,
+    )
+    async def list_entities(
+        ctx: Context,
+        scope: Scope,
+        from_time: FromTime = None,
+        to_time: ToTime = None,
+        story_id: StoryId = None,
+        kind: str | None = None,
+        status: Literal["candidate", "main"] | None = None,
+        name_contains: str | None = None,
+        first: First = shape.DEFAULT_PAGE,
+        after: After = None,
+    ) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            reader(caller, scope)
+            graph = await story_reads.current_graph(
+                caller.driver,
+                caller.database,
+                scope,
+                from_=from_time,
+                to=to_time,
+                story_id=story_id,
+            )
+            kept = story_reads.entities_of(
+                graph,
+                kind=kind,
+                status=m.EntityStatus(status) if status else None,
+                name_contains=name_contains,
+            )
+            items, nxt = shape.page(kept, first, after)
+            return {
+                "scope": scope,
+                **window(graph),
+                "total": len(kept),
+                "items": entity_rows(graph, items),
+                "next": nxt,
+            }
+
+        return await answer(work())
+
+    @server.tool(
+        name="list_relations",
+        description="One page of a scope's relations (by type), optionally of a window or story "
+        "or of one standing. Removed relations are left out unless include_removed. "
+        + shape.STANDING_NOTE,
+        annotations=READ_ONLY,
+    )
+    async def list_relations(
+        ctx: Context,
+        scope: Scope,
+        from_time: FromTime = None,
+        to_time: ToTime = None,
+        story_id: StoryId = None,
+        confirmation: Literal["suggested", "confirmed", "rejected"] | None = None,
+        include_removed: bool = False,
+        first: First = shape.DEFAULT_PAGE,
+        after: After = None,
+    ) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            reader(caller, scope)
+            graph = await story_reads.current_graph(
+                caller.driver,
+                caller.database,
+                scope,
+                from_=from_time,
+                to=to_time,
+                story_id=story_id,
+                include_removed=include_removed,
+            )
+            kept = story_reads.relations_of(
+                graph, confirmation=m.Confirmation(confirmation) if confirmation else None
+            )
+            items, nxt = shape.page(kept, first, after)
+            return {
+                "scope": scope,
+                **window(graph),
+                "total": len(kept),
+                "items": relation_rows(graph, items),
+                "next": nxt,
+            }
+
+        return await answer(work())
+
+    @server.tool(
+        name="list_events",
+        description="One page of a scope's events in time order, optionally of a window or story.",
+        annotations=READ_ONLY,
+    )
+    async def list_events(
+        ctx: Context,
+        scope: Scope,
+        from_time: FromTime = None,
+        to_time: ToTime = None,
+        story_id: StoryId = None,
+        first: First = shape.DEFAULT_PAGE,
+        after: After = None,
+    ) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            reader(caller, scope)
+            graph = await story_reads.current_graph(
+                caller.driver,
+                caller.database,
+                scope,
+                from_=from_time,
+                to=to_time,
+                story_id=story_id,
+            )
+            ordered = story_reads.events_of(graph)
+            items, nxt = shape.page(ordered, first, after)
+            return {
+                "scope": scope,
+                **window(graph),
+                "total": len(ordered),
+                "items": [shape.event(e) for e in items],
+                "next": nxt,
+            }
+
+        return await answer(work())
+
+    @server.tool(
+        name="get_entity",
+        description="One entity as known now, with every recorded version (history), its "
+        "pending suggestions, its relations and the references that cite it with the cited "
+        "excerpt of exactly that source version; a version the app no longer has says "
+        "`unavailable` (never today's text). " + shape.STANDING_NOTE,
+        annotations=READ_ONLY,
+    )
+    async def get_entity(ctx: Context, scope: Scope, entity_id: str) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            reader(caller, scope)
+            view = await StoryRepository(caller.driver, caller.database).entity(scope, entity_id)
+            graph = await story_reads.current_graph(caller.driver, caller.database, scope)
+            touching = [
+                r for r in story_reads.relations_of(graph) if entity_id in (r.from_id, r.to_id)
+            ]
+            cited = story_reads.citing(graph, entity_id)
+            shown, _ = shape.page(cited, shape.MAX_PAGE, None)
+            refs = await story_reads.with_excerpts(caller.driver, caller.database, scope, shown)
+            related, _ = shape.page(touching, shape.MAX_PAGE, None)
+            return {
+                "scope": scope,
+                "entity": shape.entity(view.entity, view.pending_suggestions),
+                "history": [
+                    {**shape.entity(v), "retracted_at": v.retracted_at, "why": v.why}
+                    for v in view.history
+                ],
+                "relations": relation_rows(graph, related),
+                "references_total": len(cited),
+                "references": [shape.reference(c.reference, c.excerpt) for c in refs],
+            }
+
+        return await answer(work())
+
+    @server.tool(
+        name="get_result",
+        description="One organising result by id: its decisions, open items, feedback and "
+        "warnings, and the graph objects it wrote (recap, feedback and graph all cite this id).",
+        annotations=READ_ONLY,
+    )
+    async def get_result(ctx: Context, scope: Scope, result_id: str) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            reader(caller, scope)
+            view = await StoryRepository(caller.driver, caller.database).result(scope, result_id)
+            r = view.result
+            cap = shape.MAX_PAGE
+            return {
+                "scope": scope,
+                "result": {
+                    "id": r.id,
+                    "key": r.key,
+                    "recorded_at": r.recorded_at,
+                    "recorded_by": r.by.label(),
+                    "decisions": r.decisions,
+                    "open_items": r.open_items,
+                    "feedback": r.feedback,
+                    "warnings": r.warnings,
+                },
+                "counts": {
+                    "events": len(view.events),
+                    "entities": len(view.entities),
+                    "relations": len(view.relations),
+                    "summaries": len(view.summaries),
+                    "suggestions": len(view.suggestions),
+                },
+                "events": [shape.event(e) for e in view.events[:cap]],
+                "entities": [shape.entity(e) for e in view.entities[:cap]],
+                "relations": [shape.relation(x) for x in view.relations[:cap]],
+                "summaries": [shape.summary(s) for s in view.summaries[:cap]],
+                "suggestions": [shape.suggestion(s) for s in view.suggestions[:cap]],
+            }
+
+        return await answer(work())

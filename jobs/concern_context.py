@@ -1,0 +1,33 @@
+"""seed 002 §九: what a conversation with one person is given — their person slice, the
+summaries of the concerns they are part of, and those awaiting their reply (the candidates
+for `advance_concern`). GraphQL `conversationContext` and the MCP resource both read this."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from neo4j import AsyncDriver
+
+from engine.concern import model as m
+from graph.concern.persons import PersonContext, person_concern_slice, resolve_person_context
+
+
+@dataclass(frozen=True)
+class ConversationContext:
+    person: PersonContext
+    concerns: list[m.Concern]
+    awaiting_reply: list[m.Concern]
+
+
+async def conversation_context(
+    driver: AsyncDriver, database: str, scope: str, person_id: str
+) -> ConversationContext:
+    """NOT_FOUND when the scope has no such person."""
+    person = await resolve_person_context(driver, database, scope, person_id)
+    items = await person_concern_slice(driver, database, scope, person_id)
+    waiting = str(m.CommStatus.WAITING_REPLY)
+    return ConversationContext(
+        person=person,
+        concerns=[i.concern for i in items],
+        awaiting_reply=[i.concern for i in items if i.comm_status == waiting],
+    )
