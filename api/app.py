@@ -26,6 +26,7 @@ from strawberry.types.unset import UnsetType
 
 from api.auth import authenticate, check_binding, is_loopback
 from api.context import Context
+from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
 from api.schema import build_schema
 from engine.settings import PROJECT_ROOT, Settings
@@ -87,6 +88,7 @@ class StorygraphGraphQL(GraphQL):
 
 def create_app(settings: Settings) -> Starlette:
     verdict = check_binding(settings)
+    mcp = McpEndpoint(settings)  # MCP for agents: same tokens, its session manager runs below
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -95,7 +97,8 @@ def create_app(settings: Settings) -> Starlette:
         try:
             await migrate(app.state.driver, settings.neo4j_database)
             log.info(verdict)
-            yield
+            async with mcp.running():
+                yield
         finally:
             await app.state.pool.aclose()
             await app.state.driver.close()
@@ -131,6 +134,7 @@ def create_app(settings: Settings) -> Starlette:
         routes=[
             Route("/", index),
             Route("/graphql", TokenGate(graphql, settings), methods=["GET", "POST"]),
+            Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
             Route("/healthz", healthz),
             Route("/metrics", metrics_endpoint),
             Route("/viz", viz),
