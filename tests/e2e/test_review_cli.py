@@ -124,7 +124,9 @@ def test_review_command_refuses_while_another_review_runs(
     deployment: tuple[Server, dict[str, str]], model: ScriptedModelServer, scope: str
 ) -> None:
     api, env = deployment
-    model.script(leaf("慢", delay=4))
+    # slow enough that the busy start and the cancel both land while the leaf is in flight,
+    # even on a loaded machine (after it, the run would go on to an unscripted navigation)
+    model.script(leaf("慢", delay=12))
     follower = subprocess.Popen(
         review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
