@@ -30,7 +30,7 @@ _CONNECTOR = re.compile(r"^\s*(?:和|与|跟|及|以及|、|,|，|and\b)\s*")
 _LEAD_PUNCT = re.compile(r"^[\s,，:：、;；]+")
 _TAIL_PUNCT = re.compile(r"[\s。.!！?？~～]+$")
 _QUESTION = re.compile(
-    r"什么|何时|几|吗|哪|怎么|多少|是否|能不能|可不可以|有没有|是不是|"
+    r"什么|何时|几|吗|哪|怎么|多少|是否|能不能|可不可以|有没有|是不是|了没|没有$|"
     r"\bwhen\b|\bwhat\b|\bhow\b|\bwhich\b|\bwhether\b|\?|？",
     re.IGNORECASE,
 )
@@ -45,8 +45,8 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "soft_q": "不着急，你忙完了告诉我一声就行：{ask}？",
         "soft_topic": "不着急，{ask}有准信了告诉我一声就行。",
         "me": "我",
-        "limit_escalate": "{names}追问了{n}次还没回复，「{title}」需要你出面处理一下。",
-        "limit_drop": "{names}追问了{n}次都没回复，「{title}」我先不跟了，有需要再叫我。",
+        "limit_escalate": "追问了{names}{n}次还没回复，「{title}」需要你出面处理一下。",
+        "limit_drop": "追问了{names}{n}次都没回复，「{title}」我先不跟了，有需要再叫我。",
         "silence": (
             "{names}连续{n}次没回复，也没有别的渠道能联系上，「{title}」需要你出面处理一下。"
         ),

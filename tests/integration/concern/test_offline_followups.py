@@ -115,5 +115,5 @@ async def test_a_silent_low_concern_is_dropped_with_a_readable_message(
     assert await flow.texts(cid, "escalate") == []
     reports = await flow.texts(cid, "report")
     assert reports[-1] == (
-        "张三追问了2次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。")
+        "追问了张三2次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。")
     assert all("unanswered" not in r and "【升级】" not in r for r in reports)

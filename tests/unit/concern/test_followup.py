@@ -134,13 +134,13 @@ def test_at_the_limit_high_escalates_and_medium_low_are_dropped(
         assert [type(e) for e in last.effects] == [Escalate, AgendaUpdate]
         (esc,) = [e for e in last.effects if isinstance(e, Escalate)]
         assert esc.text == (
-            f"张三追问了{limit}次还没回复，「联系张三确认提测时间」需要你出面处理一下。"
+            f"追问了张三{limit}次还没回复，「联系张三确认提测时间」需要你出面处理一下。"
         )
     else:
         notice, update = last.effects
         assert isinstance(notice, ReportToOwner) and notice.report_kinds == (ReportKind.DROPPED,)
         assert notice.text == (
-            f"张三追问了{limit}次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。"
+            f"追问了张三{limit}次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。"
         )
         assert isinstance(update, AgendaUpdate)
         agenda = apply_update(Agenda(), update)

@@ -107,7 +107,7 @@ def test_a_silent_low_concern_is_dropped_not_escalated_even_when_the_model_escal
     (notice,) = [e for e in last.effects if isinstance(e, ReportToOwner)]
     assert notice.recipient.person_id == "p_owner"
     assert (
-        notice.text == "张三追问了2次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。"
+        notice.text == "追问了张三2次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。"
     )
 
 

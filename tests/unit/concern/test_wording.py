@@ -91,3 +91,11 @@ def test_english_locale_sends_english_templates() -> None:
     d = decide(c, trig, out(LoopStep.FOLLOW_UP), at(0), ConcernPolicy(locale="en"))
     texts = [e.text for e in d.effects if isinstance(e, SendMessage)]
     assert texts and all(t.startswith("Hi, 老板 would like to know") for t in texts)
+
+
+def test_a_yes_no_ask_ending_in_mei_reads_as_a_question() -> None:
+    """"帮我问问王五周报交了没" asks a question: the message ends with a question mark."""
+    from engine.concern.wording import is_question
+
+    assert is_question("周报交了没")
+    assert is_question("周报交了没有")
