@@ -50,8 +50,18 @@ class Settings(BaseSettings):
     # besides the API's own origin and loopback pages. A page elsewhere cannot drive the API,
     # in open mode too.
     api_allowed_origins: list[str] = Field(default_factory=list)
+    # Limits on what one request may ask (README "Limits"): the body, the document (depth,
+    # aliases, tokens with the variables counted), every input string and list, one page.
+    api_max_body_bytes: int = 4 * 1024 * 1024
     graphql_max_depth: int = 12
     graphql_max_tokens: int = 4000
+    graphql_max_aliases: int = 30
+    input_max_string_chars: int = 20_000
+    input_max_text_chars: int = 1_000_000
+    input_max_list_items: int = 2_000
+    page_max_first: int = 500
+    # in-flight operations (subscriptions included) on one websocket
+    ws_max_operations: int = 20
     log_level: str = "INFO"
     log_format: str = "json"
     timezone: str = "Asia/Shanghai"
@@ -64,6 +74,8 @@ class Settings(BaseSettings):
     model_deadline_seconds: float = 180.0
     model_request_timeout_seconds: float = 60.0
     model_concurrency: int = 4
+    # The shortest `trigger.everySeconds` a schedule concern may repeat at.
+    concern_min_every_seconds: int = 60
     # Where concern messages (outbox rows) are delivered: a webhook receiving one JSON POST per
     # message with an Idempotency-Key header; unset = rows are only marked sent in the outbox.
     concern_webhook_url: str | None = None

@@ -27,6 +27,19 @@ from engine.concern.model import (
 from engine.concern.policy import ConcernPolicy
 from engine.concern.reports import build_report, created_text, join_names
 from engine.concern.scheduler import job_id
+from engine.errors import InvalidInput
+
+
+def check_repeat(data: RaiseConcernInput, policy: ConcernPolicy) -> None:
+    """A repeating schedule runs an agent loop per period: no faster than `policy.min_every`."""
+    every = data.trigger.every if data.trigger is not None else None
+    if every is not None and every < policy.min_every:
+        floor = int(policy.min_every.total_seconds())
+        raise InvalidInput(
+            f"trigger.everySeconds must be at least {floor} (got {every.total_seconds():g})",
+            argument="trigger.everySeconds",
+            minimum=floor,
+        )
 
 
 def raise_job_id(concern_id: str) -> str:
@@ -42,6 +55,7 @@ def raise_concern(
     context: LoopContext | None = None,
 ) -> Decision:
     context = context or LoopContext()
+    check_repeat(data, policy)
     jid = raise_job_id(concern_id)
     people = list(data.people)
     ini = data.initiator

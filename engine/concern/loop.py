@@ -25,7 +25,7 @@ Order of rules:
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engine.concern.agenda import sync
 from engine.concern.attitude import plan_next_followup
@@ -221,13 +221,9 @@ class _Turn:
             outcome=self.out.conclusion or self.out.step.value,
             detail=self.out.summary,
         )
-        nxt = None
-        if trig.every is not None:
-            nxt = scheduled + trig.every
-            while nxt <= self.now:
-                nxt += trig.every
-            if trig.until is not None and nxt > trig.until:
-                nxt = None
+        nxt = next_run_after(scheduled, trig.every, self.now)
+        if nxt is not None and trig.until is not None and nxt > trig.until:
+            nxt = None
         self.c = self.c.model_copy(
             update={
                 "executions": [*self.c.executions, run],
@@ -416,3 +412,16 @@ class _Turn:
         )
         if report is not None:
             self.effects.append(report)
+
+
+def next_run_after(scheduled: datetime, every: timedelta | None, now: datetime) -> datetime | None:
+    """The first `scheduled + k * every` (k >= 1) later than `now`, in one step: a run that
+    missed many periods (a year-1 anchor every second) skips them arithmetically instead of
+    looping once per missed period on the worker's event loop."""
+    if every is None or every <= timedelta(0):
+        return None
+    missed = max(0, (now - scheduled) // every)
+    try:
+        return scheduled + (missed + 1) * every
+    except OverflowError:  # past the last representable instant: no further run
+        return None

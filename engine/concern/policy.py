@@ -29,6 +29,8 @@ class ConcernPolicy(BaseModel):
     silent_followups_before_alternatives: int = 3
     recent_decisions_keep: int = 50
     handled_triggers_keep: int = 100
+    # the shortest repeat a schedule concern may ask for (each run is an agent loop)
+    min_every: timedelta = timedelta(seconds=60)
 
     @property
     def tz(self) -> ZoneInfo:
@@ -36,6 +38,10 @@ class ConcernPolicy(BaseModel):
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: object) -> ConcernPolicy:
-        values: dict[str, object] = {"timezone": settings.timezone, "locale": settings.locale}
+        values: dict[str, object] = {
+            "timezone": settings.timezone,
+            "locale": settings.locale,
+            "min_every": timedelta(seconds=settings.concern_min_every_seconds),
+        }
         values.update(overrides)
         return cls.model_validate(values)
