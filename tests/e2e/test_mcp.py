@@ -1,0 +1,422 @@
+"""Agents over MCP (issue 16): the SDK's own client against the real API (`/mcp`, streamable
+HTTP) and worker, and `storygraph mcp` over stdio. Same tokens, scopes and roles as GraphQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from engine.settings import Settings
+from tests.support.mcp import body, error_code, http_client, stdio_client
+from tests.support.processes import Server, process_env
+
+FULL, READER, OUTSIDER = "mcp-full-token", "mcp-reader-token", "mcp-outsider-token"
+TOKENS = [
+    {"token": FULL, "name": "agent", "scopes": ["*"], "roles": ["reader", "editor", "agenda"]},
+    {"token": READER, "name": "looker", "scopes": ["*"], "roles": ["reader"]},
+    {
+        "token": OUTSIDER,
+        "name": "elsewhere",
+        "scopes": ["elsewhere"],
+        "roles": ["reader", "agenda"],
+    },
+]
+STORY_TOOLS = {
+    "story_graph",
+    "list_entities",
+    "list_relations",
+    "list_events",
+    "get_entity",
+    "get_result",
+}
+CONCERN_TOOLS = {"raise_concern", "advance_concern", "check_concerns"}
+
+PUBLISH = """mutation($input: PublishResultInput!) {
+  publishResult(input: $input, runId: "run-mcp") { result { id } } }"""
+UPSERT = """mutation($input: UpsertSourceInput!) { upsertSource(input: $input) { id } }"""
+CONFIRM = """mutation($scope: String!, $id: ID!) {
+  confirmRelation(scope: $scope, id: $id, why: "checked") { confirmation } }"""
+RAISE_GQL = """mutation($input: RaiseConcernInput!) { raiseConcern(input: $input) { id } }"""
+CONCERN_GQL = """query($id: ID!) { concern(id: $id) { status revision
+  conversation { direction personId text } timeline { type detail } } }"""
+
+
+@pytest.fixture(scope="module")
+def api(start_server: Callable[..., Server]) -> Server:
+    return start_server(API_TOKENS=json.dumps(TOKENS))
+
+
+def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
+    got = api.graphql(query, variables, token=FULL).json()
+    assert "errors" not in got, got["errors"]
+    return got["data"]  # type: ignore[no-any-return]
+
+
+def publish_story(api: Server, scope: str) -> str:
+    """A small story; the callback entity cites v0, a version the app no longer has."""
+    gql(
+        api,
+        UPSERT,
+        input={
+            "scope": scope,
+            "id": "chat",
+            "kind": "CONVERSATION",
+            "version": "v1",
+            "text": "张三: 支付模块卡在第三方回调",
+            "previous": [{"version": "v0"}],
+        },
+    )
+    result = gql(
+        api,
+        PUBLISH,
+        input={
+            "scope": scope,
+            "key": "k1",
+            "decisions": ["先用 mock 跑通"],
+            "events": [
+                {
+                    "ref": "e1",
+                    "title": "张三：支付模块卡在第三方回调",
+                    "at": "2026-03-17T13:20:00+08:00",
+                }
+            ],
+            "entities": [
+                {
+                    "ref": "pay",
+                    "name": "支付模块",
+                    "status": "MAIN",
+                    "description": "后端支付",
+                    "references": [
+                        {"sourceId": "chat", "sourceVersion": "v1", "locator": "chars:4-8"}
+                    ],
+                },
+                {
+                    "ref": "cb",
+                    "name": "第三方回调接口",
+                    "status": "MAIN",
+                    "references": [
+                        {"sourceId": "chat", "sourceVersion": "v0", "locator": "chars:0-2"}
+                    ],
+                },
+            ],
+            "changes": [{"event": "e1", "entity": "pay", "kind": "REVISED"}],
+            "relations": [
+                {"ref": "r1", "from": "pay", "to": "cb", "type": "blocked_by", "reason": "沙箱未到"}
+            ],
+        },
+    )
+    return str(result["publishResult"]["result"]["id"])
+
+
+async def test_tools_are_listed_without_resolve_concern_or_as_of(api: Server) -> None:
+    async with http_client(api.url, FULL) as client:
+        tools = (await client.list_tools()).tools
+        templates = (await client.list_resource_templates()).resource_templates
+    names = {t.name for t in tools}
+    assert names == STORY_TOOLS | CONCERN_TOOLS
+    assert "resolve_concern" not in names
+    for tool in tools:
+        schema = json.dumps(tool.input_schema).lower()
+        assert "as_of" not in schema and "asof" not in schema, tool.name
+    for name in STORY_TOOLS - {"get_result", "list_events"}:
+        described = next(t.description for t in tools if t.name == name) or ""
+        assert "suggested" in described and "never state it as fact" in described, name
+    raise_schema = next(t.input_schema for t in tools if t.name == "raise_concern")
+    assert {"scope", "title", "goal"} <= set(raise_schema["required"])
+    assert [t.uri_template for t in templates] == [
+        "storygraph://{scope}/people/{person_id}/context"
+    ]
+
+
+async def test_agent_reads_a_published_story_and_sees_what_is_only_suggested(
+    api: Server, scope: str
+) -> None:
+    result_id = publish_story(api, scope)
+    async with http_client(api.url, FULL) as client:
+        graph = body(await client.call_tool("story_graph", {"scope": scope}))
+        assert graph["counts"]["entities"] == 2 and graph["counts"]["events"] == 1
+        assert {e["name"] for e in graph["entities"]} == {"支付模块", "第三方回调接口"}
+        assert all(e["standing"] == "suggested" for e in graph["entities"])
+        (rel,) = graph["relations"]
+        assert (rel["from_name"], rel["type"], rel["to_name"]) == (
+            "支付模块",
+            "blocked_by",
+            "第三方回调接口",
+        )
+        assert rel["standing"] == "suggested"
+        assert graph["next"] == {"entities": None, "relations": None, "events": None}
+
+        gql(api, CONFIRM, scope=scope, id=rel["id"])
+        confirmed = body(await client.call_tool("list_relations", {"scope": scope}))
+        assert [r["standing"] for r in confirmed["items"]] == ["confirmed"]
+
+        outside = body(
+            await client.call_tool(
+                "story_graph",
+                {
+                    "scope": scope,
+                    "from_time": "2026-03-18T00:00:00+08:00",
+                    "to_time": "2026-03-19T00:00:00+08:00",
+                },
+            )
+        )
+        assert outside["counts"]["events"] == 0 and outside["entities"] == []
+        naive = await client.call_tool(
+            "story_graph", {"scope": scope, "from_time": "2026-03-17T00:00:00"}
+        )
+        assert error_code(naive) == "INVALID_INPUT"
+
+        pay = next(e for e in graph["entities"] if e["name"] == "支付模块")
+        cb = next(e for e in graph["entities"] if e["name"] == "第三方回调接口")
+        detail = body(
+            await client.call_tool("get_entity", {"scope": scope, "entity_id": pay["id"]})
+        )
+        assert [v["version"] for v in detail["history"]] == [1]
+        assert [r["standing"] for r in detail["relations"]] == ["confirmed"]
+        (ref,) = [r for r in detail["references"] if r["cites"] == f"entity:{pay['id']}"]
+        assert (ref["availability"], ref["excerpt"]) == ("available", "支付模块")
+        gone = body(await client.call_tool("get_entity", {"scope": scope, "entity_id": cb["id"]}))
+        (missing,) = gone["references"]
+        assert missing["availability"] == "unavailable" and missing["excerpt"] is None
+        assert missing["warning"]
+        assert "张三" not in json.dumps(missing, ensure_ascii=False)  # never today's text
+
+        recap = body(await client.call_tool("get_result", {"scope": scope, "result_id": result_id}))
+        assert recap["result"]["decisions"] == ["先用 mock 跑通"]
+        assert recap["counts"]["entities"] == 2
+        unknown = await client.call_tool("get_entity", {"scope": scope, "entity_id": "ent_nope"})
+        assert error_code(unknown) == "NOT_FOUND"
+
+
+async def test_agent_pages_through_entities_with_the_next_cursor(api: Server, scope: str) -> None:
+    names = [f"模块{i:02d}" for i in range(27)]
+    gql(
+        api,
+        PUBLISH,
+        input={
+            "scope": scope,
+            "key": "many",
+            "entities": [
+                {"ref": f"m{i}", "name": n, "status": "MAIN"} for i, n in enumerate(names)
+            ],
+        },
+    )
+    async with http_client(api.url, FULL) as client:
+        seen: list[str] = []
+        after: str | None = None
+        pages = 0
+        while True:
+            args: dict[str, Any] = {"scope": scope, "first": 10}
+            if after:
+                args["after"] = after
+            got = body(await client.call_tool("list_entities", args))
+            assert got["total"] == 27 and len(got["items"]) <= 10
+            seen += [e["name"] for e in got["items"]]
+            pages += 1
+            after = got["next"]
+            if after is None:
+                break
+        assert (pages, seen) == (3, names)
+        default = body(await client.call_tool("story_graph", {"scope": scope}))
+        assert len(default["entities"]) == 20 and default["next"]["entities"]
+        too_big = await client.call_tool("list_entities", {"scope": scope, "first": 51})
+        assert error_code(too_big) == "INVALID_INPUT"
+        bad_cursor = await client.call_tool("list_entities", {"scope": scope, "after": "nope"})
+        assert error_code(bad_cursor) == "INVALID_INPUT"
+
+
+def concern_input(scope: str) -> dict[str, Any]:
+    return {
+        "scope": scope,
+        "title": "问张三 v2.0 提测时间",
+        "goal": "拿到张三 v2.0 的提测时间",
+        "priority": "high",
+        "initiator": {"name": "老板", "channel": "feishu", "person_id": "p_owner"},
+        "people": [{"person_id": "p_zhangsan", "display_name": "张三"}],
+    }
+
+
+async def wait_concern(api: Server, cid: str, done: Callable[[dict[str, Any]], bool]) -> Any:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        got = gql(api, CONCERN_GQL, id=cid)["concern"]
+        if done(got):
+            return got
+        await asyncio.sleep(0.3)
+    raise AssertionError(f"the worker never acted: {gql(api, CONCERN_GQL, id=cid)}")
+
+
+async def test_agent_raises_and_advances_a_concern_and_the_worker_acts(
+    api: Server, worker: Any, scope: str
+) -> None:
+    async with http_client(api.url, FULL) as client:
+        raised = body(await client.call_tool("raise_concern", concern_input(scope)))["concern"]
+        cid = raised["concern_id"]
+        assert raised["status"] == "pending" and raised["goal"] == "拿到张三 v2.0 的提测时间"
+
+        listed = body(await client.call_tool("check_concerns", {"scope": scope}))
+        assert [c["concern_id"] for c in listed["items"]] == [cid]
+
+        advanced = body(
+            await client.call_tool(
+                "advance_concern",
+                {
+                    "scope": scope,
+                    "concern_id": cid,
+                    "person_id": "p_zhangsan",
+                    "text": "v2.0 周五可以提测",
+                    "channel": "feishu",
+                    "message_id": "m-1",
+                },
+            )
+        )
+        assert advanced["enqueued"] is True
+        seen = advanced["concern"]["revision"]
+
+        after = await wait_concern(api, cid, lambda c: c["revision"] > seen)
+        assert any(
+            e["direction"] == "INBOUND" and e["text"] == "v2.0 周五可以提测"
+            for e in after["conversation"]
+        )
+        # the loop's judgement is visible to the agent through check_concerns as well
+        mine = body(
+            await client.call_tool(
+                "check_concerns",
+                {"scope": scope, "person_id": "p_zhangsan", "status": after["status"].lower()},
+            )
+        )
+        (item,) = [c for c in mine["items"] if c["concern_id"] == cid]
+        assert item["revision"] == after["revision"] and item["revision"] > seen
+
+        missing_goal = await client.call_tool("raise_concern", {**concern_input(scope), "goal": ""})
+        gql_answer = api.graphql(
+            RAISE_GQL, {"input": {**gql_concern(scope), "goal": ""}}, token=FULL
+        ).json()
+        assert error_code(missing_goal) == gql_answer["errors"][0]["extensions"]["code"]
+        assert error_code(missing_goal) == "INVALID_INPUT"
+        unknown = await client.call_tool(
+            "advance_concern",
+            {"scope": scope, "concern_id": "con_nope", "person_id": "p", "text": "hi"},
+        )
+        assert error_code(unknown) == "NOT_FOUND"
+
+
+def gql_concern(scope: str) -> dict[str, Any]:
+    data = concern_input(scope)
+    return {
+        **data,
+        "priority": "HIGH",
+        "people": [{"personId": "p_zhangsan", "displayName": "张三"}],
+        "initiator": {"name": "老板", "channel": "feishu", "personId": "p_owner"},
+    }
+
+
+async def test_conversation_context_resource_lists_concerns_awaiting_the_persons_reply(
+    api: Server, scope: str
+) -> None:
+    upsert = """mutation($input: PersonInput!) { upsertPerson(input: $input) { personId } }"""
+    gql(
+        api,
+        upsert,
+        input={
+            "scope": scope,
+            "personId": "p_zhangsan",
+            "displayName": "张三",
+            "preferredChannel": "feishu",
+        },
+    )
+    async with http_client(api.url, FULL) as client:
+        cid = body(await client.call_tool("raise_concern", concern_input(scope)))["concern"][
+            "concern_id"
+        ]
+        uri = f"storygraph://{scope}/people/p_zhangsan/context"
+        got = json.loads((await client.read_resource(uri)).contents[0].text)  # type: ignore[union-attr]
+        assert got["person"]["display_name"] == "张三"
+        assert [c["concern_id"] for c in got["concerns"]] == [cid]
+    async with http_client(api.url, OUTSIDER) as outsider:
+        with pytest.raises(MCPError) as refused:
+            await outsider.read_resource(uri)
+        assert "NOT_FOUND" in str(refused.value) and "张三" not in str(refused.value)
+
+
+async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) -> None:
+    publish_story(api, scope)
+    cid = gql(api, RAISE_GQL, input=gql_concern(scope))["raiseConcern"]["id"]
+    async with http_client(api.url, FULL) as client:
+        entity_id = body(await client.call_tool("list_entities", {"scope": scope}))["items"][0][
+            "id"
+        ]
+    async with http_client(api.url, OUTSIDER) as client:
+        calls = [
+            ("story_graph", {"scope": scope}),
+            ("list_entities", {"scope": scope}),
+            ("list_events", {"scope": scope}),
+            ("get_entity", {"scope": scope, "entity_id": entity_id}),
+            ("check_concerns", {"scope": scope}),
+            ("raise_concern", concern_input(scope)),
+            (
+                "advance_concern",
+                {"scope": scope, "concern_id": cid, "person_id": "p_zhangsan", "text": "周五"},
+            ),
+            (
+                "advance_concern",
+                {
+                    "scope": "elsewhere",
+                    "concern_id": cid,
+                    "person_id": "p_zhangsan",
+                    "text": "周五",
+                },
+            ),
+        ]
+        for name, args in calls:
+            got = await client.call_tool(name, args)
+            assert error_code(got) == "NOT_FOUND", name
+            text = json.dumps(got.model_dump(mode="json"), ensure_ascii=False)
+            assert "支付模块" not in text and scope not in text, name
+        own = body(await client.call_tool("story_graph", {"scope": "elsewhere"}))
+        assert own["counts"]["entities"] == 0
+    concern = gql(api, CONCERN_GQL, id=cid)["concern"]
+    assert concern["conversation"] == []  # the outsider's reply was never recorded
+
+
+async def test_roles_are_checked_like_graphql(api: Server, scope: str) -> None:
+    async with http_client(api.url, READER) as client:
+        refused = await client.call_tool("raise_concern", concern_input(scope))
+        assert body(await client.call_tool("story_graph", {"scope": scope}))["counts"]
+    answered = api.graphql(RAISE_GQL, {"input": gql_concern(scope)}, token=READER).json()
+    assert error_code(refused) == answered["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+
+
+async def test_without_a_valid_token_mcp_is_refused(api: Server) -> None:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"accept": "application/json, text/event-stream"}
+    for auth in ({}, {"authorization": "Bearer wrong"}):
+        got = httpx.post(f"{api.url}/mcp", json=init, headers={**headers, **auth}, timeout=10)
+        assert got.status_code == 401
+        assert "tools" not in got.text
+    listed: list[str] = []
+    with pytest.raises(Exception):  # noqa: B017 - the SDK's client fails to connect (401)
+        async with http_client(api.url, None) as client:
+            listed += [t.name for t in (await client.list_tools()).tools]
+    assert listed == []
+
+
+async def test_storygraph_mcp_over_stdio_lists_tools_and_reads(
+    services: Settings, scope: str, api: Server
+) -> None:
+    publish_story(api, scope)
+    async with stdio_client(process_env(services)) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        graph = body(await client.call_tool("story_graph", {"scope": scope}))
+    assert names == STORY_TOOLS | CONCERN_TOOLS
+    assert graph["counts"]["entities"] == 2
+    env = process_env(services, API_TOKENS=json.dumps(TOKENS))
+    async with stdio_client(env, "--token", OUTSIDER) as client:
+        assert error_code(await client.call_tool("story_graph", {"scope": scope})) == "NOT_FOUND"
