@@ -9,12 +9,11 @@ cursor. The reads are the GraphQL resolvers' own (`StoryRepository` through
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
 from api.mcp import shape
 from api.mcp.access import Caller, CallerSource, answer
@@ -27,10 +26,10 @@ from jobs import story_reads
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 Scope = Annotated[str, Field(description="a project id or 'global'; scopes never mix")]
 FromTime = Annotated[
-    datetime | None,
+    AwareDatetime | None,
     Field(description="window start (event time), ISO 8601 with an offset, e.g. 2026-03-17T08:00Z"),
 ]
-ToTime = Annotated[datetime | None, Field(description="window end (event time), with an offset")]
+ToTime = Annotated[AwareDatetime | None, Field(description="window end (event time), offset")]
 StoryId = Annotated[str | None, Field(description="only the objects of this story")]
 First = Annotated[int, Field(ge=1, le=shape.MAX_PAGE, description="page size (max 50)")]
 After = Annotated[str | None, Field(description="the `next` cursor of the previous page")]

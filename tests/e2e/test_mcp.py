@@ -398,7 +398,8 @@ async def test_without_a_valid_token_mcp_is_refused(api: Server) -> None:
     init = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"accept": "application/json, text/event-stream"}
     for auth in ({}, {"authorization": "Bearer wrong"}):
-        got = httpx.post(f"{api.url}/mcp", json=init, headers={**headers, **auth}, timeout=10)
+        async with httpx.AsyncClient(timeout=10) as http:
+            got = await http.post(f"{api.url}/mcp", json=init, headers={**headers, **auth})
         assert got.status_code == 401
         assert "tools" not in got.text
     listed: list[str] = []
