@@ -44,7 +44,6 @@ from api.definitions.pagination import (
     encode_cursor,
     paginate,
 )
-from engine.concern import model as m
 from engine.concern.advance import InboundMessage
 from engine.concern.policy import ConcernPolicy
 from engine.concern.tools import tool_definitions
@@ -52,8 +51,9 @@ from engine.errors import InvalidInput
 from graph.concern.agenda import load_agenda
 from graph.concern.listing import list_concerns
 from graph.concern.outbox import rows_for_recipient
-from graph.concern.persons import person_concern_slice, resolve_person_context, upsert_person
+from graph.concern.persons import upsert_person
 from graph.concern.repository import find_concern, load_concern
+from jobs.concern_context import conversation_context
 from jobs.tasks.concern_commands import raise_new_concern, record_reply, report_fact
 from jobs.tasks.concern_enqueue import enqueue_scheduler_run
 
@@ -142,15 +142,11 @@ class Query:
     ) -> ConversationContext:
         ctx = info.context
         ctx.require("reader", scope)
-        person = await resolve_person_context(ctx.driver, ctx.database, scope, person_id)
-        items = await person_concern_slice(ctx.driver, ctx.database, scope, person_id)
-        waiting = str(m.CommStatus.WAITING_REPLY)
+        got = await conversation_context(ctx.driver, ctx.database, scope, person_id)
         return ConversationContext(
-            person=PersonProfile.from_model(person),
-            concerns=[Concern.from_model(i.concern) for i in items],
-            awaiting_reply=[
-                Concern.from_model(i.concern) for i in items if i.comm_status == waiting
-            ],
+            person=PersonProfile.from_model(got.person),
+            concerns=[Concern.from_model(c) for c in got.concerns],
+            awaiting_reply=[Concern.from_model(c) for c in got.awaiting_reply],
         )
 
     @strawberry.field(description="Every concern message addressed to a person, in order.")
