@@ -1,12 +1,14 @@
 """Property (DESIGN "Time"): for random publishes and corrections at increasing record
 times, `storyGraph(asOf=t)` read from Neo4j equals the in-memory replay of only the
 operations recorded at or before t (engine.story.replay, the reference model) — for the
-whole scope and for a `from`/`to` window, which Neo4j answers with its own query."""
+whole scope and for a `from`/`to` window, which Neo4j answers with its own query. Each
+operation is recorded with a generated UTC offset and each moment is read with another, so
+one instant written with two offsets must be the same moment (DESIGN "Time": UTC instants)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -21,9 +23,12 @@ from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
 from tests.unit.story.builders import ALICE, RUN, T0, cite, source
 
+ZONES = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((0, 0), (8, 0), (-5, 0), (5, 30))]
+_zone = st.sampled_from(ZONES)
 _publish = st.fixed_dictionaries(
     {
         "op": st.just("publish"),
+        "tz": _zone,
         "new": st.integers(0, 3),
         "reuse": st.lists(st.integers(0, 30), max_size=2, unique=True),
         "malformed": st.booleans(),
@@ -44,6 +49,7 @@ _publish = st.fixed_dictionaries(
 _edit = st.fixed_dictionaries(
     {
         "op": st.just("edit"),
+        "tz": _zone,
         "target": st.integers(0, 30),
         "field": st.sampled_from(["name", "description", "confirm"]),
         "value": st.sampled_from(["甲", "乙"]),
@@ -53,12 +59,18 @@ _edit = st.fixed_dictionaries(
 _relation = st.fixed_dictionaries(
     {
         "op": st.just("relation"),
+        "tz": _zone,
         "target": st.integers(0, 30),
         "action": st.sampled_from(list(RelationAction)),
     }
 )
 _suggestion = st.fixed_dictionaries(
-    {"op": st.just("suggestion"), "target": st.integers(0, 30), "accept": st.booleans()}
+    {
+        "op": st.just("suggestion"),
+        "tz": _zone,
+        "target": st.integers(0, 30),
+        "accept": st.booleans(),
+    }
 )
 OPS = st.lists(st.one_of(_publish, _publish, _edit, _relation, _suggestion), min_size=1, max_size=8)
 
@@ -124,7 +136,7 @@ def _concretise(
             {
                 "ref": f"e{j}",
                 "title": f"事件{i}-{j}",
-                "at": T0 + timedelta(days=i),
+                "at": (T0 + timedelta(days=i)).astimezone(spec["tz"]),
                 "references": [cite()],
             }
             for j in range(spec["events"])
@@ -229,9 +241,10 @@ _counter = iter(range(10**9))
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(specs=OPS)
+@given(specs=OPS, read_zones=st.lists(_zone, min_size=1, max_size=4))
 async def test_as_of_equals_replay_of_the_operations_before_it(
     specs: list[dict[str, Any]],
+    read_zones: list[timezone],
     repo: StoryRepository,
     scope: str,
     neo4j_driver: AsyncDriver,
@@ -246,7 +259,7 @@ async def test_as_of_equals_replay_of_the_operations_before_it(
         live.upsert_source(src, start)
         ops: list[Op] = []
         for i, spec in enumerate(specs):
-            at = start + timedelta(minutes=i + 1)
+            at = (start + timedelta(minutes=i + 1)).astimezone(spec["tz"])
             op = _concretise(spec, sub, i, live, at)
             if op is None:
                 continue
@@ -256,7 +269,9 @@ async def test_as_of_equals_replay_of_the_operations_before_it(
         checkpoints = [start - timedelta(seconds=1), start] + [
             op.at + delta for op in ops for delta in (timedelta(0), timedelta(seconds=30))
         ]
-        for t in checkpoints:
+        for k, moment in enumerate(checkpoints):
+            # The same instant read in another offset than it was written with.
+            t = moment.astimezone(read_zones[k % len(read_zones)])
             replay = StoryReplay()
             if start <= t:
                 replay.upsert_source(src, start)
@@ -266,7 +281,8 @@ async def test_as_of_equals_replay_of_the_operations_before_it(
             stored = await repo.story_graph(sub, as_of=t, include_removed=True)
             assert stored == replay.graph(sub, t, include_removed=True), t
             # A window is read by its own query (story/window_graph): same answer as replay.
-            lo, hi = T0 + timedelta(days=1), T0 + timedelta(days=4)
+            lo = (T0 + timedelta(days=1)).astimezone(read_zones[0])
+            hi = (T0 + timedelta(days=4)).astimezone(read_zones[-1])
             window = await repo.story_graph(sub, as_of=t, from_=lo, to=hi, include_removed=True)
             assert window == replay.graph(sub, t, from_=lo, to=hi, include_removed=True), t
     finally:
