@@ -11,6 +11,9 @@ same result id. Rules kept here:
   Main entity — user-edited or confirmed fields then become Suggestions, never overwrites;
   two batches naming the same stored id share the first one's ref and description (the story
   input refuses two refs for one stored id), so a result never holds two of one known person;
+  an entity a leaf says is one an earlier batch of this run found (`same_as`: that batch's
+  run-wide ref, offered to it by `earlier_entities`) shares that one too — the model links
+  them, nothing here compares names;
 - an entity a result introduces is Main: it is part of the published graph, so a later run
   of the same scope may reuse it by id (seed 004: 跨 run 仅允许引用同 scope 的 Main 候选实体);
   the model's answer cannot set another status;
@@ -94,6 +97,32 @@ def _at(raw: object, default: datetime) -> datetime:
     return default
 
 
+def _model_ref(raw: Mapping[str, Any], i: int) -> str:
+    return str(raw.get("ref") or raw.get("local_id") or f"e{i}")
+
+
+def entity_ref(batch_index: int, raw: Mapping[str, Any], i: int) -> str:
+    """The run-wide ref of the i-th entity of a leaf answer: batch index + the model's ref."""
+    return f"b{batch_index}.{_model_ref(raw, i)}"
+
+
+def earlier_entities(leaves: Sequence[tuple[int, LeafOutput]]) -> list[tuple[str, str, str]]:
+    """(ref, name, kind) of the entities earlier leaves of a run introduced: neither a stored
+    entity (those are offered as known entities) nor one they linked to an even earlier
+    batch. A later leaf may say it found one of them again (`same_as`), so one run never
+    holds two of one person because its text was split into batches."""
+    found = []
+    for index, output in sorted(leaves, key=lambda pair: pair[0]):
+        for i, raw in enumerate(getattr(output, "entities", None) or []):
+            if not isinstance(raw, Mapping) or not str(raw.get("name") or "").strip():
+                continue
+            if raw.get("id") or raw.get("same_as"):
+                continue
+            kind = raw.get("kind") if isinstance(raw.get("kind"), str) else ""
+            found.append((entity_ref(index, raw, i), str(raw["name"]).strip(), str(kind)))
+    return found
+
+
 def compose_result(
     *,
     run_id: str,
@@ -110,6 +139,7 @@ def compose_result(
     changes: list[dict[str, Any]] = []
     by_stored_id: dict[str, str] = {}
     shared: dict[str, dict[str, Any]] = {}  # the one entity item of each stored id
+    by_ref: dict[str, dict[str, Any]] = {}  # entity items by their run-wide ref
     times: list[datetime] = []
     source_ids: set[str] = set()
     for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
@@ -118,13 +148,18 @@ def compose_result(
             if not isinstance(raw, Mapping) or not str(raw.get("name") or "").strip():
                 continue
             name = str(raw["name"]).strip()[:MAX_TITLE]
-            model_ref = str(raw.get("ref") or raw.get("local_id") or f"e{i}")
+            model_ref = _model_ref(raw, i)
             stored = raw.get("id")
             if isinstance(stored, str) and stored in by_stored_id:
                 local[model_ref] = by_stored_id[stored]
                 _add_description(shared[stored], raw.get("description"))
                 continue
-            ref = f"b{batch.index}.{model_ref}"
+            same = raw.get("same_as")
+            if not stored and isinstance(same, str) and same in by_ref:
+                local[model_ref] = same  # an entity an earlier batch of this run found
+                _add_description(by_ref[same], raw.get("description"))
+                continue
+            ref = entity_ref(batch.index, raw, i)
             item: dict[str, Any] = {"ref": ref, "name": name, "status": MAIN}
             for key in ("kind", "description"):
                 if isinstance(raw.get(key), str):
@@ -134,6 +169,7 @@ def compose_result(
                 by_stored_id[stored] = ref
                 shared[stored] = item
             entities.append(item)
+            by_ref[ref] = item
             local[model_ref] = ref
         batch_default = min(
             (segment_times.get((s.source_id, s.version, s.start), now) for s in batch.segments),
@@ -160,8 +196,8 @@ def compose_result(
                     "references": [_reference(r) for r in refs],
                 }
             )
-            for entity_ref in extra.get("entities") or []:
-                target = local.get(str(entity_ref))
+            for fact_entity in extra.get("entities") or []:
+                target = local.get(str(fact_entity))
                 if target is not None:
                     changes.append(
                         {

@@ -85,3 +85,17 @@ def by_name(known: Sequence[KnownEntity]) -> dict[str, KnownEntity]:
         for name in dict.fromkeys(entity.names()):
             seen.setdefault(name, []).append(entity)
     return {name: found[0] for name, found in seen.items() if len(found) == 1}
+
+
+def relevant_earlier(
+    found: Iterable[tuple[str, str, str]], texts: Sequence[str], *, limit: int = MAX_KNOWN
+) -> list[dict[str, str]]:
+    """Of the entities earlier batches of a run found, (ref, name, kind), those `texts` name,
+    as a leaf request shows them; at most `limit`, most often named first."""
+    scored = []
+    for ref, name, kind in found:
+        hits = sum(text.count(name) for text in texts) if len(name) >= KEY_LENGTH else 0
+        if hits:
+            scored.append((-hits, name, ref, kind))
+    scored.sort()
+    return [{"ref": ref, "name": name, "kind": kind} for _, name, ref, kind in scored[:limit]]

@@ -40,7 +40,8 @@ from engine.review.checkpoints import (
     interval_segments,
     pending_segments,
 )
-from engine.review.compose import compose_result, story_scope
+from engine.review.compose import compose_result, earlier_entities, story_scope
+from engine.review.known import relevant_earlier
 from engine.review.manifest import BatchState, ManifestPage, NavigationNode
 from engine.review.navigation import ROOT, next_node, plan_tree
 from engine.review.outputs import (
@@ -160,9 +161,12 @@ class Execution:
             stored.run.scope, [s.source_key for s in batch.segments]
         )
         times = segment_times(await self.states(stored), batch.segments)
-        known = await self.svc.known.lookup(
-            story_scope(stored.run.scope),
-            [texts.get(s.source_key, "")[s.start : s.end] for s in batch.segments],
+        said = [texts.get(s.source_key, "")[s.start : s.end] for s in batch.segments]
+        known = await self.svc.known.lookup(story_scope(stored.run.scope), said)
+        leaf_raw, _ = await self.svc.runs.outputs(self.run_id)
+        earlier = relevant_earlier(
+            earlier_entities([(i, parse_leaf_output(r)) for i, r in leaf_raw.items() if i < index]),
+            said,
         )
         assert self.svc.gateway is not None
         output_id = f"{self.run_id}:leaf:{index}"
@@ -173,7 +177,12 @@ class Execution:
             raw = await held.within(
                 stored.run.stage_timeout,
                 leaf_answer(
-                    self.svc.gateway, batch.segments, texts, times=times, known_entities=known
+                    self.svc.gateway,
+                    batch.segments,
+                    texts,
+                    times=times,
+                    known_entities=known,
+                    earlier_entities=earlier,
                 ),
             )
             parse_leaf_output(raw)  # the contract: a facts array, or the stage fails

@@ -33,7 +33,9 @@ Answer with one JSON object only:
 `facts` is required (an empty array when nothing is worth keeping). Cite the segments you
 were given in `refs`. `known_entities` lists stored entities of this scope the text names
 (id, name, kind, aliases): when an entity you found is one of them, give its `id`. Give `id`
-only for an entity listed as known with that id; an equal name alone is not an identity."""
+only for an entity listed as known with that id; an equal name alone is not an identity.
+`earlier_entities` lists entities earlier batches of this same review found (ref, name,
+kind): when an entity you found is one of them, give that `ref` as its `same_as`."""
 
 NAVIGATION_SYSTEM = """You merge the summaries of reviewed batches into one stage summary.
 Answer with one JSON object only: {"summary": str, "children": [batch ids]}.
@@ -74,16 +76,24 @@ async def leaf_answer(
     *,
     times: Mapping[tuple[str, str, int], datetime],
     known_entities: Sequence[KnownEntity] = (),
+    earlier_entities: Sequence[Mapping[str, str]] = (),
 ) -> str:
     """The raw answer for one leaf batch. `known_entities` are the stored Main entities of
-    the review's scope that the batch names; the answer reuses one by its id."""
+    the review's scope that the batch names; the answer reuses one by its id.
+    `earlier_entities` ({ref, name, kind}) are those earlier batches of this run found; the
+    answer links one with `same_as`."""
     if isinstance(gateway, HttpModelGateway):
         payload = {
             "segments": [segment_payload(s, texts.get(s.source_key, "")) for s in segments],
             "known_entities": [k.payload() for k in known_entities],
+            "earlier_entities": [dict(e) for e in earlier_entities],
         }
         return await _chat(gateway, LEAF_SYSTEM, payload)
     known = by_name(known_entities)
+    runs: dict[str, list[str]] = {}
+    for entry in earlier_entities:
+        runs.setdefault(entry["name"], []).append(entry["ref"])
+    earlier = {name: refs[0] for name, refs in runs.items() if len(refs) == 1}
     facts: list[dict[str, Any]] = []
     entities: dict[str, dict[str, Any]] = {}  # by stored id, else by name (one answer)
     said: dict[str, list[str]] = {}  # what this batch says about each entity
@@ -93,7 +103,7 @@ async def leaf_answer(
             source_id=seg.source_id,
             text=text,
             ts=times.get((seg.source_id, seg.version, seg.start)),
-            known_entities=list(known),
+            known_entities=list(dict.fromkeys([*known, *earlier])),
         )
         extraction = (await gateway.extract_review(doc)).value
         keys: dict[str, str] = {}
@@ -106,6 +116,8 @@ async def leaf_answer(
             item: dict[str, Any] = {"ref": f"n{len(entities)}", "name": e.name, "kind": e.kind}
             if stored is not None:
                 item.update(id=stored.id, name=stored.name, kind=stored.kind or e.kind)
+            elif e.name in earlier:
+                item["same_as"] = earlier[e.name]
             entities[key] = item
         for fact in extraction.facts:
             if not fact.text.strip():

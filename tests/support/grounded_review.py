@@ -7,7 +7,9 @@ review (seed 004) only from what the request carries.
   an `id` ONLY when the request's `known_entities` lists exactly one entity with that name
   (or alias): an id the request did not carry can never appear in the answer, so a product
   that withholds known entities gets new entities back, as from a real model. An entity's
-  description is what this request's text says about it.
+  description is what this request's text says about it. Likewise an entity is linked to
+  one an earlier batch of the run found (`same_as`) only through the request's
+  `earlier_entities`.
 - navigation (`{"batches": [...]}` or `{"nodes": [...]}`): the summary joins the summaries
   it was given; no facts.
 - anything else (the heartbeat report): a plain sentence counting the segments it was given.
@@ -51,13 +53,14 @@ def _known_by_name(known: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def leaf(payload: dict[str, Any]) -> dict[str, Any]:
     known = _known_by_name(list(payload.get("known_entities") or []))
+    earlier = _known_by_name(list(payload.get("earlier_entities") or []))
     facts: list[dict[str, Any]] = []
     entities: dict[str, dict[str, Any]] = {}  # by name
     said_about: dict[str, list[str]] = {}
     for seg in payload.get("segments") or []:
         body = str(seg.get("text") or "")
         for start, end, speaker, said in _messages(body):
-            named = [n for n in known if n in said]
+            named = [n for n in {**earlier, **known} if n in said]
             people = ([speaker] if speaker else []) + [n for n in named if n != speaker]
             title = f"{speaker}：{said}" if speaker else said
             refs = []
@@ -67,6 +70,8 @@ def leaf(payload: dict[str, Any]) -> dict[str, Any]:
                     entity = {"ref": f"p{len(entities)}", "name": name, "kind": "person"}
                     if name in known:
                         entity.update(id=known[name]["id"], name=known[name]["name"])
+                    elif name in earlier:
+                        entity["same_as"] = earlier[name]["ref"]
                     entities[name] = entity
                 said_about.setdefault(name, []).append(title)
                 refs.append(entity["ref"])

@@ -136,3 +136,23 @@ async def test_only_the_reviewed_projects_known_entities_are_offered_and_reused(
             scope=other,
             database_=svc.settings.neo4j_database,
         )
+
+
+async def test_a_person_named_in_two_batches_of_one_review_is_one_entity(
+    svc: ReviewServices, scripted: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    scripted.answer_with(review_answer)
+    body = chat(FIRST + LATER)
+    await push_conversation(svc, scope, "chat-1", body)
+    result = await svc.story.result(
+        scope,
+        await review(svc, scope, BASE - timedelta(hours=1), per_batch=per_batch_for(body, 3)),
+    )
+    leaves = leaf_requests(scripted)
+    assert len(leaves) == 3
+    assert leaves[0]["earlier_entities"] == []
+    # the last batch names only 张三: only the 张三 an earlier batch found is offered
+    assert [e["name"] for e in leaves[-1]["earlier_entities"]] == ["张三"]
+    [zhang] = [e for e in result.entities if e.name == "张三"]
+    assert "回归测试明天开始" in zhang.description and "v2.0 的接口今天联调" in zhang.description
+    assert await count(neo4j_driver, svc.settings, CURRENT_NAMED, scope=scope, name="张三") == 1

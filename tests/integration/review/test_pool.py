@@ -152,9 +152,13 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
     )
     assert isinstance(got, tuple)
     worker = asyncio.create_task(run_worker(svc.settings))
-    await asyncio.sleep(1.5)
+    waiting = ()
+    for _ in range(100):  # the worker starts and reaches the leaf (slow on a loaded machine)
+        await asyncio.sleep(0.1)
+        if waiting := (await svc.review_pool.state()).waiting:
+            break
+    await asyncio.sleep(0.5)
     assert scripted.calls == 0  # the leaf is in line behind the two holders
-    waiting = (await svc.review_pool.state()).waiting
     assert [t.holder for t in waiting] == [f"{got[0].run_id}:leaf:0"]
     assert isinstance(svc.gateway, HttpModelGateway)
     chat = await svc.gateway.chat(ChatRequest(messages=[ChatMessage.user("你好")]))

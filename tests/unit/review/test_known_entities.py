@@ -8,7 +8,7 @@ import json
 from datetime import datetime, timedelta
 
 from engine.model.gateway import OfflineModelGateway, build_gateway
-from engine.review.compose import compose_result, event_text
+from engine.review.compose import compose_result, earlier_entities, event_text
 from engine.review.known import KnownEntity, by_name, lookup_keys, relevant
 from engine.review.manifest import BatchState, LeafBatch
 from engine.review.outputs import parse_leaf_output, parse_navigation_output
@@ -124,3 +124,24 @@ async def test_offline_leaf_reuses_a_known_entity_by_id_and_titles_drop_the_head
     assert commitment["at"].startswith("2026-09-24")  # 周四 after the message's own time
     ref = commitment["refs"][0]
     assert body[ref["start"] : ref["end"]] == "前端部分周四能提测"
+
+
+def test_an_entity_linked_to_an_earlier_batch_of_the_run_is_the_same_entity() -> None:
+    first = {"ref": "n0", "name": "王五", "kind": "person", "description": "王五：第0批"}
+    again = {"ref": "n0", "name": "王五", "same_as": "b0.n0", "description": "王五：第1批"}
+    unlinked = {"ref": "n1", "name": "王五"}  # the model did not link it: a new entity
+    leaves = [_leaf(0, [first]), _leaf(1, [again, unlinked])]
+    data = compose_result(
+        run_id="r1",
+        scope=SCOPE,
+        leaves=leaves,  # type: ignore[arg-type]
+        root=parse_navigation_output('{"summary": "阶段"}'),
+        segment_times={},
+        now=T0,
+    )
+    assert [(e["ref"], e.get("description")) for e in data["entities"]] == [
+        ("b0.n0", "王五：第0批；王五：第1批"),
+        ("b1.n1", None),
+    ]
+    offered = earlier_entities([(batch.index, out) for batch, out in leaves])  # type: ignore[misc]
+    assert offered == [("b0.n0", "王五", "person"), ("b1.n1", "王五", "")]
