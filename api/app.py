@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arq.connections import ArqRedis
+from cross_web import HTTPException
 from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
@@ -26,6 +27,7 @@ from strawberry.types.unset import UnsetType
 
 from api.auth import authenticate, check_binding, is_loopback
 from api.context import Context
+from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
 from api.schema import build_schema
@@ -47,8 +49,23 @@ class StorygraphGraphQL(GraphQL):
             build_schema(settings),
             graphql_ide="graphiql",
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+            # in flight on one websocket, queries and mutations included
+            max_subscriptions_per_connection=settings.ws_max_operations,
         )
         self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """strawberry answers an unreadable HTTP request (a body that is not JSON, no query)
+        in plain text; a GraphQL client gets the error envelope with a code instead."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as exc:
+            code = "BAD_REQUEST" if exc.status_code == 400 else "NOT_ALLOWED"
+            response = error_response(exc.reason, code, exc.status_code)
+        await response(scope, receive, send)
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:  # type: ignore[override]
         """strawberry's own cross-origin websocket check follows the same rule as HTTP."""
@@ -143,6 +160,7 @@ def create_app(settings: Settings) -> Starlette:
         ],
         lifespan=lifespan,
     )
+    app.add_middleware(BodyLimit, max_bytes=settings.api_max_body_bytes)
     app.add_middleware(MetricsMiddleware)
 
     return app

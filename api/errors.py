@@ -1,7 +1,8 @@
 """Error shaping: every GraphQL error carries `extensions.code`; no stack trace leaves.
 
 Expected failures (engine.errors.StorygraphError) keep their message and details;
-validation and parse errors are INVALID_INPUT; anything else is masked as INTERNAL with a
+validation, parse and variable errors (`api/request_errors.py`) are INVALID_INPUT naming
+the argument; anything else is masked as INTERNAL with a
 request id, and logged with its stack trace under that id.
 """
 
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 from redis.exceptions import RedisError
 from strawberry.extensions import MaskErrors
 
+from api.request_errors import describe, is_request_error
 from engine.errors import ErrorCode, StorygraphError
 
 log = logging.getLogger("storygraph.api.errors")
@@ -25,7 +27,7 @@ def _always(_: GraphQLError) -> bool:
     return True
 
 
-def shape_error(error: GraphQLError) -> GraphQLError:
+def shape_error(error: GraphQLError, query: str | None = None) -> GraphQLError:
     original = error.original_error
     code: str
     message = error.message
@@ -43,6 +45,12 @@ def shape_error(error: GraphQLError) -> GraphQLError:
         code = ErrorCode.UNAVAILABLE.value
         message = "a backing service (Neo4j or Redis) is unavailable; try again shortly"
         log.warning("backing service unavailable", extra={"fields": {"error": str(original)}})
+    elif is_request_error(error):
+        # the document or a variable (wrong type, missing, a DateTime without a zone): the
+        # client's to fix, reported before any resolver ran
+        code = (error.extensions or {}).get("code") or ErrorCode.INVALID_INPUT.value  # type: ignore[assignment]
+        message, extra = describe(error, query)
+        extra = {**{k: v for k, v in (error.extensions or {}).items() if k != "code"}, **extra}
     elif original is None:
         code = (error.extensions or {}).get("code") or ErrorCode.INVALID_INPUT.value  # type: ignore[assignment]
     else:
@@ -75,4 +83,4 @@ class ShapeErrors(MaskErrors):
         super().__init__(should_mask_error=_always)
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
-        return shape_error(error)
+        return shape_error(error, self.execution_context.query)

@@ -7,11 +7,13 @@ merges them, so adding a domain is one line in each tuple below.
 from __future__ import annotations
 
 import strawberry
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.tools import merge_types
 
 from api.definitions import concern, knowledge, platform, review, story, watch, watch_delivery
 from api.errors import ShapeErrors
+from api.guards import InputGuards, InputLimits, TokenLimiter
+from api.scalars import SCALAR_OVERRIDES
 from engine.settings import Settings
 
 QUERIES: tuple[type, ...] = (platform.Query, story.Query, watch.Query, watch_delivery.Query, review.Query, concern.Query, knowledge.Query,)
@@ -24,16 +26,23 @@ Subscription = merge_types("Subscription", SUBSCRIPTIONS) if SUBSCRIPTIONS else 
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
-    max_depth = settings.graphql_max_depth if settings else 12
-    max_tokens = settings.graphql_max_tokens if settings else 4000
+    s = settings or Settings.model_construct()  # defaults, not the environment
+    limits = InputLimits(
+        max_string_chars=s.input_max_string_chars,
+        max_text_chars=s.input_max_text_chars,
+        max_list_items=s.input_max_list_items,
+        max_first=s.page_max_first,
+    )
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
+        scalar_overrides=SCALAR_OVERRIDES,  # type: ignore[arg-type]
         extensions=[
-            lambda: QueryDepthLimiter(max_depth=max_depth),
-            lambda: MaxTokensLimiter(max_token_count=max_tokens),
-            lambda: MaxAliasesLimiter(max_alias_count=30),
+            lambda: QueryDepthLimiter(max_depth=s.graphql_max_depth),
+            lambda: TokenLimiter(max_token_count=s.graphql_max_tokens),
+            lambda: MaxAliasesLimiter(max_alias_count=s.graphql_max_aliases),
+            lambda: InputGuards(limits),
             ShapeErrors,
         ],
     )

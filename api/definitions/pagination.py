@@ -46,9 +46,10 @@ def encode_cursor(offset: int) -> str:
 def decode_cursor(cursor: str) -> int:
     try:
         kind, _, value = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-        if kind != "o":
-            raise ValueError(kind)
-        return int(value)
+        offset = int(value)
+        if kind != "o" or offset < 0 or not value.isdigit():
+            raise ValueError(cursor)
+        return offset
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidInput("after is not a cursor this API issued", after=cursor) from exc
 

@@ -21,7 +21,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import Connection, Edge, PageInfo
+from api.definitions.pagination import MAX_PAGE, Connection, Edge, PageInfo
 from api.definitions.watch_types import CheckpointType, WatchCheckTicket, WatchType
 from engine.errors import InvalidInput, NotFound
 from engine.story.inputs import check_scope
@@ -31,8 +31,6 @@ from graph.watch.catalogue import LibraryEntry, SourceCatalogue
 from graph.watch.records import WatchRecords
 from graph.watch.repository import WatchRepository, utcnow
 from jobs.tasks.watch_check import enqueue_check, enqueue_sync
-
-MAX_FIRST = 100
 
 
 @strawberry.input
@@ -123,8 +121,8 @@ async def resolve_watches(info: Info[Context, None], scope: str, first: int = 20
                           after: str | None = None) -> Connection[WatchType]:
     ctx = info.context
     ctx.require("reader", check_scope(scope))
-    if not 0 <= first <= MAX_FIRST:
-        raise InvalidInput(f"first must be between 0 and {MAX_FIRST}", field="first")
+    if not 0 <= first <= MAX_PAGE:
+        raise InvalidInput(f"first must be between 0 and {MAX_PAGE}", field="first")
     states, total, more = await _repo(ctx).page(
         scope, after=_decode(after) if after else None, first=first)
     edges = [Edge(cursor=_encode(s.watch.created_at, s.watch.watch_id),

@@ -1,0 +1,237 @@
+"""Every bad input answers a clear error with a code, and a rejected mutation writes nothing.
+
+Before: a variable of the wrong type, a missing variable and a DateTime without a zone
+answered INTERNAL "internal error (request id ...)"; `from` later than `to` was accepted (and
+startReview failed later, in the worker); a body that is not JSON got a plain-text 400; no
+request, string or list was too large.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+from .conftest import Server
+
+Z = "2026-03-16T10:00:00Z"
+LATER = "2026-03-20T10:00:00Z"
+
+
+def scope() -> str:
+    return f"p-{uuid.uuid4().hex[:10]}"
+
+
+def only_error(response: httpx.Response) -> dict[str, Any]:
+    body = response.json()
+    (error,) = body["errors"]
+    assert isinstance(error, dict)
+    return error
+
+
+def code_of(response: httpx.Response) -> str:
+    return str(only_error(response)["extensions"]["code"])
+
+
+def test_variable_of_the_wrong_type_is_invalid_input_naming_the_argument(api: Server) -> None:
+    r = api.graphql(
+        'query($at: DateTime) { storyGraph(scope: "p1", asOf: $at) { events { id } } }',
+        {"at": "next tuesday"},
+    )
+    error = only_error(r)
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert "storyGraph.asOf" in error["message"] and "request id" not in error["message"]
+
+    r = api.graphql(
+        'query($n: Int) { events(scope: "p1", first: $n) { totalCount } }', {"n": "ten"}
+    )
+    assert code_of(r) == "INVALID_INPUT" and "events.first" in only_error(r)["message"]
+
+
+def test_missing_required_variable_is_invalid_input(api: Server) -> None:
+    r = api.graphql("query($s: String!) { events(scope: $s) { totalCount } }", {})
+    assert code_of(r) == "INVALID_INPUT" and "events.scope" in only_error(r)["message"]
+
+
+@pytest.mark.parametrize(
+    ("query", "argument"),
+    [
+        ('query($t: DateTime) { storyGraph(scope: "p1", asOf: $t) { events { id } } }', "asOf"),
+        ('query($t: DateTime) { storyGraph(scope: "p1", from: $t) { events { id } } }', "from"),
+        ('query($t: DateTime) { graphView(scope: "p1", to: $t) { __typename } }', "to"),
+        ('query($t: DateTime) { events(scope: "p1", from: $t) { totalCount } }', "from"),
+        (
+            'query($t: DateTime) { entity(scope: "p1", id: "e", asOf: $t) { __typename } }',
+            "asOf",
+        ),
+    ],
+)
+def test_a_time_without_a_zone_is_invalid_input_in_any_argument(
+    api: Server, query: str, argument: str
+) -> None:
+    r = api.graphql(query, {"t": "2026-03-16T10:00:00"})
+    error = only_error(r)
+    assert error["extensions"]["code"] == "INVALID_INPUT", error
+    assert "time zone" in error["message"] and f".{argument}" in error["message"]
+
+
+def test_a_literal_time_without_a_zone_names_its_argument(api: Server) -> None:
+    r = api.graphql('{ events(scope: "p1", to: "2026-03-16T10:00:00") { totalCount } }')
+    error = only_error(r)
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert "events.to" in error["message"] and "time zone" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        f'{{ storyGraph(scope: "p1", from: "{LATER}", to: "{Z}") {{ events {{ id }} }} }}',
+        f'{{ graphView(scope: "p1", from: "{LATER}", to: "{Z}") {{ __typename }} }}',
+        f'{{ events(scope: "p1", from: "{LATER}", to: "{Z}") {{ totalCount }} }}',
+    ],
+)
+def test_from_later_than_to_is_invalid_input(api: Server, query: str) -> None:
+    r = api.graphql(query)
+    assert code_of(r) == "INVALID_INPUT" and "from" in only_error(r)["message"]
+
+
+@pytest.mark.parametrize("to", [Z, "2026-03-16T09:00:00Z"])
+def test_start_review_with_an_empty_or_reversed_window_enqueues_nothing(
+    api: Server, to: str
+) -> None:
+    project = scope()
+    r = api.graphql(
+        "mutation($p: [String!]!, $f: DateTime!, $t: DateTime!) {"
+        " startReview(scope: {projectIds: $p}, from: $f, to: $t) { id } }",
+        {"p": [project], "f": Z, "t": to},
+    )
+    assert code_of(r) == "INVALID_INPUT" and "startReview" in only_error(r)["message"]
+    runs = api.graphql(
+        "query($p: [String!]!) { supervisionRuns(scope: {projectIds: $p}) { totalCount } }",
+        {"p": [project]},
+    )
+    assert runs.json()["data"]["supervisionRuns"]["totalCount"] == 0
+
+
+@pytest.mark.parametrize("cursor", ["o:-5", "garbage", "!!", "o:3x"])
+def test_a_cursor_this_api_did_not_issue_is_invalid_input(api: Server, cursor: str) -> None:
+    for after in (cursor, base64.urlsafe_b64encode(cursor.encode()).decode()):
+        r = api.graphql(
+            'query($a: String) { events(scope: "p1", after: $a) { totalCount } }', {"a": after}
+        )
+        assert code_of(r) == "INVALID_INPUT", (after, r.text)
+
+
+def test_one_maximum_for_first_everywhere(api: Server) -> None:
+    for query in (
+        '{ events(scope: "p1", first: 501) { totalCount } }',
+        '{ watches(scope: "p1", first: 501) { totalCount } }',
+        '{ concerns(scope: "p1", first: 501) { totalCount } }',
+    ):
+        r = api.graphql(query)
+        assert code_of(r) == "INVALID_INPUT" and "500" in only_error(r)["message"], query
+    ok = api.graphql('{ watches(scope: "p1", first: 500) { totalCount } }')
+    assert "errors" not in ok.json(), ok.text
+
+
+def test_a_body_that_is_not_json_is_a_json_bad_request(api: Server) -> None:
+    r = httpx.post(
+        f"{api.url}/graphql",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 400
+    assert r.headers["content-type"].startswith("application/json")
+    assert code_of(r) == "BAD_REQUEST"
+
+
+def test_a_schedule_faster_than_the_floor_is_invalid_input_and_not_stored(api: Server) -> None:
+    project = scope()
+    r = api.graphql(
+        "mutation($i: RaiseConcernInput!) { raiseConcern(input: $i) { id } }",
+        {
+            "i": {
+                "scope": project,
+                "type": "SCHEDULE",
+                "title": "提醒",
+                "goal": "发出提醒",
+                "initiator": {"name": "老板", "channel": "wechat"},
+                "trigger": {"nextRunAt": "0001-01-01T00:00:00Z", "everySeconds": 1},
+            }
+        },
+    )
+    assert code_of(r) == "INVALID_INPUT" and "everySeconds" in only_error(r)["message"]
+    listed = api.graphql(
+        "query($s: String!) { concerns(scope: $s) { totalCount } }", {"s": project}
+    )
+    assert listed.json()["data"]["concerns"]["totalCount"] == 0
+
+
+# --- limits, on a server with small ones --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tight(start_server) -> Server:  # type: ignore[no-untyped-def]
+    return start_server(
+        API_MAX_BODY_BYTES="20000",
+        INPUT_MAX_STRING_CHARS="50",
+        INPUT_MAX_TEXT_CHARS="200",
+        INPUT_MAX_LIST_ITEMS="3",
+        GRAPHQL_MAX_TOKENS="300",
+    )
+
+
+def publish(project: str, events: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    return (
+        "mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }",
+        {"i": {"scope": project, "key": uuid.uuid4().hex, "events": events}},
+    )
+
+
+def event_count(server: Server, project: str) -> int:
+    r = server.graphql("query($s: String!) { events(scope: $s) { totalCount } }", {"s": project})
+    return int(r.json()["data"]["events"]["totalCount"])
+
+
+def test_a_body_over_the_limit_is_413_with_a_json_error(tight: Server) -> None:
+    body = json.dumps({"query": "{ __typename }", "variables": {"x": "a" * 30000}})
+    r = httpx.post(
+        f"{tight.url}/graphql", content=body, headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 413 and code_of(r) == "PAYLOAD_TOO_LARGE"
+
+
+def test_too_many_rows_or_too_long_a_string_is_invalid_input_and_writes_nothing(
+    tight: Server,
+) -> None:
+    project = scope()
+    row = {"ref": "e", "title": "提测", "at": Z}
+    too_many = [{**row, "ref": f"e{i}"} for i in range(4)]
+    r = tight.graphql(*publish(project, too_many))
+    assert (
+        code_of(r) == "INVALID_INPUT" and "publishResult.input.events" in only_error(r)["message"]
+    )
+    r = tight.graphql(*publish(project, [{**row, "description": "长" * 51}]))
+    assert code_of(r) == "INVALID_INPUT"
+    assert "publishResult.input.events[0].description" in only_error(r)["message"]
+    assert event_count(tight, project) == 0
+    r = tight.graphql(*publish(project, [row]))
+    assert "errors" not in r.json(), r.text
+    assert event_count(tight, project) == 1
+
+
+def test_source_text_has_its_own_larger_limit(tight: Server) -> None:
+    mutation = "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }"
+    source = {"scope": scope(), "id": "s1", "kind": "NOTE", "version": "v1"}
+    assert "errors" not in tight.graphql(mutation, {"i": {**source, "text": "字" * 200}}).json()
+    r = tight.graphql(mutation, {"i": {**source, "version": "v2", "text": "字" * 201}})
+    assert code_of(r) == "INVALID_INPUT" and "upsertSource.input.text" in only_error(r)["message"]
+
+
+def test_the_token_limit_counts_the_variables(tight: Server) -> None:
+    r = tight.graphql("query($v: JSON) { __typename }", {"v": {f"k{i}": i for i in range(200)}})
+    assert code_of(r) == "INVALID_INPUT" and "tokens" in only_error(r)["message"]
