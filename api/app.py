@@ -155,6 +155,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/healthz", healthz),
             Route("/metrics", metrics_endpoint),
             Route("/viz", viz),
+            Mount("/viz", StaticFiles(directory=WEB_DIR / "viz"), name="viz-assets"),
             Mount("/static", StaticFiles(directory=VENDOR_DIR), name="static"),
             WebSocketRoute("/graphql", TokenGate(graphql, settings)),
         ],

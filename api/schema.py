@@ -10,13 +10,22 @@ import strawberry
 from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.tools import merge_types
 
-from api.definitions import concern, knowledge, platform, review, story, watch, watch_delivery
+from api.definitions import (
+    concern,
+    graph_replay,
+    knowledge,
+    platform,
+    review,
+    story,
+    watch,
+    watch_delivery,
+)
 from api.errors import ShapeErrors
 from api.guards import InputGuards, InputLimits, TokenLimiter
 from api.scalars import SCALAR_OVERRIDES
 from engine.settings import Settings
 
-QUERIES: tuple[type, ...] = (platform.Query, story.Query, watch.Query, watch_delivery.Query, review.Query, concern.Query, knowledge.Query,)
+QUERIES: tuple[type, ...] = (platform.Query, story.Query, graph_replay.Query, watch.Query, watch_delivery.Query, review.Query, concern.Query, knowledge.Query,)
 MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation, watch.Mutation, watch_delivery.Mutation, review.Mutation, concern.Mutation, knowledge.Mutation,)
 SUBSCRIPTIONS: tuple[type, ...] = (story.Subscription, review.Subscription,)
 

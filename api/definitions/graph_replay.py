@@ -1,0 +1,66 @@
+"""graphReplay: every version of a scope's graph objects, for the graph view page to replay.
+
+`graphView(asOf)` answers one moment; re-reading it for each slider move costs a full read
+of the scope. The page instead reads these compact tables once, lays out the union of what
+the scope ever had (stable positions, keyed by id) and shows a moment T in the browser with
+the same record-time rule as `asOf` (a version counts when recorded <= T < retracted).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, cast
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from api.context import Context
+from engine.errors import InvalidInput
+from engine.story.inputs import check_scope
+from graph.view import read_replay
+
+TABLES_DOC = (
+    "Rows (times are epoch milliseconds, UTC): entities [id, seq, name, kind, status, "
+    "recorded, retracted]; relations [id, seq, fromId, toId, type, confirmation, removed, "
+    "recorded, retracted]; events [id, seq, title, at, storyId, recorded, retracted]; "
+    "changes [id, eventId, entityId, kind, recorded]; summaries [id, start, end, text, "
+    "recorded]; moments [recorded, ...] (results and corrections, ascending)."
+)
+
+
+@strawberry.type(description="Every version of a scope's graph objects (graph view replay).")
+class GraphReplay:
+    scope: str
+    tables: JSON = strawberry.field(description=TABLES_DOC)
+
+
+def _zoned(value: datetime | None, name: str) -> datetime | None:
+    if value is not None and value.utcoffset() is None:
+        raise InvalidInput(f"{name} needs a time zone", field=name)
+    return value
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(
+        description="Every version of the scope's events, entities, relations, changes and "
+        "summaries, with the record moments: the graph view replays them in the browser."
+    )
+    async def graph_replay(
+        self,
+        info: Info[Context, None],
+        scope: str,
+        from_: Annotated[datetime | None, strawberry.argument(name="from")] = None,
+        to: datetime | None = None,
+    ) -> GraphReplay:
+        check_scope(scope)
+        info.context.require("reader", scope)
+        tables = await read_replay(
+            info.context.driver,
+            info.context.database,
+            scope,
+            from_=_zoned(from_, "from"),
+            to=_zoned(to, "to"),
+        )
+        return GraphReplay(scope=scope, tables=cast(JSON, tables))

@@ -1,0 +1,13 @@
+// params: scope
+// The record moments of a scope: when a result was published or a person's correction
+// (a new entity, relation or suggestion version) was recorded. The replay slider snaps here.
+CALL {
+  MATCH (r:Result) WHERE r.scope = $scope RETURN r.recorded_at AS at
+  UNION
+  MATCH (v:EntityVersion) WHERE v.scope = $scope AND v.recorded_at IS NOT NULL RETURN v.recorded_at AS at
+  UNION
+  MATCH (v:RelationVersion) WHERE v.scope = $scope AND v.recorded_at IS NOT NULL RETURN v.recorded_at AS at
+  UNION
+  MATCH (v:SuggestionVersion) WHERE v.scope = $scope AND v.recorded_at IS NOT NULL RETURN v.recorded_at AS at
+}
+RETURN collect(DISTINCT at.epochMillis) AS rows

@@ -1,0 +1,7 @@
+// params: scope
+// Every relation version of a scope as a compact row (graph view replay):
+// [id, seq, from_id, to_id, type, confirmation, removed, recorded_ms, retracted_ms].
+MATCH (v:RelationVersion)
+WHERE v.scope = $scope AND v.recorded_at IS NOT NULL
+RETURN collect([v.id, v.seq, v.from_id, v.to_id, v.type, v.confirmation, v.removed,
+                v.recorded_at.epochMillis, v.retracted_at.epochMillis]) AS rows

@@ -1,0 +1,65 @@
+"""The graph view's replay tables: every version of a scope's graph objects as compact rows.
+
+The page (web/viz.html) lays out the union of what a scope ever had once, keyed by id, and
+replays any record moment in the browser: a version is shown at T when
+`recorded_ms <= T < retracted_ms` (DESIGN "Time"), so moving the slider needs no round trip
+and positions never jump. Times are epoch milliseconds (UTC). A `from`/`to` window keeps
+the events in it, the entities those events touch and the relations among those entities
+(the rule `storyGraph` uses for windows), so a large scope can be read a window at a time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+
+from graph.queries import queries
+
+TABLES = ("entities", "relations", "events", "changes", "summaries", "moments")
+
+
+async def read_replay(
+    driver: AsyncDriver,
+    database: str,
+    scope: str,
+    *,
+    from_: datetime | None = None,
+    to: datetime | None = None,
+) -> dict[str, list[Any]]:
+    q = queries()
+
+    async def work(tx: AsyncManagedTransaction) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        for name in TABLES:
+            result = await tx.run(q.text(f"view/replay_{name}"), scope=scope)
+            record = await result.single()
+            out[name] = list(record["rows"]) if record else []
+        return out
+
+    async with driver.session(database=database, default_access_mode="READ") as session:
+        tables = await session.execute_read(work)
+    tables["moments"].sort()
+    if from_ is not None or to is not None:
+        tables = window(tables, from_, to)
+    return tables
+
+
+def window(
+    tables: dict[str, list[Any]], from_: datetime | None, to: datetime | None
+) -> dict[str, list[Any]]:
+    lo = from_.timestamp() * 1000 if from_ else float("-inf")
+    hi = to.timestamp() * 1000 if to else float("inf")
+    events = [e for e in tables["events"] if lo <= e[3] <= hi]
+    event_ids = {e[0] for e in events}
+    changes = [c for c in tables["changes"] if c[1] in event_ids]
+    touched = {c[2] for c in changes}
+    return {
+        "entities": [e for e in tables["entities"] if e[0] in touched],
+        "relations": [r for r in tables["relations"] if r[2] in touched and r[3] in touched],
+        "events": events,
+        "changes": changes,
+        "summaries": [s for s in tables["summaries"] if s[2] >= lo and s[1] <= hi],
+        "moments": tables["moments"],
+    }

@@ -1,0 +1,576 @@
+"use strict";
+// The graph view (seed 004 图谱对象关系): an outer time ring with events, stage arcs and
+// same-day clusters, entities inside, event→entity change lines and entity→entity relation
+// lines. It reads every version once (graphReplay), lays out the union keyed by id (stable
+// while replaying) and shows a record moment T in the browser: a version counts when
+// recorded <= T < retracted, the rule of asOf. Corrections go through the GraphQL mutations;
+// the list and the graph share one selection; scope, moment and selection live in the URL.
+
+const $ = (id) => document.getElementById(id);
+const R = 1000;
+const DENSE_DAY = 4; // a day with this many events is drawn as one cluster point
+const TOKEN_KEY = "storygraph.token";
+const REPLAY_Q = `query($s: String!, $from: DateTime, $to: DateTime) {
+  graphReplay(scope: $s, from: $from, to: $to) { scope tables } }`;
+const DETAIL_Q = `query($s: String!, $a: DateTime) {
+  storyGraph(scope: $s, asOf: $a, includeRemoved: true) {
+    events { id seq title description at recordedAt by { kind id } }
+    entities { id seq name kind description status recordedAt by { kind id } userFields confirmedFields }
+    relations { id seq fromId toId type reason confirmation removed recordedAt by { kind id } why }
+    changes { id eventId entityId kind note }
+    summaries { id text intervalStart intervalEnd eventIds entityIds }
+    references { id ownerKind ownerId sourceId sourceVersion locator
+                 excerpt { available text warning withdrawnAt } }
+    suggestions { id seq kind targetKind targetId field currentValue proposedValue reason status }
+  } }`;
+
+const S = {
+  scope: "", tables: null, moments: [], index: 0, T: 0, sel: null, cy: null,
+  ents: new Map(), rels: new Map(), evs: new Map(), chg: [], sums: new Map(), days: new Map(),
+  evNode: new Map(), shown: new Map(), detailCache: new Map(), listItems: new Map(),
+};
+const viz = (window.viz = { S, timings: {}, ready: false, renderedMoment: null });
+
+// ---------------------------------------------------------------- GraphQL
+async function gql(query, variables) {
+  const headers = { "content-type": "application/json" };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.authorization = "Bearer " + token;
+  const r = await fetch("/graphql", { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+  let body;
+  try { body = await r.json(); } catch { throw new GqlError("HTTP", `HTTP ${r.status}`); }
+  if (body.errors && body.errors.length) {
+    const e = body.errors[0];
+    throw new GqlError(e.extensions?.code || (r.status === 401 ? "UNAUTHENTICATED" : "ERROR"), e.message);
+  }
+  return body.data;
+}
+class GqlError extends Error { constructor(code, message) { super(message); this.code = code; } }
+function readable(err) {
+  if (err.code === "CONFLICT") return "Changed since you looked (CONFLICT): " + err.message +
+    " — the current version is shown now; make your edit again on it.";
+  if (err.code === "UNAUTHENTICATED" || err.code === "FORBIDDEN")
+    return `${err.code}: ${err.message} — enter a bearer token that may use this scope.`;
+  return `${err.code || "ERROR"}: ${err.message}`;
+}
+
+// ---------------------------------------------------------------- time helpers
+const iso = (ms) => new Date(ms).toISOString();
+// record times carry microseconds; the moment T (ms) covers everything recorded in its ms
+const asOfArg = (ms) => iso(ms).slice(0, 23) + "999Z";
+const pad = (n) => String(n).padStart(2, "0");
+const localDay = (ms) => { const d = new Date(ms); return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`; };
+const localTime = (ms) => { const d = new Date(ms); return `${localDay(ms)} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`; };
+const at = (versions, T) => { for (let i = versions.length - 1; i >= 0; i--) { const v = versions[i]; if (v.rec <= T && T < v.ret) return v; } return null; };
+function hash(s) { let h = 2166136261; for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); } return (h >>> 0) / 4294967296; }
+
+// ---------------------------------------------------------------- model from tables
+function buildModel(t) {
+  const group = (rows, make) => { const m = new Map(); for (const r of rows) { const v = make(r); (m.get(v.id) || m.set(v.id, []).get(v.id)).push(v); } for (const vs of m.values()) vs.sort((a, b) => a.seq - b.seq); return m; };
+  S.ents = group(t.entities, (r) => ({ id: r[0], seq: r[1], name: r[2], kind: r[3], status: r[4], rec: r[5], ret: r[6] }));
+  S.rels = group(t.relations, (r) => ({ id: r[0], seq: r[1], from: r[2], to: r[3], type: r[4], conf: r[5], removed: r[6], rec: r[7], ret: r[8] }));
+  S.evs = group(t.events, (r) => ({ id: r[0], seq: r[1], title: r[2], at: r[3], story: r[4], rec: r[5], ret: r[6] }));
+  S.chg = t.changes.map((r) => ({ id: r[0], ev: r[1], en: r[2], kind: r[3], rec: r[4] }));
+  S.sums = new Map(t.summaries.map((r) => [r[0], { id: r[0], start: r[1], end: r[2], text: r[3], rec: r[4] }]));
+  S.moments = t.moments.length ? t.moments.slice() : [];
+  if (!S.moments.length) {
+    const all = [...S.ents.values(), ...S.rels.values(), ...S.evs.values()].flat().map((v) => v.rec);
+    if (all.length) S.moments = [Math.max(...all)];
+  }
+}
+
+// ---------------------------------------------------------------- layout (union, once)
+function layout() {
+  const pos = new Map();
+  const evLast = [...S.evs.values()].map((vs) => vs[vs.length - 1]);
+  const times = evLast.map((e) => e.at);
+  const sumTimes = [...S.sums.values()].flatMap((s) => [s.start, s.end]);
+  const t0 = Math.min(...times, ...sumTimes), t1 = Math.max(...times, ...sumTimes);
+  const span = t1 - t0 || 1;
+  const angle = (t) => -Math.PI / 2 + 2 * Math.PI * 0.94 * (Math.min(Math.max(t, t0), t1) - t0) / span;
+  const onRing = (a, r) => ({ x: r * Math.cos(a), y: r * Math.sin(a) });
+  // events by local day; dense days become one cluster point (display only, never an entity)
+  const byDay = new Map();
+  for (const e of evLast.sort((a, b) => a.at - b.at)) (byDay.get(localDay(e.at)) || byDay.set(localDay(e.at), []).get(localDay(e.at))).push(e);
+  S.days = new Map(); S.evNode = new Map();
+  let k = 0;
+  for (const [day, evs] of byDay) {
+    if (evs.length >= DENSE_DAY) {
+      const id = "day:" + day, mean = evs.reduce((s, e) => s + e.at, 0) / evs.length;
+      S.days.set(id, { id, day, events: evs.map((e) => e.id) });
+      pos.set(id, onRing(angle(mean), R));
+      for (const e of evs) S.evNode.set(e.id, id);
+    } else {
+      for (const e of evs) { pos.set(e.id, onRing(angle(e.at), R + (k++ % 2 ? 22 : 0))); S.evNode.set(e.id, e.id); }
+    }
+  }
+  // stage arcs just outside the ring
+  S.arcs = new Map();
+  for (const s of S.sums.values()) {
+    const a0 = angle(s.start), a1 = Math.max(angle(s.end), a0 + 0.01);
+    const n = Math.min(120, Math.max(2, Math.ceil((a1 - a0) / 0.02)));
+    const dots = [];
+    for (let i = 0; i <= n; i++) { const id = `arc:${s.id}:${i}`; dots.push(id); pos.set(id, onRing(a0 + (a1 - a0) * i / n, R + 70)); }
+    S.arcs.set(s.id, dots);
+    pos.set(s.id, onRing((a0 + a1) / 2, R + 110));
+  }
+  // entities: near the mean angle of the events that change them, busiest innermost
+  const evAngles = new Map(), degree = new Map();
+  for (const c of S.chg) {
+    const e = S.evs.get(c.ev); if (!e) continue;
+    const a = angle(e[e.length - 1].at);
+    const acc = evAngles.get(c.en) || { x: 0, y: 0 }; acc.x += Math.cos(a); acc.y += Math.sin(a); evAngles.set(c.en, acc);
+    degree.set(c.en, (degree.get(c.en) || 0) + 1);
+  }
+  for (const vs of S.rels.values()) { const r = vs[vs.length - 1]; degree.set(r.from, (degree.get(r.from) || 0) + 1); degree.set(r.to, (degree.get(r.to) || 0) + 1); }
+  const ids = [...S.ents.keys()].sort((a, b) => (degree.get(b) || 0) - (degree.get(a) || 0) || (a < b ? -1 : 1));
+  const want = (id) => { const v = evAngles.get(id); return v && (v.x || v.y) ? Math.atan2(v.y, v.x) : 2 * Math.PI * hash(id); };
+  const N = ids.length, inner = N < 30 ? 0.3 * R : 0.1 * R, outer = 0.8 * R;
+  const spacing = Math.min(240, Math.max(22, Math.sqrt(Math.PI * (outer * outer - inner * inner) / Math.max(N, 1)) * 0.9));
+  let r = inner, i = 0;
+  while (i < N) {
+    const cap = Math.max(1, Math.floor(2 * Math.PI * r / spacing));
+    const ring = ids.slice(i, i + cap).sort((a, b) => want(a) - want(b));
+    const base = ring.length ? want(ring[0]) : 0;
+    ring.forEach((id, j) => pos.set(id, onRing(base + 2 * Math.PI * j / ring.length, r)));
+    i += cap; r += spacing;
+  }
+  return pos;
+}
+
+// ---------------------------------------------------------------- cytoscape
+const STYLE = [
+  { selector: "node", style: { "label": "", "font-size": 12, "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6,
+      "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
+  { selector: "node.entity", style: { "width": 18, "height": 18, "background-color": "#60a5fa", "border-width": 1, "border-color": "#1e3a8a" } },
+  { selector: "node.candidate", style: { "background-color": "#e5e7eb", "border-style": "dashed", "border-color": "#6b7280" } },
+  { selector: "node.event", style: { "width": 11, "height": 11, "background-color": "#f59e0b" } },
+  { selector: "node.day", style: { "width": 26, "height": 26, "background-color": "#fde68a", "border-width": 2, "border-color": "#b45309",
+      "label": "data(count)", "text-valign": "center", "text-margin-y": 0, "font-size": 11, "text-background-opacity": 0 } },
+  { selector: "node.stage", style: { "shape": "round-rectangle", "width": 22, "height": 12, "background-color": "#a78bfa" } },
+  { selector: "node.arc", style: { "width": 7, "height": 7, "background-color": "#a78bfa", "opacity": 0.6, "events": "no" } },
+  { selector: "node.ring", style: { "width": 2 * R, "height": 2 * R, "background-opacity": 0, "border-width": 2, "border-color": "#d1d5db", "events": "no", "z-compound-depth": "bottom" } },
+  { selector: "edge", style: { "width": 1, "curve-style": "haystack", "line-color": "#9ca3af", "font-size": 11 } },
+  { selector: "edge.relation", style: { "curve-style": "straight", "target-arrow-shape": "triangle", "arrow-scale": 0.6, "target-arrow-color": "#9ca3af" } },
+  { selector: "edge.suggested", style: { "line-style": "dashed" } },
+  { selector: "edge.confirmed", style: { "line-color": "#059669", "target-arrow-color": "#059669", "width": 2.5 } },
+  { selector: "edge.rejected", style: { "line-color": "#dc2626", "target-arrow-color": "#dc2626", "line-style": "dotted" } },
+  { selector: "edge.removed", style: { "opacity": 0.3 } },
+  { selector: "edge.change", style: { "line-color": "#f59e0b", "opacity": 0.35 } },
+  { selector: ".labelled, .hover, :selected", style: { "label": "data(label)" } },
+  { selector: "node.day.hover, node.day:selected", style: { "label": "data(label)" } },
+  { selector: "node:selected", style: { "border-width": 3, "border-color": "#dc2626", "z-index": 10 } },
+  { selector: "edge:selected", style: { "line-color": "#dc2626", "target-arrow-color": "#dc2626", "width": 4, "opacity": 1, "z-index": 10 } },
+  { selector: ".near", style: { "opacity": 1 } },
+  { selector: ".gone", style: { "display": "none" } },
+];
+
+function elements(pos) {
+  const els = [{ group: "nodes", data: { id: "__ring", kind: "ring" }, position: { x: 0, y: 0 }, classes: "ring", selectable: false, grabbable: false }];
+  const few = S.ents.size <= 80, fewEv = S.evs.size <= 40;
+  for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}` }); }
+  for (const [id, vs] of S.evs) if (S.evNode.get(id) === id) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${fewEv ? " labelled" : ""}` }); }
+  for (const [id, d] of S.days) els.push({ group: "nodes", data: { id, label: `${d.day} · ${d.events.length} events`, count: String(d.events.length), kind: "day" }, position: pos.get(id), classes: "day" });
+  for (const [id, s] of S.sums) {
+    els.push({ group: "nodes", data: { id, label: s.text.slice(0, 40), kind: "summary" }, position: pos.get(id), classes: "stage labelled" });
+    for (const dot of S.arcs.get(id)) els.push({ group: "nodes", data: { id: dot, kind: "arc", stage: id }, position: pos.get(dot), classes: "arc", selectable: false, grabbable: false });
+  }
+  for (const [id, vs] of S.rels) { const v = vs[vs.length - 1]; els.push({ group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" }, classes: `relation ${v.conf}` }); }
+  for (const c of S.chg) if (S.ents.has(c.en) && S.evNode.has(c.ev)) els.push({ group: "edges", data: { id: c.id, source: S.evNode.get(c.ev), target: c.en, label: c.kind, kind: "change" }, classes: "change" });
+  return els;
+}
+
+function draw() {
+  const pos = layout();
+  if (S.cy) S.cy.destroy();
+  const big = S.rels.size + S.chg.length > 1500;
+  S.cy = window.cy = cytoscape({
+    container: $("cy"), elements: elements(pos), style: STYLE, layout: { name: "preset" },
+    minZoom: 0.05, maxZoom: 6, wheelSensitivity: 0.3, pixelRatio: 1, textureOnViewport: big, hideEdgesOnViewport: big,
+    boxSelectionEnabled: false, autoungrabify: true, selectionType: "single",
+  });
+  S.shown = new Map();
+  S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.id, "graph"); });
+  S.cy.on("mouseover", "node, edge", (e) => e.target.addClass("hover"));
+  S.cy.on("mouseout", "node, edge", (e) => e.target.removeClass("hover"));
+}
+
+// ---------------------------------------------------------------- one moment
+function stateAt(T) {
+  const vis = new Map(); // id -> {label, cls} for visible elements
+  const showRemoved = $("showRemoved").checked;
+  for (const [id, vs] of S.ents) { const v = at(vs, T); if (v) vis.set(id, { label: v.name, cls: v.status, v }); }
+  const evVis = new Set();
+  for (const [id, vs] of S.evs) { const v = at(vs, T); if (v) { evVis.add(id); vis.set(id, { label: v.title, v }); } }  // clustered ones too (list, detail)
+  for (const [id, d] of S.days) { const n = d.events.filter((e) => evVis.has(e)).length; if (n) vis.set(id, { label: `${d.day} · ${n} events`, count: String(n) }); }
+  for (const [id, s] of S.sums) if (s.rec <= T) { vis.set(id, { label: s.text.slice(0, 40) }); for (const dot of S.arcs.get(id)) vis.set(dot, {}); }
+  for (const [id, vs] of S.rels) {
+    const v = at(vs, T);
+    if (v && vis.has(v.from) && vis.has(v.to) && (!v.removed || showRemoved)) vis.set(id, { label: v.type, cls: v.conf + (v.removed ? " removed" : ""), v });
+  }
+  for (const c of S.chg) if (c.rec <= T && evVis.has(c.ev) && vis.has(c.en)) vis.set(c.id, {});
+  S.evVis = evVis;
+  return vis;
+}
+
+const CLASS_SETS = { entity: ["main", "candidate"], relation: ["suggested", "confirmed", "rejected", "removed"] };
+function applyMoment(index) {
+  const t = performance.now();
+  S.index = Math.max(0, Math.min(index, S.moments.length - 1));
+  S.T = S.moments[S.index];
+  $("moment").value = String(S.index);
+  $("momentLabel").textContent = S.moments.length ? `${localTime(S.T)} (${S.index + 1}/${S.moments.length})` : "";
+  const vis = stateAt(S.T);
+  S.vis = vis;
+  S.cy.batch(() => {
+    S.cy.elements().forEach((el) => {
+      const id = el.id(); if (id === "__ring") return;
+      const s = vis.get(id), prev = S.shown.get(id);
+      if (!s) { if (prev !== null) { el.addClass("gone"); S.shown.set(id, null); } return; }
+      const key = `${s.label}|${s.cls || ""}|${s.count || ""}`;
+      if (prev === key) return;
+      if (prev === null || prev === undefined) el.removeClass("gone");
+      if (s.label !== undefined && el.data("label") !== s.label) el.data("label", s.label);
+      if (s.count !== undefined) el.data("count", s.count);
+      const kind = el.data("kind");
+      if (CLASS_SETS[kind]) { el.removeClass(CLASS_SETS[kind].join(" ")); el.addClass(s.cls); }
+      S.shown.set(id, key);
+    });
+  });
+  updateList(vis);
+  const total = [...vis.keys()];
+  $("status").textContent = `${[...S.ents.keys()].filter((k) => vis.has(k)).length} entities · ${S.evVis.size} events · ${[...S.rels.keys()].filter((k) => vis.has(k)).length} relations`;
+  viz.renderedMoment = S.index;
+  viz.timings.lastApplyMs = performance.now() - t;
+  if (S.sel) markSelected(S.sel);
+  writeUrl();
+  return total.length;
+}
+
+// ---------------------------------------------------------------- the text list
+function buildList() {
+  const ul = $("list"); ul.innerHTML = ""; S.listItems = new Map();
+  const frag = document.createDocumentFragment();
+  const group = (title) => { const li = document.createElement("li"); li.className = "group"; li.textContent = title; li.setAttribute("role", "presentation"); frag.appendChild(li); };
+  const item = (id, text) => { const li = document.createElement("li"); li.textContent = text; li.dataset.id = id; li.id = "li-" + id; li.setAttribute("role", "option"); li.tabIndex = -1; frag.appendChild(li); S.listItems.set(id, li); };
+  group("Stages");
+  [...S.sums.values()].sort((a, b) => a.start - b.start).forEach((s) => item(s.id, `${localDay(s.start)} – ${localDay(s.end)}: ${s.text}`));
+  group("Events");
+  [...S.evs.values()].map((vs) => vs[vs.length - 1]).sort((a, b) => a.at - b.at).forEach((e) => item(e.id, `${localTime(e.at).slice(0, 16)} ${e.title}`));
+  group("Entities");
+  [...S.ents.values()].map((vs) => vs[vs.length - 1]).sort((a, b) => a.name.localeCompare(b.name)).forEach((e) => item(e.id, e.name));
+  group("Relations");
+  for (const id of S.rels.keys()) item(id, "");
+  ul.appendChild(frag);
+  S.listText = new Map();
+}
+function updateList(vis) {
+  const name = (id) => vis.get(id)?.label || S.ents.get(id)?.at(-1).name || id;
+  for (const [id, li] of S.listItems) {
+    const s = vis.get(id);
+    li.classList.toggle("gone", !s);
+    if (!s) continue;
+    let text = null;
+    if (S.ents.has(id)) text = `${s.label} (${s.v.kind}, ${s.v.status})`;
+    else if (S.rels.has(id)) text = `${name(s.v.from)} —${s.v.type}→ ${name(s.v.to)} [${s.v.conf}${s.v.removed ? ", removed" : ""}]`;
+    else if (S.evs.has(id)) text = `${localTime(s.v.at).slice(0, 16)} ${s.label}`;
+    if (text !== null && S.listText.get(id) !== text) { li.textContent = text; S.listText.set(id, text); }
+  }
+  applyFilter();
+}
+function applyFilter() {
+  const q = $("filter").value.trim().toLowerCase();
+  for (const li of S.listItems.values()) li.hidden = !!q && !li.textContent.toLowerCase().includes(q);
+}
+function visibleItems() { return [...S.listItems.values()].filter((li) => !li.hidden && !li.classList.contains("gone")); }
+$("list").addEventListener("click", (e) => { const li = e.target.closest("li[data-id]"); if (li) select(li.dataset.id, "list"); });
+$("list").addEventListener("keydown", (e) => {
+  const items = visibleItems(); if (!items.length) return;
+  const cur = items.indexOf(document.activeElement);
+  let next = null;
+  if (e.key === "ArrowDown") next = items[Math.min(cur + 1, items.length - 1)];
+  else if (e.key === "ArrowUp") next = items[Math.max(cur - 1, 0)];
+  else if (e.key === "Home") next = items[0];
+  else if (e.key === "End") next = items[items.length - 1];
+  else if ((e.key === "Enter" || e.key === " ") && cur >= 0) { select(items[cur].dataset.id, "list"); e.preventDefault(); return; }
+  if (next) { e.preventDefault(); next.focus(); select(next.dataset.id, "list"); }
+});
+$("list").addEventListener("focus", (e) => { if (e.target === $("list")) { const li = S.sel && S.listItems.get(S.sel); (li && !li.classList.contains("gone") ? li : visibleItems()[0])?.focus(); } });
+$("filter").addEventListener("input", applyFilter);
+
+// ---------------------------------------------------------------- selection + detail
+function markSelected(id) {
+  S.cy.$(":selected").unselect();
+  const el = S.cy.getElementById(id);
+  if (el.nonempty()) el.select();
+  for (const li of document.querySelectorAll('#list li[aria-selected="true"]')) li.setAttribute("aria-selected", "false");
+  const li = S.listItems.get(id);
+  if (li) { li.setAttribute("aria-selected", "true"); $("list").setAttribute("aria-activedescendant", li.id); }
+}
+function select(id, from) {
+  S.sel = id;
+  markSelected(id);
+  if (from === "list") { const el = S.cy.getElementById(id); if (el.nonempty() && !el.hasClass("gone")) S.cy.animate({ center: { eles: el } }, { duration: 200 }); }
+  else { const li = S.listItems.get(id); if (li) li.scrollIntoView({ block: "nearest" }); }
+  writeUrl();
+  showDetail(id);
+}
+
+async function detailGraph() {
+  const key = `${S.scope}|${S.T}`;
+  if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, a: asOfArg(S.T) }).then((d) => d.storyGraph));
+  try { return await S.detailCache.get(key); } catch (e) { S.detailCache.delete(key); throw e; }
+}
+
+const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+const link = (id, text) => `<a data-go="${esc(id)}">${esc(text)}</a>`;
+const by = (b) => b ? `${b.kind.toLowerCase()} ${b.id}` : "";
+
+function refsHtml(g, id) {
+  const refs = g.references.filter((r) => r.ownerId === id);
+  if (!refs.length) return "<h3>References</h3><p class='meta'>none</p>";
+  return "<h3>References</h3>" + refs.map((r) => {
+    const ex = r.excerpt;
+    const where = `<div class="meta">${esc(r.sourceId)} @ ${esc(r.sourceVersion)} · ${esc(r.locator)}</div>`;
+    return ex.available ? `${where}<blockquote class="excerpt">${esc(ex.text)}</blockquote>`
+      : `${where}<p class="unavailable">version unavailable${ex.warning ? ": " + esc(ex.warning) : ""}</p>`;
+  }).join("");
+}
+function suggestionsHtml(g, id) {
+  const sug = g.suggestions.filter((s) => s.targetId === id && s.status === "PENDING");
+  if (!sug.length) return "<h3>Pending suggestions</h3><p class='meta'>none</p>";
+  return "<h3>Pending suggestions</h3>" + sug.map((s) =>
+    `<div class="suggestion"><b>${esc(s.field)}</b> (${s.kind.toLowerCase()}): <del>${esc(s.currentValue)}</del> → <ins>${esc(s.proposedValue)}</ins>
+     <div class="meta">${esc(s.reason)}</div>
+     <span class="actions"><button data-act="acceptSuggestion" data-id="${esc(s.id)}">Accept</button><button data-act="dismissSuggestion" data-id="${esc(s.id)}">Dismiss</button></span></div>`).join("");
+}
+const knowledgeHtml = (kind, id) => `<h3>Use it</h3><span class="actions">
+  <button data-act="previewSave" data-kind="${kind}" data-id="${esc(id)}">Save to knowledge…</button>
+  <button data-act="previewDiscuss" data-kind="${kind}" data-id="${esc(id)}">Continue discussion…</button></span><div id="preview"></div>`;
+function versionsHtml(vs, fmt) {
+  return "<h3>History</h3><ol class='history'>" + vs.map((v) => `<li>v${v.seq} ${localTime(v.rec)}${v.ret < 2e14 ? " → " + localTime(v.ret) : " (current)"}: ${esc(fmt(v))}</li>`).join("") + "</ol>";
+}
+
+async function showDetail(id) {
+  const box = $("detail");
+  const present = S.vis && S.vis.has(id);
+  const day = S.days.get(id);
+  if (day) {
+    box.innerHTML = `<h2>${esc(day.day)}</h2><p class="meta">same-day cluster (display only, not an entity)</p><h3>Events</h3><ul>` +
+      day.events.filter((e) => S.evVis.has(e)).map((e) => `<li>${link(e, at(S.evs.get(e), S.T).title)}</li>`).join("") + "</ul>";
+    return;
+  }
+  if (!present) {
+    box.innerHTML = `<p class="error">The selected object ${esc(id)} is not in the graph at ${esc(localTime(S.T))}${$("follow").checked ? "" : " (pinned target kept)"}.</p>` +
+      `<button data-act="unpin">Clear selection</button>`;
+    return;
+  }
+  box.innerHTML = "<p class='meta'>loading…</p>";
+  let g;
+  try { g = await detailGraph(); } catch (e) { box.innerHTML = `<p class="error">${esc(readable(e))}</p>`; return; }
+  if (S.sel !== id) return;
+  const nameOf = (eid) => g.entities.find((e) => e.id === eid)?.name || eid;
+  let html = "";
+  if (S.ents.has(id)) {
+    const e = g.entities.find((x) => x.id === id);
+    if (!e) { box.innerHTML = `<p class="error">${esc(id)} is not readable at this moment.</p>`; return; }
+    const rels = g.relations.filter((r) => (r.fromId === id || r.toId === id) && !r.removed);
+    const evs = g.changes.filter((c) => c.entityId === id);
+    html = `<h2>${esc(e.name)}</h2><div class="meta">entity · ${esc(e.kind)} · ${e.status.toLowerCase()} · v${e.seq} by ${esc(by(e.by))}${e.userFields.length ? " · edited by a person: " + esc(e.userFields.join(", ")) : ""}</div>
+      <h3>Description</h3><p class="description">${esc(e.description) || "<i>none</i>"}</p>
+      <details id="editBox"><summary>Edit description</summary><textarea id="editText">${esc(e.description)}</textarea>
+      <button data-act="updateEntity" data-id="${esc(id)}" data-seq="${e.seq}">Save description</button></details>
+      ${refsHtml(g, id)}${suggestionsHtml(g, id)}
+      <h3>Neighbours</h3><ul>${rels.map((r) => `<li>${r.fromId === id ? "→" : "←"} ${link(r.id, r.type)} ${link(r.fromId === id ? r.toId : r.fromId, nameOf(r.fromId === id ? r.toId : r.fromId))} [${r.confirmation.toLowerCase()}]</li>`).join("") || "<li class='meta'>no relations</li>"}</ul>
+      <h3>Events</h3><ul>${evs.map((c) => `<li>${c.kind.toLowerCase()} in ${link(c.eventId, g.events.find((x) => x.id === c.eventId)?.title || c.eventId)}</li>`).join("") || "<li class='meta'>none</li>"}</ul>
+      <div id="history"><h3>History</h3><p class="meta">loading…</p></div>${knowledgeHtml("ENTITY", id)}`;
+    box.innerHTML = html;
+    gql(`query($s: String!, $id: ID!, $a: DateTime) { entity(scope: $s, id: $id, asOf: $a) { history { seq name description status recordedAt retractedAt by { kind id } why } } }`,
+      { s: S.scope, id, a: asOfArg(S.T) }).then((d) => {
+      if (S.sel !== id) return;
+      $("history").innerHTML = "<h3>History</h3><ol class='history'>" + d.entity.history.map((h) =>
+        `<li>v${h.seq} ${esc(localTime(Date.parse(h.recordedAt)))} by ${esc(by(h.by))}: ${esc(h.name)} — ${esc(h.description)}${h.why ? ` <span class="meta">(${esc(h.why)})</span>` : ""}</li>`).join("") + "</ol>";
+    }).catch((e) => { if ($("history")) $("history").innerHTML = `<p class="error">${esc(readable(e))}</p>`; });
+    return;
+  }
+  if (S.rels.has(id)) {
+    const r = g.relations.find((x) => x.id === id);
+    if (!r) { box.innerHTML = `<p class="error">${esc(id)} is not readable at this moment.</p>`; return; }
+    html = `<h2>${link(r.fromId, nameOf(r.fromId))} —${esc(r.type)}→ ${link(r.toId, nameOf(r.toId))}</h2>
+      <div class="meta">relation · <b class="confirmation">${r.confirmation.toLowerCase()}</b>${r.removed ? " · <b>removed</b>" : ""} · v${r.seq} by ${esc(by(r.by))}</div>
+      <h3>Reason</h3><p>${esc(r.reason) || "<i>none</i>"}</p>
+      <span class="actions">${["confirm", "reject", r.removed ? "restore" : "remove"].map((a) =>
+        `<button data-act="relation" data-op="${a}" data-id="${esc(id)}" data-seq="${r.seq}">${a[0].toUpperCase() + a.slice(1)}</button>`).join("")}</span>
+      ${refsHtml(g, id)}${suggestionsHtml(g, id)}
+      ${versionsHtml(S.rels.get(id), (v) => `${v.conf}${v.removed ? ", removed" : ""}`)}${knowledgeHtml("RELATION", id)}`;
+  } else if (S.evs.has(id)) {
+    const e = g.events.find((x) => x.id === id);
+    if (!e) { box.innerHTML = `<p class="error">${esc(id)} is not readable at this moment.</p>`; return; }
+    const ch = g.changes.filter((c) => c.eventId === id);
+    html = `<h2>${esc(e.title)}</h2><div class="meta">event · ${esc(localTime(Date.parse(e.at)))} · v${e.seq} by ${esc(by(e.by))}</div>
+      <h3>Description</h3><p>${esc(e.description) || "<i>none</i>"}</p>${refsHtml(g, id)}
+      <h3>Changes (neighbours)</h3><ul>${ch.map((c) => `<li>${c.kind.toLowerCase()} ${link(c.entityId, nameOf(c.entityId))}${c.note ? ": " + esc(c.note) : ""}</li>`).join("") || "<li class='meta'>none</li>"}</ul>
+      ${suggestionsHtml(g, id)}${versionsHtml(S.evs.get(id), (v) => v.title)}${knowledgeHtml("EVENT", id)}`;
+  } else if (S.sums.has(id)) {
+    const s = g.summaries.find((x) => x.id === id);
+    if (!s) { box.innerHTML = `<p class="error">${esc(id)} is not readable at this moment.</p>`; return; }
+    html = `<h2>Stage ${esc(localDay(Date.parse(s.intervalStart)))} – ${esc(localDay(Date.parse(s.intervalEnd)))}</h2>
+      <p>${esc(s.text)}</p>${refsHtml(g, id)}
+      <h3>Events</h3><ul>${s.eventIds.map((e) => `<li>${link(e, g.events.find((x) => x.id === e)?.title || e)}</li>`).join("")}</ul>
+      <h3>Entities</h3><ul>${s.entityIds.map((e) => `<li>${link(e, nameOf(e))}</li>`).join("")}</ul>${knowledgeHtml("SUMMARY", id)}`;
+  } else if (S.chg.some((c) => c.id === id)) {
+    const c = g.changes.find((x) => x.id === id);
+    html = c ? `<h2>${esc(c.kind.toLowerCase())}</h2><p>${link(c.eventId, g.events.find((x) => x.id === c.eventId)?.title || c.eventId)} → ${link(c.entityId, nameOf(c.entityId))}</p><p>${esc(c.note)}</p>${refsHtml(g, id)}`
+      : `<p class="error">${esc(id)} is not readable at this moment.</p>`;
+  }
+  box.innerHTML = html;
+}
+
+// ---------------------------------------------------------------- corrections (GraphQL mutations)
+async function act(button) {
+  const d = button.dataset, box = $("detail");
+  const note = (html, cls = "meta") => { let p = box.querySelector(".outcome"); if (!p) { p = document.createElement("div"); box.prepend(p); } p.className = "outcome " + cls; p.innerHTML = html; };
+  const objects = d.kind ? [{ kind: d.kind, id: d.id }] : null;
+  button.disabled = true;
+  try {
+    if (d.act === "unpin") { S.sel = null; $("follow").checked = true; markSelected(""); box.innerHTML = ""; writeUrl(); return; }
+    if (d.act === "relation") {
+      await gql(`mutation($s: String!, $id: ID!, $v: Int) { r: ${d.op}Relation(scope: $s, id: $id, seenVersion: $v, why: "graph view") { id confirmation removed } }`,
+        { s: S.scope, id: d.id, v: Number(d.seq) });
+      await refresh(`${d.op} done`);
+    } else if (d.act === "updateEntity") {
+      await gql(`mutation($s: String!, $id: ID!, $v: Int!, $d: String!) { updateEntity(scope: $s, id: $id, seenVersion: $v, edit: { description: $d }, why: "graph view") { id seq } }`,
+        { s: S.scope, id: d.id, v: Number(d.seq), d: $("editText").value });
+      await refresh("description saved");
+    } else if (d.act === "acceptSuggestion" || d.act === "dismissSuggestion") {
+      await gql(`mutation($s: String!, $id: ID!) { ${d.act}(scope: $s, id: $id, why: "graph view") { id status } }`, { s: S.scope, id: d.id });
+      await refresh(d.act === "acceptSuggestion" ? "suggestion accepted" : "suggestion dismissed");
+    } else if (d.act === "previewSave") {
+      const p = (await gql(`mutation($s: String!, $o: [ObjectRefInput!], $a: DateTime) { p: previewSaveToKnowledge(scope: $s, objects: $o, asOf: $a) {
+        previewId entries { sourceId title action text added warnings link { sourceId version } } readOnly { sourceId locator } } }`,
+        { s: S.scope, o: objects, a: asOfArg(S.T) })).p;
+      $("preview").innerHTML = `<h3>Preview: save to knowledge (nothing written yet)</h3>` + p.entries.map((e) =>
+        `<div><b>${esc(e.action.toLowerCase())}</b> ${esc(e.title)} ${e.link ? `(entry ${esc(e.link.sourceId)} @ ${esc(e.link.version)})` : ""}<pre>${esc(e.text)}</pre>${e.warnings.map((w) => `<p class="unavailable">${esc(w)}</p>`).join("")}</div>`).join("") +
+        (p.readOnly.length ? `<p class="meta">read-only external references: ${p.readOnly.map((r) => esc(r.sourceId)).join(", ")}</p>` : "") +
+        `<button data-act="confirmSave" data-preview="${esc(p.previewId)}">Confirm save</button>`;
+    } else if (d.act === "confirmSave") {
+      const o = (await gql(`mutation($p: ID!) { o: confirmSaveToKnowledge(previewId: $p) { repeat entries { id title currentVersion } } }`, { p: d.preview })).o;
+      $("preview").innerHTML = `<p class="saved">Saved${o.repeat ? " (already saved before)" : ""}: ${o.entries.map((e) => `${esc(e.title)} (${esc(e.id)} @ ${esc(e.currentVersion)})`).join(", ")}</p>`;
+    } else if (d.act === "previewDiscuss") {
+      const p = (await gql(`mutation($s: String!, $o: [ObjectRefInput!], $a: DateTime) { p: previewContinueDiscussion(scope: $s, objects: $o, asOf: $a) { previewId title text warnings } }`,
+        { s: S.scope, o: objects, a: asOfArg(S.T) })).p;
+      $("preview").innerHTML = `<h3>Preview: continue discussion with this context (nothing written yet)</h3><b>${esc(p.title)}</b><pre>${esc(p.text)}</pre>` +
+        p.warnings.map((w) => `<p class="unavailable">${esc(w)}</p>`).join("") + `<button data-act="confirmDiscuss" data-preview="${esc(p.previewId)}">Start the conversation</button>`;
+    } else if (d.act === "confirmDiscuss") {
+      const o = (await gql(`mutation($p: ID!) { o: confirmContinueDiscussion(previewId: $p) { repeat conversation { id title } } }`, { p: d.preview })).o;
+      $("preview").innerHTML = `<p class="saved">Conversation started: ${esc(o.conversation.title)} (${esc(o.conversation.id)})${o.repeat ? " — already started before" : ""}. New content is organised by later runs, not taken as confirmed knowledge.</p>`;
+    }
+  } catch (e) {
+    if (e.code === "CONFLICT") { await refresh(null); }
+    note(esc(readable(e)), "error");
+  } finally { button.disabled = false; }
+}
+$("detail").addEventListener("click", (e) => {
+  const go = e.target.closest("a[data-go]"); if (go) { select(go.dataset.go, "graph"); return; }
+  const b = e.target.closest("button[data-act]"); if (b) act(b);
+});
+
+// After a write: re-read the versions (a new moment exists); following moves to it, a pin stays.
+async function refresh(message) {
+  S.detailCache.clear();
+  await load({ keepView: true });
+  if (S.sel) await showDetail(S.sel);
+  if (message) { const p = document.createElement("div"); p.className = "outcome meta"; p.textContent = message; $("detail").prepend(p); }
+}
+
+// ---------------------------------------------------------------- loading, URL, follow/pin
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  $("scope").value = q.get("scope") || "demo";
+  $("from").value = q.get("from") || ""; $("to").value = q.get("to") || "";
+  S.sel = q.get("sel");
+  S.wantAt = q.get("at") ? Date.parse(q.get("at")) : null;
+  $("follow").checked = !S.wantAt;
+}
+function writeUrl() {
+  const q = new URLSearchParams({ scope: S.scope });
+  if ($("from").value) q.set("from", $("from").value);
+  if ($("to").value) q.set("to", $("to").value);
+  if (!$("follow").checked && S.moments.length) q.set("at", iso(S.T));
+  if (S.sel) q.set("sel", S.sel);
+  history.replaceState(null, "", "?" + q.toString());
+}
+function showMessage(text) { const m = $("message"); m.hidden = !text; m.textContent = text || ""; }
+
+let loading = null;
+async function load({ keepView = false } = {}) {
+  const t0 = performance.now();
+  S.scope = $("scope").value.trim();
+  const vars = { s: S.scope, from: $("from").value ? new Date($("from").value + "T00:00:00").toISOString() : null,
+                 to: $("to").value ? new Date($("to").value + "T23:59:59.999").toISOString() : null };
+  $("status").textContent = "loading…";
+  let tables;
+  try { tables = (await gql(REPLAY_Q, vars)).graphReplay.tables; viz.timings.fetchMs = performance.now() - t0; }
+  catch (e) { showMessage(readable(e)); $("status").textContent = ""; if (S.cy) S.cy.elements().addClass("gone"); return; }
+  const ids = (t) => ["entities", "relations", "events", "changes", "summaries"].map((k) => [...new Set(t[k].map((r) => r[0]))].sort().join(",")).join("|");
+  const same = keepView && S.cy && S.tables && ids(S.tables) === ids(tables);
+  const viewport = keepView && S.cy ? { zoom: S.cy.zoom(), pan: { ...S.cy.pan() } } : null;
+  buildModel(tables);
+  S.tables = tables;
+  const empty = !S.ents.size && !S.evs.size && !S.sums.size;
+  const t1 = performance.now();
+  if (same) { S.shown = new Map(); layout(); } else draw();  // layout() refreshes the day/arc maps
+  const t2 = performance.now();
+  buildList();
+  viz.timings.drawMs = t2 - t1; viz.timings.listMs = performance.now() - t2;
+  const moment = $("moment");
+  moment.max = String(Math.max(0, S.moments.length - 1));
+  $("ticks").innerHTML = S.moments.map((m, i) => `<option value="${i}" label="${localTime(m)}"></option>`).join("");
+  if (empty) {
+    showMessage(`Nothing is recorded in scope “${S.scope}”${vars.from || vars.to ? " in this window" : ""}: the scope is unknown or empty. No other scope is shown instead.`);
+    $("status").textContent = "empty"; $("momentLabel").textContent = ""; $("detail").innerHTML = "";
+    viz.ready = true; viz.timings.firstPaint = performance.now(); writeUrl(); return;
+  }
+  showMessage("");
+  let index = S.moments.length - 1;
+  if (!$("follow").checked) {
+    const want = S.wantAt ?? S.T;
+    const i = S.moments.findLastIndex((m) => m <= want);
+    index = i >= 0 ? i : 0;
+  }
+  S.wantAt = null;
+  applyMoment(index);
+  if (viewport) S.cy.viewport(viewport); else S.cy.fit(undefined, 20);
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  viz.timings.loadMs = performance.now() - t0;
+  if (!viz.ready) { viz.timings.firstPaint = performance.now(); viz.ready = true; }
+  if (S.sel && !keepView) showDetail(S.sel);
+}
+
+let pending = null;
+$("moment").addEventListener("input", () => {
+  const i = Number($("moment").value);
+  $("follow").checked = i === S.moments.length - 1 && $("follow").checked;
+  if (i !== S.moments.length - 1) $("follow").checked = false;
+  if (pending) cancelAnimationFrame(pending);
+  pending = requestAnimationFrame(() => { pending = null; applyMoment(i); if (S.sel) showDetail(S.sel); });
+});
+$("follow").addEventListener("change", () => { if ($("follow").checked && S.moments.length) { applyMoment(S.moments.length - 1); if (S.sel) showDetail(S.sel); } writeUrl(); });
+$("showRemoved").addEventListener("change", () => { S.shown = new Map(); S.cy.elements().addClass("gone"); applyMoment(S.index); });
+$("scope").addEventListener("change", () => { S.sel = null; $("detail").innerHTML = ""; load(); });
+$("load").addEventListener("click", () => load());
+$("token").value = sessionStorage.getItem(TOKEN_KEY) || "";
+$("token").addEventListener("change", () => { const v = $("token").value.trim(); v ? sessionStorage.setItem(TOKEN_KEY, v) : sessionStorage.removeItem(TOKEN_KEY); S.detailCache.clear(); load(); });
+$("zoomIn").onclick = () => S.cy.zoom({ level: S.cy.zoom() * 1.4, renderedPosition: { x: S.cy.width() / 2, y: S.cy.height() / 2 } });
+$("zoomOut").onclick = () => S.cy.zoom({ level: S.cy.zoom() / 1.4, renderedPosition: { x: S.cy.width() / 2, y: S.cy.height() / 2 } });
+$("fit").onclick = () => S.cy.fit(undefined, 20);
+// following: the newest moment is picked up every 20 s (past moments never change)
+async function poll() {
+  if (!$("follow").checked || document.hidden || !viz.ready || !S.moments.length) return;
+  const t = (await gql(REPLAY_Q, { s: S.scope, from: null, to: null })).graphReplay.tables;
+  if (t.moments.length !== S.moments.length && !$("from").value && !$("to").value) await refresh(null);
+}
+setInterval(() => { poll().catch(() => {}); }, 20000);
+
+readUrl();
+load();
