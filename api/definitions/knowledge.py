@@ -68,7 +68,9 @@ class Query:
         reader(info, scope)
         repo = KnowledgeRepository(info.context.driver, info.context.database)
         source, stored = await repo.entry(scope, str(id), version)
-        return entry_type(source, version or source.current_version, stored)
+        return entry_type(
+            source, version or source.current_version, stored, info.context.settings.locale
+        )
 
 
 @strawberry.type
@@ -119,7 +121,9 @@ class Mutation:
     ) -> ContinueDiscussionPreview:
         reader(info, scope)
         request = _request(PreviewKind.DISCUSSION, scope, objects or [], result_id, as_of, title)
-        repo = DiscussionRepository(info.context.driver, info.context.database)
+        repo = DiscussionRepository(
+            info.context.driver, info.context.database, locale=info.context.settings.locale
+        )
         return discussion_preview_type(*await repo.preview(request))
 
     @strawberry.mutation(
@@ -130,7 +134,9 @@ class Mutation:
     ) -> ContinueDiscussionOutcome:
         token = _token(preview_id)
         by = editor(info, token.request.scope, user_id)
-        repo = DiscussionRepository(info.context.driver, info.context.database)
+        repo = DiscussionRepository(
+            info.context.driver, info.context.database, locale=info.context.settings.locale
+        )
         outcome = await repo.confirm(token)
         if not outcome.repeat:
             await announce(info, token.request.scope, "source", [outcome.conversation.id], by)

@@ -13,6 +13,7 @@ from engine.story import knowledge as k
 from engine.story.models import Source as SourceModel
 from engine.story.models import SourceVersion
 from engine.story.previews import ObjectRef
+from engine.story.sources import warning
 
 # GraphQL enums are the engine's own enums, registered in place (same classes).
 strawberry.enum(k.EntryAction)
@@ -165,17 +166,15 @@ def discussion_preview_type(preview_id: str, ctx: d.DiscussionContext) -> Contin
     )
 
 
-def entry_type(source: SourceModel, version: str, stored: SourceVersion | None) -> KnowledgeEntry:
+def entry_type(
+    source: SourceModel, version: str, stored: SourceVersion | None, locale: str = "zh"
+) -> KnowledgeEntry:
     available = stored is not None and stored.text is not None
+    why = "withdrawn" if stored is not None and stored.withdrawn_at is not None else "unrecoverable"
     return KnowledgeEntry(
         source=source_type(source),
         version=version,
         available=available,
         text=stored.text if stored is not None else None,
-        warning=None
-        if available
-        else (
-            f"version {version} of {source.id} is not recoverable; "
-            "the current text is not shown in its place"
-        ),
+        warning=None if available else warning(why, source.id, version, locale),
     )

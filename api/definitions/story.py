@@ -54,7 +54,9 @@ FromArg = Annotated[datetime | None, strawberry.argument(name="from")]
 
 
 def repo(info: Info[Context, None]) -> StoryRepository:
-    return StoryRepository(info.context.driver, info.context.database)
+    return StoryRepository(
+        info.context.driver, info.context.database, locale=info.context.settings.locale
+    )
 
 
 def reader(info: Info[Context, None], scope: str) -> None:

@@ -171,7 +171,9 @@ def excerpt_loader(info: Info[Context, None], scope: str) -> DataLoader[str, v.E
     """One read for all the excerpts a response asks for in one scope (no query per item)."""
     from graph.story.repository import StoryRepository
 
-    repo = StoryRepository(info.context.driver, info.context.database)
+    repo = StoryRepository(
+        info.context.driver, info.context.database, locale=info.context.settings.locale
+    )
 
     async def load(ids: list[str]) -> list[v.Excerpt]:
         found = await repo.reference_excerpts(scope, ids)

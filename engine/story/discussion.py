@@ -47,7 +47,9 @@ class DiscussionContext(BaseModel):
     text: str  # the conversation's opening context, as it will be stored
 
 
-def build_context(sel: Selection, *, as_of: datetime | None, title: str) -> DiscussionContext:
+def build_context(
+    sel: Selection, *, as_of: datetime | None, title: str, locale: str = "zh"
+) -> DiscussionContext:
     objects = [
         ContextObject(
             kind=r.kind,
@@ -66,6 +68,7 @@ def build_context(sel: Selection, *, as_of: datetime | None, title: str) -> Disc
                 cited.source_version,
                 cited.locator,
                 sel.stored(cited.source_id, cited.source_version),
+                locale,
             ),
         )
         for ref in sel.refs

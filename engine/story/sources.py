@@ -26,6 +26,27 @@ _RANGE = re.compile(r"^(chars|lines):(\d+)-(\d+)$")
 MAX_EXCERPT = 2000
 MAX_REASON = 500
 
+# seed 004 L6 来源旧版不可恢复时提示，不以当前原文冒充旧版 (LOCALE: zh by default, en).
+WARNINGS: dict[str, dict[str, str]] = {
+    "zh": {
+        "unrecoverable": "来源 {source_id} 的版本 {version} 已不可恢复；不以当前原文冒充旧版",
+        "withdrawn": "来源 {source_id} 的版本 {version} 已被应用撤回，原文不可用；"
+        "不以其他版本的原文代替",
+    },
+    "en": {
+        "unrecoverable": "version {version} of source {source_id} is not recoverable; "
+        "the current text is not shown in its place",
+        "withdrawn": "version {version} of source {source_id} was withdrawn by the app and is "
+        "unavailable; no other version's text is shown in its place",
+    },
+}
+
+
+def warning(kind: str, source_id: str, version: str, locale: str = "zh") -> str:
+    """The user-facing sentence for a version that cannot be shown (unrecoverable, withdrawn)."""
+    template = WARNINGS.get(locale, WARNINGS["zh"])[kind]
+    return template.format(source_id=source_id, version=version)
+
 
 def decide_source_upsert(
     inp: SourceInput,
@@ -108,7 +129,13 @@ def cut(text: str, locator: str) -> str:
     return "\n".join(lines[max(start - 1, 0) : end])[:MAX_EXCERPT]
 
 
-def excerpt(source_id: str, version: str, locator: str, stored: SourceVersion | None) -> Excerpt:
+def excerpt(
+    source_id: str,
+    version: str,
+    locator: str,
+    stored: SourceVersion | None,
+    locale: str = "zh",
+) -> Excerpt:
     if stored is not None and stored.withdrawn_at is not None:
         return Excerpt(
             source_id=source_id,
@@ -116,10 +143,7 @@ def excerpt(source_id: str, version: str, locator: str, stored: SourceVersion | 
             locator=locator,
             available=False,
             withdrawn_at=stored.withdrawn_at,
-            warning=(
-                f"version {version} of source {source_id} was withdrawn by the app and is "
-                "unavailable; no other version's text is shown in its place"
-            ),
+            warning=warning("withdrawn", source_id, version, locale),
         )
     if stored is None or stored.text is None:
         return Excerpt(
@@ -127,10 +151,7 @@ def excerpt(source_id: str, version: str, locator: str, stored: SourceVersion | 
             version=version,
             locator=locator,
             available=False,
-            warning=(
-                f"version {version} of source {source_id} is not recoverable; "
-                "the current text is not shown in its place"
-            ),
+            warning=warning("unrecoverable", source_id, version, locale),
         )
     return Excerpt(
         source_id=source_id,

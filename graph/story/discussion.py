@@ -33,17 +33,22 @@ class DiscussionOutcome:
 
 
 class DiscussionRepository:
-    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow) -> None:
+    def __init__(
+        self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow, locale: str = "zh"
+    ) -> None:
         self._driver = driver
         self._database = database
         self._clock = clock
+        self._locale = locale  # of the warnings for cited versions that cannot be shown
 
     async def _context(
         self, tx: AsyncManagedTransaction, request: PreviewRequest
     ) -> DiscussionContext:
         at = request.as_of or self._clock()
         selection = await load_selection(tx, request, at)
-        return build_context(selection, as_of=request.as_of, title=request.title)
+        return build_context(
+            selection, as_of=request.as_of, title=request.title, locale=self._locale
+        )
 
     async def preview(self, request: PreviewRequest) -> tuple[str, DiscussionContext]:
         """previewContinueDiscussion: the exact context, read only."""

@@ -91,10 +91,12 @@ class StoryRepository:
         *,
         clock: Clock = utcnow,
         named: Queries | None = None,
+        locale: str = "zh",
     ) -> None:
         self._driver = driver
         self._database = database
         self._clock = clock
+        self._locale = locale  # of the warnings an unavailable excerpt carries
         # Transaction functions run query text (tx.run takes no Query objects); the name
         # of the operation travels as transaction metadata to Neo4j's query log.
         self._text = {k: n.text for k, n in (named or queries()).named().items()}
@@ -231,7 +233,7 @@ class StoryRepository:
                 tx, "story/source_version_get", scope=scope, source_id=source_id, version=version
             )
             stored = from_props(SourceVersion, rows[0]["v"]) if rows else None
-            return excerpt(source_id, version, locator, stored)
+            return excerpt(source_id, version, locator, stored, self._locale)
 
         async with self._driver.session(database=self._database) as session:
             return await session.execute_read(work)
@@ -246,7 +248,7 @@ class StoryRepository:
                 raise NotFound("no such reference in this scope", id=reference_id, scope=scope)
             ref = from_props(Reference, rows[0]["r"])
             stored = from_props(SourceVersion, rows[0]["v"]) if rows[0]["v"] else None
-            return excerpt(ref.source_id, ref.source_version, ref.locator, stored)
+            return excerpt(ref.source_id, ref.source_version, ref.locator, stored, self._locale)
 
         async with self._driver.session(database=self._database) as session:
             return await session.execute_read(work)
@@ -262,7 +264,9 @@ class StoryRepository:
             ):
                 ref = from_props(Reference, row["r"])
                 stored = from_props(SourceVersion, row["v"]) if row["v"] else None
-                out[ref.id] = excerpt(ref.source_id, ref.source_version, ref.locator, stored)
+                out[ref.id] = excerpt(
+                    ref.source_id, ref.source_version, ref.locator, stored, self._locale
+                )
             return out
 
         async with self._driver.session(database=self._database) as session:

@@ -373,7 +373,7 @@ async def test_a_withdrawn_source_version_reads_unavailable_and_its_text_is_gone
         (ref,) = graph["references"]
         ex = ref["excerpt"]
         assert ref["sourceVersion"] == "v1" and ex["available"] is False and ex["text"] is None
-        assert ex["withdrawnAt"] == gone["withdrawnAt"] and "withdrawn" in ex["warning"]
+        assert ex["withdrawnAt"] == gone["withdrawnAt"] and "撤回" in ex["warning"]
 
 
 def test_withdrawing_needs_the_editor_role_in_that_scope(start_server, scope: str) -> None:  # type: ignore[no-untyped-def]

@@ -90,6 +90,4 @@ async def test_excerpts_cost_one_query_for_two_or_eight_references(
     by_locator = {(r["sourceVersion"], r["locator"]): r["excerpt"] for r in ten}
     assert by_locator[("v2", "lines:3-3")] == {"available": True, "text": "第3行", "warning": None}
     gone = by_locator[("v1", "lines:1-1")]
-    assert (
-        gone["available"] is False and gone["text"] is None and "not recoverable" in gone["warning"]
-    )
+    assert gone["available"] is False and gone["text"] is None and "不可恢复" in gone["warning"]

@@ -78,6 +78,6 @@ async def test_unrecoverable_old_version_warns_instead_of_showing_todays_text(
     )
     ex = await repo.reference_excerpt(scope, out.plan.references[0].id)
     assert not ex.available and ex.text is None and ex.version == "v1"
-    assert ex.warning and "not recoverable" in ex.warning
+    assert ex.warning and "不可恢复" in ex.warning and "不以当前原文冒充旧版" in ex.warning
     current = await repo.source_excerpt(scope, "conv-1", "v2")
     assert current.text == "今天的正文"

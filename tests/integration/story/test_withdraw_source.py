@@ -78,7 +78,7 @@ async def test_withdrawn_text_is_gone_from_neo4j_and_citing_objects_stay(
     excerpts = await repo.reference_excerpts(scope, [r.id for r in graph.references])
     for ex in excerpts.values():
         assert not ex.available and ex.text is None and ex.withdrawn_at is not None
-        assert ex.warning and "withdrawn" in ex.warning
+        assert ex.warning and "撤回" in ex.warning
     # A replay of a moment before the withdrawal cannot bring the text back: it is gone.
     then = await repo.story_graph(scope, as_of=before)
     assert len(then.references) == 3

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+
 import pytest
 
-from engine.errors import Conflict
+from engine.errors import Conflict, InvalidInput, NotFound
+from engine.story.clock import instant, utc
 from engine.story.replay import StoryReplay
 from engine.story.sources import cut, excerpt
 from engine.story.views import build_graph_view
@@ -18,8 +21,46 @@ def test_unrecoverable_old_version_warns_and_never_shows_current_text() -> None:
     )
     stored = world.versions[("p1", "conv-1")]
     old = excerpt("conv-1", "v1", "chars:0-5", stored["v1"])
-    assert not old.available and old.text is None and "not recoverable" in (old.warning or "")
+    assert not old.available and old.text is None and "不可恢复" in (old.warning or "")
+    english = excerpt("conv-1", "v1", "chars:0-5", stored["v1"], "en")
+    assert "not recoverable" in (english.warning or "")
     assert excerpt("conv-1", "v3", "chars:0-5", stored["v3"]).text == "today"
+
+
+def test_a_withdrawn_version_loses_its_text_and_warns_in_the_callers_language() -> None:
+    world = StoryReplay()
+    world.upsert_source(source("p1", version="v1", text="张三的原话"), at(0))
+    gone = world.withdraw_source("p1", "conv-1", "v1", "用户删除", RUN, at(1))
+    assert gone.text is None and gone.withdrawn_at == at(1) and gone.withdrawn_by == RUN.label()
+    zh = excerpt("conv-1", "v1", "msg:1", gone)
+    assert not zh.available and zh.text is None and zh.withdrawn_at == at(1)
+    assert "撤回" in (zh.warning or "") and "不以其他版本的原文代替" in (zh.warning or "")
+    assert "withdrawn" in (excerpt("conv-1", "v1", "msg:1", gone, "en").warning or "")
+    again = world.withdraw_source("p1", "conv-1", "v1", "again", RUN, at(2))
+    assert again.withdrawn_at == at(1) and again.withdrawal_reason == "用户删除"
+
+
+def test_withdrawing_an_unknown_version_is_not_found_and_a_withdrawn_one_cannot_return() -> None:
+    world = StoryReplay()
+    world.upsert_source(source("p1", version="v1", text="原话"), at(0))
+    with pytest.raises(NotFound):
+        world.withdraw_source("p1", "conv-1", "v2", "", RUN, at(1))
+    world.withdraw_source("p1", "conv-1", "v1", "", RUN, at(1))
+    with pytest.raises(Conflict):
+        world.upsert_source(source("p1", version="v1", text="原话"), at(2))
+    with pytest.raises(InvalidInput):
+        world.withdraw_source("p1", "conv-1", "v1", "x" * 501, RUN, at(3))
+
+
+def test_times_with_any_offset_are_held_as_utc_and_a_time_without_a_zone_is_refused() -> None:
+    beijing = datetime(2026, 9, 23, 10, 10, tzinfo=timezone(timedelta(hours=8)))
+    assert utc(beijing) == beijing and utc(beijing).utcoffset() == timedelta(0)
+    assert instant(beijing, "asOf") == datetime(2026, 9, 23, 2, 10, tzinfo=UTC)
+    assert instant(None, "asOf") is None
+    with pytest.raises(InvalidInput, match="asOf"):
+        instant(datetime(2026, 9, 23, 10, 10), "asOf")
+    inp = publish("p1", "k", events=[{"ref": "e", "title": "t", "at": beijing}])
+    assert inp.events[0].at.tzinfo is UTC
 
 
 def test_old_version_supplied_by_the_app_stays_readable() -> None:
