@@ -3,6 +3,11 @@
 Reads are time-sliced (`asOf`: what we knew then; `validAt`: what held then) and scoped:
 no read falls back to another scope. Writes go through `StoryRepository`, the same path
 the supervision publish stage uses.
+
+Times (DESIGN "Time"): an argument may use any offset (`10:10+08:00` and `02:10Z` are the
+same moment) but must carry one: a time without a zone is INVALID_INPUT. Every time in an
+answer is the stored UTC instant (`+00:00`); a client shows it in its user's zone (the
+graph view uses the browser's).
 """
 
 from __future__ import annotations
