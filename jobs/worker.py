@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 from arq.cron import CronJob, cron
-from arq.worker import Worker, func
+from arq.worker import func
 from prometheus_client import REGISTRY, start_http_server
 
 from engine.model.accounting import Accounting
@@ -23,6 +23,7 @@ from graph.driver import open_driver
 from graph.migrate import migrate
 from jobs.model_metrics import ModelCollector
 from jobs.queue import redis_settings
+from jobs.resilient_worker import ResilientWorker
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import (
     deliver_concern_outbox,
@@ -90,8 +91,8 @@ async def _on_shutdown(ctx: dict[str, Any]) -> None:
     log.info("worker stopped", extra={"fields": {"worker_id": ctx.get("worker_id")}})
 
 
-def create_worker(settings: Settings, *, burst: bool = False) -> Worker:
-    return Worker(
+def create_worker(settings: Settings, *, burst: bool = False) -> ResilientWorker:
+    return ResilientWorker(
         functions=FUNCTIONS,
         cron_jobs=CRON_JOBS,
         redis_settings=redis_settings(settings),

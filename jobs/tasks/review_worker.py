@@ -24,32 +24,10 @@ from engine.model.gateway import build_gateway
 from engine.review.runner import recover_on_worker_start
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
+from jobs.liveness import ALIVE_TTL_MS, alive_key, keep_alive, live_workers
 from jobs.tasks.review_services import QUEUED, ReviewServices
 
 log = logging.getLogger("storygraph.review.worker")
-
-ALIVE_TTL_MS = 6000
-ALIVE_EVERY_S = 2.0
-
-
-def alive_key(queue: str, worker_id: str) -> str:
-    return f"storygraph:alive:{queue}:{worker_id}"
-
-
-async def live_workers(redis: ArqRedis, queue: str) -> set[str]:
-    prefix = alive_key(queue, "")
-    found: set[str] = set()
-    async for key in redis.scan_iter(match=prefix + "*"):
-        name = key.decode() if isinstance(key, bytes) else str(key)
-        found.add(name[len(prefix) :])
-    return found
-
-
-async def _keep_alive(redis: ArqRedis, key: str) -> None:
-    while True:
-        await redis.set(key, "1", px=ALIVE_TTL_MS)
-        await asyncio.sleep(ALIVE_EVERY_S)
-
 
 async def recover(svc: ReviewServices, live: set[str]) -> list[str]:
     """Mark unfinished runs of dead workers; free a dead holder's lease. Returns run ids."""
@@ -78,7 +56,7 @@ async def review_startup(ctx: dict[str, Any]) -> None:
     redis: ArqRedis = ctx["redis"]
     key = alive_key(settings.queue_name, ctx["worker_id"])
     await redis.set(key, "1", px=ALIVE_TTL_MS)
-    ctx["review_alive"] = asyncio.create_task(_keep_alive(redis, key), name="review-alive")
+    ctx["review_alive"] = asyncio.create_task(keep_alive(redis, key), name="review-alive")
     svc = ReviewServices.from_ctx(ctx)
     recovered = await recover(svc, await live_workers(redis, settings.queue_name))
     if recovered:

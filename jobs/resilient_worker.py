@@ -1,0 +1,112 @@
+"""An arq Worker that outlives a Redis outage.
+
+arq's `Worker.main` lets the first Redis error of a poll escape, and `close()` then fails
+deleting its health key, so a Redis restart ended the process for good. Here a poll that
+hits Redis errors is logged once, retried with backoff (0.5 s doubling to 5 s), and the
+worker carries on with the same pool (redis-py reconnects a dropped connection on its next
+command). Crons and the health key are part of the poll, so they resume with it. Shutdown
+tolerates a Redis that is gone.
+
+A job whose own Redis bookkeeping failed mid-outage is not lost: its queue entry stays
+(AOF keeps it across a restart) and arq runs it again once its in-progress key expires; the
+reconciler (jobs/tasks/reconcile.py) re-enqueues work whose queue entry did not survive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+from arq.constants import in_progress_key_prefix
+from arq.utils import timestamp_ms
+from arq.worker import Worker
+from redis.exceptions import RedisError, ResponseError, WatchError
+
+log = logging.getLogger("storygraph.worker")
+
+REDIS_DOWN = (RedisError, OSError)
+BACKOFF_FIRST_S = 0.5
+BACKOFF_MAX_S = 5.0
+
+
+class ResilientWorker(Worker):
+    """`Worker` whose poll loop survives Redis errors (see the module note)."""
+
+    _redis_down_since: float | None = None
+    _backoff_s: float = BACKOFF_FIRST_S
+
+    async def _poll_iteration(self) -> None:
+        try:
+            await super()._poll_iteration()
+        except REDIS_DOWN as exc:
+            if self._redis_down_since is None:
+                self._redis_down_since = asyncio.get_running_loop().time()
+                log.error(
+                    "Redis is unreachable; the worker keeps retrying",
+                    extra={"fields": {"error": str(exc) or type(exc).__name__}},
+                )
+            await asyncio.sleep(self._backoff_s)
+            self._backoff_s = min(self._backoff_s * 2, BACKOFF_MAX_S)
+            return
+        if self._redis_down_since is not None:
+            down = asyncio.get_running_loop().time() - self._redis_down_since
+            log.warning(
+                "Redis is back; the worker resumed", extra={"fields": {"down_s": round(down, 1)}}
+            )
+            self._redis_down_since = None
+            self._backoff_s = BACKOFF_FIRST_S
+            self._last_health_check = 0  # rewrite the health key lost with the old Redis
+
+    async def start_jobs(self, job_ids: list[bytes]) -> None:
+        """arq's own, except that a Redis error between taking a slot and starting the job
+        gives the slot back (arq leaks it, and after `max_jobs` leaks the worker idles)."""
+        for job_id_b in job_ids:
+            await self.sem.acquire()
+            if self.job_counter >= self.max_jobs:
+                self.sem.release()
+                return
+            self.job_counter += 1
+            job_id = job_id_b.decode()
+            started = False
+            try:
+                started = await self._claim(job_id)
+            finally:
+                if not started:
+                    self.job_counter -= 1
+                    self.sem.release()
+
+    async def _claim(self, job_id: str) -> bool:
+        in_progress_key = in_progress_key_prefix + job_id
+        async with self.pool.pipeline(transaction=True) as pipe:
+            await pipe.watch(in_progress_key)
+            ongoing = await pipe.exists(in_progress_key)
+            score = await pipe.zscore(self.queue_name, job_id)
+            if ongoing or not score or score > timestamp_ms():
+                return False
+            pipe.multi()
+            pipe.psetex(in_progress_key, int(self.in_progress_timeout_s * 1000), b"1")
+            try:
+                await pipe.execute()
+            except (ResponseError, WatchError):
+                return False
+        task = self.loop.create_task(self.run_job(job_id, int(score)))
+        task.add_done_callback(lambda _: self._release_sem_dec_counter_on_complete())
+        self.tasks[job_id] = task
+        return True
+
+    async def close(self) -> None:
+        """arq's close, tolerant of a Redis that is down: on_shutdown always runs."""
+        if not self._handle_signals:
+            self.handle_sig(signal.SIGUSR1)
+        if not self._pool:
+            return
+        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+        with contextlib.suppress(*REDIS_DOWN):
+            await self.pool.delete(self.health_check_key)
+        if self.on_shutdown:
+            await self.on_shutdown(self.ctx)
+        with contextlib.suppress(*REDIS_DOWN):
+            await self.pool.close(close_connection_pool=True)
+        self._pool = None

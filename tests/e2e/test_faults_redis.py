@@ -1,0 +1,98 @@
+"""A Redis restart must not end the worker: it reconnects and keeps processing.
+
+The test runs its OWN redis-server on a free port (never the shared one) and a real
+`storygraph worker` against it and the shared test Neo4j; it stops Redis, waits, starts it
+again, enqueues a probe, and expects the same worker process to run it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from graph.probes import read_probe
+from jobs.localredis import LocalRedis
+from jobs.queue import enqueue_probe, open_pool
+from tests.support.processes import free_port, process_env, start_worker, stop
+
+
+@pytest.fixture
+def own_redis(services: Settings, tmp_path: Path) -> Iterator[tuple[Settings, LocalRedis]]:
+    mine = services.model_copy(
+        update={
+            "redis_port": free_port(),
+            "local_dir": tmp_path,
+            "queue_name": f"storygraph:fault:{uuid.uuid4().hex[:8]}",
+        }
+    )
+    server = LocalRedis(mine)
+    server.start()
+    yield mine, server
+    server.stop()
+
+
+async def _probe_written(
+    driver: AsyncDriver, settings: Settings, probe_id: str, within_s: float
+) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if await read_probe(driver, settings.neo4j_database, probe_id) is not None:
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+async def _enqueue(settings: Settings, probe_id: str) -> None:
+    pool = await open_pool(settings)
+    try:
+        assert await enqueue_probe(pool, settings, probe_id=probe_id, note="after restart")
+    finally:
+        await pool.aclose()
+
+
+async def test_worker_survives_a_redis_restart_and_runs_the_next_job(
+    own_redis: tuple[Settings, LocalRedis], neo4j_driver: AsyncDriver
+) -> None:
+    settings, server = own_redis
+    env = process_env(settings)
+    worker = start_worker(settings, env)
+    try:
+        before = f"fault-{uuid.uuid4().hex[:8]}"
+        await _enqueue(settings, before)
+        assert await _probe_written(neo4j_driver, settings, before, 20)
+
+        server.stop()
+        await asyncio.sleep(3)
+        server.start()
+        # the worker reconnects instead of exiting (it used to die on its health-key cleanup)
+        await asyncio.sleep(2)
+        assert worker.poll() is None, "the worker exited when Redis restarted"
+
+        after = f"fault-{uuid.uuid4().hex[:8]}"
+        await _enqueue(settings, after)
+        assert await _probe_written(neo4j_driver, settings, after, 30), (
+            "a job enqueued after the Redis restart was never processed"
+        )
+        assert worker.poll() is None
+
+        # background tasks survive too: the worker's liveness key comes back
+        client = redis.Redis.from_url(settings.effective_redis_url)
+        try:
+            deadline = time.monotonic() + 10
+            alive: list[bytes] = []
+            while time.monotonic() < deadline and not alive:
+                alive = list(client.scan_iter(match=f"storygraph:alive:{settings.queue_name}:*"))
+                await asyncio.sleep(0.2)
+            assert alive, "the worker's liveness key was not refreshed after the restart"
+        finally:
+            client.close()
+    finally:
+        stop(worker)
