@@ -152,11 +152,15 @@ const STYLE = [
   { selector: "node.ring", style: { "width": 2 * R, "height": 2 * R, "background-opacity": 0, "border-width": 2, "border-color": "#d1d5db", "events": "no", "z-compound-depth": "bottom" } },
   { selector: "edge", style: { "width": 1, "curve-style": "haystack", "line-color": "#9ca3af", "font-size": 11 } },
   { selector: "edge.relation", style: { "curve-style": "straight", "target-arrow-shape": "triangle", "arrow-scale": 0.6, "target-arrow-color": "#9ca3af" } },
+  { selector: "edge.fast", style: { "curve-style": "haystack", "target-arrow-shape": "none" } },
   { selector: "edge.suggested", style: { "line-style": "dashed" } },
   { selector: "edge.confirmed", style: { "line-color": "#059669", "target-arrow-color": "#059669", "width": 2.5 } },
   { selector: "edge.rejected", style: { "line-color": "#dc2626", "target-arrow-color": "#dc2626", "line-style": "dotted" } },
   { selector: "edge.removed", style: { "opacity": 0.3 } },
   { selector: "edge.change", style: { "line-color": "#f59e0b", "opacity": 0.35 } },
+  // at scale change lines are drawn for the selected or hovered object only (readable, fast)
+  { selector: "edge.change.fast", style: { "display": "none" } },
+  { selector: "edge.change.fast.near", style: { "display": "element", "opacity": 0.8 } },
   { selector: ".labelled, .hover, :selected", style: { "label": "data(label)" } },
   { selector: "node.day.hover, node.day:selected", style: { "label": "data(label)" } },
   { selector: "node:selected", style: { "border-width": 3, "border-color": "#dc2626", "z-index": 10 } },
@@ -165,7 +169,9 @@ const STYLE = [
   { selector: ".gone", style: { "display": "none" } },
 ];
 
+const keyOf = (s) => `${s.label}|${s.cls || ""}|${s.count || ""}`;
 function elements(pos) {
+  const shown = (S.shown = new Map()), big = S.rels.size + S.chg.length > 1500;
   const els = [{ group: "nodes", data: { id: "__ring", kind: "ring" }, position: { x: 0, y: 0 }, classes: "ring", selectable: false, grabbable: false }];
   const few = S.ents.size <= 80, fewEv = S.evs.size <= 40;
   for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}` }); }
@@ -175,8 +181,18 @@ function elements(pos) {
     els.push({ group: "nodes", data: { id, label: s.text.slice(0, 40), kind: "summary" }, position: pos.get(id), classes: "stage labelled" });
     for (const dot of S.arcs.get(id)) els.push({ group: "nodes", data: { id: dot, kind: "arc", stage: id }, position: pos.get(dot), classes: "arc", selectable: false, grabbable: false });
   }
-  for (const [id, vs] of S.rels) { const v = vs[vs.length - 1]; els.push({ group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" }, classes: `relation ${v.conf}` }); }
-  for (const c of S.chg) if (S.ents.has(c.en) && S.evNode.has(c.ev)) els.push({ group: "edges", data: { id: c.id, source: S.evNode.get(c.ev), target: c.en, label: c.kind, kind: "change" }, classes: "change" });
+  for (const [id, vs] of S.rels) { const v = vs[vs.length - 1]; els.push({ group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" }, classes: `relation ${v.conf}${v.removed ? " removed" : ""}${big ? " fast" : ""}` }); }
+  for (const c of S.chg) if (S.ents.has(c.en) && S.evNode.has(c.ev)) els.push({ group: "edges", data: { id: c.id, source: S.evNode.get(c.ev), target: c.en, label: c.kind, kind: "change" }, classes: big ? "change fast" : "change" });
+  // what the newest moment shows, as applyMoment would key it
+  for (const e of els) {
+    const d = e.data, k = d.kind;
+    if (k === "entity") { const v = S.ents.get(d.id).at(-1); shown.set(d.id, keyOf({ label: v.name, cls: v.status })); }
+    else if (k === "relation") { const v = S.rels.get(d.id).at(-1); shown.set(d.id, keyOf({ label: v.type, cls: v.conf + (v.removed ? " removed" : "") })); }
+    else if (k === "event") shown.set(d.id, keyOf({ label: d.label }));
+    else if (k === "day") shown.set(d.id, keyOf({ label: d.label, count: d.count }));
+    else if (k === "summary") shown.set(d.id, keyOf({ label: d.label }));
+    else if (k === "arc" || k === "change") shown.set(d.id, keyOf({}));
+  }
   return els;
 }
 
@@ -189,10 +205,9 @@ function draw() {
     minZoom: 0.05, maxZoom: 6, wheelSensitivity: 0.3, pixelRatio: 1, textureOnViewport: big, hideEdgesOnViewport: big,
     boxSelectionEnabled: false, autoungrabify: true, selectionType: "single",
   });
-  S.shown = new Map();
   S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.id, "graph"); });
-  S.cy.on("mouseover", "node, edge", (e) => e.target.addClass("hover"));
-  S.cy.on("mouseout", "node, edge", (e) => e.target.removeClass("hover"));
+  S.cy.on("mouseover", "node, edge", (e) => { e.target.addClass("hover"); if (e.target.isNode()) e.target.connectedEdges(".change").addClass("near"); });
+  S.cy.on("mouseout", "node, edge", (e) => { e.target.removeClass("hover"); if (e.target.isNode() && !e.target.selected()) e.target.connectedEdges(".change").removeClass("near"); });
 }
 
 // ---------------------------------------------------------------- one moment
@@ -227,7 +242,7 @@ function applyMoment(index) {
       const id = el.id(); if (id === "__ring") return;
       const s = vis.get(id), prev = S.shown.get(id);
       if (!s) { if (prev !== null) { el.addClass("gone"); S.shown.set(id, null); } return; }
-      const key = `${s.label}|${s.cls || ""}|${s.count || ""}`;
+      const key = keyOf(s);
       if (prev === key) return;
       if (prev === null || prev === undefined) el.removeClass("gone");
       if (s.label !== undefined && el.data("label") !== s.label) el.data("label", s.label);
@@ -301,8 +316,9 @@ $("filter").addEventListener("input", applyFilter);
 // ---------------------------------------------------------------- selection + detail
 function markSelected(id) {
   S.cy.$(":selected").unselect();
+  S.cy.edges(".near").removeClass("near");
   const el = S.cy.getElementById(id);
-  if (el.nonempty()) el.select();
+  if (el.nonempty()) { el.select(); if (el.isNode()) el.connectedEdges(".change").addClass("near"); }
   for (const li of document.querySelectorAll('#list li[aria-selected="true"]')) li.setAttribute("aria-selected", "false");
   const li = S.listItems.get(id);
   if (li) { li.setAttribute("aria-selected", "true"); $("list").setAttribute("aria-activedescendant", li.id); }
@@ -510,7 +526,9 @@ async function load({ keepView = false } = {}) {
                  to: $("to").value ? new Date($("to").value + "T23:59:59.999").toISOString() : null };
   $("status").textContent = "loading…";
   let tables;
-  try { tables = (await gql(REPLAY_Q, vars)).graphReplay.tables; viz.timings.fetchMs = performance.now() - t0; }
+  const early = window.__replay && window.__replay.scope === vars.s && !vars.from && !vars.to ? window.__replay.answer : null;
+  window.__replay = null;
+  try { tables = (early ? await early.then((b) => { if (b.errors) throw new GqlError(b.errors[0].extensions?.code || "ERROR", b.errors[0].message); return b.data; }) : await gql(REPLAY_Q, vars)).graphReplay.tables; viz.timings.fetchMs = performance.now() - t0; }
   catch (e) { showMessage(readable(e)); $("status").textContent = ""; if (S.cy) S.cy.elements().addClass("gone"); return; }
   const ids = (t) => ["entities", "relations", "events", "changes", "summaries"].map((k) => [...new Set(t[k].map((r) => r[0]))].sort().join(",")).join("|");
   const same = keepView && S.cy && S.tables && ids(S.tables) === ids(tables);
@@ -556,7 +574,7 @@ $("moment").addEventListener("input", () => {
   pending = requestAnimationFrame(() => { pending = null; applyMoment(i); if (S.sel) showDetail(S.sel); });
 });
 $("follow").addEventListener("change", () => { if ($("follow").checked && S.moments.length) { applyMoment(S.moments.length - 1); if (S.sel) showDetail(S.sel); } writeUrl(); });
-$("showRemoved").addEventListener("change", () => { S.shown = new Map(); S.cy.elements().addClass("gone"); applyMoment(S.index); });
+$("showRemoved").addEventListener("change", () => { S.shown = new Map(); applyMoment(S.index); });
 $("scope").addEventListener("change", () => { S.sel = null; $("detail").innerHTML = ""; load(); });
 $("load").addEventListener("click", () => load());
 $("token").value = sessionStorage.getItem(TOKEN_KEY) || "";
