@@ -35,6 +35,7 @@ from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import open_driver, ping
 from graph.migrate import migrate
 from jobs.queue import open_pool
+from jobs.serialization import SERIALIZERS
 
 log = logging.getLogger("storygraph.api")
 WEB_DIR = PROJECT_ROOT / "web"
@@ -207,11 +208,12 @@ async def open_pool_or_lazy(settings: Settings) -> ArqRedis:
     except (RedisError, OSError) as exc:
         log.error(
             "Redis is unreachable; the API runs without it until it is back",
-            extra={"fields": {"redis": settings.effective_redis_url, "error": str(exc)}},
+            extra={"fields": {"redis": settings.redacted_redis_url, "error": str(exc)}},
         )
         return ArqRedis(
             ConnectionPool.from_url(settings.effective_redis_url),
             default_queue_name=settings.queue_name,
+            **SERIALIZERS,
         )
 
 

@@ -34,7 +34,9 @@ class CliError(Exception):
 
 
 def _settings() -> Settings:
-    return Settings.from_env()
+    from jobs.localredis import with_redis_password
+
+    return with_redis_password(Settings.from_env())
 
 
 def _neo4j(settings: Settings, action: str) -> None:
@@ -59,7 +61,7 @@ def _redis(settings: Settings, action: str) -> None:
     from jobs.localredis import LocalRedis
 
     if not settings.manages_redis:
-        print(f"REDIS_URL is set ({settings.redis_url}): this project starts no Redis.")
+        print(f"REDIS_URL is set ({settings.redacted_redis_url}): this project starts no Redis.")
         return
     server = LocalRedis(settings)
     if action == "start":
@@ -157,9 +159,11 @@ def _urls(settings: Settings) -> str:
 
 def _up(settings: Settings, with_demo: bool) -> None:
     from api.services import ensure_services
+    from jobs.localredis import with_redis_password
 
     for line in ensure_services(settings):
         print(line, flush=True)
+    settings = with_redis_password(settings)  # a first start has just created it
     _migrate(settings)
     if with_demo:
         _demo(settings)

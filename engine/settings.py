@@ -8,6 +8,7 @@ Built from the environment exactly once, by the process entry points in `api/` a
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -41,6 +42,9 @@ class Settings(BaseSettings):
     # Redis: with redis_url unset the project starts a local redis-server.
     redis_url: str | None = None
     redis_port: int = 6379
+    # The project's own Redis runs with a generated password kept in `redis_password_file`;
+    # the entry points load it (jobs.localredis.with_redis_password).
+    redis_password: SecretStr | None = None
 
     # API
     api_host: str = "127.0.0.1"
@@ -105,7 +109,28 @@ class Settings(BaseSettings):
 
     @property
     def effective_redis_url(self) -> str:
-        return self.redis_url or f"redis://127.0.0.1:{self.redis_port}/0"
+        if self.redis_url:
+            return self.redis_url
+        auth = (
+            f":{quote(self.redis_password.get_secret_value(), safe='')}@"
+            if self.redis_password
+            else ""
+        )
+        return f"redis://{auth}127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def redacted_redis_url(self) -> str:
+        """The Redis URL for logs and printed lines: any password replaced by ***."""
+        parts = urlsplit(self.effective_redis_url)
+        if parts.password is None:
+            return self.effective_redis_url
+        host = parts.hostname or ""
+        netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+        return urlunsplit(parts._replace(netloc=netloc))
+
+    @property
+    def redis_password_file(self) -> Path:
+        return self.local_dir / f"redis-{self.redis_port}" / "password"
 
     @property
     def neo4j_password_file(self) -> Path:

@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -58,3 +59,17 @@ def stop_pid_file(pid_file: Path, timeout: float) -> bool:
         os.kill(pid, signal.SIGKILL)
     pid_file.unlink(missing_ok=True)
     return True
+
+
+def secret_file(path: Path, make: Callable[[], str]) -> str:
+    """The secret stored in `path`, created by `make()` the first time. The file is created
+    with mode 0600 (never written first and chmod-ed after, which leaves a window in which
+    another local user can read it)."""
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    secret = make()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secret + "\n")
+    return secret

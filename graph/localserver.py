@@ -29,6 +29,7 @@ from graph.localprocess import (
     pid_alive,
     port_open,
     read_pid,
+    secret_file,
     stop_pid_file,
 )
 
@@ -64,13 +65,7 @@ class Neo4jStatus:
 
 def generated_password(path: Path) -> str:
     """The stored password, created (random, 0600) the first time."""
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    password = secrets.token_urlsafe(18)
-    path.write_text(password + "\n", encoding="utf-8")
-    path.chmod(0o600)
-    return password
+    return secret_file(path, lambda: secrets.token_urlsafe(18))
 
 
 class LocalNeo4j:

@@ -7,15 +7,37 @@ queue only carries work whose truth is in Neo4j.
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
 import subprocess
 import time
 from dataclasses import dataclass
 
+from pydantic import SecretStr
+
 from engine.settings import Settings
-from graph.localprocess import LocalServiceError, pid_alive, port_open, read_pid, stop_pid_file
+from graph.localprocess import (
+    LocalServiceError,
+    pid_alive,
+    port_open,
+    read_pid,
+    secret_file,
+    stop_pid_file,
+)
 
 CANDIDATES = ("redis-server", "/usr/bin/redis-server", "/usr/sbin/redis-server")
+
+
+def with_redis_password(settings: Settings) -> Settings:
+    """Settings carrying the password of the project's own Redis (from its 0600 file), so
+    every process started by the project authenticates; unchanged with REDIS_URL or a
+    password already set."""
+    path = settings.redis_password_file
+    if not settings.manages_redis or settings.redis_password is not None or not path.exists():
+        return settings
+    password = path.read_text(encoding="utf-8").strip()
+    return settings.model_copy(update={"redis_password": SecretStr(password)})
 
 
 @dataclass(frozen=True)
@@ -52,7 +74,7 @@ class LocalRedis:
     def status(self) -> RedisStatus:
         pid = read_pid(self.pid_file)
         running = pid_alive(pid) and port_open(self.settings.redis_port)
-        return RedisStatus(running, pid if running else None, self.settings.effective_redis_url)
+        return RedisStatus(running, pid if running else None, self.settings.redacted_redis_url)
 
     def start(self, timeout: float = 20.0) -> RedisStatus:
         current = self.status()
@@ -66,9 +88,17 @@ class LocalRedis:
             )
         binary = self.binary()
         self.dir.mkdir(parents=True, exist_ok=True)
+        password = secret_file(self.settings.redis_password_file, lambda: secrets.token_urlsafe(24))
+        # the password goes in a 0600 config file, not the command line (`ps` shows that)
+        conf = self.dir / "redis.conf"
+        conf.unlink(missing_ok=True)
+        fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(f"requirepass {password}\n")
         subprocess.run(
             [
                 binary,
+                str(conf),
                 "--port",
                 str(port),
                 "--bind",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from arq.connections import ArqRedis, RedisSettings, create_pool
 
 from engine.settings import Settings
+from jobs.serialization import SERIALIZERS
 
 
 def redis_settings(settings: Settings) -> RedisSettings:
@@ -12,7 +13,9 @@ def redis_settings(settings: Settings) -> RedisSettings:
 
 
 async def open_pool(settings: Settings) -> ArqRedis:
-    return await create_pool(redis_settings(settings), default_queue_name=settings.queue_name)
+    return await create_pool(
+        redis_settings(settings), default_queue_name=settings.queue_name, **SERIALIZERS
+    )
 
 
 async def enqueue_probe(pool: ArqRedis, settings: Settings, *, probe_id: str, note: str) -> bool:

@@ -24,6 +24,7 @@ from graph.migrate import migrate
 from jobs.model_metrics import ModelCollector
 from jobs.queue import redis_settings
 from jobs.resilient_worker import ResilientWorker
+from jobs.serialization import SERIALIZERS
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import (
     deliver_concern_outbox,
@@ -105,6 +106,7 @@ def create_worker(settings: Settings, *, burst: bool = False) -> ResilientWorker
         job_timeout=600,
         keep_result=3600,
         health_check_interval=30,
+        **SERIALIZERS,
     )
 
 
