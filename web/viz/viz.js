@@ -205,6 +205,7 @@ function draw() {
     minZoom: 0.05, maxZoom: 6, wheelSensitivity: 0.3, pixelRatio: 1, textureOnViewport: big, hideEdgesOnViewport: big,
     boxSelectionEnabled: false, autoungrabify: true, selectionType: "single",
   });
+  if (S.ents.size <= 80) S.cy.style().selector("node, edge").style("font-size", 30).update();  // readable at fit
   S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.id, "graph"); });
   S.cy.on("mouseover", "node, edge", (e) => { e.target.addClass("hover"); if (e.target.isNode()) e.target.connectedEdges(".change").addClass("near"); });
   S.cy.on("mouseout", "node, edge", (e) => { e.target.removeClass("hover"); if (e.target.isNode() && !e.target.selected()) e.target.connectedEdges(".change").removeClass("near"); });
