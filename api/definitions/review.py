@@ -28,12 +28,15 @@ from api.definitions.review_types import (
     SupervisionRun,
     run_progress,
 )
-from engine.errors import InvalidInput, NotFound
+from engine.errors import InvalidInput, NotFound, StorygraphError
 from engine.review import activity as act
 from engine.review import heartbeat as hb
 from engine.review import plans as pl
+from engine.review.compose import GLOBAL_STORY_SCOPE
+from engine.review.plans import HeartbeatPlan
 from engine.review.settings import set_heartbeat_enabled
-from engine.review.types import Trigger
+from engine.review.types import Scope, Trigger
+from graph.review.codec import StoredRun
 from jobs.tasks.heartbeat import HEARTBEAT_REPORT
 from jobs.tasks.review_ops import cancel_review, continue_review, new_id, pause_review, start_review
 from jobs.tasks.review_services import ReviewServices
@@ -44,6 +47,48 @@ POLL_SECONDS = 0.5
 def services(info: Info[Context, None]) -> ReviewServices:
     c = info.context
     return ReviewServices(settings=c.settings, driver=c.driver, worker_id="api", pool=c.pool)
+
+
+def story_scopes(scope: Scope) -> list[str]:
+    """The story scopes (project ids, or global) a review scope reads and writes."""
+    return [GLOBAL_STORY_SCOPE] if scope.is_global else list(scope.project_ids)
+
+
+def usable_scope(ctx: Context, role: str, scope: ReviewScopeInput) -> Scope:
+    """A review scope argument: FORBIDDEN (naming no scope) unless the caller may use all of
+    it, checked before anything is claimed."""
+    model = scope.to_model()
+    for s in story_scopes(model):
+        ctx.require(role, s)
+    return model
+
+
+def seen(ctx: Context, role: str, scope: Scope | None, missing: StorygraphError) -> None:
+    """A stored run or plan of `scope` reads as `missing` unless the caller may use it."""
+    for s in story_scopes(scope) if scope is not None else [None]:
+        ctx.visible(role, s, missing)
+
+
+def no_run(run_id: str) -> NotFound:
+    return NotFound("no such supervision run", id=run_id)
+
+
+def no_plan(config_id: str) -> NotFound:
+    return NotFound("no plan with this config id", config_id=config_id)
+
+
+async def visible_run(info: Info[Context, None], role: str, run_id: str) -> StoredRun:
+    stored = await services(info).runs.get(run_id)
+    seen(info.context, role, stored.run.scope, no_run(run_id))
+    return stored
+
+
+async def visible_plan(info: Info[Context, None], role: str, config_id: str) -> HeartbeatPlan:
+    plan = await services(info).plans.get(config_id)
+    if plan is None:
+        raise no_plan(config_id)
+    seen(info.context, role, plan.scope, no_plan(config_id))
+    return plan
 
 
 def _lang(info: Info[Context, None]) -> act.Lang:
@@ -60,8 +105,8 @@ class Query:
 
     @strawberry.field(description="Saved heartbeat plans, told apart by configId.")
     async def plans(self, info: Info[Context, None]) -> list[Plan]:
-        info.context.require("reader")
-        return [Plan.from_model(p) for p in await services(info).plans.saved()]
+        scopes = info.context.require("reader").visible_scopes()
+        return [Plan.from_model(p) for p in await services(info).plans.saved(scopes=scopes)]
 
     @strawberry.field
     async def supervision_runs(
@@ -71,15 +116,14 @@ class Query:
         first: int | None = None,
         after: str | None = None,
     ) -> Connection[SupervisionRun]:
-        info.context.require("reader")
-        key = scope.to_model().key if scope else None
-        stored = await services(info).runs.recent(scope_key=key)
+        scopes = info.context.require("reader").visible_scopes()
+        key = usable_scope(info.context, "reader", scope).key if scope else None
+        stored = await services(info).runs.recent(scope_key=key, scopes=scopes)
         return paginate([SupervisionRun.from_model(s.run) for s in stored], first, after)
 
     @strawberry.field
     async def supervision_run(self, info: Info[Context, None], id: str) -> SupervisionRun:
-        info.context.require("reader")
-        return SupervisionRun.from_model((await services(info).runs.get(id)).run)
+        return SupervisionRun.from_model((await visible_run(info, "reader", id)).run)
 
     @strawberry.field(description="Heartbeats joined to supervision runs by saved run id.")
     async def activity(
@@ -93,7 +137,9 @@ class Query:
         first: int = 50,
         after: str | None = None,
     ) -> Connection[Activity]:
-        info.context.require("reader")
+        scopes = info.context.require("reader").visible_scopes()
+        if scope is not None:
+            usable_scope(info.context, "reader", scope)
         svc = services(info)
         try:
             flt = act.ActivityFilter(
@@ -106,7 +152,8 @@ class Query:
         except ValueError as exc:
             raise InvalidInput("invalid activity filter", problem=str(exc)) from None
         rows = act.build_activity(
-            await svc.heartbeats.recent(), [s.run for s in await svc.runs.recent()]
+            await svc.heartbeats.recent(scopes=scopes),
+            [s.run for s in await svc.runs.recent(scopes=scopes)],
         )
         page = act.select_activity(rows, flt, first=first, after=after)
         lang = _lang(info)
@@ -127,7 +174,7 @@ class Query:
 class Mutation:
     @strawberry.mutation(description="Flip the app switch; creates, seeds or enables no plan.")
     async def set_heartbeat_enabled(self, info: Info[Context, None], enabled: bool) -> AppSettings:
-        info.context.require("operator")
+        info.context.require("admin")  # the app switch holds for every scope
         svc = services(info)
         saved = await svc.app.put(
             set_heartbeat_enabled(await svc.app.get(), enabled), now=svc.now()
@@ -139,15 +186,18 @@ class Mutation:
     )
     async def save_plan(self, info: Info[Context, None], plan: PlanInput) -> Plan:
         info.context.require("operator")
+        usable_scope(info.context, "operator", plan.scope)
         svc = services(info)
         draft = pl.draft_from_input(plan.to_data())
-        existing = await svc.plans.get(draft.config_id) if draft.config_id else None
+        existing = (
+            await visible_plan(info, "operator", draft.config_id) if draft.config_id else None
+        )
         saved = pl.save_plan(draft, existing, new_config_id=new_id("cfg"), now=svc.now())
         return Plan.from_model(await svc.plans.put(saved.plan))
 
     @strawberry.mutation(description="Delete a plan; runs, history and progress stay.")
     async def delete_plan(self, info: Info[Context, None], config_id: str) -> bool:
-        info.context.require("operator")
+        await visible_plan(info, "operator", config_id)
         await services(info).plans.delete(config_id)
         return True
 
@@ -155,11 +205,8 @@ class Mutation:
         description="A fresh heartbeat report now; its supervision follows automatic progress."
     )
     async def run_plan_now(self, info: Info[Context, None], config_id: str) -> HeartbeatRun:
-        info.context.require("operator")
+        plan = await visible_plan(info, "operator", config_id)
         svc = services(info)
-        plan = await svc.plans.get(config_id)
-        if plan is None:
-            raise NotFound("no plan with this config id", config_id=config_id)
         run = hb.run_plan_now(
             plan,
             await svc.app.get(),
@@ -187,30 +234,30 @@ class Mutation:
         from_: Annotated[datetime, strawberry.argument(name="from")],
         to: datetime,
     ) -> SupervisionRun:
-        info.context.require("operator")
+        model = usable_scope(info.context, "operator", scope)
         got = await start_review(
-            services(info), scope.to_model(), trigger=Trigger.MANUAL, interval=(from_, to)
+            services(info), model, trigger=Trigger.MANUAL, interval=(from_, to)
         )
         assert isinstance(got, tuple)  # manual requests never wait: BUSY is raised
         return SupervisionRun.from_model(got[0])
 
     @strawberry.mutation(description="Resume a paused or failed run; committed batches are kept.")
     async def continue_review(self, info: Info[Context, None], id: str) -> SupervisionRun:
-        info.context.require("operator")
+        await visible_run(info, "operator", id)
         got = await continue_review(services(info), id, trigger=Trigger.MANUAL)
         assert isinstance(got, tuple)
         return SupervisionRun.from_model(got[0])
 
     @strawberry.mutation
     async def pause_review(self, info: Info[Context, None], id: str) -> SupervisionRun:
-        info.context.require("operator")
+        await visible_run(info, "operator", id)
         return SupervisionRun.from_model(await pause_review(services(info), id))
 
     @strawberry.mutation(
         description="Stored cancelled at once; reads cancelling until execution stops."
     )
     async def cancel_review(self, info: Info[Context, None], id: str) -> SupervisionRun:
-        info.context.require("operator")
+        await visible_run(info, "operator", id)
         return SupervisionRun.from_model(await cancel_review(services(info), id))
 
 
@@ -222,7 +269,7 @@ class Subscription:
     async def run_progress(
         self, info: Info[Context, None], run_id: str
     ) -> AsyncGenerator[RunProgress, None]:
-        info.context.require("reader")
+        await visible_run(info, "reader", run_id)
         svc = services(info)
         last: RunProgress | None = None
         while True:

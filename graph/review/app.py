@@ -9,6 +9,7 @@ or deleting a plan leaves runs and checkpoints alone.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
@@ -66,9 +67,16 @@ def plan_row(plan: HeartbeatPlan, deployment: str) -> dict[str, object]:
 
 
 class PlanStore(Repository):
-    async def saved(self) -> list[HeartbeatPlan]:
+    async def saved(self, *, scopes: Sequence[str] | None = None) -> list[HeartbeatPlan]:
+        """Every plan, or those of `scopes` (story scopes) when given."""
+
         async def work(tx: AsyncManagedTransaction) -> list[HeartbeatPlan]:
-            rows = await self.rows(tx, "review/plans_list", deployment=self.deployment)
+            rows = await self.rows(
+                tx,
+                "review/plans_list",
+                deployment=self.deployment,
+                scopes=list(scopes) if scopes is not None else None,
+            )
             return [HeartbeatPlan.model_validate(json.loads(r["doc"])) for r in rows]
 
         return await self.read(work)

@@ -8,7 +8,7 @@ completion writes the run and the report track's checkpoint in one transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -90,10 +90,19 @@ class HeartbeatRuns(Repository):
 
         return await self.write(work)
 
-    async def recent(self, *, limit: int = 500) -> list[HeartbeatRun]:
+    async def recent(
+        self, *, scopes: Sequence[str] | None = None, limit: int = 500
+    ) -> list[HeartbeatRun]:
+        """Newest first; `scopes` (story scopes) limits them to a caller's (runs without a
+        scope are then left out), None: every run."""
+
         async def work(tx: AsyncManagedTransaction) -> list[HeartbeatRun]:
             rows = await self.rows(
-                tx, "review/heartbeats_list", deployment=self.deployment, limit=limit
+                tx,
+                "review/heartbeats_list",
+                deployment=self.deployment,
+                scopes=list(scopes) if scopes is not None else None,
+                limit=limit,
             )
             return [HeartbeatRun.model_validate(json.loads(r["doc"])) for r in rows]
 

@@ -10,7 +10,7 @@ its committed state and offsets.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,7 +110,15 @@ class SupervisionRuns(Repository):
 
         return await self.write(work)
 
-    async def recent(self, *, scope_key: str | None = None, limit: int = 500) -> list[StoredRun]:
+    async def recent(
+        self,
+        *,
+        scope_key: str | None = None,
+        scopes: Sequence[str] | None = None,
+        limit: int = 500,
+    ) -> list[StoredRun]:
+        """Newest first; `scopes` (story scopes) limits them to a caller's, None: every scope."""
+
         async def work(tx: AsyncManagedTransaction) -> list[StoredRun]:
             ids = [
                 r["id"]
@@ -119,6 +127,7 @@ class SupervisionRuns(Repository):
                     "review/runs_list",
                     deployment=self.deployment,
                     scope_key=scope_key,
+                    scopes=list(scopes) if scopes is not None else None,
                     limit=limit,
                 )
             ]
