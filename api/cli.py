@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -159,6 +158,7 @@ def _urls(settings: Settings) -> str:
 
 def _up(settings: Settings, with_demo: bool) -> None:
     from api.services import ensure_services
+    from api.supervisor import Supervisor
     from jobs.localredis import with_redis_password
 
     for line in ensure_services(settings):
@@ -167,16 +167,14 @@ def _up(settings: Settings, with_demo: bool) -> None:
     _migrate(settings)
     if with_demo:
         _demo(settings)
-    worker = subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=PROJECT_ROOT)
+    # a worker that exits (a crash, a kill, a lost Redis) is started again with backoff
+    worker = Supervisor([sys.executable, "-m", "api.cli", "worker"], cwd=PROJECT_ROOT)
+    worker.start()
     print(_urls(settings), flush=True)
     try:
         _serve(settings, None, None)
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        worker.stop()
 
 
 def _down(settings: Settings) -> None:

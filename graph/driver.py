@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
 from engine.settings import Settings
@@ -29,10 +31,19 @@ def open_driver(settings: Settings) -> AsyncDriver:
     )
 
 
-async def ping(driver: AsyncDriver, database: str) -> bool:
-    """True when the server answers a trivial query; never raises."""
+PING_WITHIN_S = 2.0
+
+
+async def ping(driver: AsyncDriver, database: str, within_s: float = PING_WITHIN_S) -> bool:
+    """True when the server answers a trivial query within `within_s`; never raises.
+
+    One auto-commit query, not `execute_query`: the managed path retries a refused
+    connection for ~30 s, and a health check must answer "no" while Neo4j is down."""
     try:
-        records, _, _ = await driver.execute_query("RETURN 1 AS ok", database_=database)
-        return bool(records and records[0]["ok"] == 1)
+        async with asyncio.timeout(within_s):
+            async with driver.session(database=database) as session:
+                result = await session.run("RETURN 1 AS ok")
+                record = await result.single()
+        return bool(record is not None and record["ok"] == 1)
     except Exception:  # noqa: BLE001 - reachability is a yes/no answer
         return False

@@ -1,34 +1,38 @@
-"""`health`: is each real component reachable from this API process right now."""
+"""`health`: is each real component reachable from this API process right now, and how
+many workers are alive to run what it enqueues (jobs/health.py)."""
 
 from __future__ import annotations
+
+from importlib.metadata import version
 
 import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from graph.driver import ping
+from jobs.health import check_health
 
 
 @strawberry.type(description="Reachability of the components this API needs.")
 class Health:
     neo4j: bool
     redis: bool
+    workers: int = strawberry.field(
+        description="Workers alive on this deployment's queue (from their liveness keys); "
+        "0 means enqueued work will not run."
+    )
+    healthy: bool = strawberry.field(
+        description="Neo4j and Redis reachable and at least one live worker."
+    )
     version: str
-
-
-async def redis_ok(ctx: Context) -> bool:
-    try:
-        return bool(await ctx.pool.ping())
-    except Exception:  # noqa: BLE001 - reachability is a yes/no answer
-        return False
 
 
 async def resolve_health(info: Info[Context, None]) -> Health:
     ctx = info.context
-    from importlib.metadata import version
-
+    report = await check_health(ctx.driver, ctx.pool, ctx.settings)
     return Health(
-        neo4j=await ping(ctx.driver, ctx.database),
-        redis=await redis_ok(ctx),
+        neo4j=report.neo4j,
+        redis=report.redis,
+        workers=report.workers,
+        healthy=report.healthy,
         version=version("storygraph"),
     )
