@@ -32,8 +32,9 @@ from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
 from api.schema import build_schema
 from engine.settings import PROJECT_ROOT, Settings
-from graph.driver import open_driver, ping
+from graph.driver import open_driver
 from graph.migrate import migrate
+from jobs.health import check_health
 from jobs.queue import open_pool
 from jobs.serialization import SERIALIZERS
 
@@ -124,13 +125,9 @@ def create_app(settings: Settings) -> Starlette:
     graphql = StorygraphGraphQL(settings)
 
     async def healthz(request: Request) -> JSONResponse:
-        neo4j_ok = await ping(request.app.state.driver, settings.neo4j_database)
-        try:
-            redis_ok = bool(await request.app.state.pool.ping())
-        except Exception:  # noqa: BLE001
-            redis_ok = False
-        body = {"neo4j": neo4j_ok, "redis": redis_ok}
-        return JSONResponse(body, status_code=200 if neo4j_ok and redis_ok else 503)
+        report = await check_health(request.app.state.driver, request.app.state.pool, settings)
+        body = {"neo4j": report.neo4j, "redis": report.redis, "workers": report.workers}
+        return JSONResponse(body, status_code=200 if report.healthy else 503)
 
     async def viz(_: Request) -> Response:
         page = WEB_DIR / "viz.html"

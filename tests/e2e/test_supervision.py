@@ -1,0 +1,196 @@
+"""Outages end in recovery: `storygraph up` restarts a worker that dies and says so, and
+`health` counts live workers, so a stack with none is visibly unhealthy."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from engine.settings import PROJECT_ROOT, Settings
+from tests.support.processes import (
+    Server,
+    free_port,
+    process_env,
+    spawn,
+    start_worker,
+    stop,
+    wait_http,
+)
+
+HEALTH = "{ health { neo4j redis workers healthy } }"
+
+
+def _health(url: str) -> dict[str, object]:
+    body = httpx.post(f"{url}/graphql", json={"query": HEALTH}, timeout=10).json()
+    health: dict[str, object] = body["data"]["health"]
+    return health
+
+
+def _wait_health(url: str, want: dict[str, object], within_s: float = 30) -> dict[str, object]:
+    deadline = time.monotonic() + within_s
+    seen: dict[str, object] = {}
+    while time.monotonic() < deadline:
+        try:
+            seen = _health(url)
+        except httpx.TransportError:  # not listening yet
+            time.sleep(0.3)
+            continue
+        if all(seen.get(k) == v for k, v in want.items()):
+            return seen
+        time.sleep(0.3)
+    raise AssertionError(f"health never became {want}; last {seen}")
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid:
+            found.append((int(entry.name), cmd))
+    return found
+
+
+def _worker_child(up: subprocess.Popen[str], within_s: float = 30) -> int:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        for pid, cmd in _children(up.pid):
+            if cmd.rstrip().endswith("api.cli worker"):
+                return pid
+        time.sleep(0.2)
+    raise AssertionError("storygraph up started no worker")
+
+
+class Lines:
+    """A child's stdout, read on a thread so the test can wait for a line."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        assert process.stdout is not None
+        stream = self._stream = process.stdout
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: object) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            self.lines.append(line.rstrip("\n"))
+
+    def close(self) -> None:
+        self._thread.join(timeout=5)
+        self._stream.close()
+
+    def wait_for(self, text: str, within_s: float = 30) -> str:
+        deadline = time.monotonic() + within_s
+        while time.monotonic() < deadline:
+            for line in self.lines:
+                if text in line:
+                    return line
+            time.sleep(0.1)
+        raise AssertionError(f"no line with {text!r}; got {self.lines[-20:]}")
+
+
+@pytest.fixture
+def up(services: Settings) -> Iterator[tuple[str, subprocess.Popen[str], Lines]]:
+    port = free_port()
+    env = process_env(
+        services, API_PORT=str(port), QUEUE_NAME=f"storygraph:up:{uuid.uuid4().hex[:8]}"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "up", "--no-demo"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    lines = Lines(proc)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        lines.wait_for("storygraph is up", within_s=90)
+        yield url, proc, lines
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        lines.close()
+
+
+def test_up_restarts_a_killed_worker_and_says_so(
+    up: tuple[str, subprocess.Popen[str], Lines],
+) -> None:
+    url, proc, lines = up
+    _wait_health(url, {"workers": 1, "healthy": True})
+    first = _worker_child(proc)
+
+    os.kill(first, signal.SIGKILL)
+    said = lines.wait_for("exited with code -9")
+    assert "restarting it in 1 s (restart 1)" in said
+    lines.wait_for("was restarted (pid")
+    second = _worker_child(proc)
+    assert second != first
+    # the dead worker's liveness key expires; the new one's is the only one left
+    time.sleep(7)
+    assert _health(url) == {"neo4j": True, "redis": True, "workers": 1, "healthy": True}
+
+    # a second crash right away waits longer (backoff), and is said too
+    os.kill(second, signal.SIGKILL)
+    assert "restarting it in 2 s (restart 2)" in lines.wait_for("(restart 2)")
+    _wait_health(url, {"workers": 1, "healthy": True})
+
+    # stopping `up` stops its worker; it is not restarted
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    assert not [c for c in _children(proc.pid) if "worker" in c[1]]
+    assert not any("(restart 3)" in line for line in lines.lines)
+
+
+def test_health_counts_live_workers_and_no_worker_is_unhealthy(services: Settings) -> None:
+    port = free_port()
+    env = process_env(
+        services, API_PORT=str(port), QUEUE_NAME=f"storygraph:hc:{uuid.uuid4().hex[:8]}"
+    )
+    api = spawn(["serve"], env)
+    worker: subprocess.Popen[bytes] | None = None
+    try:
+        server = Server(f"http://127.0.0.1:{port}", api, env)
+        wait_http(server.url, api)
+        assert _health(server.url) == {
+            "neo4j": True,
+            "redis": True,
+            "workers": 0,
+            "healthy": False,
+        }
+        healthz = httpx.get(f"{server.url}/healthz", timeout=10)
+        assert healthz.status_code == 503 and healthz.json()["workers"] == 0
+
+        worker = start_worker(services, env)
+        _wait_health(server.url, {"workers": 1, "healthy": True}, within_s=10)
+        healthz = httpx.get(f"{server.url}/healthz", timeout=10)
+        assert healthz.status_code == 200
+        assert healthz.json() == {"neo4j": True, "redis": True, "workers": 1}
+
+        stop(worker)  # a clean stop removes its liveness key at once
+        worker = None
+        _wait_health(server.url, {"workers": 0, "healthy": False}, within_s=10)
+    finally:
+        if worker is not None:
+            stop(worker)
+        stop(api)
