@@ -47,12 +47,12 @@ from api.definitions.pagination import (
 from engine.concern.advance import InboundMessage
 from engine.concern.policy import ConcernPolicy
 from engine.concern.tools import tool_definitions
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, NotFound
 from graph.concern.agenda import load_agenda
 from graph.concern.listing import list_concerns
 from graph.concern.outbox import rows_for_recipient
 from graph.concern.persons import upsert_person
-from graph.concern.repository import find_concern, load_concern
+from graph.concern.repository import StoredConcern, find_concern
 from jobs.concern_context import conversation_context
 from jobs.tasks.concern_commands import raise_new_concern, record_reply, report_fact
 from jobs.tasks.concern_enqueue import enqueue_scheduler_run
@@ -64,6 +64,17 @@ def _now(at: datetime | None) -> datetime:
     if at.tzinfo is None:
         raise InvalidInput("times must carry a timezone offset", at=at.isoformat())
     return at
+
+
+async def visible_concern(ctx: Context, concern_id: str) -> StoredConcern:
+    """A concern the caller may act on; another scope's reads as NOT_FOUND like a missing one."""
+    ctx.require("agenda")
+    stored = await find_concern(ctx.driver, ctx.database, concern_id)
+    missing = NotFound(f"no concern {concern_id}", concern_id=concern_id)
+    if stored is None:
+        raise missing
+    ctx.visible("agenda", stored.scope, missing)
+    return stored
 
 
 @strawberry.type
@@ -120,11 +131,10 @@ class Query:
     @strawberry.field
     async def concern(self, info: Info[Context, None], id: strawberry.ID) -> Concern | None:
         ctx = info.context
-        ctx.require("reader")
+        principal = ctx.require("reader")
         stored = await find_concern(ctx.driver, ctx.database, str(id))
-        if stored is None:
-            return None
-        ctx.require("reader", stored.scope)
+        if stored is None or not principal.can_scope(stored.scope):
+            return None  # another scope's concern reads like a missing one
         return Concern.from_model(stored.concern)
 
     @strawberry.field
@@ -193,9 +203,7 @@ class Mutation:
         self, info: Info[Context, None], input: AdvanceConcernInput
     ) -> AdvanceTicket:
         ctx = info.context
-        ctx.require("agenda")
-        stored = await load_concern(ctx.driver, ctx.database, str(input.concern_id))
-        ctx.require("agenda", stored.scope)
+        stored = await visible_concern(ctx, str(input.concern_id))
         when = _now(input.at)
         message = InboundMessage(
             person_id=input.person_id,
@@ -222,9 +230,7 @@ class Mutation:
         self, info: Info[Context, None], input: ConcernFactInput
     ) -> AdvanceTicket:
         ctx = info.context
-        ctx.require("agenda")
-        stored = await load_concern(ctx.driver, ctx.database, str(input.concern_id))
-        ctx.require("agenda", stored.scope)
+        stored = await visible_concern(ctx, str(input.concern_id))
         when = _now(input.at)
         signal = {
             "kind": input.kind,
@@ -270,7 +276,8 @@ class Mutation:
         self, info: Info[Context, None], now: datetime | None = None, scope: str | None = None
     ) -> bool:
         ctx = info.context
-        ctx.require("operator", scope)
+        # a run over every scope is an all-scope operation: admin only
+        ctx.require("operator", scope) if scope is not None else ctx.require("admin")
         return await enqueue_scheduler_run(
             ctx.pool, ctx.settings.queue_name, now=_now(now), scope=scope
         )

@@ -99,6 +99,14 @@ def _bindings(items: list[BindingInput], scope: str, now: datetime,
     return tuple(_binding(b, scope, now, existing or {}) for b in items)
 
 
+def _usable(ctx: Context, bindings: tuple[SourceBinding, ...]) -> tuple[SourceBinding, ...]:
+    """Every bound source's project must be one of the caller's scopes: the checker reads
+    what a binding names, so a binding is as good as a read of that project (issue 11)."""
+    for b in bindings:
+        ctx.require("editor", b.project)
+    return bindings
+
+
 def _encode(created_at: datetime, watch_id: str) -> str:
     return base64.urlsafe_b64encode(f"w:{created_at.isoformat()}|{watch_id}".encode()).decode()
 
@@ -184,7 +192,7 @@ class Mutation:
         try:
             watch = Watch(
                 watch_id=f"w-{uuid.uuid4().hex[:16]}", scope=scope, session_id=input.session_id,
-                title=input.title, bindings=_bindings(input.bindings, scope, now),
+                title=input.title, bindings=_usable(ctx, _bindings(input.bindings, scope, now)),
                 tag_limits=frozenset(input.tag_limits), execution_enabled=input.execution_enabled,
                 record_location=input.record_location, created_at=now,
             )
@@ -219,7 +227,7 @@ class Mutation:
         repo = _repo(ctx)
         current = await repo.get(scope, str(id))
         existing = {b.binding_id: b for b in current.watch.bindings}
-        new = _bindings(bindings, scope, repo.clock(), existing)
+        new = _usable(ctx, _bindings(bindings, scope, repo.clock(), existing))
         return WatchType.from_model(await repo.rebind(scope, str(id), new))
 
     @strawberry.mutation(description="Step status and evidence as one all-or-nothing batch, "

@@ -9,7 +9,7 @@ matched exactly (`library_titled`), never trimmed or fuzzily recalled.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,20 +77,30 @@ class SourceCatalogue:
         async with self._driver.session(database=self._database) as session:
             await session.execute_write(work)
 
-    async def document(self, library_id: str, document_id: str) -> ReadTarget | None:
+    async def document(
+        self, library_id: str, document_id: str, scopes: Sequence[str]
+    ) -> ReadTarget | None:
+        """The document's entry in the first of `scopes` (in the order given) that has one."""
+
         async def work(tx: AsyncManagedTransaction) -> ReadTarget | None:
             found = await rows(
-                tx, "watch/library_entry", library_id=library_id, document_id=document_id
+                tx, "watch/library_entry", library_id=library_id, document_id=document_id,
+                scopes=list(scopes),
             )
-            return _doc_target(_entry(found[0]["e"]), found[0]["title"]) if found else None
+            by_scope = {r["e"]["scope"]: r for r in found}
+            first = next((by_scope[s] for s in scopes if s in by_scope), None)
+            return _doc_target(_entry(first["e"]), first["title"]) if first else None
 
         result: ReadTarget | None = await self._read(work)
         return result
 
-    async def titled(self, library_ids: Iterable[str], title: str) -> list[ReadTarget]:
+    async def titled(
+        self, library_ids: Iterable[str], title: str, scopes: Sequence[str]
+    ) -> list[ReadTarget]:
         async def work(tx: AsyncManagedTransaction) -> list[ReadTarget]:
             found = await rows(
-                tx, "watch/library_titled", library_ids=sorted(set(library_ids)), title=title
+                tx, "watch/library_titled", library_ids=sorted(set(library_ids)), title=title,
+                scopes=list(scopes),
             )
             return [_doc_target(_entry(r["e"]), r["title"]) for r in found]
 

@@ -194,6 +194,12 @@ class CheckSession:
         # Local sources use the original session's permission: the watch's own project.
         return await self._page(access.ReadTarget(key=key, project=self.watch.scope), args)
 
+    def _projects(self) -> list[str]:
+        """The projects this watch may read library entries of: its own, then its bindings'
+        (each one of the creating token's scopes)."""
+        own = [self.watch.scope]
+        return own + sorted({b.project for b in self.watch.bindings} - set(own))
+
     def _libraries(self) -> set[str]:
         bound = {b.library_id for b in self.watch.bindings if b.library_id is not None}
         return set(self.mounted) | bound
@@ -201,7 +207,9 @@ class CheckSession:
     async def read_knowledge_source(self, args: dict[str, Any]) -> dict[str, Any]:
         key = self._key_arg(args, SourceKind.KNOWLEDGE_DOCUMENT)
         if key is None and isinstance(args.get("title"), str):
-            candidates = await self.catalogue.titled(self._libraries(), args["title"])
+            candidates = await self.catalogue.titled(
+                self._libraries(), args["title"], self._projects()
+            )
             try:
                 target = access.resolve_title(args["title"], candidates)
             except StorygraphError as exc:
@@ -218,7 +226,7 @@ class CheckSession:
             except ValueError as exc:
                 raise ToolFailed({"error": str(exc), "field": "sourceKey"}) from exc
         assert key.library_id is not None
-        found = await self.catalogue.document(key.library_id, key.item_id)
+        found = await self.catalogue.document(key.library_id, key.item_id, self._projects())
         if found is None:
             bound = next((b for b in self.watch.bindings if b.key == key), None)
             if bound is None:
