@@ -70,10 +70,11 @@ def reader(info: Info[Context, None], scope: str) -> None:
 
 
 def editor(info: Info[Context, None], scope: str, user_id: str | None) -> Actor:
-    """A correction is made by a person: the given user id, else the token's name."""
+    """A correction is made by a person: the token's name; an explicit user id only from an
+    admin token, recorded with that token's name (Principal.actor_id)."""
     engine_inputs.check_scope(scope)
     principal = info.context.require("editor", scope)
-    return Actor.user(user_id or principal.name)
+    return Actor.user(principal.actor_id(user_id))
 
 
 async def announce(

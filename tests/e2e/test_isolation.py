@@ -724,3 +724,27 @@ async def test_a_token_of_one_scope_cannot_read_change_or_learn_about_another_sc
         problems.append(f"B's data changed:\nbefore {before}\nafter  {after}")
     assert not problems, "\n".join(problems)
 
+
+
+def test_the_actor_of_a_write_is_the_token_and_only_admin_acts_for_a_user(
+    deployment: Deployment,
+) -> None:
+    d, s = deployment, deployment.seed
+    gql(d.api, "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }", P1,
+        i={"scope": s.a, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "a"})
+    gql(d.api, "mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }", P1,
+        i=result_input(s.a, "own", "a"))  # fmt: skip
+    entities = gql(d.api, "query($s: String!) { storyGraph(scope: $s) { entities { id seq } } }",
+                   P1, s=s.a)["storyGraph"]["entities"]  # fmt: skip
+    edit = """mutation($s: String!, $id: ID!, $seen: Int!, $user: String) {
+      updateEntity(scope: $s, id: $id, seenVersion: $seen, edit: {description: "改"},
+                   userId: $user) { seq by { kind id } } }"""
+    first, second = entities[0], entities[1]
+
+    credited = d.api.graphql(edit, {"s": s.a, "id": first["id"], "seen": first["seq"],
+                                    "user": "boss"}, token=P1).json()  # fmt: skip
+    assert codes(credited) == ["FORBIDDEN"], "a non-admin token cannot write as someone else"
+    own = gql(d.api, edit, P1, s=s.a, id=first["id"], seen=first["seq"])["updateEntity"]
+    assert own["by"] == {"kind": "USER", "id": P1_NAME}
+    for_user = gql(d.api, edit, ADMIN, s=s.a, id=second["id"], seen=second["seq"], user="boss")
+    assert for_user["updateEntity"]["by"] == {"kind": "USER", "id": "boss via iso-admin"}
