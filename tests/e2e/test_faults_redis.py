@@ -8,10 +8,10 @@ again, enqueues a probe, and expects the same worker process to run it.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -19,24 +19,25 @@ from neo4j import AsyncDriver
 
 from engine.settings import Settings
 from graph.probes import read_probe
-from jobs.localredis import LocalRedis
+from jobs.localredis import LocalRedis, with_redis_password
 from jobs.queue import enqueue_probe, open_pool
 from tests.support.processes import free_port, process_env, start_worker, stop
 
 
 @pytest.fixture
-def own_redis(services: Settings, tmp_path: Path) -> Iterator[tuple[Settings, LocalRedis]]:
+def own_redis(services: Settings) -> Iterator[tuple[Settings, LocalRedis]]:
     mine = services.model_copy(
         update={
             "redis_port": free_port(),
-            "local_dir": tmp_path,
+            "redis_password": None,
             "queue_name": f"storygraph:fault:{uuid.uuid4().hex[:8]}",
         }
     )
     server = LocalRedis(mine)
     server.start()
-    yield mine, server
+    yield with_redis_password(mine), server
     server.stop()
+    shutil.rmtree(server.dir, ignore_errors=True)
 
 
 async def _probe_written(
