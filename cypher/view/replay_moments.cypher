@@ -2,7 +2,7 @@
 // The record moments of a scope: when a result was published or a person's correction
 // (a new entity, relation or suggestion version) was recorded. The replay slider snaps here.
 CALL {
-  MATCH (r:Result) WHERE r.scope = $scope RETURN r.recorded_at AS at
+  MATCH (r:Result) WHERE r.scope = $scope AND r.recorded_at IS NOT NULL RETURN r.recorded_at AS at
   UNION
   MATCH (v:EntityVersion) WHERE v.scope = $scope AND v.recorded_at IS NOT NULL RETURN v.recorded_at AS at
   UNION
