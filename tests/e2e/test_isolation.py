@@ -21,10 +21,8 @@ attempts, B's data read with the admin token is unchanged.
 from __future__ import annotations
 
 import asyncio
-import collections
 import json
 import re
-import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -440,7 +438,6 @@ async def deployment(
          "roles": ["reader", "editor", "agenda", "operator"]},
     ]  # fmt: skip
     api = start_server(API_TOKENS=json.dumps(tokens), QUEUE_NAME=queue)
-    drain(api)
     seed = Seed(a=a, b=b, marker=f"B-SECRET-{tag}", library=f"lib-{tag}")
     await asyncio.to_thread(seed_b, api, seed)
     await seed_runs(neo4j_driver, services, queue, seed)
@@ -455,14 +452,6 @@ async def deployment(
             "MATCH (n) WHERE n.scope IN $scopes OR n.deployment = $q DETACH DELETE n",
             scopes=[a, b], q=queue, database_=services.neo4j_database,
         )  # fmt: skip
-
-
-def drain(api: Server) -> None:
-    """Read the server's stderr as it comes: every refused call logs an error, and a full
-    pipe would block the server."""
-    stream = api.process.stderr
-    assert stream is not None
-    threading.Thread(target=lambda: collections.deque(stream, maxlen=0), daemon=True).start()
 
 
 def seed_b(api: Server, s: Seed) -> None:

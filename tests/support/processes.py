@@ -12,8 +12,10 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import redis
@@ -79,19 +81,33 @@ def process_env(settings: Settings, **extra: str) -> dict[str, str]:
     return env
 
 
+# Each spawned process logs to a file of its own (never to a pipe nobody reads: a full pipe
+# blocks the server once ~64 KB of log lines pile up).
+LOG_FILES: dict[int, Path] = {}
+
+
 def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "api.cli", *args],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    fd, name = tempfile.mkstemp(prefix=f"storygraph-{args[0]}-", suffix=".log")
+    with os.fdopen(fd, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "api.cli", *args],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+    LOG_FILES[proc.pid] = Path(name)
+    return proc
+
+
+def log_of(process: subprocess.Popen[bytes]) -> str:
+    """What the process wrote to stderr so far."""
+    path = LOG_FILES.get(process.pid)
+    return path.read_text(errors="replace") if path is not None and path.exists() else ""
 
 
 def _exited(process: subprocess.Popen[bytes], what: str) -> RuntimeError:
-    err = process.stderr.read().decode() if process.stderr else ""
-    return RuntimeError(f"{what} exited with {process.returncode}: {err[-2000:]}")
+    return RuntimeError(f"{what} exited with {process.returncode}: {log_of(process)[-2000:]}")
 
 
 def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
@@ -141,5 +157,6 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-    if process.stderr is not None:
-        process.stderr.close()
+    path = LOG_FILES.pop(process.pid, None)
+    if path is not None:
+        path.unlink(missing_ok=True)
