@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test deps install neo4j lint schema bench down clean help
+.PHONY: run test fuzz deps install neo4j lint schema bench down clean help
 
 help:
 	@echo "make run    set up and serve API + worker (GraphiQL, viz page, Neo4j Browser URLs printed)"
@@ -19,6 +19,10 @@ run: install
 test: install
 	@bash ops/deps.sh browser
 	bash ops/test.sh
+
+# The schema fuzzer, long: at least 10,000 generated operations; prints the figures.
+fuzz: install
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} .venv/bin/pytest tests/e2e/test_fuzz.py -q -s -p no:cacheprovider -o addopts="" --timeout=0
 
 deps:
 	@bash ops/deps.sh
