@@ -108,5 +108,5 @@ class ResilientWorker(Worker):
         if self.on_shutdown:
             await self.on_shutdown(self.ctx)
         with contextlib.suppress(*REDIS_DOWN):
-            await self.pool.close(close_connection_pool=True)
+            await self.pool.aclose(close_connection_pool=True)
         self._pool = None
