@@ -16,6 +16,7 @@ from engine.settings import Settings
 from engine.watch.model import Observation, Outcome, OutcomeStatus
 from graph.watch.repository import WatchState
 from jobs.queue import open_pool
+from jobs.serialization import deserialize
 from jobs.tasks.watch_check import check_job_id
 from jobs.tasks.watch_round import round_run_id, run_watch_round
 from tests.integration.watch.helpers import NOW, World
@@ -42,7 +43,7 @@ async def observed(world: World, state: WatchState, status: OutcomeStatus, hours
 async def status_of(pool: ArqRedis, settings: Settings, world: World, watch_id: str,
                     run_id: str) -> JobStatus:
     job = Job(check_job_id(world.scope, watch_id, run_id), pool,
-              _queue_name=settings.queue_name)
+              _queue_name=settings.queue_name, _deserializer=deserialize)
     return await job.status()
 
 

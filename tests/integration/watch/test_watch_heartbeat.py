@@ -15,6 +15,7 @@ from engine.review.settings import AppSettings, set_heartbeat_enabled
 from engine.settings import Settings
 from graph.review.app import AppSettingsStore
 from jobs.queue import open_pool
+from jobs.serialization import deserialize
 from jobs.tasks.watch_heartbeat import slot_id, watch_heartbeat_tick
 from jobs.tasks.watch_round import round_job_id
 from tests.integration.watch.helpers import World
@@ -44,7 +45,12 @@ async def test_each_slot_starts_one_round_per_scope_once_and_none_while_disabled
 ) -> None:
     await world.watch()
     tick_ctx = {**ctx, "redis": pool, "settings": settings}
-    job = Job(round_job_id(world.scope, slot_id(SLOT_TIME)), pool, _queue_name=settings.queue_name)
+    job = Job(
+        round_job_id(world.scope, slot_id(SLOT_TIME)),
+        pool,
+        _queue_name=settings.queue_name,
+        _deserializer=deserialize,
+    )
     try:
         await switch(settings, world.driver, False)
         assert await watch_heartbeat_tick(tick_ctx, now=SLOT_TIME) == 0
