@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 import pytest_asyncio
-from arq.connections import ArqRedis, create_pool
+from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
 from engine.concern.model import (
@@ -31,7 +31,7 @@ from engine.concern.model import (
 from engine.concern.policy import ConcernPolicy
 from engine.model.gateway import OfflineModelGateway
 from engine.settings import Settings
-from jobs.queue import redis_settings
+from jobs.queue import open_pool
 from jobs.tasks.concern_commands import raise_new_concern
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -76,7 +76,7 @@ def queue_name(settings: Settings) -> str:
 
 @pytest_asyncio.fixture
 async def pool(services: Settings) -> AsyncIterator[ArqRedis]:
-    redis = await create_pool(redis_settings(services))
+    redis = await open_pool(services)
     yield redis
     await redis.aclose()
 
@@ -115,14 +115,11 @@ def drain(settings: Settings, queue_name: str):  # type: ignore[no-untyped-def]
     worker builds its own gateway from the settings (offline, or `model_base_url`)."""
     from arq.worker import Worker
 
-    from jobs.worker import FUNCTIONS, _on_shutdown, _on_startup
+    from jobs.worker import create_worker
 
     async def go(**overrides: Any) -> Worker:
         worker_settings = settings.model_copy(update={"queue_name": queue_name, **overrides})
-        worker = Worker(functions=FUNCTIONS, redis_settings=redis_settings(settings),
-                        queue_name=queue_name, on_startup=_on_startup(worker_settings),
-                        on_shutdown=_on_shutdown, burst=True, handle_signals=False,
-                        poll_delay=0.05)
+        worker = create_worker(worker_settings, burst=True)
         try:
             await worker.main()
         finally:

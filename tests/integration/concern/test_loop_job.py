@@ -11,19 +11,18 @@ from typing import Any
 
 import pytest
 from arq.connections import ArqRedis
-from arq.worker import Retry, Worker
+from arq.worker import Retry
 from neo4j import AsyncDriver
 
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.settings import Settings
 from graph.concern.outbox import rows_of_concern
 from graph.concern.repository import load_concern
-from jobs.queue import redis_settings
 from jobs.tasks.concern_channel import WebhookChannel
 from jobs.tasks.concern_enqueue import enqueue_advance
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
-from jobs.worker import FUNCTIONS, _on_shutdown, _on_startup
+from jobs.worker import create_worker
 from tests.support.scripted_model import ScriptedModelServer, status
 
 from .conftest import at
@@ -86,10 +85,7 @@ async def test_duplicate_triggers_run_the_loop_once(
     second = await enqueue_advance(pool, queue_name, concern_id=raised.concern_id, trigger=trig,
                                    now=at(31))
     assert (first, second) == (True, False)
-    worker = Worker(functions=FUNCTIONS, redis_settings=redis_settings(settings),
-                    queue_name=queue_name, on_startup=_on_startup(
-                        settings.model_copy(update={"queue_name": queue_name})),
-                    on_shutdown=_on_shutdown, burst=True, handle_signals=False, poll_delay=0.05)
+    worker = create_worker(settings.model_copy(update={"queue_name": queue_name}), burst=True)
     try:
         await worker.main()
     finally:
