@@ -200,6 +200,7 @@ mutation($s: String!, $id: ID!, $key: String!, $entries: [SessionEntryInput!]!,
     duplicate deliveryState receipt { status accepted reason completedSteps replayed } } }"""
 STATE = """query($s: String!, $id: ID!) { watch(scope: $s, id: $id) {
   deliveryState steps { stepId status } receipts { status accepted } handOffs { executionKey }
+  observations { observedAt }
 } }"""
 
 
@@ -232,8 +233,9 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
             {"stepId": "s1", "status": "done", "evidence": "版本 v2.3"}]})),
     )
     data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "r-receipt"}))
+    # the hand-off is written just before the check's observation and steps: wait for both
     watch = until(lambda: (w := data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"])
-                  ["handOffs"] and w)
+                  ["handOffs"] and w["observations"] and w)
     key = watch["handOffs"][0]["executionKey"]
     assert watch["deliveryState"] == "facts_recorded"
 
