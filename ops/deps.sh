@@ -10,9 +10,12 @@ if [ -z "${NEO4J_URI:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 fi
 # `ops/deps.sh browser` (make test): Debian's Chromium for the page tests (Playwright drives it;
-# Playwright's own browser download is not used).
+# Playwright's own browser download is not used), and a CJK font so the pages' Chinese text
+# renders in screenshots instead of empty boxes.
 if [ "${1:-}" = "browser" ]; then
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  dpkg-query -W -f='${Status}' fonts-noto-cjk 2>/dev/null | grep -q "install ok installed" \
+    || missing+=(fonts-noto-cjk)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -135,44 +135,84 @@ function layout() {
     ring.forEach((id, j) => pos.set(id, onRing(base + 2 * Math.PI * j / ring.length, r)));
     i += cap; r += spacing;
   }
+  let x1 = -R, y1 = -R, x2 = R, y2 = R;
+  for (const p of pos.values()) { x1 = Math.min(x1, p.x); y1 = Math.min(y1, p.y); x2 = Math.max(x2, p.x); y2 = Math.max(y2, p.y); }
+  const m = 30;  // half a node and a label
+  S.bounds = { x1: x1 - m, y1: y1 - m, x2: x2 + m, y2: y2 + m };
   return pos;
 }
 
 // ---------------------------------------------------------------- cytoscape
+// Each property a selector sets is applied to every element it matches before the first
+// frame, so the common selectors set few: label typography lives with the labelled states,
+// arrows, dashes and dots only where the graph is small (class "arrow"; at scale, "fast").
 const STYLE = [
-  { selector: "node", style: { "label": "", "font-size": 12, "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 6,
-      "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
   { selector: "node.entity", style: { "width": 18, "height": 18, "background-color": "#60a5fa", "border-width": 1, "border-color": "#1e3a8a" } },
-  { selector: "node.candidate", style: { "background-color": "#e5e7eb", "border-style": "dashed", "border-color": "#6b7280" } },
+  // candidates: grey fill, solid border (a dashed border on 1,000 nodes costs a few hundred ms a paint)
+  { selector: "node.candidate", style: { "background-color": "#e5e7eb", "border-color": "#6b7280" } },
   { selector: "node.event", style: { "width": 11, "height": 11, "background-color": "#f59e0b" } },
   { selector: "node.day", style: { "width": 26, "height": 26, "background-color": "#fde68a", "border-width": 2, "border-color": "#b45309",
-      "label": "data(count)", "text-valign": "center", "text-margin-y": 0, "font-size": 11, "text-background-opacity": 0 } },
+      "label": "data(count)", "text-valign": "center", "font-size": 11 } },
   { selector: "node.stage", style: { "shape": "round-rectangle", "width": 22, "height": 12, "background-color": "#a78bfa" } },
   { selector: "node.arc", style: { "width": 7, "height": 7, "background-color": "#a78bfa", "opacity": 0.6, "events": "no" } },
-  { selector: "node.ring", style: { "width": 2 * R, "height": 2 * R, "background-opacity": 0, "border-width": 2, "border-color": "#d1d5db", "events": "no", "z-compound-depth": "bottom" } },
-  { selector: "edge", style: { "width": 1, "curve-style": "haystack", "line-color": "#9ca3af", "font-size": 11 } },
-  { selector: "edge.relation", style: { "curve-style": "straight", "target-arrow-shape": "triangle", "arrow-scale": 0.6, "target-arrow-color": "#9ca3af" } },
-  { selector: "edge.fast", style: { "curve-style": "haystack", "target-arrow-shape": "none" } },
-  { selector: "edge.suggested", style: { "line-style": "dashed" } },
+  { selector: "edge", style: { "width": 1, "curve-style": "haystack", "line-color": "#9ca3af" } },
+  { selector: "edge.arrow", style: { "curve-style": "straight", "target-arrow-shape": "triangle", "arrow-scale": 0.6, "target-arrow-color": "#9ca3af" } },
+  { selector: "edge.suggested.arrow", style: { "line-style": "dashed" } },
+  // at scale suggested lines are lighter instead of dashed (dashes cost ~0.7 s a paint for 2,000 lines)
+  { selector: "edge.suggested.fast", style: { "line-color": "#c4c9d1" } },
   { selector: "edge.confirmed", style: { "line-color": "#059669", "target-arrow-color": "#059669", "width": 2.5 } },
-  { selector: "edge.rejected", style: { "line-color": "#dc2626", "target-arrow-color": "#dc2626", "line-style": "dotted" } },
+  { selector: "edge.rejected", style: { "line-color": "#dc2626", "target-arrow-color": "#dc2626" } },
+  { selector: "edge.rejected.arrow", style: { "line-style": "dotted" } },
   { selector: "edge.removed", style: { "opacity": 0.3 } },
   { selector: "edge.change", style: { "line-color": "#f59e0b", "opacity": 0.35 } },
   // at scale change lines are drawn for the selected or hovered object only (readable, fast)
   { selector: "edge.change.fast", style: { "display": "none" } },
   { selector: "edge.change.fast.near", style: { "display": "element", "opacity": 0.8 } },
-  { selector: ".labelled, .hover, :selected", style: { "label": "data(label)" } },
-  { selector: "node.day.hover, node.day:selected", style: { "label": "data(label)" } },
+  { selector: ".labelled, .hover, :selected", style: { "label": "data(label)", "font-size": 12, "min-zoomed-font-size": 6 } },
+  { selector: "node.labelled, node.hover, node:selected", style: { "text-valign": "bottom", "text-margin-y": 3,
+      "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
+  { selector: "edge.labelled, edge.hover, edge:selected", style: { "font-size": 11 } },
+  { selector: "node.day.hover, node.day:selected", style: { "label": "data(label)", "text-valign": "center", "text-margin-y": 0, "text-background-opacity": 0, "font-size": 11 } },
   { selector: "node:selected", style: { "border-width": 3, "border-color": "#dc2626", "z-index": 10 } },
   { selector: "edge:selected", style: { "line-color": "#dc2626", "target-arrow-color": "#dc2626", "width": 4, "opacity": 1, "z-index": 10 } },
   { selector: ".near", style: { "opacity": 1 } },
   { selector: ".gone", style: { "display": "none" } },
 ];
 
+const isBig = () => S.rels.size + S.chg.length > 1500;
+// the change lines of one node, created on first need at scale (hidden ones are never built)
+function changeEdges(node) {
+  const todo = S.chgAt.get(node.id());
+  if (todo) {
+    S.chgAt.delete(node.id());
+    const add = todo.filter((e) => S.cy.getElementById(e.data.id).empty());
+    if (add.length) S.cy.batch(() => {
+      for (const el of S.cy.add(add.map((e) => ({ ...e, data: { ...e.data } })))) {
+        const on = S.vis && S.vis.has(el.id());
+        if (!on) el.addClass("gone");
+        S.shown.set(el.id(), on ? keyOf({}) : null);
+      }
+    });
+  }
+  return node.connectedEdges(".change");
+}
+// the time ring is an SVG circle under the canvas, kept on the model circle of radius R
+function placeRing() {
+  const z = S.cy.zoom(), p = S.cy.pan(), c = $("ring");
+  c.setAttribute("cx", p.x); c.setAttribute("cy", p.y); c.setAttribute("r", Math.max(0, R * z));
+}
+// fit the ring and every laid-out position (known without asking Cytoscape for bounding
+// boxes, which would compute every element's rendered style before the first frame)
+function fitAll() {
+  const cy = S.cy, pad = 20, { x1, y1, x2, y2 } = S.bounds;
+  const w = cy.width(), h = cy.height();
+  const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / (x2 - x1), (h - 2 * pad) / (y2 - y1))));
+  cy.viewport({ zoom, pan: { x: (w - zoom * (x1 + x2)) / 2, y: (h - zoom * (y1 + y2)) / 2 } });
+}
 const keyOf = (s) => `${s.label}|${s.cls || ""}|${s.count || ""}`;
 function elements(pos) {
-  const shown = (S.shown = new Map()), big = S.rels.size + S.chg.length > 1500;
-  const els = [{ group: "nodes", data: { id: "__ring", kind: "ring" }, position: { x: 0, y: 0 }, classes: "ring", selectable: false, grabbable: false }];
+  const shown = (S.shown = new Map()), big = isBig();
+  const els = [];
   const few = S.ents.size <= 80, fewEv = S.evs.size <= 40;
   for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}` }); }
   for (const [id, vs] of S.evs) if (S.evNode.get(id) === id) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${fewEv ? " labelled" : ""}` }); }
@@ -181,8 +221,14 @@ function elements(pos) {
     els.push({ group: "nodes", data: { id, label: s.text.slice(0, 40), kind: "summary" }, position: pos.get(id), classes: "stage labelled" });
     for (const dot of S.arcs.get(id)) els.push({ group: "nodes", data: { id: dot, kind: "arc", stage: id }, position: pos.get(dot), classes: "arc", selectable: false, grabbable: false });
   }
-  for (const [id, vs] of S.rels) { const v = vs[vs.length - 1]; els.push({ group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" }, classes: `relation ${v.conf}${v.removed ? " removed" : ""}${big ? " fast" : ""}` }); }
-  for (const c of S.chg) if (S.ents.has(c.en) && S.evNode.has(c.ev)) els.push({ group: "edges", data: { id: c.id, source: S.evNode.get(c.ev), target: c.en, label: c.kind, kind: "change" }, classes: big ? "change fast" : "change" });
+  for (const [id, vs] of S.rels) { const v = vs[vs.length - 1]; els.push({ group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" }, classes: `relation ${v.conf}${v.removed ? " removed" : ""}${big ? " fast" : " arrow"}` }); }
+  // at scale a change line is created when its entity or event is hovered or selected (lazyChanges)
+  S.chgAt = new Map();
+  for (const c of S.chg) if (S.ents.has(c.en) && S.evNode.has(c.ev)) {
+    const el = { group: "edges", data: { id: c.id, source: S.evNode.get(c.ev), target: c.en, label: c.kind, kind: "change" }, classes: big ? "change fast" : "change" };
+    if (!big) { els.push(el); continue; }
+    for (const n of [el.data.source, el.data.target]) (S.chgAt.get(n) || S.chgAt.set(n, []).get(n)).push(el);
+  }
   // what the newest moment shows, as applyMoment would key it
   for (const e of els) {
     const d = e.data, k = d.kind;
@@ -196,18 +242,38 @@ function elements(pos) {
   return els;
 }
 
+// Positions come with the elements (layout() above): this layout only signals that they are
+// in place. Cytoscape's "preset" would set each position again (~0.1 s at 1,000 nodes).
+function KeepLayout(options) { this.options = options; }
+KeepLayout.prototype.run = function () {
+  this.emit("layoutstart"); this.emit("layoutready"); this.emit("layoutstop"); return this;
+};
+KeepLayout.prototype.stop = function () { return this; };
+cytoscape("layout", "keep", KeepLayout);
+
 function draw() {
+  const t0 = performance.now();
   const pos = layout();
   if (S.cy) S.cy.destroy();
-  const big = S.rels.size + S.chg.length > 1500;
+  const big = isBig();
+  const els = elements(pos);
+  const t1 = performance.now();
   S.cy = window.cy = cytoscape({
-    container: $("cy"), elements: elements(pos), style: STYLE, layout: { name: "preset" },
-    minZoom: 0.05, maxZoom: 6, wheelSensitivity: 0.3, pixelRatio: 1, textureOnViewport: big, hideEdgesOnViewport: big,
+    container: $("cy"), elements: els, style: STYLE, layout: { name: "keep" },
+    minZoom: 0.05, maxZoom: 6, wheelSensitivity: 0.3, pixelRatio: 1, textureOnViewport: big, hideEdgesOnViewport: big, motionBlur: false,
     boxSelectionEnabled: false, autoungrabify: true, selectionType: "single",
   });
   if (S.ents.size <= 80) S.cy.style().selector("node, edge").style("font-size", 30).update();  // readable at fit
+  // Cytoscape (3.35) builds its layered textures synchronously on the first frame (every
+  // element drawn into a texture, then into a layer): at scale that doubles the first paint.
+  // Marked as already started, the cache queues layers for idle time and the first frame
+  // draws the elements directly (pinned vendor version; without the field nothing changes).
+  const lyr = big && S.cy.renderer() && S.cy.renderer().data && S.cy.renderer().data.lyrTxrCache;
+  if (lyr && lyr.firstGet === true) lyr.firstGet = false;
+  viz.timings.layoutMs = t1 - t0; viz.timings.cyMs = performance.now() - t1;
+  S.cy.on("viewport", placeRing);
   S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.id, "graph"); });
-  S.cy.on("mouseover", "node, edge", (e) => { e.target.addClass("hover"); if (e.target.isNode()) e.target.connectedEdges(".change").addClass("near"); });
+  S.cy.on("mouseover", "node, edge", (e) => { e.target.addClass("hover"); if (e.target.isNode()) changeEdges(e.target).addClass("near"); });
   S.cy.on("mouseout", "node, edge", (e) => { e.target.removeClass("hover"); if (e.target.isNode() && !e.target.selected()) e.target.connectedEdges(".change").removeClass("near"); });
 }
 
@@ -240,7 +306,7 @@ function applyMoment(index) {
   S.vis = vis;
   S.cy.batch(() => {
     S.cy.elements().forEach((el) => {
-      const id = el.id(); if (id === "__ring") return;
+      const id = el.id();
       const s = vis.get(id), prev = S.shown.get(id);
       if (!s) { if (prev !== null) { el.addClass("gone"); S.shown.set(id, null); } return; }
       const key = keyOf(s);
@@ -319,7 +385,7 @@ function markSelected(id) {
   S.cy.$(":selected").unselect();
   S.cy.edges(".near").removeClass("near");
   const el = S.cy.getElementById(id);
-  if (el.nonempty()) { el.select(); if (el.isNode()) el.connectedEdges(".change").addClass("near"); }
+  if (el.nonempty()) { el.select(); if (el.isNode()) changeEdges(el).addClass("near"); }
   for (const li of document.querySelectorAll('#list li[aria-selected="true"]')) li.setAttribute("aria-selected", "false");
   const li = S.listItems.get(id);
   if (li) { li.setAttribute("aria-selected", "true"); $("list").setAttribute("aria-activedescendant", li.id); }
@@ -519,7 +585,12 @@ function writeUrl() {
 }
 function showMessage(text) { const m = $("message"); m.hidden = !text; m.textContent = text || ""; }
 
-let loading = null;
+// Resolves once the frame that draws the current state has been handed to the screen: the
+// animation frame callbacks run (Cytoscape draws in its own, queued before ours), then the
+// frame commits, then a task posted from our callback runs.
+const painted = () => new Promise((resolve) => requestAnimationFrame(() => {
+  const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(); ch.port2.postMessage(null);
+}));
 async function load({ keepView = false } = {}) {
   const t0 = performance.now();
   S.scope = $("scope").value.trim();
@@ -537,10 +608,14 @@ async function load({ keepView = false } = {}) {
   buildModel(tables);
   S.tables = tables;
   const empty = !S.ents.size && !S.evs.size && !S.sums.size;
+  $("ringLayer").style.display = empty ? "none" : "";
   const t1 = performance.now();
   if (same) { S.shown = new Map(); layout(); } else draw();  // layout() refreshes the day/arc maps
   const t2 = performance.now();
-  buildList();
+  // at scale the list (thousands of rows) is built right after the first paint
+  const deferList = isBig();
+  if (deferList) { $("list").innerHTML = "<li class='group'>listing…</li>"; S.listItems = new Map(); S.listText = new Map(); }
+  else buildList();
   viz.timings.drawMs = t2 - t1; viz.timings.listMs = performance.now() - t2;
   const moment = $("moment");
   moment.max = String(Math.max(0, S.moments.length - 1));
@@ -559,8 +634,18 @@ async function load({ keepView = false } = {}) {
   }
   S.wantAt = null;
   applyMoment(index);
-  if (viewport) S.cy.viewport(viewport); else S.cy.fit(undefined, 20);
-  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const t3 = performance.now();
+  if (viewport) S.cy.viewport(viewport); else fitAll();
+  placeRing();
+  const t4 = performance.now();
+  await painted();
+  viz.timings.fitMs = t4 - t3; viz.timings.paintMs = performance.now() - t4;
+  if (deferList) setTimeout(() => {
+    const t5 = performance.now();
+    buildList(); updateList(S.vis); if (S.sel) markSelected(S.sel);
+    viz.timings.listMs = performance.now() - t5; viz.listReady = true;
+  }, 0);
+  else viz.listReady = true;
   viz.timings.loadMs = performance.now() - t0;
   if (!viz.ready) { viz.timings.firstPaint = performance.now(); viz.ready = true; }
   if (S.sel && !keepView) showDetail(S.sel);
@@ -582,7 +667,7 @@ $("token").value = sessionStorage.getItem(TOKEN_KEY) || "";
 $("token").addEventListener("change", () => { const v = $("token").value.trim(); v ? sessionStorage.setItem(TOKEN_KEY, v) : sessionStorage.removeItem(TOKEN_KEY); S.detailCache.clear(); load(); });
 $("zoomIn").onclick = () => S.cy.zoom({ level: S.cy.zoom() * 1.4, renderedPosition: { x: S.cy.width() / 2, y: S.cy.height() / 2 } });
 $("zoomOut").onclick = () => S.cy.zoom({ level: S.cy.zoom() / 1.4, renderedPosition: { x: S.cy.width() / 2, y: S.cy.height() / 2 } });
-$("fit").onclick = () => S.cy.fit(undefined, 20);
+$("fit").onclick = () => fitAll();
 // following: the newest moment is picked up every 20 s (past moments never change)
 async function poll() {
   if (!$("follow").checked || document.hidden || !viz.ready || !S.moments.length) return;
