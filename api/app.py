@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -10,6 +11,7 @@ from urllib.parse import urlsplit
 
 from arq.connections import ArqRedis
 from cross_web import HTTPException
+from neo4j import AsyncDriver
 from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
@@ -32,8 +34,9 @@ from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
 from api.schema import build_schema
 from engine.settings import PROJECT_ROOT, Settings
-from graph.driver import open_driver
+from graph.driver import API_PATIENCE_S, open_driver
 from graph.migrate import migrate
+from graph.startup import NOT_REACHABLE, migrate_when_available
 from jobs.health import check_health
 from jobs.queue import open_pool
 from jobs.serialization import SERIALIZERS
@@ -111,14 +114,19 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        app.state.driver = open_driver(settings)
+        app.state.driver = open_driver(settings, patience_s=API_PATIENCE_S)
         app.state.pool = await open_pool_or_lazy(settings)
+        schema: asyncio.Task[list[str]] | None = None
         try:
-            await migrate(app.state.driver, settings.neo4j_database)
+            schema = await migrate_or_wait(app.state.driver, settings.neo4j_database)
             log.info(verdict)
             async with mcp.running():
                 yield
         finally:
+            if schema is not None:
+                schema.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await schema
             await app.state.pool.aclose()
             await app.state.driver.close()
 
@@ -212,6 +220,21 @@ async def open_pool_or_lazy(settings: Settings) -> ArqRedis:
             default_queue_name=settings.queue_name,
             **SERIALIZERS,
         )
+
+
+async def migrate_or_wait(driver: AsyncDriver, database: str) -> asyncio.Task[list[str]] | None:
+    """Migrate now; with Neo4j unreachable the API starts anyway (health says neo4j: false,
+    requests answer UNAVAILABLE) and the migrations run in the background once it is back.
+    Any other migration error stops the start, as before."""
+    try:
+        await migrate(driver, database)
+        return None
+    except NOT_REACHABLE as exc:
+        log.error(
+            "Neo4j is unreachable; the API starts without it and migrates when it is back",
+            extra={"fields": {"error": str(exc) or type(exc).__name__}},
+        )
+    return asyncio.create_task(migrate_when_available(driver, database), name="migrate")
 
 
 def origin_ok(settings: Settings, origin: str, host: str | None) -> bool:

@@ -21,12 +21,21 @@ def neo4j_password(settings: Settings) -> str:
     )
 
 
-def open_driver(settings: Settings) -> AsyncDriver:
+# How long a caller waits while Neo4j is unreachable. Workers keep the driver's 30 s retry
+# (a job would rather wait than fail); the API answers UNAVAILABLE after a few seconds,
+# because a person or a client is waiting (`open_driver(settings, patience_s=API_PATIENCE_S)`).
+WORKER_PATIENCE_S = 30.0
+API_PATIENCE_S = 4.0
+
+
+def open_driver(settings: Settings, *, patience_s: float = WORKER_PATIENCE_S) -> AsyncDriver:
     return AsyncGraphDatabase.driver(
         settings.effective_neo4j_uri,
         auth=(settings.neo4j_user, neo4j_password(settings)),
         max_connection_pool_size=50,
-        connection_acquisition_timeout=30.0,
+        connection_acquisition_timeout=patience_s,
+        connection_timeout=min(patience_s, 30.0),
+        max_transaction_retry_time=patience_s,
         notifications_min_severity="OFF",
     )
 

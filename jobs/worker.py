@@ -20,7 +20,7 @@ from engine.model.accounting import Accounting
 from engine.model.gateway import build_gateway
 from engine.settings import Settings
 from graph.driver import open_driver
-from graph.migrate import migrate
+from graph.startup import migrate_when_available
 from jobs.model_metrics import ModelCollector
 from jobs.queue import redis_settings
 from jobs.resilient_worker import ResilientWorker
@@ -65,8 +65,8 @@ def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
         ctx["settings"] = settings
         ctx["worker_id"] = f"{socket.gethostname()}:{os.getpid()}"
         ctx["driver"] = open_driver(settings)
-        await ctx["driver"].verify_connectivity()
-        await migrate(ctx["driver"], settings.neo4j_database)
+        # started during a Neo4j outage: wait for it here (jobs stay queued), then migrate
+        await migrate_when_available(ctx["driver"], settings.neo4j_database)
         # One httpx client and one model gateway per process (seed 000 模型连接异常 policy lives
         # in the gateway); the job that calls it records the retries on its run.
         ctx["http"] = httpx.AsyncClient()
