@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from api.auth import authenticate, is_loopback
-from api.mcp import concern_tools, story_tools
+from api.mcp import concern_tools, review_tools, story_tools
 from api.mcp.access import CALLER_KEY, Caller, CallerSource, caller_from_request, failed
 from engine.settings import Settings
 
@@ -64,6 +64,7 @@ def build_server(settings: Settings, caller_of: CallerSource) -> StorygraphMCP:
     )
     story_tools.register(server, caller_of)
     concern_tools.register(server, caller_of)
+    review_tools.register(server, caller_of)
     return server
 
 

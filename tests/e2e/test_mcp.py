@@ -18,14 +18,16 @@ from tests.support.mcp import body, error_code, http_client, stdio_client
 from tests.support.processes import Server, process_env
 
 FULL, READER, OUTSIDER = "mcp-full-token", "mcp-reader-token", "mcp-outsider-token"
+ADMIN = "mcp-admin-token"
 TOKENS = [
+    {"token": ADMIN, "name": "ops", "scopes": ["*"], "roles": ["admin"]},
     {"token": FULL, "name": "agent", "scopes": ["*"], "roles": ["reader", "editor", "agenda"]},
     {"token": READER, "name": "looker", "scopes": ["*"], "roles": ["reader"]},
     {
         "token": OUTSIDER,
         "name": "elsewhere",
         "scopes": ["elsewhere"],
-        "roles": ["reader", "agenda"],
+        "roles": ["reader", "agenda", "operator"],
     },
 ]
 STORY_TOOLS = {
@@ -37,6 +39,7 @@ STORY_TOOLS = {
     "get_result",
 }
 CONCERN_TOOLS = {"raise_concern", "advance_concern", "check_concerns"}
+REVIEW_TOOLS = {"start_review", "review_status"}
 
 PUBLISH = """mutation($input: PublishResultInput!) {
   publishResult(input: $input, runId: "run-mcp") { result { id } } }"""
@@ -120,7 +123,7 @@ async def test_tools_are_listed_without_resolve_concern_or_as_of(api: Server) ->
         tools = (await client.list_tools()).tools
         templates = (await client.list_resource_templates()).resource_templates
     names = {t.name for t in tools}
-    assert names == STORY_TOOLS | CONCERN_TOOLS
+    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS
     assert "resolve_concern" not in names
     for tool in tools:
         schema = json.dumps(tool.input_schema).lower()
@@ -416,8 +419,68 @@ async def test_storygraph_mcp_over_stdio_lists_tools_and_reads(
     async with stdio_client(process_env(services)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         graph = body(await client.call_tool("story_graph", {"scope": scope}))
-    assert names == STORY_TOOLS | CONCERN_TOOLS
+    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS
     assert graph["counts"]["entities"] == 2
     env = process_env(services, API_TOKENS=json.dumps(TOKENS))
     async with stdio_client(env, "--token", OUTSIDER) as client:
         assert error_code(await client.call_tool("story_graph", {"scope": scope})) == "NOT_FOUND"
+
+
+SWITCH = """mutation($on: Boolean!) { setHeartbeatEnabled(enabled: $on) { heartbeatEnabled } }"""
+
+
+async def test_review_tools_follow_the_app_switch_and_scopes(
+    api: Server, worker: Any, scope: str
+) -> None:
+    """seed 004 应用启停: with the heartbeat app off a review is refused (DISABLED, as in
+    GraphQL); on, an agent starts one and follows it to its result; an outsider neither
+    starts one in this scope nor sees the run."""
+    gql(
+        api,
+        UPSERT,
+        input={
+            "scope": scope,
+            "id": "chat",
+            "kind": "CONVERSATION",
+            "version": "v1",
+            "text": "[2026-11-30T09:00:00+08:00] 张三: 支付模块卡在第三方回调接口\n",
+        },
+    )
+    window = {
+        "scope": scope,
+        "from_time": "2026-11-30T00:00:00+08:00",
+        "to_time": "2026-12-01T00:00:00+08:00",
+    }
+
+    def switch(on: bool) -> None:
+        got = api.graphql(SWITCH, {"on": on}, token=ADMIN).json()
+        assert got["data"]["setHeartbeatEnabled"]["heartbeatEnabled"] is on, got
+
+    switch(False)
+    try:
+        async with http_client(api.url, ADMIN) as client:
+            refused = await client.call_tool("start_review", window)
+            assert error_code(refused) == "DISABLED"
+            switch(True)
+            async with http_client(api.url, OUTSIDER) as outsider:
+                assert error_code(await outsider.call_tool("start_review", window)) == "NOT_FOUND"
+            run = body(await client.call_tool("start_review", window))
+            deadline = time.monotonic() + 90
+            while run["status"] not in ("completed", "failed") and time.monotonic() < deadline:
+                await asyncio.sleep(0.5)
+                run = body(await client.call_tool("review_status", {"run_id": run["id"]}))
+            assert run["status"] == "completed", run
+            assert run["result_id"] and run["fraction"] == 1.0
+            async with http_client(api.url, OUTSIDER) as outsider:
+                hidden = await outsider.call_tool("review_status", {"run_id": run["id"]})
+                missing = await outsider.call_tool("review_status", {"run_id": "no-such-run"})
+            assert error_code(hidden) == error_code(missing) == "NOT_FOUND"
+            assert scope not in json.dumps(hidden.model_dump(mode="json"), ensure_ascii=False)
+            result = body(
+                await client.call_tool(
+                    "get_result", {"scope": scope, "result_id": run["result_id"]}
+                )
+            )
+            assert "张三" in json.dumps(result, ensure_ascii=False)
+    finally:
+        switch(False)

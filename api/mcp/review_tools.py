@@ -1,0 +1,116 @@
+"""Supervision review tools: start a review of one scope and follow a run.
+
+They call the use cases the GraphQL mutations call (`jobs.tasks.review_ops`), under the
+same roles (`operator` to start, `reader` to look). The heartbeat app switch holds here as it
+does in GraphQL (seed 004 应用启停): with the app off, `start_review` refuses with DISABLED
+and claims nothing. Another scope's run reads as NOT_FOUND, exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import AwareDatetime, Field
+
+from api.definitions.review_types import run_progress
+from api.mcp.access import Caller, CallerSource, answer
+from engine.errors import InvalidInput, NotFound
+from engine.review.compose import GLOBAL_STORY_SCOPE
+from engine.review.lifecycle import SupervisionRun
+from engine.review.types import Scope, Trigger
+from jobs.tasks.review_ops import start_review
+from jobs.tasks.review_services import ReviewServices
+
+StoryScope = Annotated[str, Field(description="a project id, or 'global'")]
+
+
+def _services(caller: Caller) -> ReviewServices:
+    return ReviewServices(
+        settings=caller.settings, driver=caller.driver, worker_id="mcp", pool=caller.pool
+    )
+
+
+def _review_scope(scope: str) -> Scope:
+    if scope == GLOBAL_STORY_SCOPE:
+        return Scope(is_global=True, project_ids=())
+    return Scope(is_global=False, project_ids=(scope,))
+
+
+def _story_scopes(scope: Scope) -> list[str]:
+    return [GLOBAL_STORY_SCOPE] if scope.is_global else list(scope.project_ids)
+
+
+def run_view(run: SupervisionRun) -> dict[str, Any]:
+    """What an agent needs of a run: where it stands, per stage, and its result."""
+    prog = run_progress(run)
+    return {
+        "id": run.run_id,
+        "status": run.display_status.value,
+        "result_id": run.result_id,
+        "fraction": prog.fraction,
+        "stages": [
+            {"stage": s.stage, "state": s.state, "done": s.done, "total": s.total}
+            for s in prog.stages
+        ],
+        "error": run.error.message if run.error else None,
+    }
+
+
+def register(server: MCPServer, caller_of: CallerSource) -> None:
+    """Add the review tools to `server`."""
+
+    @server.tool(
+        name="start_review",
+        description="Start a supervision review of one scope over [from_time, to_time): the "
+        "service reads that interval's sources, organises them and publishes one result into "
+        "the scope's story graph. Needs the `operator` role and the heartbeat app switched on "
+        "(DISABLED otherwise); only one review runs at a time (BUSY). Follow it with "
+        "review_status.",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False
+        ),
+    )
+    async def start_review_tool(
+        ctx: Context,
+        scope: StoryScope,
+        from_time: Annotated[AwareDatetime, Field(description="start, with a time zone")],
+        to_time: Annotated[AwareDatetime, Field(description="end, with a time zone")],
+    ) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            caller.require("operator", scope)
+            if from_time >= to_time:
+                raise InvalidInput("from_time must be before to_time")
+            got = await start_review(
+                _services(caller),
+                _review_scope(scope),
+                trigger=Trigger.MANUAL,
+                interval=(from_time, to_time),
+            )
+            assert isinstance(got, tuple)  # manual requests never wait: BUSY is raised
+            return run_view(got[0])
+
+        return await answer(work())
+
+    @server.tool(
+        name="review_status",
+        description="Where a supervision run stands: status (running, paused, failed, "
+        "cancelling, cancelled, completed), each stage's progress, its result id once "
+        "published, and the error of a failed run.",
+        annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True),
+    )
+    async def review_status(ctx: Context, run_id: str) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            caller.require("reader")
+            stored = await _services(caller).runs.get(run_id)
+            for s in _story_scopes(stored.run.scope):
+                try:
+                    caller.visible(s)
+                except NotFound:
+                    raise NotFound("no such supervision run", id=run_id) from None
+            return run_view(stored.run)
+
+        return await answer(work())
