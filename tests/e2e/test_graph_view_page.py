@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -146,9 +147,13 @@ async def test_the_slider_snaps_to_record_moments_and_shows_an_earlier_state(
         early_entities = await visible_ids(page, "entity")
         assert early_entities == {n["id"] for n in early["nodes"]}
         assert len(early_entities) < len(now_entities), "fewer objects were known at first"
-        positions_before = await page.evaluate("() => cy.getElementById(%r).position()" % sorted(early_entities)[0])
+        positions_before = await page.evaluate(
+            "() => cy.getElementById(%r).position()" % sorted(early_entities)[0]
+        )
         await move_slider(page, len(moments) - 1)
-        positions_after = await page.evaluate("() => cy.getElementById(%r).position()" % sorted(early_entities)[0])
+        positions_after = await page.evaluate(
+            "() => cy.getElementById(%r).position()" % sorted(early_entities)[0]
+        )
         assert positions_before == positions_after, "positions are stable while replaying"
         await move_slider(page, 0)
         await shot(page, "graph_view_demo_first_moment")
@@ -164,7 +169,9 @@ async def test_selecting_an_entity_shows_excerpts_history_and_neighbours(
            references { ownerId excerpt { available text } } } }""",
         s=demo_scope,
     )["storyGraph"]
-    cited = {r["ownerId"]: r["excerpt"]["text"] for r in graph["references"] if r["excerpt"]["available"]}
+    cited = {
+        r["ownerId"]: r["excerpt"]["text"] for r in graph["references"] if r["excerpt"]["available"]
+    }
     entity = next(e for e in graph["entities"] if e["id"] in cited)
     async with offline_page() as seen:
         page = seen.page
@@ -216,14 +223,18 @@ async def test_corrections_made_on_the_page_are_visible_over_graphql(
         await open_view(page, f"{api.url}/viz?scope={demo_scope}&sel={suggested['id']}")
         await page.locator("#detail button[data-op=confirm]").click()
         await page.locator("#detail .confirmation", has_text="confirmed").wait_for(timeout=10_000)
-        edge_classes = await page.evaluate("(id) => cy.getElementById(id).classes()", suggested["id"])
+        edge_classes = await page.evaluate(
+            "(id) => cy.getElementById(id).classes()", suggested["id"]
+        )
         assert "confirmed" in edge_classes, "the line shows the confirmation"
         # edit a description, with the version the page showed
         await page.locator("#list li[data-id='%s']" % entity["id"]).click()
         await page.locator("#editBox summary").click()
         await page.locator("#editText").fill("页面上改的描述：王五负责对账")
         await page.locator("#detail button[data-act=updateEntity]").click()
-        await page.locator("#detail .description", has_text="页面上改的描述").wait_for(timeout=10_000)
+        await page.locator("#detail .description", has_text="页面上改的描述").wait_for(
+            timeout=10_000
+        )
         # a stale edit (made from an earlier moment) is a readable CONFLICT and writes nothing
         await move_slider(page, 0)
         if await page.locator("#editBox summary").count():
@@ -260,7 +271,10 @@ async def test_scope_moment_and_selection_survive_a_reload(api: Server, demo_sco
         assert await page.input_value("#moment") == "3"
         assert not await page.is_checked("#follow"), "a chosen moment stays pinned"
         assert await page.evaluate("() => viz.S.sel") == target["id"]
-        assert await page.locator('#list li[aria-selected="true"]').get_attribute("data-id") == target["id"]
+        assert (
+            await page.locator('#list li[aria-selected="true"]').get_attribute("data-id")
+            == target["id"]
+        )
     assert seen.console_errors == []
 
 
@@ -306,3 +320,171 @@ async def test_a_thousand_entities_are_usable_within_a_second(
         assert max(moves) < 1000, f"a slider move took {max(moves):.0f} ms"
     finally:
         await _drop(neo4j_driver, services, scope)
+
+
+# ---------------------------------------------------------------- the remaining page actions
+STORY_Q = """query($s: String!) { storyGraph(scope: $s, includeRemoved: true) {
+  entities { id name description }
+  relations { id seq removed confirmation }
+  references { ownerId ownerKind excerpt { available } }
+  suggestions { id targetId field proposedValue status } } }"""
+
+
+async def answer_of(page: Page, field: str, click: Callable[[], Any]) -> dict:  # type: ignore[type-arg]
+    """Click, and return the data of the GraphQL mutation `field` the page sent for it."""
+    async with page.expect_response(
+        lambda r: r.url.endswith("/graphql") and field in (r.request.post_data or "")
+    ) as info:
+        await click()
+    body = await (await info.value).json()
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+async def test_a_relation_is_removed_then_restored_on_the_page(
+    api: Server, demo_scope: str
+) -> None:
+    graph = gql(api, STORY_Q, s=demo_scope)["storyGraph"]
+    target = next(r for r in graph["relations"] if not r["removed"])
+    current = "query($s: String!) { storyGraph(scope: $s) { relations { id } } }"
+    async with offline_page() as seen:
+        page = seen.page
+        await page.set_viewport_size({"width": 1400, "height": 900})
+        await open_view(page, f"{api.url}/viz?scope={demo_scope}&sel={target['id']}")
+        await page.locator("#detail button[data-op=remove]").click()
+        await page.locator("#detail button[data-op=restore]").wait_for(timeout=10_000)
+        assert "removed" in await page.locator("#detail div.meta:not(.outcome)").first.inner_text()
+        # over GraphQL: removed (gone from the current graph, kept with includeRemoved)
+        mid = {r["id"]: r for r in gql(api, STORY_Q, s=demo_scope)["storyGraph"]["relations"]}
+        assert mid[target["id"]]["removed"] is True
+        assert target["id"] not in {
+            r["id"] for r in gql(api, current, s=demo_scope)["storyGraph"]["relations"]
+        }
+        # the line is hidden, and shown faded with "removed" ticked
+        assert target["id"] not in await visible_edges(page, "relation")
+        await page.locator("#showRemoved").check()
+        assert target["id"] in await visible_edges(page, "relation")
+        assert "removed" in await page.evaluate(
+            "(id) => cy.getElementById(id).classes()", target["id"]
+        )
+        await shot(page, "graph_view_relation_removed")
+        await page.locator("#detail button[data-op=restore]").click()
+        await page.locator("#detail button[data-op=remove]").wait_for(timeout=10_000)
+        assert "removed" not in await page.evaluate(
+            "(id) => cy.getElementById(id).classes()", target["id"]
+        )
+    after = {r["id"]: r for r in gql(api, STORY_Q, s=demo_scope)["storyGraph"]["relations"]}
+    assert after[target["id"]]["removed"] is False
+    assert after[target["id"]]["seq"] == target["seq"] + 2, "remove and restore are two versions"
+    assert target["id"] in {
+        r["id"] for r in gql(api, current, s=demo_scope)["storyGraph"]["relations"]
+    }
+    assert seen.console_errors == []
+
+
+@pytest.mark.parametrize("choice", ["accept", "dismiss"])
+async def test_a_pending_suggestion_is_accepted_or_dismissed_on_the_page(
+    api: Server, demo_scope: str, choice: str
+) -> None:
+    graph = gql(api, STORY_Q, s=demo_scope)["storyGraph"]
+    suggestion = next(s for s in graph["suggestions"] if s["status"] == "PENDING")
+    assert suggestion["field"] == "description"
+    entity = next(e for e in graph["entities"] if e["id"] == suggestion["targetId"])
+    assert entity["description"] != suggestion["proposedValue"]
+    async with offline_page() as seen:
+        page = seen.page
+        await page.set_viewport_size({"width": 1400, "height": 900})
+        await open_view(page, f"{api.url}/viz?scope={demo_scope}&sel={entity['id']}")
+        box = page.locator("#detail .suggestion", has_text=suggestion["proposedValue"])
+        await box.wait_for(timeout=10_000)
+        await box.locator(f"button[data-act={choice}Suggestion]").click()
+        await page.locator("#detail .outcome", has_text=f"suggestion {choice}").wait_for(
+            timeout=10_000
+        )
+        assert await page.locator("#detail .suggestion").count() == 0, "no longer pending"
+        if choice == "accept":
+            await page.locator(
+                "#detail .description", has_text=suggestion["proposedValue"]
+            ).wait_for(timeout=10_000)
+        await shot(page, f"graph_view_suggestion_{choice}")
+    after = gql(api, STORY_Q, s=demo_scope)["storyGraph"]
+    status = {s["id"]: s["status"] for s in after["suggestions"]}
+    assert status.get(suggestion["id"], "gone") != "PENDING"
+    if suggestion["id"] in status:
+        assert status[suggestion["id"]] == ("ACCEPTED" if choice == "accept" else "DISMISSED")
+    described = next(e for e in after["entities"] if e["id"] == entity["id"])["description"]
+    if choice == "accept":
+        assert described == suggestion["proposedValue"]
+    else:
+        assert described == entity["description"]
+    assert seen.console_errors == []
+
+
+ENTRY_Q = """query($s: String!, $id: ID!) { knowledgeEntry(scope: $s, id: $id) {
+  version available text source { id kind } } }"""
+
+
+async def test_save_to_knowledge_is_previewed_then_confirmed_on_the_page(
+    api: Server, demo_scope: str
+) -> None:
+    graph = gql(api, STORY_Q, s=demo_scope)["storyGraph"]
+    cited = {r["ownerId"] for r in graph["references"] if r["excerpt"]["available"]}
+    entity = next(e for e in graph["entities"] if e["id"] in cited)
+    async with offline_page() as seen:
+        page = seen.page
+        await page.set_viewport_size({"width": 1400, "height": 900})
+        await open_view(page, f"{api.url}/viz?scope={demo_scope}&sel={entity['id']}")
+        preview_button = page.locator("#detail button[data-act=previewSave]")
+        preview = (await answer_of(page, "previewSaveToKnowledge", preview_button.click))["p"]
+        await page.locator("#preview button[data-act=confirmSave]").wait_for(timeout=10_000)
+        shown = await page.locator("#preview pre").all_inner_texts()
+        assert [e["text"] for e in preview["entries"]] == shown, (
+            "the page shows what a confirm writes"
+        )
+        assert any(entity["name"] in text for text in shown)
+        for e in preview["entries"]:  # the preview wrote nothing
+            before = api.graphql(ENTRY_Q, {"s": demo_scope, "id": e["sourceId"]}).json()
+            if e["action"] == "CREATE":
+                assert before.get("errors"), f"{e['sourceId']} exists before the confirm"
+        await shot(page, "graph_view_save_preview")
+        confirm = page.locator("#preview button[data-act=confirmSave]")
+        saved = (await answer_of(page, "confirmSaveToKnowledge", confirm.click))["o"]
+        await page.locator("#preview .saved").wait_for(timeout=10_000)
+        assert saved["repeat"] is False
+    assert saved["entries"], "an entry was written"
+    written = {e["id"]: e for e in saved["entries"]}
+    for e in preview["entries"]:
+        if e["action"] == "UNCHANGED":
+            continue
+        entry = gql(api, ENTRY_Q, s=demo_scope, id=e["sourceId"])["knowledgeEntry"]
+        assert entry["source"]["kind"] == "KNOWLEDGE"
+        assert entry["text"] == e["text"]
+        assert entry["version"] == written[e["sourceId"]]["currentVersion"]
+    assert seen.console_errors == []
+
+
+async def test_continue_discussion_is_previewed_then_started_on_the_page(
+    api: Server, demo_scope: str
+) -> None:
+    graph = gql(api, STORY_Q, s=demo_scope)["storyGraph"]
+    relation = next(r for r in graph["relations"] if not r["removed"])
+    async with offline_page() as seen:
+        page = seen.page
+        await page.set_viewport_size({"width": 1400, "height": 900})
+        await open_view(page, f"{api.url}/viz?scope={demo_scope}&sel={relation['id']}")
+        button = page.locator("#detail button[data-act=previewDiscuss]")
+        preview = (await answer_of(page, "previewContinueDiscussion", button.click))["p"]
+        await page.locator("#preview button[data-act=confirmDiscuss]").wait_for(timeout=10_000)
+        assert await page.locator("#preview pre").inner_text() == preview["text"]
+        await shot(page, "graph_view_discussion_preview")
+        confirm = page.locator("#preview button[data-act=confirmDiscuss]")
+        made = (await answer_of(page, "confirmContinueDiscussion", confirm.click))["o"]
+        await page.locator("#preview .saved", has_text=made["conversation"]["id"]).wait_for(
+            timeout=10_000
+        )
+    assert made["repeat"] is False
+    conversation = gql(api, ENTRY_Q, s=demo_scope, id=made["conversation"]["id"])["knowledgeEntry"]
+    assert conversation["source"]["kind"] == "CONVERSATION"
+    assert conversation["text"] == preview["text"]
+    assert gql(api, STORY_Q, s=demo_scope)["storyGraph"] == graph, "the graph is unchanged"
+    assert seen.console_errors == []

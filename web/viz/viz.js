@@ -436,7 +436,8 @@ function versionsHtml(vs, fmt) {
 
 async function showDetail(id) {
   const box = $("detail");
-  const present = S.vis && S.vis.has(id);
+  // a removed relation stays selectable (its detail offers Restore) while its line is hidden
+  const present = S.vis && (S.vis.has(id) || (S.rels.has(id) && !!at(S.rels.get(id), S.T)));
   const day = S.days.get(id);
   if (day) {
     box.innerHTML = `<h2>${esc(day.day)}</h2><p class="meta">same-day cluster (display only, not an entity)</p><h3>Events</h3><ul>` +
