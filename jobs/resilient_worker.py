@@ -7,6 +7,14 @@ worker carries on with the same pool (redis-py reconnects a dropped connection o
 command). Crons and the health key are part of the poll, so they resume with it. Shutdown
 tolerates a Redis that is gone.
 
+Two more rules for work that must not get stuck:
+- a job that meets an unreachable Neo4j (after the driver's own retry) is retried by arq
+  with backoff (`Retry`, 2 s doubling to 60 s) within its `max_tries`, not failed at once;
+- a failed job leaves no arq result: arq refuses a job id whose result exists, so a kept
+  failure (`keep_result`, an hour) blocked the next scheduler tick or the reconciler from
+  enqueueing the same concern turn or report again. The failure is kept for an hour under
+  `storygraph:failed:<job id>` instead, for whoever investigates.
+
 A job whose own Redis bookkeeping failed mid-outage is not lost: its queue entry stays
 (AOF keeps it across a restart) and arq runs it again once its in-progress key expires; the
 reconciler (jobs/tasks/reconcile.py) re-enqueues work whose queue entry did not survive.
@@ -16,12 +24,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import logging
 import signal
+from typing import Any
 
 from arq.constants import in_progress_key_prefix
+from arq.jobs import SerializationError, deserialize_result
+from arq.typing import WorkerCoroutine
 from arq.utils import timestamp_ms
-from arq.worker import Worker
+from arq.worker import Retry, Worker
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from redis.exceptions import RedisError, ResponseError, WatchError
 
 log = logging.getLogger("storygraph.worker")
@@ -29,6 +43,27 @@ log = logging.getLogger("storygraph.worker")
 REDIS_DOWN = (RedisError, OSError)
 BACKOFF_FIRST_S = 0.5
 BACKOFF_MAX_S = 5.0
+NEO4J_DOWN = (ServiceUnavailable, SessionExpired)
+FAILED_RESULT_S = 3600
+FAILED_PREFIX = "storygraph:failed:"
+
+
+def retry_when_neo4j_is_down(coroutine: WorkerCoroutine) -> WorkerCoroutine:
+    """Turn an unreachable Neo4j into arq's `Retry` with backoff (2, 4, 8 … 60 s)."""
+
+    @functools.wraps(coroutine)
+    async def run(ctx: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await coroutine(ctx, *args, **kwargs)
+        except NEO4J_DOWN as exc:
+            defer = min(2.0 ** int(ctx.get("job_try") or 1), 60.0)
+            log.warning(
+                "Neo4j is unreachable; the job will be retried",
+                extra={"fields": {"job_id": ctx.get("job_id"), "defer_s": defer}},
+            )
+            raise Retry(defer=defer) from exc
+
+    return run
 
 
 class ResilientWorker(Worker):
@@ -36,6 +71,50 @@ class ResilientWorker(Worker):
 
     _redis_down_since: float | None = None
     _backoff_s: float = BACKOFF_FIRST_S
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.functions = {
+            name: dataclasses.replace(f, coroutine=retry_when_neo4j_is_down(f.coroutine))
+            for name, f in self.functions.items()
+        }
+
+    async def finish_job(
+        self,
+        job_id: str,
+        finish: bool,
+        result_data: bytes | None,
+        result_timeout_s: float | None,
+        keep_result_forever: bool,
+        incr_score: int | None,
+        keep_in_progress: float | None,
+    ) -> None:
+        failed = finish and result_data is not None and not self._succeeded(result_data)
+        await super().finish_job(
+            job_id,
+            finish,
+            None if failed else result_data,
+            result_timeout_s,
+            keep_result_forever,
+            incr_score,
+            keep_in_progress,
+        )
+        if failed and result_data is not None:
+            await self._keep_failure(job_id, result_data)
+
+    async def finish_failed_job(self, job_id: str, result_data: bytes | None) -> None:
+        await super().finish_failed_job(job_id, None)
+        if result_data is not None:
+            await self._keep_failure(job_id, result_data)
+
+    async def _keep_failure(self, job_id: str, result_data: bytes) -> None:
+        await self.pool.set(FAILED_PREFIX + job_id, result_data, ex=FAILED_RESULT_S)
+
+    def _succeeded(self, result_data: bytes) -> bool:
+        try:
+            return deserialize_result(result_data, deserializer=self.job_deserializer).success
+        except SerializationError:
+            return False
 
     async def _poll_iteration(self) -> None:
         try:
