@@ -38,6 +38,7 @@ $(STAMP): pyproject.toml
 lint: install
 	$(BIN)/ruff check api graph engine jobs tests bench
 	$(BIN)/mypy engine graph jobs api
+	$(BIN)/lint-imports
 
 schema: install
 	$(BIN)/storygraph schema export

@@ -1,0 +1,24 @@
+"""The layer rules of DESIGN "Layers", checked by import-linter (`.importlinter`): imports flow
+api -> jobs -> graph -> engine and nothing imports api; engine imports no Neo4j, Redis, arq,
+web framework or subprocess; the concern, watch and review engines do not import each other."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from engine.settings import PROJECT_ROOT
+
+
+def test_imports_follow_the_layers() -> None:
+    linter = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run(
+        [str(linter), "--config", str(PROJECT_ROOT / ".importlinter")],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "3 kept, 0 broken" in done.stdout
