@@ -76,6 +76,7 @@ class ReviewDocument(BaseModel):
     ts: datetime | None = None  # when the text was written; anchors relative times
     timezone: str = "Asia/Shanghai"
     known_entities: list[str] = Field(default_factory=list)  # names to look for
+    people: list[str] = Field(default_factory=list)  # names known to be people (speakers)
 
 
 class Span(BaseModel):

@@ -8,10 +8,12 @@ or the end), keeping character offsets into the original text so references poin
 source rather than copying it (seed 004: Reference points at the original).
 
 Entities (kind): names the caller already knows (`known_entities`, exact match) and
-- person: @mentions; a Chinese surname + 1–2 characters right before a speech/act verb
-  (张三说, 王小明负责); surname + 三/四/五/六/七 placeholders (张三, 李四, but not 周五);
-  English capitalised words whose first word is not a common sentence opener, pronoun,
-  weekday or month (a fixed list);
+- person: only names there are grounds for — a message's speaker, the names the caller
+  knows to be people (`people`: the speakers of the other messages of the batch), @mentions,
+  and English capitalised words whose first word is not a common sentence opener, pronoun,
+  weekday or month (a fixed list). No Chinese name is guessed from the text around it: a
+  surname character before a verb is as often a word ("方案我同意" is no one), so an unknown
+  name in running text stays unnamed;
 - version: v2.0, V1.2.3;  issue: #123, !42 (merge request), ABC-123;  url: http(s)://…;
 - term: text in 「」 “” 《》 or "double quotes".
 An entity is one per distinct name; its `local_id` (e1, e2 …) is valid only in this answer.
@@ -28,8 +30,8 @@ done …, not 还没), commitment (a resolvable time + a delivery verb), plan (�
 to), else statement. A fact's `at` is the time its sentence names, resolved against the
 document time (engine/model/offline/when.py).
 
-Not recognised: coreference (他/她/it), names without a verb cue or placeholder, nested or
-negated clauses beyond 还没/not yet, organisation names, relations between entities.
+Not recognised: coreference (他/她/it), Chinese names that are neither a speaker nor known,
+nested or negated clauses beyond 还没/not yet, organisation names, relations between entities.
 """
 
 from __future__ import annotations
@@ -58,18 +60,6 @@ _HEADER = re.compile(
     re.MULTILINE,
 )
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]+|\.(?=\s|$)")
-_SURNAMES = (
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘"
-    "于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹"
-    "薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严武戴莫孔向汤"
-)
-_VERB_CUE = (
-    "说|表示|提出|确认|负责|回复|认为|提到|建议|同意|反馈|觉得|答应|承诺|要求|决定|发现|完成"
-)
-_CN_PERSON_VERB = re.compile(rf"([{_SURNAMES}][\u4e00-\u9fa5]{{1,2}}?)(?={_VERB_CUE})")
-# 周 and 于 are left out: 周五 is a weekday and 于三月 a preposition, not people.
-_PLACEHOLDER_SURNAMES = _SURNAMES.replace("周", "").replace("于", "")
-_CN_PLACEHOLDER = re.compile(rf"([{_PLACEHOLDER_SURNAMES}][三四五六七])")
 _MENTION = re.compile(r"@([\w\u4e00-\u9fa5.-]+)")
 _VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)+\b")
 _ISSUE = re.compile(r"(?<![\w#!])[#!]\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
@@ -132,6 +122,11 @@ class _Header:
     speaker_span: tuple[int, int] | None
 
 
+def speakers(text: str) -> list[str]:
+    """The speakers of the messages of `text` ("[time] speaker: …"), each once, in order."""
+    return list(dict.fromkeys(h.speaker for h in _headers(text) if h.speaker))
+
+
 def _headers(text: str) -> list[_Header]:
     found = []
     for m in _HEADER.finditer(text):
@@ -149,17 +144,16 @@ def _candidates(
     doc: ReviewDocument, headers: list[_Header]
 ) -> Iterator[tuple[str, EntityKind, int, int]]:
     text = doc.text
-    for name in doc.known_entities:
+    speakers = [h.speaker for h in headers if h.speaker is not None]
+    people = {n for n in [*doc.people, *speakers] if n}
+    for name in dict.fromkeys([*doc.known_entities, *people]):
+        kind: EntityKind = "person" if name in people else "other"
         for m in re.finditer(re.escape(name), text):
-            yield name, "other", m.start(), m.end()
+            yield name, kind, m.start(), m.end()
     for h in headers:
         if h.speaker is not None and h.speaker_span is not None:
             yield h.speaker, "person", h.speaker_span[0], h.speaker_span[1]
     for m in _MENTION.finditer(text):
-        yield m.group(1), "person", m.start(1), m.end(1)
-    for m in _CN_PERSON_VERB.finditer(text):
-        yield m.group(1), "person", m.start(1), m.end(1)
-    for m in _CN_PLACEHOLDER.finditer(text):
         yield m.group(1), "person", m.start(1), m.end(1)
     for pattern, kind in ((_VERSION, "version"), (_ISSUE, "issue"), (_URL, "url")):
         for m in pattern.finditer(text):

@@ -22,7 +22,7 @@ TEXT = ("张三说后端支付模块卡在第三方回调接口。李四确认�
 
 def doc() -> ReviewDocument:
     return ReviewDocument(source_id="src-1", text=TEXT, ts=datetime(2026, 3, 17, 10, 0),
-                          known_entities=["支付模块"])
+                          known_entities=["支付模块"], people=["张三", "李四", "王五"])
 
 
 def test_sentences_keep_offsets_into_the_original() -> None:
@@ -54,7 +54,9 @@ def test_extractor_classifies_facts_and_resolves_their_times() -> None:
 
 
 def test_local_ids_are_per_answer_and_names_are_not_merged_across_kinds() -> None:
-    result = extract(ReviewDocument(source_id="s", text="@张三 说好的。张三说明天给。"))
+    result = extract(
+        ReviewDocument(source_id="s", text="@张三 说好的。张三说明天给。", people=["张三"])
+    )
     assert [e.local_id for e in result.entities] == ["e1"]
     assert len(result.entities[0].mentions) == 2
 
