@@ -33,6 +33,7 @@ from jobs.tasks.concern_scheduler import (
 )
 from jobs.tasks.heartbeat import heartbeat_report, heartbeat_tick, supervise_automatic
 from jobs.tasks.probe import probe
+from jobs.tasks.reconcile import reconcile_cron
 from jobs.tasks.review import supervise
 from jobs.tasks.review_worker import review_shutdown, review_startup
 from jobs.tasks.watch import WATCH_FUNCTIONS
@@ -57,6 +58,7 @@ CRON_JOBS: list[CronJob] = [
     scheduler_cron(),
     cron(heartbeat_tick, name="heartbeat_tick", second=0, run_at_startup=True, unique=True),
     cron(watch_heartbeat_tick, name="watch_heartbeat_tick", minute={0, 30}, second=0, unique=True),
+    reconcile_cron(),
 ]
 
 

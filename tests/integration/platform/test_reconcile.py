@@ -1,0 +1,125 @@
+"""The reconciler on real Neo4j and Redis: recorded work whose job was lost is queued again
+once — by two reconcilers running at the same moment too — and nothing else is touched."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest_asyncio
+from arq.connections import ArqRedis, create_pool
+from arq.jobs import Job, JobStatus
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from jobs.queue import redis_settings
+from jobs.serialization import SERIALIZERS, deserialize
+from jobs.tasks.reconcile import reconcile
+
+NOW = datetime.now(UTC)
+
+
+@pytest_asyncio.fixture
+async def ctx(services: Settings, neo4j_driver: AsyncDriver) -> AsyncIterator[dict[str, Any]]:
+    mine = services.model_copy(update={"queue_name": f"storygraph:rec:{uuid.uuid4().hex[:8]}"})
+    pool: ArqRedis = await create_pool(
+        redis_settings(mine), default_queue_name=mine.queue_name, **SERIALIZERS
+    )
+    yield {"settings": mine, "driver": neo4j_driver, "redis": pool, "worker_id": "test"}
+    await pool.delete(mine.queue_name)
+    await neo4j_driver.execute_query(
+        "MATCH (h:HeartbeatRun {deployment: $d}) DETACH DELETE h",
+        d=mine.queue_name,
+        database_=mine.neo4j_database,
+    )
+    await pool.aclose()
+
+
+async def _heartbeat(ctx: dict[str, Any], scope: str, claimed_ago: timedelta) -> tuple[str, str]:
+    run_id, key = f"hb-{uuid.uuid4().hex[:8]}", f"heartbeat:{uuid.uuid4().hex[:8]}"
+    await ctx["driver"].execute_query(
+        "CREATE (:HeartbeatRun {id: $id, deployment: $d, claim_key: $key, state: 'claimed', "
+        "claimed_at: $at, scope: $scope})",
+        id=run_id,
+        d=ctx["settings"].queue_name,
+        key=key,
+        at=(NOW - claimed_ago).isoformat(),
+        scope=scope,
+        database_=ctx["settings"].neo4j_database,
+    )
+    return run_id, key
+
+
+async def _sending(ctx: dict[str, Any], scope: str, claimed_ago: timedelta) -> str:
+    key = f"msg-{uuid.uuid4().hex[:8]}"
+    await ctx["driver"].execute_query(
+        "CREATE (:OutboxMessage {key: $key, scope: $scope, concern_id: $cid, status: 'sending', "
+        "claimed_by: 'killed-worker', claimed_at: $at, deliver_at: $at, attempts: 1})",
+        key=key,
+        scope=scope,
+        cid=f"c-{key}",
+        at=NOW - claimed_ago,
+        database_=ctx["settings"].neo4j_database,
+    )
+    return key
+
+
+async def _status(ctx: dict[str, Any], key: str) -> dict[str, Any]:
+    records, _, _ = await ctx["driver"].execute_query(
+        "MATCH (o:OutboxMessage {key: $key}) RETURN o.status AS status, o.releases AS releases",
+        key=key,
+        database_=ctx["settings"].neo4j_database,
+    )
+    return dict(records[0])
+
+
+async def test_a_claimed_heartbeat_without_a_job_is_queued_again_once(
+    ctx: dict[str, Any], scope: str
+) -> None:
+    lost_run, lost_key = await _heartbeat(ctx, scope, timedelta(minutes=10))
+    fresh_run, fresh_key = await _heartbeat(ctx, scope, timedelta(seconds=5))
+
+    first, second = await asyncio.gather(
+        reconcile(ctx, now=NOW.isoformat()), reconcile(ctx, now=NOW.isoformat())
+    )
+    assert sorted(first["heartbeats"] + second["heartbeats"]) == [lost_run], (first, second)
+
+    queue = ctx["settings"].queue_name
+    job = Job(lost_key, ctx["redis"], _queue_name=queue, _deserializer=deserialize)
+    assert await job.status() is JobStatus.queued
+    info = await job.info()
+    assert info is not None and info.function == "heartbeat_report"
+    assert info.kwargs == {"run_id": lost_run}
+    assert await Job(fresh_key, ctx["redis"], _queue_name=queue).status() is JobStatus.not_found
+
+    again = await reconcile(ctx, now=NOW.isoformat())
+    assert again["heartbeats"] == [], "a queued report must not be queued twice"
+
+
+async def test_an_outbox_row_left_sending_by_a_dead_sender_is_pending_again_once(
+    ctx: dict[str, Any], scope: str
+) -> None:
+    stale = await _sending(ctx, scope, timedelta(minutes=30))
+    in_flight = await _sending(ctx, scope, timedelta(seconds=10))
+
+    first, second = await asyncio.gather(
+        reconcile(ctx, now=NOW.isoformat()), reconcile(ctx, now=NOW.isoformat())
+    )
+    assert stale in first["outbox"] + second["outbox"]
+    assert (first["outbox"] + second["outbox"]).count(stale) == 1
+    assert await _status(ctx, stale) == {"status": "pending", "releases": 1}
+    assert await _status(ctx, in_flight) == {"status": "sending", "releases": None}
+    delivery = await Job(
+        f"concern-deliver:{stale}",
+        ctx["redis"],
+        _queue_name=ctx["settings"].queue_name,
+        _deserializer=deserialize,
+    ).info()
+    assert delivery is not None and delivery.function == "deliver_concern_outbox"
+
+    again = await reconcile(ctx, now=NOW.isoformat())
+    assert stale not in again["outbox"]
+    assert (await _status(ctx, stale))["releases"] == 1
