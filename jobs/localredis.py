@@ -1,8 +1,10 @@
 """The project's own redis-server on loopback, for when REDIS_URL is unset.
 
 The binary comes from Debian's `redis-server` package (`make deps` installs it on a fresh
-machine). Data lives in `.local/redis-<port>`; nothing is persisted to disk because the
-queue only carries work whose truth is in Neo4j.
+machine). Data lives in `.local/redis-<port>`. The queue is kept on disk (AOF, fsync every
+second): the truth of every job is in Neo4j, but a restart that dropped the queue left
+recorded work waiting for the reconciler; with AOF, queued and deferred jobs survive a
+`storygraph redis stop`/`start`.
 """
 
 from __future__ import annotations
@@ -114,7 +116,9 @@ class LocalRedis:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                "yes",
+                "--appendfsync",
+                "everysec",
                 "--protected-mode",
                 "yes",
             ],
