@@ -52,6 +52,11 @@ class EventInput:
     ref: str
     title: str
     at: datetime
+    id: str | None = strawberry.field(
+        default=None,
+        description="a stored event of this scope to reuse (a message read again); anything "
+        "else is new",
+    )
     story: str | None = None
     description: str | None = None
     references: list[ReferenceInput] = strawberry.field(default_factory=list)

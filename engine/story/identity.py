@@ -7,6 +7,10 @@
   derived from scope + result key + ref, so the same ref in another result is another entity.
 - A malformed identity field only produces a new entity; nothing is guessed
   (格式错误的旧模型身份字段只产生新实体，不猜测合并对象).
+
+Events follow the same rule: a result may name a stored event by id (a manual re-review
+re-reads messages that already have an event, seed 004 手动操作重新整理所选区间), and it is
+reused only if it is a current event of the same scope; anything else is a new event.
 """
 
 from __future__ import annotations
@@ -14,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.story.inputs import EntityIn
-from engine.story.models import Entity, EntityStatus, make_id
+from engine.story.inputs import EntityIn, EventIn
+from engine.story.models import Entity, EntityStatus, Event, make_id
 
 
 @dataclass(frozen=True)
 class IdentityDecision:
-    entity_id: str
+    object_id: str  # the stored id reused, or the new object's id
     reused: bool
     note: str | None = None
 
@@ -53,5 +57,30 @@ def resolve_entity(
     if current.status is not EntityStatus.MAIN:
         return IdentityDecision(
             fresh, False, f"entity {item.ref!r}: {wanted} is a candidate, only Main is reused"
+        )
+    return IdentityDecision(wanted, reused=True)
+
+
+def new_event_id(scope: str, key: str, ref: str) -> str:
+    return make_id("evt", scope, key, ref)
+
+
+def resolve_event(
+    scope: str, key: str, item: EventIn, stored: Mapping[str, Event]
+) -> IdentityDecision:
+    """Decide whether `item` is a stored event or a new one. `stored` holds the current
+    versions of this scope's events whose ids the input named (another scope's id is absent)."""
+    fresh = new_event_id(scope, key, item.ref)
+    if item.id is None:
+        return IdentityDecision(fresh, reused=False)
+    wanted = item.well_formed_id
+    if wanted is None:
+        return IdentityDecision(
+            fresh, False, f"event {item.ref!r}: malformed identity field, recorded as new event"
+        )
+    current = stored.get(wanted)
+    if current is None or current.scope != scope:
+        return IdentityDecision(
+            fresh, False, f"event {item.ref!r}: {wanted} is not an event of this scope"
         )
     return IdentityDecision(wanted, reused=True)

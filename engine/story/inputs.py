@@ -22,6 +22,7 @@ from engine.story.models import ChangeKind, EntityStatus, SourceKind
 SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
 ENTITY_ID_PATTERN = re.compile(r"^ent_[0-9a-f]{24}$")
 STORY_ID_PATTERN = re.compile(r"^sty_[0-9a-f]{24}$")
+EVENT_ID_PATTERN = re.compile(r"^evt_[0-9a-f]{24}$")
 LOCATOR_PATTERN = re.compile(r"^[a-z]+:\S.{0,199}$")
 
 Ref = Annotated[str, Field(min_length=1, max_length=100)]
@@ -68,6 +69,7 @@ class StoryIn(_In):
 
 class EventIn(_In):
     ref: Ref
+    id: str | None = None  # a stored event of this scope to reuse (a re-read message); else new
     story: Ref | None = None
     title: Name
     description: Text = ""
@@ -75,6 +77,10 @@ class EventIn(_In):
     references: list[ReferenceIn] = Field(default_factory=list)
 
     _at = field_validator("at")(utc)
+
+    @property
+    def well_formed_id(self) -> str | None:
+        return self.id if self.id is not None and EVENT_ID_PATTERN.match(self.id) else None
 
 
 class EntityIn(_In):
@@ -176,6 +182,9 @@ class PublishResultInput(_In):
         reused = [e.well_formed_id for e in self.entities if e.well_formed_id]
         if len(set(reused)) != len(reused):
             raise ValueError("two entity refs name the same stored entity id")
+        reused_events = [e.well_formed_id for e in self.events if e.well_formed_id]
+        if len(set(reused_events)) != len(reused_events):
+            raise ValueError("two event refs name the same stored event id")
         for ev in self.events:
             if ev.story is not None and ev.story not in stories:
                 raise ValueError(f"event {ev.ref!r} names unknown story ref {ev.story!r}")

@@ -5,6 +5,12 @@ One organising result is written whole or not at all (seed 004 L3, 工作回顾�
 that this scope does not hold (a missing version or another scope's source). A repeated key
 with the same payload is a no-op that answers the first result; with another payload it is
 a CONFLICT (idempotent under the client-supplied result key).
+
+An event may name a stored event of the scope by id (engine/story/identity.py): a review
+that re-reads messages already organised reuses their events instead of adding a second one.
+A reused event gets a new version only when the result says something else about it; either
+way it gains this result's references (the new source version), and a change the event
+already records is not recorded twice (its new evidence joins the stored change).
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ from pydantic import BaseModel, Field
 
 from engine.errors import Conflict, InvalidInput
 from engine.story.corrections import entity_update_from_result, relation_evidence
-from engine.story.identity import resolve_entity
-from engine.story.inputs import PublishResultInput, ReferenceIn, Stance
+from engine.story.identity import resolve_entity, resolve_event
+from engine.story.inputs import EventIn, PublishResultInput, ReferenceIn, Stance
 from engine.story.models import (
     Actor,
     Change,
@@ -44,6 +50,9 @@ class PublishContext:
 
     existing: Result | None = None
     entities: Mapping[str, Entity] = field(default_factory=dict)  # named stored ids, current
+    events: Mapping[str, Event] = field(default_factory=dict)  # named stored event ids, current
+    # the stored changes of those events: (event id, entity id, kind) -> change id
+    event_changes: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
     relations: list[Relation] = field(default_factory=list)  # current, among those entities
     stories: Mapping[str, Story] = field(default_factory=dict)
     source_versions: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -147,12 +156,12 @@ def decide_publish(
     suggestions: dict[str, Suggestion] = {}
     for item in inp.entities:
         decision = resolve_entity(scope, key, item, ctx.entities)
-        entity_ids[item.ref] = decision.entity_id
+        entity_ids[item.ref] = decision.object_id
         if decision.note:
             warnings.append(decision.note)
         if decision.reused:
             updated, proposed = entity_update_from_result(
-                ctx.entities[decision.entity_id], item, result_id, now, by
+                ctx.entities[decision.object_id], item, result_id, now, by
             )
             if updated is not None:
                 plan.entities.append(updated)
@@ -160,7 +169,7 @@ def decide_publish(
         else:
             plan.entities.append(
                 Entity(
-                    **version_base(decision.entity_id),
+                    **version_base(decision.object_id),
                     name=item.name,
                     kind=item.kind or "",
                     description=item.description or "",
@@ -172,19 +181,31 @@ def decide_publish(
         plan.mentions.append(
             Mention(
                 result_id=result_id,
-                entity_id=decision.entity_id,
+                entity_id=decision.object_id,
                 name=item.name,
                 description=item.description or "",
             )
         )
 
-    event_ids = {ev.ref: make_id("evt", scope, key, ev.ref) for ev in inp.events}
+    event_ids: dict[str, str] = {}
     for ev in inp.events:
+        event_decision = resolve_event(scope, key, ev, ctx.events)
+        event_ids[ev.ref] = event_decision.object_id
+        if event_decision.note:
+            warnings.append(event_decision.note)
+        story_id = story_ids.get(ev.story) if ev.story else None
+        if event_decision.reused:
+            updated_event = _event_update(
+                ctx.events[event_decision.object_id], ev, story_id, result_id, now, by
+            )
+            if updated_event is not None:
+                plan.events.append(updated_event)
+            continue
         plan.events.append(
             Event(
                 **version_base(event_ids[ev.ref]),
                 result_id=result_id,
-                story_id=story_ids.get(ev.story) if ev.story else None,
+                story_id=story_id,
                 title=ev.title,
                 description=ev.description,
                 at=ev.at,
@@ -212,6 +233,12 @@ def decide_publish(
     for ev in inp.events:
         add_refs(ObjectKind.EVENT, event_ids[ev.ref], ev.ref, ev.references)
     for i, ch in enumerate(inp.changes):
+        link = (event_ids[ch.event], entity_ids[ch.entity], ch.kind.value)
+        stored_change = ctx.event_changes.get(link)
+        if stored_change is not None:
+            # a reused event already records this change: its evidence joins that change
+            add_refs(ObjectKind.CHANGE, stored_change, str(i), ch.references)
+            continue
         change_id = make_id("chg", scope, key, str(i))
         plan.changes.append(
             Change(
@@ -285,3 +312,36 @@ def decide_publish(
     plan.suggestions = list(suggestions.values())
     plan.result = plan.result.model_copy(update={"warnings": warnings})
     return plan
+
+
+def _event_update(
+    current: Event,
+    item: EventIn,
+    story_id: str | None,
+    result_id: str,
+    now: datetime,
+    by: Actor,
+) -> Event | None:
+    """A stored event a later result names again: a new version only if the result says
+    something else about it (title, description, time, or a story it names); else None and
+    the event keeps its version, gaining only this result's references."""
+    wanted = {
+        "title": item.title,
+        "description": item.description,
+        "at": item.at,
+        "story_id": story_id if story_id is not None else current.story_id,
+    }
+    if all(getattr(current, name) == value for name, value in wanted.items()):
+        return None
+    return current.model_copy(
+        update={
+            **wanted,
+            "seq": current.seq + 1,
+            "recorded_at": now,
+            "retracted_at": None,
+            "by": by,
+            "why": f"result {result_id}",
+            "via_result": result_id,
+            "result_id": result_id,
+        }
+    )

@@ -89,9 +89,17 @@ class StoryReplay:
         scope = inp.scope
         named = {e.well_formed_id for e in inp.entities if e.well_formed_id}
         entities = {i: e for i, e in self.entities.items() if i in named and e.scope == scope}
+        named_events = {e.well_formed_id for e in inp.events if e.well_formed_id}
+        events = {i: e for i, e in self.events.items() if i in named_events and e.scope == scope}
         return PublishContext(
             existing=self.results.get((scope, inp.key)),
             entities=entities,
+            events=events,
+            event_changes={
+                (c.event_id, c.entity_id, c.kind.value): c.id
+                for c in self.changes.values()
+                if c.scope == scope and c.event_id in events
+            },
             relations=[
                 r
                 for r in self.relations.values()

@@ -288,6 +288,16 @@ class StoryRepository:
             for v in await self._versions(tx, ObjectKind.ENTITY, scope, named)
             if v.retracted_at is None and isinstance(v, Entity)
         }
+        named_events = sorted({e.well_formed_id for e in inp.events if e.well_formed_id})
+        events = {
+            v.id: v
+            for v in await self._versions(tx, ObjectKind.EVENT, scope, named_events)
+            if v.retracted_at is None and isinstance(v, Event)
+        }
+        event_changes = {
+            (r["event_id"], r["entity_id"], r["kind"]): r["id"]
+            for r in await self._rows(tx, "story/event_changes", scope=scope, ids=sorted(events))
+        }
         relations = [
             from_props(Relation, r["v"])
             for r in await self._rows(
@@ -313,6 +323,8 @@ class StoryRepository:
             found.setdefault(r["source_id"], set()).add(r["version"])
         return PublishContext(
             entities=entities,
+            events=events,
+            event_changes=event_changes,
             relations=relations,
             stories=stories,
             source_versions={k: frozenset(v) for k, v in found.items()},
