@@ -136,20 +136,18 @@ def count_tokens(value: object) -> int:
 
 
 class TokenLimiter(MaxTokensLimiter):
-    """strawberry's token limit on the document, counting the variables in the same budget."""
+    """strawberry's token limit on the document, and a budget of its own for the variables
+    (a whole organising result travels in them)."""
 
-    def __init__(self, max_token_count: int) -> None:
+    def __init__(self, max_token_count: int, max_variable_tokens: int) -> None:
         super().__init__(max_token_count=max_token_count)
+        self.max_variable_tokens = max_variable_tokens
         self.over = False
 
     def on_operation(self) -> Iterator[None]:
         used = count_tokens(self.execution_context.variables or {}) - 2
-        left = self.max_token_count - used
-        self.over = left < 1
-        # over: the document gets the whole budget and validation answers (on_validate)
-        self.execution_context.parse_options["max_tokens"] = (
-            self.max_token_count if self.over else left
-        )
+        self.over = used > self.max_variable_tokens
+        self.execution_context.parse_options["max_tokens"] = self.max_token_count
         yield
 
     def on_validate(self) -> Iterator[None]:
@@ -157,7 +155,7 @@ class TokenLimiter(MaxTokensLimiter):
             # set before validation runs, so validation is skipped and this is the answer
             self.execution_context.pre_execution_errors = [
                 GraphQLError(
-                    f"the variables carry more than {self.max_token_count} tokens",
+                    f"the variables carry more than {self.max_variable_tokens} tokens",
                     extensions={"code": "INVALID_INPUT", "argument": "variables"},
                 )
             ]

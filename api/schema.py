@@ -49,7 +49,10 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         scalar_overrides=SCALAR_OVERRIDES,  # type: ignore[arg-type]
         extensions=[
             lambda: QueryDepthLimiter(max_depth=s.graphql_max_depth),
-            lambda: TokenLimiter(max_token_count=s.graphql_max_tokens),
+            lambda: TokenLimiter(
+                max_token_count=s.graphql_max_tokens,
+                max_variable_tokens=s.graphql_max_variable_tokens,
+            ),
             lambda: MaxAliasesLimiter(max_alias_count=s.graphql_max_aliases),
             lambda: InputGuards(limits),
             ShapeErrors,

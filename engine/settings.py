@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = 4 * 1024 * 1024
     graphql_max_depth: int = 12
     graphql_max_tokens: int = 4000
+    # Tokens the variables of one request may carry (one per scalar, two per key): a whole
+    # organising result (publishResult) travels in variables, so their budget is larger than
+    # the document's; list and string sizes and the body size bound them too.
+    graphql_max_variable_tokens: int = 400_000
     graphql_max_aliases: int = 30
     input_max_string_chars: int = 20_000
     input_max_text_chars: int = 1_000_000

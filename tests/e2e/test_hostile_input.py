@@ -182,6 +182,7 @@ def tight(start_server) -> Server:  # type: ignore[no-untyped-def]
         INPUT_MAX_TEXT_CHARS="200",
         INPUT_MAX_LIST_ITEMS="3",
         GRAPHQL_MAX_TOKENS="300",
+        GRAPHQL_MAX_VARIABLE_TOKENS="300",
     )
 
 
@@ -235,3 +236,17 @@ def test_source_text_has_its_own_larger_limit(tight: Server) -> None:
 def test_the_token_limit_counts_the_variables(tight: Server) -> None:
     r = tight.graphql("query($v: JSON) { __typename }", {"v": {f"k{i}": i for i in range(200)}})
     assert code_of(r) == "INVALID_INPUT" and "tokens" in only_error(r)["message"]
+
+
+def test_a_result_of_a_thousand_events_fits_the_default_budgets(api: Server) -> None:
+    """The default limits refuse hostile documents, not an app's ordinary bulk write: a
+    publishResult of 1,000 events goes through (its variables have their own budget)."""
+    project = f"p-{uuid.uuid4().hex[:8]}"
+    events = [
+        {"ref": f"e{i}", "title": f"第 {i} 件事", "at": "2026-11-30T10:00:00+08:00"}
+        for i in range(1000)
+    ]
+    query, variables = publish(project, events)
+    r = api.graphql(query, variables)
+    assert "errors" not in r.json(), r.json()
+    assert event_count(api, project) == 1000
