@@ -292,7 +292,7 @@ async def test_an_unknown_scope_says_so_instead_of_a_blank_canvas(api: Server) -
 # Issue 15's target is a usable page within 1 s at this size. On this 2-core machine, with
 # the API, Neo4j and Chromium sharing it, first paint measures 1.0-1.6 s and slider moves
 # 0.1-0.5 s; the test guards against a regression (the old page took 4.6 s and 5.4 s a move)
-# and prints the figures, and `bench/` reports them against the 1 s target.
+# and prints the figures (run with -s to read them against the 1 s target).
 FIRST_PAINT_GUARD_MS = 2500
 SLIDER_GUARD_MS = 1000
 
