@@ -15,6 +15,12 @@ Two more rules for work that must not get stuck:
   enqueueing the same concern turn or report again. The failure is kept for an hour under
   `storygraph:failed:<job id>` instead, for whoever investigates.
 
+A job of a worker that was killed (SIGKILL, OOM, power) is taken over within
+`IN_PROGRESS_TTL_S`: arq marks a running job with an in-progress key that lives
+`job_timeout + 10 s` (over ten minutes here), and no other worker starts the job while
+it exists. Here the key lives 30 s and the running worker renews it every 10 s, so only a
+dead worker's jobs lose it; `job_timeout` still bounds a job's run.
+
 A job whose own Redis bookkeeping failed mid-outage is not lost: its queue entry stays
 (AOF keeps it across a restart) and arq runs it again once its in-progress key expires; the
 reconciler (jobs/tasks/reconcile.py) re-enqueues work whose queue entry did not survive.
@@ -45,6 +51,8 @@ BACKOFF_FIRST_S = 0.5
 BACKOFF_MAX_S = 5.0
 NEO4J_DOWN = (ServiceUnavailable, SessionExpired)
 FAILED_RESULT_S = 3600
+IN_PROGRESS_TTL_S = 30.0
+RENEW_EVERY_S = 10.0
 FAILED_PREFIX = "storygraph:failed:"
 
 
@@ -72,8 +80,11 @@ class ResilientWorker(Worker):
     _redis_down_since: float | None = None
     _backoff_s: float = BACKOFF_FIRST_S
 
+    _renewed_at: float = 0.0
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.in_progress_timeout_s = IN_PROGRESS_TTL_S
         self.functions = {
             name: dataclasses.replace(f, coroutine=retry_when_neo4j_is_down(f.coroutine))
             for name, f in self.functions.items()
@@ -116,9 +127,23 @@ class ResilientWorker(Worker):
         except SerializationError:
             return False
 
+    async def _renew_in_progress(self) -> None:
+        now = asyncio.get_running_loop().time()
+        if now - self._renewed_at < RENEW_EVERY_S:
+            return
+        self._renewed_at = now
+        running = [job_id for job_id, task in self.tasks.items() if not task.done()]
+        if not running:
+            return
+        async with self.pool.pipeline(transaction=False) as pipe:
+            for job_id in running:
+                pipe.pexpire(in_progress_key_prefix + job_id, int(IN_PROGRESS_TTL_S * 1000))
+            await pipe.execute()
+
     async def _poll_iteration(self) -> None:
         try:
             await super()._poll_iteration()
+            await self._renew_in_progress()
         except REDIS_DOWN as exc:
             if self._redis_down_since is None:
                 self._redis_down_since = asyncio.get_running_loop().time()
