@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     input_max_text_chars: int = 1_000_000
     input_max_list_items: int = 2_000
     page_max_first: int = 500
+    # storyGraph/graphView without from/to or storyId: refused above this many events,
+    # entities or relations in the scope (issue 14: no read without a bound)
+    story_max_unbounded_objects: int = 5000
     # in-flight operations (subscriptions included) on one websocket
     ws_max_operations: int = 20
     log_level: str = "INFO"

@@ -21,7 +21,13 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions.graph_view import GraphView, graph_view_type
-from api.definitions.pagination import Connection, paginate
+from api.definitions.pagination import (
+    Connection,
+    decode_keyset,
+    keyset_connection,
+    page_size,
+    wants_total,
+)
 from api.definitions.story_inputs import (
     EntityEditInput,
     PublishResultInput,
@@ -50,9 +56,12 @@ from api.definitions.story_types import (
     versioned,
 )
 from engine.story import inputs as engine_inputs
+from engine.story.clock import instant, utcnow
 from engine.story.models import Actor
 from graph.queries import queries
+from graph.story.pages import StoryPages
 from graph.story.repository import StoryRepository
+from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.notify import graph_changed, listen
 
 FromArg = Annotated[datetime | None, strawberry.argument(name="from")]
@@ -62,6 +71,30 @@ def repo(info: Info[Context, None]) -> StoryRepository:
     return StoryRepository(
         info.context.driver, info.context.database, locale=info.context.settings.locale
     )
+
+
+def pages(info: Info[Context, None]) -> StoryPages:
+    return StoryPages(info.context.driver, info.context.database)
+
+
+def as_of_now(as_of: datetime | None) -> datetime:
+    """The asOf argument in UTC (a time without a zone is INVALID_INPUT), or now."""
+    return instant(as_of, "asOf") or utcnow()
+
+
+async def check_bounded(
+    info: Info[Context, None],
+    scope: str,
+    as_of: datetime | None,
+    from_: datetime | None,
+    to: datetime | None,
+    story_id: str | None,
+) -> None:
+    """A read without from/to or storyId loads the whole scope: refused above
+    Settings.story_max_unbounded_objects (INVALID_INPUT saying how to narrow it)."""
+    if from_ is None and to is None and story_id is None:
+        cap = info.context.settings.story_max_unbounded_objects
+        await pages(info).check_bounded(scope, as_of_now(as_of), cap)
 
 
 def reader(info: Info[Context, None], scope: str) -> None:
@@ -116,6 +149,7 @@ class Query:
         include_removed: bool = False,
     ) -> StoryGraph:
         reader(info, scope)
+        await check_bounded(info, scope, as_of, from_, to, story_id)
         graph = await repo(info).story_graph(
             scope,
             as_of=as_of,
@@ -139,6 +173,7 @@ class Query:
         to: datetime | None = None,
     ) -> GraphView:
         reader(info, scope)
+        await check_bounded(info, scope, as_of, from_, to, None)
         view = await repo(info).graph_view(scope, as_of=as_of, from_=from_, to=to)
         records, _, _ = await info.context.driver.execute_query(
             queries()["view/recorded_range"],
@@ -167,7 +202,12 @@ class Query:
         reader(info, scope)
         return result_view_type(await repo(info).result(scope, str(id)))
 
-    @strawberry.field(description="Entities for a sidebar, filtered before paging.")
+    @strawberry.field(
+        description=(
+            "Entities believed at asOf in (name, id) order, filtered and paged in the "
+            "database (keyset cursors); totalCount is counted only when selected."
+        )
+    )
     async def entities(
         self,
         info: Info[Context, None],
@@ -181,18 +221,34 @@ class Query:
         after: str | None = None,
     ) -> Connection[Entity]:
         reader(info, scope)
-        graph = await repo(info).story_graph(scope, as_of=as_of, story_id=story_id)
-        needle = (name_contains or "").casefold()
-        kept = [
-            e
-            for e in sorted(graph.entities, key=lambda e: (e.name, e.id))
-            if (kind is None or e.kind == kind)
-            and (status is None or e.status.value == status.value)
-            and needle in e.name.casefold()
-        ]
-        return paginate([versioned(Entity, e) for e in kept], first, after)
+        at = as_of_now(as_of)
+        key = decode_keyset("entity", after, (str, str))
+        page = await pages(info).entities(
+            scope,
+            at,
+            after=(key[0], key[1]) if key else None,
+            limit=page_size(first, info.context.settings.page_max_first),
+            with_total=wants_total(info),
+            story_id=story_id,
+            kind=kind,
+            status=status.value if status is not None else None,
+            name_contains=name_contains or None,
+        )
+        return keyset_connection(
+            "entity",
+            [versioned(Entity, e, as_of_=at) for e in page.items],
+            lambda e: (e.name, str(e.id)),
+            has_next=page.has_next,
+            after=after,
+            total=page.total,
+        )
 
-    @strawberry.field(description="Relations for a sidebar, by confirmation status.")
+    @strawberry.field(
+        description=(
+            "Relations believed at asOf in (type, id) order, by confirmation status, paged "
+            "in the database (keyset cursors); totalCount is counted only when selected."
+        )
+    )
     async def relations(
         self,
         info: Info[Context, None],
@@ -205,17 +261,33 @@ class Query:
         after: str | None = None,
     ) -> Connection[Relation]:
         reader(info, scope)
-        graph = await repo(info).story_graph(
-            scope, as_of=as_of, story_id=story_id, include_removed=include_removed
+        at = as_of_now(as_of)
+        key = decode_keyset("relation", after, (str, str))
+        page = await pages(info).relations(
+            scope,
+            at,
+            after=(key[0], key[1]) if key else None,
+            limit=page_size(first, info.context.settings.page_max_first),
+            with_total=wants_total(info),
+            story_id=story_id,
+            confirmation=confirmation.value if confirmation is not None else None,
+            include_removed=include_removed,
         )
-        kept = [
-            r
-            for r in sorted(graph.relations, key=lambda r: (r.type, r.id))
-            if confirmation is None or r.confirmation.value == confirmation.value
-        ]
-        return paginate([versioned(Relation, r) for r in kept], first, after)
+        return keyset_connection(
+            "relation",
+            [versioned(Relation, r, as_of_=at) for r in page.items],
+            lambda r: (r.type, str(r.id)),
+            has_next=page.has_next,
+            after=after,
+            total=page.total,
+        )
 
-    @strawberry.field(description="Events in time order, optionally of one story and an interval.")
+    @strawberry.field(
+        description=(
+            "Events in time order, optionally of one story and an interval, paged in the "
+            "database (keyset cursors); totalCount is counted only when selected."
+        )
+    )
     async def events(
         self,
         info: Info[Context, None],
@@ -228,11 +300,26 @@ class Query:
         after: str | None = None,
     ) -> Connection[Event]:
         reader(info, scope)
-        graph = await repo(info).story_graph(
-            scope, as_of=as_of, story_id=story_id, from_=from_, to=to
+        at = as_of_now(as_of)
+        key = decode_keyset("event", after, (int, str))
+        page = await pages(info).events(
+            scope,
+            at,
+            after=(from_epoch_us(key[0]), key[1]) if key else None,
+            limit=page_size(first, info.context.settings.page_max_first),
+            with_total=wants_total(info),
+            story_id=story_id,
+            from_=instant(from_, "from"),
+            to=instant(to, "to"),
         )
-        ordered = sorted(graph.events, key=lambda e: (e.at, e.id))
-        return paginate([versioned(Event, e) for e in ordered], first, after)
+        return keyset_connection(
+            "event",
+            [versioned(Event, e) for e in page.items],
+            lambda e: (to_epoch_us(e.at), str(e.id)),
+            has_next=page.has_next,
+            after=after,
+            total=page.total,
+        )
 
 
 RELATION_ACTIONS = ("confirm", "reject", "remove", "restore")

@@ -18,6 +18,7 @@ from strawberry.types import Info
 from api.context import Context
 from engine.story import models as m
 from engine.story import views as v
+from engine.story.clock import utcnow
 
 # GraphQL enums are the engine's own enums, registered in place (same classes).
 strawberry.enum(m.ChangeKind)
@@ -88,6 +89,34 @@ class Event(Versioned):
     result_id: str
 
 
+def history_loader(
+    info: Info[Context, None], kind: type[m.Entity] | type[m.Relation], as_of: datetime | None
+) -> DataLoader[tuple[str, str], list[Any]]:
+    """The request's loader of `kind` histories as of `as_of` (None: now): one statement for
+    all the objects of a page in a scope, however many of them ask (no query per item)."""
+    from graph.story.pages import StoryPages
+
+    def make() -> DataLoader[tuple[str, str], list[Any]]:
+        pages = StoryPages(info.context.driver, info.context.database)
+        cls: type[Any] = Entity if kind is m.Entity else Relation
+
+        async def load(keys: list[tuple[str, str]]) -> list[list[Any]]:
+            at = as_of or utcnow()
+            found: dict[tuple[str, str], list[Any]] = {}
+            for scope in sorted({s for s, _ in keys}):
+                ids = sorted({i for s, i in keys if s == scope})
+                for i, versions in (await pages.histories(kind, scope, ids, at)).items():
+                    found[(scope, i)] = [versioned(cls, v, as_of_=as_of) for v in versions]
+            return [found[k] for k in keys]
+
+        return DataLoader(load_fn=load)
+
+    return info.context.loader(f"history:{kind.__name__}:{as_of}", make)
+
+
+HISTORY = "Every version recorded by the asOf this object was read at, oldest first."
+
+
 @strawberry.type
 class Entity(Versioned):
     name: str
@@ -98,6 +127,13 @@ class Entity(Versioned):
     valid_to: datetime | None
     user_fields: list[str]
     confirmed_fields: list[str]
+    as_of_: strawberry.Private[datetime | None] = None
+
+    @strawberry.field(description=HISTORY)
+    async def history(self, info: Info[Context, None]) -> list[Entity]:
+        loader = history_loader(info, m.Entity, self.as_of_)
+        found: list[Entity] = await loader.load((self.scope, str(self.id)))
+        return found
 
 
 @strawberry.type
@@ -110,6 +146,13 @@ class Relation(Versioned):
     removed: bool
     valid_from: datetime | None
     valid_to: datetime | None
+    as_of_: strawberry.Private[datetime | None] = None
+
+    @strawberry.field(description=HISTORY)
+    async def history(self, info: Info[Context, None]) -> list[Relation]:
+        loader = history_loader(info, m.Relation, self.as_of_)
+        found: list[Relation] = await loader.load((self.scope, str(self.id)))
+        return found
 
 
 @strawberry.type(
@@ -306,8 +349,8 @@ def story_graph_type(g: v.StoryGraph) -> StoryGraph:
         story_id=g.story_id,
         stories=[versioned(Story, s) for s in g.stories],
         events=[versioned(Event, e) for e in g.events],
-        entities=[versioned(Entity, e) for e in g.entities],
-        relations=[versioned(Relation, r) for r in g.relations],
+        entities=[versioned(Entity, e, as_of_=g.as_of) for e in g.entities],
+        relations=[versioned(Relation, r, as_of_=g.as_of) for r in g.relations],
         changes=[plain(Change, c) for c in g.changes],
         summaries=[plain(Summary, s) for s in g.summaries],
         references=[plain(Reference, r) for r in g.references],

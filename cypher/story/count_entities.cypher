@@ -1,0 +1,8 @@
+// params: scope, as_of, kind, status, name_contains
+// How many entities page_entities pages through (totalCount, read only when asked for).
+MATCH (v:EntityVersion)
+WHERE v.scope = $scope AND v.retracted_at > $as_of AND v.recorded_at <= $as_of
+  AND ($kind IS NULL OR v.kind = $kind)
+  AND ($status IS NULL OR v.status = $status)
+  AND ($name_contains IS NULL OR toLower(v.name) CONTAINS $name_contains)
+RETURN count(v) AS n

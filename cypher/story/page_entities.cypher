@@ -1,0 +1,19 @@
+// params: scope, as_of, after_name, after_id, kind, status, name_contains, limit
+// One page of the entities believed at $as_of, ordered by (name, id) after the keyset cursor
+// ($after_name, $after_id; '' and '' for the first page), read in the order of the
+// (scope, name, id) index and cut at $limit: the cost grows with the page, not the scope.
+// Instants cross the driver as epoch microseconds (graph.temporal.from_epoch_us).
+MATCH (v:EntityVersion)
+USING INDEX v:EntityVersion(scope, name, id)
+WHERE v.scope = $scope AND v.name >= $after_name
+  AND (v.name > $after_name OR v.id > $after_id)
+  AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
+  AND ($kind IS NULL OR v.kind = $kind)
+  AND ($status IS NULL OR v.status = $status)
+  AND ($name_contains IS NULL OR toLower(v.name) CONTAINS $name_contains)
+WITH v ORDER BY v.name, v.id LIMIT $limit
+RETURN v {.*,
+          recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
+          retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,
+          valid_from: v.valid_from.epochSeconds * 1000000 + v.valid_from.microsecond,
+          valid_to: v.valid_to.epochSeconds * 1000000 + v.valid_to.microsecond} AS v

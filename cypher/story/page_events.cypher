@@ -1,0 +1,16 @@
+// params: scope, as_of, lower, upper, after_id, story_id, limit
+// One page of the events believed at $as_of with $lower <= at <= $upper, in (at, id) order
+// after the keyset cursor: $lower is the later of `from` and the cursor's `at`, and
+// $after_id ('' for none) skips what the cursor already returned at that very `at`. Read in
+// the order of the (scope, at, id) index and cut at $limit.
+MATCH (v:EventVersion)
+USING INDEX v:EventVersion(scope, at, id)
+WHERE v.scope = $scope AND v.at >= $lower AND v.at <= $upper
+  AND (v.at > $lower OR v.id > $after_id)
+  AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
+  AND ($story_id IS NULL OR v.story_id = $story_id)
+WITH v ORDER BY v.at, v.id LIMIT $limit
+RETURN v {.*,
+          recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
+          retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,
+          at: v.at.epochSeconds * 1000000 + v.at.microsecond} AS v

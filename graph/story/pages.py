@@ -1,0 +1,230 @@
+"""Paged story reads (issue 14): one page per statement, whatever the scope's size.
+
+`entities`, `relations` and `events` each read their page in the order of an index
+(`cypher/schema/061_story_pages`), after a keyset (the last row's sort key), and cut it at
+`limit`; filters are part of the query. A count is a separate statement run only when a
+client asks for `totalCount`. With a story, the story's entity ids are read first (bounded by
+the story) and the page is read among them. Histories of a whole page are one statement.
+
+Instants come back as epoch microseconds and are decoded once here (`graph.temporal`): the
+driver's DateTime decoding dominated these reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+
+from engine.errors import InvalidInput
+from engine.story.clock import EARLIEST, FOREVER
+from engine.story.models import Entity, Event, Relation, Version
+from graph.queries import queries
+from graph.story.codec import from_props
+from graph.temporal import decode_instants
+
+V = TypeVar("V", bound=Version)
+
+_INSTANTS: dict[type[Version], frozenset[str]] = {
+    Entity: frozenset({"recorded_at", "retracted_at", "valid_from", "valid_to"}),
+    Relation: frozenset({"recorded_at", "retracted_at", "valid_from", "valid_to"}),
+    Event: frozenset({"recorded_at", "retracted_at", "at"}),
+}
+
+
+@dataclass(frozen=True)
+class Page(Generic[V]):
+    items: list[V]
+    has_next: bool
+    total: int | None  # None unless asked for
+
+
+def decode(cls: type[V], props: dict[str, Any], *, believed: bool) -> V:
+    """A version row with epoch-microsecond instants; a believed version shows no retraction
+    (a later retraction is not known at `as_of`, DESIGN "Time")."""
+    model = from_props(cls, decode_instants(props, _INSTANTS[cls]))
+    if believed:
+        return model.model_copy(update={"retracted_at": None})
+    return model
+
+
+class StoryPages:
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+        self._q = queries()
+
+    async def _read(self, steps: list[tuple[str, dict[str, Any]]]) -> list[list[Any]]:
+        """The named statements in one read transaction, in order; their rows."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[list[Any]]:
+            out = []
+            for name, params in steps:
+                result = await tx.run(self._q.text(name), params)
+                out.append([r async for r in result])
+            return out
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_read(work)
+
+    async def _story_ids(self, scope: str, as_of: datetime, story_id: str) -> list[str]:
+        (rows,) = await self._read(
+            [("story/story_entity_ids", {"scope": scope, "as_of": as_of, "story_id": story_id})]
+        )
+        return list(rows[0]["ids"]) if rows else []
+
+    async def _page(
+        self,
+        cls: type[V],
+        name: str,
+        params: dict[str, Any],
+        limit: int,
+        count: str | None,
+        count_params: dict[str, Any],
+    ) -> Page[V]:
+        steps = [(name, {**params, "limit": limit + 1})]
+        if count is not None:
+            steps.append((count, count_params))
+        found = await self._read(steps)
+        items = [decode(cls, r["v"], believed=True) for r in found[0]]
+        total = found[1][0]["n"] if count is not None else None
+        return Page(items=items[:limit], has_next=len(items) > limit, total=total)
+
+    async def entities(
+        self,
+        scope: str,
+        as_of: datetime,
+        *,
+        after: tuple[str, str] | None,
+        limit: int,
+        with_total: bool,
+        story_id: str | None = None,
+        kind: str | None = None,
+        status: str | None = None,
+        name_contains: str | None = None,
+    ) -> Page[Entity]:
+        """Entities believed at `as_of` in (name, id) order after the keyset `after`."""
+        filters = {
+            "scope": scope,
+            "as_of": as_of,
+            "kind": kind,
+            "status": status,
+            "name_contains": name_contains.lower() if name_contains else None,
+        }
+        name, id_ = after or ("", "")
+        stem = "entities"
+        if story_id is not None:
+            filters["ids"] = await self._story_ids(scope, as_of, story_id)
+            stem = "entities_among"
+        return await self._page(
+            Entity,
+            f"story/page_{stem}",
+            {**filters, "after_name": name, "after_id": id_},
+            limit,
+            f"story/count_{stem}" if with_total else None,
+            filters,
+        )
+
+    async def relations(
+        self,
+        scope: str,
+        as_of: datetime,
+        *,
+        after: tuple[str, str] | None,
+        limit: int,
+        with_total: bool,
+        story_id: str | None = None,
+        confirmation: str | None = None,
+        include_removed: bool = False,
+    ) -> Page[Relation]:
+        """Relations believed at `as_of` in (type, id) order after the keyset `after`."""
+        filters: dict[str, Any] = {
+            "scope": scope,
+            "as_of": as_of,
+            "confirmation": confirmation,
+            "include_removed": include_removed,
+        }
+        type_, id_ = after or ("", "")
+        stem = "relations"
+        if story_id is not None:
+            filters["ids"] = await self._story_ids(scope, as_of, story_id)
+            stem = "relations_among"
+        return await self._page(
+            Relation,
+            f"story/page_{stem}",
+            {**filters, "after_type": type_, "after_id": id_},
+            limit,
+            f"story/count_{stem}" if with_total else None,
+            filters,
+        )
+
+    async def events(
+        self,
+        scope: str,
+        as_of: datetime,
+        *,
+        after: tuple[datetime, str] | None,
+        limit: int,
+        with_total: bool,
+        story_id: str | None = None,
+        from_: datetime | None = None,
+        to: datetime | None = None,
+    ) -> Page[Event]:
+        """Events believed at `as_of` with from <= at <= to, in (at, id) order after `after`."""
+        lower = from_ or EARLIEST
+        filters = {
+            "scope": scope,
+            "as_of": as_of,
+            "lower": lower,
+            "upper": to or FOREVER,
+            "story_id": story_id,
+        }
+        after_id = ""
+        if after is not None and after[0] >= lower:
+            lower, after_id = after
+        return await self._page(
+            Event,
+            "story/page_events",
+            {**filters, "lower": lower, "after_id": after_id},
+            limit,
+            "story/count_events" if with_total else None,
+            filters,
+        )
+
+    async def histories(
+        self, cls: type[V], scope: str, ids: list[str], as_of: datetime
+    ) -> dict[str, list[V]]:
+        """Every version of `ids` recorded by `as_of`, by id in seq order, in one statement; a
+        retraction after `as_of` is not shown (it was not known then)."""
+        stem = {Entity: "entity", Relation: "relation"}[cls]
+        (rows,) = await self._read(
+            [(f"story/{stem}_histories", {"scope": scope, "ids": ids, "as_of": as_of})]
+        )
+        found: dict[str, list[V]] = {i: [] for i in ids}
+        for r in rows:
+            v = decode(cls, r["v"], believed=False)
+            if v.retracted_at is not None and v.retracted_at > as_of:
+                v = v.model_copy(update={"retracted_at": None})
+            found[v.id].append(v)
+        return found
+
+    async def check_bounded(self, scope: str, as_of: datetime, cap: int) -> None:
+        """A whole-scope read of more than `cap` events, entities or relations is refused
+        (INVALID_INPUT saying how to narrow it), counted up to `cap + 1` each, so the check
+        costs at most that however large the scope is."""
+        (rows,) = await self._read(
+            [("story/scope_size", {"scope": scope, "as_of": as_of, "cap": cap + 1})]
+        )
+        sizes = {k: int(rows[0][k]) for k in ("events", "entities", "relations")}
+        over = {k: n for k, n in sizes.items() if n > cap}
+        if over:
+            kinds = ", ".join(sorted(over))
+            raise InvalidInput(
+                f"this scope has more than {cap} {kinds}: a read without a window is refused; "
+                "pass from/to or storyId, or page with entities/relations/events",
+                scope=scope,
+                limit=cap,
+                argument="from",
+            )
