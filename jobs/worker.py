@@ -94,10 +94,14 @@ async def _on_shutdown(ctx: dict[str, Any]) -> None:
     log.info("worker stopped", extra={"fields": {"worker_id": ctx.get("worker_id")}})
 
 
-def create_worker(settings: Settings, *, burst: bool = False) -> ResilientWorker:
+def create_worker(
+    settings: Settings, *, burst: bool = False, crons: bool = True
+) -> ResilientWorker:
+    """The worker process's arq worker; tests of one job kind run it in burst mode, without
+    the crons (which would add their own jobs)."""
     return ResilientWorker(
         functions=FUNCTIONS,
-        cron_jobs=CRON_JOBS,
+        cron_jobs=CRON_JOBS if crons else [],
         redis_settings=redis_settings(settings),
         queue_name=settings.queue_name,
         on_startup=_on_startup(settings),

@@ -119,7 +119,7 @@ def drain(settings: Settings, queue_name: str):  # type: ignore[no-untyped-def]
 
     async def go(**overrides: Any) -> Worker:
         worker_settings = settings.model_copy(update={"queue_name": queue_name, **overrides})
-        worker = create_worker(worker_settings, burst=True)
+        worker = create_worker(worker_settings, burst=True, crons=False)
         try:
             await worker.main()
         finally:

@@ -85,7 +85,9 @@ async def test_duplicate_triggers_run_the_loop_once(
     second = await enqueue_advance(pool, queue_name, concern_id=raised.concern_id, trigger=trig,
                                    now=at(31))
     assert (first, second) == (True, False)
-    worker = create_worker(settings.model_copy(update={"queue_name": queue_name}), burst=True)
+    worker = create_worker(
+        settings.model_copy(update={"queue_name": queue_name}), burst=True, crons=False
+    )
     try:
         await worker.main()
     finally:
