@@ -5,13 +5,15 @@
 // Instants cross the driver as epoch microseconds (graph.temporal.from_epoch_us).
 MATCH (v:EntityVersion)
 USING INDEX v:EntityVersion(scope, name, id)
-WHERE v.scope = $scope AND v.name >= $after_name
-  AND (v.name > $after_name OR v.id > $after_id)
+WHERE v.scope = $scope AND v.name >= $after_name AND v.id IS NOT NULL
+  AND CASE WHEN v.name = $after_name THEN v.id > $after_id ELSE true END
   AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
   AND ($kind IS NULL OR v.kind = $kind)
   AND ($status IS NULL OR v.status = $status)
   AND ($name_contains IS NULL OR toLower(v.name) CONTAINS $name_contains)
-WITH v ORDER BY v.name, v.id LIMIT $limit
+// ORDER BY names the index's leading property too: the planner then reads in index order
+// (Limit, no Top over the whole scope).
+WITH v ORDER BY v.scope, v.name, v.id LIMIT $limit
 RETURN v {.*,
           recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
           retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,

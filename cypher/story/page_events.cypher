@@ -5,11 +5,13 @@
 // the order of the (scope, at, id) index and cut at $limit.
 MATCH (v:EventVersion)
 USING INDEX v:EventVersion(scope, at, id)
-WHERE v.scope = $scope AND v.at >= $lower AND v.at <= $upper
-  AND (v.at > $lower OR v.id > $after_id)
+WHERE v.scope = $scope AND v.at >= $lower AND v.at <= $upper AND v.id IS NOT NULL
+  AND CASE WHEN v.at = $lower THEN v.id > $after_id ELSE true END
   AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
   AND ($story_id IS NULL OR v.story_id = $story_id)
-WITH v ORDER BY v.at, v.id LIMIT $limit
+// ORDER BY names the index's leading property too: the planner then reads in index order
+// (Limit, no Top over the whole scope).
+WITH v ORDER BY v.scope, v.at, v.id LIMIT $limit
 RETURN v {.*,
           recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
           retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,

@@ -5,8 +5,8 @@
 // only with $include_removed.
 MATCH (v:RelationVersion)
 USING INDEX v:RelationVersion(scope, type, id)
-WHERE v.scope = $scope AND v.type >= $after_type
-  AND (v.type > $after_type OR v.id > $after_id)
+WHERE v.scope = $scope AND v.type >= $after_type AND v.id IS NOT NULL
+  AND CASE WHEN v.type = $after_type THEN v.id > $after_id ELSE true END
   AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
   AND ($confirmation IS NULL OR v.confirmation = $confirmation)
   AND ($include_removed OR NOT coalesce(v.removed, false))
@@ -16,7 +16,9 @@ WHERE v.scope = $scope AND v.type >= $after_type
   AND EXISTS {
     MATCH (e:EntityVersion {id: v.to_id})
     WHERE e.scope = $scope AND e.recorded_at <= $as_of AND e.retracted_at > $as_of }
-WITH v ORDER BY v.type, v.id LIMIT $limit
+// ORDER BY names the index's leading property too: the planner then reads in index order
+// (Limit, no Top over the whole scope).
+WITH v ORDER BY v.scope, v.type, v.id LIMIT $limit
 RETURN v {.*,
           recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
           retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,
