@@ -6,6 +6,10 @@ same result id. Rules kept here:
 
 - every leaf fact becomes an event with references to the segments it cites (or, when it
   cites none, to its batch's segments) — references point at source versions, never copy text;
+- a fact the leaf says is a stored event (`id`, offered to it by `known_events`: the same
+  message read again by a manual re-review) is passed on with that id, and the story engine
+  reuses the event if it is one of this scope — so a message never gets a second event;
+  two facts naming one stored event are one event citing both (seed 004 手动操作重新整理所选区间);
 - entities are per leaf batch (a model's local ref is not an identity); an entity naming a
   stored id is passed on with it, and the story engine reuses it only if it is a same-scope
   Main entity — user-edited or confirmed fields then become Suggestions, never overwrites;
@@ -140,6 +144,7 @@ def compose_result(
     by_stored_id: dict[str, str] = {}
     shared: dict[str, dict[str, Any]] = {}  # the one entity item of each stored id
     by_ref: dict[str, dict[str, Any]] = {}  # entity items by their run-wide ref
+    by_stored_event: dict[str, dict[str, Any]] = {}  # the one event item of each stored id
     times: list[datetime] = []
     source_ids: set[str] = set()
     for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
@@ -185,17 +190,29 @@ def compose_result(
             at = _at(extra.get("at"), default)
             times.append(at)
             source_ids.update(r.source_id for r in refs)
-            ref = f"b{batch.index}.f{j}"
-            said = event_text(fact.text)
-            events.append(
-                {
+            stored_event = extra.get("id")
+            if isinstance(stored_event, str) and stored_event in by_stored_event:
+                # a second fact the model says is the same stored event: its evidence joins
+                # the first (the story input refuses two refs for one stored event id)
+                event = by_stored_event[stored_event]
+                for r in refs:
+                    if _reference(r) not in event["references"]:
+                        event["references"].append(_reference(r))
+                ref = event["ref"]
+            else:
+                ref = f"b{batch.index}.f{j}"
+                said = event_text(fact.text)
+                event = {
                     "ref": ref,
                     "title": said[:MAX_TITLE],
                     "description": said if len(said) > MAX_TITLE else "",
                     "at": at,
                     "references": [_reference(r) for r in refs],
                 }
-            )
+                if isinstance(stored_event, str) and stored_event:
+                    event["id"] = stored_event
+                    by_stored_event[stored_event] = event
+                events.append(event)
             for fact_entity in extra.get("entities") or []:
                 target = local.get(str(fact_entity))
                 if target is not None:

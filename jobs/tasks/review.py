@@ -163,6 +163,9 @@ class Execution:
         times = segment_times(await self.states(stored), batch.segments)
         said = [texts.get(s.source_key, "")[s.start : s.end] for s in batch.segments]
         known = await self.svc.known.lookup(story_scope(stored.run.scope), said)
+        known_events = await self.svc.known_events.lookup(
+            story_scope(stored.run.scope), [s.source_id for s in batch.segments], said
+        )
         leaf_raw, _ = await self.svc.runs.outputs(self.run_id)
         earlier = relevant_earlier(
             earlier_entities([(i, parse_leaf_output(r)) for i, r in leaf_raw.items() if i < index]),
@@ -183,6 +186,7 @@ class Execution:
                     times=times,
                     known_entities=known,
                     earlier_entities=earlier,
+                    known_events=known_events,
                 ),
             )
             parse_leaf_output(raw)  # the contract: a facts array, or the stage fails

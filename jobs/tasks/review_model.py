@@ -16,8 +16,10 @@ from typing import Any
 
 from engine.model.gateway import HttpModelGateway, OfflineModelGateway
 from engine.model.messages import ChatMessage, ChatRequest
+from engine.model.offline.extractor import speakers
 from engine.model.tasks import ReviewDocument
 from engine.review.known import KnownEntity, by_name
+from engine.review.known_events import KnownEvent, match_event
 from engine.review.outputs import LeafOutput, NavigationOutput
 from engine.review.types import Segment
 
@@ -35,7 +37,11 @@ were given in `refs`. `known_entities` lists stored entities of this scope the t
 (id, name, kind, aliases): when an entity you found is one of them, give its `id`. Give `id`
 only for an entity listed as known with that id; an equal name alone is not an identity.
 `earlier_entities` lists entities earlier batches of this same review found (ref, name,
-kind): when an entity you found is one of them, give that `ref` as its `same_as`."""
+kind): when an entity you found is one of them, give that `ref` as its `same_as`.
+`known_events` lists stored events of this scope whose sources already say text of these
+segments (id, title, at, cited: the text each reference cites): when a fact you found is
+one of them (the same message, read again), give that event's `id` as the fact's `id`, so
+it is not recorded twice. Give `id` only for an event listed there, each at most once."""
 
 NAVIGATION_SYSTEM = """You merge the summaries of reviewed batches into one stage summary.
 Answer with one JSON object only: {"summary": str, "children": [batch ids]}.
@@ -77,16 +83,19 @@ async def leaf_answer(
     times: Mapping[tuple[str, str, int], datetime],
     known_entities: Sequence[KnownEntity] = (),
     earlier_entities: Sequence[Mapping[str, str]] = (),
+    known_events: Sequence[KnownEvent] = (),
 ) -> str:
     """The raw answer for one leaf batch. `known_entities` are the stored Main entities of
     the review's scope that the batch names; the answer reuses one by its id.
     `earlier_entities` ({ref, name, kind}) are those earlier batches of this run found; the
-    answer links one with `same_as`."""
+    answer links one with `same_as`. `known_events` are the stored events that already cite
+    text of the batch; a fact that is one of them carries its `id`."""
     if isinstance(gateway, HttpModelGateway):
         payload = {
             "segments": [segment_payload(s, texts.get(s.source_key, "")) for s in segments],
             "known_entities": [k.payload() for k in known_entities],
             "earlier_entities": [dict(e) for e in earlier_entities],
+            "known_events": [k.payload() for k in known_events],
         }
         return await _chat(gateway, LEAF_SYSTEM, payload)
     known = by_name(known_entities)
@@ -94,16 +103,29 @@ async def leaf_answer(
     for entry in earlier_entities:
         runs.setdefault(entry["name"], []).append(entry["ref"])
     earlier = {name: refs[0] for name, refs in runs.items() if len(refs) == 1}
+    bodies = [texts.get(s.source_key, "")[s.start : s.end] for s in segments]
+    # people the batch gives grounds for: its speakers, and known people (the extractor
+    # never guesses a name from running text)
+    people = list(
+        dict.fromkeys(
+            [
+                *(name for body in bodies for name in speakers(body)),
+                *(k.name for k in known_entities if k.kind == "person"),
+                *(e["name"] for e in earlier_entities if e.get("kind") == "person"),
+            ]
+        )
+    )
     facts: list[dict[str, Any]] = []
     entities: dict[str, dict[str, Any]] = {}  # by stored id, else by name (one answer)
     said: dict[str, list[str]] = {}  # what this batch says about each entity
-    for seg in segments:
-        text = texts.get(seg.source_key, "")[seg.start : seg.end]
+    reused: set[str] = set()  # known events a fact of this answer already is
+    for seg, text in zip(segments, bodies, strict=True):
         doc = ReviewDocument(
             source_id=seg.source_id,
             text=text,
             ts=times.get((seg.source_id, seg.version, seg.start)),
             known_entities=list(dict.fromkeys([*known, *earlier])),
+            people=people,
         )
         extraction = (await gateway.extract_review(doc)).value
         keys: dict[str, str] = {}
@@ -125,15 +147,20 @@ async def leaf_answer(
             end = seg.start + max(fact.span.end, fact.span.start + 1)
             ref = seg.model_copy(update={"start": seg.start + fact.span.start, "end": end})
             when = fact.at or doc.ts
-            facts.append(
-                {
-                    "text": fact.text,
-                    "refs": [ref.model_dump(mode="json")],
-                    "at": when.isoformat() if when else None,
-                    "kind": fact.kind,
-                    "entities": [entities[keys[i]]["ref"] for i in fact.entity_ids if i in keys],
-                }
+            item = {
+                "text": fact.text,
+                "refs": [ref.model_dump(mode="json")],
+                "at": when.isoformat() if when else None,
+                "kind": fact.kind,
+                "entities": [entities[keys[i]]["ref"] for i in fact.entity_ids if i in keys],
+            }
+            stored_event = match_event(
+                known_events, text[fact.span.start : fact.span.end], when, taken=reused
             )
+            if stored_event is not None:
+                item["id"] = stored_event
+                reused.add(stored_event)
+            facts.append(item)
             for i in dict.fromkeys(fact.entity_ids):
                 if i in keys:
                     said.setdefault(keys[i], []).append(fact.text)

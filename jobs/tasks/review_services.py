@@ -23,7 +23,7 @@ from engine.settings import Settings
 from graph.review.app import AppSettingsStore, PlanStore
 from graph.review.checkpoints import Checkpoints
 from graph.review.heartbeats import HeartbeatRuns
-from graph.review.known import KnownEntities
+from graph.review.known import KnownEntities, KnownEvents
 from graph.review.lease import ReviewLease
 from graph.review.runs import SupervisionRuns
 from graph.review.sources import ReviewSources
@@ -55,6 +55,7 @@ class ReviewServices:
     checkpoints: Checkpoints = field(init=False)
     sources: ReviewSources = field(init=False)
     known: KnownEntities = field(init=False)
+    known_events: KnownEvents = field(init=False)
     heartbeats: HeartbeatRuns = field(init=False)
     app: AppSettingsStore = field(init=False)
     plans: PlanStore = field(init=False)
@@ -67,6 +68,7 @@ class ReviewServices:
         self.checkpoints = Checkpoints(*args)
         self.sources = ReviewSources(*args)
         self.known = KnownEntities(*args)
+        self.known_events = KnownEvents(*args)
         self.heartbeats = HeartbeatRuns(*args)
         self.app = AppSettingsStore(*args)
         self.plans = PlanStore(*args)

@@ -13,7 +13,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -138,3 +138,91 @@ def test_offline_review_reuses_corrected_person_as_suggestion_with_clean_titles(
     [proposal] = [s for s in seen["pendingSuggestions"] if s["field"] == "description"]
     assert proposal["currentValue"] == "发布经理（用户修正）"
     assert "回归测试明天开始" in proposal["proposedValue"]
+
+
+DAY = datetime(2026, 11, 30, 9, 0, tzinfo=UTC) - timedelta(hours=8)  # 09:00 +08:00
+MESSAGES_V1 = [
+    (0, "张三", "支付模块卡在第三方回调接口"),
+    (2, "李四", "前端部分周四能提测"),
+    (4, "王五", "我来协调沙箱"),
+]
+MESSAGES_V2 = MESSAGES_V1 + [
+    (6, "张三", "临时方案：先用 mock 跑通主流程"),
+    (8, "李四", "张三的方案我同意"),
+]
+EVENTS = (
+    "query($s: String!) { storyGraph(scope: $s) {"
+    " events { id title at } entities { id seq name description } } }"
+)
+
+
+def day_chat(rows: list[tuple[int, str, str]]) -> str:
+    tz = timezone(timedelta(hours=8))
+    return "".join(
+        f"[{(DAY + timedelta(minutes=m)).astimezone(tz).isoformat()}] {who}: {said}\n"
+        for m, who, said in rows
+    )
+
+
+def review_day(api: Server, scope: str) -> None:
+    run_id = gql(
+        api,
+        "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+        " startReview(scope: $sc, from: $f, to: $t) { id } }",
+        sc={"projectIds": [scope]},
+        f=(DAY - timedelta(hours=9)).isoformat(),
+        t=(DAY + timedelta(hours=15)).isoformat(),
+    )["startReview"]["id"]
+    deadline = time.monotonic() + 90
+    run: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        run = gql(
+            api,
+            "query($id: String!) { supervisionRun(id: $id) { status error { message } } }",
+            id=run_id,
+        )["supervisionRun"]
+        if run["status"] in ("completed", "failed", "cancelled"):
+            break
+        time.sleep(0.3)
+    assert run.get("status") == "completed", run
+
+
+def test_manual_re_review_of_the_same_day_keeps_one_event_per_message_and_no_garbage_names(
+    offline_deployment: Server, scope: str
+) -> None:
+    """seed 004 自动增量与手动重看: 手动操作重新整理所选区间 — re-reading messages that already
+    have an event reuses that event (one per message), the stored 张三 stays one entity with
+    the person's description, and the offline extractor names only people it has grounds for."""
+    api = offline_deployment
+    push(api, scope, "v1", day_chat(MESSAGES_V1))
+    review_day(api, scope)
+    graph = gql(api, EVENTS, s=scope)["storyGraph"]
+    assert len(graph["events"]) == 3, graph["events"]
+    assert sorted(e["name"] for e in graph["entities"]) == ["张三", "李四", "王五"]
+    first_ids = {e["title"]: e["id"] for e in graph["events"]}
+    [zhang] = [e for e in graph["entities"] if e["name"] == "张三"]
+    gql(
+        api,
+        "mutation($s: String!, $id: ID!, $v: Int!, $e: EntityEditInput!) {"
+        " updateEntity(scope: $s, id: $id, seenVersion: $v, edit: $e) { id } }",
+        s=scope,
+        id=zhang["id"],
+        v=zhang["seq"],
+        e={"description": "支付负责人（用户修正）"},
+    )
+
+    push(api, scope, "v2", day_chat(MESSAGES_V2))
+    review_day(api, scope)
+
+    graph = gql(api, EVENTS, s=scope)["storyGraph"]
+    titles = sorted(e["title"] for e in graph["events"])
+    assert titles == sorted(f"{who}：{said}" for _, who, said in MESSAGES_V2), titles
+    for title, event_id in first_ids.items():  # the first run's events are the ones kept
+        assert [e["id"] for e in graph["events"] if e["title"] == title] == [event_id]
+    names = sorted(e["name"] for e in graph["entities"])
+    assert names == ["张三", "李四", "王五"], names  # no "方案我"
+    assert [e["id"] for e in graph["entities"] if e["name"] == "张三"] == [zhang["id"]]
+    seen = gql(api, ENTITY, s=scope, id=zhang["id"])["entity"]
+    assert seen["entity"]["description"] == "支付负责人（用户修正）"
+    [proposal] = [s for s in seen["pendingSuggestions"] if s["field"] == "description"]
+    assert "临时方案" in proposal["proposedValue"]

@@ -9,7 +9,9 @@ review (seed 004) only from what the request carries.
   that withholds known entities gets new entities back, as from a real model. An entity's
   description is what this request's text says about it. Likewise an entity is linked to
   one an earlier batch of the run found (`same_as`) only through the request's
-  `earlier_entities`.
+  `earlier_entities`. A fact is said to be a stored event (its `id`) ONLY when the
+  request's `known_events` lists exactly one event citing exactly that message's text, and
+  each listed event at most once: a product that withholds known events gets new events.
 - navigation (`{"batches": [...]}` or `{"nodes": [...]}`): the summary joins the summaries
   it was given; no facts.
 - anything else (the heartbeat report): a plain sentence counting the segments it was given.
@@ -54,12 +56,20 @@ def _known_by_name(known: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 def leaf(payload: dict[str, Any]) -> dict[str, Any]:
     known = _known_by_name(list(payload.get("known_entities") or []))
     earlier = _known_by_name(list(payload.get("earlier_entities") or []))
+    known_events = list(payload.get("known_events") or [])
+    reused: set[str] = set()
     facts: list[dict[str, Any]] = []
     entities: dict[str, dict[str, Any]] = {}  # by name
     said_about: dict[str, list[str]] = {}
     for seg in payload.get("segments") or []:
         body = str(seg.get("text") or "")
         for start, end, speaker, said in _messages(body):
+            line = body[start:end]
+            same = [
+                str(e["id"])
+                for e in known_events
+                if line in (e.get("cited") or []) and str(e["id"]) not in reused
+            ]
             named = [n for n in {**earlier, **known} if n in said]
             people = ([speaker] if speaker else []) + [n for n in named if n != speaker]
             title = f"{speaker}：{said}" if speaker else said
@@ -75,20 +85,22 @@ def leaf(payload: dict[str, Any]) -> dict[str, Any]:
                     entities[name] = entity
                 said_about.setdefault(name, []).append(title)
                 refs.append(entity["ref"])
-            facts.append(
-                {
-                    "text": title,
-                    "refs": [
-                        {
-                            "source_id": seg["source_id"],
-                            "version": seg["version"],
-                            "start": seg["start"] + start,
-                            "end": seg["start"] + end,
-                        }
-                    ],
-                    "entities": refs,
-                }
-            )
+            fact: dict[str, Any] = {
+                "text": title,
+                "refs": [
+                    {
+                        "source_id": seg["source_id"],
+                        "version": seg["version"],
+                        "start": seg["start"] + start,
+                        "end": seg["start"] + end,
+                    }
+                ],
+                "entities": refs,
+            }
+            if len(same) == 1:
+                fact["id"] = same[0]
+                reused.add(same[0])
+            facts.append(fact)
     for name, entity in entities.items():
         entity["description"] = "；".join(said_about.get(name, []))
     return {"facts": facts, "entities": list(entities.values()), "summary": f"{len(facts)} 条"}
@@ -120,6 +132,15 @@ def leaf_requests(server: ScriptedModelServer) -> list[dict[str, Any]]:
         if isinstance(payload, dict) and "segments" in payload:
             out.append(payload)
     return out
+
+
+def offered_event_ids(server: ScriptedModelServer) -> set[str]:
+    """Every known event id any leaf request offered."""
+    return {
+        str(k.get("id"))
+        for payload in leaf_requests(server)
+        for k in payload.get("known_events") or []
+    }
 
 
 def offered_ids(server: ScriptedModelServer) -> set[str]:
