@@ -2,6 +2,7 @@
 // Every version of the given entities recorded by $as_of, in one statement for a whole page
 // (Entity.history through a per-request DataLoader; no statement per entity).
 MATCH (v:EntityVersion)
+USING INDEX v:EntityVersion(id)
 WHERE v.id IN $ids AND v.scope = $scope AND v.recorded_at <= $as_of
 RETURN v {.*,
           recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,

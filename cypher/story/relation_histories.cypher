@@ -1,6 +1,7 @@
 // params: scope, ids, as_of
 // Every version of the given relations recorded by $as_of, in one statement for a whole page.
 MATCH (v:RelationVersion)
+USING INDEX v:RelationVersion(id)
 WHERE v.id IN $ids AND v.scope = $scope AND v.recorded_at <= $as_of
 RETURN v {.*,
           recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,

@@ -92,6 +92,25 @@ async def test_a_page_costs_the_same_db_hits_at_10x_the_scope(
     assert hits10 <= 1.3 * hits1, (key, cost)
 
 
+@pytest.mark.parametrize("stem", ["entity", "relation"])
+async def test_histories_of_a_page_cost_the_same_db_hits_at_10x_the_scope(
+    neo4j_driver: AsyncDriver, settings: Settings, scopes: dict[int, str], stem: str
+) -> None:
+    cost = {
+        f: await profile(
+            neo4j_driver,
+            settings,
+            f"story/{stem}_histories",
+            scope=s,
+            as_of=NOW,
+            ids=[f"{s}:{stem}:{i:06d}" for i in range(50)],
+        )
+        for f, s in scopes.items()
+    }
+    assert cost[1][0] == cost[10][0] == 50 * (3 if stem == "entity" else 2)
+    assert cost[10][1] <= 1.3 * cost[1][1], cost
+
+
 async def test_keyset_pages_walk_every_entity_once_in_order(
     neo4j_driver: AsyncDriver, settings: Settings, scopes: dict[int, str]
 ) -> None:

@@ -31,6 +31,19 @@ PARAMS: dict[str, Any] = {
     "valid_at": None,
     "owner_ids": ["a"],
     "keys": [{"source_id": "s", "version": "v"}],
+    # the paged lists (graph/story/pages.py)
+    "after_name": "",
+    "after_type": "",
+    "after_id": "",
+    "kind": None,
+    "status": None,
+    "name_contains": None,
+    "confirmation": None,
+    "include_removed": False,
+    "lower": T0,
+    "upper": FOREVER,
+    "limit": 51,
+    "cap": 5001,
 }
 READS = sorted(
     k
