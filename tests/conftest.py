@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Fixtures used across folders (the scripted model server) are defined once, here.
+pytest_plugins = ["tests.support.fixtures"]
+
 _HERE = Path(__file__).resolve().parent
 
 

@@ -1,4 +1,5 @@
-"""The scripted OpenAI-compatible server on loopback (plain HTTP and TLS), per session.
+"""The scripted OpenAI-compatible server over TLS, per session (the plain-HTTP one is the
+shared `model_server` fixture of tests/support/fixtures.py).
 
 These tests need no Neo4j or Redis; they request none of the shared service fixtures.
 """
@@ -13,13 +14,8 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from tests.support.model import WaitRecorder
 from tests.support.scripted_model import ScriptedModelServer, self_signed_certificate
-
-
-@pytest.fixture(scope="session")
-def _plain_server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
 
 
 @pytest.fixture(scope="session")
@@ -32,13 +28,6 @@ def _tls_server(certificate: tuple[Path, Path]) -> Iterator[ScriptedModelServer]
     cert, key = certificate
     with ScriptedModelServer(certfile=cert, keyfile=key) as server:
         yield server
-
-
-@pytest.fixture
-def model_server(_plain_server: ScriptedModelServer) -> Iterator[ScriptedModelServer]:
-    _plain_server.reset()
-    yield _plain_server
-    _plain_server.reset()
 
 
 @pytest.fixture
@@ -60,16 +49,6 @@ async def trusting_http(certificate: tuple[Path, Path]) -> AsyncIterator[httpx.A
     context = ssl.create_default_context(cafile=str(certificate[0]))
     async with httpx.AsyncClient(verify=context) as client:
         yield client
-
-
-class WaitRecorder:
-    """Injected sleep: records backoff waits instead of sleeping them."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
 
 
 @pytest.fixture

@@ -25,9 +25,8 @@ from engine.model.messages import ChatMessage, ChatRequest
 from engine.model.tasks import LogEntry, LoopContext, Person
 from engine.settings import Settings
 from tests.support import scripted_model as s
+from tests.support.model import WaitRecorder
 from tests.support.scripted_model import ScriptedModelServer
-
-from .conftest import WaitRecorder
 
 
 def client(server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder,

@@ -21,25 +21,17 @@ from engine.model.errors import (
 )
 from engine.model.messages import ChatMessage, ChatRequest
 from engine.model.retry import FailureKind, classify, parse_retry_after
-
-from .fakes import FakeClock, RecordingSleep, Script, completion, make_client
+from tests.support.model import (
+    FakeClock,
+    RecordingSleep,
+    Script,
+    completion,
+    error,
+    make_client,
+    reset,
+)
 
 REQUEST = ChatRequest(messages=[ChatMessage.user("hi")])
-
-
-def error(status: int, message: str = "boom", headers: dict[str, str] | None = None
-          ) -> httpx.Response:
-    return httpx.Response(status, json={"error": {"message": message}}, headers=headers)
-
-
-def reset() -> httpx.ReadError:
-    try:
-        raise ConnectionResetError(104, "Connection reset by peer")
-    except ConnectionResetError as exc:
-        try:
-            raise httpx.ReadError("") from exc
-        except httpx.ReadError as wrapped:
-            return wrapped
 
 
 def tls_eof() -> httpx.ConnectError:

@@ -26,19 +26,19 @@ from engine.model.structured import (
     structured_request,
 )
 from engine.model.tools import run_tool_loop
-
-from .fakes import (
+from tests.support.model import (
     FakeClock,
     RecordingSleep,
     Script,
     completion,
+    error,
     finish_chunk,
     make_client,
+    reset,
     sse,
     text_chunk,
     tool_chunk,
 )
-from .test_retry_policy import error, reset
 
 
 class Observer:

@@ -1,6 +1,7 @@
-"""Test doubles for the model client: a controllable clock and sleep, and a scripted
-in-memory transport (httpx.MockTransport) — the HTTP path is covered for real by
-tests/integration/model against the scripted server."""
+"""Test doubles for the model client: a controllable clock and sleep, a scripted
+in-memory transport (httpx.MockTransport), canned transport failures, and a recorder of
+backoff waits — the HTTP path is covered for real by tests/integration/model against the
+scripted server."""
 
 from __future__ import annotations
 
@@ -131,3 +132,28 @@ def make_client(script: Script, clock: FakeClock, sleep: RecordingSleep, *,
         accounting=accounting or Accounting(4), clock=clock, sleep=sleep,
     )
     return client, http
+
+
+def error(status: int, message: str = "boom", headers: dict[str, str] | None = None
+          ) -> httpx.Response:
+    return httpx.Response(status, json={"error": {"message": message}}, headers=headers)
+
+
+def reset() -> httpx.ReadError:
+    try:
+        raise ConnectionResetError(104, "Connection reset by peer")
+    except ConnectionResetError as exc:
+        try:
+            raise httpx.ReadError("") from exc
+        except httpx.ReadError as wrapped:
+            return wrapped
+
+
+class WaitRecorder:
+    """Injected sleep: records backoff waits instead of sleeping them."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
