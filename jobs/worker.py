@@ -12,12 +12,14 @@ import socket
 from typing import Any
 
 import httpx
+from arq.connections import ArqRedis
 from arq.cron import CronJob, cron
 from arq.worker import func
+from neo4j import AsyncDriver
 from prometheus_client import REGISTRY, start_http_server
 
 from engine.model.accounting import Accounting
-from engine.model.gateway import build_gateway
+from engine.model.gateway import ModelGateway, build_gateway
 from engine.settings import Settings
 from graph.driver import open_driver
 from graph.startup import migrate_when_available
@@ -62,6 +64,36 @@ CRON_JOBS: list[CronJob] = [
 ]
 
 
+def worker_context(
+    settings: Settings,
+    *,
+    driver: AsyncDriver,
+    http: httpx.AsyncClient,
+    worker_id: str | None = None,
+    redis: ArqRedis | None = None,
+    gateway: ModelGateway | None = None,
+) -> dict[str, Any]:
+    """What a job finds in its ctx: settings, worker id, Neo4j driver, the process's one
+    httpx client, model accounting and one model gateway (seed 000 模型连接异常 policy lives
+    in the gateway; the job that calls it records the retries on its run).
+
+    `on_startup` fills a worker's ctx with it (arq adds `redis`); tests that call a job
+    function directly build the same ctx from their own driver, client and pool.
+    """
+    accounting = getattr(gateway, "accounting", None) or Accounting(settings.model_concurrency)
+    ctx: dict[str, Any] = {
+        "settings": settings,
+        "worker_id": worker_id or f"{socket.gethostname()}:{os.getpid()}",
+        "driver": driver,
+        "http": http,
+        "accounting": accounting,
+        "gateway": gateway or build_gateway(settings, http=http, accounting=accounting),
+    }
+    if redis is not None:
+        ctx["redis"] = redis
+    return ctx
+
+
 def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
     async def on_startup(ctx: dict[str, Any]) -> None:
         ctx["settings"] = settings
@@ -69,11 +101,14 @@ def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
         ctx["driver"] = open_driver(settings)
         # started during a Neo4j outage: wait for it here (jobs stay queued), then migrate
         await migrate_when_available(ctx["driver"], settings.neo4j_database)
-        # One httpx client and one model gateway per process (seed 000 模型连接异常 policy lives
-        # in the gateway); the job that calls it records the retries on its run.
-        ctx["http"] = httpx.AsyncClient()
-        ctx["accounting"] = Accounting(settings.model_concurrency)
-        ctx["gateway"] = build_gateway(settings, http=ctx["http"], accounting=ctx["accounting"])
+        ctx.update(
+            worker_context(
+                settings,
+                driver=ctx["driver"],
+                http=httpx.AsyncClient(),
+                worker_id=ctx["worker_id"],
+            )
+        )
         if settings.worker_metrics_port:
             REGISTRY.register(ModelCollector(ctx["accounting"]))
             start_http_server(settings.worker_metrics_port, addr="127.0.0.1")
