@@ -1,17 +1,15 @@
-"""Concern integration fixtures: a moved clock far from the wall clock, a per-test arq
-queue and pool, and a job ctx like the worker's (driver, settings, redis, gateway, http).
-
-Times are in March 2035 so no real scheduler run ever finds these concerns due; every scan
-and job here gets its `now` (and scope) explicitly.
+"""Concern integration fixtures: a per-test arq queue and pool, a job ctx built by the
+worker's own `worker_context` (driver, settings, redis, http, a counting offline gateway),
+raising a concern and draining the queue. The moved clock (March 2035) and the builders are
+in tests/support/concern_jobs.py.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -19,54 +17,12 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
-from engine.concern.model import (
-    Concern,
-    ConcernType,
-    DelegationSettings,
-    Initiator,
-    PersonRef,
-    Priority,
-    RaiseConcernInput,
-)
-from engine.concern.policy import ConcernPolicy
-from engine.model.gateway import OfflineModelGateway
+from engine.concern.model import Concern, RaiseConcernInput
 from engine.settings import Settings
 from jobs.queue import open_pool
 from jobs.tasks.concern_commands import raise_new_concern
-
-TZ = ZoneInfo("Asia/Shanghai")
-T0 = datetime(2035, 3, 19, 10, 0, tzinfo=TZ)  # a Monday, inside working hours
-POLICY = ConcernPolicy()
-BOSS = Initiator(name="老板", channel="telegram", channel_user_id="123", person_id="p_owner")
-
-
-def at(minutes: float) -> datetime:
-    return T0 + timedelta(minutes=minutes)
-
-
-def delegation(
-    *, people: list[tuple[str, str]] | None = None, priority: Priority = Priority.HIGH,
-    title: str = "联系张三确认提测时间", goal: str = "拿到张三的具体提测时间点",
-) -> RaiseConcernInput:
-    refs = [PersonRef(person_id=pid, display_name=name, last_channel="feishu")
-            for pid, name in (people or [("p_zhangsan", "张三")])]
-    return RaiseConcernInput(
-        type=ConcernType.DELEGATION, priority=priority, title=title, goal=goal,
-        source_detail="帮我问问张三提测什么时候能给", initiator=BOSS, people=refs,
-        delegation=DelegationSettings(expects_reply_from=[p.person_id for p in refs]),
-    )
-
-
-class CountingGateway(OfflineModelGateway):
-    """The offline rule model, counting its turns (a real gateway, not a patched function)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.turns = 0
-
-    async def judge_loop(self, ctx):  # type: ignore[no-untyped-def]
-        self.turns += 1
-        return await super().judge_loop(ctx)
+from jobs.worker import worker_context
+from tests.support.concern_jobs import POLICY, T0, CountingGateway, delegation
 
 
 @pytest.fixture
@@ -86,14 +42,14 @@ async def job_ctx(
     neo4j_driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue_name: str
 ) -> AsyncIterator[dict[str, Any]]:
     async with httpx.AsyncClient() as http:
-        yield {
-            "driver": neo4j_driver,
-            "settings": settings.model_copy(update={"queue_name": queue_name}),
-            "worker_id": f"test-{uuid.uuid4().hex[:6]}",
-            "redis": pool,
-            "http": http,
-            "gateway": CountingGateway(),
-        }
+        yield worker_context(
+            settings.model_copy(update={"queue_name": queue_name}),
+            driver=neo4j_driver,
+            http=http,
+            worker_id=f"test-{uuid.uuid4().hex[:6]}",
+            redis=pool,
+            gateway=CountingGateway(),
+        )
 
 
 @pytest.fixture

@@ -12,9 +12,7 @@ from graph.concern.channel_health import unreachable_channels
 from graph.concern.outbox import rows_of_concern
 from graph.concern.persons import upsert_person
 from jobs.tasks.concern_channel import WebhookChannel, deliver_due
-
-from .conftest import at, delegation
-from .test_loop_job import Webhook
+from tests.support.concern_jobs import Webhook, at, delegation
 
 
 async def test_failed_deliveries_make_the_preferred_channel_fall_back_to_the_originating_one(

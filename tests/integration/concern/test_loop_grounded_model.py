@@ -6,7 +6,6 @@ was asked, the conversation with the reply, and the person slice."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -22,17 +21,15 @@ from graph.concern.persons import upsert_person
 from graph.concern.repository import load_concern
 from jobs.tasks.concern_commands import record_reply
 from jobs.tasks.concern_scheduler import run_concern_scheduler
+from tests.support.concern_jobs import at, delegation
 from tests.support.grounded_concern import ASK_DATE, concern_loop_responder
 from tests.support.scripted_model import ScriptedModelServer
 
-from .conftest import at, delegation
-
 
 @pytest.fixture
-def model() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        server.answer_with(concern_loop_responder)
-        yield server
+def model(model_server: ScriptedModelServer) -> ScriptedModelServer:
+    model_server.answer_with(concern_loop_responder)
+    return model_server
 
 
 @pytest.fixture

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -23,45 +20,8 @@ from jobs.tasks.concern_enqueue import enqueue_advance
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
 from jobs.worker import create_worker
+from tests.support.concern_jobs import Webhook, at
 from tests.support.scripted_model import ScriptedModelServer, status
-
-from .conftest import at
-
-
-class Webhook:
-    """A chat-bot webhook on loopback: fails while `failing`, records what it accepted."""
-
-    def __init__(self) -> None:
-        self.failing = True
-        self.accepted: list[dict[str, Any]] = []
-        self.refused = 0
-        hook = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                if hook.failing:
-                    hook.refused += 1
-                    self.send_response(503)
-                else:
-                    hook.accepted.append({**body, "idem": self.headers["idempotency-key"]})
-                    self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-    def __enter__(self) -> Webhook:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
@@ -142,20 +102,21 @@ async def test_send_failure_stays_pending_and_a_retry_sends_it_once(
 
 
 async def test_rate_limited_model_defers_the_job_by_retry_after(
-    raise_one: Any, job_ctx: dict[str, Any], neo4j_driver: AsyncDriver, settings: Settings
+    raise_one: Any, job_ctx: dict[str, Any], neo4j_driver: AsyncDriver, settings: Settings,
+    model_server: ScriptedModelServer,
 ) -> None:
     from engine.model.gateway import build_gateway
 
     raised = await raise_one()
     trig = due_trigger(raised.next_action.when.isoformat()).model_dump(mode="json")  # type: ignore[union-attr]
-    with ScriptedModelServer() as model:
-        model.script(status(429, retry_after="7"))
-        job_ctx["gateway"] = build_gateway(
-            settings.model_copy(update={"model_base_url": model.base_url}), http=job_ctx["http"])
-        with pytest.raises(Retry) as deferred:
-            await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
-                                  now=at(30).isoformat())
-        assert model.calls == 1, "a 429 is not retried inside the gateway"
+    model = model_server
+    model.script(status(429, retry_after="7"))
+    job_ctx["gateway"] = build_gateway(
+        settings.model_copy(update={"model_base_url": model.base_url}), http=job_ctx["http"])
+    with pytest.raises(Retry) as deferred:
+        await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
+                              now=at(30).isoformat())
+    assert model.calls == 1, "a 429 is not retried inside the gateway"
     assert deferred.value.defer_score == 7000
     unchanged = await load_concern(neo4j_driver, settings.neo4j_database, raised.concern_id)
     assert unchanged.concern == raised

@@ -17,8 +17,7 @@ from graph.concern.outbox import rows_of_concern
 from graph.concern.repository import load_concern
 from jobs.tasks.concern_commands import record_reply
 from jobs.tasks.concern_scheduler import run_concern_scheduler
-
-from .conftest import T0, at, delegation
+from tests.support.concern_jobs import T0, at, delegation
 
 H = timedelta(hours=1)
 

@@ -21,8 +21,7 @@ from graph.concern.outbox import rows_of_concern
 from graph.concern.persons import person_concern_slice, resolve_person_context
 from graph.concern.repository import load_concern, save_decision
 from jobs.tasks.concern_commands import record_reply
-
-from .conftest import POLICY, at
+from tests.support.concern_jobs import POLICY, at
 
 
 def _due(_concern_id: str, when: str) -> Trigger:

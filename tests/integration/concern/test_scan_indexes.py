@@ -12,8 +12,7 @@ from engine.settings import Settings
 from graph.concern.codec import utc
 from graph.concern.scans import scan_due_concerns, scan_schedules, scan_timeouts
 from graph.queries import queries
-
-from .conftest import BOSS, at
+from tests.support.concern_jobs import BOSS, at
 
 
 def operators(plan: dict[str, Any]) -> list[str]:

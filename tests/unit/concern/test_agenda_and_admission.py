@@ -12,7 +12,7 @@ from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
 from engine.concern.model import ConcernStatus, ConcernType, Priority, RaiseConcernInput
 from engine.concern.scheduler import Trigger, TriggerKind
-from tests.unit.concern.builders import BOSS, POLICY, at, out, person
+from tests.support.concern import BOSS, POLICY, at, out, person
 
 
 def data(**kw: object) -> RaiseConcernInput:

@@ -16,7 +16,7 @@ from engine.concern.loop import decide
 from engine.concern.loop_output import Attitude, LoopStep, OutboundDraft
 from engine.concern.model import Concern, ConcernStatus, Priority
 from engine.concern.scheduler import Trigger, TriggerKind, due_trigger
-from tests.unit.concern.builders import POLICY, at, out, raised
+from tests.support.concern import POLICY, at, out, raised
 
 H = timedelta(hours=1)
 priorities = st.sampled_from(list(Priority))

@@ -21,7 +21,7 @@ from engine.concern.model import ConcernType, Priority
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.errors import InvalidInput
-from tests.unit.concern.builders import BOSS, POLICY, at, out, raised
+from tests.support.concern import BOSS, POLICY, at, out, raised
 
 OWNER = Recipient(name="老板", channel="wechat", person_id="p_boss")
 FACT = Trigger(kind=TriggerKind.RELATED_FACT, event_key="f1")

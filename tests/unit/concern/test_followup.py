@@ -29,7 +29,7 @@ from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
 from engine.concern.model import ConcernStatus, Priority
 from engine.concern.scheduler import due_trigger
-from tests.unit.concern.builders import POLICY, at, out, raised
+from tests.support.concern import POLICY, at, out, raised
 
 H = timedelta(hours=1)
 TABLE = {

@@ -10,7 +10,7 @@ from engine.concern.loop import decide
 from engine.concern.loop_output import Attitude, LoopStep, OutboundDraft
 from engine.concern.model import ConcernStatus, PersonRef, Priority
 from engine.concern.scheduler import TriggerKind, due_trigger
-from tests.unit.concern.builders import (
+from tests.support.concern import (
     POLICY,
     T0,
     at,

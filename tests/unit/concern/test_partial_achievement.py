@@ -11,7 +11,7 @@ from engine.concern.loop_output import LoopStep, OutboundDraft
 from engine.concern.model import Concern, ConcernStatus
 from engine.concern.scheduler import Trigger, TriggerKind, due_trigger
 from engine.errors import InvalidInput
-from tests.unit.concern.builders import POLICY, at, out, person, raised
+from tests.support.concern import POLICY, at, out, person, raised
 
 
 def contacted(people: int = 1) -> Concern:

@@ -21,7 +21,7 @@ from engine.concern.reports import (
     timeout_retry_text,
 )
 from engine.concern.scheduler import Trigger, TriggerKind, due_trigger
-from tests.unit.concern.builders import POLICY, TZ, at, out, person, raised
+from tests.support.concern import POLICY, TZ, at, out, person, raised
 
 R = [ReportKind.TIMEOUT_RETRY]
 UPDATE = [ReportKind.OWNER_UPDATE]

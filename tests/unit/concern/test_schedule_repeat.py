@@ -20,7 +20,7 @@ from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import due_trigger
 from engine.errors import InvalidInput
 from engine.settings import Settings
-from tests.unit.concern.builders import BOSS, POLICY, at, out
+from tests.support.concern import BOSS, POLICY, at, out
 
 YEAR_ONE = datetime(1, 1, 1, tzinfo=UTC)
 

@@ -18,7 +18,7 @@ from engine.concern.scheduler import (
     scan_timeouts,
 )
 from engine.errors import Conflict, InvalidInput
-from tests.unit.concern.builders import POLICY, at, out, raised
+from tests.support.concern import POLICY, at, out, raised
 
 
 def contacted():  # type: ignore[no-untyped-def]

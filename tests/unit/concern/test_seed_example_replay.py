@@ -30,7 +30,7 @@ from engine.concern.model import (
     RaiseConcernInput,
 )
 from engine.concern.scheduler import Trigger, scan_due_concerns, scan_timeouts
-from tests.unit.concern.builders import BOSS, POLICY, at, person
+from tests.support.concern import BOSS, POLICY, at, person
 
 OWNER_UPDATE = (
     "张三回复了：后端支付模块卡在第三方回调接口，他提了个临时方案——先用 mock 跑通主流程，"

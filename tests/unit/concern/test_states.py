@@ -9,7 +9,7 @@ import pytest
 from engine.concern.model import ConcernStatus, TimelineType
 from engine.concern.states import ALLOWED_TRANSITIONS, transition
 from engine.errors import Conflict
-from tests.unit.concern.builders import at, raised
+from tests.support.concern import at, raised
 
 S = ConcernStatus
 ALLOWED = {

@@ -13,7 +13,7 @@ from engine.concern.model import ConcernStatus, Source
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import due_trigger
 from engine.concern.wording import counterpart_message, the_ask
-from tests.unit.concern.builders import POLICY, at, out, person, raised
+from tests.support.concern import POLICY, at, out, person, raised
 
 
 def seed_example():  # type: ignore[no-untyped-def]

@@ -1,0 +1,97 @@
+"""Concern helpers for tests over real Neo4j and Redis: a moved clock far from the wall
+clock, a delegation to raise, a gateway that counts its turns, a loopback chat webhook.
+
+Times are in March 2035 so no real scheduler run ever finds these concerns due; every scan
+and job gets its `now` (and scope) explicitly. (Engine unit tests use tests/support/concern.py,
+whose clock is in 2026.)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from engine.concern.model import (
+    ConcernType,
+    DelegationSettings,
+    Initiator,
+    PersonRef,
+    Priority,
+    RaiseConcernInput,
+)
+from engine.concern.policy import ConcernPolicy
+from engine.model.gateway import OfflineModelGateway
+
+TZ = ZoneInfo("Asia/Shanghai")
+T0 = datetime(2035, 3, 19, 10, 0, tzinfo=TZ)  # a Monday, inside working hours
+POLICY = ConcernPolicy()
+BOSS = Initiator(name="老板", channel="telegram", channel_user_id="123", person_id="p_owner")
+
+
+def at(minutes: float) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def delegation(
+    *, people: list[tuple[str, str]] | None = None, priority: Priority = Priority.HIGH,
+    title: str = "联系张三确认提测时间", goal: str = "拿到张三的具体提测时间点",
+) -> RaiseConcernInput:
+    refs = [PersonRef(person_id=pid, display_name=name, last_channel="feishu")
+            for pid, name in (people or [("p_zhangsan", "张三")])]
+    return RaiseConcernInput(
+        type=ConcernType.DELEGATION, priority=priority, title=title, goal=goal,
+        source_detail="帮我问问张三提测什么时候能给", initiator=BOSS, people=refs,
+        delegation=DelegationSettings(expects_reply_from=[p.person_id for p in refs]),
+    )
+
+
+class CountingGateway(OfflineModelGateway):
+    """The offline rule model, counting its turns (a real gateway, not a patched function)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turns = 0
+
+    async def judge_loop(self, ctx):  # type: ignore[no-untyped-def]
+        self.turns += 1
+        return await super().judge_loop(ctx)
+
+
+class Webhook:
+    """A chat-bot webhook on loopback: fails while `failing`, records what it accepted."""
+
+    def __init__(self) -> None:
+        self.failing = True
+        self.accepted: list[dict[str, Any]] = []
+        self.refused = 0
+        hook = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                if hook.failing:
+                    hook.refused += 1
+                    self.send_response(503)
+                else:
+                    hook.accepted.append({**body, "idem": self.headers["idempotency-key"]})
+                    self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def __enter__(self) -> Webhook:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
