@@ -56,5 +56,8 @@ def to_epoch_us(value: datetime) -> int:
 
 
 def decode_instants(props: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
-    """`props` with the named epoch-microsecond values turned into datetimes."""
-    return {k: from_epoch_us(v) if k in names else v for k, v in props.items()}
+    """`props` with the named epoch-microsecond values turned into datetimes (other values,
+    a driver DateTime included, unchanged)."""
+    return {
+        k: from_epoch_us(v) if k in names and isinstance(v, int) else v for k, v in props.items()
+    }

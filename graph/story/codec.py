@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from engine.story.clock import FOREVER, open_end
 from engine.story.models import Actor, Version
-from graph.temporal import from_neo4j, to_neo4j
+from graph.temporal import decode_instants, from_neo4j, to_neo4j
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,8 +44,18 @@ def version_row(model: Version) -> dict[str, Any]:
     return {"id": model.id, "scope": model.scope, "seq": model.seq, "props": to_props(model)}
 
 
+@cache
+def instant_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """The model's datetime fields: where a read returned an instant as epoch microseconds."""
+    return frozenset(
+        n for n, f in cls.model_fields.items() if f.annotation in (datetime, datetime | None)
+    )
+
+
 def from_props(cls: type[M], props: dict[str, Any]) -> M:
-    data = {k: from_neo4j(v) for k, v in props.items()}
+    """A model from stored properties; instants may come as driver DateTimes or, from reads
+    that build them in the RETURN (issue 14), as epoch microseconds."""
+    data = {k: from_neo4j(v) for k, v in decode_instants(props, instant_fields(cls)).items()}
     if isinstance(data.get("by"), str):
         data["by"] = Actor.parse(data["by"])
     if "retracted_at" in data:

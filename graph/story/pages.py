@@ -23,15 +23,8 @@ from engine.story.clock import EARLIEST, FOREVER
 from engine.story.models import Entity, Event, Relation, Version
 from graph.queries import queries
 from graph.story.codec import from_props
-from graph.temporal import decode_instants
 
 V = TypeVar("V", bound=Version)
-
-_INSTANTS: dict[type[Version], frozenset[str]] = {
-    Entity: frozenset({"recorded_at", "retracted_at", "valid_from", "valid_to"}),
-    Relation: frozenset({"recorded_at", "retracted_at", "valid_from", "valid_to"}),
-    Event: frozenset({"recorded_at", "retracted_at", "at"}),
-}
 
 
 @dataclass(frozen=True)
@@ -44,7 +37,7 @@ class Page(Generic[V]):
 def decode(cls: type[V], props: dict[str, Any], *, believed: bool) -> V:
     """A version row with epoch-microsecond instants; a believed version shows no retraction
     (a later retraction is not known at `as_of`, DESIGN "Time")."""
-    model = from_props(cls, decode_instants(props, _INSTANTS[cls]))
+    model = from_props(cls, props)
     if believed:
         return model.model_copy(update={"retracted_at": None})
     return model
