@@ -13,66 +13,27 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-import pytest
 import redis
 
 from engine.settings import Settings
-from tests.e2e.conftest import Server, process_env, spawn, stop
+from tests.support.processes import process_env, spawn, stop
+from tests.support.review_api import RUN, gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 
 
-def leaf(label: str, delay: float = 0.0) -> Any:
-    return text(
-        json.dumps(
-            {"facts": [{"text": f"{label}：提测推进"}], "summary": label}, ensure_ascii=False
-        ),
-        delay=delay,
-    )
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
-def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
-    body = api.graphql(query, variables).json()
-    assert "errors" not in body, body
-    return body["data"]  # type: ignore[no-any-return]
-
-
-RUN = (
-    "query($id: String!) { supervisionRun(id: $id) { status resultId error { kind message } "
-    "batches { index state attempts } stages { stage state done total } } }"
-)
-
-
-def wait_run(api: Server, run_id: str, status: str, timeout: float = 60) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = gql(api, RUN, id=run_id)["supervisionRun"]
-        if run["status"] == status:
-            return run  # type: ignore[no-any-return]
-        time.sleep(0.3)
-    raise AssertionError(f"run {run_id} did not become {status}: {run}")
-
-
 def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicated(
     services: Settings,
     start_server,  # type: ignore[no-untyped-def]
-    model: ScriptedModelServer,
+    model_server: ScriptedModelServer,
     scope: str,
 ) -> None:
     queue = f"{services.queue_name}:review-e2e-{uuid.uuid4().hex[:6]}"
     api = start_server(QUEUE_NAME=queue)
-    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model.base_url)
+    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model_server.base_url)
     r = redis.Redis.from_url(services.effective_redis_url)
     workers = []
     try:
@@ -93,7 +54,7 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
                 "text": lines,
             },
         )
-        model.script(leaf("批0"), leaf("批1-慢", delay=60))
+        model_server.script(leaf("批0"), leaf("批1-慢", delay=60))
         started = gql(
             api,
             "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
@@ -106,9 +67,9 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         assert started["status"] == "running"
         workers.append(spawn(["worker"], env))
         deadline = time.monotonic() + 60
-        while model.calls < 2 and time.monotonic() < deadline:
+        while model_server.calls < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert model.calls == 2, "the second leaf never reached the model"
+        assert model_server.calls == 2, "the second leaf never reached the model"
         before = gql(api, RUN, id=run_id)["supervisionRun"]
         assert [b["state"] for b in before["batches"]][:2] == ["committed", "pending"]
         n = len(before["batches"])
@@ -120,7 +81,7 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         deadline = time.monotonic() + 20
         while list(r.scan_iter(match=alive)) and time.monotonic() < deadline:
             time.sleep(0.3)
-        model.script(
+        model_server.script(
             *[leaf(f"批{i}") for i in range(1, n)],
             text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False)),
         )
@@ -134,7 +95,7 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         assert [b["state"] for b in done["batches"]] == ["committed"] * n
         assert [b["attempts"] for b in done["batches"]] == [1] * n  # nothing redone twice
         assert [s["state"] for s in done["stages"]] == ["saved"] * 4
-        assert model.calls == 2 + (n - 1) + 1
+        assert model_server.calls == 2 + (n - 1) + 1
         result = gql(
             api,
             "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { events { id } } }",

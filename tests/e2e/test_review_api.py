@@ -8,11 +8,10 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 import pytest_asyncio
 import redis
 import websockets
@@ -25,31 +24,25 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
-from tests.e2e.conftest import Server, process_env, spawn, stop
-from tests.e2e.test_review import gql, leaf, wait_run
+from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.review_api import gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 T0 = datetime(2026, 9, 1, 8, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def model() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
 @pytest_asyncio.fixture
 async def deployment(
     services: Settings,
     start_server,  # type: ignore[no-untyped-def]
-    model: ScriptedModelServer,
+    model_server: ScriptedModelServer,
     neo4j_driver: AsyncDriver,
 ) -> AsyncIterator[tuple[Server, dict[str, str], str]]:
     """An API and a worker on a queue (= deployment) of their own, app switched on."""
     queue = f"{services.queue_name}:review-api-{uuid.uuid4().hex[:6]}"
     api = start_server(QUEUE_NAME=queue)
-    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model.base_url)
+    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model_server.base_url)
     worker = spawn(["worker"], env)
     await asyncio.to_thread(
         gql, api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }"
@@ -246,10 +239,10 @@ PROGRESS = (
 
 
 async def test_run_progress_streams_stages_over_a_websocket_until_the_run_ends(
-    deployment: tuple[Server, dict[str, str], str], model: ScriptedModelServer, scope: str
+    deployment: tuple[Server, dict[str, str], str], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, _, _ = deployment
-    model.script(
+    model_server.script(
         leaf("批0", delay=1.5), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
     )
     run_id = await start_review(api, scope)
@@ -279,11 +272,11 @@ async def test_run_progress_streams_stages_over_a_websocket_until_the_run_ends(
 
 
 async def test_invalid_model_answer_is_readable_verbatim_on_the_failed_run(
-    deployment: tuple[Server, dict[str, str], str], model: ScriptedModelServer, scope: str
+    deployment: tuple[Server, dict[str, str], str], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, _, _ = deployment
     raw = "好的，以下是总结：没有 JSON"
-    model.script(text(raw))
+    model_server.script(text(raw))
     run_id = await start_review(api, scope)
     await asyncio.to_thread(wait_run, api, run_id, "failed")
     query = (

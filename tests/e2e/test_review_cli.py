@@ -18,8 +18,8 @@ import pytest
 import redis
 
 from engine.settings import PROJECT_ROOT, Settings
-from tests.e2e.conftest import Server, process_env, spawn, stop
-from tests.e2e.test_review import gql, leaf, wait_run
+from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.review_api import gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
@@ -27,22 +27,16 @@ STAGES = ("collect", "leaves", "navigation", "publish")
 
 
 @pytest.fixture
-def model() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
-@pytest.fixture
 def deployment(
     services: Settings,
     start_server,  # type: ignore[no-untyped-def]
-    model: ScriptedModelServer,
+    model_server: ScriptedModelServer,
     scope: str,
 ) -> Iterator[tuple[Server, dict[str, str]]]:
     """An API and a worker on a queue of their own, app switched on, one conversation."""
     queue = f"{services.queue_name}:review-cli-{uuid.uuid4().hex[:6]}"
     api = start_server(QUEUE_NAME=queue)
-    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model.base_url)
+    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model_server.base_url)
     worker = spawn(["worker"], env)
     gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
     lines = "".join(
@@ -98,10 +92,10 @@ def run_id_of(output: str) -> str:
 
 
 def test_review_command_shows_each_stage_and_the_final_status(
-    deployment: tuple[Server, dict[str, str]], model: ScriptedModelServer, scope: str
+    deployment: tuple[Server, dict[str, str]], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, env = deployment
-    model.script(
+    model_server.script(
         leaf("批0", delay=1.5), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
     )
     done = cli(review_args(scope), env)
@@ -121,18 +115,18 @@ def test_review_command_shows_each_stage_and_the_final_status(
 
 
 def test_review_command_refuses_while_another_review_runs(
-    deployment: tuple[Server, dict[str, str]], model: ScriptedModelServer, scope: str
+    deployment: tuple[Server, dict[str, str]], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, env = deployment
     # slow enough that the busy start and the cancel both land while the leaf is in flight,
     # even on a loaded machine (after it, the run would go on to an unscripted navigation)
-    model.script(leaf("慢", delay=12))
+    model_server.script(leaf("慢", delay=12))
     follower = subprocess.Popen(
         review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
     try:
         deadline = time.monotonic() + 60
-        while model.calls < 1 and time.monotonic() < deadline:
+        while model_server.calls < 1 and time.monotonic() < deadline:
             time.sleep(0.1)
         busy = cli(review_args(scope), env)
         assert busy.returncode == 2
@@ -147,17 +141,17 @@ def test_review_command_refuses_while_another_review_runs(
 
 
 def test_ctrl_c_detaches_and_the_review_goes_on(
-    deployment: tuple[Server, dict[str, str]], model: ScriptedModelServer, scope: str
+    deployment: tuple[Server, dict[str, str]], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, env = deployment
-    model.script(
+    model_server.script(
         leaf("批0", delay=3), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
     )
     follower = subprocess.Popen(
         review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 60
-    while model.calls < 1 and time.monotonic() < deadline:
+    while model_server.calls < 1 and time.monotonic() < deadline:
         time.sleep(0.1)
     follower.send_signal(signal.SIGINT)
     out, _ = follower.communicate(timeout=30)

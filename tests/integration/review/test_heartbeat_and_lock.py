@@ -23,7 +23,8 @@ from engine.story.models import Actor
 from jobs.tasks.heartbeat import HEARTBEAT_REPORT, claim_due
 from jobs.tasks.review_ops import continue_review, start_review
 from jobs.tasks.review_services import ReviewServices
-from tests.integration.review.conftest import (
+from tests.support.grounded_review import leaf_requests, review_answer
+from tests.support.review_jobs import (
     BASE,
     conversation,
     count,
@@ -32,7 +33,6 @@ from tests.integration.review.conftest import (
     push_conversation,
     run_worker,
 )
-from tests.support.grounded_review import leaf_requests, review_answer
 from tests.support.scripted_model import ScriptedModelServer, text
 
 
@@ -145,15 +145,15 @@ async def test_disabled_app_refuses_manual_work_and_claims_nothing(
 
 
 async def test_no_change_makes_zero_model_requests(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(svc, scope, "chat-1", conversation(5))
     plan = await _save_plan(svc, scope)
-    scripted.script(text("报告：5 条新消息"), leaf_reply("a"), nav_reply())
+    model_server.script(text("报告：5 条新消息"), leaf_reply("a"), nav_reply())
     first = await claim_due(svc)
     assert len(first) == 1
     await run_worker(svc.settings)  # report, then the automatic supervision
-    assert scripted.calls == 3
+    assert model_server.calls == 3
     hb1 = await svc.heartbeats.get(first[0].run_id)
     assert hb1.state is hb.HeartbeatState.COMPLETED and hb1.supervision_run_id
     sup1 = (await svc.runs.get(hb1.supervision_run_id)).run
@@ -161,7 +161,7 @@ async def test_no_change_makes_zero_model_requests(
 
     second = await _manual_heartbeat(svc, plan)
     await run_worker(svc.settings)
-    assert scripted.calls == 3  # nothing pending: no model request at all
+    assert model_server.calls == 3  # nothing pending: no model request at all
     hb2 = await svc.heartbeats.get(second)
     assert hb2.state is hb.HeartbeatState.NO_CHANGE and hb2.supervision_run_id
     sup2 = (await svc.runs.get(hb2.supervision_run_id)).run
@@ -174,9 +174,9 @@ async def test_no_change_makes_zero_model_requests(
 
 
 async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
-    scripted.answer_with(review_answer)  # grounded: an id only if the request offered it
+    model_server.answer_with(review_answer)  # grounded: an id only if the request offered it
     await push_conversation(svc, scope, "chat-1", conversation(4))
     got = await start_review(
         svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
@@ -194,13 +194,13 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
         by=Actor.user("u1"),
     )
 
-    scripted.reset()
-    scripted.answer_with(review_answer)
+    model_server.reset()
+    model_server.answer_with(review_answer)
     await push_conversation(svc, scope, "chat-1", conversation(8), version="v2")
     plan = await _save_plan(svc, scope)
     await _manual_heartbeat(svc, plan)
     await run_worker(svc.settings)
-    offered = [k["id"] for sent in leaf_requests(scripted) for k in sent["known_entities"]]
+    offered = [k["id"] for sent in leaf_requests(model_server) for k in sent["known_entities"]]
     assert entity.id in offered  # the automatic run was told about the stored 张三
     view = await svc.story.entity(scope, entity.id)
     assert view.entity.description == "发布经理（用户修正）"  # the user's edit wins
@@ -219,13 +219,13 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
 
 
 async def test_rate_limited_automatic_supervision_resumes_the_same_run(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     from tests.support.scripted_model import status
 
     await push_conversation(svc, scope, "chat-1", conversation(5))
     await _save_plan(svc, scope)
-    scripted.script(
+    model_server.script(
         text("报告：5 条新消息"),
         status(429, "slow down", retry_after="1"),
         leaf_reply("a"),
@@ -233,7 +233,7 @@ async def test_rate_limited_automatic_supervision_resumes_the_same_run(
     )
     [claimed] = await claim_due(svc)
     await run_worker(svc.settings)  # report, automatic supervision (429), then the deferred job
-    assert scripted.calls == 4
+    assert model_server.calls == 4
     beat = await svc.heartbeats.get(claimed.run_id)
     assert beat.supervision_run_id
     runs = [s.run for s in await svc.runs.recent() if s.run.trigger.value != "manual"]

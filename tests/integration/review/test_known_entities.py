@@ -16,14 +16,14 @@ from engine.story.inputs import EntityEdit, PublishResultInput, parse_input
 from engine.story.models import Actor
 from jobs.tasks.review_ops import start_review
 from jobs.tasks.review_services import ReviewServices
-from tests.integration.review.conftest import (
+from tests.support.grounded_review import leaf_requests, offered_ids, review_answer
+from tests.support.review_jobs import (
     BASE,
     count,
     per_batch_for,
     push_conversation,
     run_worker,
 )
-from tests.support.grounded_review import leaf_requests, offered_ids, review_answer
 from tests.support.scripted_model import ScriptedModelServer
 
 FIRST = [(0, "张三", "v2.0 的接口今天联调"), (3, "李四", "前端部分周四能提测")]
@@ -59,9 +59,9 @@ async def review(svc: ReviewServices, scope: str, start: datetime, *, per_batch:
 
 
 async def test_second_review_reuses_the_stored_person_and_proposes_instead_of_overwriting(
-    svc: ReviewServices, scripted: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
 ) -> None:
-    scripted.answer_with(review_answer)
+    model_server.answer_with(review_answer)
     await push_conversation(svc, scope, "chat-1", chat(FIRST))
     first = await svc.story.result(scope, await review(svc, scope, BASE - timedelta(hours=1)))
     [zhang] = [e for e in first.entities if e.name == "张三"]
@@ -73,13 +73,13 @@ async def test_second_review_reuses_the_stored_person_and_proposes_instead_of_ov
         by=Actor.user("u1"),
     )
 
-    scripted.reset()
-    scripted.answer_with(review_answer)
+    model_server.reset()
+    model_server.answer_with(review_answer)
     await push_conversation(svc, scope, "chat-1", chat(FIRST + LATER), version="v2")
     two_batches = per_batch_for(chat(LATER), 2)
     second_id = await review(svc, scope, BASE + timedelta(minutes=10), per_batch=two_batches)
 
-    leaves = leaf_requests(scripted)
+    leaves = leaf_requests(model_server)
     assert len(leaves) == 2  # both batches name 张三
     for sent in leaves:
         offered = {k["id"]: k for k in sent["known_entities"]}
@@ -116,18 +116,18 @@ async def seed_person(svc: ReviewServices, scope: str, name: str) -> str:
 
 
 async def test_only_the_reviewed_projects_known_entities_are_offered_and_reused(
-    svc: ReviewServices, scripted: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
 ) -> None:
     other = f"{scope}-other"
     try:
         elsewhere = await seed_person(svc, other, "张三")
         here = await seed_person(svc, scope, "张三")
-        scripted.answer_with(review_answer)
+        model_server.answer_with(review_answer)
         await push_conversation(svc, scope, "chat-1", chat(FIRST))
         result = await svc.story.result(scope, await review(svc, scope, BASE - timedelta(hours=1)))
-        [sent] = leaf_requests(scripted)
+        [sent] = leaf_requests(model_server)
         assert [k["id"] for k in sent["known_entities"]] == [here]  # 李四 is not known
-        assert elsewhere not in offered_ids(scripted)
+        assert elsewhere not in offered_ids(model_server)
         named = [m.mention.entity_id for m in result.mentions if m.mention.name == "张三"]
         assert named == [here]
     finally:
@@ -139,16 +139,16 @@ async def test_only_the_reviewed_projects_known_entities_are_offered_and_reused(
 
 
 async def test_a_person_named_in_two_batches_of_one_review_is_one_entity(
-    svc: ReviewServices, scripted: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
 ) -> None:
-    scripted.answer_with(review_answer)
+    model_server.answer_with(review_answer)
     body = chat(FIRST + LATER)
     await push_conversation(svc, scope, "chat-1", body)
     result = await svc.story.result(
         scope,
         await review(svc, scope, BASE - timedelta(hours=1), per_batch=per_batch_for(body, 3)),
     )
-    leaves = leaf_requests(scripted)
+    leaves = leaf_requests(model_server)
     assert len(leaves) == 3
     assert leaves[0]["earlier_entities"] == []
     # the last batch names only 张三: only the 张三 an earlier batch found is offered

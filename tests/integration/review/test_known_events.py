@@ -26,14 +26,14 @@ from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
 from jobs.tasks.review_ops import start_review
 from jobs.tasks.review_services import ReviewServices
-from tests.integration.review.conftest import (
+from tests.support.grounded_review import leaf_requests, offered_event_ids, review_answer
+from tests.support.review_jobs import (
     BASE,
     clear_deployment,
     count,
     push_conversation,
     run_worker,
 )
-from tests.support.grounded_review import leaf_requests, offered_event_ids, review_answer
 from tests.support.scripted_model import ScriptedModelServer
 
 V1 = [
@@ -73,22 +73,22 @@ async def titles_by_id(svc: ReviewServices, scope: str) -> dict[str, str]:
 
 
 async def test_re_review_reuses_each_messages_event_by_id_and_cites_the_new_version(
-    svc: ReviewServices, scripted: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
 ) -> None:
-    scripted.answer_with(review_answer)
+    model_server.answer_with(review_answer)
     await push_conversation(svc, scope, "chat-1", chat(V1))
     await review_day(svc, scope)
     first = await titles_by_id(svc, scope)
     assert len(first) == 3
-    assert offered_event_ids(scripted) == set()
+    assert offered_event_ids(model_server) == set()
 
-    scripted.reset()
-    scripted.answer_with(review_answer)
+    model_server.reset()
+    model_server.answer_with(review_answer)
     await push_conversation(svc, scope, "chat-1", chat(V2), version="v2")
     second_id = await review_day(svc, scope)
 
-    assert offered_event_ids(scripted) == set(first)  # the stored events were offered
-    [sent] = leaf_requests(scripted)
+    assert offered_event_ids(model_server) == set(first)  # the stored events were offered
+    [sent] = leaf_requests(model_server)
     for known in sent["known_events"]:
         assert known["title"] == first[known["id"]] and known["cited"]
     now = await titles_by_id(svc, scope)
@@ -102,19 +102,19 @@ async def test_re_review_reuses_each_messages_event_by_id_and_cites_the_new_vers
 
 
 async def test_events_of_another_scope_citing_the_same_text_are_never_offered(
-    svc: ReviewServices, scripted: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
 ) -> None:
     other = f"{scope}-other"
     try:
-        scripted.answer_with(review_answer)
+        model_server.answer_with(review_answer)
         await push_conversation(svc, other, "chat-1", chat(V1))
         await review_day(svc, other)
         elsewhere = set(await titles_by_id(svc, other))
-        scripted.reset()
-        scripted.answer_with(review_answer)
+        model_server.reset()
+        model_server.answer_with(review_answer)
         await push_conversation(svc, scope, "chat-1", chat(V1))
         await review_day(svc, scope)
-        assert offered_event_ids(scripted) == set()
+        assert offered_event_ids(model_server) == set()
         assert not elsewhere & set(await titles_by_id(svc, scope))
         assert len(await titles_by_id(svc, scope)) == 3
     finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import httpx
 import pytest
 from arq import Retry
 from neo4j import AsyncDriver
@@ -16,7 +17,8 @@ from jobs.tasks.review import supervise
 from jobs.tasks.review_ops import start_review
 from jobs.tasks.review_services import ReviewServices
 from jobs.tasks.review_worker import alive_key
-from tests.integration.review.conftest import (
+from jobs.worker import worker_context
+from tests.support.review_jobs import (
     BASE,
     conversation,
     leaf_reply,
@@ -28,19 +30,24 @@ from tests.support.scripted_model import ScriptedModelServer, status, text
 
 
 async def test_rate_limited_leaf_defers_the_job_by_retry_after_then_completes(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+    svc: ReviewServices,
+    model_server: ScriptedModelServer,
+    scope: str,
+    neo4j_driver: AsyncDriver,
+    http: httpx.AsyncClient,
 ) -> None:
     await push_conversation(svc, scope, "chat-1", conversation(5))
-    scripted.script(status(429, "slow down", retry_after="2"), leaf_reply("a"), nav_reply())
+    model_server.script(status(429, "slow down", retry_after="2"), leaf_reply("a"), nav_reply())
     got = await start(svc, scope)
     run, owner, token = got
-    ctx = {
-        "settings": svc.settings,
-        "driver": neo4j_driver,
-        "worker_id": "test-worker",
-        "redis": svc.pool,
-        "gateway": svc.gateway,
-    }
+    ctx = worker_context(
+        svc.settings,
+        driver=neo4j_driver,
+        http=http,
+        worker_id="test-worker",
+        redis=svc.pool,
+        gateway=svc.gateway,
+    )
     assert svc.pool is not None
     alive = alive_key(svc.settings.queue_name, "test-worker")
     await svc.pool.set(alive, "1", px=60_000)
@@ -50,7 +57,7 @@ async def test_rate_limited_leaf_defers_the_job_by_retry_after_then_completes(
     finally:
         await svc.pool.delete(alive)
     assert deferred.value.defer_score == 2000  # Retry-After, handed to arq
-    assert scripted.calls == 1  # the gateway did not retry the 429 itself
+    assert model_server.calls == 1  # the gateway did not retry the 429 itself
     mid = (await svc.runs.get(run.run_id)).run
     assert mid.status is lc.RunStatus.RUNNING and mid.error is None
     assert (await svc.review_pool.state()).held == ()  # the slot went back meanwhile
@@ -61,15 +68,15 @@ async def test_rate_limited_leaf_defers_the_job_by_retry_after_then_completes(
     await run_worker(svc.settings)
     done = (await svc.runs.get(run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
-    assert scripted.calls == 3
+    assert model_server.calls == 3
 
 
 async def test_invalid_leaf_answer_fails_the_stage_and_keeps_the_raw_output(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(svc, scope, "chat-1", conversation(5))
     raw = '{"summary": "没有 facts 数组"}'
-    scripted.script(text(raw))
+    model_server.script(text(raw))
     run, _, _ = await start(svc, scope)
     await run_worker(svc.settings)
     failed = (await svc.runs.get(run.run_id)).run

@@ -24,7 +24,7 @@ from jobs.tasks.review import Execution
 from jobs.tasks.review_ops import start_review
 from jobs.tasks.review_pool import ReviewPool, StageTimedOut, pool_key
 from jobs.tasks.review_services import ReviewServices
-from tests.integration.review.conftest import (
+from tests.support.review_jobs import (
     BASE,
     conversation,
     leaf_reply,
@@ -142,10 +142,10 @@ async def test_stage_timeout_counts_from_the_slot_grant(
 
 
 async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(svc, scope, "chat-1", conversation(6))
-    scripted.script(text("普通聊天"), leaf_reply("a"), nav_reply())
+    model_server.script(text("普通聊天"), leaf_reply("a"), nav_reply())
     full = [await svc.review_pool.acquire(f"other:{i}") for i in range(svc.pool_slots)]
     got = await start_review(
         svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
@@ -158,7 +158,7 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
         if waiting := (await svc.review_pool.state()).waiting:
             break
     await asyncio.sleep(0.5)
-    assert scripted.calls == 0  # the leaf is in line behind the two holders
+    assert model_server.calls == 0  # the leaf is in line behind the two holders
     assert [t.holder for t in waiting] == [f"{got[0].run_id}:leaf:0"]
     assert isinstance(svc.gateway, HttpModelGateway)
     chat = await svc.gateway.chat(ChatRequest(messages=[ChatMessage.user("你好")]))
@@ -172,7 +172,7 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
 
 
 async def test_a_run_keeps_the_timeout_it_was_created_with(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     """The run is created with a 1 s stage timeout; the worker's own settings allow 180 s."""
     await push_conversation(svc, scope, "chat-1", conversation(4))
@@ -187,8 +187,8 @@ async def test_a_run_keeps_the_timeout_it_was_created_with(
     assert isinstance(got, tuple)
     run, owner, token = got
     assert run.stage_timeout == timedelta(seconds=1)
-    scripted.script(leaf_reply("slow"))
-    scripted.replies[0].delay = 3.0
+    model_server.script(leaf_reply("slow"))
+    model_server.replies[0].delay = 3.0
     assert await Execution(svc, run.run_id, owner, token).run() == "failed"
     failed = (await svc.runs.get(run.run_id)).run
     assert failed.error is not None and failed.error.kind is lc.ErrorKind.TIMEOUT
@@ -197,7 +197,7 @@ async def test_a_run_keeps_the_timeout_it_was_created_with(
 
 
 async def test_a_run_cancelled_while_waiting_for_a_slot_leaves_the_line(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     from jobs.tasks.review_ops import cancel_review
 
@@ -220,7 +220,7 @@ async def test_a_run_cancelled_while_waiting_for_a_slot_leaves_the_line(
             await svc.review_pool.release(held.slot.holder)
     stopped = (await svc.runs.get(got[0].run_id)).run
     assert stopped.status is lc.RunStatus.CANCELLED and stopped.stopped
-    assert scripted.calls == 0, "a cancelled run never asks the model"
+    assert model_server.calls == 0, "a cancelled run never asks the model"
     state = await svc.review_pool.state()
     assert state.waiting == () and state.held == ()
     assert await svc.lease.current() is None

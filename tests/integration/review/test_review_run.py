@@ -13,7 +13,7 @@ from engine.review.types import Scope, Trigger
 from jobs.tasks.review import Execution
 from jobs.tasks.review_ops import start_review
 from jobs.tasks.review_services import ReviewServices
-from tests.integration.review.conftest import (
+from tests.support.review_jobs import (
     BASE,
     conversation,
     count,
@@ -27,11 +27,11 @@ from tests.support.scripted_model import ScriptedModelServer
 
 
 async def test_27_message_conversation_is_reviewed_end_to_end(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
 ) -> None:
     body = conversation(27)
     await push_conversation(svc, scope, "chat-1", body)
-    scripted.script(leaf_reply("第一批"), nav_reply())
+    model_server.script(leaf_reply("第一批"), nav_reply())
     got = await start_review(
         svc,
         Scope.projects(scope),
@@ -50,8 +50,8 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
     assert done.result_id is not None
     assert [r.state.value for r in done.stages.records] == ["saved"] * 4
     assert len(done.ledger.batches) == 1
-    assert scripted.calls == 2  # one leaf, one navigation
-    leaf_prompt = scripted.requests[0].messages[-1]["content"]
+    assert model_server.calls == 2  # one leaf, one navigation
+    leaf_prompt = model_server.requests[0].messages[-1]["content"]
     assert "第27条" in leaf_prompt and "第1条" in leaf_prompt
     result = await svc.story.result(scope, done.result_id)
     assert len(result.events) == 1 and result.summaries[0].text == "本阶段：v2.0 提测推进"
@@ -69,12 +69,12 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
 
 
 async def test_larger_conversation_is_split_into_six_leaf_batches(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     body = conversation(60)
     await push_conversation(svc, scope, "chat-big", body)
     per_batch = len(body) // 6 + 1
-    scripted.script(*[leaf_reply(f"批{i}") for i in range(7)], nav_reply())
+    model_server.script(*[leaf_reply(f"批{i}") for i in range(7)], nav_reply())
     got = await start_review(
         svc,
         Scope.projects(scope),
@@ -96,7 +96,7 @@ async def test_larger_conversation_is_split_into_six_leaf_batches(
 
 
 async def test_manual_start_while_busy_is_refused_at_once(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(svc, scope, "chat-1", conversation(3))
     first = await start_review(
@@ -113,13 +113,13 @@ async def test_manual_start_while_busy_is_refused_at_once(
 
 
 async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     body = conversation(40)
     await push_conversation(svc, scope, "chat-tree", body)
     tree = replace(svc, nav_fanout=2)
     tree.__post_init__()
-    scripted.script(
+    model_server.script(
         *[leaf_reply(f"批{i}") for i in range(4)],
         nav_reply("前半"),
         nav_reply("后半"),
@@ -141,8 +141,8 @@ async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
     assert sorted(nodes) == ["n1.0", "n1.1", "root"]
     assert nodes["n1.0"].leaves == {0, 1} and nodes["n1.1"].leaves == {2, 3}
     assert nodes["root"].is_root and nodes["root"].leaves == {0, 1, 2, 3}
-    assert scripted.calls == 7  # 4 leaves, 2 group nodes, 1 root
-    root_prompt = scripted.requests[-1].messages[-1]["content"]
+    assert model_server.calls == 7  # 4 leaves, 2 group nodes, 1 root
+    root_prompt = model_server.requests[-1].messages[-1]["content"]
     assert "前半" in root_prompt and "后半" in root_prompt  # the root merges its children
     result = await svc.story.result(scope, done.result_id or "")
     assert result.summaries[0].text == "全程：v2.0 提测推进"

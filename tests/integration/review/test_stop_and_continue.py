@@ -16,7 +16,7 @@ from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
 from jobs.tasks.review_ops import cancel_review, continue_review, pause_review, start_review
 from jobs.tasks.review_services import ReviewServices
-from tests.integration.review.conftest import (
+from tests.support.review_jobs import (
     BASE,
     conversation,
     count,
@@ -43,11 +43,11 @@ def _slow(reply: ScriptedReply, seconds: float) -> ScriptedReply:
 
 
 async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
 ) -> None:
     body = conversation(30)
     await push_conversation(svc, scope, "chat-1", body)
-    scripted.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
+    model_server.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
     got = await start_review(
         svc,
         Scope.projects(scope),
@@ -58,7 +58,7 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
     assert isinstance(got, tuple)
     run_id = got[0].run_id
     worker = asyncio.create_task(run_worker(svc.settings))
-    await _wait_calls(scripted, 1)  # batch 0 is with the model
+    await _wait_calls(model_server, 1)  # batch 0 is with the model
     cancelled = await cancel_review(svc, run_id)
     assert cancelled.status is lc.RunStatus.CANCELLED
     assert cancelled.display_status is DisplayStatus.CANCELLING  # still executing
@@ -69,7 +69,7 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
     assert run.display_status is DisplayStatus.CANCELLED and run.stopped
     assert all(b.state.value == "pending" for b in run.ledger.batches)  # in-flight batch dropped
     assert run.result_id is None
-    assert scripted.calls == 1  # no batch after the cancel
+    assert model_server.calls == 1  # no batch after the cancel
     assert (
         await count(
             neo4j_driver, svc.settings, "MATCH (r:Result {scope: $s}) RETURN count(r)", s=scope
@@ -91,11 +91,11 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
 
 
 async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
-    svc: ReviewServices, scripted: ScriptedModelServer, scope: str
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
     body = conversation(30)
     await push_conversation(svc, scope, "chat-1", body)
-    scripted.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
+    model_server.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
     got = await start_review(
         svc,
         Scope.projects(scope),
@@ -105,7 +105,7 @@ async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
     assert isinstance(got, tuple)
     run_id = got[0].run_id
     worker = asyncio.create_task(run_worker(svc.settings))
-    await _wait_calls(scripted, 1)
+    await _wait_calls(model_server, 1)
     paused = await pause_review(svc, run_id)
     assert paused.status is lc.RunStatus.PAUSED
     await worker
@@ -120,7 +120,7 @@ async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
     await run_worker(svc.settings)
     done = (await svc.runs.get(run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
-    assert scripted.calls == 4  # 3 leaves + navigation: batch 0 was not asked again
+    assert model_server.calls == 4  # 3 leaves + navigation: batch 0 was not asked again
     assert [b.attempts for b in done.ledger.batches] == [1, 1, 1]
     result = await svc.story.result(scope, done.result_id or "")
     assert len(result.events) == 3

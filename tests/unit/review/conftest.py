@@ -1,12 +1,12 @@
-"""Shared values for review-engine unit tests."""
+"""Fixtures for review-engine unit tests (the values live in tests/support/review.py)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 import pytest
 
-T0 = datetime(2026, 9, 23, 9, 0, tzinfo=UTC)
+from tests.support.review import T0
 
 
 @pytest.fixture

@@ -21,8 +21,7 @@ from engine.review.activity import (
 from engine.review.heartbeat import HeartbeatRun, HeartbeatState
 from engine.review.manifest import ManifestPage
 from engine.review.types import StageName, Trigger
-from tests.unit.review.builders import SCOPE, collected, new_run, ready_to_publish, seg
-from tests.unit.review.conftest import T0
+from tests.support.review import SCOPE, T0, collected, new_run, ready_to_publish, seg
 
 A = ActivityStatus
 

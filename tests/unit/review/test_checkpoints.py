@@ -24,8 +24,7 @@ from engine.review.checkpoints import (
 )
 from engine.review.manifest import ManifestPage, SourceManifest, add_page, commit_batch, plan_leaves
 from engine.review.types import InputBudget, Scope
-from tests.unit.review.builders import seg
-from tests.unit.review.conftest import T0
+from tests.support.review import T0, seg
 
 DAY = timedelta(days=1)
 SCOPE = Scope.projects("p1")

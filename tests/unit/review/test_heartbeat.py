@@ -23,8 +23,7 @@ from engine.review.heartbeat import (
 from engine.review.plans import DuePlan, HeartbeatPlan, Schedule, set_plan_enabled
 from engine.review.settings import AppSettings
 from engine.review.types import InputBudget, Scope, Trigger
-from tests.unit.review.builders import seg
-from tests.unit.review.conftest import T0
+from tests.support.review import T0, seg
 
 ON = AppSettings(heartbeat_enabled=True)
 OFF = AppSettings(heartbeat_enabled=False)

@@ -14,8 +14,7 @@ from engine.review.manifest import BatchState, LeafBatch
 from engine.review.outputs import parse_leaf_output, parse_navigation_output
 from engine.settings import Settings
 from jobs.tasks.review_model import leaf_answer
-from tests.unit.review.builders import SCOPE, seg
-from tests.unit.review.conftest import T0
+from tests.support.review import SCOPE, T0, seg
 
 ZHANG = KnownEntity(id="ent_zhang", name="张三", kind="person", aliases=["小张"])
 LI = KnownEntity(id="ent_li", name="李四", kind="person")

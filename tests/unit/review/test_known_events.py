@@ -14,8 +14,7 @@ from engine.review.manifest import BatchState, LeafBatch
 from engine.review.outputs import parse_leaf_output, parse_navigation_output
 from engine.settings import Settings
 from jobs.tasks.review_model import leaf_answer
-from tests.unit.review.builders import SCOPE, seg
-from tests.unit.review.conftest import T0
+from tests.support.review import SCOPE, T0, seg
 
 AT = datetime.fromisoformat("2026-11-30T09:00:00+08:00")
 SANDBOX = KnownEvent(id="evt_wang", title="王五：我来协调沙箱", at=AT, cited=["我来协调沙箱"])

@@ -16,15 +16,15 @@ from engine.review.manifest import BatchState, ManifestPage, next_pending
 from engine.review.outputs import InvalidModelOutput, parse_leaf_output
 from engine.review.stages import StageState
 from engine.review.types import StageName
-from tests.unit.review.builders import (
+from tests.support.review import (
     SCOPE,
+    T0,
     collected,
     navigated,
     new_run,
     ready_to_publish,
     seg,
 )
-from tests.unit.review.conftest import T0
 
 LATER = T0 + timedelta(minutes=3)
 SEGS = tuple(seg("conv", i * 100, (i + 1) * 100) for i in range(3))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from engine.errors import Busy, Conflict
 from engine.review.lock import Acquired, Lease, Wait, acquire, release, renew
 from engine.review.types import Trigger
-from tests.unit.review.conftest import T0
+from tests.support.review import T0
 
 TTL = timedelta(seconds=30)
 

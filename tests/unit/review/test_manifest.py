@@ -26,7 +26,7 @@ from engine.review.manifest import (
     unread_sources,
 )
 from engine.review.types import Segment
-from tests.unit.review.conftest import T0
+from tests.support.review import T0
 
 
 def seg(source: str, start: int, end: int, version: str = "v1") -> Segment:

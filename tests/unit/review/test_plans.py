@@ -22,7 +22,7 @@ from engine.review.plans import (
 )
 from engine.review.settings import AppSettings, set_heartbeat_enabled
 from engine.review.types import InputBudget, Scope
-from tests.unit.review.conftest import T0
+from tests.support.review import T0
 
 ON = AppSettings(heartbeat_enabled=True)
 HOUR = timedelta(hours=1)

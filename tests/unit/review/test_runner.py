@@ -14,7 +14,8 @@ from engine.review.runner import (
 )
 from engine.review.stages import StageState
 from engine.review.types import Scope, StageName, Trigger
-from tests.unit.review.builders import (
+from tests.support.review import (
+    T0,
     collected,
     commit_all_leaves,
     leaves_done,
@@ -23,7 +24,6 @@ from tests.unit.review.builders import (
     root_node,
     seg,
 )
-from tests.unit.review.conftest import T0
 
 SEGS = (seg("conv", 0, 100), seg("conv", 100, 200))
 VERSIONS = {"conv": "v1"}

@@ -17,7 +17,8 @@ from engine.review.stages import (
     start_stage,
 )
 from engine.review.types import StageName
-from tests.unit.review.builders import (
+from tests.support.review import (
+    T0,
     collected,
     commit_all_leaves,
     leaves_done,
@@ -26,7 +27,6 @@ from tests.unit.review.builders import (
     root_node,
     seg,
 )
-from tests.unit.review.conftest import T0
 
 SIX_BATCHES = tuple(seg("conv", i * 100, (i + 1) * 100) for i in range(6))
 

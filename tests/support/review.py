@@ -1,14 +1,15 @@
-"""Build supervision runs at a given point of their life, through the engine's own steps."""
+"""Review-engine test values: the clock `T0`, and supervision runs built at a given point of
+their life through the engine's own steps."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from engine.review import lifecycle as lc
 from engine.review.manifest import ManifestPage, NavigationNode, next_pending
 from engine.review.types import Scope, Segment, Trigger
-from tests.unit.review.conftest import T0
 
+T0 = datetime(2026, 9, 23, 9, 0, tzinfo=UTC)
 SCOPE = Scope.projects("p1")
 
 

@@ -1,0 +1,42 @@
+"""GraphQL helpers for the review e2e tests: a scripted leaf answer, a query that must not
+fail, and waiting for a supervision run to reach a status."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from tests.support.processes import Server
+from tests.support.scripted_model import text
+
+
+def leaf(label: str, delay: float = 0.0) -> Any:
+    return text(
+        json.dumps(
+            {"facts": [{"text": f"{label}：提测推进"}], "summary": label}, ensure_ascii=False
+        ),
+        delay=delay,
+    )
+
+
+def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
+    body = api.graphql(query, variables).json()
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+RUN = (
+    "query($id: String!) { supervisionRun(id: $id) { status resultId error { kind message } "
+    "batches { index state attempts } stages { stage state done total } } }"
+)
+
+
+def wait_run(api: Server, run_id: str, status: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = gql(api, RUN, id=run_id)["supervisionRun"]
+        if run["status"] == status:
+            return run  # type: ignore[no-any-return]
+        time.sleep(0.3)
+    raise AssertionError(f"run {run_id} did not become {status}: {run}")

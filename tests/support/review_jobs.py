@@ -1,0 +1,97 @@
+"""Review helpers for tests over real Neo4j, Redis and the scripted model: the clock `BASE`,
+conversations to push, scripted leaf and navigation replies, a burst-mode worker, counts, and
+cleanup of the deployment-wide records (lease, app settings) of this session's queue."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from engine.story.inputs import SourceInput
+from engine.story.models import SourceKind
+from jobs.tasks.review_services import ReviewServices
+from jobs.worker import create_worker
+from tests.support.scripted_model import text
+
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=2)
+
+
+async def clear_deployment(driver: AsyncDriver, settings: Settings) -> None:
+    await driver.execute_query(
+        "MATCH (n) WHERE (n:ReviewLease AND n.key ENDS WITH $queue) "
+        "OR (n:AppSettings AND n.key = $queue) DETACH DELETE n",
+        queue=settings.queue_name,
+        database_=settings.neo4j_database,
+    )
+
+
+async def run_worker(settings: Settings) -> None:
+    """A real arq worker in burst mode: runs every queued job, then returns."""
+    worker = create_worker(settings, burst=True)
+    try:
+        await worker.async_run()
+    finally:
+        await worker.close()
+
+
+def conversation(n: int, *, start: datetime = BASE, step: timedelta = timedelta(minutes=3)) -> str:
+    people = ["张三", "李四", "王五"]
+    lines = []
+    for i in range(n):
+        at = (start + i * step).isoformat()
+        lines.append(
+            f"[{at}] {people[i % 3]}: 第{i + 1}条：v2.0 提测进展，问题 #{100 + i} 已处理\n"
+        )
+    return "".join(lines)
+
+
+def per_batch_for(body: str, batches: int) -> int:
+    """A per-batch budget that packs `body`'s messages into exactly `batches` leaf batches."""
+    lines = body.splitlines(keepends=True)
+    size = -(-len(lines) // batches)
+    return max(sum(len(x) for x in lines[i : i + size]) for i in range(0, len(lines), size))
+
+
+async def push_conversation(
+    svc: ReviewServices, scope: str, source_id: str, body: str, version: str = "v1"
+) -> None:
+    await svc.story.upsert_source(
+        SourceInput(
+            scope=scope, id=source_id, kind=SourceKind.CONVERSATION, version=version, text=body
+        ),
+        recorded_at=BASE,
+    )
+
+
+def leaf_reply(
+    label: str, *, entities: list[dict[str, Any]] | None = None, at: datetime = BASE
+) -> Any:
+    return text(
+        json.dumps(
+            {
+                "facts": [
+                    {
+                        "text": f"{label}：v2.0 提测推进",
+                        "at": at.isoformat(),
+                        "entities": [e["ref"] for e in entities or []],
+                    }
+                ],
+                "entities": entities or [],
+                "summary": label,
+            },
+            ensure_ascii=False,
+        )
+    )
+
+
+def nav_reply(summary: str = "本阶段：v2.0 提测推进") -> Any:
+    return text(json.dumps({"summary": summary, "children": []}, ensure_ascii=False))
+
+
+async def count(driver: AsyncDriver, settings: Settings, cypher: str, **params: Any) -> int:
+    records, _, _ = await driver.execute_query(cypher, database_=settings.neo4j_database, **params)
+    return int(records[0][0])
