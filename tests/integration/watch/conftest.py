@@ -1,4 +1,5 @@
-"""Watch integration fixtures: the scripted model server, a job ctx, seeded sources.
+"""Watch integration fixtures: a job ctx built like the worker's (pointed at the shared
+scripted model server, or offline), a second scope, seeded sources.
 
 The checker job runs in the test's event loop against the real Neo4j and talks HTTP to the
 scripted OpenAI-compatible server on loopback; nothing is monkeypatched.
@@ -7,46 +8,38 @@ scripted OpenAI-compatible server on loopback; nothing is monkeypatched.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
+import httpx
 import pytest_asyncio
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
-from tests.integration.watch.helpers import World, seed_world
+from jobs.worker import worker_context
 from tests.support.scripted_model import ScriptedModelServer
+from tests.support.watch_world import World, seed_world
 
 
-@pytest.fixture(scope="session")
-def _watch_model_server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def model_server(_watch_model_server: ScriptedModelServer) -> Iterator[ScriptedModelServer]:
-    _watch_model_server.reset()
-    yield _watch_model_server
-    _watch_model_server.reset()
-
-
-@pytest.fixture
-def ctx(neo4j_driver: AsyncDriver, settings: Settings,
-        model_server: ScriptedModelServer) -> dict[str, Any]:
-    """What the arq worker puts into a job's ctx, pointed at the scripted model."""
+@pytest_asyncio.fixture
+async def ctx(neo4j_driver: AsyncDriver, settings: Settings,
+              model_server: ScriptedModelServer) -> AsyncIterator[dict[str, Any]]:
+    """What the arq worker puts into a job's ctx (`worker_context`), pointed at the shared
+    scripted model server."""
     configured = settings.model_copy(update={
         "model_base_url": model_server.base_url, "model_name": "scripted-checker",
     })
-    return {"settings": configured, "driver": neo4j_driver, "worker_id": "test-worker"}
+    async with httpx.AsyncClient() as http:
+        yield worker_context(configured, driver=neo4j_driver, http=http, worker_id="test-worker")
 
 
-@pytest.fixture
-def offline_ctx(neo4j_driver: AsyncDriver, settings: Settings) -> dict[str, Any]:
+@pytest_asyncio.fixture
+async def offline_ctx(neo4j_driver: AsyncDriver,
+                      settings: Settings) -> AsyncIterator[dict[str, Any]]:
     """A worker ctx without a model endpoint: the gateway falls back to offline rules."""
-    return {"settings": settings.model_copy(update={"model_base_url": None}),
-            "driver": neo4j_driver, "worker_id": "offline-test"}
+    offline = settings.model_copy(update={"model_base_url": None})
+    async with httpx.AsyncClient() as http:
+        yield worker_context(offline, driver=neo4j_driver, http=http, worker_id="offline-test")
 
 
 @pytest_asyncio.fixture

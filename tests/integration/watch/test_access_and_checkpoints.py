@@ -10,7 +10,8 @@ from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import SourceBinding, SourceKind
 from graph.watch.catalogue import LibraryEntry
 from jobs.tasks.watch_sync import sync_watch_checkpoint
-from tests.integration.watch.helpers import (
+from tests.support.scripted_model import ScriptedModelServer
+from tests.support.watch_world import (
     NOW,
     World,
     answer,
@@ -20,7 +21,6 @@ from tests.integration.watch.helpers import (
     verified,
     workflow,
 )
-from tests.support.scripted_model import ScriptedModelServer
 
 
 def results(server: ScriptedModelServer, request: int) -> list[dict[str, Any]]:

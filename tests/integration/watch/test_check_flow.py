@@ -7,7 +7,9 @@ from typing import Any
 
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import OutcomeStatus, StepKind, StepStatus
-from tests.integration.watch.helpers import (
+from tests.support import scripted_model as s
+from tests.support.scripted_model import ScriptedModelServer
+from tests.support.watch_world import (
     World,
     answer,
     calls,
@@ -16,8 +18,6 @@ from tests.integration.watch.helpers import (
     verified,
     workflow,
 )
-from tests.support import scripted_model as s
-from tests.support.scripted_model import ScriptedModelServer
 
 
 async def test_successful_check_persists_steps_and_hands_off_once_with_retry_count(

@@ -12,48 +12,13 @@ from api.auth import OPEN_PRINCIPAL
 from api.context import Context
 from api.schema import build_schema
 from engine.settings import Settings
-from tests.integration.watch.helpers import World
+from tests.support.counting_driver import CountingDriver
+from tests.support.watch_world import World
 
 PAGE = """query($s: String!, $first: Int!) { watches(scope: $s, first: $first) {
   totalCount edges { node { id title deliveryState bindings { sourceKey } steps { stepId }
     observations { runId } handOffs { executionKey } checkpoints { id }
     grants { sourceKey } receipts { id } } } } }"""
-
-
-class CountingTx:
-    def __init__(self, tx: Any, counter: list[str]) -> None:
-        self._tx, self._counter = tx, counter
-
-    async def run(self, query: Any, *args: Any, **kwargs: Any) -> Any:
-        self._counter.append(str(query)[:60])
-        return await self._tx.run(query, *args, **kwargs)
-
-
-class CountingSession:
-    def __init__(self, session: Any, counter: list[str]) -> None:
-        self._session, self._counter = session, counter
-
-    async def __aenter__(self) -> CountingSession:
-        await self._session.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self._session.__aexit__(*exc)
-
-    async def execute_read(self, work: Any, *args: Any, **kwargs: Any) -> Any:
-        return await self._session.execute_read(
-            lambda tx, *a, **k: work(CountingTx(tx, self._counter), *a, **k), *args, **kwargs)
-
-
-class CountingDriver:
-    """Counts every query run in a read transaction; everything else goes to the driver."""
-
-    def __init__(self, driver: AsyncDriver) -> None:
-        self._driver = driver
-        self.queries: list[str] = []
-
-    def session(self, **kwargs: Any) -> CountingSession:
-        return CountingSession(self._driver.session(**kwargs), self.queries)
 
 
 async def page_cost(driver: AsyncDriver, settings: Settings, scope: str, first: int

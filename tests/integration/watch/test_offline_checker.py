@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import OutcomeStatus, StepKind, StepStatus
-from tests.integration.watch.helpers import World
+from tests.support.watch_world import World
 
 
 async def test_offline_check_records_literal_evidence_and_hands_off(

@@ -14,8 +14,8 @@ from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport
 from graph.watch.receipts import WatchReceipts
 from graph.watch.repository import WatchState
-from tests.integration.watch.helpers import NOW, World, answer, calls, read_all, verified, workflow
 from tests.support.scripted_model import ScriptedModelServer
+from tests.support.watch_world import NOW, World, answer, calls, read_all, verified, workflow
 
 
 async def handed_off(ctx: dict[str, Any], world: World,

@@ -19,7 +19,7 @@ from jobs.queue import open_pool
 from jobs.serialization import deserialize
 from jobs.tasks.watch_check import check_job_id
 from jobs.tasks.watch_round import round_run_id, run_watch_round
-from tests.integration.watch.helpers import NOW, World
+from tests.support.watch_world import NOW, World
 
 
 @pytest_asyncio.fixture

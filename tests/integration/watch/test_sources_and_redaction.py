@@ -8,7 +8,9 @@ from typing import Any
 
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import Checkpoint
-from tests.integration.watch.helpers import (
+from tests.support import scripted_model as s
+from tests.support.scripted_model import ScriptedModelServer
+from tests.support.watch_world import (
     NOW,
     World,
     answer,
@@ -18,8 +20,6 @@ from tests.integration.watch.helpers import (
     verified,
     workflow,
 )
-from tests.support import scripted_model as s
-from tests.support.scripted_model import ScriptedModelServer
 
 DOC_V2 = "1. 核对官网版本号必须为 v2.4（检查时核验）。\n2. 生成发布草稿。\n3. 通知群。"
 

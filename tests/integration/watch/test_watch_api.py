@@ -13,8 +13,8 @@ from api.auth import Principal
 from api.context import Context
 from api.schema import build_schema
 from engine.settings import Settings
-from tests.integration.watch.helpers import World, answer, calls, read_all, verified, workflow
 from tests.support.scripted_model import ScriptedModelServer
+from tests.support.watch_world import World, answer, calls, read_all, verified, workflow
 
 ALICE = Principal("alice", frozenset({"*"}), frozenset({"reader", "editor"}))
 

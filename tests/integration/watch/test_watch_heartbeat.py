@@ -18,7 +18,7 @@ from jobs.queue import open_pool
 from jobs.serialization import deserialize
 from jobs.tasks.watch_heartbeat import slot_id, watch_heartbeat_tick
 from jobs.tasks.watch_round import round_job_id
-from tests.integration.watch.helpers import World
+from tests.support.watch_world import World
 
 SLOT_TIME = datetime(2035, 3, 19, 2, 17, tzinfo=UTC)
 

@@ -24,7 +24,7 @@ from engine.watch.access import (
     stop_watch,
 )
 from engine.watch.model import SourceKey, Watch, WatchStatus
-from tests.unit.watch.factories import (
+from tests.support.watch import (
     LATER,
     doc_binding,
     doc_key,

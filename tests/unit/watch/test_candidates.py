@@ -9,7 +9,7 @@ import pytest
 from engine.errors import InvalidInput
 from engine.watch.candidates import Candidate, plan_round, settle_round
 from engine.watch.model import Outcome, OutcomeStatus
-from tests.unit.watch.factories import NOW
+from tests.support.watch import NOW
 
 SUCCESS = Outcome(status=OutcomeStatus.SUCCESS, facts_recorded=True)
 BLOCKED = Outcome(status=OutcomeStatus.BLOCKED, reasons=("c1 is not done",))

@@ -16,7 +16,7 @@ from engine.watch.checkpoint import (
     run_report,
 )
 from engine.watch.model import Outcome, OutcomeStatus, SyncStatus
-from tests.unit.watch.factories import LATER, NOW, RUN, make_watch
+from tests.support.watch import LATER, NOW, RUN, make_watch
 
 WATCHES = {"w1": make_watch("w1", record_location="记录/每周检查.md"), "w2": make_watch("w2")}
 GOOD: dict[str, Any] = {

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from engine.errors import InvalidInput
 from engine.watch.evidence import EvidenceOrigin, RejectionReason, apply_evidence
 from engine.watch.model import StepKind, StepStatus, WorkflowStep
-from tests.unit.watch.factories import NOW, RUN, step
+from tests.support.watch import NOW, RUN, step
 
 STEPS: tuple[WorkflowStep, ...] = (
     step("c1"),

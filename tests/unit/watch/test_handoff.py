@@ -24,7 +24,7 @@ from engine.watch.model import (
     Watch,
     WorkflowStep,
 )
-from tests.unit.watch.factories import LATER, NOW, RUN, make_watch, step
+from tests.support.watch import LATER, NOW, RUN, make_watch, step
 
 STEPS = (
     step("c1", status=StepStatus.DONE, evidence="版本一致"),

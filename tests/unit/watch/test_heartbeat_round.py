@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from engine.watch.heartbeat_round import CandidateSnapshot, decide_round
 from engine.watch.model import Outcome, OutcomeStatus
-from tests.unit.watch.factories import NOW
+from tests.support.watch import NOW
 
 SUCCESS = Outcome(status=OutcomeStatus.SUCCESS, facts_recorded=True)
 BLOCKED = Outcome(status=OutcomeStatus.BLOCKED, reasons=("c1 is not done",))

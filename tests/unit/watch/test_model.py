@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from engine.watch.model import SourceBinding, SourceKey, SourceKind
-from tests.unit.watch.factories import (
+from tests.support.watch import (
     NOW,
     doc_binding,
     doc_key,

@@ -24,7 +24,7 @@ from engine.watch.outcome import (
     record_execution_result,
     reference_note,
 )
-from tests.unit.watch.factories import LATER, OLD_RUN, RUN, make_watch, read_fully, step
+from tests.support.watch import LATER, OLD_RUN, RUN, make_watch, read_fully, step
 
 DONE_CHECK = step("c1", status=StepStatus.DONE, evidence="页面显示 v2.3")
 PENDING_EXEC = step("e1", StepKind.EXECUTE, "doc:lib1/d1")

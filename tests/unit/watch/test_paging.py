@@ -6,7 +6,7 @@ import pytest
 
 from engine.errors import InvalidInput
 from engine.watch.paging import PageRead, ReadingState, record_page
-from tests.unit.watch.factories import LATER, NOW, doc_key, note_key, step
+from tests.support.watch import LATER, NOW, doc_key, note_key, step
 
 TEXT = "第一步：核对版本。第二步：发布。"
 

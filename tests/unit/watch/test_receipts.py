@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry, recognize_receipt
-from tests.unit.watch.factories import NOW
+from tests.support.watch import NOW
 
 KEY = "exec-abc"
 

@@ -12,7 +12,7 @@ from engine.watch.model import DeliveryState, Outcome, OutcomeStatus, StepKind, 
 from engine.watch.outcome import delivery_state
 from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport, settle_report
-from tests.unit.watch.factories import LATER, NOW, RUN, make_watch, step
+from tests.support.watch import LATER, NOW, RUN, make_watch, step
 
 WATCH = make_watch(execution_enabled=True)
 STEPS = (step("c1", status=StepStatus.DONE, evidence="官网显示 v2.3"),

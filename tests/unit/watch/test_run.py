@@ -21,7 +21,7 @@ from engine.watch.run import (
     register_workflow,
     start_run,
 )
-from tests.unit.watch.factories import LATER, NOW, OLD_RUN, RUN, doc_key, make_watch, note_key, step
+from tests.support.watch import LATER, NOW, OLD_RUN, RUN, doc_key, make_watch, note_key, step
 
 DOC = "1. 核对官网版本号必须为 v2.3（检查时核验）。2. 生成发布草稿。"
 NOTE = "每周一检查。"

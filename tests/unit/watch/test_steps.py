@@ -9,7 +9,7 @@ import pytest
 from engine.errors import InvalidInput
 from engine.watch.model import StepKind, StepStatus
 from engine.watch.steps import check_workflow, watch_source_keys
-from tests.unit.watch.factories import (
+from tests.support.watch import (
     doc_binding,
     doc_key,
     library_binding,

@@ -1,4 +1,5 @@
-"""Builders for watch integration tests: seeded sources, a watch, scripted model turns."""
+"""Builders for watch tests over real Neo4j: seeded sources, a watch, scripted model turns.
+(Engine unit tests use tests/support/watch.py.)"""
 
 from __future__ import annotations
 
