@@ -20,7 +20,7 @@ CALL (events) {
   UNWIND events AS ev
   MATCH (c:Change)
   USING INDEX c:Change(event_id, recorded_at)
-  WHERE c.event_id = ev.id AND c.recorded_at <= $as_of AND c.scope = $scope
+  WHERE c.event_id = ev.id AND c.recorded_at <= $as_of
   RETURN collect(c) AS changes
 }
 CALL (changes) {
@@ -74,31 +74,41 @@ CALL (owners, suggestions) {
 }
 // Instants cross the driver as epoch microseconds (graph.temporal.from_epoch_us): the
 // driver's DateTime decoding was most of this read's time (issue 14).
-RETURN [x IN stories | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond,
-         retracted_at: x.retracted_at.epochSeconds * 1000000 + x.retracted_at.microsecond}] AS stories,
-       [x IN events | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond,
-         retracted_at: x.retracted_at.epochSeconds * 1000000 + x.retracted_at.microsecond,
-         at: x.at.epochSeconds * 1000000 + x.at.microsecond}] AS events,
-       [x IN entities | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond,
-         retracted_at: x.retracted_at.epochSeconds * 1000000 + x.retracted_at.microsecond,
-         valid_from: x.valid_from.epochSeconds * 1000000 + x.valid_from.microsecond,
-         valid_to: x.valid_to.epochSeconds * 1000000 + x.valid_to.microsecond}] AS entities,
-       [x IN relations | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond,
-         retracted_at: x.retracted_at.epochSeconds * 1000000 + x.retracted_at.microsecond,
-         valid_from: x.valid_from.epochSeconds * 1000000 + x.valid_from.microsecond,
-         valid_to: x.valid_to.epochSeconds * 1000000 + x.valid_to.microsecond}] AS relations,
-       [x IN changes | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond}] AS changes,
-       [x IN summaries | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond,
-         interval_start: x.interval_start.epochSeconds * 1000000 + x.interval_start.microsecond,
-         interval_end: x.interval_end.epochSeconds * 1000000 + x.interval_end.microsecond}] AS summaries,
-       [x IN references | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond}] AS references,
-       [x IN suggestions | x {.*,
-         recorded_at: x.recorded_at.epochSeconds * 1000000 + x.recorded_at.microsecond,
-         retracted_at: x.retracted_at.epochSeconds * 1000000 + x.retracted_at.microsecond}] AS suggestions
+// Each node's properties are read once (x {.*}); the instants are then converted on the
+// maps, which costs no further db hits.
+WITH [x IN stories | x {.*}] AS stories,
+     [x IN events | x {.*}] AS events,
+     [x IN entities | x {.*}] AS entities,
+     [x IN relations | x {.*}] AS relations,
+     [x IN changes | x {.*}] AS changes,
+     [x IN summaries | x {.*}] AS summaries,
+     [x IN references | x {.*}] AS references,
+     [x IN suggestions | x {.*}] AS suggestions
+RETURN [m IN stories | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
+         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond}] AS stories,
+       [m IN events | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
+         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond,
+         at: m.at.epochSeconds * 1000000 + m.at.microsecond}] AS events,
+       [m IN entities | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
+         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond,
+         valid_from: m.valid_from.epochSeconds * 1000000 + m.valid_from.microsecond,
+         valid_to: m.valid_to.epochSeconds * 1000000 + m.valid_to.microsecond}] AS entities,
+       [m IN relations | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
+         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond,
+         valid_from: m.valid_from.epochSeconds * 1000000 + m.valid_from.microsecond,
+         valid_to: m.valid_to.epochSeconds * 1000000 + m.valid_to.microsecond}] AS relations,
+       [m IN changes | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond}] AS changes,
+       [m IN summaries | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
+         interval_start: m.interval_start.epochSeconds * 1000000 + m.interval_start.microsecond,
+         interval_end: m.interval_end.epochSeconds * 1000000 + m.interval_end.microsecond}] AS summaries,
+       [m IN references | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond}] AS references,
+       [m IN suggestions | m {.*,
+         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
+         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond}] AS suggestions
