@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest_asyncio
 from arq.connections import ArqRedis, create_pool
 from arq.jobs import Job, JobStatus
@@ -18,6 +19,7 @@ from engine.settings import Settings
 from jobs.queue import redis_settings
 from jobs.serialization import SERIALIZERS, deserialize
 from jobs.tasks.reconcile import reconcile
+from jobs.worker import worker_context
 
 NOW = datetime.now(UTC)
 
@@ -28,7 +30,8 @@ async def ctx(services: Settings, neo4j_driver: AsyncDriver) -> AsyncIterator[di
     pool: ArqRedis = await create_pool(
         redis_settings(mine), default_queue_name=mine.queue_name, **SERIALIZERS
     )
-    yield {"settings": mine, "driver": neo4j_driver, "redis": pool, "worker_id": "test"}
+    async with httpx.AsyncClient() as http:
+        yield worker_context(mine, driver=neo4j_driver, http=http, worker_id="test", redis=pool)
     await pool.delete(mine.queue_name)
     await neo4j_driver.execute_query(
         "MATCH (h:HeartbeatRun {deployment: $d}) DETACH DELETE h",
