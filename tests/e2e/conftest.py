@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine.settings import Settings
-from tests.support.processes import (  # noqa: F401  (re-exported for the tests that import them)
+from tests.support.processes import (
     Server,
     free_port,
     process_env,
@@ -16,7 +16,6 @@ from tests.support.processes import (  # noqa: F401  (re-exported for the tests 
     start_worker,
     stop,
     wait_http,
-    wait_worker,
 )
 
 

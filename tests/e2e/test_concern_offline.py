@@ -19,8 +19,7 @@ import pytest
 
 from engine.settings import Settings
 from tests.support.concern_api import ConcernClient
-
-from .conftest import Server, process_env, spawn, stop
+from tests.support.processes import Server, process_env, spawn, stop
 
 T0 = datetime(2035, 4, 16, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
 ASK = "你好，老板想了解一下 v2.0 什么时候能提测？"

@@ -21,9 +21,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from engine.settings import Settings
+from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.scripted_model import ScriptedModelServer, text
-
-from .conftest import Server, process_env, spawn, stop
 
 T0 = datetime(2035, 3, 19, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 OWNER_UPDATE = (
@@ -42,20 +41,15 @@ def turn(**output: Any) -> Any:
 
 
 @pytest.fixture
-def model() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
-@pytest.fixture
 def stack(
-    services: Settings, start_server: Callable[..., Server], model: ScriptedModelServer
+    services: Settings, start_server: Callable[..., Server], model_server: ScriptedModelServer
 ) -> Iterator[Server]:
     """Our own API and worker on a queue of their own, the worker talking to the model."""
     queue = f"{services.queue_name}:concern-e2e:{uuid.uuid4().hex[:6]}"
     api = start_server(QUEUE_NAME=queue)
     worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue,
-                                           MODEL_BASE_URL=model.base_url, MODEL_NAME="scripted"))
+                                           MODEL_BASE_URL=model_server.base_url,
+                                           MODEL_NAME="scripted"))
     yield api
     stop(worker)
 
@@ -96,10 +90,10 @@ def reply(api: Server, cid: str, person: str, words: str, minute: float) -> dict
 
 
 async def test_seed_complete_example_over_http_with_worker_and_model(
-    stack: Server, model: ScriptedModelServer, scope: str
+    stack: Server, model_server: ScriptedModelServer, scope: str
 ) -> None:
     api = stack
-    model.script(
+    model_server.script(
         turn(step="follow_up", messages=[{"person_id": "p_zhangsan", "text": ASK},
                                          {"person_id": "p_lisi", "text": ASK}]),
         turn(step="follow_up",
@@ -165,8 +159,8 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
     assert [datetime.fromisoformat(m["deliverAt"]) for m in boss] == [
         datetime.fromisoformat(at(x)) for x in (0, 30, 150, 210, 260)]
     assert {(m["status"], m["attempts"], m["channel"]) for m in boss} == {("sent", 1, "telegram")}
-    assert model.calls == 5, "one model turn per trigger; the repeated reply ran nothing"
-    last_prompt = json.dumps(model.requests[-1].messages, ensure_ascii=False)
+    assert model_server.calls == 5, "one model turn per trigger; the repeated reply ran nothing"
+    last_prompt = json.dumps(model_server.requests[-1].messages, ensure_ascii=False)
     assert "前端部分周四能提测" in last_prompt and "好的，按临时方案周五提测" in last_prompt
 
     final = gql(api, """query($id: ID!, $scope: String!) {

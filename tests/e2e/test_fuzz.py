@@ -14,8 +14,7 @@ from hypothesis_graphql import from_schema, nodes
 
 from engine.settings import PROJECT_ROOT
 from tests.support.fuzz import OTHER_SCOPE, Tally
-
-from .conftest import Server
+from tests.support.processes import Server
 
 TOKEN = "t-fuzz"
 TOKENS = json.dumps(

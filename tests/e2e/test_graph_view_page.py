@@ -23,8 +23,7 @@ from engine.settings import PROJECT_ROOT, Settings
 from graph.story.repository import StoryRepository
 from tests.support.browser import offline_page
 from tests.support.graph_view import publish_large_scope
-
-from .conftest import Server
+from tests.support.processes import Server
 
 pytestmark = pytest.mark.browser
 

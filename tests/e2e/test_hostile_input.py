@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import Server
+from tests.support.processes import Server
 
 Z = "2026-03-16T10:00:00Z"
 LATER = "2026-03-20T10:00:00Z"

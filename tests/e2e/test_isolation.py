@@ -42,8 +42,7 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
-
-from .conftest import Server
+from tests.support.processes import Server
 
 ADMIN, P1 = "iso-admin-token", "iso-p1-token"
 P1_NAME = "iso-app"

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from tests.support.browser import offline_page
-
-from .conftest import Server
+from tests.support.processes import Server
 
 pytestmark = pytest.mark.browser
 

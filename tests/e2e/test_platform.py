@@ -6,8 +6,7 @@ import uuid
 import httpx
 
 from engine.settings import PROJECT_ROOT
-
-from .conftest import Server, process_env
+from tests.support.processes import Server, process_env
 
 
 def test_health_answers_true_true_over_http(api: Server) -> None:
@@ -93,7 +92,7 @@ def test_public_binding_without_tokens_refuses_to_start(services) -> None:  # ty
 
 
 def test_worker_serves_model_metrics_when_asked(services) -> None:  # type: ignore[no-untyped-def]
-    from .conftest import free_port, spawn, stop
+    from tests.support.processes import free_port, spawn, stop
 
     port = free_port()
     proc = spawn(["worker"], process_env(services, WORKER_METRICS_PORT=str(port)))
@@ -112,7 +111,7 @@ def test_worker_serves_model_metrics_when_asked(services) -> None:  # type: igno
 
 
 def test_with_redis_down_the_api_serves_and_says_so(start_server) -> None:  # type: ignore[no-untyped-def]
-    from .conftest import free_port
+    from tests.support.processes import free_port
 
     degraded = start_server(REDIS_PORT=str(free_port()), REDIS_URL="")
     health = degraded.graphql("{ health { neo4j redis } }").json()

@@ -20,7 +20,7 @@ import pytest
 import redis
 
 from engine.settings import Settings
-from tests.e2e.conftest import Server, process_env, spawn, stop
+from tests.support.processes import Server, process_env, spawn, stop
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 FIRST = [(0, "张三", "v2.0 的接口今天联调"), (3, "李四", "前端部分周四能提测")]

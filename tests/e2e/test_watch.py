@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 
 from engine.settings import Settings
+from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.scripted_model import ScriptedModelServer, ScriptedReply
-
-from .conftest import Server, process_env, spawn, stop
 
 WATCH = """
 query($scope: String!, $id: ID!) { watch(scope: $scope, id: $id) {
@@ -67,25 +66,19 @@ def call(name: str, args: dict[str, Any]) -> ScriptedReply:
 
 
 @pytest.fixture(scope="module")
-def scripted() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def watch_stack(start_server: Any, services: Settings, scripted: ScriptedModelServer
-                ) -> Iterator[Server]:
+def watch_stack(start_server: Any, services: Settings,
+                scripted_model_server: ScriptedModelServer) -> Iterator[Server]:
     queue = f"storygraph:test:watch:{uuid.uuid4().hex[:8]}"
     api = start_server(QUEUE_NAME=queue)
     worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue,
-                                           MODEL_BASE_URL=scripted.base_url,
+                                           MODEL_BASE_URL=scripted_model_server.base_url,
                                            MODEL_NAME="scripted-checker"))
     yield api
     stop(worker)
 
 
 def test_watch_checked_by_a_worker_through_the_scripted_model(
-        watch_stack: Server, scripted: ScriptedModelServer, scope: str) -> None:
+        watch_stack: Server, model_server: ScriptedModelServer, scope: str) -> None:
     api = watch_stack
     library = f"lib-{scope}"
     for src in ({"id": "n1", "kind": "NOTE", "title": "每周检查笔记", "text": "每周一检查发布页。"},
@@ -117,7 +110,7 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
         {"stepId": "s2", "kind": "execute", "source": doc_key, "preconditions": ["s1"],
          "completionCriteria": "草稿已生成"},
     ]
-    scripted.script(
+    model_server.script(
         call("read_note_source", {"noteId": "n1"}),
         call("read_knowledge_source", {"title": "发布流程"}),
         call("check_workflow", {"steps": steps}),
@@ -142,7 +135,7 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
     assert [(s["stepId"], s["status"]) for s in watch["steps"]] == [
         ("s1", "done"), ("s2", "pending")]
     assert watch["handOffs"][0]["sessionId"] == "s-1"
-    assert scripted.calls == 4 and "tools" in scripted.requests[0].body
+    assert model_server.calls == 4 and "tools" in model_server.requests[0].body
 
     bad = api.graphql(CHECKPOINT, {"scope": scope, "id": wid, "data": "not an object",
                                    "instructions": 7})
@@ -205,7 +198,7 @@ STATE = """query($s: String!, $id: ID!) { watch(scope: $s, id: $id) {
 
 
 def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
-        watch_stack: Server, scripted: ScriptedModelServer, scope: str) -> None:
+        watch_stack: Server, model_server: ScriptedModelServer, scope: str) -> None:
     api = watch_stack
     library = f"lib-{scope}"
     data(api.graphql(
@@ -221,8 +214,8 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
             {"kind": "knowledge_document", "libraryId": library, "documentId": "d1"}],
     }}))["createWatch"]["id"]
     doc_key = f"doc:{library}/d1"
-    scripted.reset()
-    scripted.script(
+    model_server.reset()
+    model_server.script(
         call("read_knowledge_source", {"sourceKey": doc_key}),
         call("check_workflow", {"steps": [
             {"stepId": "s1", "kind": "check", "source": doc_key, "method": "看版本",
@@ -271,7 +264,7 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
     check_only = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": True,
                                            "done": None, "entries": entries()}))
     assert check_only["reportExecution"]["receipt"]["completedSteps"] == []
-    calls_before = scripted.calls
+    calls_before = model_server.calls
     watch = data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"]
     assert watch["deliveryState"] == "deliverable_done"
     assert [(s["stepId"], s["status"]) for s in watch["steps"]] == [("s1", "done"),
@@ -288,7 +281,7 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
     query = """query($s: String!) { watchRound(scope: $s, id: "hb-1") { closed checked } }"""
     done_round = until(lambda: data(api.graphql(query, {"s": scope}))["watchRound"])
     assert done_round == {"closed": [wid], "checked": []}
-    assert scripted.calls == calls_before, "receipts and the round replayed no model call"
+    assert model_server.calls == calls_before, "receipts and the round replayed no model call"
 
 
 # --- the offline checker (no MODEL_BASE_URL) in a real worker ------------------------------

@@ -15,7 +15,7 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from .conftest import Server
+from tests.support.processes import Server
 
 TOKENS = json.dumps(
     [{"token": "t-reader", "name": "reader-app", "scopes": ["p1"], "roles": ["reader"]}]
