@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conftest import Server
-from .test_story_api import PUBLISH, UPSERT, data, error_code, result_input
+from tests.support.processes import Server
+from tests.support.story_api import PUBLISH, UPSERT, data, error_code, result_input
 
 PREVIEW_SAVE = """
 mutation($scope: String!, $objects: [ObjectRefInput!], $resultId: ID) {

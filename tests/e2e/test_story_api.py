@@ -12,15 +12,9 @@ from neo4j import AsyncDriver
 from api.demo import load_into
 from engine.settings import Settings
 from graph.story.repository import StoryRepository
+from tests.support.processes import Server
+from tests.support.story_api import PUBLISH, UPSERT, data, error_code, result_input
 
-from .conftest import Server
-
-PUBLISH = """
-mutation($input: PublishResultInput!) {
-  publishResult(input: $input, runId: "run-e2e") { repeat result { id key warnings } }
-}"""
-UPSERT = """
-mutation($input: UpsertSourceInput!) { upsertSource(input: $input) { id currentVersion } }"""
 GRAPH = """
 query($scope: String!, $asOf: DateTime) {
   storyGraph(scope: $scope, asOf: $asOf) {
@@ -30,39 +24,6 @@ query($scope: String!, $asOf: DateTime) {
     references { sourceVersion excerpt { available text warning } }
   }
 }"""
-
-
-def data(response: Any) -> dict[str, Any]:
-    body = response.json()
-    assert "errors" not in body, body.get("errors")
-    return body["data"]
-
-
-def error_code(response: Any) -> str:
-    return response.json()["errors"][0]["extensions"]["code"]
-
-
-def result_input(scope: str, key: str, *, description: str = "后端支付模块") -> dict[str, Any]:
-    return {
-        "scope": scope,
-        "key": key,
-        "events": [
-            {
-                "ref": "e1",
-                "title": "张三：支付模块卡在第三方回调",
-                "at": "2026-03-17T13:20:00+08:00",
-                "references": [{"sourceId": "chat", "sourceVersion": "v1", "locator": "lines:1-1"}],
-            }
-        ],
-        "entities": [
-            {"ref": "pay", "name": "支付模块", "status": "MAIN", "description": description},
-            {"ref": "cb", "name": "第三方回调接口", "status": "MAIN"},
-        ],
-        "changes": [{"event": "e1", "entity": "pay", "kind": "REVISED"}],
-        "relations": [
-            {"ref": "r1", "from": "pay", "to": "cb", "type": "blocked_by", "reason": "沙箱未到"}
-        ],
-    }
 
 
 def test_publish_read_correct_and_replay_over_http(api: Server, scope: str) -> None:

@@ -37,14 +37,24 @@ def at(minutes: float) -> datetime:
 
 
 def delegation(
-    *, people: list[tuple[str, str]] | None = None, priority: Priority = Priority.HIGH,
-    title: str = "联系张三确认提测时间", goal: str = "拿到张三的具体提测时间点",
+    *,
+    people: list[tuple[str, str]] | None = None,
+    priority: Priority = Priority.HIGH,
+    title: str = "联系张三确认提测时间",
+    goal: str = "拿到张三的具体提测时间点",
 ) -> RaiseConcernInput:
-    refs = [PersonRef(person_id=pid, display_name=name, last_channel="feishu")
-            for pid, name in (people or [("p_zhangsan", "张三")])]
+    refs = [
+        PersonRef(person_id=pid, display_name=name, last_channel="feishu")
+        for pid, name in (people or [("p_zhangsan", "张三")])
+    ]
     return RaiseConcernInput(
-        type=ConcernType.DELEGATION, priority=priority, title=title, goal=goal,
-        source_detail="帮我问问张三提测什么时候能给", initiator=BOSS, people=refs,
+        type=ConcernType.DELEGATION,
+        priority=priority,
+        title=title,
+        goal=goal,
+        source_detail="帮我问问张三提测什么时候能给",
+        initiator=BOSS,
+        people=refs,
         delegation=DelegationSettings(expects_reply_from=[p.person_id for p in refs]),
     )
 

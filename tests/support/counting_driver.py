@@ -30,7 +30,8 @@ class CountingSession:
 
     async def execute_read(self, work: Any, *args: Any, **kwargs: Any) -> Any:
         return await self._session.execute_read(
-            lambda tx, *a, **k: work(CountingTx(tx, self._counter), *a, **k), *args, **kwargs)
+            lambda tx, *a, **k: work(CountingTx(tx, self._counter), *a, **k), *args, **kwargs
+        )
 
 
 class CountingDriver:

@@ -1,25 +1,14 @@
-"""A story repository over the real Neo4j, with a clock the test moves forward."""
+"""A story repository over the real Neo4j, with a clock the test moves forward
+(`StepClock`, in tests/support/story.py)."""
 
 from __future__ import annotations
-
-from datetime import UTC, datetime, timedelta
 
 import pytest
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
 from graph.story import StoryRepository
-
-
-class StepClock:
-    """Each call returns a later time, so record times are strictly increasing."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(minutes=1)
-        return self.now
+from tests.support.story import StepClock
 
 
 @pytest.fixture

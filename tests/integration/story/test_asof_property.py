@@ -21,7 +21,7 @@ from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit, PublishResultInput
 from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
-from tests.unit.story.builders import ALICE, RUN, T0, cite, source
+from tests.support.story import ALICE, RUN, T0, cite, source
 
 ZONES = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((0, 0), (8, 0), (-5, 0), (5, 30))]
 _zone = st.sampled_from(ZONES)

@@ -7,7 +7,7 @@ import asyncio
 from engine.errors import Conflict
 from engine.story.inputs import EntityEdit
 from graph.story import StoryRepository
-from tests.unit.story.builders import ALICE, RUN, entity, publish, source, two_people
+from tests.support.story import ALICE, RUN, entity, publish, source, two_people
 
 
 async def test_concurrent_publishes_of_one_key_write_one_result(

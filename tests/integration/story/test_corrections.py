@@ -10,14 +10,14 @@ from engine.settings import Settings
 from engine.story.inputs import EntityEdit
 from engine.story.models import Confirmation, SuggestionKind, SuggestionStatus
 from graph.story import StoryRepository
-from tests.integration.story.helpers import scope_counts
-from tests.unit.story.builders import (
+from tests.support.story import (
     ALICE,
     RUN,
     cite,
     entity,
     publish,
     relation,
+    scope_counts,
     source,
     two_people,
 )

@@ -13,9 +13,7 @@ from engine.story.models import ObjectKind, SourceKind
 from engine.story.previews import ObjectRef, PreviewKind, PreviewRequest, decode
 from graph.story import StoryRepository
 from graph.story.discussion import DiscussionRepository
-from tests.integration.story.conftest import StepClock
-from tests.integration.story.helpers import scope_counts
-from tests.unit.story.builders import ALICE, RUN, source, two_people
+from tests.support.story import ALICE, RUN, StepClock, scope_counts, source, two_people
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from engine.settings import Settings
 from engine.story.inputs import PublishResultInput, SourceInput
 from engine.story.models import Actor
 from graph.story.repository import StoryRepository
-from tests.integration.watch.test_dataloaders import CountingDriver
+from tests.support.counting_driver import CountingDriver
 
 GRAPH = """query($s: String!) { storyGraph(scope: $s) {
   references { sourceVersion locator excerpt { available text warning } } } }"""

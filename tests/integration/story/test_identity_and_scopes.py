@@ -9,8 +9,7 @@ from neo4j import AsyncDriver
 from engine.errors import NotFound
 from engine.settings import Settings
 from graph.story import StoryRepository
-from tests.integration.story.conftest import StepClock
-from tests.unit.story.builders import RUN, entity, publish, source, two_people
+from tests.support.story import RUN, StepClock, entity, publish, source, two_people
 
 
 async def test_equal_names_never_merge(repo: StoryRepository, scope: str) -> None:

@@ -13,9 +13,17 @@ from engine.story.models import ObjectKind
 from engine.story.previews import ObjectRef, PreviewKind, PreviewRequest, decode
 from graph.story import StoryRepository
 from graph.story.knowledge import KnowledgeRepository
-from tests.integration.story.conftest import StepClock
-from tests.integration.story.helpers import scope_counts
-from tests.unit.story.builders import ALICE, RUN, cite, entity, publish, source, two_people
+from tests.support.story import (
+    ALICE,
+    RUN,
+    StepClock,
+    cite,
+    entity,
+    publish,
+    scope_counts,
+    source,
+    two_people,
+)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from engine.settings import Settings
 from engine.story.clock import EARLIEST, FOREVER
 from graph.queries import queries
 from graph.story.pages import StoryPages
-from tests.integration.watch.test_dataloaders import CountingDriver
+from tests.support.counting_driver import CountingDriver
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 SMALL = 60

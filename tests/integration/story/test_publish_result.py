@@ -8,8 +8,7 @@ from neo4j import AsyncDriver
 from engine.errors import Conflict, InvalidInput
 from engine.settings import Settings
 from graph.story import StoryRepository
-from tests.integration.story.helpers import scope_counts
-from tests.unit.story.builders import RUN, T0, at, cite, publish, source, two_people
+from tests.support.story import RUN, T0, at, cite, publish, scope_counts, source, two_people
 
 
 async def test_publish_writes_the_whole_result_citing_one_result_id(

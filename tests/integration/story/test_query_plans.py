@@ -10,7 +10,7 @@ from neo4j import AsyncDriver
 from engine.settings import Settings
 from engine.story.clock import FOREVER
 from graph.queries import Queries
-from tests.unit.story.builders import T0
+from tests.support.story import T0
 
 PARAMS: dict[str, Any] = {
     "scope": "p",

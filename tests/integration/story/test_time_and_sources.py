@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from engine.story.inputs import EntityEdit
 from graph.story import StoryRepository
-from tests.integration.story.conftest import StepClock
-from tests.unit.story.builders import ALICE, RUN, T0, at, cite, entity, publish, source, two_people
+from tests.support.story import (
+    ALICE,
+    RUN,
+    T0,
+    StepClock,
+    at,
+    cite,
+    entity,
+    publish,
+    source,
+    two_people,
+)
 
 
 async def test_as_of_shows_corrections_only_after_they_were_made(

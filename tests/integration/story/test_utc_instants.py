@@ -15,7 +15,7 @@ from engine.settings import Settings
 from engine.story.inputs import EntityEdit
 from graph.migrate import load_migrations
 from graph.story import StoryRepository
-from tests.unit.story.builders import ALICE, RUN, cite, entity, publish, source
+from tests.support.story import ALICE, RUN, cite, entity, publish, source
 
 BEIJING = timezone(timedelta(hours=8))
 NEW_YORK = timezone(timedelta(hours=-5))

@@ -12,8 +12,7 @@ from engine.review.types import Scope
 from engine.settings import Settings
 from graph.review.sources import ReviewSources
 from graph.story import StoryRepository
-from tests.integration.story.conftest import StepClock
-from tests.unit.story.builders import ALICE, RUN, T0, cite, entity, publish, relation, source
+from tests.support.story import ALICE, RUN, T0, StepClock, cite, entity, publish, relation, source
 
 SECRET = "张三说：支付密钥是 sk-123"
 

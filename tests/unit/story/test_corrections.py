@@ -9,7 +9,7 @@ from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit
 from engine.story.models import Confirmation, SuggestionKind, SuggestionStatus
 from engine.story.replay import StoryReplay
-from tests.unit.story.builders import (
+from tests.support.story import (
     ALICE,
     RUN,
     at,

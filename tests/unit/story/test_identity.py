@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.story.models import EntityStatus
 from engine.story.replay import StoryReplay
-from tests.unit.story.builders import RUN, at, entity, publish, source
+from tests.support.story import RUN, at, entity, publish, source
 
 
 def _world(*scopes: str) -> StoryReplay:

@@ -29,7 +29,7 @@ from engine.story.previews import (
     encode,
 )
 from engine.story.selection import Selection, version_key
-from tests.unit.story.builders import RUN, T0
+from tests.support.story import RUN, T0
 
 
 def _token(**kw: object) -> PreviewToken:

@@ -11,7 +11,7 @@ from engine.story.inputs import PublishResultInput, parse_input
 from engine.story.models import ObjectKind
 from engine.story.publish import PublishContext, decide_publish
 from engine.story.replay import StoryReplay
-from tests.unit.story.builders import RUN, T0, at, cite, entity, publish, source, two_people
+from tests.support.story import RUN, T0, at, cite, entity, publish, source, two_people
 
 
 def test_reference_to_a_missing_source_version_rejects_the_whole_result() -> None:

@@ -11,7 +11,7 @@ from engine.story.clock import instant, utc
 from engine.story.replay import StoryReplay
 from engine.story.sources import cut, excerpt
 from engine.story.views import build_graph_view
-from tests.unit.story.builders import RUN, T0, at, entity, publish, source
+from tests.support.story import RUN, T0, at, entity, publish, source
 
 
 def test_unrecoverable_old_version_warns_and_never_shows_current_text() -> None:

@@ -1,9 +1,12 @@
-"""Small input builders shared by the story unit and integration tests."""
+"""Story test helpers: small input builders, a clock that moves one minute per call, and a
+count of what a scope holds in Neo4j (to prove that a refused write wrote nothing)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from neo4j import AsyncDriver
 
 from engine.story.inputs import PublishResultInput, SourceInput
 from engine.story.models import Actor
@@ -64,3 +67,24 @@ def two_people(scope: str, key: str, **extra: Any) -> PublishResultInput:
         ],
         **extra,
     )
+
+
+class StepClock:
+    """Each call returns a later time, so record times are strictly increasing."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(minutes=1)
+        return self.now
+
+
+async def scope_counts(driver: AsyncDriver, database: str, scope: str) -> dict[str, int]:
+    records, _, _ = await driver.execute_query(
+        "MATCH (n {scope: $scope}) UNWIND labels(n) AS label "
+        "RETURN label, count(*) AS n ORDER BY label",
+        scope=scope,
+        database_=database,
+    )
+    return {r["label"]: r["n"] for r in records}

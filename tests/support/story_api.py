@@ -1,0 +1,46 @@
+"""GraphQL helpers for the story e2e tests: publish and upsert documents, a result to
+publish, and reading `data` or the error code of an answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PUBLISH = """
+mutation($input: PublishResultInput!) {
+  publishResult(input: $input, runId: "run-e2e") { repeat result { id key warnings } }
+}"""
+UPSERT = """
+mutation($input: UpsertSourceInput!) { upsertSource(input: $input) { id currentVersion } }"""
+
+
+def data(response: Any) -> dict[str, Any]:
+    body = response.json()
+    assert "errors" not in body, body.get("errors")
+    return body["data"]
+
+
+def error_code(response: Any) -> str:
+    return response.json()["errors"][0]["extensions"]["code"]
+
+
+def result_input(scope: str, key: str, *, description: str = "后端支付模块") -> dict[str, Any]:
+    return {
+        "scope": scope,
+        "key": key,
+        "events": [
+            {
+                "ref": "e1",
+                "title": "张三：支付模块卡在第三方回调",
+                "at": "2026-03-17T13:20:00+08:00",
+                "references": [{"sourceId": "chat", "sourceVersion": "v1", "locator": "lines:1-1"}],
+            }
+        ],
+        "entities": [
+            {"ref": "pay", "name": "支付模块", "status": "MAIN", "description": description},
+            {"ref": "cb", "name": "第三方回调接口", "status": "MAIN"},
+        ],
+        "changes": [{"event": "e1", "entity": "pay", "kind": "REVISED"}],
+        "relations": [
+            {"ref": "r1", "from": "pay", "to": "cb", "type": "blocked_by", "reason": "沙箱未到"}
+        ],
+    }
