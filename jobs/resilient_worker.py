@@ -127,9 +127,27 @@ class ResilientWorker(Worker):
         except SerializationError:
             return False
 
+    async def main(self) -> None:
+        """arq's main loop, with the in-progress renewal on a task of its own: the poll loop
+        can wait a long time for a free job slot, and a mark that lapsed meanwhile would let
+        a job still running here start a second time."""
+        renewer = asyncio.get_running_loop().create_task(self._renew_forever())
+        try:
+            await super().main()
+        finally:
+            renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewer
+
+    async def _renew_forever(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_EVERY_S)
+            with contextlib.suppress(*REDIS_DOWN):
+                await self._renew_in_progress()
+
     async def _renew_in_progress(self) -> None:
         now = asyncio.get_running_loop().time()
-        if now - self._renewed_at < RENEW_EVERY_S:
+        if now - self._renewed_at < RENEW_EVERY_S / 2:
             return
         self._renewed_at = now
         running = [job_id for job_id, task in self.tasks.items() if not task.done()]
@@ -182,6 +200,9 @@ class ResilientWorker(Worker):
                     self.sem.release()
 
     async def _claim(self, job_id: str) -> bool:
+        running = self.tasks.get(job_id)
+        if running is not None and not running.done():
+            return False  # never a second copy of a job this worker is running
         in_progress_key = in_progress_key_prefix + job_id
         async with self.pool.pipeline(transaction=True) as pipe:
             await pipe.watch(in_progress_key)
