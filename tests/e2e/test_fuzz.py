@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from hypothesis_graphql import from_schema, nodes
+from hypothesis_graphql import from_schema
 
 from engine.settings import PROJECT_ROOT
-from tests.support.fuzz import OTHER_SCOPE, Tally
+from tests.support.fuzz import OTHER_SCOPE, SCOPE, Tally, realistic_scalars
 from tests.support.processes import Server
 
 TOKEN = "t-fuzz"
@@ -22,33 +22,46 @@ TOKENS = json.dumps(
       "roles": ["reader", "editor", "agenda", "operator"]}]
 )  # fmt: skip
 SCHEMA = (PROJECT_ROOT / "schema.graphql").read_text(encoding="utf-8")
-# valid instants, one without a zone, one reversed-looking, garbage
-TIMES = ["2026-03-16T10:00:00Z", "2026-03-16T10:00:00+08:00", "2026-03-16T10:00:00",
-         "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "garbage", ""]  # fmt: skip
-CUSTOM = {
-    "DateTime": st.sampled_from(TIMES).map(nodes.String),
-    "JSON": st.text(max_size=20).map(nodes.String),
-}
+PUBLISH = """mutation($i: PublishResultInput!) { publishResult(input: $i) {
+  result { id } } }"""
+READ_IDS = """query($s: String!) { storyGraph(scope: $s) {
+  events { id } entities { id } relations { id } } }"""
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "150"))
 
 
+def seed(admin: Server, scope: str) -> list[str]:
+    """One result with an event, two entities and a relation; their ids."""
+    result = {
+        "scope": scope,
+        "key": f"fuzz-{uuid.uuid4().hex[:8]}",
+        "events": [{"ref": "e", "title": scope, "at": "2026-03-16T10:00:00Z"}],
+        "entities": [{"ref": "a", "name": f"{scope} 张三"}, {"ref": "b", "name": "v2.0"}],
+        "relations": [{"ref": "r", "from": "a", "to": "b", "type": "works_on"}],
+    }
+    published = admin.graphql(PUBLISH, {"i": result}).json()
+    assert published.get("data"), published
+    graph = admin.graphql(READ_IDS, {"s": scope}).json()["data"]["storyGraph"]
+    ids = [published["data"]["publishResult"]["result"]["id"]]
+    return ids + [o["id"] for kind in ("events", "entities", "relations") for o in graph[kind]]
+
+
 @pytest.fixture(scope="module")
-def fuzzed(start_server) -> Server:  # type: ignore[no-untyped-def]
+def fuzzed(start_server) -> tuple[Server, list[str]]:  # type: ignore[no-untyped-def]
     server = start_server(API_TOKENS=TOKENS)
-    # data of a scope the token cannot use, which must never show in an answer
     admin = start_server()
-    admin.graphql(
-        "mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }",
-        {"i": {"scope": OTHER_SCOPE, "key": "fuzz", "events": [
-            {"ref": "e", "title": OTHER_SCOPE, "at": "2026-03-16T10:00:00Z"}]}},
-    )  # fmt: skip
-    return server
+    known = seed(admin, SCOPE)
+    # data of a scope the token cannot use, which must never show in an answer
+    seed(admin, OTHER_SCOPE)
+    return server, known
 
 
-def test_generated_operations_get_coded_answers_and_no_other_scope(fuzzed: Server) -> None:
+def test_generated_operations_get_coded_answers_and_no_other_scope(
+    fuzzed: tuple[Server, list[str]],
+) -> None:
+    server, known = fuzzed
     tally = Tally()
     with httpx.Client(
-        base_url=fuzzed.url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=30
+        base_url=server.url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=30
     ) as client:
 
         @settings(
@@ -57,7 +70,7 @@ def test_generated_operations_get_coded_answers_and_no_other_scope(fuzzed: Serve
             suppress_health_check=list(HealthCheck),
             database=None,
         )
-        @given(from_schema(SCHEMA, custom_scalars=CUSTOM))
+        @given(from_schema(SCHEMA, custom_scalars=realistic_scalars(known)))
         def run(query: str) -> None:
             tally.check(query, client.post("/graphql", json={"query": query}))
 
