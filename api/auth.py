@@ -11,9 +11,18 @@ import ipaddress
 from dataclasses import dataclass
 
 from engine.errors import Forbidden, StorygraphError
-from engine.settings import ApiToken, Settings
+from engine.settings import ROLES, ApiToken, Settings
 
-ROLES = ("reader", "editor", "agenda", "operator", "admin")
+__all__ = [
+    "GLOBAL_SCOPE",
+    "ROLES",
+    "SCOPE_REFUSED",
+    "InsecureBinding",
+    "Principal",
+    "authenticate",
+    "check_binding",
+    "is_loopback",
+]
 GLOBAL_SCOPE = "global"
 
 

@@ -33,9 +33,37 @@ class CliError(Exception):
 
 
 def _settings() -> Settings:
+    from pydantic import ValidationError
+
     from jobs.localredis import with_redis_password
 
-    return with_redis_password(Settings.from_env())
+    try:
+        settings = Settings.from_env()
+    except ValidationError as exc:
+        raise CliError(settings_problem(exc)) from None
+    return with_redis_password(settings)
+
+
+def settings_problem(exc: Exception) -> str:
+    """One sentence naming the first bad setting, e.g. `API_TOKENS[0].roles: unknown role
+    'edtor' (roles are reader, ...)`; never the value (it may be a secret)."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError) or not exc.errors():
+        return f"the settings are invalid: {exc}"
+    first = exc.errors()[0]
+    loc = [str(p) for p in first["loc"]]
+    where = (loc[0].upper() if loc else "settings") + "".join(
+        f"[{p}]" if p.isdigit() else f".{p}" for p in loc[1:]
+    )
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "missing":
+        message = "it is missing"
+        if loc[-1] == "scopes":
+            message += ' (a token names its scopes: project ids, "global", or "*" for all)'
+    more = len(exc.errors()) - 1
+    tail = f" ({more} more problem{'s' if more > 1 else ''})" if more else ""
+    return f"the setting {where} is invalid: {message}{tail}."
 
 
 def _neo4j(settings: Settings, action: str) -> None:

@@ -10,19 +10,33 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+# The roles a token may hold (api.auth checks them on every operation).
+ROLES = ("reader", "editor", "agenda", "operator", "admin")
+
+
 class ApiToken(BaseModel):
-    """A bearer token and what it may touch: scopes (project ids or "global") and roles."""
+    """A bearer token and what it may touch: scopes (project ids, "global" or "*": every
+    scope) and roles. A token names its scopes (no default: forgetting them must not grant
+    every scope), and every role is one of ROLES (a typo stops the start)."""
 
     token: SecretStr
     name: str = "token"
-    scopes: list[str] = Field(default_factory=lambda: ["*"])
+    scopes: list[str] = Field(min_length=1)
     roles: list[str] = Field(default_factory=lambda: ["reader"])
+
+    @field_validator("roles")
+    @classmethod
+    def _known_roles(cls, roles: list[str]) -> list[str]:
+        unknown = [r for r in roles if r not in ROLES]
+        if unknown:
+            raise ValueError(f"unknown role {unknown[0]!r} (roles are {', '.join(ROLES)})")
+        return roles
 
 
 class Settings(BaseSettings):

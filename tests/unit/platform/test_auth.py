@@ -1,5 +1,7 @@
 import pytest
+from pydantic import SecretStr, ValidationError
 
+from api import cli
 from api.auth import InsecureBinding, authenticate, check_binding
 from engine.errors import Forbidden
 from engine.settings import ApiToken, Settings
@@ -22,13 +24,17 @@ def test_public_binding_without_tokens_refuses_to_start() -> None:
 
 
 def test_public_binding_with_tokens_starts() -> None:
-    s = _settings(api_host="0.0.0.0", api_tokens=[ApiToken(token="t1")])
+    s = _settings(api_host="0.0.0.0", api_tokens=[ApiToken(token=SecretStr("t1"), scopes=["*"])])
     assert "1 bearer token" in check_binding(s)
 
 
 def test_token_binds_scopes_and_roles() -> None:
     s = _settings(
-        api_tokens=[ApiToken(token="secret", name="app", scopes=["p1", "global"], roles=["reader"])]
+        api_tokens=[
+            ApiToken(
+                token=SecretStr("secret"), name="app", scopes=["p1", "global"], roles=["reader"]
+            )
+        ]
     )
     assert authenticate(s, None) is None
     assert authenticate(s, "Bearer wrong") is None
@@ -48,3 +54,42 @@ def test_tokens_are_read_from_json_in_the_environment(monkeypatch: pytest.Monkey
     s = Settings.from_env()
     assert s.api_tokens[0].token.get_secret_value() == "abc"
     assert s.api_tokens[0].scopes == ["p9"]
+
+
+def test_a_token_must_name_its_scopes(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValidationError, match="scopes"):
+        ApiToken(token=SecretStr("t1"))  # type: ignore[call-arg]  # the point: no scopes
+    with pytest.raises(ValidationError, match="scopes"):
+        ApiToken(token=SecretStr("t1"), scopes=[])
+    monkeypatch.setenv("API_TOKENS", '[{"token": "s3cret", "roles": ["admin"]}]')
+    with pytest.raises(cli.CliError) as refused:
+        cli._settings()
+    sentence = str(refused.value)
+    assert sentence.startswith("the setting API_TOKENS[0].scopes is invalid: it is missing")
+    assert "s3cret" not in sentence and sentence.count(".") >= 1
+
+
+def test_an_unknown_role_is_one_sentence_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValidationError, match="unknown role 'edtor'"):
+        ApiToken(token=SecretStr("t1"), scopes=["p1"], roles=["reader", "edtor"])
+    monkeypatch.setenv("API_TOKENS", '[{"token": "s3cret", "scopes": ["p1"], "roles": ["edtor"]}]')
+    with pytest.raises(cli.CliError) as refused:
+        cli._settings()
+    assert str(refused.value) == (
+        "the setting API_TOKENS[0].roles is invalid: unknown role 'edtor' "
+        "(roles are reader, editor, agenda, operator, admin)."
+    )
+
+
+def test_cli_prints_the_settings_sentence_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from api.cli import main
+
+    monkeypatch.setenv("API_TOKENS", '[{"token": "s3cret", "scopes": ["p1"], "roles": ["root"]}]')
+    with pytest.raises(SystemExit) as stopped:
+        main(["redis", "status"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("storygraph: the setting API_TOKENS[0].roles is invalid")
+    assert "\n" not in err and "Traceback" not in err
