@@ -10,6 +10,7 @@ Every read and write names its scope; no read falls back to another scope (seed 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -64,6 +65,7 @@ from graph.story.codec import from_props, to_props, version_row
 from graph.story.window import WHOLE_SCOPE_READS, graph_from_lists, window_params
 
 W = TypeVar("W")
+log = logging.getLogger("storygraph.graph.story")
 
 # The allow-list: a versioned kind's model and its query-name stem. Labels live in the
 # cypher files; Python only ever picks one of these keys.
@@ -144,9 +146,10 @@ class StoryRepository:
             try:
                 return await session.execute_write(work)
             except ConstraintError as exc:
-                raise Conflict(
-                    "changed concurrently; nothing was written", cause=exc.message
-                ) from None
+                # Neo4j's message names labels, properties and internal node ids: logged
+                # here, never returned to the client
+                log.info("write lost a uniqueness race", extra={"fields": {"error": exc.message}})
+                raise Conflict("changed concurrently; nothing was written") from None
 
     def _now(self, recorded_at: datetime | None) -> datetime:
         return utc(recorded_at) if recorded_at is not None else utc(self._clock())
