@@ -104,6 +104,9 @@ class Settings(BaseSettings):
     # Where concern messages (outbox rows) are delivered: a webhook receiving one JSON POST per
     # message with an Idempotency-Key header; unset = rows are only marked sent in the outbox.
     concern_webhook_url: str | None = None
+    # Signs every webhook POST: X-Storygraph-Signature = hex HMAC-SHA256 of
+    # "<X-Storygraph-Timestamp>.<body>" with this secret; unset = unsigned (README).
+    concern_webhook_secret: SecretStr | None = None
     # Serve the worker's model metrics (Prometheus) on 127.0.0.1:<port>; unset = off.
     worker_metrics_port: int | None = None
 

@@ -5,7 +5,9 @@ in the outbox (graph/concern/outbox.py), never here.
 
 - `WebhookChannel`: a real HTTP adapter — POSTs the row as JSON to one webhook URL (a
   chat-bot gateway relays it to feishu / telegram / …) with `Idempotency-Key: <outbox key>`
-  so a receiver can also drop a repeat. Any non-2xx answer or transport error fails.
+  so a receiver can also drop a repeat. With a secret (CONCERN_WEBHOOK_SECRET) every POST
+  carries `X-Storygraph-Timestamp` (unix seconds) and `X-Storygraph-Signature`, the hex
+  HMAC-SHA256 of `<timestamp>.<body>` (`sign`). Any non-2xx answer or transport error fails.
 - `OutboxChannel`: no external hop; the outbox row itself is the delivered message, read by
   clients through GraphQL (`concernMessages`). The default when no webhook is configured.
 
@@ -14,7 +16,11 @@ in the outbox (graph/concern/outbox.py), never here.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -46,13 +52,30 @@ class OutboxChannel:
         return None
 
 
+SIGNATURE_HEADER = "X-Storygraph-Signature"
+TIMESTAMP_HEADER = "X-Storygraph-Timestamp"
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """The hex HMAC-SHA256 of `<timestamp>.<body>`: what a receiver recomputes (README)."""
+    return hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+
+
 class WebhookChannel:
     name = "webhook"
 
-    def __init__(self, http: httpx.AsyncClient, url: str, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        url: str,
+        *,
+        timeout: float = 10.0,
+        secret: str | None = None,
+    ) -> None:
         self.http = http
         self.url = url
         self.timeout = timeout
+        self.secret = secret
 
     async def send(self, row: OutboxRow) -> None:
         payload = {
@@ -69,10 +92,15 @@ class WebhookChannel:
             "tone": row.tone,
             "report_kinds": row.report_kinds,
         }
+        body = json.dumps(payload, ensure_ascii=False).encode()
+        headers = {"Idempotency-Key": row.key, "Content-Type": "application/json"}
+        if self.secret:
+            timestamp = str(int(time.time()))
+            headers[TIMESTAMP_HEADER] = timestamp
+            headers[SIGNATURE_HEADER] = sign(self.secret, timestamp, body)
         try:
             response = await self.http.post(
-                self.url, json=payload, headers={"Idempotency-Key": row.key},
-                timeout=self.timeout,
+                self.url, content=body, headers=headers, timeout=self.timeout
             )
         except httpx.HTTPError as exc:
             raise ChannelError(f"{type(exc).__name__}: {exc}") from exc
@@ -81,9 +109,13 @@ class WebhookChannel:
 
 
 def channel_from_settings(settings: Settings, http: httpx.AsyncClient) -> Channel:
-    """A webhook when CONCERN_WEBHOOK_URL is set; otherwise the outbox row itself is the delivery."""
+    """A webhook (signed when CONCERN_WEBHOOK_SECRET is set) when CONCERN_WEBHOOK_URL is set;
+    otherwise the outbox row itself is the delivery."""
     url = settings.concern_webhook_url
-    return WebhookChannel(http, url) if url else OutboxChannel()
+    if not url:
+        return OutboxChannel()
+    secret = settings.concern_webhook_secret
+    return WebhookChannel(http, url, secret=secret.get_secret_value() if secret else None)
 
 
 @dataclass
