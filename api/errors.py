@@ -12,7 +12,7 @@ import logging
 import uuid
 
 from graphql.error import GraphQLError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from pydantic import ValidationError
 from redis.exceptions import RedisError
 from strawberry.extensions import MaskErrors
@@ -45,6 +45,10 @@ def shape_error(error: GraphQLError, query: str | None = None) -> GraphQLError:
         code = ErrorCode.UNAVAILABLE.value
         message = "a backing service (Neo4j or Redis) is unavailable; try again shortly"
         log.warning("backing service unavailable", extra={"fields": {"error": str(original)}})
+    elif isinstance(original, Neo4jError) and "TransactionTimedOut" in (original.code or ""):
+        code = ErrorCode.TIMEOUT.value
+        message = "the request ran longer than the transaction timeout and was stopped; narrow it"
+        log.warning("transaction timed out", extra={"fields": {"error": original.code}})
     elif is_request_error(error):
         # the document or a variable (wrong type, missing, a DateTime without a zone): the
         # client's to fix, reported before any resolver ran

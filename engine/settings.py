@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
     neo4j_version: str = "5.26.30"
+    # Every transaction's timeout (seconds), set by the client on each one; the project's own
+    # server also has it as db.transaction.timeout. A longer query is ended: TIMEOUT.
+    neo4j_tx_timeout_seconds: float = 30.0
 
     # Redis: with redis_url unset the project starts a local redis-server.
     redis_url: str | None = None

@@ -150,6 +150,8 @@ class LocalNeo4j:
             "db.logs.query.enabled=INFO",
             "server.directories.import=import",
             "db.tx_log.rotation.retention_policy=1 files",
+            # the server's own bound on every transaction (clients set the same per transaction)
+            f"db.transaction.timeout={s.neo4j_tx_timeout_seconds:g}s",
         ]
         (conf / "neo4j.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
         return conf
