@@ -38,6 +38,7 @@ from graph.driver import API_PATIENCE_S, open_driver
 from graph.migrate import migrate
 from graph.startup import NOT_REACHABLE, migrate_when_available
 from jobs.health import check_health
+from jobs.notify import GraphChangeHub
 from jobs.queue import open_pool
 from jobs.serialization import SERIALIZERS
 
@@ -116,6 +117,9 @@ def create_app(settings: Settings) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.driver = open_driver(settings, patience_s=API_PATIENCE_S)
         app.state.pool = await open_pool_or_lazy(settings)
+        # one Redis subscriber for every graphChanged subscription of this process
+        app.state.changes = GraphChangeHub(settings.effective_redis_url)
+        changes = asyncio.create_task(app.state.changes.run(), name="graph-changes")
         schema: asyncio.Task[list[str]] | None = None
         try:
             schema = await migrate_or_wait(app.state.driver, settings.neo4j_database)
@@ -123,6 +127,9 @@ def create_app(settings: Settings) -> Starlette:
             async with mcp.running():
                 yield
         finally:
+            changes.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await changes
             if schema is not None:
                 schema.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

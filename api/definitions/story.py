@@ -62,7 +62,7 @@ from graph.queries import queries
 from graph.story.pages import StoryPages
 from graph.story.repository import StoryRepository
 from graph.temporal import from_epoch_us, to_epoch_us
-from jobs.notify import graph_changed, listen
+from jobs.notify import GraphChangeHub, graph_changed, listen
 
 FromArg = Annotated[datetime | None, strawberry.argument(name="from")]
 
@@ -459,7 +459,10 @@ class Subscription:
         self, info: Info[Context, None], scope: str
     ) -> AsyncGenerator[GraphChange, None]:
         reader(info, scope)
-        async for message in listen(info.context.pool, scope):
+        # the process's one Redis subscriber (api/app.py lifespan), else a connection of its own
+        hub: GraphChangeHub | None = getattr(info.context.request.app.state, "changes", None)
+        messages = hub.listen(scope) if hub is not None else listen(info.context.pool, scope)
+        async for message in messages:
             yield GraphChange(
                 scope=message["scope"],
                 kind=message["kind"],
