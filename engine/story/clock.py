@@ -13,10 +13,13 @@ no instant: models reject it, and read arguments answer INVALID_INPUT (`instant`
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 
+from engine.clock import Clock, utcnow
 from engine.errors import InvalidInput
+
+__all__ = ["EARLIEST", "FOREVER", "Clock", "instant", "open_end", "recorded_within", "utc",
+           "utcnow", "valid_within"]
 
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC)  # an open lower bound as an index range value
@@ -65,9 +68,3 @@ def valid_within(
     return valid_to is None or valid_at < valid_to
 
 
-Clock = Callable[[], datetime]
-
-
-def utcnow() -> datetime:
-    """The wall clock; repositories take a `Clock` so tests and loaders can move time."""
-    return datetime.now(UTC)

@@ -1,0 +1,99 @@
+"""The one way to the database: a `Store` every repository builds on (DESIGN "Layers").
+
+    class WatchRepository(Store):
+        async def get(self, scope, watch_id):
+            async def work(tx):
+                return decode(await self.rows(tx, "watch/get_watch", scope=scope, id=watch_id))
+            return await self.read(work)
+
+- `read(work)` / `write(work)`: one session per call (never shared between tasks), the
+  database passed per call, `work(tx)` run by `execute_read` / `execute_write`. The driver
+  may retry `work`: keep it idempotent and consume every result inside it. A state change is
+  read-decide-write inside ONE `write` (`graph/review/runs.py` `mutate`): lock or read,
+  call the engine's decision, write what it returns; an engine error raised inside rolls
+  the whole transaction back.
+- `rows(tx, key, **params)`: a named query (`cypher/<area>/<name>.cypher`, `graph.queries`)
+  run in that transaction, its records read to the end. Datetime parameters go in as UTC and
+  come back as driver DateTimes: decode them with `graph.temporal` (one codec).
+- `query(key, **params)`: a single named statement outside a transaction function, sent as
+  `neo4j.Query(text, metadata={"query": key}, timeout=...)` so its name shows in the query log.
+- Errors: a uniqueness violation is `Conflict` (CONFLICT). An unreachable database stays the
+  driver's `ServiceUnavailable` / `SessionExpired`: the edges decide what that means (the API
+  answers UNAVAILABLE, `jobs/resilient_worker.py` retries the job with backoff).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from neo4j import AsyncDriver, AsyncManagedTransaction, Query, Record, unit_of_work
+from neo4j.exceptions import ConstraintError
+
+from engine.errors import Conflict
+from graph.queries import Queries, queries
+
+T = TypeVar("T")
+Work = Callable[[AsyncManagedTransaction], Awaitable[T]]
+
+
+async def rows(
+    tx: AsyncManagedTransaction, key: str, /, named: Queries | None = None, **params: Any
+) -> list[Record]:
+    """The records of named query `key` run in `tx`, consumed inside the transaction."""
+    result = await tx.run((named or queries()).text(key), params)
+    return [record async for record in result]
+
+
+@contextmanager
+def mapped_errors() -> Iterator[None]:
+    """Driver errors a client can act on, as engine errors (see the module note)."""
+    try:
+        yield
+    except ConstraintError as exc:
+        raise Conflict("a record with this key already exists", constraint=exc.message) from exc
+
+
+class Store:
+    """A driver and the database to use, with the transaction plumbing of every repository."""
+
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        *,
+        named: Queries | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.driver = driver
+        self.database = database
+        self.timeout = timeout
+        self._named = named or queries()
+
+    def _unit(self, work: Work[T]) -> Work[T]:
+        label = getattr(work, "__qualname__", "work")
+        wrapped: Work[T] = unit_of_work(metadata={"work": label}, timeout=self.timeout)(work)
+        return wrapped
+
+    async def read(self, work: Work[T]) -> T:
+        with mapped_errors():
+            async with self.driver.session(database=self.database) as session:
+                return await session.execute_read(self._unit(work))
+
+    async def write(self, work: Work[T]) -> T:
+        with mapped_errors():
+            async with self.driver.session(database=self.database) as session:
+                return await session.execute_write(self._unit(work))
+
+    async def rows(self, tx: AsyncManagedTransaction, key: str, /, **params: Any) -> list[Record]:
+        return await rows(tx, key, self._named, **params)
+
+    async def query(self, key: str, /, *, write: bool = False, **params: Any) -> list[Record]:
+        """One named statement in its own auto-routed transaction."""
+        statement = Query(self._named.text(key), metadata={"query": key}, timeout=self.timeout)
+        with mapped_errors():
+            records, _, _ = await self.driver.execute_query(
+                statement, params, database_=self.database, routing_="w" if write else "r"
+            )
+        return list(records)

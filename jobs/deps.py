@@ -1,0 +1,44 @@
+"""What every use case is given besides the Principal: the process's resources, the clock
+and the id factory (jobs/README.md).
+
+Built once per request by the API (`api/context.py` `Context.deps`) and once per job from
+arq's ctx (`Deps.from_ctx`); tests build one with a fixed clock and predictable ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arq.connections import ArqRedis
+from neo4j import AsyncDriver
+
+from engine.clock import Clock, utcnow
+from engine.ids import Ids, new_id
+from engine.settings import Settings
+
+
+@dataclass(frozen=True)
+class Deps:
+    settings: Settings
+    driver: AsyncDriver
+    pool: ArqRedis | None  # None: effects that enqueue are skipped (a job run inline)
+    clock: Clock = utcnow
+    ids: Ids = new_id
+    worker_id: str = "api"
+
+    @property
+    def database(self) -> str:
+        return self.settings.neo4j_database
+
+    @classmethod
+    def from_ctx(cls, ctx: Mapping[str, Any], *, clock: Clock = utcnow) -> Deps:
+        """The deps of an arq job (its ctx as `jobs.worker.worker_context` builds it)."""
+        return cls(
+            settings=ctx["settings"],
+            driver=ctx["driver"],
+            pool=ctx.get("redis"),
+            clock=clock,
+            worker_id=str(ctx.get("worker_id", "inline")),
+        )
