@@ -3,8 +3,10 @@
 Jars (server, Browser) are resolved from Maven Central with `mvn` using `ops/neo4j/pom.xml`
 into `.local/neo4j/lib` once; later starts reuse them. The server is the real
 `org.neo4j.server.CommunityEntryPoint` from those jars, run as a detached JVM on
-127.0.0.1 with auth on. Its first start sets a generated password, stored in
-`.local/neo4j-password` (git-ignored) and printed by `make run` for Neo4j Browser.
+127.0.0.1 with auth on. Before its first start the generated password (stored in
+`.local/neo4j-password`, git-ignored, printed by `make run` for Neo4j Browser) is set
+with `neo4j-admin dbms set-initial-password` (AdminTool from the same jars), so the server
+never accepts `neo4j/neo4j`, not even for the seconds of its first start.
 
 Each instance lives in `.local/neo4j/home-<bolt port>`, so a test server on its own ports
 never touches the one `make run` serves. start/stop/status are idempotent, and every
@@ -14,6 +16,7 @@ foreseeable failure (no java, no mvn, port taken, server exited) is one clear se
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 import shutil
 import subprocess
@@ -37,6 +40,7 @@ __all__ = ["LocalNeo4j", "LocalServiceError", "Neo4jStatus", "pid_alive", "port_
 
 POM = PROJECT_ROOT / "ops" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"  # neo4j-admin
 JVM_OPENS = (
     "--add-opens=java.base/java.nio=ALL-UNNAMED",
     "--add-opens=java.base/java.io=ALL-UNNAMED",
@@ -195,6 +199,7 @@ class LocalNeo4j:
         java = self._require_java()
         self.resolve()
         conf = self._write_config()
+        self._set_initial_password(java, conf)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         cmd = [
             java,
@@ -244,8 +249,40 @@ class LocalNeo4j:
         self.stop()
         raise LocalServiceError(f"Neo4j did not start within {timeout:.0f} s; see {self.log_file}.")
 
+    def _set_initial_password(self, java: str, conf: Path) -> None:
+        """Before a new home's first start: `neo4j-admin dbms set-initial-password`, so the
+        server starts with the generated password. The password travels in a 0600 argument
+        file (`java @file`), never on a command line other local users can read."""
+        if (self.home / "data" / "dbms" / "auth.ini").exists() or (
+            self.home / "data" / "databases" / "system"
+        ).exists():
+            return  # set already, or a home from before (changed over Bolt at its first start)
+        password = generated_password(self.settings.neo4j_password_file)
+        argfile = self.home / "run" / "initial-password.args"
+        argfile.unlink(missing_ok=True)
+        fd = os.open(argfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(f'dbms\nset-initial-password\n"{password}"\n')
+        try:
+            proc = subprocess.run(
+                [java, "-cp", f"{self.lib}/*", ADMIN_TOOL, f"@{argfile}"],
+                env={**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(conf)},
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                cwd=self.home,
+            )
+        finally:
+            argfile.unlink(missing_ok=True)
+        if proc.returncode != 0:
+            raise LocalServiceError(
+                f"neo4j-admin could not set the initial password in {self.home}: "
+                f"{(proc.stderr or proc.stdout).strip()[-300:]}"
+            )
+
     def _ensure_password(self) -> None:
-        """First start: replace the default password with the generated one (auth stays on)."""
+        """The generated password works; a home first started before the initial password
+        was set by neo4j-admin gets it replaced over Bolt once (auth stays on)."""
         from neo4j import GraphDatabase
         from neo4j.exceptions import AuthError
 
