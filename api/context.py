@@ -13,6 +13,7 @@ from starlette.requests import Request
 from api.auth import Principal
 from engine.errors import StorygraphError, Unauthenticated
 from engine.settings import Settings
+from jobs.deps import Deps
 
 L = TypeVar("L")
 
@@ -39,6 +40,17 @@ class Context:
             self.loaders[key] = factory()
         loader: L = self.loaders[key]
         return loader
+
+    @property
+    def deps(self) -> Deps:
+        """What the use cases are given besides the caller: driver, pool, settings, clock."""
+        return Deps(settings=self.settings, driver=self.driver, pool=self.pool)
+
+    def caller(self) -> Principal:
+        """The caller, for a use case to check; UNAUTHENTICATED without a valid token."""
+        if self.principal is None:
+            raise Unauthenticated("a valid bearer token is required")
+        return self.principal
 
     def require(self, role: str, scope: str | None = None) -> Principal:
         """The caller, refused (FORBIDDEN, naming no scope) without `role` or `scope`."""

@@ -20,14 +20,10 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions.watch_types import ReceiptType
-from engine.errors import InvalidInput, NotFound
-from engine.story.inputs import check_scope
+from engine.errors import InvalidInput
 from engine.watch.receipts import EntryKind, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport
-from graph.watch.receipts import WatchReceipts
-from graph.watch.repository import utcnow
-from graph.watch.rounds import WatchRounds
-from jobs.tasks.watch_round import default_round_id, enqueue_round
+from jobs.watch import rounds
 
 MAX_ENTRIES = 500
 
@@ -103,10 +99,8 @@ class Query:
     async def watch_round(self, info: Info[Context, None], scope: str, id: str
                           ) -> WatchRoundType | None:
         ctx = info.context
-        ctx.require("reader", check_scope(scope))
-        try:
-            r = await WatchRounds(ctx.driver, ctx.database).get(scope, id)
-        except NotFound:
+        r = await rounds.find_round(ctx.deps, ctx.caller(), scope, id)
+        if r is None:
             return None
         return WatchRoundType(
             id=r["round_id"], full_verification=bool(r["full_verification"]),
@@ -127,11 +121,10 @@ class Mutation:
         completed_steps: list[CompletedStepInput] | None = None, verify_only: bool = False,
     ) -> ExecutionReportResult:
         ctx = info.context
-        ctx.require("editor", check_scope(scope))
+        principal = ctx.caller()
         report = _report(str(watch_id), execution_key, entries, completed_steps or [],
                          verify_only)
-        written = await WatchReceipts(ctx.driver, ctx.database).report_execution(
-            scope, report, utcnow())
+        written = await rounds.report_execution(ctx.deps, principal, scope, report)
         return ExecutionReportResult(receipt=ReceiptType.from_model(written.receipt),
                                      duplicate=written.duplicate,
                                      delivery_state=written.delivery.value)
@@ -142,10 +135,6 @@ class Mutation:
     async def run_watch_round(self, info: Info[Context, None], scope: str, full: bool = False,
                               round_id: str | None = None) -> WatchRoundTicket:
         ctx = info.context
-        ctx.require("operator", check_scope(scope))
-        if round_id is not None and not (0 < len(round_id) <= 100):
-            raise InvalidInput("roundId must be 1 to 100 characters", field="roundId")
-        rid = round_id or default_round_id(utcnow(), full)
-        enqueued = await enqueue_round(ctx.pool, ctx.settings, scope=scope, full=full,
-                                       round_id=rid)
-        return WatchRoundTicket(round_id=rid, enqueued=enqueued)
+        ticket = await rounds.request_round(ctx.deps, ctx.caller(), scope, full=full,
+                                            round_id=round_id)
+        return WatchRoundTicket(round_id=ticket.round_id, enqueued=ticket.enqueued)

@@ -9,20 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from engine.watch.model import Checkpoint, HandOff
+from graph.base import Store, rows
 from graph.watch import codec
 from graph.watch.records import StoredObservation
-from graph.watch.repository import rows
 
 T = TypeVar("T")
 
 
-class WatchBatchReads:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
-        self._driver = driver
-        self._database = database
+class WatchBatchReads(Store):
 
     async def _many(self, name: str, scope: str, watch_ids: Sequence[str],
                     decode: Callable[[Any], T], **params: Any) -> list[list[T]]:
@@ -30,8 +27,7 @@ class WatchBatchReads:
             found = await rows(tx, name, scope=scope, watch_ids=list(watch_ids), **params)
             return {r["watch_id"]: [decode(i) for i in r["items"]] for r in found}
 
-        async with self._driver.session(database=self._database) as session:
-            by_id: dict[str, list[T]] = await session.execute_read(work)
+        by_id: dict[str, list[T]] = await self.read(work)
         return [by_id.get(w, []) for w in watch_ids]
 
     async def observations(self, scope: str, watch_ids: Sequence[str],

@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from engine.watch.access import ReadTarget
 from engine.watch.model import SourceKey, SourceKind
+from graph.base import Store, rows
 from graph.watch import codec
-from graph.watch.repository import rows
 
 
 @dataclass(frozen=True)
@@ -55,14 +55,7 @@ def _doc_target(entry: LibraryEntry, title: str | None) -> ReadTarget:
     return ReadTarget(key=key, project=entry.project, title=title or "", tags=entry.tags)
 
 
-class SourceCatalogue:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
-        self._driver = driver
-        self._database = database
-
-    async def _read(self, work: Any) -> Any:
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+class SourceCatalogue(Store):
 
     async def place(self, entry: LibraryEntry) -> None:
         """Put a knowledge document into a library with its tags (idempotent)."""
@@ -74,8 +67,7 @@ class SourceCatalogue:
         async def work(tx: AsyncManagedTransaction) -> None:
             await rows(tx, "watch/put_library_entry", entry=props)
 
-        async with self._driver.session(database=self._database) as session:
-            await session.execute_write(work)
+        await self.write(work)
 
     async def document(
         self, library_id: str, document_id: str, scopes: Sequence[str]
@@ -91,7 +83,7 @@ class SourceCatalogue:
             first = next((by_scope[s] for s in scopes if s in by_scope), None)
             return _doc_target(_entry(first["e"]), first["title"]) if first else None
 
-        result: ReadTarget | None = await self._read(work)
+        result: ReadTarget | None = await self.read(work)
         return result
 
     async def titled(
@@ -104,7 +96,7 @@ class SourceCatalogue:
             )
             return [_doc_target(_entry(r["e"]), r["title"]) for r in found]
 
-        result: list[ReadTarget] = await self._read(work)
+        result: list[ReadTarget] = await self.read(work)
         return result
 
     async def current(self, project: str, source_id: str) -> CurrentText | None:
@@ -119,5 +111,5 @@ class SourceCatalogue:
                 revision=s["current_version"], text=v.get("text"),
             )
 
-        result: CurrentText | None = await self._read(work)
+        result: CurrentText | None = await self.read(work)
         return result

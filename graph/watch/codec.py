@@ -3,7 +3,8 @@
 Neo4j properties hold scalars and lists of scalars only, so nested parts that are read and
 written as a whole (a step's preconditions are a list; an observation's `workflowChecks`,
 an outcome's reasons, a hand-off's steps, a checkpoint's `data`) are stored as JSON text.
-Times are stored as Neo4j datetimes and come back as aware `datetime`s.
+Times are stored as Neo4j datetimes and come back as stdlib-UTC `datetime`s (the one
+codec, `graph.temporal`).
 
 An observation written before step lists existed has no `workflow_checks` property; it
 decodes to `workflow_checks=None` and stays readable (seed 000 "旧观察无步骤清单仍可读取").
@@ -15,8 +16,6 @@ import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
-
-from neo4j.time import DateTime
 
 from engine.watch.access import GrantBasis, ReadGrant
 from engine.watch.model import (
@@ -35,18 +34,12 @@ from engine.watch.model import (
     WorkflowCheck,
     WorkflowStep,
 )
-
-
-def native(value: Any) -> Any:
-    if isinstance(value, DateTime):
-        return value.to_native()
-    if isinstance(value, list):
-        return [native(v) for v in value]
-    return value
+from graph.temporal import from_neo4j
 
 
 def plain(props: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: native(v) for k, v in props.items()}
+    """A node's properties with its instants as stdlib-UTC datetimes (`graph.temporal`)."""
+    return {k: from_neo4j(v) for k, v in props.items()}
 
 
 def _dumps(value: Any) -> str:
@@ -101,7 +94,7 @@ def _binding_order(props: Mapping[str, Any]) -> tuple[int, Any, str]:
     """Bindings come back in the order they were given; older records without an ordinal
     fall back to (bound_at, binding_id)."""
     ordinal = props.get("ordinal")
-    return (ordinal if isinstance(ordinal, int) else 1_000_000, native(props["bound_at"]),
+    return (ordinal if isinstance(ordinal, int) else 1_000_000, from_neo4j(props["bound_at"]),
             str(props["binding_id"]))
 
 

@@ -17,15 +17,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound
 from engine.watch.model import DeliveryState
 from engine.watch.outcome import delivery_state
 from engine.watch.receipts import ReceiptStatus
 from engine.watch.report import ExecutionReport, ReceiptRecord, settle_report
+from graph.base import Store, rows
 from graph.watch import codec
-from graph.watch.repository import load_state, rows, write_steps
+from graph.watch.repository import load_state, write_steps
 
 
 def receipt_props(scope: str, r: ReceiptRecord) -> dict[str, Any]:
@@ -57,10 +58,7 @@ class ReportWrite:
     delivery: DeliveryState
 
 
-class WatchReceipts:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
-        self._driver = driver
-        self._database = database
+class WatchReceipts(Store):
 
     async def report_execution(
         self, scope: str, report: ExecutionReport, now: datetime
@@ -89,8 +87,7 @@ class WatchReceipts:
                 await write_steps(tx, scope, report.watch_id, steps, state.steps_run_id)
             return ReportWrite(decision.receipt, False, delivery_state(steps))
 
-        async with self._driver.session(database=self._database) as session:
-            result: ReportWrite = await session.execute_write(work)
+        result: ReportWrite = await self.write(work)
         return result
 
     async def receipts_of(
@@ -103,8 +100,7 @@ class WatchReceipts:
                                watch_ids=list(watch_ids), limit=limit)
             return {r["watch_id"]: [receipt_from(i) for i in r["items"]] for r in found}
 
-        async with self._driver.session(database=self._database) as session:
-            result: dict[str, list[ReceiptRecord]] = await session.execute_read(work)
+        result: dict[str, list[ReceiptRecord]] = await self.read(work)
         return result
 
 

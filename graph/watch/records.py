@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound
 from engine.watch.model import Checkpoint, HandOff, Observation, WorkflowStep
+from graph.base import Store, rows
 from graph.watch import codec
-from graph.watch.repository import load_state, rows, write_steps
+from graph.watch.repository import load_state, write_steps
 
 
 @dataclass(frozen=True)
@@ -43,18 +44,7 @@ class HandOffWrite:
     delivered: bool  # False: the key was already delivered; this one was dropped
 
 
-class WatchRecords:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
-        self._driver = driver
-        self._database = database
-
-    async def _write(self, work: Any) -> Any:
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
-
-    async def _read(self, work: Any) -> Any:
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+class WatchRecords(Store):
 
     # --- runs ---------------------------------------------------------------------------
 
@@ -71,21 +61,21 @@ class WatchRecords:
             found = (await rows(tx, "watch/claim_run", run=run))[0]
             return RunClaim(claimed=bool(found["claimed"]), run=codec.plain(found["r"]))
 
-        claim: RunClaim = await self._write(work)
+        claim: RunClaim = await self.write(work)
         return claim
 
     async def update_run(self, scope: str, run_id: str, props: Mapping[str, Any]) -> None:
         async def work(tx: AsyncManagedTransaction) -> None:
             await rows(tx, "watch/update_run", scope=scope, id=run_id, props=dict(props))
 
-        await self._write(work)
+        await self.write(work)
 
     async def runs(self, scope: str, watch_id: str, limit: int = 20) -> list[dict[str, Any]]:
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
             found = await rows(tx, "watch/runs_of", scope=scope, watch_id=watch_id, limit=limit)
             return [codec.plain(r["r"]) for r in found]
 
-        result: list[dict[str, Any]] = await self._read(work)
+        result: list[dict[str, Any]] = await self.read(work)
         return result
 
     # --- observations -------------------------------------------------------------------
@@ -114,7 +104,7 @@ class WatchRecords:
                 props=dict(watch_fields),
             )
 
-        await self._write(work)
+        await self.write(work)
 
     async def observations(
         self, scope: str, watch_id: str, limit: int = 20
@@ -128,7 +118,7 @@ class WatchRecords:
                 for r in found
             ]
 
-        result: list[StoredObservation] = await self._read(work)
+        result: list[StoredObservation] = await self.read(work)
         return result
 
     # --- hand-offs ----------------------------------------------------------------------
@@ -140,7 +130,7 @@ class WatchRecords:
             ))[0]
             return HandOffWrite(codec.handoff_from(found["h"]), bool(found["delivered"]))
 
-        result: HandOffWrite = await self._write(work)
+        result: HandOffWrite = await self.write(work)
         return result
 
     async def handoffs(self, scope: str, watch_id: str) -> list[HandOff]:
@@ -148,7 +138,7 @@ class WatchRecords:
             found = await rows(tx, "watch/handoffs_of", scope=scope, watch_id=watch_id)
             return [codec.handoff_from(r["h"]) for r in found]
 
-        result: list[HandOff] = await self._read(work)
+        result: list[HandOff] = await self.read(work)
         return result
 
     # --- checkpoints --------------------------------------------------------------------
@@ -163,7 +153,7 @@ class WatchRecords:
                 raise NotFound(f"unknown watch {checkpoint.watch_id}", field="watchId")
             return codec.checkpoint_from(found[0]["c"])[0]
 
-        result: Checkpoint = await self._write(work)
+        result: Checkpoint = await self.write(work)
         return result
 
     async def checkpoint(self, scope: str, checkpoint_id: str) -> tuple[Checkpoint, int]:
@@ -173,7 +163,7 @@ class WatchRecords:
                 raise NotFound(f"unknown checkpoint {checkpoint_id}", field="checkpointId")
             return codec.checkpoint_from(found[0]["c"])
 
-        result: tuple[Checkpoint, int] = await self._read(work)
+        result: tuple[Checkpoint, int] = await self.read(work)
         return result
 
     async def update_checkpoint(
@@ -186,7 +176,7 @@ class WatchRecords:
             await rows(tx, "watch/update_checkpoint", scope=scope, id=checkpoint.checkpoint_id,
                        props=changed)
 
-        await self._write(work)
+        await self.write(work)
 
     async def checkpoints(
         self, scope: str, watch_id: str, limit: int = 20
@@ -197,5 +187,5 @@ class WatchRecords:
             )
             return [codec.checkpoint_from(r["c"]) for r in found]
 
-        result: list[tuple[Checkpoint, int]] = await self._read(work)
+        result: list[tuple[Checkpoint, int]] = await self.read(work)
         return result

@@ -11,24 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
+from engine.clock import Clock, utcnow
 from engine.errors import NotFound
 from engine.watch import access
 from engine.watch.access import IssueGrant, ReadGrant, RevokeGrant
 from engine.watch.evidence import EvidenceOrigin, apply_evidence
 from engine.watch.model import SourceBinding, Watch, WorkflowStep
-from graph.queries import queries
+from graph.base import Store, rows
 from graph.watch import codec
-
-Clock = Callable[[], datetime]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -44,9 +39,11 @@ class WatchState:
     resume_reread: tuple[str, ...]
 
 
-async def rows(tx: AsyncManagedTransaction, name: str, /, **params: Any) -> list[Any]:
-    result = await tx.run(queries().text(name), params)
-    return [record async for record in result]
+@dataclass(frozen=True)
+class WatchPage:
+    states: list[WatchState]
+    has_next: bool
+    total: int | None  # None unless asked for
 
 
 async def load_state(tx: AsyncManagedTransaction, scope: str, watch_id: str) -> WatchState:
@@ -98,19 +95,10 @@ async def _apply_grant_effects(
         )
 
 
-class WatchRepository:
+class WatchRepository(Store):
     def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow) -> None:
-        self._driver = driver
-        self._database = database
+        super().__init__(driver, database)
         self.clock = clock
-
-    async def _write(self, work: Callable[[AsyncManagedTransaction], Any]) -> Any:
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
-
-    async def _read(self, work: Callable[[AsyncManagedTransaction], Any]) -> Any:
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
 
     # --- watches ------------------------------------------------------------------------
 
@@ -127,36 +115,34 @@ class WatchRepository:
             await _apply_grant_effects(tx, watch.scope, issued)
             return await load_state(tx, watch.scope, watch.watch_id)
 
-        state: WatchState = await self._write(work)
+        state: WatchState = await self.write(work)
         return state
 
     async def get(self, scope: str, watch_id: str) -> WatchState:
         async def work(tx: AsyncManagedTransaction) -> WatchState:
             return await load_state(tx, scope, watch_id)
 
-        state: WatchState = await self._read(work)
+        state: WatchState = await self.read(work)
         return state
 
     async def page(
-        self, scope: str, *, after: tuple[datetime, str] | None, first: int
-    ) -> tuple[list[WatchState], int, bool]:
-        """A page of watches after the keyset cursor, the total, and whether more follow.
+        self, scope: str, *, after: tuple[datetime, str] | None, first: int, with_total: bool
+    ) -> WatchPage:
+        """A page of watches after the keyset (created_at, id), oldest first: one statement
+        with bindings and steps, cut at `first`; the count is a second one, only when asked."""
 
-        Two queries whatever the page size: the page with bindings and steps, and the count.
-        """
-
-        async def work(tx: AsyncManagedTransaction) -> tuple[list[WatchState], int, bool]:
+        async def work(tx: AsyncManagedTransaction) -> WatchPage:
             found = await rows(
                 tx, "watch/page_watches", scope=scope,
                 after_created_at=after[0] if after else None,
                 after_id=after[1] if after else None, limit=first + 1,
             )
-            total = (await rows(tx, "watch/count_watches", scope=scope))[0]["total"]
-            states = [state_from(r) for r in found[:first]]
-            return states, int(total), len(found) > first
+            total = None
+            if with_total:
+                total = int((await rows(tx, "watch/count_watches", scope=scope))[0]["total"])
+            return WatchPage([state_from(r) for r in found[:first]], len(found) > first, total)
 
-        result: tuple[list[WatchState], int, bool] = await self._read(work)
-        return result
+        return await self.read(work)
 
     async def _change(
         self, scope: str, watch_id: str,
@@ -178,7 +164,7 @@ class WatchRepository:
             await _apply_grant_effects(tx, scope, effects)
             return await load_state(tx, scope, watch_id)
 
-        state: WatchState = await self._write(work)
+        state: WatchState = await self.write(work)
         return state
 
     async def stop(self, scope: str, watch_id: str) -> WatchState:
@@ -216,7 +202,7 @@ class WatchRepository:
             await load_state(tx, scope, watch_id)
             await rows(tx, "watch/update_watch", scope=scope, id=watch_id, props=dict(props))
 
-        await self._write(work)
+        await self.write(work)
 
     # --- grants -------------------------------------------------------------------------
 
@@ -225,7 +211,7 @@ class WatchRepository:
             return [codec.plain(r["g"]) for r in await rows(
                 tx, "watch/grants_of", scope=scope, watch_id=watch_id)]
 
-        records: list[dict[str, Any]] = await self._read(work)
+        records: list[dict[str, Any]] = await self.read(work)
         return records
 
     async def recover_grants(self, scope: str, watch_id: str) -> tuple[ReadGrant, ...]:
@@ -240,7 +226,7 @@ class WatchRepository:
             ]
             return access.recover_grants(state.watch, recorded)
 
-        grants: tuple[ReadGrant, ...] = await self._read(work)
+        grants: tuple[ReadGrant, ...] = await self.read(work)
         return grants
 
     # --- steps --------------------------------------------------------------------------
@@ -252,7 +238,7 @@ class WatchRepository:
             await load_state(tx, scope, watch_id)
             await write_steps(tx, scope, watch_id, steps, run_id)
 
-        await self._write(work)
+        await self.write(work)
 
     async def record_step_evidence(
         self, scope: str, watch_id: str, updates: Sequence[Mapping[str, Any]], *,
@@ -274,5 +260,5 @@ class WatchRepository:
             await write_steps(tx, scope, watch_id, applied.steps, state.steps_run_id)
             return await load_state(tx, scope, watch_id)
 
-        state: WatchState = await self._write(work)
+        state: WatchState = await self.write(work)
         return state

@@ -7,18 +7,19 @@ transaction; a repeated trigger of the same round finds it and changes nothing.
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound
+from engine.ids import new_id
 from engine.watch.heartbeat_round import CandidateSnapshot, RoundDecision
 from engine.watch.model import Outcome
+from graph.base import Store, rows
+from graph.temporal import from_neo4j
 from graph.watch import codec
-from graph.watch.repository import rows
 
 
 @dataclass(frozen=True)
@@ -31,17 +32,14 @@ def round_id_of(scope: str, round_id: str) -> str:
     return f"{scope}:{round_id}"
 
 
-class WatchRounds:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
-        self._driver = driver
-        self._database = database
+class WatchRounds(Store):
 
     async def candidates(self, scope: str) -> list[CandidateSnapshot]:
         async def work(tx: AsyncManagedTransaction) -> list[CandidateSnapshot]:
             found = await rows(tx, "watch/round_candidates", scope=scope)
             return [
                 CandidateSnapshot(
-                    watch_id=r["id"], last_checked_at=codec.native(r["last_checked_at"]),
+                    watch_id=r["id"], last_checked_at=from_neo4j(r["last_checked_at"]),
                     observation_id=r["observation_id"],
                     outcome=Outcome.model_validate(json.loads(r["outcome"]))
                     if r["outcome"] else None,
@@ -50,8 +48,7 @@ class WatchRounds:
                 for r in found
             ]
 
-        async with self._driver.session(database=self._database) as session:
-            result: list[CandidateSnapshot] = await session.execute_read(work)
+        result: list[CandidateSnapshot] = await self.read(work)
         return result
 
     async def claim(self, scope: str, round_id: str, decision: RoundDecision, *,
@@ -64,7 +61,7 @@ class WatchRounds:
             "checked": list(decision.to_check),
             "run_ids": [run_ids[w] for w in decision.to_check],
             "later": list(decision.later), "still_open": list(decision.still_open),
-            "planned_by": planned_by, "planned_at": now, "claim": uuid.uuid4().hex,
+            "planned_by": planned_by, "planned_at": now, "claim": new_id("", 32),
         }
 
         async def work(tx: AsyncManagedTransaction) -> RoundClaim:
@@ -74,8 +71,7 @@ class WatchRounds:
                     c.model_dump() for c in decision.closed])
             return RoundClaim(bool(found["claimed"]), codec.plain(found["r"]))
 
-        async with self._driver.session(database=self._database) as session:
-            result: RoundClaim = await session.execute_write(work)
+        result: RoundClaim = await self.write(work)
         return result
 
     async def get(self, scope: str, round_id: str) -> dict[str, Any]:
@@ -85,6 +81,10 @@ class WatchRounds:
                 raise NotFound(f"unknown watch round {round_id}", field="roundId")
             return codec.plain(found[0]["r"])
 
-        async with self._driver.session(database=self._database) as session:
-            result: dict[str, Any] = await session.execute_read(work)
+        result: dict[str, Any] = await self.read(work)
         return result
+
+    async def scopes_with_enabled_watches(self, limit: int) -> list[str]:
+        """The scopes a heartbeat slot starts a round for (at most `limit`)."""
+        found = await self.query("watch/scopes_with_enabled_watches", limit=limit)
+        return [r["scope"] for r in found]

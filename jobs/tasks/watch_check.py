@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
@@ -33,6 +32,7 @@ import httpx
 from arq.connections import ArqRedis
 from arq.worker import Retry
 
+from engine.clock import utcnow
 from engine.model.accounting import Accounting
 from engine.model.errors import ModelError, ModelRateLimited
 from engine.model.gateway import HttpModelGateway, build_gateway
@@ -59,41 +59,14 @@ from engine.watch.redaction import ToolSummary, build_resume_summary, redact_too
 from engine.watch.run import CheckRun, conclude, finish_round, start_run
 from graph.watch.catalogue import SourceCatalogue
 from graph.watch.records import WatchRecords
-from graph.watch.repository import WatchRepository, utcnow
+from graph.watch.repository import WatchRepository
 from jobs.tasks import watch_prompts
 from jobs.tasks.watch_tools import TOOL_SPECS, CheckSession, call_tool
+from jobs.watch.effects import enqueue_sync
 
 log = logging.getLogger("storygraph.jobs.watch")
 
 FINISHED_RUN_STATES = frozenset({"completed", "failed"})
-
-
-def check_job_id(scope: str, watch_id: str, request_id: str) -> str:
-    """The stable arq job id of one requested check: a repeated trigger is not enqueued."""
-    return f"watch-check:{scope}:{watch_id}:{request_id}"
-
-
-def sync_job_id(checkpoint_id: str) -> str:
-    return f"watch-checkpoint-sync:{checkpoint_id}"
-
-
-async def enqueue_check(pool: ArqRedis, settings: Settings, *, scope: str, watch_id: str,
-                        request_id: str) -> bool:
-    """True when enqueued now; False when this request id was already enqueued."""
-    job = await pool.enqueue_job(
-        "run_watch_check", scope=scope, watch_id=watch_id, run_id=request_id,
-        _job_id=check_job_id(scope, watch_id, request_id), _queue_name=settings.queue_name,
-    )
-    return job is not None
-
-
-async def enqueue_sync(pool: ArqRedis, settings: Settings, *, scope: str,
-                       checkpoint_id: str) -> bool:
-    job = await pool.enqueue_job(
-        "sync_watch_checkpoint", scope=scope, checkpoint_id=checkpoint_id,
-        _job_id=sync_job_id(checkpoint_id), _queue_name=settings.queue_name,
-    )
-    return job is not None
 
 
 class ChatGateway(Protocol):
@@ -310,10 +283,6 @@ async def _finish(
         "outcome": run.outcome.status.value if run.outcome else None,
         "handoff": handoff_status, "retries": extra["retries"], "error": error,
     }
-
-
-def new_request_id() -> str:
-    return uuid.uuid4().hex
 
 
 def _source_key(raw: str) -> str | None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from arq.worker import Retry
 
+from engine.clock import utcnow
 from engine.errors import StorygraphError
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind as StorySourceKind
@@ -30,7 +31,6 @@ from engine.watch.model import Checkpoint, SourceKey, SourceKind, SyncStatus
 from graph.story.repository import StoryRepository
 from graph.watch.catalogue import SourceCatalogue
 from graph.watch.records import WatchRecords
-from graph.watch.repository import utcnow
 
 RETRY_DEFER_SECONDS = 5
 

@@ -18,13 +18,13 @@ list is saved after every change, so a revision change that revokes it is persis
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from engine.errors import StorygraphError
+from engine.ids import new_id
 from engine.model.messages import ToolSpec
 from engine.watch import access
 from engine.watch.checkpoint import record_checkpoint
@@ -277,7 +277,7 @@ class CheckSession:
         try:
             checkpoint = record_checkpoint(
                 args, watches={self.watch.watch_id: self.watch}, verification_complete=complete,
-                run_id=self.run.run_id, checkpoint_id=f"cp-{uuid.uuid4().hex[:16]}",
+                run_id=self.run.run_id, checkpoint_id=new_id("cp"),
                 now=self.clock(),
             )
         except StorygraphError as exc:

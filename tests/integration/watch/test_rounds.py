@@ -17,8 +17,8 @@ from engine.watch.model import Observation, Outcome, OutcomeStatus
 from graph.watch.repository import WatchState
 from jobs.queue import open_pool
 from jobs.serialization import deserialize
-from jobs.tasks.watch_check import check_job_id
-from jobs.tasks.watch_round import round_run_id, run_watch_round
+from jobs.tasks.watch_round import run_watch_round
+from jobs.watch.effects import check_job_id, round_run_id
 from tests.support.watch_world import NOW, World
 
 

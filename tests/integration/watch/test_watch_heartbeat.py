@@ -16,8 +16,9 @@ from engine.settings import Settings
 from graph.review.app import AppSettingsStore
 from jobs.queue import open_pool
 from jobs.serialization import deserialize
-from jobs.tasks.watch_heartbeat import slot_id, watch_heartbeat_tick
-from jobs.tasks.watch_round import round_job_id
+from jobs.tasks.watch_heartbeat import watch_heartbeat_tick
+from jobs.watch.effects import round_job_id
+from jobs.watch.rounds import slot_id
 from tests.support.watch_world import World
 
 SLOT_TIME = datetime(2035, 3, 19, 2, 17, tzinfo=UTC)
