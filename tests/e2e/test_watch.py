@@ -304,7 +304,7 @@ RECORD = """mutation($s: String!, $id: ID!, $u: [StepEvidenceInput!]!) {
 def offline_stack(start_server: Any, services: Settings) -> Iterator[Server]:
     """An API with a named person's token and a worker without a model endpoint."""
     queue = f"storygraph:test:watch-offline:{uuid.uuid4().hex[:8]}"
-    tokens = json.dumps([{"token": ALICE_TOKEN, "name": "alice",
+    tokens = json.dumps([{"token": ALICE_TOKEN, "name": "alice", "scopes": ["*"],
                           "roles": ["reader", "editor", "operator"]}])
     api = start_server(QUEUE_NAME=queue, API_TOKENS=tokens)
     env = process_env(services, QUEUE_NAME=queue)
