@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -35,6 +36,7 @@ from engine.errors import Conflict
 from graph.queries import Queries, queries
 
 T = TypeVar("T")
+log = logging.getLogger("storygraph.graph")
 Work = Callable[[AsyncManagedTransaction], Awaitable[T]]
 
 
@@ -52,7 +54,9 @@ def mapped_errors() -> Iterator[None]:
     try:
         yield
     except ConstraintError as exc:
-        raise Conflict("a record with this key already exists", constraint=exc.message) from exc
+        # Neo4j's message names labels, properties and node ids: logged, never returned
+        log.info("constraint refused a write", extra={"fields": {"error": exc.message}})
+        raise Conflict("a record with this key already exists") from exc
 
 
 class Store:

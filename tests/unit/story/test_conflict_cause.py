@@ -12,6 +12,7 @@ from neo4j.exceptions import ConstraintError
 
 from api.errors import shape_error
 from engine.errors import Conflict
+from graph.base import mapped_errors
 from graph.story.repository import StoryRepository
 
 RAW = "Node(4242) already exists with label `EventVersion` and property `seq` = 3"
@@ -51,3 +52,12 @@ async def test_conflict_does_not_return_the_raw_neo4j_message(
     assert shaped.extensions == {"code": "CONFLICT"}
     assert RAW not in shaped.message
     assert any(RAW in str(getattr(r, "fields", "")) for r in caplog.records)
+
+
+def test_a_store_conflict_does_not_return_the_raw_neo4j_message() -> None:
+    error = ConstraintError()
+    error._message = RAW  # type: ignore[attr-defined]
+    with pytest.raises(Conflict) as refused, mapped_errors():
+        raise error
+    shaped = shape_error(GraphQLError("x", original_error=refused.value))
+    assert shaped.extensions == {"code": "CONFLICT"} and RAW not in shaped.message
