@@ -11,6 +11,8 @@ the text in `neo4j.Query` with the key as metadata so the name shows in Neo4j's 
 `execute_read` / `execute_write`, whose transaction functions carry the metadata through
 `neo4j.unit_of_work`. Schema files
 under `cypher/schema/` are migrations, not named queries; `graph.migrate` applies them.
+Files under `cypher/browser/` are saved queries for people to paste into Neo4j Browser
+(they start with `:param` lines), not named queries either.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from neo4j import Query
 
 CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
+NOT_NAMED = frozenset({"schema", "browser"})  # migrations; Neo4j Browser's saved queries
 _PARAMS_HEADER = re.compile(r"^\s*//\s*params:\s*(.*)$", re.MULTILINE)
 _PARAM_USE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _LINE_COMMENT = re.compile(r"//[^\n]*")
@@ -63,12 +66,12 @@ def _parse(path: Path, key: str) -> NamedQuery:
 
 
 def load_queries(root: Path = CYPHER_DIR) -> dict[str, NamedQuery]:
-    """Read every named query below `root` (schema migrations excluded)."""
+    """Read every named query below `root` (schema migrations and browser/ excluded)."""
     found: dict[str, NamedQuery] = {}
     folded: dict[str, Path] = {}
     for path in sorted(root.rglob("*.cypher")):
         rel = path.relative_to(root)
-        if rel.parts[0] == "schema":
+        if rel.parts[0] in NOT_NAMED:
             continue
         key = rel.with_suffix("").as_posix()
         # Names differing only by case are one name on case-insensitive file systems.

@@ -5,6 +5,9 @@
 UNWIND $rows AS row
 MERGE (n:Entity {id: row.id})
   ON CREATE SET n:StoryObject, n.scope = row.scope
+// The identity node keeps a caption of the version written, for Neo4j Browser (backfilled
+// by cypher/schema/064_identity_captions.cypher). Entity: its current name and kind.
+SET n.name = row.props.name, n.kind = row.props.kind
 WITH n, row
 OPTIONAL MATCH (prev:EntityVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever

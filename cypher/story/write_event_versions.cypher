@@ -5,6 +5,9 @@
 UNWIND $rows AS row
 MERGE (n:Event {id: row.id})
   ON CREATE SET n:StoryObject, n.scope = row.scope
+// The identity node keeps a caption of the version written, for Neo4j Browser (backfilled
+// by cypher/schema/064_identity_captions.cypher). Event: its current title and time.
+SET n.name = row.props.title, n.title = row.props.title, n.at = row.props.at
 WITH n, row
 OPTIONAL MATCH (prev:EventVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever

@@ -5,6 +5,10 @@
 UNWIND $rows AS row
 MERGE (n:Relation {id: row.id})
   ON CREATE SET n:StoryObject, n.scope = row.scope
+// The identity node keeps a caption of the version written, for Neo4j Browser (backfilled
+// by cypher/schema/064_identity_captions.cypher). Relation: its current type (and confirmation, removed).
+SET n.name = row.props.type, n.type = row.props.type,
+    n.confirmation = row.props.confirmation, n.removed = row.props.removed
 WITH n, row
 OPTIONAL MATCH (prev:RelationVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever

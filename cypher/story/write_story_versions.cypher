@@ -5,6 +5,9 @@
 UNWIND $rows AS row
 MERGE (n:Story {id: row.id})
   ON CREATE SET n:StoryObject, n.scope = row.scope
+// The identity node keeps a caption of the version written, for Neo4j Browser (backfilled
+// by cypher/schema/064_identity_captions.cypher). Story: its current name.
+SET n.name = row.props.name
 WITH n, row
 OPTIONAL MATCH (prev:StoryVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever

@@ -1,0 +1,200 @@
+"""Neo4j Browser explains the data (issue 15 item 5).
+
+Identity nodes carry a readable caption, written in the same transaction as each new version
+(and backfilled by migration 064); every saved query in `cypher/browser/` runs as Browser
+runs a pasted script: each `:param name => expr;` line evaluated as `RETURN expr` on the
+server, then the one Cypher query with those parameters. Here the ids on the `:param` lines
+are replaced by ones of data this test creates; each query must return rows and read
+through indexes (no label scan, no all-nodes scan), like tests/integration/platform/
+test_query_plans.py checks the named queries.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from engine.story.inputs import EntityEdit
+from graph.migrate import SCHEMA_DIR, load_migrations
+from graph.queries import CYPHER_DIR
+from graph.story import StoryRepository
+from tests.support.story import ALICE, RUN, StepClock, source, two_people
+
+BROWSER = CYPHER_DIR / "browser"
+FILES = sorted(BROWSER.glob("*.cypher"))
+PARAM = re.compile(r"^:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?);\s*$")
+
+
+def parse(path: Path) -> tuple[dict[str, str], str]:
+    """The `:param` lines (name -> Cypher expression) and the query after them."""
+    params: dict[str, str] = {}
+    body: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip().startswith("//"):
+            continue
+        if line.startswith(":"):
+            found = PARAM.match(line)
+            assert found, f"{path.name}: not a `:param name => expr;` line: {line!r}"
+            assert not body, f"{path.name}: :param lines must come before the query"
+            params[found.group(1)] = found.group(2)
+            continue
+        body.append(line)
+    query = "\n".join(body).strip()
+    assert query and ";" not in query.rstrip(";"), f"{path.name}: one query after the :params"
+    return params, query.rstrip(";")
+
+
+def operators(plan: dict[str, Any]) -> list[str]:
+    found = [plan["operatorType"].split("@")[0]]
+    for child in plan.get("children", []):
+        found += operators(child)
+    return found
+
+
+def test_every_saved_query_is_listed() -> None:
+    names = {p.name for p in FILES}
+    assert names == {
+        "current_graph.cypher",
+        "graph_as_of.cypher",
+        "entity_history.cypher",
+        "concern_path.cypher",
+        "review_run_batches.cypher",
+    }
+    readme = (BROWSER / "README.md").read_text(encoding="utf-8")
+    assert all(n in readme for n in names)
+
+
+def test_saved_queries_are_not_named_queries() -> None:
+    from graph.queries import queries
+
+    assert not [k for k in queries().named() if k.startswith("browser/")]
+
+
+@pytest.fixture
+async def world(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> dict[str, Any]:
+    """A scope with two people, a relation, an edited entity, a concern with a message and
+    a supervision run with a stage and two batches."""
+    repo = StoryRepository(neo4j_driver, settings.neo4j_database, clock=StepClock())
+    await repo.upsert_source(source(scope))
+    out = await repo.publish_result(two_people(scope, "k1"), by=RUN)
+    graph = await repo.story_graph(scope)
+    zs = next(e for e in graph.entities if e.name == "张三")
+    await repo.update_entity(scope, zs.id, EntityEdit(name="张三丰"), seen_version=zs.seq, by=ALICE)
+    concern_id, run_id = f"concern-{scope}", f"run-{scope}"
+    await neo4j_driver.execute_query(
+        """
+        CREATE (c:Concern {concern_id: $concern_id, scope: $scope, status: 'waiting_reply',
+                           title: '催李四提测', goal: '周四提测', revision: 1})
+        MERGE (p:Person {scope: $scope, person_id: 'ls'})
+        CREATE (c)-[:INVOLVES {role_in_concern: 'owner'}]->(p)
+        CREATE (:OutboxMessage {key: $concern_id + ':1', concern_id: $concern_id, scope: $scope,
+                                status: 'sent', recipient_person_id: 'ls',
+                                deliver_at: datetime('2026-03-01T10:00:00Z')})
+        CREATE (r:SupervisionRun {id: $run_id, scope: $scope, status: 'completed'})
+        CREATE (r)-[:HAS_STAGE]->(:ReviewStage {run_id: $run_id, stage: 'leaves',
+                                                 state: 'completed', scope: $scope})
+        CREATE (r)-[:HAS_BATCH]->(:ReviewBatch {run_id: $run_id, index: 0, state: 'committed',
+                                                attempts: 1, scope: $scope})
+        CREATE (r)-[:HAS_BATCH]->(:ReviewBatch {run_id: $run_id, index: 1, state: 'committed',
+                                                attempts: 2, scope: $scope})
+        """,
+        concern_id=concern_id,
+        run_id=run_id,
+        scope=scope,
+        database_=settings.neo4j_database,
+    )
+    return {
+        "scope": scope,
+        "entity_id": zs.id,
+        "concern_id": concern_id,
+        "run_id": run_id,
+        "result_id": out.result.id,
+    }
+
+
+async def test_identity_nodes_carry_the_current_caption(
+    neo4j_driver: AsyncDriver, settings: Settings, world: dict[str, Any]
+) -> None:
+    records, _, _ = await neo4j_driver.execute_query(
+        """
+        MATCH (n:StoryObject) WHERE n.scope = $scope AND NOT n:Change
+        RETURN labels(n) AS labels, n.name AS name, n {.*} AS props ORDER BY name
+        """,
+        scope=world["scope"],
+        database_=settings.neo4j_database,
+    )
+    by_label: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for r in records:
+        key = tuple(sorted(set(r["labels"]) - {"StoryObject"}))
+        by_label.setdefault(key, []).append(r["props"])
+    # the correction renamed 张三: the identity follows it in the same write
+    assert sorted(p["name"] for p in by_label[("Entity",)]) == ["张三丰", "李四"]
+    assert [p["kind"] for p in by_label[("Entity",)]] == ["person", "person"]
+    (relation,) = by_label[("Relation",)]
+    assert (relation["name"], relation["type"], relation["confirmation"], relation["removed"]) == (
+        "works_with",
+        "works_with",
+        "suggested",
+        False,
+    )
+    (event,) = by_label[("Event",)]
+    assert event["name"] == event["title"] == "提测会议"
+
+
+async def test_migration_backfills_captions(
+    neo4j_driver: AsyncDriver, settings: Settings, world: dict[str, Any]
+) -> None:
+    db = settings.neo4j_database
+    await neo4j_driver.execute_query(
+        "MATCH (n:Entity) WHERE n.scope = $scope REMOVE n.name, n.kind",
+        scope=world["scope"],
+        database_=db,
+    )
+    (mig,) = [m for m in load_migrations(SCHEMA_DIR) if m.name == "064_identity_captions"]
+    for stmt in mig.statements:  # idempotent: the same values the writes set
+        await neo4j_driver.execute_query(stmt, database_=db)
+    records, _, _ = await neo4j_driver.execute_query(
+        "MATCH (n:Entity) WHERE n.scope = $scope RETURN n.name AS name ORDER BY name",
+        scope=world["scope"],
+        database_=db,
+    )
+    assert [r["name"] for r in records] == ["张三丰", "李四"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+async def test_saved_query_runs_as_pasted_and_uses_indexes(
+    neo4j_driver: AsyncDriver, settings: Settings, world: dict[str, Any], path: Path
+) -> None:
+    db = settings.neo4j_database
+    params_text, query = parse(path)
+    assert params_text, f"{path.name} sets its parameters with :param lines"
+    params: dict[str, Any] = {}
+    for name, expr in params_text.items():  # as Browser does: RETURN <expr> on the server
+        records, _, _ = await neo4j_driver.execute_query(f"RETURN {expr} AS value", database_=db)
+        params[name] = records[0]["value"]
+    used = set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", query))
+    assert used == set(params), (path.name, used, set(params))
+    params.update({k: world[k] for k in params if k in world})
+
+    records, _, _ = await neo4j_driver.execute_query(query, params, database_=db)
+    assert records, f"{path.name} returned no rows"
+    _, summary, _ = await neo4j_driver.execute_query("EXPLAIN " + query, params, database_=db)
+    assert summary.plan is not None
+    ops = operators(summary.plan)
+    assert not any(op.startswith(("NodeByLabelScan", "AllNodesScan")) for op in ops), (
+        path.name,
+        ops,
+    )
+
+    if path.stem == "graph_as_of":
+        assert {r["name_then"] for r in records} == {"张三丰", "李四"}
+    if path.stem == "entity_history":
+        assert [(r["seq"], r["name"]) for r in records] == [(1, "张三"), (2, "张三丰")]
+        assert str(records[-1]["retracted_at"]).startswith("9999-12-31")
+    if path.stem == "review_run_batches":
+        assert [r["batch"] for r in records] == [0, 1]
