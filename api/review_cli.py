@@ -26,13 +26,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from api.definitions.review_types import RunProgress, StageProgress, run_progress
 from engine.errors import StorygraphError
+from engine.principal import Principal
 from engine.review.lifecycle import SupervisionRun
 from engine.review.types import Scope
 from engine.settings import Settings
 from graph.driver import open_driver
+from jobs.deps import Deps
 from jobs.queue import open_pool
-from jobs.tasks.review_ops import cancel_review, continue_review, pause_review, start_review
-from jobs.tasks.review_services import DEFAULT_WINDOW, ReviewServices
+from jobs.review import commands, reads
+from jobs.review.services import DEFAULT_WINDOW
+
+# The operator at this machine's terminal, holding the service's own settings: every scope.
+CLI_PRINCIPAL = Principal("cli", frozenset({"*"}), frozenset({"admin"}))
 
 POLL_SECONDS = 0.5
 DETACHED = "Detached: the review keeps running (not cancelled). Follow it again with"
@@ -114,17 +119,16 @@ class Bars:
 
 
 async def follow(
-    svc: ReviewServices, run_id: str, console: Console, *, poll: float = POLL_SECONDS
+    deps: Deps, run_id: str, console: Console, *, poll: float = POLL_SECONDS
 ) -> SupervisionRun:
     """Show the run's stage progress from its stored records until it has stopped."""
     console.print(f"Following review {run_id} (Ctrl-C detaches; it does not cancel).")
     with Bars(console) as bars:
-        while True:
-            run = (await svc.runs.get(run_id)).run
+        async for run in reads.follow_run(deps, CLI_PRINCIPAL, run_id, poll=poll):
             bars.show(run_progress(run))
             if run.stopped:
                 return run
-            await asyncio.sleep(poll)
+    raise AssertionError("follow_run ends with a stopped run")
 
 
 async def review_command(
@@ -141,26 +145,27 @@ async def review_command(
     driver = open_driver(settings)
     pool = await open_pool(settings)
     try:
-        svc = ReviewServices(settings=settings, driver=driver, worker_id="cli", pool=pool)
+        deps = Deps(settings=settings, driver=driver, pool=pool, worker_id="cli")
         run_id = target.run_id
         if run_id is None:
             if action is not None:
                 raise ReviewCliError(f"--{action} needs --run ID")
             now = datetime.now(UTC)
             interval = (start or now - DEFAULT_WINDOW, end or now + timedelta(minutes=1))
-            got = await start_review(svc, _scope(projects, is_global), interval=interval)
-            assert isinstance(got, tuple)  # a manual start never waits: BUSY is raised
-            run_id = target.run_id = got[0].run_id
+            run = await commands.start_review(
+                deps, CLI_PRINCIPAL, _scope(projects, is_global), *interval
+            )
+            run_id = target.run_id = run.run_id
             console.print(f"Started review {run_id}.")
         elif action is not None:
-            steer: dict[str, Callable[[ReviewServices, str], Awaitable[object]]] = {
-                "pause": pause_review,
-                "cancel": cancel_review,
-                "continue": continue_review,
+            steer: dict[str, Callable[[Deps, Principal, str], Awaitable[object]]] = {
+                "pause": commands.pause_review,
+                "cancel": commands.cancel_review,
+                "continue": commands.continue_review,
             }
-            await steer[action](svc, run_id)
+            await steer[action](deps, CLI_PRINCIPAL, run_id)
             console.print(f"Asked review {run_id} to {action}.")
-        return await follow(svc, run_id, console)
+        return await follow(deps, run_id, console)
     except StorygraphError as exc:
         raise ReviewCliError(f"{exc.code.value}: {exc.message}") from None
     finally:

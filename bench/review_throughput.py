@@ -40,9 +40,9 @@ from graph.migrate import migrate
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
 from jobs.queue import open_pool
-from jobs.tasks.review import Execution
-from jobs.tasks.review_ops import start_review
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.execution import Execution
+from jobs.review.lifecycle import start_review
+from jobs.review.services import ReviewServices
 from tests.support.scripted_model import ScriptedModelServer, text
 
 LEAF = json.dumps({"facts": [{"text": "提测推进"}], "summary": "批次"}, ensure_ascii=False)

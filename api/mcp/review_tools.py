@@ -1,6 +1,6 @@
 """Supervision review tools: start a review of one scope and follow a run.
 
-They call the use cases the GraphQL mutations call (`jobs.tasks.review_ops`), under the
+They call the use cases the GraphQL mutations call (`jobs.review.lifecycle`), under the
 same roles (`operator` to start, `reader` to look). The heartbeat app switch holds here as it
 does in GraphQL (seed 004 应用启停): with the app off, `start_review` refuses with DISABLED
 and claims nothing. Another scope's run reads as NOT_FOUND, exactly like a missing one.
@@ -19,27 +19,21 @@ from api.mcp.access import Caller, CallerSource, answer
 from engine.errors import InvalidInput, NotFound
 from engine.review.compose import GLOBAL_STORY_SCOPE
 from engine.review.lifecycle import SupervisionRun
-from engine.review.types import Scope, Trigger
-from jobs.tasks.review_ops import start_review
-from jobs.tasks.review_services import ReviewServices
+from engine.review.types import Scope
+from jobs.deps import Deps
+from jobs.review import commands, reads
 
 StoryScope = Annotated[str, Field(description="a project id, or 'global'")]
 
 
-def _services(caller: Caller) -> ReviewServices:
-    return ReviewServices(
-        settings=caller.settings, driver=caller.driver, worker_id="mcp", pool=caller.pool
-    )
+def _deps(caller: Caller) -> Deps:
+    return Deps(settings=caller.settings, driver=caller.driver, pool=caller.pool, worker_id="mcp")
 
 
 def _review_scope(scope: str) -> Scope:
     if scope == GLOBAL_STORY_SCOPE:
         return Scope(is_global=True, project_ids=())
     return Scope(is_global=False, project_ids=(scope,))
-
-
-def _story_scopes(scope: Scope) -> list[str]:
-    return [GLOBAL_STORY_SCOPE] if scope.is_global else list(scope.project_ids)
 
 
 def run_view(run: SupervisionRun) -> dict[str, Any]:
@@ -80,17 +74,13 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            caller.require("operator", scope)
+            principal = caller.require("operator", scope)  # MCP: another scope is NOT_FOUND
             if from_time >= to_time:
                 raise InvalidInput("from_time must be before to_time")
-            got = await start_review(
-                _services(caller),
-                _review_scope(scope),
-                trigger=Trigger.MANUAL,
-                interval=(from_time, to_time),
+            run = await commands.start_review(
+                _deps(caller), principal, _review_scope(scope), from_time, to_time
             )
-            assert isinstance(got, tuple)  # manual requests never wait: BUSY is raised
-            return run_view(got[0])
+            return run_view(run)
 
         return await answer(work())
 
@@ -104,13 +94,11 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     async def review_status(ctx: Context, run_id: str) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            caller.require("reader")
-            stored = await _services(caller).runs.get(run_id)
-            for s in _story_scopes(stored.run.scope):
-                try:
-                    caller.visible(s)
-                except NotFound:
-                    raise NotFound("no such supervision run", id=run_id) from None
-            return run_view(stored.run)
+            principal = caller.require("reader")
+            try:
+                run = await reads.get_run(_deps(caller), principal, run_id)
+            except NotFound:
+                raise NotFound("no such supervision run", id=run_id) from None
+            return run_view(run)
 
         return await answer(work())

@@ -115,9 +115,11 @@ class SupervisionRuns(Repository):
         *,
         scope_key: str | None = None,
         scopes: Sequence[str] | None = None,
+        after: tuple[str, str] | None = None,
         limit: int = 500,
     ) -> list[StoredRun]:
-        """Newest first; `scopes` (story scopes) limits them to a caller's, None: every scope."""
+        """Newest first, after the keyset `after` (created_at, id); `scopes` (story scopes)
+        limits them to a caller's, None: every scope."""
 
         async def work(tx: AsyncManagedTransaction) -> list[StoredRun]:
             ids = [
@@ -128,11 +130,28 @@ class SupervisionRuns(Repository):
                     deployment=self.deployment,
                     scope_key=scope_key,
                     scopes=list(scopes) if scopes is not None else None,
+                    after_created_at=after[0] if after else None,
+                    after_id=after[1] if after else None,
                     limit=limit,
                 )
             ]
             loaded = {s.run.run_id: s for s in await self.load_in(tx, ids)}
             return [loaded[i] for i in ids if i in loaded]
+
+        return await self.read(work)
+
+    async def count(
+        self, *, scope_key: str | None = None, scopes: Sequence[str] | None = None
+    ) -> int:
+        async def work(tx: AsyncManagedTransaction) -> int:
+            rows = await self.rows(
+                tx,
+                "review/runs_count",
+                deployment=self.deployment,
+                scope_key=scope_key,
+                scopes=list(scopes) if scopes is not None else None,
+            )
+            return int(rows[0]["total"])
 
         return await self.read(work)
 

@@ -1,192 +1,35 @@
-"""Heartbeat plans on the arq worker (seed 004 应用启停与执行, 活动记录, 自动增量).
-
-- `heartbeat_tick` (cron, every minute, on every worker): while the app is on, find due
-  enabled plans and claim each slot by MERGE on its claim key; only the worker that created
-  the run queues its report, under the claim key as arq job id. Two workers never claim the
-  same run.
-- `heartbeat_report`: waits for a slot of the supervision FIFO pool (its timeout was frozen
-  when the run was claimed and counts from the grant), then checks input before any model
-  call — nothing pending is no_change with no model request; otherwise one report request,
-  then run and report checkpoint are committed in one transaction. The slot is released
-  first (the `ReleaseSlot` effect); then, only if the app is on at that moment, the
-  downstream supervision check is queued (also after no_change, so an earlier failed
-  supervision can be retried).
-- `supervise_automatic`: waits for the lease (arq `Retry`), continues a failed automatic
-  run or starts a new one, links it to the heartbeat by its real run id, executes it.
-"""
+"""arq entry points of heartbeat plans (`jobs.review.heartbeat`): the cron tick, a report,
+the downstream automatic supervision. The worker acts on its own schedule, as `WORKER`."""
 
 from __future__ import annotations
 
-import logging
-from datetime import timedelta
 from typing import Any
 
-from arq import Retry
-from neo4j import AsyncManagedTransaction
-
-from engine.errors import NotFound, StorygraphError
-from engine.model.errors import ModelError, ModelRateLimited
-from engine.review import heartbeat as hb
-from engine.review import lock
-from engine.review.checkpoints import CheckpointKey, Track, pending_segments
-from engine.review.compose import story_scope
-from engine.review.effects import ReleaseSlot, StartSupervision
-from engine.review.plans import due_plans
-from engine.review.settings import Work, admit
-from engine.review.types import Scope
-from graph.review.codec import RunOptions
-from jobs.tasks.review import Execution, claim_execution, exc_retry_after
-from jobs.tasks.review_model import report_answer
-from jobs.tasks.review_ops import (
-    automatic_supervision,
-    enqueue_execution,
-    new_id,
-    wait_seconds,
+from jobs.review.heartbeat import (
+    HEARTBEAT_REPORT,
+    SUPERVISE_AUTOMATIC,
+    automatic,
+    claim_due,
+    report,
 )
-from jobs.tasks.review_pool import StageTimedOut
-from jobs.tasks.review_services import DEFAULT_WINDOW, ReviewServices
+from jobs.review.services import ReviewServices
 
-log = logging.getLogger("storygraph.heartbeat")
-
-HEARTBEAT_REPORT = "heartbeat_report"
-SUPERVISE_AUTOMATIC = "supervise_automatic"
+__all__ = [
+    "HEARTBEAT_REPORT",
+    "SUPERVISE_AUTOMATIC",
+    "heartbeat_report",
+    "heartbeat_tick",
+    "supervise_automatic",
+]
 
 
 async def heartbeat_tick(ctx: dict[str, Any]) -> int:
     """Claim every due plan slot once; returns how many runs this worker claimed."""
-    svc = ReviewServices.from_ctx(ctx)
-    return len(await claim_due(svc))
-
-
-async def claim_due(svc: ReviewServices) -> list[hb.HeartbeatRun]:
-    settings = await svc.app.get()
-    now = svc.now()
-    due = due_plans(await svc.plans.saved(), await svc.heartbeats.last_slots(), settings, now)
-    claimed: list[hb.HeartbeatRun] = []
-    for item in due:
-        run = hb.claim_scheduled(
-            item,
-            settings,
-            run_id=new_id("hb"),
-            worker_id=svc.worker_id,
-            now=now,
-            timeout=svc.stage_timeout,
-        )
-        if run is None:
-            continue
-        if await svc.heartbeats.claim(run, item.claim_key):
-            claimed.append(run)
-            if svc.pool is not None:
-                await svc.pool.enqueue_job(
-                    HEARTBEAT_REPORT,
-                    run_id=run.run_id,
-                    _job_id=item.claim_key,
-                    _queue_name=svc.settings.queue_name,
-                )
-    return claimed
+    return len(await claim_due(ReviewServices.from_ctx(ctx)))
 
 
 async def heartbeat_report(ctx: dict[str, Any], *, run_id: str) -> str:
-    svc = ReviewServices.from_ctx(ctx)
-    return await report(svc, run_id)
-
-
-async def report(svc: ReviewServices, run_id: str) -> str:
-    try:
-        run = await svc.heartbeats.get(run_id)
-    except NotFound:
-        return "gone"  # its records were removed before the job ran
-    if run.finished:
-        return run.state.value
-    plan = await svc.plans.get(run.config_id) if run.config_id else None
-    now = svc.now()
-    if plan is None or run.scope is None or (run.slot is not None and not plan.enabled):
-        await svc.heartbeats.mutate(
-            run_id, lambda r: hb.skip_report(r, "plan gone or disabled", now=now).state
-        )
-        return hb.HeartbeatState.SKIPPED.value
-    # seed 004: 报告在排队前冻结超时，获槽后领取 … 报告提交或无变化后先释放槽位，再执行监督
-    slots = svc.review_pool
-    holder = f"report:{run_id}"
-    timeout = run.timeout or svc.stage_timeout
-    async with slots.hold(holder) as held:
-        settings = await svc.app.get()
-        key = CheckpointKey.of(Track.REPORT, run.scope)
-        checkpoint = await svc.checkpoints.get(key)
-        pending = pending_segments(
-            checkpoint,
-            await svc.sources.states(run.scope),
-            scope=run.scope,
-            window=plan.window,
-            budget=plan.budget,
-            now=now,
-        )
-        decision = hb.start_report(run, pending, settings, now=now)
-        if decision.state.finished:  # no_change: no model call
-            done = await svc.heartbeats.mutate(
-                run_id, lambda r: hb.start_report(r, pending, settings, now=now).state
-            )
-            effects = decision.effects
-        else:
-            try:
-                assert svc.gateway is not None
-                texts = await svc.sources.texts(run.scope, [s.source_key for s in pending.included])
-                text = await held.within(
-                    timeout, report_answer(svc.gateway, pending.included, texts)
-                )
-            except ModelRateLimited as exc:
-                raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
-            except (ModelError, StageTimedOut) as exc:
-                message = exc.message if isinstance(exc, ModelError) else str(exc)
-                await svc.heartbeats.mutate(
-                    run_id, lambda r: hb.fail_report(r, message, now=svc.now()).state
-                )
-                return hb.HeartbeatState.FAILED.value
-            done, effects = await _commit_report(svc, run_id, key, pending, text, run.scope)
-        for effect in effects:
-            if isinstance(effect, ReleaseSlot):
-                await slots.release(holder)  # before the downstream supervision is queued
-            elif isinstance(effect, StartSupervision) and svc.pool is not None:
-                await svc.pool.enqueue_job(
-                    SUPERVISE_AUTOMATIC,
-                    heartbeat_run_id=run_id,
-                    scope=effect.scope.model_dump(mode="json"),
-                    window_s=plan.window.total_seconds(),
-                    per_run=plan.budget.per_run,
-                    _job_id=f"{SUPERVISE_AUTOMATIC}:{run_id}",
-                    _queue_name=svc.settings.queue_name,
-                )
-    return done.state.value
-
-
-async def _commit_report(
-    svc: ReviewServices, run_id: str, key: CheckpointKey, pending: Any, text: str, scope: Scope
-) -> tuple[hb.HeartbeatRun, tuple[Any, ...]]:
-    """Run and report checkpoint in one transaction (the checkpoint compare-and-set)."""
-    settings = await svc.app.get()
-    now = svc.now()
-
-    async def work(tx: AsyncManagedTransaction) -> tuple[hb.HeartbeatRun, tuple[Any, ...]]:
-        run = await svc.heartbeats.locked(tx, run_id)
-        checkpoint = await svc.checkpoints.get_in(tx, key)
-        decision = hb.complete_report(
-            run,
-            report_id=f"report:{run_id}",
-            taken=pending,
-            checkpoint=checkpoint,
-            settings=settings,
-            now=now,
-        )
-        await svc.heartbeats.put_in(tx, decision.state.run, report=text)
-        await svc.checkpoints.put_in(
-            tx,
-            decision.state.checkpoint,
-            expected=checkpoint.revision,
-            scope_tag=story_scope(scope),
-        )
-        return decision.state.run, decision.effects
-
-    return await svc.heartbeats.write(work)
+    return await report(ReviewServices.from_ctx(ctx), run_id)
 
 
 async def supervise_automatic(
@@ -198,37 +41,10 @@ async def supervise_automatic(
     per_run: int | None = None,
 ) -> str:
     """The downstream supervision check of a heartbeat (automatic: waits for the lease)."""
-    svc = ReviewServices.from_ctx(ctx)
-    if not admit(await svc.app.get(), Work.FOLLOW_UP_SUPERVISION):
-        return "disabled"
-    options = RunOptions(
-        window=timedelta(seconds=window_s) if window_s else DEFAULT_WINDOW, per_run=per_run
+    return await automatic(
+        ReviewServices.from_ctx(ctx),
+        heartbeat_run_id=heartbeat_run_id,
+        scope=scope,
+        window_s=window_s,
+        per_run=per_run,
     )
-    try:
-        got = await automatic_supervision(
-            svc, Scope.model_validate(scope), heartbeat_run_id=heartbeat_run_id, options=options
-        )
-    except StorygraphError as exc:
-        log.warning("automatic supervision refused", extra={"fields": {"error": exc.message}})
-        return "refused"
-    if isinstance(got, lock.Wait):
-        raise Retry(defer=timedelta(seconds=wait_seconds(got, svc.now())))
-    stored, owner, token = got
-    await svc.heartbeats.mutate(
-        heartbeat_run_id, lambda r: hb.link_supervision(r, stored.run.run_id)
-    )
-    await claim_execution(svc, stored.run.run_id)
-    try:
-        return await Execution(svc, stored.run.run_id, owner, token).run()
-    except Retry as deferred:
-        # A 429 queued this run again. Hand it to the `supervise` job (same run, owner and
-        # token), deferred by Retry-After, so the retry resumes this run instead of coming
-        # back here and choosing (and waiting for) a new automatic run.
-        await enqueue_execution(
-            svc,
-            stored.run.run_id,
-            owner,
-            token,
-            defer=timedelta(milliseconds=deferred.defer_score or 0),
-        )
-        return "deferred"

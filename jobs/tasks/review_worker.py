@@ -4,10 +4,7 @@
   offline rule model);
 - a liveness key in Redis (`storygraph:alive:<queue>:<worker id>`, short expiry, refreshed
   in the background): how other workers tell a live review holder from a dead one;
-- recovery (seed 004 活动记录: 重开应用将没有完成的监督运行标为失败，旧成功结果保持可读):
-  unfinished runs of workers with no liveness key become failed (worker_lost) or, when they
-  were pausing or cancelling, stopped; the lease a dead worker held is freed. Queued runs
-  (no worker yet) are left for the worker that picks them up.
+- recovery of unfinished runs of dead workers (`jobs.review.recovery`).
 """
 
 from __future__ import annotations
@@ -21,31 +18,11 @@ import httpx
 from arq.connections import ArqRedis
 
 from engine.model.gateway import build_gateway
-from engine.review.runner import recover_on_worker_start
-from graph.review.codec import StoredRun
-from graph.review.runs import RunChange
 from jobs.liveness import ALIVE_TTL_MS, alive_key, keep_alive, live_workers
-from jobs.tasks.review_services import QUEUED, ReviewServices
+from jobs.review.recovery import recover
+from jobs.review.services import ReviewServices
 
 log = logging.getLogger("storygraph.review.worker")
-
-async def recover(svc: ReviewServices, live: set[str]) -> list[str]:
-    """Mark unfinished runs of dead workers; free a dead holder's lease. Returns run ids."""
-    keep = live | {QUEUED}
-    recovered: list[str] = []
-    for stored in await svc.runs.unfinished():
-        if not recover_on_worker_start([stored.run], keep, now=svc.now()):
-            continue
-
-        def decide(s: StoredRun) -> RunChange:
-            changed = recover_on_worker_start([s.run], keep, now=svc.now())
-            return RunChange(changed[0] if changed else s.run)
-
-        await svc.runs.mutate(stored.run.run_id, decide)
-        await svc.lease.release_run(stored.run.run_id)
-        recovered.append(stored.run.run_id)
-    await svc.lease.release_dead(keep)
-    return recovered
 
 
 async def review_startup(ctx: dict[str, Any]) -> None:

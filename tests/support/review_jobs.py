@@ -13,7 +13,7 @@ from neo4j import AsyncDriver
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.services import ReviewServices
 from jobs.worker import create_worker
 from tests.support.scripted_model import text
 

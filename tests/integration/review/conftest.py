@@ -21,7 +21,7 @@ from neo4j import AsyncDriver
 from engine.model.gateway import build_gateway
 from engine.settings import Settings
 from jobs.queue import open_pool
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.services import ReviewServices
 from tests.support.review_jobs import BASE, clear_deployment
 from tests.support.scripted_model import ScriptedModelServer
 

@@ -20,9 +20,9 @@ from engine.review.settings import set_heartbeat_enabled
 from engine.review.types import InputBudget, Scope, Trigger
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
-from jobs.tasks.heartbeat import HEARTBEAT_REPORT, claim_due
-from jobs.tasks.review_ops import continue_review, start_review
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.heartbeat import HEARTBEAT_REPORT, claim_due
+from jobs.review.lifecycle import continue_review, start_review
+from jobs.review.services import ReviewServices
 from tests.support.grounded_review import leaf_requests, review_answer
 from tests.support.review_jobs import (
     BASE,

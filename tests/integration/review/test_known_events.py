@@ -24,8 +24,8 @@ from engine.review.types import Scope
 from engine.settings import Settings
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
-from jobs.tasks.review_ops import start_review
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.lifecycle import start_review
+from jobs.review.services import ReviewServices
 from tests.support.grounded_review import leaf_requests, offered_event_ids, review_answer
 from tests.support.review_jobs import (
     BASE,

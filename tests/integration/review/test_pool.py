@@ -20,10 +20,10 @@ from engine.review import lifecycle as lc
 from engine.review import pool as pl
 from engine.review.types import Scope
 from engine.settings import Settings
-from jobs.tasks.review import Execution
-from jobs.tasks.review_ops import start_review
-from jobs.tasks.review_pool import ReviewPool, StageTimedOut, pool_key
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.execution import Execution
+from jobs.review.lifecycle import start_review
+from jobs.review.pool import ReviewPool, StageTimedOut, pool_key
+from jobs.review.services import ReviewServices
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -199,7 +199,7 @@ async def test_a_run_keeps_the_timeout_it_was_created_with(
 async def test_a_run_cancelled_while_waiting_for_a_slot_leaves_the_line(
     svc: ReviewServices, model_server: ScriptedModelServer, scope: str
 ) -> None:
-    from jobs.tasks.review_ops import cancel_review
+    from jobs.review.lifecycle import cancel_review
 
     await push_conversation(svc, scope, "chat-1", conversation(6))
     full = [await svc.review_pool.acquire(f"other:{i}") for i in range(svc.pool_slots)]

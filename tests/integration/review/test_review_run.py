@@ -10,9 +10,9 @@ from neo4j import AsyncDriver
 from engine.errors import Busy
 from engine.review import lifecycle as lc
 from engine.review.types import Scope, Trigger
-from jobs.tasks.review import Execution
-from jobs.tasks.review_ops import start_review
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.execution import Execution
+from jobs.review.lifecycle import start_review
+from jobs.review.services import ReviewServices
 from tests.support.review_jobs import (
     BASE,
     conversation,

@@ -14,8 +14,8 @@ from engine.review import lifecycle as lc
 from engine.review.lifecycle import DisplayStatus
 from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
-from jobs.tasks.review_ops import cancel_review, continue_review, pause_review, start_review
-from jobs.tasks.review_services import ReviewServices
+from jobs.review.lifecycle import cancel_review, continue_review, pause_review, start_review
+from jobs.review.services import ReviewServices
 from tests.support.review_jobs import (
     BASE,
     conversation,

@@ -13,7 +13,7 @@ from engine.review.known import KnownEntity, by_name, lookup_keys, relevant
 from engine.review.manifest import BatchState, LeafBatch
 from engine.review.outputs import parse_leaf_output, parse_navigation_output
 from engine.settings import Settings
-from jobs.tasks.review_model import leaf_answer
+from jobs.review.model import leaf_answer
 from tests.support.review import SCOPE, T0, seg
 
 ZHANG = KnownEntity(id="ent_zhang", name="张三", kind="person", aliases=["小张"])

@@ -13,7 +13,7 @@ from engine.review.known_events import KnownEvent, match_event, relevant_events
 from engine.review.manifest import BatchState, LeafBatch
 from engine.review.outputs import parse_leaf_output, parse_navigation_output
 from engine.settings import Settings
-from jobs.tasks.review_model import leaf_answer
+from jobs.review.model import leaf_answer
 from tests.support.review import SCOPE, T0, seg
 
 AT = datetime.fromisoformat("2026-11-30T09:00:00+08:00")

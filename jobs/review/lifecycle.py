@@ -1,6 +1,7 @@
-"""Starting and steering supervision runs (seed 004 活动记录, 应用启停与执行).
+"""The steps that start and steer supervision runs (seed 004 活动记录, 应用启停与执行).
 
-Used by the API (manual) and by the heartbeat's downstream check (automatic):
+No caller check here: `jobs.review.commands` checks the Principal and then calls these;
+the heartbeat's downstream check (automatic) calls them as the worker.
 - the app switch is asked first (`admit`): a manual request while off is DISABLED;
 - the one-review lease is taken before a run is stored: a manual start or continue while
   another review runs or stops is refused at once with BUSY, an automatic one waits;
@@ -11,7 +12,6 @@ Used by the API (manual) and by the heartbeat's downstream check (automatic):
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta
 
 from engine.errors import Conflict
@@ -23,18 +23,16 @@ from engine.review.settings import Work, admit
 from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
-from jobs.tasks.review_services import DEFAULT_PER_BATCH, QUEUED, ReviewServices
+from jobs.review.services import DEFAULT_PER_BATCH, QUEUED, ReviewServices
 
 SUPERVISE = "supervise"
 
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+RUN_ID_LENGTH = 20
 
 
-def owner_for(run_id: str) -> str:
+def owner_for(svc: ReviewServices, run_id: str) -> str:
     """The lease owner of one execution of a run: also the arq job id that executes it."""
-    return f"{SUPERVISE}:{run_id}:{uuid.uuid4().hex[:8]}"
+    return f"{SUPERVISE}:{run_id}:{svc.ids('', 8)}"
 
 
 async def enqueue_execution(
@@ -84,8 +82,8 @@ async def start_review(
     """
     if trigger is Trigger.MANUAL:
         admit(await svc.app.get(), Work.MANUAL_REVIEW)
-    run_id = new_id("sup")
-    owner = owner_for(run_id)
+    run_id = svc.ids("sup", RUN_ID_LENGTH)
+    owner = owner_for(svc, run_id)
     got = await _acquire(svc, run_id, owner, trigger, QUEUED if enqueue else svc.worker_id)
     if isinstance(got, lock.Wait):
         return got
@@ -123,7 +121,7 @@ async def continue_review(
         admit(await svc.app.get(), Work.MANUAL_REVIEW)
     stored = await svc.runs.get(run_id)
     current = await _versions(svc, stored.run.scope)
-    owner = owner_for(run_id)
+    owner = owner_for(svc, run_id)
     worker = QUEUED if enqueue else svc.worker_id
     got = await _acquire(svc, run_id, owner, trigger, worker)
     if isinstance(got, lock.Wait):

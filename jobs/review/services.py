@@ -1,7 +1,8 @@
-"""Everything a review operation needs, built from a process's resources.
+"""The review repositories and timings, built from a use case's `Deps` (jobs/README.md).
 
-The API builds one per request (driver, arq pool); a worker builds one per job from `ctx`
-(driver, settings, worker id, its arq redis and the model gateway opened at start-up).
+`ReviewServices.from_deps(deps)` is the one way a review use case gets its resources: the
+`Deps` an API request or an arq job carries (settings, driver, pool, clock, ids, worker id),
+plus the model gateway a worker opened at start-up (`from_ctx`).
 Timings a run keeps are fixed here: the stage timeout is frozen into the run when it is
 created (seed 004: 监督超时在 run 创建时保存), and the lease outlives the longest model request.
 Model work of reviews queues in the FIFO pool (`review_pool`, bounded by `pool_slots`).
@@ -9,14 +10,16 @@ Model work of reviews queues in the FIFO pool (`review_pool`, bounded by `pool_s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
+from engine.clock import Clock, utcnow
+from engine.ids import Ids, new_id
 from engine.review.navigation import DEFAULT_FANOUT
 from engine.review.pool import DEFAULT_SLOTS, PoolTimings
 from engine.settings import Settings
@@ -28,16 +31,13 @@ from graph.review.lease import ReviewLease
 from graph.review.runs import SupervisionRuns
 from graph.review.sources import ReviewSources
 from graph.story.repository import StoryRepository
-from jobs.tasks.review_model import Gateway
-from jobs.tasks.review_pool import ReviewPool
+from jobs.deps import Deps
+from jobs.review.model import Gateway
+from jobs.review.pool import ReviewPool
 
 DEFAULT_PER_BATCH = 4000  # characters of source text per leaf batch
 DEFAULT_WINDOW = timedelta(days=30)  # review window when a run has no plan
 QUEUED = "queued"  # worker id of a run no worker has picked up yet
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass
@@ -47,7 +47,8 @@ class ReviewServices:
     worker_id: str
     pool: ArqRedis | None = None
     gateway: Gateway | None = None
-    clock: Callable[[], datetime] = utcnow
+    clock: Clock = utcnow
+    ids: Ids = new_id
     pool_slots: int = DEFAULT_SLOTS  # review_pool_slots: the FIFO pool's bound
     nav_fanout: int = DEFAULT_FANOUT  # children per navigation node
     runs: SupervisionRuns = field(init=False)
@@ -99,12 +100,30 @@ class ReviewServices:
     def now(self) -> datetime:
         return self.clock()
 
-    @classmethod
-    def from_ctx(cls, ctx: dict[str, Any]) -> ReviewServices:
-        return cls(
-            settings=ctx["settings"],
-            driver=ctx["driver"],
-            worker_id=ctx["worker_id"],
-            pool=ctx.get("redis"),
-            gateway=ctx.get("gateway"),
+    @property
+    def deps(self) -> Deps:
+        return Deps(
+            settings=self.settings,
+            driver=self.driver,
+            pool=self.pool,
+            clock=self.clock,
+            ids=self.ids,
+            worker_id=self.worker_id,
         )
+
+    @classmethod
+    def from_deps(cls, deps: Deps, *, gateway: Gateway | None = None) -> ReviewServices:
+        return cls(
+            settings=deps.settings,
+            driver=deps.driver,
+            worker_id=deps.worker_id,
+            pool=deps.pool,
+            gateway=gateway,
+            clock=deps.clock,
+            ids=deps.ids,
+        )
+
+    @classmethod
+    def from_ctx(cls, ctx: Mapping[str, Any]) -> ReviewServices:
+        """A worker's: its job's `Deps` plus the gateway opened in `review_startup`."""
+        return cls.from_deps(Deps.from_ctx(ctx), gateway=ctx.get("gateway"))

@@ -1,0 +1,125 @@
+"""The reads of reviews (seed 004 活动记录): app settings, plans, runs, one run, the activity
+list and a run's progress, each limited to the caller's scopes (issue 11).
+
+Lists are filtered to the principal's scopes inside the query. `page_runs` pages in Cypher
+after a keyset cursor (created_at, id), newest first, and counts only when asked. `activity`
+joins heartbeats to runs in memory and pages that joined list by row id (`engine.review
+.activity`), over the newest 500 of each, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from engine.errors import InvalidInput
+from engine.principal import Principal
+from engine.review import activity as act
+from engine.review import lifecycle as lc
+from engine.review.plans import HeartbeatPlan
+from engine.review.settings import AppSettings
+from engine.review.types import Scope
+from graph.review.codec import iso
+from jobs.deps import Deps
+from jobs.review.access import require_scope
+from jobs.review.commands import services, visible_run
+
+RunKey = tuple[str, str]  # (created_at as stored, run id): the keyset of the runs list
+
+
+@dataclass(frozen=True)
+class RunPage:
+    runs: list[lc.SupervisionRun]
+    has_next: bool
+    total: int | None  # None: not asked for
+
+
+def run_key(run: lc.SupervisionRun) -> RunKey:
+    return (iso(run.created_at) or "", run.run_id)
+
+
+async def app_settings(deps: Deps, principal: Principal) -> AppSettings:
+    """App settings; a missing heartbeatEnabled reads as false."""
+    principal.require("reader")
+    return await services(deps).app.get()
+
+
+async def list_plans(deps: Deps, principal: Principal) -> list[HeartbeatPlan]:
+    """Saved heartbeat plans of the caller's scopes."""
+    principal.require("reader")
+    return await services(deps).plans.saved(scopes=principal.visible_scopes())
+
+
+async def page_runs(
+    deps: Deps,
+    principal: Principal,
+    *,
+    scope: Scope | None,
+    first: int,
+    after: RunKey | None,
+    with_total: bool,
+) -> RunPage:
+    """Runs newest first, of `scope` (when given) and of the caller's scopes."""
+    principal.require("reader")
+    key = require_scope(principal, "reader", scope).key if scope is not None else None
+    scopes = principal.visible_scopes()
+    runs = services(deps).runs
+    stored = await runs.recent(scope_key=key, scopes=scopes, after=after, limit=first + 1)
+    total = await runs.count(scope_key=key, scopes=scopes) if with_total else None
+    return RunPage(runs=[s.run for s in stored[:first]], has_next=len(stored) > first, total=total)
+
+
+async def get_run(deps: Deps, principal: Principal, run_id: str) -> lc.SupervisionRun:
+    return (await visible_run(services(deps), principal, "reader", run_id)).run
+
+
+async def activity(
+    deps: Deps,
+    principal: Principal,
+    *,
+    statuses: list[str] | None,
+    scope: Scope | None,
+    config_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    first: int,
+    after: str | None,
+) -> act.ActivityPage:
+    """Heartbeats joined to supervision runs by saved run id, of the caller's scopes."""
+    principal.require("reader")
+    if scope is not None:
+        require_scope(principal, "reader", scope)
+    scopes = principal.visible_scopes()
+    try:
+        flt = act.ActivityFilter(
+            statuses=frozenset(act.ActivityStatus(s) for s in statuses) if statuses else None,
+            scope_key=scope.key if scope else None,
+            config_id=config_id,
+            since=since,
+            until=until,
+        )
+    except ValueError as exc:
+        raise InvalidInput("invalid activity filter", problem=str(exc)) from None
+    svc = services(deps)
+    rows = act.build_activity(
+        await svc.heartbeats.recent(scopes=scopes),
+        [s.run for s in await svc.runs.recent(scopes=scopes)],
+    )
+    return act.select_activity(rows, flt, first=first, after=after)
+
+
+async def follow_run(
+    deps: Deps, principal: Principal, run_id: str, *, poll: float
+) -> AsyncIterator[lc.SupervisionRun]:
+    """A run as stored, read every `poll` seconds until it has stopped (the caller is checked
+    before the first read)."""
+    svc = services(deps)
+    await visible_run(svc, principal, "reader", run_id)
+    while True:
+        run = (await svc.runs.get(run_id)).run
+        yield run
+        if run.stopped:
+            return
+        await asyncio.sleep(poll)
