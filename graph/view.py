@@ -13,37 +13,39 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
-from graph.queries import queries
+from graph.base import Store
+from graph.temporal import from_neo4j
 
 TABLES = ("entities", "relations", "events", "changes", "summaries", "moments")
 
 
-async def read_replay(
-    driver: AsyncDriver,
-    database: str,
-    scope: str,
-    *,
-    from_: datetime | None = None,
-    to: datetime | None = None,
-) -> dict[str, list[Any]]:
-    q = queries()
+class ReplayStore(Store):
+    """The graph view page's reads: the replay tables and the scope's recorded range."""
 
-    async def work(tx: AsyncManagedTransaction) -> dict[str, list[Any]]:
-        out: dict[str, list[Any]] = {}
-        for name in TABLES:
-            result = await tx.run(q.text(f"view/replay_{name}"), scope=scope)
-            record = await result.single()
-            out[name] = list(record["rows"]) if record else []
-        return out
+    async def replay(
+        self, scope: str, *, from_: datetime | None = None, to: datetime | None = None
+    ) -> dict[str, list[Any]]:
+        async def work(tx: AsyncManagedTransaction) -> dict[str, list[Any]]:
+            out: dict[str, list[Any]] = {}
+            for name in TABLES:
+                found = await self.rows(tx, f"view/replay_{name}", scope=scope)
+                out[name] = list(found[0]["rows"]) if found else []
+            return out
 
-    async with driver.session(database=database, default_access_mode="READ") as session:
-        tables = await session.execute_read(work)
-    tables["moments"].sort()
-    if from_ is not None or to is not None:
-        tables = window(tables, from_, to)
-    return tables
+        tables = await self.read(work)
+        tables["moments"].sort()
+        if from_ is not None or to is not None:
+            tables = window(tables, from_, to)
+        return tables
+
+    async def recorded_range(self, scope: str) -> tuple[datetime | None, datetime | None]:
+        """First and last record time of the scope's results (None, None when it has none)."""
+        found = await self.query("view/recorded_range", scope=scope)
+        if not found:
+            return None, None
+        return from_neo4j(found[0]["first"]), from_neo4j(found[0]["last"])
 
 
 def window(

@@ -16,9 +16,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
-from engine.errors import InvalidInput
-from engine.story.inputs import check_scope
-from graph.view import read_replay
+from jobs.story import reads
 
 TABLES_DOC = (
     "Rows (times are epoch milliseconds, UTC): entities [id, seq, name, kind, status, "
@@ -35,12 +33,6 @@ class GraphReplay:
     tables: JSON = strawberry.field(description=TABLES_DOC)
 
 
-def _zoned(value: datetime | None, name: str) -> datetime | None:
-    if value is not None and value.utcoffset() is None:
-        raise InvalidInput(f"{name} needs a time zone", field=name)
-    return value
-
-
 @strawberry.type
 class Query:
     @strawberry.field(
@@ -54,13 +46,7 @@ class Query:
         from_: Annotated[datetime | None, strawberry.argument(name="from")] = None,
         to: datetime | None = None,
     ) -> GraphReplay:
-        check_scope(scope)
-        info.context.require("reader", scope)
-        tables = await read_replay(
-            info.context.driver,
-            info.context.database,
-            scope,
-            from_=_zoned(from_, "from"),
-            to=_zoned(to, "to"),
+        tables = await reads.graph_replay(
+            info.context.deps, info.context.caller(), scope, from_=from_, to=to
         )
         return GraphReplay(scope=scope, tables=cast(JSON, tables))

@@ -9,7 +9,7 @@ a later review, never as confirmed knowledge.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 import strawberry
 from strawberry.types import Info
@@ -27,34 +27,15 @@ from api.definitions.knowledge_types import (
     save_preview_type,
     source_type,
 )
-from api.definitions.story import announce, editor, reader
-from engine.story import inputs as engine_inputs
-from engine.story.previews import PreviewKind, PreviewRequest, PreviewToken, decode
-from graph.story.discussion import DiscussionRepository
-from graph.story.knowledge import KnowledgeRepository
+from jobs.story import knowledge, reads
 
 
-def _request(
-    kind: PreviewKind,
-    scope: str,
-    objects: list[ObjectRefInput],
-    result_id: strawberry.ID | None,
-    as_of: datetime | None,
-    title: str = "",
-) -> PreviewRequest:
-    data = {
-        "kind": kind.value,
-        "scope": scope,
-        "title": title,
-        "as_of": as_of,
-        "result_id": str(result_id) if result_id is not None else None,
-        "objects": [{"kind": o.kind.value, "id": str(o.id), "entry": o.entry} for o in objects],
-    }
-    return engine_inputs.parse_input(PreviewRequest, data).checked()
+def _objects(objects: list[ObjectRefInput] | None) -> list[dict[str, str | None]]:
+    return [{"kind": o.kind.value, "id": str(o.id), "entry": o.entry} for o in objects or []]
 
 
-def _token(preview_id: strawberry.ID) -> PreviewToken:
-    return decode(str(preview_id), datetime.now(UTC))
+def _id(value: strawberry.ID | None) -> str | None:
+    return str(value) if value is not None else None
 
 
 @strawberry.type
@@ -65,9 +46,9 @@ class Query:
     async def knowledge_entry(
         self, info: Info[Context, None], scope: str, id: strawberry.ID, version: str | None = None
     ) -> KnowledgeEntry:
-        reader(info, scope)
-        repo = KnowledgeRepository(info.context.driver, info.context.database)
-        source, stored = await repo.entry(scope, str(id), version)
+        source, stored = await reads.knowledge_entry(
+            info.context.deps, info.context.caller(), scope, str(id), version
+        )
         return entry_type(
             source, version or source.current_version, stored, info.context.settings.locale
         )
@@ -86,10 +67,15 @@ class Mutation:
         result_id: strawberry.ID | None = None,
         as_of: datetime | None = None,
     ) -> SaveToKnowledgePreview:
-        reader(info, scope)
-        request = _request(PreviewKind.KNOWLEDGE, scope, objects or [], result_id, as_of)
-        repo = KnowledgeRepository(info.context.driver, info.context.database)
-        return save_preview_type(*await repo.preview_save(request))
+        preview = await knowledge.preview_save(
+            info.context.deps,
+            info.context.caller(),
+            scope,
+            _objects(objects),
+            result_id=_id(result_id),
+            as_of=as_of,
+        )
+        return save_preview_type(*preview)
 
     @strawberry.mutation(
         description="Write exactly what the preview listed (changed since: CONFLICT)."
@@ -97,12 +83,9 @@ class Mutation:
     async def confirm_save_to_knowledge(
         self, info: Info[Context, None], preview_id: strawberry.ID, user_id: str | None = None
     ) -> SaveToKnowledgeOutcome:
-        token = _token(preview_id)
-        by = editor(info, token.request.scope, user_id)
-        repo = KnowledgeRepository(info.context.driver, info.context.database)
-        outcome = await repo.confirm_save(token, by=by)
-        if not outcome.repeat and outcome.entries:
-            await announce(info, outcome.scope, "source", [s.id for s in outcome.entries], by)
+        outcome = await knowledge.confirm_save(
+            info.context.deps, info.context.caller(), str(preview_id), user_id
+        )
         return SaveToKnowledgeOutcome(
             repeat=outcome.repeat, entries=[source_type(s) for s in outcome.entries]
         )
@@ -119,12 +102,16 @@ class Mutation:
         as_of: datetime | None = None,
         title: str = "",
     ) -> ContinueDiscussionPreview:
-        reader(info, scope)
-        request = _request(PreviewKind.DISCUSSION, scope, objects or [], result_id, as_of, title)
-        repo = DiscussionRepository(
-            info.context.driver, info.context.database, locale=info.context.settings.locale
+        preview = await knowledge.preview_discussion(
+            info.context.deps,
+            info.context.caller(),
+            scope,
+            _objects(objects),
+            result_id=_id(result_id),
+            as_of=as_of,
+            title=title,
         )
-        return discussion_preview_type(*await repo.preview(request))
+        return discussion_preview_type(*preview)
 
     @strawberry.mutation(
         description="Start the conversation from the previewed context (a new Source)."
@@ -132,14 +119,9 @@ class Mutation:
     async def confirm_continue_discussion(
         self, info: Info[Context, None], preview_id: strawberry.ID, user_id: str | None = None
     ) -> ContinueDiscussionOutcome:
-        token = _token(preview_id)
-        by = editor(info, token.request.scope, user_id)
-        repo = DiscussionRepository(
-            info.context.driver, info.context.database, locale=info.context.settings.locale
+        outcome = await knowledge.confirm_discussion(
+            info.context.deps, info.context.caller(), str(preview_id), user_id
         )
-        outcome = await repo.confirm(token)
-        if not outcome.repeat:
-            await announce(info, token.request.scope, "source", [outcome.conversation.id], by)
         return ContinueDiscussionOutcome(
             repeat=outcome.repeat, conversation=source_type(outcome.conversation)
         )

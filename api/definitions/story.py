@@ -1,8 +1,8 @@
 """Story graph queries and mutations (seed 004; DESIGN "GraphQL surface").
 
 Reads are time-sliced (`asOf`: what we knew then; `validAt`: what held then) and scoped:
-no read falls back to another scope. Writes go through `StoryRepository`, the same path
-the supervision publish stage uses.
+no read falls back to another scope. Each resolver calls one use case of
+`jobs.story` (role and scope checked there) and shapes its answer.
 
 Times (DESIGN "Time"): an argument may use any offset (`10:10+08:00` and `02:10Z` are the
 same moment) but must carry one: a time without a zone is INVALID_INPUT. Every time in an
@@ -55,66 +55,11 @@ from api.definitions.story_types import (
     story_graph_type,
     versioned,
 )
-from engine.story import inputs as engine_inputs
-from engine.story.clock import instant, utcnow
-from engine.story.models import Actor
-from graph.queries import queries
-from graph.story.pages import StoryPages
-from graph.story.repository import StoryRepository
 from graph.temporal import from_epoch_us, to_epoch_us
-from jobs.notify import GraphChangeHub, graph_changed, listen
+from jobs.notify import GraphChangeHub
+from jobs.story import reads, writes
 
 FromArg = Annotated[datetime | None, strawberry.argument(name="from")]
-
-
-def repo(info: Info[Context, None]) -> StoryRepository:
-    return StoryRepository(
-        info.context.driver, info.context.database, locale=info.context.settings.locale
-    )
-
-
-def pages(info: Info[Context, None]) -> StoryPages:
-    return StoryPages(info.context.driver, info.context.database)
-
-
-def as_of_now(as_of: datetime | None) -> datetime:
-    """The asOf argument in UTC (a time without a zone is INVALID_INPUT), or now."""
-    return instant(as_of, "asOf") or utcnow()
-
-
-async def check_bounded(
-    info: Info[Context, None],
-    scope: str,
-    as_of: datetime | None,
-    from_: datetime | None,
-    to: datetime | None,
-    story_id: str | None,
-) -> None:
-    """A read without from/to or storyId loads the whole scope: refused above
-    Settings.story_max_unbounded_objects (INVALID_INPUT saying how to narrow it)."""
-    if from_ is None and to is None and story_id is None:
-        cap = info.context.settings.story_max_unbounded_objects
-        await pages(info).check_bounded(scope, as_of_now(as_of), cap)
-
-
-def reader(info: Info[Context, None], scope: str) -> None:
-    engine_inputs.check_scope(scope)
-    info.context.require("reader", scope)
-
-
-def editor(info: Info[Context, None], scope: str, user_id: str | None) -> Actor:
-    """A correction is made by a person: the token's name; an explicit user id only from an
-    admin token, recorded with that token's name (Principal.actor_id)."""
-    engine_inputs.check_scope(scope)
-    principal = info.context.require("editor", scope)
-    return Actor.user(principal.actor_id(user_id))
-
-
-async def announce(
-    info: Info[Context, None], scope: str, kind: str, ids: list[str], by: Actor
-) -> None:
-    """Tell graphChanged subscribers; the write already committed, so a lost hint loses nothing."""
-    await graph_changed(info.context.pool, scope, kind=kind, ids=ids, by=by.label())
 
 
 @strawberry.type(description="A hint that the scope's graph changed: re-read what you show.")
@@ -134,6 +79,13 @@ class PublishOutcome:
     )
 
 
+def ask(info: Info[Context, None], first: int | None) -> reads.PageAsk:
+    """A list's page size (capped) and whether the client selected totalCount."""
+    return reads.PageAsk(
+        first=page_size(first, info.context.settings.page_max_first), with_total=wants_total(info)
+    )
+
+
 @strawberry.type
 class Query:
     @strawberry.field(description="The story graph of one scope as known at asOf (default now).")
@@ -148,9 +100,9 @@ class Query:
         story_id: str | None = None,
         include_removed: bool = False,
     ) -> StoryGraph:
-        reader(info, scope)
-        await check_bounded(info, scope, as_of, from_, to, story_id)
-        graph = await repo(info).story_graph(
+        graph = await reads.story_graph(
+            info.context.deps,
+            info.context.caller(),
             scope,
             as_of=as_of,
             valid_at=valid_at,
@@ -172,19 +124,10 @@ class Query:
         from_: FromArg = None,
         to: datetime | None = None,
     ) -> GraphView:
-        reader(info, scope)
-        await check_bounded(info, scope, as_of, from_, to, None)
-        view = await repo(info).graph_view(scope, as_of=as_of, from_=from_, to=to)
-        records, _, _ = await info.context.driver.execute_query(
-            queries()["view/recorded_range"],
-            scope=scope,
-            database_=info.context.database,
-            routing_="r",
+        found = await reads.graph_view(
+            info.context.deps, info.context.caller(), scope, as_of=as_of, from_=from_, to=to
         )
-        first, last = (records[0]["first"], records[0]["last"]) if records else (None, None)
-        return graph_view_type(
-            view, first.to_native() if first else None, last.to_native() if last else None
-        )
+        return graph_view_type(found.view, found.first, found.last)
 
     @strawberry.field(description="An entity as believed at asOf, with every version (history).")
     async def entity(
@@ -194,13 +137,15 @@ class Query:
         id: strawberry.ID,
         as_of: datetime | None = None,
     ) -> EntityView:
-        reader(info, scope)
-        return entity_view_type(await repo(info).entity(scope, str(id), as_of=as_of))
+        view = await reads.entity(
+            info.context.deps, info.context.caller(), scope, str(id), as_of=as_of
+        )
+        return entity_view_type(view)
 
     @strawberry.field(description="One organising result: recap, feedback and graph delta.")
     async def result(self, info: Info[Context, None], scope: str, id: strawberry.ID) -> ResultView:
-        reader(info, scope)
-        return result_view_type(await repo(info).result(scope, str(id)))
+        view = await reads.result(info.context.deps, info.context.caller(), scope, str(id))
+        return result_view_type(view)
 
     @strawberry.field(
         description=(
@@ -220,19 +165,18 @@ class Query:
         first: int | None = 50,
         after: str | None = None,
     ) -> Connection[Entity]:
-        reader(info, scope)
-        at = as_of_now(as_of)
         key = decode_keyset("entity", after, (str, str))
-        page = await pages(info).entities(
+        at, page = await reads.entities_page(
+            info.context.deps,
+            info.context.caller(),
             scope,
-            at,
+            ask(info, first),
+            as_of=as_of,
             after=(key[0], key[1]) if key else None,
-            limit=page_size(first, info.context.settings.page_max_first),
-            with_total=wants_total(info),
             story_id=story_id,
             kind=kind,
             status=status.value if status is not None else None,
-            name_contains=name_contains or None,
+            name_contains=name_contains,
         )
         return keyset_connection(
             "entity",
@@ -260,15 +204,14 @@ class Query:
         first: int | None = 50,
         after: str | None = None,
     ) -> Connection[Relation]:
-        reader(info, scope)
-        at = as_of_now(as_of)
         key = decode_keyset("relation", after, (str, str))
-        page = await pages(info).relations(
+        at, page = await reads.relations_page(
+            info.context.deps,
+            info.context.caller(),
             scope,
-            at,
+            ask(info, first),
+            as_of=as_of,
             after=(key[0], key[1]) if key else None,
-            limit=page_size(first, info.context.settings.page_max_first),
-            with_total=wants_total(info),
             story_id=story_id,
             confirmation=confirmation.value if confirmation is not None else None,
             include_removed=include_removed,
@@ -299,18 +242,17 @@ class Query:
         first: int | None = 50,
         after: str | None = None,
     ) -> Connection[Event]:
-        reader(info, scope)
-        at = as_of_now(as_of)
         key = decode_keyset("event", after, (int, str))
-        page = await pages(info).events(
+        page = await reads.events_page(
+            info.context.deps,
+            info.context.caller(),
             scope,
-            at,
+            ask(info, first),
+            as_of=as_of,
             after=(from_epoch_us(key[0]), key[1]) if key else None,
-            limit=page_size(first, info.context.settings.page_max_first),
-            with_total=wants_total(info),
             story_id=story_id,
-            from_=instant(from_, "from"),
-            to=instant(to, "to"),
+            from_=from_,
+            to=to,
         )
         return keyset_connection(
             "event",
@@ -322,13 +264,8 @@ class Query:
         )
 
 
-RELATION_ACTIONS = ("confirm", "reject", "remove", "restore")
-SUGGESTION_ACTIONS = ("accept", "dismiss")
-
-
-def relation_mutation(action: str, description: str) -> Relation:
+def relation_mutation(action: writes.RelationAction, description: str) -> Relation:
     """One resolver shape for the four relation corrections (seed 004 L5)."""
-    assert action in RELATION_ACTIONS
 
     async def resolve(
         info: Info[Context, None],
@@ -338,18 +275,22 @@ def relation_mutation(action: str, description: str) -> Relation:
         seen_version: int | None = None,
         user_id: str | None = None,
     ) -> Relation:
-        by = editor(info, scope, user_id)
-        act = getattr(repo(info), f"{action}_relation")
-        rel = await act(scope, str(id), by=by, why=why, seen_version=seen_version)
-        await announce(info, scope, "relation", [rel.id], by)
+        rel = await writes.correct_relation(
+            info.context.deps,
+            info.context.caller(),
+            action,
+            scope,
+            str(id),
+            why=why,
+            seen_version=seen_version,
+            user_id=user_id,
+        )
         return versioned(Relation, rel)
 
     return strawberry.mutation(resolver=resolve, description=description)  # type: ignore[return-value]
 
 
-def suggestion_mutation(action: str, description: str) -> Suggestion:
-    assert action in SUGGESTION_ACTIONS
-
+def suggestion_mutation(action: writes.SuggestionAction, description: str) -> Suggestion:
     async def resolve(
         info: Info[Context, None],
         scope: str,
@@ -357,10 +298,15 @@ def suggestion_mutation(action: str, description: str) -> Suggestion:
         why: str = "",
         user_id: str | None = None,
     ) -> Suggestion:
-        by = editor(info, scope, user_id)
-        act = getattr(repo(info), f"{action}_suggestion")
-        suggestion = await act(scope, str(id), by=by, why=why)
-        await announce(info, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
+        suggestion = await writes.resolve_suggestion(
+            info.context.deps,
+            info.context.caller(),
+            action,
+            scope,
+            str(id),
+            why=why,
+            user_id=user_id,
+        )
         return versioned(Suggestion, suggestion)
 
     return strawberry.mutation(resolver=resolve, description=description)  # type: ignore[return-value]
@@ -372,10 +318,9 @@ class Mutation:
         description="Record an app's version of a source; old versions stay readable if supplied."
     )
     async def upsert_source(self, info: Info[Context, None], input: UpsertSourceInput) -> Source:
-        by = editor(info, input.scope, None)
-        parsed = engine_inputs.parse_input(engine_inputs.SourceInput, to_data(input))
-        stored = await repo(info).upsert_source(parsed)
-        await announce(info, input.scope, "source", [stored.id], by)
+        stored = await writes.upsert_source(
+            info.context.deps, info.context.caller(), to_data(input)
+        )
         return build(Source, stored, id=strawberry.ID(stored.id))
 
     @strawberry.mutation(
@@ -393,9 +338,9 @@ class Mutation:
         version: str,
         reason: str = "",
     ) -> SourceVersion:
-        by = editor(info, scope, None)
-        stored = await repo(info).withdraw_source(scope, source_id, version, reason=reason, by=by)
-        await announce(info, scope, "source", [source_id], by)
+        stored = await writes.withdraw_source(
+            info.context.deps, info.context.caller(), scope, source_id, version, reason
+        )
         return source_version_type(stored)
 
     @strawberry.mutation(
@@ -404,13 +349,9 @@ class Mutation:
     async def publish_result(
         self, info: Info[Context, None], input: PublishResultInput, run_id: str | None = None
     ) -> PublishOutcome:
-        engine_inputs.check_scope(input.scope)
-        principal = info.context.require("editor", input.scope)
-        parsed = engine_inputs.parse_input(engine_inputs.PublishResultInput, to_data(input))
-        by = Actor.run(run_id or f"api:{principal.name}")
-        outcome = await repo(info).publish_result(parsed, by=by)
-        if not outcome.repeat:
-            await announce(info, input.scope, "result", [outcome.result.id], by)
+        outcome = await writes.publish_result(
+            info.context.deps, info.context.caller(), to_data(input), run_id
+        )
         return PublishOutcome(result=result_type(outcome.result), repeat=outcome.repeat)
 
     @strawberry.mutation(
@@ -426,12 +367,16 @@ class Mutation:
         why: str = "",
         user_id: str | None = None,
     ) -> Entity:
-        by = editor(info, scope, user_id)
-        parsed = engine_inputs.parse_input(engine_inputs.EntityEdit, to_data(edit))
-        updated = await repo(info).update_entity(
-            scope, str(id), parsed, seen_version=seen_version, by=by, why=why
+        updated = await writes.update_entity(
+            info.context.deps,
+            info.context.caller(),
+            scope,
+            str(id),
+            to_data(edit),
+            seen_version=seen_version,
+            why=why,
+            user_id=user_id,
         )
-        await announce(info, scope, "entity", [updated.id], by)
         return versioned(Entity, updated)
 
     confirm_relation: Relation = relation_mutation(
@@ -458,10 +403,9 @@ class Subscription:
     async def graph_changed(
         self, info: Info[Context, None], scope: str
     ) -> AsyncGenerator[GraphChange, None]:
-        reader(info, scope)
         # the process's one Redis subscriber (api/app.py lifespan), else a connection of its own
         hub: GraphChangeHub | None = getattr(info.context.request.app.state, "changes", None)
-        messages = hub.listen(scope) if hub is not None else listen(info.context.pool, scope)
+        messages = reads.graph_changes(info.context.deps, info.context.caller(), scope, hub)
         async for message in messages:
             yield GraphChange(
                 scope=message["scope"],

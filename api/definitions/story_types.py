@@ -18,7 +18,6 @@ from strawberry.types import Info
 from api.context import Context
 from engine.story import models as m
 from engine.story import views as v
-from engine.story.clock import utcnow
 
 # GraphQL enums are the engine's own enums, registered in place (same classes).
 strawberry.enum(m.ChangeKind)
@@ -94,18 +93,19 @@ def history_loader(
 ) -> DataLoader[tuple[str, str], list[Any]]:
     """The request's loader of `kind` histories as of `as_of` (None: now): one statement for
     all the objects of a page in a scope, however many of them ask (no query per item)."""
-    from graph.story.pages import StoryPages
+    from jobs.story import reads
 
     def make() -> DataLoader[tuple[str, str], list[Any]]:
-        pages = StoryPages(info.context.driver, info.context.database)
         cls: type[Any] = Entity if kind is m.Entity else Relation
 
         async def load(keys: list[tuple[str, str]]) -> list[list[Any]]:
-            at = as_of or utcnow()
             found: dict[tuple[str, str], list[Any]] = {}
             for scope in sorted({s for s, _ in keys}):
                 ids = sorted({i for s, i in keys if s == scope})
-                for i, versions in (await pages.histories(kind, scope, ids, at)).items():
+                stored = await reads.histories(
+                    info.context.deps, info.context.caller(), kind, scope, ids, as_of=as_of
+                )
+                for i, versions in stored.items():
                     found[(scope, i)] = [versioned(cls, v, as_of_=as_of) for v in versions]
             return [found[k] for k in keys]
 
@@ -212,14 +212,10 @@ class Excerpt:
 
 def excerpt_loader(info: Info[Context, None], scope: str) -> DataLoader[str, v.Excerpt]:
     """One read for all the excerpts a response asks for in one scope (no query per item)."""
-    from graph.story.repository import StoryRepository
-
-    repo = StoryRepository(
-        info.context.driver, info.context.database, locale=info.context.settings.locale
-    )
+    from jobs.story import reads
 
     async def load(ids: list[str]) -> list[v.Excerpt]:
-        found = await repo.reference_excerpts(scope, ids)
+        found = await reads.reference_excerpts(info.context.deps, info.context.caller(), scope, ids)
         return [found[i] for i in ids]
 
     return DataLoader(load_fn=load)

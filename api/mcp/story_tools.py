@@ -2,8 +2,8 @@
 
 No tool takes an `as_of` (seed 004 完整性与待定项: MCP 不接受 as_of); a window is `from_time`
 /`to_time` (event time) or a story. Lists are pages of at most 50 (default 20) with a `next`
-cursor. The reads are the GraphQL resolvers' own (`StoryRepository` through
-`jobs.story_reads`), under the same `reader` role; a scope the token may not use is NOT_FOUND.
+cursor. The reads are the GraphQL resolvers' own use cases
+(`jobs.story.reads`), under the same `reader` role; a scope the token may not use is NOT_FOUND.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from pydantic import AwareDatetime, Field
 
 from api.mcp import shape
 from api.mcp.access import Caller, CallerSource, answer
+from engine.principal import Principal
 from engine.story import models as m
 from engine.story.inputs import check_scope
 from engine.story.views import StoryGraph
-from graph.story.repository import StoryRepository
-from jobs import story_reads
+from jobs.deps import Deps
+from jobs.story import ordering, reads
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 Scope = Annotated[str, Field(description="a project id or 'global'; scopes never mix")]
@@ -35,9 +36,12 @@ First = Annotated[int, Field(ge=1, le=shape.MAX_PAGE, description="page size (ma
 After = Annotated[str | None, Field(description="the `next` cursor of the previous page")]
 
 
-def reader(caller: Caller, scope: str) -> None:
+def reader(caller: Caller, scope: str) -> tuple[Deps, Principal]:
+    """The use cases' deps and the caller; a scope the token may not use is NOT_FOUND here
+    (MCP's answer), before the use case checks it again."""
     check_scope(scope)
-    caller.require("reader", scope)
+    principal = caller.require("reader", scope)
+    return Deps(settings=caller.settings, driver=caller.driver, pool=caller.pool), principal
 
 
 def pending_by_target(graph: StoryGraph) -> dict[str, list[m.Suggestion]]:
@@ -88,18 +92,19 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            reader(caller, scope)
-            graph = await story_reads.current_graph(
-                caller.driver,
-                caller.database,
+            deps, principal = reader(caller, scope)
+            graph = await reads.story_graph(
+                deps,
+                principal,
                 scope,
+                bounded=False,
                 from_=from_time,
                 to=to_time,
                 story_id=story_id,
             )
-            entities, next_entities = shape.page(story_reads.entities_of(graph), None, None)
-            relations, next_relations = shape.page(story_reads.relations_of(graph), None, None)
-            events, next_events = shape.page(story_reads.events_of(graph), None, None)
+            entities, next_entities = shape.page(ordering.entities_of(graph), None, None)
+            relations, next_relations = shape.page(ordering.relations_of(graph), None, None)
+            events, next_events = shape.page(ordering.events_of(graph), None, None)
             pending = [s for s in graph.suggestions if s.status is m.SuggestionStatus.PENDING]
             suggestions, _ = shape.page(pending, None, None)
             summaries, _ = shape.page(
@@ -155,16 +160,17 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            reader(caller, scope)
-            graph = await story_reads.current_graph(
-                caller.driver,
-                caller.database,
+            deps, principal = reader(caller, scope)
+            graph = await reads.story_graph(
+                deps,
+                principal,
                 scope,
+                bounded=False,
                 from_=from_time,
                 to=to_time,
                 story_id=story_id,
             )
-            kept = story_reads.entities_of(
+            kept = ordering.entities_of(
                 graph,
                 kind=kind,
                 status=m.EntityStatus(status) if status else None,
@@ -201,17 +207,18 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            reader(caller, scope)
-            graph = await story_reads.current_graph(
-                caller.driver,
-                caller.database,
+            deps, principal = reader(caller, scope)
+            graph = await reads.story_graph(
+                deps,
+                principal,
                 scope,
+                bounded=False,
                 from_=from_time,
                 to=to_time,
                 story_id=story_id,
                 include_removed=include_removed,
             )
-            kept = story_reads.relations_of(
+            kept = ordering.relations_of(
                 graph, confirmation=m.Confirmation(confirmation) if confirmation else None
             )
             items, nxt = shape.page(kept, first, after)
@@ -241,16 +248,17 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            reader(caller, scope)
-            graph = await story_reads.current_graph(
-                caller.driver,
-                caller.database,
+            deps, principal = reader(caller, scope)
+            graph = await reads.story_graph(
+                deps,
+                principal,
                 scope,
+                bounded=False,
                 from_=from_time,
                 to=to_time,
                 story_id=story_id,
             )
-            ordered = story_reads.events_of(graph)
+            ordered = ordering.events_of(graph)
             items, nxt = shape.page(ordered, first, after)
             return {
                 "scope": scope,
@@ -273,15 +281,12 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     async def get_entity(ctx: Context, scope: Scope, entity_id: str) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            reader(caller, scope)
-            view = await StoryRepository(caller.driver, caller.database).entity(scope, entity_id)
-            graph = await story_reads.current_graph(caller.driver, caller.database, scope)
-            touching = [
-                r for r in story_reads.relations_of(graph) if entity_id in (r.from_id, r.to_id)
-            ]
-            cited = story_reads.citing(graph, entity_id)
-            shown, _ = shape.page(cited, shape.MAX_PAGE, None)
-            refs = await story_reads.with_excerpts(caller.driver, caller.database, scope, shown)
+            deps, principal = reader(caller, scope)
+            found = await reads.entity_detail(
+                deps, principal, scope, entity_id, cited_limit=shape.MAX_PAGE
+            )
+            view, graph, touching, cited = found.view, found.graph, found.relations, found.cited
+            refs = found.excerpts
             related, _ = shape.page(touching, shape.MAX_PAGE, None)
             return {
                 "scope": scope,
@@ -306,8 +311,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     async def get_result(ctx: Context, scope: Scope, result_id: str) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            reader(caller, scope)
-            view = await StoryRepository(caller.driver, caller.database).result(scope, result_id)
+            deps, principal = reader(caller, scope)
+            view = await reads.result(deps, principal, scope, result_id)
             r = view.result
             cap = shape.MAX_PAGE
             return {

@@ -20,7 +20,7 @@ from engine.story.previews import (
     encode,
     fingerprint,
 )
-from graph.queries import queries
+from graph.base import Store
 from graph.story.codec import from_props, to_props
 from graph.story.knowledge import present_writes
 from graph.story.selection import load_selection
@@ -32,12 +32,11 @@ class DiscussionOutcome:
     conversation: Source
 
 
-class DiscussionRepository:
+class DiscussionRepository(Store):
     def __init__(
         self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow, locale: str = "zh"
     ) -> None:
-        self._driver = driver
-        self._database = database
+        super().__init__(driver, database)
         self._clock = clock
         self._locale = locale  # of the warnings for cited versions that cannot be shown
 
@@ -59,8 +58,7 @@ class DiscussionRepository:
         async def work(tx: AsyncManagedTransaction) -> DiscussionContext:
             return await self._context(tx, request)
 
-        async with self._driver.session(database=self._database) as session:
-            ctx = await session.execute_read(work)
+        ctx = await self.read(work)
         fp = fingerprint(ctx)
         _, _, write = conversation(ctx, fp, self._clock())
         token = PreviewToken(request=request, made_at=self._clock(), fingerprint=fp, writes=[write])
@@ -78,16 +76,12 @@ class DiscussionRepository:
             write_now = confirm_decision(token, fingerprint(ctx), present)
             source, first, _ = conversation(ctx, token.fingerprint, self._clock())
             if write_now:
-                written = await tx.run(
-                    queries().text("story/write_source"),
-                    source=to_props(source),
-                    versions=[to_props(first)],
+                await self.rows(
+                    tx, "story/write_source", source=to_props(source), versions=[to_props(first)]
                 )
-                await written.consume()
                 return DiscussionOutcome(repeat=False, conversation=source)
-            result = await tx.run(queries().text("knowledge/sources"), scope=scope, ids=[source.id])
-            stored = [from_props(Source, r["s"]) async for r in result]
+            found = await self.rows(tx, "knowledge/sources", scope=scope, ids=[source.id])
+            stored = [from_props(Source, r["s"]) for r in found]
             return DiscussionOutcome(repeat=True, conversation=stored[0])
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
+        return await self.write(work)

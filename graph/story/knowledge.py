@@ -26,7 +26,7 @@ from engine.story.previews import (
     encode,
     fingerprint,
 )
-from graph.queries import queries
+from graph.base import Store, rows
 from graph.story.codec import from_props
 from graph.story.selection import load_selection
 
@@ -41,19 +41,18 @@ class SaveOutcome:
 async def present_writes(
     tx: AsyncManagedTransaction, scope: str, writes: list[Write]
 ) -> set[Write]:
-    result = await tx.run(
-        queries().text("knowledge/source_versions"),
+    found = await rows(
+        tx,
+        "knowledge/source_versions",
         scope=scope,
         keys=[{"source_id": w.source_id, "version": w.version} for w in writes],
     )
-    rows = [r async for r in result]
-    return {Write(source_id=r["v"]["source_id"], version=r["v"]["version"]) for r in rows}
+    return {Write(source_id=r["v"]["source_id"], version=r["v"]["version"]) for r in found}
 
 
-class KnowledgeRepository:
+class KnowledgeRepository(Store):
     def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow) -> None:
-        self._driver = driver
-        self._database = database
+        super().__init__(driver, database)
         self._clock = clock
 
     async def _plan(self, tx: AsyncManagedTransaction, request: PreviewRequest) -> SavePlan:
@@ -69,8 +68,7 @@ class KnowledgeRepository:
         async def work(tx: AsyncManagedTransaction) -> SavePlan:
             return await self._plan(tx, request)
 
-        async with self._driver.session(database=self._database) as session:
-            plan = await session.execute_read(work)
+        plan = await self.read(work)
         token = PreviewToken(
             request=request,
             made_at=self._clock(),
@@ -107,21 +105,19 @@ class KnowledgeRepository:
                 if e.action is not EntryAction.UNCHANGED
             ]
             if rows:
-                result = await tx.run(queries().text("knowledge/write_entries"), rows=rows)
-                record = await result.single()
-                if record is None or record["written"] != len(rows):
+                written = await self.rows(tx, "knowledge/write_entries", rows=rows)
+                if len(written) != 1 or written[0]["written"] != len(rows):
                     raise Conflict("an entry changed while saving; nothing was written")
             return False, await self._sources(tx, scope, [r["source_id"] for r in rows])
 
-        async with self._driver.session(database=self._database) as session:
-            repeat, sources = await session.execute_write(work)
+        repeat, sources = await self.write(work)
         return SaveOutcome(scope=scope, repeat=repeat, entries=sources)
 
     async def _sources(
         self, tx: AsyncManagedTransaction, scope: str, ids: list[str]
     ) -> list[Source]:
-        result = await tx.run(queries().text("knowledge/sources"), scope=scope, ids=ids)
-        return [from_props(Source, r["s"]) async for r in result]
+        found = await self.rows(tx, "knowledge/sources", scope=scope, ids=ids)
+        return [from_props(Source, r["s"]) for r in found]
 
     async def entry(
         self, scope: str, source_id: str, version: str | None = None
@@ -135,14 +131,13 @@ class KnowledgeRepository:
             if not found:
                 raise NotFound("no such entry in this scope", id=source_id, scope=scope)
             wanted = version or found[0].current_version
-            result = await tx.run(
-                queries().text("knowledge/source_versions"),
+            versions = await self.rows(
+                tx,
+                "knowledge/source_versions",
                 scope=scope,
                 keys=[{"source_id": source_id, "version": wanted}],
             )
-            rows = [r async for r in result]
-            stored = from_props(SourceVersion, rows[0]["v"]) if rows else None
+            stored = from_props(SourceVersion, versions[0]["v"]) if versions else None
             return found[0], stored
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+        return await self.read(work)

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from engine.errors import InvalidInput
 from engine.story.clock import EARLIEST, FOREVER
 from engine.story.models import Entity, Event, Relation, Version
-from graph.queries import queries
+from graph.base import Store
 from graph.story.codec import from_props
 
 V = TypeVar("V", bound=Version)
@@ -43,24 +43,14 @@ def decode(cls: type[V], props: dict[str, Any], *, believed: bool) -> V:
     return model
 
 
-class StoryPages:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
-        self._driver = driver
-        self._database = database
-        self._q = queries()
-
+class StoryPages(Store):
     async def _read(self, steps: list[tuple[str, dict[str, Any]]]) -> list[list[Any]]:
         """The named statements in one read transaction, in order; their rows."""
 
         async def work(tx: AsyncManagedTransaction) -> list[list[Any]]:
-            out = []
-            for name, params in steps:
-                result = await tx.run(self._q.text(name), params)
-                out.append([r async for r in result])
-            return out
+            return [await self.rows(tx, name, **params) for name, params in steps]
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+        return await self.read(work)
 
     async def _story_ids(self, scope: str, as_of: datetime, story_id: str) -> list[str]:
         (rows,) = await self._read(

@@ -60,7 +60,8 @@ from engine.story.views import (
     build_graph_view,
     select_graph,
 )
-from graph.queries import Queries, queries
+from graph.base import Store
+from graph.queries import Queries
 from graph.story.codec import from_props, to_props, version_row
 from graph.story.window import WHOLE_SCOPE_READS, graph_from_lists, window_params
 
@@ -85,7 +86,7 @@ class PublishOutcome:
     plan: PublishPlan
 
 
-class StoryRepository:
+class StoryRepository(Store):
     def __init__(
         self,
         driver: AsyncDriver,
@@ -95,25 +96,17 @@ class StoryRepository:
         named: Queries | None = None,
         locale: str = "zh",
     ) -> None:
-        self._driver = driver
-        self._database = database
+        super().__init__(driver, database, named=named)
         self._clock = clock
         self._locale = locale  # of the warnings an unavailable excerpt carries
-        # Transaction functions run query text (tx.run takes no Query objects); the name
-        # of the operation travels as transaction metadata to Neo4j's query log.
-        self._text = {k: n.text for k, n in (named or queries()).named().items()}
 
     # --- plumbing ---------------------------------------------------------------------
-
-    async def _rows(self, tx: AsyncManagedTransaction, name: str, /, **params: Any) -> list[Any]:
-        result = await tx.run(self._text[name], params)
-        return [record async for record in result]
 
     async def _versions(
         self, tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, ids: Iterable[str]
     ) -> list[Version]:
         cls, stem = VERSIONED[kind]
-        rows = await self._rows(tx, f"story/{stem}_versions", scope=scope, ids=list(ids))
+        rows = await self.rows(tx, f"story/{stem}_versions", scope=scope, ids=list(ids))
         return [from_props(cls, r["v"]) for r in rows]
 
     async def _current(
@@ -130,7 +123,7 @@ class StoryRepository:
         if not versions:
             return
         _, stem = VERSIONED[kind]
-        rows = await self._rows(
+        rows = await self.rows(
             tx,
             f"story/write_{stem}_versions",
             rows=[version_row(v) for v in versions],
@@ -142,14 +135,17 @@ class StoryRepository:
     async def _write(self, work: Callable[[AsyncManagedTransaction], Awaitable[W]]) -> W:
         """One write transaction; a uniqueness clash with a concurrent writer (the same
         version seq recorded twice) is a CONFLICT: this writer's transaction wrote nothing."""
-        async with self._driver.session(database=self._database) as session:
-            try:
-                return await session.execute_write(work)
-            except ConstraintError as exc:
-                # Neo4j's message names labels, properties and internal node ids: logged
-                # here, never returned to the client
-                log.info("write lost a uniqueness race", extra={"fields": {"error": exc.message}})
-                raise Conflict("changed concurrently; nothing was written") from None
+        try:
+            return await self.write(work)
+        except Conflict as exc:
+            if not isinstance(exc.__cause__, ConstraintError):
+                raise
+            # Neo4j's message names labels, properties and internal node ids: logged
+            # here, never returned to the client
+            log.info(
+                "write lost a uniqueness race", extra={"fields": {"error": exc.__cause__.message}}
+            )
+            raise Conflict("changed concurrently; nothing was written") from None
 
     def _now(self, recorded_at: datetime | None) -> datetime:
         return utc(recorded_at) if recorded_at is not None else utc(self._clock())
@@ -163,7 +159,7 @@ class StoryRepository:
         now = self._now(recorded_at)
 
         async def work(tx: AsyncManagedTransaction) -> Source:
-            rows = await self._rows(tx, "story/source_get", scope=inp.scope, id=inp.id)
+            rows = await self.rows(tx, "story/source_get", scope=inp.scope, id=inp.id)
             existing = from_props(Source, rows[0]["s"]) if rows else None
             versions = {
                 v.version: v
@@ -172,7 +168,7 @@ class StoryRepository:
                 )
             }
             source, new = decide_source_upsert(inp, existing, versions, now)
-            await self._rows(
+            await self.rows(
                 tx,
                 "story/write_source",
                 source=to_props(source),
@@ -200,7 +196,7 @@ class StoryRepository:
         now = self._now(recorded_at)
 
         async def work(tx: AsyncManagedTransaction) -> SourceVersion:
-            rows = await self._rows(
+            rows = await self.rows(
                 tx, "story/source_version_get", scope=scope, source_id=source_id, version=version
             )
             stored = from_props(SourceVersion, rows[0]["v"]) if rows else None
@@ -211,7 +207,7 @@ class StoryRepository:
                 assert stored is not None
                 return stored
             props = to_props(withdrawn)
-            written = await self._rows(
+            written = await self.rows(
                 tx,
                 "story/write_source_withdrawal",
                 scope=scope,
@@ -232,29 +228,27 @@ class StoryRepository:
         check_scope(scope)
 
         async def work(tx: AsyncManagedTransaction) -> Excerpt:
-            rows = await self._rows(
+            rows = await self.rows(
                 tx, "story/source_version_get", scope=scope, source_id=source_id, version=version
             )
             stored = from_props(SourceVersion, rows[0]["v"]) if rows else None
             return excerpt(source_id, version, locator, stored, self._locale)
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+        return await self.read(work)
 
     async def reference_excerpt(self, scope: str, reference_id: str) -> Excerpt:
         """`Reference.excerpt`: reads the cited version, never today's text in its place."""
         check_scope(scope)
 
         async def work(tx: AsyncManagedTransaction) -> Excerpt:
-            rows = await self._rows(tx, "story/reference_get", scope=scope, id=reference_id)
+            rows = await self.rows(tx, "story/reference_get", scope=scope, id=reference_id)
             if not rows:
                 raise NotFound("no such reference in this scope", id=reference_id, scope=scope)
             ref = from_props(Reference, rows[0]["r"])
             stored = from_props(SourceVersion, rows[0]["v"]) if rows[0]["v"] else None
             return excerpt(ref.source_id, ref.source_version, ref.locator, stored, self._locale)
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+        return await self.read(work)
 
     async def reference_excerpts(self, scope: str, reference_ids: list[str]) -> dict[str, Excerpt]:
         """Excerpts of many references of one scope in one read (missing ids are absent)."""
@@ -262,7 +256,7 @@ class StoryRepository:
 
         async def work(tx: AsyncManagedTransaction) -> dict[str, Excerpt]:
             out: dict[str, Excerpt] = {}
-            for row in await self._rows(
+            for row in await self.rows(
                 tx, "story/reference_excerpts", scope=scope, ids=reference_ids
             ):
                 ref = from_props(Reference, row["r"])
@@ -272,8 +266,7 @@ class StoryRepository:
                 )
             return out
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+        return await self.read(work)
 
     # --- publishResult ------------------------------------------------------------------
 
@@ -281,7 +274,7 @@ class StoryRepository:
         self, tx: AsyncManagedTransaction, inp: PublishResultInput
     ) -> PublishContext:
         scope = inp.scope
-        rows = await self._rows(tx, "story/result_by_key", scope=scope, key=inp.key)
+        rows = await self.rows(tx, "story/result_by_key", scope=scope, key=inp.key)
         existing = from_props(Result, rows[0]["r"]) if rows else None
         if existing is not None:
             return PublishContext(existing=existing)
@@ -299,11 +292,11 @@ class StoryRepository:
         }
         event_changes = {
             (r["event_id"], r["entity_id"], r["kind"]): r["id"]
-            for r in await self._rows(tx, "story/event_changes", scope=scope, ids=sorted(events))
+            for r in await self.rows(tx, "story/event_changes", scope=scope, ids=sorted(events))
         }
         relations = [
             from_props(Relation, r["v"])
-            for r in await self._rows(
+            for r in await self.rows(
                 tx,
                 "story/current_relations_among",
                 scope=scope,
@@ -322,7 +315,7 @@ class StoryRepository:
             | {s for sm in inp.summaries for s in sm.source_ids}
         )
         found: dict[str, set[str]] = {}
-        for r in await self._rows(tx, "story/source_versions_of", scope=scope, ids=source_ids):
+        for r in await self.rows(tx, "story/source_versions_of", scope=scope, ids=source_ids):
             found.setdefault(r["source_id"], set()).add(r["version"])
         return PublishContext(
             entities=entities,
@@ -334,26 +327,24 @@ class StoryRepository:
         )
 
     async def _write_plan(self, tx: AsyncManagedTransaction, plan: PublishPlan) -> None:
-        await self._rows(tx, "story/write_result", row=to_props(plan.result))
+        await self.rows(tx, "story/write_result", row=to_props(plan.result))
         await self._write_versions(tx, ObjectKind.STORY, plan.stories)
         await self._write_versions(tx, ObjectKind.ENTITY, plan.entities)
         await self._write_versions(tx, ObjectKind.EVENT, plan.events)
         await self._write_versions(tx, ObjectKind.RELATION, plan.relations)
         await self._write_versions(tx, ObjectKind.SUGGESTION, plan.suggestions)
         if plan.changes:
-            await self._rows(tx, "story/write_changes", rows=[to_props(c) for c in plan.changes])
+            await self.rows(tx, "story/write_changes", rows=[to_props(c) for c in plan.changes])
         if plan.summaries:
-            await self._rows(
-                tx, "story/write_summaries", rows=[to_props(s) for s in plan.summaries]
-            )
+            await self.rows(tx, "story/write_summaries", rows=[to_props(s) for s in plan.summaries])
         if plan.references:
-            rows = await self._rows(
+            rows = await self.rows(
                 tx, "story/write_references", rows=[to_props(r) for r in plan.references]
             )
             if rows[0]["written"] != len(plan.references):
                 raise InvalidInput("a reference lost its source version; nothing was written")
         if plan.mentions:
-            await self._rows(tx, "story/write_mentions", rows=[to_props(m) for m in plan.mentions])
+            await self.rows(tx, "story/write_mentions", rows=[to_props(m) for m in plan.mentions])
 
     async def publish_result(
         self,
@@ -381,12 +372,13 @@ class StoryRepository:
                 await within(tx, plan)
             return plan
 
-        async with self._driver.session(database=self._database) as session:
-            try:
-                plan = await session.execute_write(work)
-            except ConstraintError:
-                # A concurrent publish of the same key won the race: answer as a repeat.
-                plan = await session.execute_write(work)
+        try:
+            plan = await self.write(work)
+        except Conflict as exc:
+            if not isinstance(exc.__cause__, ConstraintError):
+                raise
+            # A concurrent publish of the same key won the race: answer as a repeat.
+            plan = await self.write(work)
         return PublishOutcome(result=plan.result, repeat=plan.repeat, plan=plan)
 
     # --- reads ------------------------------------------------------------------------
@@ -416,19 +408,18 @@ class StoryRepository:
 
         async def work(tx: AsyncManagedTransaction) -> StoryGraph:
             if windowed:
-                rows = await self._rows(
+                rows = await self.rows(
                     tx, "story/window_graph", **window_params(scope, at, valid, from_, to, story_id)
                 )
                 return graph_from_lists(scope, at, rows[0])
             p = {"scope": scope, "as_of": at, "valid_at": valid}
             lists = {
-                name: [r[key] for r in await self._rows(tx, f"story/asof_{stem}", **p)]
+                name: [r[key] for r in await self.rows(tx, f"story/asof_{stem}", **p)]
                 for name, stem, key in WHOLE_SCOPE_READS
             }
             return graph_from_lists(scope, at, lists)
 
-        async with self._driver.session(database=self._database) as session:
-            full = await session.execute_read(work)
+        full = await self.read(work)
         return select_graph(
             full,
             valid_at=valid,
@@ -460,11 +451,10 @@ class StoryRepository:
         async def work(tx: AsyncManagedTransaction) -> tuple[list[Version], list[Any]]:
             return (
                 await self._versions(tx, ObjectKind.ENTITY, scope, [entity_id]),
-                await self._rows(tx, "story/suggestions_about", scope=scope, target_id=entity_id),
+                await self.rows(tx, "story/suggestions_about", scope=scope, target_id=entity_id),
             )
 
-        async with self._driver.session(database=self._database) as session:
-            versions, sugg_rows = await session.execute_read(work)
+        versions, sugg_rows = await self.read(work)
         known = [v for v in versions if isinstance(v, Entity) and v.recorded_at <= at]
         believed = [v for v in known if recorded_within(v.recorded_at, v.retracted_at, at)]
         if not believed:
@@ -496,7 +486,7 @@ class StoryRepository:
         check_scope(scope)
 
         async def work(tx: AsyncManagedTransaction) -> ResultView:
-            rows = await self._rows(tx, "story/result_by_id", scope=scope, id=result_id)
+            rows = await self.rows(tx, "story/result_by_id", scope=scope, id=result_id)
             if not rows:
                 raise NotFound("no such result in this scope", id=result_id, scope=scope)
             p = {"scope": scope, "result_id": result_id}
@@ -505,15 +495,15 @@ class StoryRepository:
                 cls, stem = VERSIONED[kind]
                 return [
                     from_props(cls, r["v"])
-                    for r in await self._rows(tx, f"story/result_{stem}_versions", **p)
+                    for r in await self.rows(tx, f"story/result_{stem}_versions", **p)
                 ]
 
             amendments = [
                 from_props(Amendment, r["a"])
-                for r in await self._rows(tx, "story/result_amendments", result_id=result_id)
+                for r in await self.rows(tx, "story/result_amendments", result_id=result_id)
             ]
             mentions = []
-            for r in await self._rows(tx, "story/result_mentions", result_id=result_id):
+            for r in await self.rows(tx, "story/result_mentions", result_id=result_id):
                 mention = Mention(
                     result_id=result_id,
                     entity_id=r["entity_id"],
@@ -530,21 +520,20 @@ class StoryRepository:
                 suggestions=await delta(ObjectKind.SUGGESTION),
                 changes=[
                     from_props(Change, r["n"])
-                    for r in await self._rows(tx, "story/result_changes", **p)
+                    for r in await self.rows(tx, "story/result_changes", **p)
                 ],
                 summaries=[
                     from_props(Summary, r["n"])
-                    for r in await self._rows(tx, "story/result_summarys", **p)
+                    for r in await self.rows(tx, "story/result_summarys", **p)
                 ],
                 references=[
                     from_props(Reference, r["n"])
-                    for r in await self._rows(tx, "story/result_references", **p)
+                    for r in await self.rows(tx, "story/result_references", **p)
                 ],
                 mentions=mentions,
             )
 
-        async with self._driver.session(database=self._database) as session:
-            return await session.execute_read(work)
+        return await self.read(work)
 
     # --- corrections --------------------------------------------------------------------
 
@@ -569,7 +558,7 @@ class StoryRepository:
             updated = edit_entity(current, edit, seen_version, now, by, why)
             chosen = sorted(set(edit.results))
             if chosen:
-                rows = await self._rows(
+                rows = await self.rows(
                     tx, "story/results_mentioning", entity_id=entity_id, result_ids=chosen
                 )
                 mentioned = {r["id"] for r in rows}
@@ -595,7 +584,7 @@ class StoryRepository:
                 for field, value in edit.changed().items()
             ]
             if amendments:
-                await self._rows(
+                await self.rows(
                     tx, "story/write_amendments", rows=[to_props(a) for a in amendments]
                 )
             return updated

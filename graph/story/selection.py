@@ -26,7 +26,7 @@ from engine.story.models import (
 )
 from engine.story.previews import ObjectRef, PreviewRequest
 from engine.story.selection import Selection, dedupe, version_key
-from graph.queries import queries
+from graph.base import rows as named_rows
 from graph.story.codec import from_props
 
 _STEMS: dict[ObjectKind, tuple[type[Version], str]] = {
@@ -36,16 +36,11 @@ _STEMS: dict[ObjectKind, tuple[type[Version], str]] = {
 }
 
 
-async def _rows(tx: AsyncManagedTransaction, name: str, **params: Any) -> list[Any]:
-    result = await tx.run(queries().text(name), params)
-    return [r async for r in result]
-
-
 async def _believed(
     tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, ids: Iterable[str], at: datetime
 ) -> dict[str, Any]:
     cls, stem = _STEMS[kind]
-    rows = await _rows(tx, f"story/{stem}_versions", scope=scope, ids=sorted(set(ids)))
+    rows = await named_rows(tx, f"story/{stem}_versions", scope=scope, ids=sorted(set(ids)))
     versions = [from_props(cls, r["v"]) for r in rows]
     return {
         v.id: v.model_copy(update={"retracted_at": None})
@@ -56,13 +51,15 @@ async def _believed(
 
 async def _result_refs(tx: AsyncManagedTransaction, scope: str, result_id: str) -> list[ObjectRef]:
     """All objects one result wrote (结果定位以结果 ID 为准), in a stable order."""
-    if not await _rows(tx, "story/result_by_id", scope=scope, id=result_id):
+    if not await named_rows(tx, "story/result_by_id", scope=scope, id=result_id):
         raise NotFound("no such result in this scope", id=result_id, scope=scope)
     refs: list[ObjectRef] = []
     for kind, (_, stem) in _STEMS.items():
-        rows = await _rows(tx, f"story/result_{stem}_versions", scope=scope, result_id=result_id)
+        rows = await named_rows(
+            tx, f"story/result_{stem}_versions", scope=scope, result_id=result_id
+        )
         refs += [ObjectRef(kind=kind, id=i) for i in sorted({r["v"]["id"] for r in rows})]
-    rows = await _rows(tx, "story/result_summarys", scope=scope, result_id=result_id)
+    rows = await named_rows(tx, "story/result_summarys", scope=scope, result_id=result_id)
     refs += [ObjectRef(kind=ObjectKind.SUMMARY, id=i) for i in sorted({r["n"]["id"] for r in rows})]
     return refs
 
@@ -96,7 +93,7 @@ async def load_selection(
         s.id: s
         for s in (
             from_props(Summary, r["n"])
-            for r in await _rows(
+            for r in await named_rows(
                 tx, "knowledge/summaries_by_id", scope=scope, ids=ids(ObjectKind.SUMMARY)
             )
         )
@@ -105,7 +102,7 @@ async def load_selection(
     selected = [*entities, *relations, *events, *summaries]
     references = [
         from_props(Reference, r["n"])
-        for r in await _rows(
+        for r in await named_rows(
             tx, "knowledge/references_of", scope=scope, as_of=at, owner_ids=selected
         )
     ]
@@ -118,7 +115,7 @@ async def load_selection(
         s.id: s
         for s in (
             from_props(Source, r["s"])
-            for r in await _rows(tx, "knowledge/sources", scope=scope, ids=wanted)
+            for r in await named_rows(tx, "knowledge/sources", scope=scope, ids=wanted)
         )
     }
     keys = {(r.source_id, r.source_version) for r in references} | {
@@ -128,7 +125,7 @@ async def load_selection(
         version_key(v.source_id, v.version): v
         for v in (
             from_props(SourceVersion, r["v"])
-            for r in await _rows(
+            for r in await named_rows(
                 tx,
                 "knowledge/source_versions",
                 scope=scope,

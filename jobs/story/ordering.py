@@ -1,38 +1,14 @@
-"""Story graph reads shared by the API surfaces (GraphQL sidebar lists, MCP tools).
-
-The graph itself comes from `StoryRepository.story_graph` (one definition of the answer,
-`select_graph`); here are the orderings and filters a paged list applies before paging, and
-the references (with excerpts from the exact source version) that cite one entity.
-"""
+"""The orderings and filters a list applies to a story graph before paging (the MCP tools
+page a graph in memory; the GraphQL lists page in Cypher), and the references that cite
+one entity."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-
-from neo4j import AsyncDriver
 
 from engine.story.models import Confirmation, Entity, EntityStatus, Event, ObjectKind, Reference
 from engine.story.models import Relation as RelationModel
 from engine.story.views import Excerpt, StoryGraph
-from graph.story.repository import StoryRepository
-
-
-async def current_graph(
-    driver: AsyncDriver,
-    database: str,
-    scope: str,
-    *,
-    from_: datetime | None = None,
-    to: datetime | None = None,
-    story_id: str | None = None,
-    include_removed: bool = False,
-) -> StoryGraph:
-    """The scope's graph as known now, whole or a window (`from_`/`to`, `story_id`)."""
-    return await StoryRepository(driver, database).story_graph(
-        scope, from_=from_, to=to, story_id=story_id, include_removed=include_removed
-    )
 
 
 def entities_of(
@@ -87,13 +63,3 @@ def citing(graph: StoryGraph, entity_id: str) -> list[Reference]:
         ),
         key=lambda r: (r.recorded_at, r.id),
     )
-
-
-async def with_excerpts(
-    driver: AsyncDriver, database: str, scope: str, references: Sequence[Reference]
-) -> list[CitedReference]:
-    """Each reference with the text of exactly its source version, or why that is gone."""
-    found = await StoryRepository(driver, database).reference_excerpts(
-        scope, [r.id for r in references]
-    )
-    return [CitedReference(r, found[r.id]) for r in references if r.id in found]

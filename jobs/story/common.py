@@ -1,0 +1,63 @@
+"""What the story use cases share: the scope check, the repositories built from `Deps`,
+and the change hint sent after a write committed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from engine.principal import Principal
+from engine.story.clock import instant, utc
+from engine.story.inputs import check_scope
+from engine.story.models import Actor
+from graph.story.discussion import DiscussionRepository
+from graph.story.knowledge import KnowledgeRepository
+from graph.story.pages import StoryPages
+from graph.story.repository import StoryRepository
+from jobs.deps import Deps
+from jobs.notify import graph_changed
+
+
+def scoped(principal: Principal, role: str, scope: str) -> str:
+    """`scope` when well formed and the caller may use it with `role` (else FORBIDDEN)."""
+    checked = check_scope(scope)
+    principal.require(role, checked)
+    return checked
+
+
+def editor(principal: Principal, scope: str, user_id: str | None = None) -> Actor:
+    """A correction is made by a person: the token's name; an explicit user id only from an
+    admin token, recorded with that token's name (Principal.actor_id)."""
+    scoped(principal, "editor", scope)
+    return Actor.user(principal.actor_id(user_id))
+
+
+def as_of_now(deps: Deps, as_of: datetime | None) -> datetime:
+    """The asOf argument in UTC (a time without a zone is INVALID_INPUT), or now."""
+    return instant(as_of, "asOf") or utc(deps.clock())
+
+
+def story_repo(deps: Deps) -> StoryRepository:
+    return StoryRepository(
+        deps.driver, deps.database, clock=deps.clock, locale=deps.settings.locale
+    )
+
+
+def pages(deps: Deps) -> StoryPages:
+    return StoryPages(deps.driver, deps.database)
+
+
+def knowledge_repo(deps: Deps) -> KnowledgeRepository:
+    return KnowledgeRepository(deps.driver, deps.database, clock=deps.clock)
+
+
+def discussion_repo(deps: Deps) -> DiscussionRepository:
+    return DiscussionRepository(
+        deps.driver, deps.database, clock=deps.clock, locale=deps.settings.locale
+    )
+
+
+async def announce(deps: Deps, scope: str, kind: str, ids: list[str], by: Actor) -> None:
+    """Tell graphChanged subscribers; the write already committed, so a lost hint loses
+    nothing. Without a pool (a use case run inline) nothing is sent."""
+    if deps.pool is not None:
+        await graph_changed(deps.pool, scope, kind=kind, ids=ids, by=by.label())

@@ -1,0 +1,119 @@
+"""Writes to a scope's story graph (seed 004): an app's source versions and withdrawals, a
+whole organising result, and a person's corrections (entity edits, relation and
+suggestion actions).
+
+Each checks the `editor` role and the scope first (FORBIDDEN, naming no scope); the actor
+is the principal (`Principal.actor_id`); the repository reads, lets the engine decide and
+writes in one transaction; graphChanged subscribers hear of it after the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from engine.principal import Principal
+from engine.story import inputs as engine_inputs
+from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
+from graph.story.repository import PublishOutcome
+from jobs.deps import Deps
+from jobs.story.common import announce, editor, scoped, story_repo
+
+RelationAction = Literal["confirm", "reject", "remove", "restore"]
+SuggestionAction = Literal["accept", "dismiss"]
+RELATION_ACTIONS: tuple[RelationAction, ...] = ("confirm", "reject", "remove", "restore")
+SUGGESTION_ACTIONS: tuple[SuggestionAction, ...] = ("accept", "dismiss")
+
+
+async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any]) -> Source:
+    """Record an app's version(s) of a source; `data` is the input as plain values."""
+    by = editor(principal, str(data["scope"]))
+    parsed = engine_inputs.parse_input(engine_inputs.SourceInput, dict(data))
+    stored = await story_repo(deps).upsert_source(parsed)
+    await announce(deps, parsed.scope, "source", [stored.id], by)
+    return stored
+
+
+async def withdraw_source(
+    deps: Deps, principal: Principal, scope: str, source_id: str, version: str, reason: str = ""
+) -> SourceVersion:
+    by = editor(principal, scope)
+    stored = await story_repo(deps).withdraw_source(scope, source_id, version, reason=reason, by=by)
+    await announce(deps, scope, "source", [source_id], by)
+    return stored
+
+
+async def publish_result(
+    deps: Deps, principal: Principal, data: Mapping[str, Any], run_id: str | None = None
+) -> PublishOutcome:
+    """One whole organising result in one transaction (idempotent by key), recorded as the
+    run that produced it, or as `api:<token name>`."""
+    scope = scoped(principal, "editor", str(data["scope"]))
+    parsed = engine_inputs.parse_input(engine_inputs.PublishResultInput, dict(data))
+    by = Actor.run(run_id or f"api:{principal.name}")
+    outcome = await story_repo(deps).publish_result(parsed, by=by)
+    if not outcome.repeat:
+        await announce(deps, scope, "result", [outcome.result.id], by)
+    return outcome
+
+
+async def update_entity(
+    deps: Deps,
+    principal: Principal,
+    scope: str,
+    entity_id: str,
+    edit: Mapping[str, Any],
+    *,
+    seen_version: int,
+    why: str = "",
+    user_id: str | None = None,
+) -> Entity:
+    """A person's edit against the version they saw (stale: CONFLICT)."""
+    by = editor(principal, scope, user_id)
+    parsed = engine_inputs.parse_input(engine_inputs.EntityEdit, dict(edit))
+    updated = await story_repo(deps).update_entity(
+        scope, entity_id, parsed, seen_version=seen_version, by=by, why=why
+    )
+    await announce(deps, scope, "entity", [updated.id], by)
+    return updated
+
+
+async def correct_relation(
+    deps: Deps,
+    principal: Principal,
+    action: RelationAction,
+    scope: str,
+    relation_id: str,
+    *,
+    why: str = "",
+    seen_version: int | None = None,
+    user_id: str | None = None,
+) -> Relation:
+    """Confirm, reject, remove or restore a relation (seed 004 L5)."""
+    if action not in RELATION_ACTIONS:
+        raise ValueError(f"unknown relation action {action!r}")
+    by = editor(principal, scope, user_id)
+    act = getattr(story_repo(deps), f"{action}_relation")
+    relation: Relation = await act(scope, relation_id, by=by, why=why, seen_version=seen_version)
+    await announce(deps, scope, "relation", [relation.id], by)
+    return relation
+
+
+async def resolve_suggestion(
+    deps: Deps,
+    principal: Principal,
+    action: SuggestionAction,
+    scope: str,
+    suggestion_id: str,
+    *,
+    why: str = "",
+    user_id: str | None = None,
+) -> Suggestion:
+    """Accept (it becomes the person's edit) or dismiss a suggestion."""
+    if action not in SUGGESTION_ACTIONS:
+        raise ValueError(f"unknown suggestion action {action!r}")
+    by = editor(principal, scope, user_id)
+    act = getattr(story_repo(deps), f"{action}_suggestion")
+    suggestion: Suggestion = await act(scope, suggestion_id, by=by, why=why)
+    await announce(deps, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
+    return suggestion
