@@ -3,15 +3,16 @@
 Mutations: `raiseConcern` (the cognitive hub — `agenda` role — is the only way a concern
 comes to exist; goal required), `advanceConcern` (records a reply and enqueues the agent
 loop; it never resolves), `reportConcernFact` (a related fact re-enters the loop),
-`upsertPerson` (person master data), `runConcernScheduler` (operator: run the scans now, or
-at a given clock). Queries: `concerns` (Relay; status / priority / person filters),
+`upsertPerson` (person master data), `runConcernScheduler` (operator: run the scans now;
+over every scope or at a given clock, admin). Queries: `concerns` (Relay, keyset-paged;
+status / priority / person filters),
 `concern(id)`, `agenda(scope)`, `conversationContext(scope, personId)`, and
 `concernMessages(scope, personId)` — every message addressed to a person, in order.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import cast
 
 import strawberry
@@ -36,45 +37,17 @@ from api.definitions.concern_types import (
     PersonProfile,
 )
 from api.definitions.pagination import (
-    MAX_PAGE,
     Connection,
-    Edge,
-    PageInfo,
-    decode_cursor,
-    encode_cursor,
-    paginate,
+    decode_keyset,
+    keyset_connection,
+    page_size,
+    wants_total,
 )
 from engine.concern.advance import InboundMessage
-from engine.concern.policy import ConcernPolicy
 from engine.concern.tools import tool_definitions
-from engine.errors import InvalidInput, NotFound
-from graph.concern.agenda import load_agenda
-from graph.concern.listing import list_concerns
-from graph.concern.outbox import rows_for_recipient
-from graph.concern.persons import upsert_person
-from graph.concern.repository import StoredConcern, find_concern
-from jobs.concern_context import conversation_context
-from jobs.tasks.concern_commands import raise_new_concern, record_reply, report_fact
-from jobs.tasks.concern_enqueue import enqueue_scheduler_run
-
-
-def _now(at: datetime | None) -> datetime:
-    if at is None:
-        return datetime.now(UTC)
-    if at.tzinfo is None:
-        raise InvalidInput("times must carry a timezone offset", at=at.isoformat())
-    return at
-
-
-async def visible_concern(ctx: Context, concern_id: str) -> StoredConcern:
-    """A concern the caller may act on; another scope's reads as NOT_FOUND like a missing one."""
-    ctx.require("agenda")
-    stored = await find_concern(ctx.driver, ctx.database, concern_id)
-    missing = NotFound(f"no concern {concern_id}", concern_id=concern_id)
-    if stored is None:
-        raise missing
-    ctx.visible("agenda", stored.scope, missing)
-    return stored
+from graph.temporal import from_epoch_us, to_epoch_us
+from jobs.concern import commands
+from jobs.concern.context import conversation_context
 
 
 @strawberry.type
@@ -98,50 +71,37 @@ class Query:
         after: str | None = None,
     ) -> Connection[Concern]:
         ctx = info.context
-        ctx.require("reader", scope)
-        if first is not None and not 0 <= first <= MAX_PAGE:
-            raise InvalidInput(f"first must be between 0 and {MAX_PAGE}", first=first)
-        start = decode_cursor(after) + 1 if after else 0
-        size = MAX_PAGE if first is None else first
-        page = await list_concerns(
-            ctx.driver,
-            ctx.database,
-            scope=scope,
+        key = decode_keyset("concern", after, (int, str))
+        page = await commands.list_concerns(
+            ctx.deps,
+            ctx.caller(),
+            scope,
             statuses=[str(s) for s in status] if status else None,
             priorities=[str(p) for p in priority] if priority else None,
             person_id=person_id,
-            skip=start,
-            limit=size,
+            first=page_size(first, ctx.settings.page_max_first),
+            after=(from_epoch_us(key[0]), key[1]) if key else None,
+            with_total=wants_total(info),
         )
-        edges = [
-            Edge(cursor=encode_cursor(start + i), node=Concern.from_model(c))
-            for i, c in enumerate(page.concerns)
-        ]
-        return Connection(
-            edges=edges,
-            total_count=page.total,
-            page_info=PageInfo(
-                has_next_page=start + len(edges) < page.total,
-                has_previous_page=start > 0,
-                start_cursor=edges[0].cursor if edges else None,
-                end_cursor=edges[-1].cursor if edges else None,
-            ),
+        return keyset_connection(
+            "concern",
+            [Concern.from_model(c) for c in page.concerns],
+            lambda c: [to_epoch_us(c.created_at), str(c.id)],
+            has_next=page.has_next,
+            after=after,
+            total=page.total,
         )
 
     @strawberry.field
     async def concern(self, info: Info[Context, None], id: strawberry.ID) -> Concern | None:
         ctx = info.context
-        principal = ctx.require("reader")
-        stored = await find_concern(ctx.driver, ctx.database, str(id))
-        if stored is None or not principal.can_scope(stored.scope):
-            return None  # another scope's concern reads like a missing one
-        return Concern.from_model(stored.concern)
+        found = await commands.find(ctx.deps, ctx.caller(), str(id))
+        return Concern.from_model(found) if found is not None else None
 
     @strawberry.field
     async def agenda(self, info: Info[Context, None], scope: str) -> Agenda:
         ctx = info.context
-        ctx.require("reader", scope)
-        return Agenda.from_model(scope, await load_agenda(ctx.driver, ctx.database, scope))
+        return Agenda.from_model(scope, await commands.agenda(ctx.deps, ctx.caller(), scope))
 
     @strawberry.field(
         description="seed 002 §九: concern summaries, concerns awaiting this "
@@ -151,8 +111,7 @@ class Query:
         self, info: Info[Context, None], scope: str, person_id: str
     ) -> ConversationContext:
         ctx = info.context
-        ctx.require("reader", scope)
-        got = await conversation_context(ctx.driver, ctx.database, scope, person_id)
+        got = await conversation_context(ctx.deps, ctx.caller(), scope, person_id)
         return ConversationContext(
             person=PersonProfile.from_model(got.person),
             concerns=[Concern.from_model(c) for c in got.concerns],
@@ -170,11 +129,28 @@ class Query:
         after: str | None = None,
     ) -> Connection[ConcernMessage]:
         ctx = info.context
-        ctx.require("reader", scope)
-        rows = await rows_for_recipient(
-            ctx.driver, ctx.database, scope=scope, person_id=person_id, statuses=status
+        key = decode_keyset("concern-message", after, (int, int, str))
+        page = await commands.concern_messages(
+            ctx.deps,
+            ctx.caller(),
+            scope,
+            person_id,
+            statuses=status,
+            first=page_size(first, ctx.settings.page_max_first),
+            after=(from_epoch_us(key[0]), key[1], key[2]) if key else None,
+            with_total=wants_total(info),
         )
-        return paginate([ConcernMessage.from_row(r) for r in rows], first, after)
+        keys: dict[str, list[str | int]] = {
+            r.key: [to_epoch_us(r.deliver_at), r.seq, r.key] for r in page.rows
+        }
+        return keyset_connection(
+            "concern-message",
+            [ConcernMessage.from_row(r) for r in page.rows],
+            lambda m: keys[m.key],
+            has_next=page.has_next,
+            after=after,
+            total=page.total,
+        )
 
 
 @strawberry.type
@@ -182,16 +158,8 @@ class Mutation:
     @strawberry.mutation(description="seed 002 §九 raise_concern (agenda role only).")
     async def raise_concern(self, info: Info[Context, None], input: RaiseConcernInput) -> Concern:
         ctx = info.context
-        ctx.require("agenda", input.scope)
-        concern = await raise_new_concern(
-            ctx.driver,
-            ctx.database,
-            ctx.pool,
-            ctx.settings.queue_name,
-            input.to_model(),
-            scope=input.scope,
-            now=_now(input.at),
-            policy=ConcernPolicy.from_settings(ctx.settings),
+        concern = await commands.raise_concern(
+            ctx.deps, ctx.caller(), input.to_model, scope=input.scope, at=input.at
         )
         return Concern.from_model(concern)
 
@@ -203,24 +171,15 @@ class Mutation:
         self, info: Info[Context, None], input: AdvanceConcernInput
     ) -> AdvanceTicket:
         ctx = info.context
-        stored = await visible_concern(ctx, str(input.concern_id))
-        when = _now(input.at)
+        deps = ctx.deps
         message = InboundMessage(
             person_id=input.person_id,
             text=input.text,
-            ts=when,
+            ts=commands.event_time(deps, input.at),
             channel=input.channel,
             message_id=input.message_id,
         )
-        done = await record_reply(
-            ctx.driver,
-            ctx.database,
-            ctx.pool,
-            ctx.settings.queue_name,
-            concern_id=stored.concern.concern_id,
-            message=message,
-            now=when,
-        )
+        done = await commands.advance_concern(deps, ctx.caller(), str(input.concern_id), message)
         return AdvanceTicket(
             concern=Concern.from_model(done.concern), job_id=done.job_id, enqueued=done.enqueued
         )
@@ -230,25 +189,15 @@ class Mutation:
         self, info: Info[Context, None], input: ConcernFactInput
     ) -> AdvanceTicket:
         ctx = info.context
-        stored = await visible_concern(ctx, str(input.concern_id))
-        when = _now(input.at)
-        signal = {
-            "kind": input.kind,
-            "source": input.source,
-            "at": when.isoformat(),
-            "person_id": input.person_id,
-            "detail": input.detail,
-        }
-        done = await report_fact(
-            ctx.driver,
-            ctx.database,
-            ctx.pool,
-            ctx.settings.queue_name,
-            concern_id=stored.concern.concern_id,
+        fact = commands.Fact(
             fact_id=input.fact_id,
-            signal=signal,
-            now=when,
+            kind=input.kind,
+            source=input.source,
+            person_id=input.person_id,
+            detail=input.detail,
+            at=input.at,
         )
+        done = await commands.report_fact(ctx.deps, ctx.caller(), str(input.concern_id), fact)
         return AdvanceTicket(
             concern=Concern.from_model(done.concern), job_id=done.job_id, enqueued=done.enqueued
         )
@@ -256,10 +205,9 @@ class Mutation:
     @strawberry.mutation(description="Person master data read by resolve_person_context.")
     async def upsert_person(self, info: Info[Context, None], input: PersonInput) -> PersonProfile:
         ctx = info.context
-        ctx.require("agenda", input.scope)
-        person = await upsert_person(
-            ctx.driver,
-            ctx.database,
+        person = await commands.upsert_person(
+            ctx.deps,
+            ctx.caller(),
             input.scope,
             {
                 "person_id": input.person_id,
@@ -271,13 +219,10 @@ class Mutation:
         )
         return PersonProfile.from_model(person)
 
+    # operator of the scope; over every scope, or at a moved clock `now`, admin only
     @strawberry.mutation(description="Run the concern scheduler's scans now (or at `now`).")
     async def run_concern_scheduler(
         self, info: Info[Context, None], now: datetime | None = None, scope: str | None = None
     ) -> bool:
         ctx = info.context
-        # a run over every scope is an all-scope operation: admin only
-        ctx.require("operator", scope) if scope is not None else ctx.require("admin")
-        return await enqueue_scheduler_run(
-            ctx.pool, ctx.settings.queue_name, now=_now(now), scope=scope
-        )
+        return await commands.request_scheduler_run(ctx.deps, ctx.caller(), now=now, scope=scope)

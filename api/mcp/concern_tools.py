@@ -2,15 +2,15 @@
 `check_concerns`, and the conversation context of a person as a resource.
 
 `resolve_concern` is deliberately absent: only the agent loop closes a concern. Each tool
-calls the command the GraphQL mutation calls (`jobs.tasks.concern_commands`) under the same
-role (`agenda` to act, `reader` to look); the arguments are GraphQL's inputs, converted by
-the same `to_model`, so validation and error codes are the same.
+calls the use case the GraphQL field calls (`jobs.concern`) with its caller's principal
+(`agenda` to act, `reader` to look; a scope the token cannot use reads as NOT_FOUND, checked
+by `Caller.require` first); the arguments are GraphQL's inputs, converted by the same
+`to_model`, so validation and error codes are the same.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,18 +19,16 @@ from mcp_types import INVALID_PARAMS, CallToolResult, ToolAnnotations
 from pydantic import AwareDatetime, BaseModel, Field
 
 from api.definitions import concern_inputs as gql
-from api.definitions.pagination import decode_cursor, encode_cursor
+from api.definitions.pagination import decode_keyset, encode_keyset
 from api.mcp import shape
-from api.mcp.access import CallerSource, answer, failed
+from api.mcp.access import Caller, CallerSource, answer, failed
 from engine.concern import model as m
 from engine.concern.advance import InboundMessage
-from engine.concern.policy import ConcernPolicy
-from engine.errors import NotFound
 from engine.story.inputs import check_scope
-from graph.concern.listing import list_concerns
-from graph.concern.repository import load_concern
-from jobs.concern_context import conversation_context
-from jobs.tasks.concern_commands import raise_new_concern, record_reply
+from graph.temporal import from_epoch_us, to_epoch_us
+from jobs.concern import commands
+from jobs.concern.context import conversation_context
+from jobs.deps import Deps
 
 Scope = Annotated[str, Field(description="a project id or 'global'")]
 ACTIVE = ("pending", "in_progress", "waiting_reply", "escalated")
@@ -58,8 +56,8 @@ class ScheduleTrigger(BaseModel):
     until: AwareDatetime | None = None
 
 
-def _at(value: datetime | None) -> datetime:
-    return value if value is not None else datetime.now(UTC)
+def _deps(caller: Caller) -> Deps:
+    return Deps(settings=caller.settings, driver=caller.driver, pool=caller.pool)
 
 
 def register(server: MCPServer, caller_of: CallerSource) -> None:
@@ -98,7 +96,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             check_scope(scope)
-            caller.require("agenda", scope)
+            principal = caller.require("agenda", scope)
             data = gql.RaiseConcernInput(
                 scope=scope,
                 title=title,
@@ -114,15 +112,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 first_action=first_action,
                 at=at,
             )
-            concern = await raise_new_concern(
-                caller.driver,
-                caller.database,
-                caller.pool,
-                caller.settings.queue_name,
-                data.to_model(),
-                scope=scope,
-                now=_at(at),
-                policy=ConcernPolicy.from_settings(caller.settings),
+            concern = await commands.raise_concern(
+                _deps(caller), principal, data.to_model(), scope=scope, at=at
             )
             return {"scope": scope, "concern": shape.concern(concern)}
 
@@ -149,24 +140,13 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
-            caller.require("agenda")
-            stored = await load_concern(caller.driver, caller.database, concern_id)
-            if stored.scope != scope:
-                raise NotFound(f"no concern {concern_id}", concern_id=concern_id)
-            caller.require("agenda", stored.scope)
-            when = _at(at)
+            principal = caller.require("agenda")
+            deps = _deps(caller)
+            when = commands.event_time(deps, at)
             message = InboundMessage(
                 person_id=person_id, text=text, ts=when, channel=channel, message_id=message_id
             )
-            done = await record_reply(
-                caller.driver,
-                caller.database,
-                caller.pool,
-                caller.settings.queue_name,
-                concern_id=stored.concern.concern_id,
-                message=message,
-                now=when,
-            )
+            done = await commands.advance_concern(deps, principal, concern_id, message, scope=scope)
             return {
                 "scope": scope,
                 "concern": shape.concern(done.concern),
@@ -197,23 +177,26 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             check_scope(scope)
-            caller.require("reader", scope)
-            start = decode_cursor(after) + 1 if after else 0
-            got = await list_concerns(
-                caller.driver,
-                caller.database,
-                scope=scope,
+            principal = caller.require("reader", scope)
+            key = decode_keyset("concern", after, (int, str))
+            got = await commands.list_concerns(
+                _deps(caller),
+                principal,
+                scope,
                 statuses=[status] if status else list(ACTIVE),
                 person_id=person_id,
-                skip=start,
-                limit=first,
+                first=first,
+                after=(from_epoch_us(key[0]), key[1]) if key else None,
+                with_total=True,
             )
-            last = start + len(got.concerns) - 1
+            last = got.concerns[-1] if got.concerns else None
             return {
                 "scope": scope,
                 "total": got.total,
                 "items": [shape.concern(c) for c in got.concerns],
-                "next": encode_cursor(last) if last + 1 < got.total else None,
+                "next": encode_keyset("concern", [to_epoch_us(last.created_at), last.concern_id])
+                if last is not None and got.has_next
+                else None,
             }
 
         return await answer(work())
@@ -230,8 +213,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         try:
             caller = caller_of(ctx)
             check_scope(scope)
-            caller.require("reader", scope)
-            got = await conversation_context(caller.driver, caller.database, scope, person_id)
+            principal = caller.require("reader", scope)
+            got = await conversation_context(_deps(caller), principal, scope, person_id)
         except Exception as exc:  # noqa: BLE001 - the same coded error as a tool's
             error = failed(exc).structured_content or {}
             body = error.get("error", {})

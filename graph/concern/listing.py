@@ -1,32 +1,60 @@
-"""concerns(...) for the API: one scope's concerns, filtered and paged in Cypher."""
+"""concerns(...) for the API: one scope's concerns, filtered and keyset-paged in Cypher."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
-from neo4j import AsyncDriver
+from neo4j import AsyncManagedTransaction
 
 from engine.concern.model import Concern
+from graph.base import Store
 from graph.concern.codec import concern_from_doc
-from graph.queries import queries
+from graph.temporal import to_neo4j
 
 
 @dataclass(frozen=True)
 class ConcernPage:
-    total: int
     concerns: list[Concern]
+    has_next: bool
+    total: int | None  # None unless asked for
 
 
-async def list_concerns(
-    driver: AsyncDriver, database: str, *, scope: str, statuses: list[str] | None = None,
-    priorities: list[str] | None = None, person_id: str | None = None, skip: int = 0,
-    limit: int = 50,
-) -> ConcernPage:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/list"], scope=scope, statuses=statuses, priorities=priorities,
-        person_id=person_id, skip=skip, limit=limit, database_=database, routing_="r",
-    )
-    if not records:
-        return ConcernPage(0, [])
-    r = records[0]
-    return ConcernPage(int(r["total"]), [concern_from_doc(d) for d in r["page"]])
+class ConcernListing(Store):
+    async def page(
+        self,
+        *,
+        scope: str,
+        statuses: list[str] | None = None,
+        priorities: list[str] | None = None,
+        person_id: str | None = None,
+        after: tuple[datetime, str] | None = None,
+        first: int,
+        with_total: bool = False,
+    ) -> ConcernPage:
+        """Newest first after the keyset (created_at, concern_id); one statement cut at
+        `first`, the count a second one only when asked."""
+        filters = {
+            "scope": scope,
+            "statuses": statuses,
+            "priorities": priorities,
+            "person_id": person_id,
+        }
+
+        async def work(tx: AsyncManagedTransaction) -> ConcernPage:
+            found = await self.rows(
+                tx,
+                "concern/page",
+                **filters,
+                after_created_at=to_neo4j(after[0]) if after else None,
+                after_id=after[1] if after else None,
+                limit=first + 1,
+            )
+            total = None
+            if with_total:
+                total = int((await self.rows(tx, "concern/count", **filters))[0]["total"])
+            return ConcernPage(
+                [concern_from_doc(r["doc"]) for r in found[:first]], len(found) > first, total
+            )
+
+        return await self.read(work)

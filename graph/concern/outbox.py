@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
+from graph.base import Store
 from graph.concern.codec import utc
 from graph.queries import queries
+from graph.temporal import to_neo4j
 
 CLAIM_LEASE = timedelta(minutes=5)
 
@@ -49,24 +51,44 @@ class OutboxRow:
     @classmethod
     def from_props(cls, p: dict[str, Any]) -> OutboxRow:
         return cls(
-            key=p["key"], concern_id=p["concern_id"], scope=p["scope"], kind=p["kind"],
+            key=p["key"],
+            concern_id=p["concern_id"],
+            scope=p["scope"],
+            kind=p["kind"],
             recipient_person_id=p.get("recipient_person_id"),
-            recipient_name=p.get("recipient_name") or "", channel=p.get("channel") or "",
-            channel_user_id=p.get("channel_user_id") or "", text=p.get("text") or "",
-            deliver_at=_native(p["deliver_at"]), recorded_at=_native(p["recorded_at"]),
-            status=p["status"], attempts=int(p.get("attempts") or 0), seq=int(p["seq"]),
-            report_kinds=list(p.get("report_kinds") or []), tone=p.get("tone") or "",
-            sent_at=_native(p.get("sent_at")), last_error=p.get("last_error"),
+            recipient_name=p.get("recipient_name") or "",
+            channel=p.get("channel") or "",
+            channel_user_id=p.get("channel_user_id") or "",
+            text=p.get("text") or "",
+            deliver_at=_native(p["deliver_at"]),
+            recorded_at=_native(p["recorded_at"]),
+            status=p["status"],
+            attempts=int(p.get("attempts") or 0),
+            seq=int(p["seq"]),
+            report_kinds=list(p.get("report_kinds") or []),
+            tone=p.get("tone") or "",
+            sent_at=_native(p.get("sent_at")),
+            last_error=p.get("last_error"),
         )
 
 
 async def due_rows(
-    driver: AsyncDriver, database: str, now: datetime, *, scope: str | None = None,
-    concern_id: str | None = None, limit: int = 200,
+    driver: AsyncDriver,
+    database: str,
+    now: datetime,
+    *,
+    scope: str | None = None,
+    concern_id: str | None = None,
+    limit: int = 200,
 ) -> list[OutboxRow]:
     records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_due"], now=utc(now), scope=scope, concern_id=concern_id,
-        limit=limit, database_=database, routing_="r",
+        queries()["concern/outbox_due"],
+        now=utc(now),
+        scope=scope,
+        concern_id=concern_id,
+        limit=limit,
+        database_=database,
+        routing_="r",
     )
     return [OutboxRow.from_props(r["row"]) for r in records]
 
@@ -75,8 +97,12 @@ async def claim(
     driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
 ) -> OutboxRow | None:
     records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_claim"], key=key, worker_id=worker_id, now=utc(now),
-        stale_before=utc(now - CLAIM_LEASE), database_=database,
+        queries()["concern/outbox_claim"],
+        key=key,
+        worker_id=worker_id,
+        now=utc(now),
+        stale_before=utc(now - CLAIM_LEASE),
+        database_=database,
     )
     return OutboxRow.from_props(records[0]["row"]) if records else None
 
@@ -85,7 +111,10 @@ async def mark_sent(
     driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
 ) -> None:
     await driver.execute_query(
-        queries()["concern/outbox_sent"], key=key, worker_id=worker_id, now=utc(now),
+        queries()["concern/outbox_sent"],
+        key=key,
+        worker_id=worker_id,
+        now=utc(now),
         database_=database,
     )
 
@@ -94,25 +123,60 @@ async def mark_failed(
     driver: AsyncDriver, database: str, key: str, *, worker_id: str, error: str
 ) -> None:
     await driver.execute_query(
-        queries()["concern/outbox_failed"], key=key, worker_id=worker_id, error=error[:2000],
+        queries()["concern/outbox_failed"],
+        key=key,
+        worker_id=worker_id,
+        error=error[:2000],
         database_=database,
     )
 
 
-async def rows_for_recipient(
-    driver: AsyncDriver, database: str, *, scope: str, person_id: str,
-    statuses: list[str] | None = None,
-) -> list[OutboxRow]:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_for_recipient"], scope=scope, person_id=person_id,
-        statuses=statuses, database_=database, routing_="r",
-    )
-    return [OutboxRow.from_props(r["row"]) for r in records]
+@dataclass(frozen=True)
+class MessagePage:
+    rows: list[OutboxRow]
+    has_next: bool
+    total: int | None  # None unless asked for
+
+
+class RecipientMessages(Store):
+    async def page(
+        self,
+        *,
+        scope: str,
+        person_id: str,
+        statuses: list[str] | None = None,
+        after: tuple[datetime, int, str] | None = None,
+        first: int,
+        with_total: bool = False,
+    ) -> MessagePage:
+        """A person's messages in delivery order after the keyset (deliver_at, seq, key)."""
+        filters = {"scope": scope, "person_id": person_id, "statuses": statuses}
+
+        async def work(tx: AsyncManagedTransaction) -> MessagePage:
+            found = await self.rows(
+                tx,
+                "concern/outbox_page_recipient",
+                **filters,
+                after_deliver_at=to_neo4j(after[0]) if after else None,
+                after_seq=after[1] if after else None,
+                after_key=after[2] if after else None,
+                limit=first + 1,
+            )
+            total = None
+            if with_total:
+                counted = await self.rows(tx, "concern/outbox_count_recipient", **filters)
+                total = int(counted[0]["total"])
+            rows = [OutboxRow.from_props(r["row"]) for r in found[:first]]
+            return MessagePage(rows, len(found) > first, total)
+
+        return await self.read(work)
 
 
 async def rows_of_concern(driver: AsyncDriver, database: str, concern_id: str) -> list[OutboxRow]:
     records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_of_concern"], concern_id=concern_id, database_=database,
+        queries()["concern/outbox_of_concern"],
+        concern_id=concern_id,
+        database_=database,
         routing_="r",
     )
     return [OutboxRow.from_props(r["row"]) for r in records]

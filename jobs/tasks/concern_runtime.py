@@ -5,7 +5,7 @@
   worker's on_startup with the process's one `httpx.AsyncClient` (`ctx["http"]`); built
   here only when a caller (a test, the benchmark) hands in a bare ctx.
 - `policy(ctx)`: `ConcernPolicy.from_settings(settings)`.
-- `channel(ctx)`: where outbox rows go (concern_channel.py).
+- `channel(ctx)`: where outbox rows go (`jobs/concern/channel.py`).
 - `job_now(value)`: the clock. A job runs at the time it is given (the event time its
   enqueuer passed: a reply's timestamp, the scan's `now`), else at the wall clock, so a
   test can move the clock through job arguments alone (issue 5 §11).
@@ -21,7 +21,7 @@ import httpx
 from engine.concern.policy import ConcernPolicy
 from engine.model.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
 from engine.settings import Settings
-from jobs.tasks.concern_channel import Channel, channel_from_settings
+from jobs.concern.channel import Channel, channel_from_settings
 
 
 def job_now(value: str | datetime | None) -> datetime:

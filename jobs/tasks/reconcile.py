@@ -30,7 +30,7 @@ from arq.jobs import Job, JobStatus
 
 from graph.concern.outbox import CLAIM_LEASE
 from graph.reconcile import claimed_heartbeats, release_stale_outbox
-from jobs.tasks.concern_enqueue import enqueue_delivery
+from jobs.concern.effects import enqueue_delivery
 from jobs.tasks.heartbeat import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
 
 log = logging.getLogger("storygraph.reconcile")

@@ -15,6 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from arq.connections import ArqRedis
+from neo4j import AsyncDriver
+
 from engine.concern.model import (
     ConcernType,
     DelegationSettings,
@@ -25,11 +28,22 @@ from engine.concern.model import (
 )
 from engine.concern.policy import ConcernPolicy
 from engine.model.gateway import OfflineModelGateway
+from engine.settings import Settings
+from jobs.deps import Deps
 
 TZ = ZoneInfo("Asia/Shanghai")
 T0 = datetime(2035, 3, 19, 10, 0, tzinfo=TZ)  # a Monday, inside working hours
 POLICY = ConcernPolicy()
 BOSS = Initiator(name="老板", channel="telegram", channel_user_id="123", person_id="p_owner")
+
+
+def concern_deps(
+    driver: AsyncDriver, settings: Settings, pool: ArqRedis | None, queue_name: str
+) -> Deps:
+    """The deps a concern use case gets in a test: the test's own arq queue."""
+    return Deps(
+        settings=settings.model_copy(update={"queue_name": queue_name}), driver=driver, pool=pool
+    )
 
 
 def at(minutes: float) -> datetime:

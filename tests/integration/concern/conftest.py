@@ -18,11 +18,12 @@ from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
 from engine.concern.model import Concern, RaiseConcernInput
+from engine.principal import WORKER
 from engine.settings import Settings
+from jobs.concern.commands import raise_concern
 from jobs.queue import open_pool
-from jobs.tasks.concern_commands import raise_new_concern
 from jobs.worker import worker_context
-from tests.support.concern_jobs import POLICY, T0, CountingGateway, delegation
+from tests.support.concern_jobs import T0, CountingGateway, concern_deps, delegation
 
 
 @pytest.fixture
@@ -57,9 +58,9 @@ def raise_one(
     neo4j_driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue_name: str, scope: str
 ):  # type: ignore[no-untyped-def]
     async def go(data: RaiseConcernInput | None = None, *, now: datetime = T0) -> Concern:
-        return await raise_new_concern(
-            neo4j_driver, settings.neo4j_database, pool, queue_name, data or delegation(),
-            scope=scope, now=now, policy=POLICY,
+        return await raise_concern(
+            concern_deps(neo4j_driver, settings, pool, queue_name), WORKER,
+            data or delegation(), scope=scope, at=now,
         )
 
     return go

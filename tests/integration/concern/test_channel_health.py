@@ -11,7 +11,7 @@ from engine.settings import Settings
 from graph.concern.channel_health import unreachable_channels
 from graph.concern.outbox import rows_of_concern
 from graph.concern.persons import upsert_person
-from jobs.tasks.concern_channel import WebhookChannel, deliver_due
+from jobs.concern.channel import WebhookChannel, deliver_due
 from tests.support.concern_jobs import Webhook, at, delegation
 
 

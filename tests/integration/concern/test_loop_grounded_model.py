@@ -15,13 +15,14 @@ from neo4j import AsyncDriver
 
 from engine.concern.advance import InboundMessage
 from engine.concern.model import ConcernStatus, Priority
+from engine.principal import WORKER
 from engine.settings import Settings
 from graph.concern.outbox import rows_of_concern
 from graph.concern.persons import upsert_person
 from graph.concern.repository import load_concern
-from jobs.tasks.concern_commands import record_reply
+from jobs.concern.commands import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
-from tests.support.concern_jobs import at, delegation
+from tests.support.concern_jobs import at, concern_deps, delegation
 from tests.support.grounded_concern import ASK_DATE, concern_loop_responder
 from tests.support.scripted_model import ScriptedModelServer
 
@@ -51,8 +52,8 @@ def setup(raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: 
 
 async def reply(neo4j_driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue: str,
                 cid: str, words: str, minute: float) -> None:
-    await record_reply(neo4j_driver, settings.neo4j_database, pool, queue, concern_id=cid,
-                       message=InboundMessage(person_id="p_zhangsan", text=words, ts=at(minute),
+    await advance_concern(concern_deps(neo4j_driver, settings, pool, queue), WORKER, cid,
+                          InboundMessage(person_id="p_zhangsan", text=words, ts=at(minute),
                                               channel="feishu", message_id=f"zs@{minute}"),
                        now=at(minute))
 

@@ -15,8 +15,8 @@ from engine.concern.scheduler import Trigger, TriggerKind
 from engine.settings import Settings
 from graph.concern.outbox import rows_of_concern
 from graph.concern.repository import load_concern
-from jobs.tasks.concern_channel import WebhookChannel
-from jobs.tasks.concern_enqueue import enqueue_advance
+from jobs.concern.channel import WebhookChannel
+from jobs.concern.effects import enqueue_advance
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
 from jobs.worker import create_worker

@@ -12,12 +12,13 @@ from neo4j import AsyncDriver
 
 from engine.concern.advance import InboundMessage
 from engine.concern.model import ConcernStatus, Priority
+from engine.principal import WORKER
 from engine.settings import Settings
 from graph.concern.outbox import rows_of_concern
 from graph.concern.repository import load_concern
-from jobs.tasks.concern_commands import record_reply
+from jobs.concern.commands import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
-from tests.support.concern_jobs import T0, at, delegation
+from tests.support.concern_jobs import T0, at, concern_deps, delegation
 
 H = timedelta(hours=1)
 
@@ -27,14 +28,15 @@ class Flow:
                  job_ctx: dict[str, Any], drain: Any, scope: str) -> None:
         self.driver, self.db, self.pool, self.queue = driver, settings.neo4j_database, pool, queue
         self.job_ctx, self.drain, self.scope = job_ctx, drain, scope
+        self.deps = concern_deps(driver, settings, pool, queue)
 
     async def tick(self, when: Any) -> None:
         await run_concern_scheduler(self.job_ctx, now=when.isoformat(), scope=self.scope)
         await self.drain(model_base_url=None)
 
     async def reply(self, cid: str, words: str, when: Any) -> None:
-        await record_reply(self.driver, self.db, self.pool, self.queue, concern_id=cid,
-                           message=InboundMessage(person_id="p_zhangsan", text=words, ts=when,
+        await advance_concern(self.deps, WORKER, cid,
+                              InboundMessage(person_id="p_zhangsan", text=words, ts=when,
                                                   channel="feishu",
                                                   message_id=f"zs@{when.isoformat()}"),
                            now=when)

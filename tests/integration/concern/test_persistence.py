@@ -15,13 +15,14 @@ from engine.concern.loop_output import LoopOutput, LoopStep, OutboundDraft
 from engine.concern.model import ConcernStatus, Direction, Priority
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.errors import Conflict
+from engine.principal import WORKER
 from engine.settings import Settings
 from graph.concern.agenda import load_agenda
 from graph.concern.outbox import rows_of_concern
 from graph.concern.persons import person_concern_slice, resolve_person_context
 from graph.concern.repository import load_concern, save_decision
-from jobs.tasks.concern_commands import record_reply
-from tests.support.concern_jobs import POLICY, at
+from jobs.concern.commands import advance_concern
+from tests.support.concern_jobs import POLICY, at, concern_deps
 
 
 def _due(_concern_id: str, when: str) -> Trigger:
@@ -69,9 +70,10 @@ async def test_timeline_and_conversation_log_read_back_in_order(
     await save_decision(neo4j_driver, db, decision, scope=scope,
                         expected_revision=raised.revision, now=at(1))
     for minute, text in ((5, "我看看"), (3, "在开会")):  # the later-stamped one arrives first
-        await record_reply(neo4j_driver, db, pool, queue_name, concern_id=raised.concern_id,
-                           message=InboundMessage(person_id="p_zhangsan", text=text, ts=at(minute),
-                                                  channel="feishu"), now=at(6))
+        message = InboundMessage(person_id="p_zhangsan", text=text, ts=at(minute),
+                                 channel="feishu")
+        await advance_concern(concern_deps(neo4j_driver, settings, pool, queue_name), WORKER,
+                              raised.concern_id, message, now=at(6))
     stored = (await load_concern(neo4j_driver, db, raised.concern_id)).concern
     assert [(e.direction, e.text) for e in stored.conversation_log] == [
         (Direction.OUTBOUND, "提测什么时候能给？"), (Direction.INBOUND, "在开会"),
@@ -123,8 +125,8 @@ async def test_disallowed_transition_is_conflict_and_writes_nothing(
     assert before.concern.status == ConcernStatus.RESOLVED
     late = InboundMessage(person_id="p_zhangsan", text="改成下周一", ts=at(20), channel="feishu")
     with pytest.raises(Conflict):  # resolved -> in_progress is not a transition
-        await record_reply(neo4j_driver, db, pool, queue_name, concern_id=raised.concern_id,
-                           message=late, now=at(20))
+        await advance_concern(concern_deps(neo4j_driver, settings, pool, queue_name), WORKER,
+                              raised.concern_id, late, now=at(20))
     with pytest.raises(Conflict):
         record_inbound(before.concern, late, at(20))
     assert await load_concern(neo4j_driver, db, raised.concern_id) == before

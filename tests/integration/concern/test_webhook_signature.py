@@ -17,7 +17,7 @@ import pytest
 
 from engine.settings import Settings
 from graph.concern.outbox import OutboxRow
-from jobs.tasks.concern_channel import WebhookChannel, channel_from_settings
+from jobs.concern.channel import WebhookChannel, channel_from_settings
 
 SECRET = "whsec-test-0123456789"
 NOW = datetime(2035, 1, 1, tzinfo=UTC)

@@ -1,4 +1,5 @@
-"""Enqueueing concern jobs with stable arq job ids (seed 002 §十; DESIGN "Jobs").
+"""The effects of concern use cases: jobs enqueued after the write committed, under stable
+arq job ids (seed 002 §十; DESIGN "Jobs"; jobs/README.md).
 
 The `_job_id` of an agent-loop job is `engine.concern.scheduler.job_id(concern, trigger
 kind, event key)`: every enqueuer — two workers' crons, a repeated reply, a retried API
@@ -21,9 +22,22 @@ DELIVER_JOB = "deliver_concern_outbox"
 SCHEDULER_JOB = "run_concern_scheduler"
 
 
+def delivery_job_id(key: str) -> str:
+    return f"concern-deliver:{key}"
+
+
+def scheduler_job_id(now: datetime, scope: str | None) -> str:
+    return f"concern-scan:{scope or '*'}:{now.isoformat()}"
+
+
 async def enqueue_advance(
-    pool: ArqRedis, queue_name: str, *, concern_id: str, trigger: Trigger,
-    now: datetime | None = None, signal: dict[str, Any] | None = None,
+    pool: ArqRedis,
+    queue_name: str,
+    *,
+    concern_id: str,
+    trigger: Trigger,
+    now: datetime | None = None,
+    signal: dict[str, Any] | None = None,
 ) -> bool:
     """True when enqueued now; False when the same trigger is already queued or done."""
     job = await pool.enqueue_job(
@@ -45,7 +59,7 @@ async def enqueue_delivery(
         DELIVER_JOB,
         concern_id=concern_id,
         now=now.isoformat() if now is not None else None,
-        _job_id=f"concern-deliver:{key}",
+        _job_id=delivery_job_id(key),
         _queue_name=queue_name,
     )
     return job is not None
@@ -58,7 +72,7 @@ async def enqueue_scheduler_run(
         SCHEDULER_JOB,
         now=now.isoformat(),
         scope=scope,
-        _job_id=f"concern-scan:{scope or '*'}:{now.isoformat()}",
+        _job_id=scheduler_job_id(now, scope),
         _queue_name=queue_name,
     )
     return job is not None

@@ -125,12 +125,20 @@ class DeliveryReport:
 
 
 async def deliver_due(
-    driver: AsyncDriver, database: str, channel: Channel, *, now: datetime, worker_id: str,
-    concern_id: str | None = None, scope: str | None = None, limit: int = 200,
+    driver: AsyncDriver,
+    database: str,
+    channel: Channel,
+    *,
+    now: datetime,
+    worker_id: str,
+    concern_id: str | None = None,
+    scope: str | None = None,
+    limit: int = 200,
 ) -> DeliveryReport:
     report = DeliveryReport()
-    for row in await due_rows(driver, database, now, scope=scope, concern_id=concern_id,
-                              limit=limit):
+    for row in await due_rows(
+        driver, database, now, scope=scope, concern_id=concern_id, limit=limit
+    ):
         claimed = await claim(driver, database, row.key, worker_id=worker_id, now=now)
         if claimed is None:
             continue  # another worker has it, or it was sent meanwhile
@@ -138,12 +146,12 @@ async def deliver_due(
             await channel.send(claimed)
         except ChannelError as exc:
             await mark_failed(driver, database, row.key, worker_id=worker_id, error=str(exc))
-            await record_delivery(
-                driver, database, row.scope, row.channel, now=now, error=str(exc)
-            )
+            await record_delivery(driver, database, row.scope, row.channel, now=now, error=str(exc))
             report.failed[row.key] = str(exc)
-            log.warning("concern message not sent", extra={"fields": {
-                "key": row.key, "attempts": claimed.attempts, "error": str(exc)}})
+            log.warning(
+                "concern message not sent",
+                extra={"fields": {"key": row.key, "attempts": claimed.attempts, "error": str(exc)}},
+            )
             continue
         await mark_sent(driver, database, row.key, worker_id=worker_id, now=now)
         await record_delivery(driver, database, row.scope, row.channel, now=now, error=None)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from neo4j import AsyncDriver
-
 from engine.concern import model as m
+from engine.principal import Principal
 from graph.concern.persons import PersonContext, person_concern_slice, resolve_person_context
+from jobs.deps import Deps
 
 
 @dataclass(frozen=True)
@@ -20,11 +20,12 @@ class ConversationContext:
 
 
 async def conversation_context(
-    driver: AsyncDriver, database: str, scope: str, person_id: str
+    deps: Deps, principal: Principal, scope: str, person_id: str
 ) -> ConversationContext:
     """NOT_FOUND when the scope has no such person."""
-    person = await resolve_person_context(driver, database, scope, person_id)
-    items = await person_concern_slice(driver, database, scope, person_id)
+    principal.require("reader", scope)
+    person = await resolve_person_context(deps.driver, deps.database, scope, person_id)
+    items = await person_concern_slice(deps.driver, deps.database, scope, person_id)
     waiting = str(m.CommStatus.WAITING_REPLY)
     return ConversationContext(
         person=person,

@@ -1,0 +1,12 @@
+"""The concern use cases (seed 002 跟进事项), in the shape every domain follows
+(jobs/README.md).
+
+- `commands`: what the cognitive hub and conversations ask (raise, advance with a reply,
+  report a fact, upsert a person, request a scheduler run) and the reads of concerns
+  (find, list, agenda, messages of a person).
+- `context`: a person's conversation context (GraphQL `conversationContext`, the MCP
+  resource).
+- `loop`: one agent-loop turn; `scheduler`: the scheduler's scans and outbox delivery;
+  `channel`: where outbox rows go.
+- `effects`: the jobs a use case enqueues after its transaction committed, under stable ids.
+"""

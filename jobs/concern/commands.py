@@ -1,0 +1,292 @@
+"""The conversation-side commands of seed 002 §九 and the reads of concerns (issue 11).
+
+Every function takes the `Deps` and the caller's `Principal` first and checks the role and
+the scope before it reads anything: a scope argument the caller cannot use is FORBIDDEN
+(naming no scope); a concern found by id in another scope is NOT_FOUND, exactly like a
+missing one. `now` comes from `deps.clock` unless the caller gives an event time; ids from
+`deps.ids`; jobs are enqueued (`jobs.concern.effects`) only after the write committed.
+
+- `raise_concern`: only callers holding the agenda role reach it (the cognitive hub); the
+  engine builds the pending concern, the agenda registration and the `created` report; they
+  are saved in one transaction and the report is handed to a worker for delivery. The first
+  contact is the agent loop's first turn (next_action due at once, found by the scheduler).
+- `advance_concern`: records the inbound message in conversation_log and enqueues the agent
+  loop with the reply trigger; it never resolves. The same channel message twice records
+  once and enqueues one job (same trigger, same job id).
+- `report_fact`: a related fact from the cognitive hub (e.g. a GitLab merge) re-enters the
+  loop as a `related_fact` trigger carrying the signal for the model.
+- `request_scheduler_run`: enqueue a scheduler run; over every scope (no scope) it needs
+  admin, and only an admin may run it at a moved clock (`now`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engine.concern.admission import raise_concern as decide_raise
+from engine.concern.advance import InboundMessage, record_inbound
+from engine.concern.agenda import Agenda
+from engine.concern.model import Concern, RaiseConcernInput
+from engine.concern.policy import ConcernPolicy
+from engine.concern.scheduler import Trigger, TriggerKind
+from engine.errors import Conflict, InvalidInput, NotFound
+from engine.principal import Principal
+from graph.concern.agenda import load_agenda
+from graph.concern.listing import ConcernListing, ConcernPage
+from graph.concern.outbox import MessagePage, RecipientMessages
+from graph.concern.persons import (
+    PersonContext,
+    load_loop_inputs,
+    load_raise_inputs,
+    loop_context_for,
+)
+from graph.concern.persons import (
+    upsert_person as store_person,
+)
+from graph.concern.repository import StoredConcern, create_concern, find_concern, save_concern
+from jobs.concern.effects import enqueue_advance, enqueue_delivery, enqueue_scheduler_run
+from jobs.deps import Deps
+
+RECORD_ATTEMPTS = 5
+CONCERN_ID_DIGITS = 10
+
+
+@dataclass(frozen=True)
+class Advanced:
+    concern: Concern
+    job_id: str
+    enqueued: bool
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A related fact reported by the cognitive hub (e.g. a merge)."""
+
+    fact_id: str
+    kind: str
+    source: str | None = None
+    person_id: str | None = None
+    detail: str | None = None
+    at: datetime | None = None
+
+
+def policy_of(deps: Deps) -> ConcernPolicy:
+    return ConcernPolicy.from_settings(deps.settings)
+
+
+def event_time(deps: Deps, at: datetime | None) -> datetime:
+    """When something happened: the caller's time (it must carry an offset), else now."""
+    if at is None:
+        return deps.clock()
+    if at.tzinfo is None:
+        raise InvalidInput("times must carry a timezone offset", at=at.isoformat())
+    return at
+
+
+def new_concern_id(deps: Deps, now: datetime) -> str:
+    return f"con_{now:%Y%m%d}_{deps.ids('', CONCERN_ID_DIGITS)}"
+
+
+async def visible_concern(
+    deps: Deps, principal: Principal, role: str, concern_id: str, *, scope: str | None = None
+) -> StoredConcern:
+    """A concern the caller may see with `role`; another scope's (or, when `scope` is given,
+    one outside it) reads as NOT_FOUND like a missing one."""
+    principal.require(role)
+    stored = await find_concern(deps.driver, deps.database, concern_id)
+    missing = NotFound(f"no concern {concern_id}", concern_id=concern_id)
+    if stored is None or (scope is not None and stored.scope != scope):
+        raise missing
+    principal.visible(role, stored.scope, missing)
+    return stored
+
+
+# --- reads --------------------------------------------------------------------------------
+
+
+async def find(deps: Deps, principal: Principal, concern_id: str) -> Concern | None:
+    """A concern by id; None when missing or of a scope the caller cannot use."""
+    principal.require("reader")
+    stored = await find_concern(deps.driver, deps.database, concern_id)
+    if stored is None or not principal.can_scope(stored.scope):
+        return None
+    return stored.concern
+
+
+async def list_concerns(
+    deps: Deps,
+    principal: Principal,
+    scope: str,
+    *,
+    statuses: list[str] | None = None,
+    priorities: list[str] | None = None,
+    person_id: str | None = None,
+    first: int,
+    after: tuple[datetime, str] | None = None,
+    with_total: bool = False,
+) -> ConcernPage:
+    """One scope's concerns, newest first, filtered, keyset-paged after (created_at, id)."""
+    principal.require("reader", scope)
+    return await ConcernListing(deps.driver, deps.database).page(
+        scope=scope,
+        statuses=statuses,
+        priorities=priorities,
+        person_id=person_id,
+        after=after,
+        first=first,
+        with_total=with_total,
+    )
+
+
+async def agenda(deps: Deps, principal: Principal, scope: str) -> Agenda:
+    principal.require("reader", scope)
+    return await load_agenda(deps.driver, deps.database, scope)
+
+
+async def concern_messages(
+    deps: Deps,
+    principal: Principal,
+    scope: str,
+    person_id: str,
+    *,
+    statuses: list[str] | None = None,
+    first: int,
+    after: tuple[datetime, int, str] | None = None,
+    with_total: bool = False,
+) -> MessagePage:
+    """Every message addressed to a person, in delivery order, keyset-paged."""
+    principal.require("reader", scope)
+    return await RecipientMessages(deps.driver, deps.database).page(
+        scope=scope,
+        person_id=person_id,
+        statuses=statuses,
+        after=after,
+        first=first,
+        with_total=with_total,
+    )
+
+
+# --- changes ------------------------------------------------------------------------------
+
+
+async def raise_concern(
+    deps: Deps,
+    principal: Principal,
+    data: RaiseConcernInput | Callable[[], RaiseConcernInput],
+    *,
+    scope: str,
+    at: datetime | None = None,
+) -> Concern:
+    """`data` may be given as the function that validates it, so a caller without the role
+    or the scope is refused before its input is judged."""
+    principal.require("agenda", scope)
+    if callable(data):
+        data = data()
+    now = event_time(deps, at)
+    policy = policy_of(deps)
+    cid = new_concern_id(deps, now)
+    probe = decide_raise(data, concern_id=cid, now=now, policy=policy)
+    # the daily report cap needs the initiator's reports of today (a person slice read)
+    inputs = await load_raise_inputs(deps.driver, deps.database, probe.new_concern, scope)
+    context = await loop_context_for(deps.driver, deps.database, inputs, now=now, policy=policy)
+    decision = decide_raise(data, concern_id=cid, now=now, policy=policy, context=context)
+    concern = await create_concern(deps.driver, deps.database, decision, scope=scope, now=now)
+    if deps.pool is not None and any(e.kind == "report" for e in decision.effects):
+        await enqueue_delivery(
+            deps.pool, deps.settings.queue_name, concern_id=cid, key=decision.job_id, now=now
+        )
+    return concern
+
+
+async def advance_concern(
+    deps: Deps,
+    principal: Principal,
+    concern_id: str,
+    message: InboundMessage,
+    *,
+    now: datetime | None = None,
+    scope: str | None = None,
+) -> Advanced:
+    """Record a reply (at `now`, default the message's time) and enqueue the loop."""
+    stored = await visible_concern(deps, principal, "agenda", concern_id, scope=scope)
+    moment = now or message.ts
+    for _ in range(RECORD_ATTEMPTS):
+        updated, trigger = record_inbound(stored.concern, message, moment)
+        if updated is not stored.concern:
+            try:
+                await save_concern(
+                    deps.driver,
+                    deps.database,
+                    updated,
+                    scope=stored.scope,
+                    expected_revision=stored.concern.revision,
+                    now=moment,
+                )
+            except Conflict:
+                stored = await visible_concern(deps, principal, "agenda", concern_id)
+                continue
+        enqueued = False
+        if deps.pool is not None:
+            enqueued = await enqueue_advance(
+                deps.pool,
+                deps.settings.queue_name,
+                concern_id=concern_id,
+                trigger=trigger,
+                now=moment,
+            )
+        return Advanced(updated, trigger.job_id(concern_id), enqueued)
+    raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
+
+
+async def report_fact(deps: Deps, principal: Principal, concern_id: str, fact: Fact) -> Advanced:
+    await visible_concern(deps, principal, "agenda", concern_id)
+    when = event_time(deps, fact.at)
+    signal: dict[str, Any] = {
+        "kind": fact.kind,
+        "source": fact.source,
+        "at": when.isoformat(),
+        "person_id": fact.person_id,
+        "detail": fact.detail,
+    }
+    inputs = await load_loop_inputs(deps.driver, deps.database, concern_id)
+    detail = f"{signal.get('source') or ''} {signal['kind']}: {signal.get('detail') or ''}"
+    trigger = Trigger(kind=TriggerKind.RELATED_FACT, event_key=fact.fact_id, detail=detail.strip())
+    enqueued = False
+    if deps.pool is not None:
+        enqueued = await enqueue_advance(
+            deps.pool,
+            deps.settings.queue_name,
+            concern_id=concern_id,
+            trigger=trigger,
+            now=when,
+            signal=signal,
+        )
+    return Advanced(inputs.concern, trigger.job_id(concern_id), enqueued)
+
+
+async def upsert_person(
+    deps: Deps, principal: Principal, scope: str, person: dict[str, Any]
+) -> PersonContext:
+    """Person master data read by resolve_person_context (seed 002 §八)."""
+    principal.require("agenda", scope)
+    return await store_person(deps.driver, deps.database, scope, person)
+
+
+async def request_scheduler_run(
+    deps: Deps, principal: Principal, *, now: datetime | None = None, scope: str | None = None
+) -> bool:
+    """Enqueue a scheduler run. Every scope (no `scope`) is an all-scope operation, and a
+    moved clock (`now`) fires follow-ups and timeouts early: both need admin (issue 11)."""
+    if scope is None:
+        principal.require("admin")
+    else:
+        principal.require("operator", scope)
+    if now is not None:
+        principal.require("admin")
+    moment = event_time(deps, now)
+    if deps.pool is None:
+        return False
+    return await enqueue_scheduler_run(deps.pool, deps.settings.queue_name, now=moment, scope=scope)

@@ -1,0 +1,127 @@
+"""One turn of the concern agent loop (seed 002 §六 执行循环), as the worker runs it.
+
+1. load the concern (goal + full conversation_log) and the person slices of its people;
+2. skip straight to delivery when this trigger was already decided, is stale, or the
+   concern is closed (a duplicate trigger never runs the loop twice);
+3. ask the model gateway for a `LoopOutput` (goal_met, step, summary, owner_update…); a rate
+   limit or an unavailable model propagates (`ModelRateLimited`, `ModelUnavailable`): the
+   arq task turns it into a deferred retry, the gateway already applied the seed's short
+   retries;
+4. `loop.decide` — resolve with back-flow, follow up, wait, investigate or escalate;
+5. save the decision with its outbox rows and agenda updates in one transaction, guarded
+   by the revision (a reply recorded meanwhile: reload and decide again; after
+   `MAX_CONFLICT_RELOADS` the `Conflict` propagates and the task retries);
+6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed).
+`resolve_concern` exists only inside step 4: nothing else resolves a concern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engine.concern.loop import decide
+from engine.concern.loop_input import loop_input
+from engine.concern.model import Concern
+from engine.concern.policy import ConcernPolicy
+from engine.concern.scheduler import Trigger, is_stale
+from engine.concern.states import is_terminal
+from engine.errors import Conflict, NotFound
+from engine.model.gateway import ModelGateway
+from engine.model.tasks import LoopContext, Signal
+from engine.principal import Principal
+from graph.concern.persons import PersonContext, load_loop_inputs, loop_context_for
+from graph.concern.repository import save_decision
+from jobs.concern.channel import Channel, DeliveryReport, deliver_due
+from jobs.deps import Deps
+
+MAX_CONFLICT_RELOADS = 3
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    concern_id: str
+    outcome: str
+    delivery: DeliveryReport
+
+
+def model_context(
+    concern: Concern,
+    trigger: Trigger,
+    now: datetime,
+    policy: ConcernPolicy,
+    signal: dict[str, Any] | None = None,
+    persons: dict[str, PersonContext] | None = None,
+) -> LoopContext:
+    """What the model reads for one turn: goal, request, people with their context slices
+    and the whole conversation log (engine/concern/loop_input.py)."""
+    slices = {
+        pid: {"preferred_channel": p.preferred_channel, "channels": p.channels, **p.extra}
+        for pid, p in (persons or {}).items()
+    }
+    signals = [Signal.model_validate(signal)] if signal else []
+    return loop_input(concern, trigger, now, policy, persons=slices, signals=signals)
+
+
+def already_decided(concern: Concern, trigger: Trigger) -> bool:
+    jid = trigger.job_id(concern.concern_id)
+    return (
+        is_terminal(concern.status) or jid in concern.handled_triggers or is_stale(concern, trigger)
+    )
+
+
+async def run_turn(
+    deps: Deps,
+    principal: Principal,
+    concern_id: str,
+    trigger: Trigger,
+    *,
+    model: ModelGateway,
+    policy: ConcernPolicy,
+    channel: Channel,
+    now: datetime | None = None,
+    signal: dict[str, Any] | None = None,
+) -> TurnResult:
+    principal.require("agenda")
+    moment = now or deps.clock()
+    outcome = "already decided"
+    for _ in range(MAX_CONFLICT_RELOADS):
+        inputs = await load_loop_inputs(deps.driver, deps.database, concern_id)
+        principal.visible(
+            "agenda", inputs.scope, NotFound(f"no concern {concern_id}", concern_id=concern_id)
+        )
+        concern = inputs.concern
+        if already_decided(concern, trigger):
+            break
+        context = await loop_context_for(
+            deps.driver, deps.database, inputs, now=moment, policy=policy
+        )
+        judged = await model.judge_loop(
+            model_context(concern, trigger, moment, policy, signal, inputs.persons)
+        )
+        decision = decide(concern, trigger, judged.value, moment, policy, context)
+        try:
+            await save_decision(
+                deps.driver,
+                deps.database,
+                decision,
+                scope=inputs.scope,
+                expected_revision=concern.revision,
+                now=moment,
+            )
+        except Conflict:
+            continue
+        outcome = str(decision.new_concern.status)
+        break
+    else:
+        raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
+    delivery = await deliver_due(
+        deps.driver,
+        deps.database,
+        channel,
+        now=moment,
+        worker_id=deps.worker_id,
+        concern_id=concern_id,
+    )
+    return TurnResult(concern_id, outcome, delivery)
