@@ -242,6 +242,19 @@ def _mcp(settings: Settings, token: str | None) -> None:
         raise CliError(str(exc)) from None
 
 
+def _scope(settings: Settings, action: str, scope: str | None) -> None:
+    from api.scope_cli import run
+    from engine.errors import StorygraphError
+
+    if action == "delete" and not scope:
+        raise CliError("scope delete needs the scope to delete: storygraph scope delete <scope>")
+    try:
+        lines = run(settings, action, scope)
+    except StorygraphError as exc:
+        raise CliError(str(exc)) from None
+    print("\n".join(lines))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="storygraph", description="storygraph service and tools")
     sub = p.add_subparsers(dest="command", required=True)
@@ -272,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
         steer.add_argument(
             f"--{action}", dest="action", action="store_const", const=action, help=f"{action} --run"
         )
+    scope = sub.add_parser("scope", help="list scopes with counts, or delete one (admin)")
+    scope.add_argument("action", choices=["list", "delete"])
+    scope.add_argument("scope", nargs="?", help="the scope to delete")
     mcp = sub.add_parser("mcp", help="the MCP server over stdio (agents)")
     mcp.add_argument("--token", help="act as this API token (default: STORYGRAPH_TOKEN)")
     return p
@@ -290,6 +306,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> None:
         "schema": lambda: _schema(args.check),
         "review": lambda: _review(settings, args),
         "mcp": lambda: _mcp(settings, args.token),
+        "scope": lambda: _scope(settings, args.action, args.scope),
     }
     commands[args.command]()
 

@@ -16,6 +16,7 @@ from api.definitions import (
     knowledge,
     platform,
     review,
+    scopes,
     story,
     watch,
     watch_delivery,
@@ -25,9 +26,31 @@ from api.guards import InputGuards, InputLimits, TokenLimiter
 from api.scalars import SCALAR_OVERRIDES
 from engine.settings import Settings
 
-QUERIES: tuple[type, ...] = (platform.Query, story.Query, graph_replay.Query, watch.Query, watch_delivery.Query, review.Query, concern.Query, knowledge.Query,)
-MUTATIONS: tuple[type, ...] = (platform.Mutation, story.Mutation, watch.Mutation, watch_delivery.Mutation, review.Mutation, concern.Mutation, knowledge.Mutation,)
-SUBSCRIPTIONS: tuple[type, ...] = (story.Subscription, review.Subscription,)
+QUERIES: tuple[type, ...] = (
+    platform.Query,
+    story.Query,
+    graph_replay.Query,
+    watch.Query,
+    watch_delivery.Query,
+    review.Query,
+    concern.Query,
+    knowledge.Query,
+    scopes.Query,
+)
+MUTATIONS: tuple[type, ...] = (
+    platform.Mutation,
+    story.Mutation,
+    watch.Mutation,
+    watch_delivery.Mutation,
+    review.Mutation,
+    concern.Mutation,
+    knowledge.Mutation,
+    scopes.Mutation,
+)
+SUBSCRIPTIONS: tuple[type, ...] = (
+    story.Subscription,
+    review.Subscription,
+)
 
 Query = merge_types("Query", QUERIES)
 Mutation = merge_types("Mutation", MUTATIONS)

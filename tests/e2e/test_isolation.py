@@ -223,6 +223,9 @@ TABLE: dict[str, list[Case]] = {
              H, lambda s: {"s": s.a, "id": s.round}, hidden="id"),
     ],  # fmt: skip
     "settings": [case("{ settings { heartbeatEnabled } }", OPEN)],
+    # exactly the token's own scopes: B is neither listed nor counted
+    "scopes": [case("{ scopes { scope events entities relations sources concerns watches } }",
+                    L)],  # fmt: skip
     "plans": [case("{ plans { configId name scope { key projectIds } } }", L)],
     "supervisionRuns": [
         case(f"{{ supervisionRuns {ENTRIES} }}", L),
@@ -337,6 +340,12 @@ TABLE: dict[str, list[Case]] = {
     "setHeartbeatEnabled": [
         case("mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }", A),
     ],
+    "deleteScope": [
+        case("mutation($s: String!) { deleteScope(scope: $s) { deletedNodes } }", A,
+             lambda s: {"s": s.b}),
+        case("mutation($s: String!) { deleteScope(scope: $s) { deletedNodes } }", A,
+             lambda s: {"s": s.a}),
+    ],  # fmt: skip
     "savePlan": [
         case("mutation($p: PlanInput!) { savePlan(plan: $p) { configId } }", R,
              lambda s: {"p": plan_input(s.b)}),

@@ -1,0 +1,40 @@
+"""`storygraph scope list | delete <scope>`: what each scope holds, and removing one
+(benchmark and test data in a dev database). The terminal acts as an admin of every scope,
+like `storygraph review`; a delete is recorded as `cli` and logged."""
+
+from __future__ import annotations
+
+import asyncio
+
+from engine.principal import Principal
+from engine.settings import Settings
+from graph.driver import open_driver
+from jobs import scopes
+from jobs.deps import Deps
+
+CLI_PRINCIPAL = Principal("cli", frozenset({"*"}), frozenset({"admin"}))
+COLUMNS = ("events", "entities", "relations", "sources", "concerns", "watches")
+
+
+async def _run(settings: Settings, action: str, scope: str | None) -> list[str]:
+    driver = open_driver(settings)
+    try:
+        deps = Deps(settings=settings, driver=driver, pool=None, worker_id="cli")
+        if action == "list":
+            found = await scopes.list_scopes(deps, CLI_PRINCIPAL)
+            width = max([len("scope"), *(len(c.scope) for c in found)])
+            lines = ["scope".ljust(width) + "".join(f"{c:>10}" for c in COLUMNS)]
+            for c in found:
+                counts = "".join(f"{getattr(c, k):>10}" for k in COLUMNS)
+                lines.append(c.scope.ljust(width) + counts)
+            return lines
+        assert scope is not None
+        done = await scopes.delete_scope(deps, CLI_PRINCIPAL, scope)
+        return [f"deleted scope {done.scope}: {done.deleted_nodes} nodes (record {done.id})"]
+    finally:
+        await driver.close()
+
+
+def run(settings: Settings, action: str, scope: str | None) -> list[str]:
+    """The lines to print for `scope list` or `scope delete <scope>`."""
+    return asyncio.run(_run(settings, action, scope))

@@ -1,0 +1,52 @@
+"""Scopes as a whole (issue 15 item 7): list the scopes a caller may read, with what each
+holds, and delete one (admin).
+
+A limited token sees exactly its own scopes (those it names, whether or not they hold
+anything yet), so `scopes` never lists or counts another scope; an all-scope token sees
+every scope that holds data. Deleting a scope is an all-scope operation: `admin` only.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from engine.principal import Principal
+from engine.story.clock import utc
+from engine.story.inputs import check_scope
+from graph.scopes import ScopeCounts, ScopeDeleted, ScopeStore
+from jobs.deps import Deps
+
+log = logging.getLogger(__name__)
+
+
+def _store(deps: Deps) -> ScopeStore:
+    return ScopeStore(deps.driver, deps.database)
+
+
+async def list_scopes(deps: Deps, principal: Principal) -> list[ScopeCounts]:
+    """The scopes `principal` may read, each with its counts, by name."""
+    principal.require("reader")
+    store = _store(deps)
+    own = sorted(s for s in principal.scopes if s != "*")
+    names = sorted(set(own) | set(await store.names())) if principal.all_scopes else own
+    return sorted(await store.counts(names), key=lambda c: c.scope) if names else []
+
+
+async def delete_scope(deps: Deps, principal: Principal, scope: str) -> ScopeDeleted:
+    """Delete every node of `scope` (batched, in transactions) and record who did it."""
+    principal.require("admin", check_scope(scope))
+    done = await _store(deps).delete(
+        scope, record_id=deps.ids("scopedel"), by=principal.name, at=utc(deps.clock())
+    )
+    log.warning(
+        "scope deleted",
+        extra={
+            "fields": {
+                "scope": scope,
+                "by": done.by,
+                "deleted_nodes": done.deleted_nodes,
+                "record": done.id,
+            }
+        },
+    )
+    return done
