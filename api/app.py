@@ -29,6 +29,7 @@ from strawberry.types.unset import UnsetType
 
 from api.auth import authenticate, check_binding, is_loopback
 from api.context import Context
+from api.export import export_endpoint
 from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
@@ -165,6 +166,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/", index),
             Route("/graphql", TokenGate(graphql, settings), methods=["GET", "POST"]),
             Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+            Route("/export/{file}", TokenGate(export_endpoint(settings), settings)),
             Route("/healthz", healthz),
             Route("/metrics", metrics_endpoint),
             Route("/viz", viz),

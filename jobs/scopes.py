@@ -50,3 +50,10 @@ async def delete_scope(deps: Deps, principal: Principal, scope: str) -> ScopeDel
         },
     )
     return done
+
+
+async def holds_data(deps: Deps, scope: str) -> bool:
+    """Whether `scope` holds any story data or source now (a scope that does not is
+    answered like a missing one); the caller checked the principal already."""
+    (held,) = await _store(deps).counts([scope])
+    return any((held.events, held.entities, held.relations, held.sources))
