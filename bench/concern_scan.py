@@ -36,8 +36,8 @@ from engine.concern.policy import ConcernPolicy
 from engine.model.gateway import OfflineModelGateway
 from engine.settings import Settings
 from graph.concern.codec import concern_props
-from graph.concern.repository import create_concern
-from graph.concern.scans import count_due, scan_due_concerns
+from graph.concern.repository import ConcernRepository
+from graph.concern.scans import ConcernScans
 from graph.driver import open_driver
 from graph.migrate import migrate
 from jobs.tasks.concern_loop import advance_concern
@@ -45,15 +45,23 @@ from jobs.tasks.concern_loop import advance_concern
 NOW = datetime(2035, 6, 4, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
 POLICY = ConcernPolicy()
 BOSS = Initiator(name="老板", channel="telegram", person_id="p_owner")
-STATUSES = [ConcernStatus.PENDING, ConcernStatus.IN_PROGRESS, ConcernStatus.WAITING_REPLY,
-            ConcernStatus.ESCALATED]
+STATUSES = [
+    ConcernStatus.PENDING,
+    ConcernStatus.IN_PROGRESS,
+    ConcernStatus.WAITING_REPLY,
+    ConcernStatus.ESCALATED,
+]
 
 
 def _template(concern_id: str, now: datetime) -> Any:
     data = RaiseConcernInput(
-        type=ConcernType.DELEGATION, priority=Priority.MEDIUM, title="联系张三确认提测时间",
-        goal="拿到张三的具体提测时间点", initiator=BOSS,
-        people=[PersonRef(person_id="p_zhangsan", display_name="张三", last_channel="feishu")])
+        type=ConcernType.DELEGATION,
+        priority=Priority.MEDIUM,
+        title="联系张三确认提测时间",
+        goal="拿到张三的具体提测时间点",
+        initiator=BOSS,
+        people=[PersonRef(person_id="p_zhangsan", display_name="张三", last_channel="feishu")],
+    )
     return raise_concern(data, concern_id=concern_id, now=now, policy=POLICY)
 
 
@@ -66,14 +74,18 @@ async def seed_concerns(driver: AsyncDriver, db: str, scope: str, total: int) ->
         is_due = i % 100 == 0
         due += is_due and STATUSES[i % 4] != ConcernStatus.WAITING_REPLY
         when = NOW - timedelta(minutes=i % 97) if is_due else NOW + timedelta(minutes=1 + i % 43200)
-        c = base.model_copy(update={
-            "concern_id": f"{scope}-{i}", "status": STATUSES[i % 4],
-            "next_action": base.next_action.model_copy(update={"when": when}),  # type: ignore[union-attr]
-        })
+        c = base.model_copy(
+            update={
+                "concern_id": f"{scope}-{i}",
+                "status": STATUSES[i % 4],
+                "next_action": base.next_action.model_copy(update={"when": when}),  # type: ignore[union-attr]
+            }
+        )
         batch.append(concern_props(c, scope))
         if len(batch) == 5000 or i == total - 1:
-            await driver.execute_query("UNWIND $rows AS r CREATE (c:Concern) SET c = r",
-                                       rows=batch, database_=db)
+            await driver.execute_query(
+                "UNWIND $rows AS r CREATE (c:Concern) SET c = r", rows=batch, database_=db
+            )
             batch = []
     return due
 
@@ -83,10 +95,10 @@ async def time_scan(driver: AsyncDriver, db: str, runs: int = 7) -> tuple[float,
     found = counted = 0
     for _ in range(runs):
         t = time.perf_counter()
-        found = len(await scan_due_concerns(driver, db, NOW, limit=100_000))
+        found = len(await ConcernScans(driver, db).due(NOW, limit=100_000))
         scan_ms.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        counted = await count_due(driver, db, NOW)
+        counted = await ConcernScans(driver, db).count_due(NOW)
         count_ms.append((time.perf_counter() - t) * 1000)
     # the first run warms the plan cache and page cache
     return statistics.median(scan_ms[1:]), statistics.median(count_ms[1:]), found, counted
@@ -99,17 +111,28 @@ async def loop_throughput(
     ids = []
     for i in range(loops):
         decision = _template(f"{scope}-loop-{parallel}-{i}", NOW - timedelta(hours=1))
-        await create_concern(driver, db, decision, scope=scope, now=NOW - timedelta(hours=1))
+        await ConcernRepository(driver, db).create(
+            decision, scope=scope, now=NOW - timedelta(hours=1)
+        )
         ids.append((decision.new_concern.concern_id, decision.new_concern.next_action.when))  # type: ignore[union-attr]
     async with httpx.AsyncClient() as http:
-        ctx = {"driver": driver, "settings": settings, "worker_id": "bench", "http": http,
-               "gateway": OfflineModelGateway()}
+        ctx = {
+            "driver": driver,
+            "settings": settings,
+            "worker_id": "bench",
+            "http": http,
+            "gateway": OfflineModelGateway(),
+        }
         gate = asyncio.Semaphore(parallel)
 
         async def one(cid: str, when: datetime) -> None:
             async with gate:
-                await advance_concern(ctx, concern_id=cid, now=NOW.isoformat(), trigger={
-                    "kind": "next_action_due", "event_key": when.isoformat()})
+                await advance_concern(
+                    ctx,
+                    concern_id=cid,
+                    now=NOW.isoformat(),
+                    trigger={"kind": "next_action_due", "event_key": when.isoformat()},
+                )
 
         t = time.perf_counter()
         await asyncio.gather(*(one(cid, when) for cid, when in ids))
@@ -121,7 +144,9 @@ async def cleanup(driver: AsyncDriver, db: str, scope: str) -> None:
         async with driver.session(database=db) as session:
             result = await session.run(
                 f"MATCH (n:{label}) WHERE n.scope = $scope "
-                "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", scope=scope)
+                "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS",
+                scope=scope,
+            )
             await result.consume()
 
 
@@ -138,8 +163,9 @@ async def main() -> None:
         due = await seed_concerns(driver, db, scope, total)
         print(f"seeded {total} concerns ({due} due) in {time.perf_counter() - t:.1f} s")
         scan, count, found, counted = await time_scan(driver, db)
-        print(f"scan_due_concerns: {scan:.1f} ms for {found} due concerns (query + parse + "
-              "triggers)")
+        print(
+            f"scan_due_concerns: {scan:.1f} ms for {found} due concerns (query + parse + triggers)"
+        )
         print(f"count over the same index: {count:.1f} ms ({counted} rows)")
         print(f"ratio scan/count: {scan / count:.1f}x")
         for parallel in (1, 8):

@@ -10,7 +10,7 @@ People are `Person` nodes linked by `INVOLVES` carrying the minimal refs of seed
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from engine.concern.effects import (
@@ -23,14 +23,16 @@ from engine.concern.effects import (
     SendMessage,
 )
 from engine.concern.model import Concern
+from graph.temporal import to_neo4j
 
 # Effects that leave the system as messages; agenda updates are graph state.
 MESSAGE_KINDS = ("send_message", "report", "backflow", "escalate")
 
 
 def utc(value: datetime | None) -> datetime | None:
-    """Datetimes go to Neo4j in UTC with the stdlib tzinfo (pydantic's own is not packed)."""
-    return value.astimezone(UTC) if value is not None else None
+    """Datetimes go to Neo4j in UTC with the stdlib tzinfo (`graph.temporal`, the one codec)."""
+    moment: datetime | None = to_neo4j(value)
+    return moment
 
 
 def concern_props(concern: Concern, scope: str) -> dict[str, Any]:
@@ -76,8 +78,12 @@ def concern_from_doc(doc: str) -> Concern:
 
 def _recipient_fields(r: Recipient | None) -> dict[str, Any]:
     if r is None:
-        return {"recipient_person_id": None, "recipient_name": "", "channel": "",
-                "channel_user_id": ""}
+        return {
+            "recipient_person_id": None,
+            "recipient_name": "",
+            "channel": "",
+            "channel_user_id": "",
+        }
     return {
         "recipient_person_id": r.person_id,
         "recipient_name": r.name,
@@ -101,13 +107,20 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
     }
     if isinstance(effect, SendMessage):
         base.update(
-            recipient_person_id=effect.person_id, recipient_name=effect.person_name,
-            channel=effect.channel, channel_user_id="", text=effect.text, tone=str(effect.tone),
+            recipient_person_id=effect.person_id,
+            recipient_name=effect.person_name,
+            channel=effect.channel,
+            channel_user_id="",
+            text=effect.text,
+            tone=str(effect.tone),
         )
     elif isinstance(effect, ReportToOwner):
-        base.update(_recipient_fields(effect.recipient), text=effect.text,
-                    deliver_at=utc(effect.deliver_at),
-                    report_kinds=[str(k) for k in effect.report_kinds])
+        base.update(
+            _recipient_fields(effect.recipient),
+            text=effect.text,
+            deliver_at=utc(effect.deliver_at),
+            report_kinds=[str(k) for k in effect.report_kinds],
+        )
     elif isinstance(effect, BackflowMessage):
         base.update(_recipient_fields(effect.recipient), text=effect.text)
     elif isinstance(effect, Escalate):

@@ -1,6 +1,6 @@
 """The concern outbox in Neo4j (issue 5 §8): recorded before sent, sent once.
 
-Rows are written with the decision (`repository.save_decision`, MERGE on the effect key).
+Rows are written with the decision (`ConcernRepository.save_decision`, MERGE on the effect key).
 Delivery claims a row (`pending` -> `sending`, one attempt counted), sends it, then marks it
 `sent`; a failed send puts it back to `pending` with the error, so the next attempt — a
 job retry or the delivery cron — sends it, and a row already `sent` is never claimed again.
@@ -13,18 +13,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from graph.base import Store
 from graph.concern.codec import utc
-from graph.queries import queries
-from graph.temporal import to_neo4j
+from graph.temporal import from_neo4j, to_neo4j
 
 CLAIM_LEASE = timedelta(minutes=5)
-
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
 
 
 @dataclass(frozen=True)
@@ -60,75 +55,16 @@ class OutboxRow:
             channel=p.get("channel") or "",
             channel_user_id=p.get("channel_user_id") or "",
             text=p.get("text") or "",
-            deliver_at=_native(p["deliver_at"]),
-            recorded_at=_native(p["recorded_at"]),
+            deliver_at=from_neo4j(p["deliver_at"]),
+            recorded_at=from_neo4j(p["recorded_at"]),
             status=p["status"],
             attempts=int(p.get("attempts") or 0),
             seq=int(p["seq"]),
             report_kinds=list(p.get("report_kinds") or []),
             tone=p.get("tone") or "",
-            sent_at=_native(p.get("sent_at")),
+            sent_at=from_neo4j(p.get("sent_at")),
             last_error=p.get("last_error"),
         )
-
-
-async def due_rows(
-    driver: AsyncDriver,
-    database: str,
-    now: datetime,
-    *,
-    scope: str | None = None,
-    concern_id: str | None = None,
-    limit: int = 200,
-) -> list[OutboxRow]:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_due"],
-        now=utc(now),
-        scope=scope,
-        concern_id=concern_id,
-        limit=limit,
-        database_=database,
-        routing_="r",
-    )
-    return [OutboxRow.from_props(r["row"]) for r in records]
-
-
-async def claim(
-    driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
-) -> OutboxRow | None:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_claim"],
-        key=key,
-        worker_id=worker_id,
-        now=utc(now),
-        stale_before=utc(now - CLAIM_LEASE),
-        database_=database,
-    )
-    return OutboxRow.from_props(records[0]["row"]) if records else None
-
-
-async def mark_sent(
-    driver: AsyncDriver, database: str, key: str, *, worker_id: str, now: datetime
-) -> None:
-    await driver.execute_query(
-        queries()["concern/outbox_sent"],
-        key=key,
-        worker_id=worker_id,
-        now=utc(now),
-        database_=database,
-    )
-
-
-async def mark_failed(
-    driver: AsyncDriver, database: str, key: str, *, worker_id: str, error: str
-) -> None:
-    await driver.execute_query(
-        queries()["concern/outbox_failed"],
-        key=key,
-        worker_id=worker_id,
-        error=error[:2000],
-        database_=database,
-    )
 
 
 @dataclass(frozen=True)
@@ -138,8 +74,46 @@ class MessagePage:
     total: int | None  # None unless asked for
 
 
-class RecipientMessages(Store):
-    async def page(
+class Outbox(Store):
+    async def due(
+        self,
+        now: datetime,
+        *,
+        scope: str | None = None,
+        concern_id: str | None = None,
+        limit: int = 200,
+    ) -> list[OutboxRow]:
+        records = await self.query(
+            "concern/outbox_due", now=utc(now), scope=scope, concern_id=concern_id, limit=limit
+        )
+        return [OutboxRow.from_props(r["row"]) for r in records]
+
+    async def claim(self, key: str, *, worker_id: str, now: datetime) -> OutboxRow | None:
+        records = await self.query(
+            "concern/outbox_claim",
+            write=True,
+            key=key,
+            worker_id=worker_id,
+            now=utc(now),
+            stale_before=utc(now - CLAIM_LEASE),
+        )
+        return OutboxRow.from_props(records[0]["row"]) if records else None
+
+    async def mark_sent(self, key: str, *, worker_id: str, now: datetime) -> None:
+        await self.query(
+            "concern/outbox_sent", write=True, key=key, worker_id=worker_id, now=utc(now)
+        )
+
+    async def mark_failed(self, key: str, *, worker_id: str, error: str) -> None:
+        await self.query(
+            "concern/outbox_failed", write=True, key=key, worker_id=worker_id, error=error[:2000]
+        )
+
+    async def of_concern(self, concern_id: str) -> list[OutboxRow]:
+        records = await self.query("concern/outbox_of_concern", concern_id=concern_id)
+        return [OutboxRow.from_props(r["row"]) for r in records]
+
+    async def for_recipient(
         self,
         *,
         scope: str,
@@ -170,13 +144,3 @@ class RecipientMessages(Store):
             return MessagePage(rows, len(found) > first, total)
 
         return await self.read(work)
-
-
-async def rows_of_concern(driver: AsyncDriver, database: str, concern_id: str) -> list[OutboxRow]:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/outbox_of_concern"],
-        concern_id=concern_id,
-        database_=database,
-        routing_="r",
-    )
-    return [OutboxRow.from_props(r["row"]) for r in records]

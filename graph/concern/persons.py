@@ -2,11 +2,11 @@
 
 A concern keeps only person_id, display_name, role_in_concern, comm_status and the last
 channel; everything else about a person is a `Person` node read here:
-`resolve_person_context(person_id)` (the master data) and `person_concern_slice(person_id)`
+`PersonStore.resolve(person_id)` (the master data) and `concern_slice(person_id)`
 (`build_person_context_slice(person_id, "concern")`: the live concerns they take part in,
-and which of those wait for their reply). `loop_context_for` turns the slices of one
-concern's people into the engine's `LoopContext` (preferred channels, reachable channels,
-the owner, today's report count).
+and which of those wait for their reply). `loop_context` turns the slices of one concern's
+people into the engine's `LoopContext` (preferred channels, reachable channels, the owner,
+today's report count).
 """
 
 from __future__ import annotations
@@ -15,21 +15,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from neo4j import AsyncDriver
-
 from engine.concern.context import LoopContext
 from engine.concern.effects import Recipient
 from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
 from engine.concern.reports import report_recipient
 from engine.errors import NotFound
-from graph.concern.channel_health import unreachable_channels
+from graph.base import Store
+from graph.concern.channel_health import ChannelHealthStore
 from graph.concern.codec import concern_from_doc, utc
-from graph.queries import queries
-
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
+from graph.temporal import from_neo4j
 
 
 @dataclass(frozen=True)
@@ -43,15 +38,14 @@ class PersonContext:
 
     @classmethod
     def from_props(cls, props: dict[str, Any]) -> PersonContext:
-        known = {"person_id", "display_name", "preferred_channel", "channels", "is_owner",
-                 "scope"}
+        known = {"person_id", "display_name", "preferred_channel", "channels", "is_owner", "scope"}
         return cls(
             person_id=props["person_id"],
             display_name=props.get("display_name") or props["person_id"],
             preferred_channel=props.get("preferred_channel") or "",
             channels=list(props.get("channels") or []),
             is_owner=bool(props.get("is_owner")),
-            extra={k: _native(v) for k, v in props.items() if k not in known},
+            extra={k: from_neo4j(v) for k, v in props.items() if k not in known},
         )
 
 
@@ -60,42 +54,6 @@ class ConcernSliceItem:
     concern: Concern
     comm_status: str
     role_in_concern: str
-
-
-async def resolve_person_context(
-    driver: AsyncDriver, database: str, scope: str, person_id: str
-) -> PersonContext:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/person_get"], scope=scope, person_id=person_id,
-        database_=database, routing_="r",
-    )
-    if not records:
-        raise NotFound(f"no person {person_id} in scope {scope}", person_id=person_id)
-    return PersonContext.from_props(records[0]["person"])
-
-
-async def upsert_person(
-    driver: AsyncDriver, database: str, scope: str, person: dict[str, Any]
-) -> PersonContext:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/person_upsert"], scope=scope,
-        person={**person, "scope": scope}, database_=database,
-    )
-    return PersonContext.from_props(records[0]["person"])
-
-
-async def person_concern_slice(
-    driver: AsyncDriver, database: str, scope: str, person_id: str
-) -> list[ConcernSliceItem]:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/person_concerns"], scope=scope, person_id=person_id,
-        database_=database, routing_="r",
-    )
-    return [
-        ConcernSliceItem(concern_from_doc(r["doc"]), r["comm_status"] or "",
-                         r["role_in_concern"] or "")
-        for r in records
-    ]
 
 
 @dataclass(frozen=True)
@@ -108,68 +66,6 @@ class LoopInputs:
     owner: PersonContext | None
 
 
-async def load_loop_inputs(driver: AsyncDriver, database: str, concern_id: str) -> LoopInputs:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/load_context"], concern_id=concern_id, database_=database,
-        routing_="r",
-    )
-    if not records:
-        raise NotFound(f"no concern {concern_id}", concern_id=concern_id)
-    r = records[0]
-    persons = {p["person_id"]: PersonContext.from_props(p) for p in r["people"]}
-    owner = PersonContext.from_props(r["owner"]) if r["owner"] else None
-    concern = concern_from_doc(r["doc"])
-    return await _with_initiator(driver, database, LoopInputs(concern, r["scope"], persons, owner))
-
-
-async def persons_by_ids(
-    driver: AsyncDriver, database: str, scope: str, person_ids: list[str]
-) -> dict[str, PersonContext]:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/persons_by_ids"], scope=scope, person_ids=person_ids,
-        database_=database, routing_="r",
-    )
-    return {r["person"]["person_id"]: PersonContext.from_props(r["person"]) for r in records}
-
-
-async def _with_initiator(driver: AsyncDriver, database: str, inputs: LoopInputs) -> LoopInputs:
-    """Add the initiator's person context when they are not one of the concern's people."""
-    ini = inputs.concern.initiator
-    pid = ini.person_id if ini is not None else None
-    known = set(inputs.persons) | ({inputs.owner.person_id} if inputs.owner else set())
-    if not pid or pid in known:
-        return inputs
-    extra = await persons_by_ids(driver, database, inputs.scope, [pid])
-    return LoopInputs(inputs.concern, inputs.scope, {**inputs.persons, **extra}, inputs.owner)
-
-
-async def load_raise_inputs(
-    driver: AsyncDriver, database: str, concern: Concern, scope: str
-) -> LoopInputs:
-    """A concern about to be created: its people, its initiator and the owner, by id."""
-    ids = [p.person_id for p in concern.people if p.person_id]
-    persons = await persons_by_ids(driver, database, scope, ids) if ids else {}
-    records, _, _ = await driver.execute_query(
-        queries()["concern/owner_of_scope"], scope=scope, database_=database, routing_="r"
-    )
-    owner = PersonContext.from_props(records[0]["person"]) if records else None
-    return await _with_initiator(driver, database, LoopInputs(concern, scope, persons, owner))
-
-
-async def reports_today(
-    driver: AsyncDriver, database: str, *, scope: str, person_id: str, now: datetime,
-    policy: ConcernPolicy,
-) -> int:
-    local = now.astimezone(policy.tz)
-    start = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    records, _, _ = await driver.execute_query(
-        queries()["concern/reports_today"], scope=scope, person_id=person_id,
-        day_start=utc(start), day_end=utc(start + timedelta(days=1)), database_=database,
-        routing_="r",
-    )
-    return int(records[0]["n"])
-
-
 def preferred_channels(inputs: LoopInputs) -> dict[str, str]:
     """interaction_policy.preferred_channel of everyone a message may go to: the concern's
     people and the owner (often the initiator, who need not be one of the people)."""
@@ -179,27 +75,104 @@ def preferred_channels(inputs: LoopInputs) -> dict[str, str]:
     return {pid: p.preferred_channel for pid, p in people.items() if p.preferred_channel}
 
 
-async def loop_context_for(
-    driver: AsyncDriver, database: str, inputs: LoopInputs, *, now: datetime,
-    policy: ConcernPolicy, unreachable: frozenset[str] | None = None,
-) -> LoopContext:
-    """The loop's view of people and channels; channel health is read unless given."""
-    if unreachable is None:
-        unreachable = await unreachable_channels(driver, database, inputs.scope, now)
-    owner = None
-    if inputs.owner is not None:
-        o = inputs.owner
-        owner = Recipient(name=o.display_name, channel=o.preferred_channel or
-                          (o.channels[0] if o.channels else ""), person_id=o.person_id)
-    context = LoopContext(
-        owner=owner,
-        preferred_channels=preferred_channels(inputs),
-        unreachable_channels=unreachable,
-        person_channels={pid: p.channels for pid, p in inputs.persons.items() if p.channels},
-    )
-    recipient = report_recipient(inputs.concern, context)
-    if recipient is not None and recipient.person_id:
-        count = await reports_today(driver, database, scope=inputs.scope,
-                                    person_id=recipient.person_id, now=now, policy=policy)
-        context = context.model_copy(update={"reports_today": count})
-    return context
+class PersonStore(Store):
+    async def resolve(self, scope: str, person_id: str) -> PersonContext:
+        records = await self.query("concern/person_get", scope=scope, person_id=person_id)
+        if not records:
+            raise NotFound(f"no person {person_id} in scope {scope}", person_id=person_id)
+        return PersonContext.from_props(records[0]["person"])
+
+    async def upsert(self, scope: str, person: dict[str, Any]) -> PersonContext:
+        records = await self.query(
+            "concern/person_upsert", write=True, scope=scope, person={**person, "scope": scope}
+        )
+        return PersonContext.from_props(records[0]["person"])
+
+    async def concern_slice(self, scope: str, person_id: str) -> list[ConcernSliceItem]:
+        records = await self.query("concern/person_concerns", scope=scope, person_id=person_id)
+        return [
+            ConcernSliceItem(
+                concern_from_doc(r["doc"]), r["comm_status"] or "", r["role_in_concern"] or ""
+            )
+            for r in records
+        ]
+
+    async def loop_inputs(self, concern_id: str) -> LoopInputs:
+        records = await self.query("concern/load_context", concern_id=concern_id)
+        if not records:
+            raise NotFound(f"no concern {concern_id}", concern_id=concern_id)
+        r = records[0]
+        persons = {p["person_id"]: PersonContext.from_props(p) for p in r["people"]}
+        owner = PersonContext.from_props(r["owner"]) if r["owner"] else None
+        concern = concern_from_doc(r["doc"])
+        return await self._with_initiator(LoopInputs(concern, r["scope"], persons, owner))
+
+    async def by_ids(self, scope: str, person_ids: list[str]) -> dict[str, PersonContext]:
+        records = await self.query("concern/persons_by_ids", scope=scope, person_ids=person_ids)
+        return {r["person"]["person_id"]: PersonContext.from_props(r["person"]) for r in records}
+
+    async def _with_initiator(self, inputs: LoopInputs) -> LoopInputs:
+        """Add the initiator's person context when they are not one of the concern's people."""
+        ini = inputs.concern.initiator
+        pid = ini.person_id if ini is not None else None
+        known = set(inputs.persons) | ({inputs.owner.person_id} if inputs.owner else set())
+        if not pid or pid in known:
+            return inputs
+        extra = await self.by_ids(inputs.scope, [pid])
+        return LoopInputs(inputs.concern, inputs.scope, {**inputs.persons, **extra}, inputs.owner)
+
+    async def raise_inputs(self, concern: Concern, scope: str) -> LoopInputs:
+        """A concern about to be created: its people, its initiator and the owner, by id."""
+        ids = [p.person_id for p in concern.people if p.person_id]
+        persons = await self.by_ids(scope, ids) if ids else {}
+        records = await self.query("concern/owner_of_scope", scope=scope)
+        owner = PersonContext.from_props(records[0]["person"]) if records else None
+        return await self._with_initiator(LoopInputs(concern, scope, persons, owner))
+
+    async def reports_today(
+        self, *, scope: str, person_id: str, now: datetime, policy: ConcernPolicy
+    ) -> int:
+        local = now.astimezone(policy.tz)
+        start = local.replace(hour=0, minute=0, second=0, microsecond=0)
+        records = await self.query(
+            "concern/reports_today",
+            scope=scope,
+            person_id=person_id,
+            day_start=utc(start),
+            day_end=utc(start + timedelta(days=1)),
+        )
+        return int(records[0]["n"])
+
+    async def loop_context(
+        self,
+        inputs: LoopInputs,
+        *,
+        now: datetime,
+        policy: ConcernPolicy,
+        unreachable: frozenset[str] | None = None,
+    ) -> LoopContext:
+        """The loop's view of people and channels; channel health is read unless given."""
+        if unreachable is None:
+            health = ChannelHealthStore(self.driver, self.database, timeout=self.timeout)
+            unreachable = await health.unreachable(inputs.scope, now)
+        owner = None
+        if inputs.owner is not None:
+            o = inputs.owner
+            owner = Recipient(
+                name=o.display_name,
+                channel=o.preferred_channel or (o.channels[0] if o.channels else ""),
+                person_id=o.person_id,
+            )
+        context = LoopContext(
+            owner=owner,
+            preferred_channels=preferred_channels(inputs),
+            unreachable_channels=unreachable,
+            person_channels={pid: p.channels for pid, p in inputs.persons.items() if p.channels},
+        )
+        recipient = report_recipient(inputs.concern, context)
+        if recipient is not None and recipient.person_id:
+            count = await self.reports_today(
+                scope=inputs.scope, person_id=recipient.person_id, now=now, policy=policy
+            )
+            context = context.model_copy(update={"reports_today": count})
+        return context

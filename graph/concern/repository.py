@@ -3,8 +3,8 @@
 `save_decision` writes a decision's new concern, its outbox rows (MERGE on effect keys) and
 its agenda updates in ONE transaction, guarded by the concern's `revision`: when another
 writer saved first, nothing is written and `Conflict` is raised (the caller reloads and
-decides again). A `noop` decision writes nothing. `create_concern` is the same for a new
-concern (a second create of the same id is a Conflict).
+decides again). A `noop` decision writes nothing. `create` is the same for a new concern (a
+second create of the same id is a Conflict).
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
-from neo4j.exceptions import ConstraintError
+from neo4j import AsyncManagedTransaction
 
 from engine.concern.effects import AgendaOp, AgendaUpdate, Decision
 from engine.concern.model import Concern
 from engine.errors import Conflict, NotFound
+from graph.base import Store
 from graph.concern.codec import concern_from_doc, concern_props, outbox_rows, people_rows, utc
-from graph.queries import queries
 
 
 @dataclass(frozen=True)
@@ -47,118 +46,87 @@ def _agenda_params(decision: Decision) -> tuple[list[dict[str, Any]], list[dict[
     return upserts, removals
 
 
-async def _write_effects(
-    tx: AsyncManagedTransaction, decision: Decision, scope: str, now: datetime
-) -> None:
-    q = queries()
-    rows = outbox_rows(decision, scope=scope, now=now)
-    if rows:
-        await (await tx.run(q.text("concern/outbox_write"), rows=rows)).consume()
-    upserts, removals = _agenda_params(decision)
-    if upserts:
-        await (await tx.run(q.text("concern/agenda_upsert"), scope=scope, refs=upserts)).consume()
-    if removals:
-        await (
-            await tx.run(q.text("concern/agenda_remove"), scope=scope, removals=removals)
-        ).consume()
+class ConcernRepository(Store):
+    async def _write_effects(
+        self, tx: AsyncManagedTransaction, decision: Decision, scope: str, now: datetime
+    ) -> None:
+        rows = outbox_rows(decision, scope=scope, now=now)
+        if rows:
+            await self.rows(tx, "concern/outbox_write", rows=rows)
+        upserts, removals = _agenda_params(decision)
+        if upserts:
+            await self.rows(tx, "concern/agenda_upsert", scope=scope, refs=upserts)
+        if removals:
+            await self.rows(tx, "concern/agenda_remove", scope=scope, removals=removals)
 
+    async def create(self, decision: Decision, *, scope: str, now: datetime) -> Concern:
+        concern = decision.new_concern
 
-async def create_concern(
-    driver: AsyncDriver, database: str, decision: Decision, *, scope: str, now: datetime
-) -> Concern:
-    concern = decision.new_concern
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await self.rows(
+                tx, "concern/create", c=concern_props(concern, scope), people=people_rows(concern)
+            )
+            await self._write_effects(tx, decision, scope, now)
 
-    async def work(tx: AsyncManagedTransaction) -> None:
-        result = await tx.run(
-            queries().text("concern/create"),
-            c=concern_props(concern, scope),
-            people=people_rows(concern),
-        )
-        await result.consume()
-        await _write_effects(tx, decision, scope, now)
+        try:
+            await self.write(work)
+        except Conflict as exc:
+            raise Conflict(
+                f"concern {concern.concern_id} already exists", concern_id=concern.concern_id
+            ) from exc
+        return concern
 
-    try:
-        async with driver.session(database=database) as session:
-            await session.execute_write(work)
-    except ConstraintError as exc:
-        raise Conflict(
-            f"concern {concern.concern_id} already exists", concern_id=concern.concern_id
-        ) from exc
-    return concern
+    async def save_decision(
+        self, decision: Decision, *, scope: str, expected_revision: int, now: datetime
+    ) -> bool:
+        """Persist `decision` if the stored revision is still `expected_revision`.
 
-
-async def save_decision(
-    driver: AsyncDriver,
-    database: str,
-    decision: Decision,
-    *,
-    scope: str,
-    expected_revision: int,
-    now: datetime,
-) -> bool:
-    """Persist `decision` if the stored revision is still `expected_revision`.
-
-    Returns False for a noop decision (nothing written); raises `Conflict` when the revision
-    moved (nothing written).
-    """
-    if decision.noop:
-        return False
-    concern = decision.new_concern
-
-    async def work(tx: AsyncManagedTransaction) -> bool:
-        result = await tx.run(
-            queries().text("concern/save"),
-            concern_id=concern.concern_id,
-            expected_revision=expected_revision,
-            c=concern_props(concern, scope),
-            people=people_rows(concern),
-        )
-        record = await result.single()
-        if record is None:
+        Returns False for a noop decision (nothing written); raises `Conflict` when the
+        revision moved (nothing written).
+        """
+        if decision.noop:
             return False
-        await _write_effects(tx, decision, scope, now)
+        concern = decision.new_concern
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            saved = await self.rows(
+                tx,
+                "concern/save",
+                concern_id=concern.concern_id,
+                expected_revision=expected_revision,
+                c=concern_props(concern, scope),
+                people=people_rows(concern),
+            )
+            if not saved:
+                return False
+            await self._write_effects(tx, decision, scope, now)
+            return True
+
+        if not await self.write(work):
+            raise Conflict(
+                f"concern {concern.concern_id} changed since revision {expected_revision}",
+                concern_id=concern.concern_id,
+                expected_revision=expected_revision,
+            )
         return True
 
-    async with driver.session(database=database) as session:
-        saved = await session.execute_write(work)
-    if not saved:
-        raise Conflict(
-            f"concern {concern.concern_id} changed since revision {expected_revision}",
-            concern_id=concern.concern_id,
-            expected_revision=expected_revision,
+    async def save(
+        self, concern: Concern, *, scope: str, expected_revision: int, now: datetime
+    ) -> None:
+        """Save a concern change that has no effects (e.g. a recorded reply)."""
+        decision = Decision(new_concern=concern, job_id=f"save:{concern.concern_id}")
+        await self.save_decision(
+            decision, scope=scope, expected_revision=expected_revision, now=now
         )
-    return True
 
+    async def load(self, concern_id: str) -> StoredConcern:
+        found = await self.find(concern_id)
+        if found is None:
+            raise NotFound(f"no concern {concern_id}", concern_id=concern_id)
+        return found
 
-async def save_concern(
-    driver: AsyncDriver,
-    database: str,
-    concern: Concern,
-    *,
-    scope: str,
-    expected_revision: int,
-    now: datetime,
-) -> None:
-    """Save a concern change that has no effects (e.g. a recorded reply)."""
-    decision = Decision(new_concern=concern, job_id=f"save:{concern.concern_id}")
-    await save_decision(
-        driver, database, decision, scope=scope, expected_revision=expected_revision, now=now
-    )
-
-
-async def load_concern(driver: AsyncDriver, database: str, concern_id: str) -> StoredConcern:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/get"], concern_id=concern_id, database_=database, routing_="r"
-    )
-    if not records:
-        raise NotFound(f"no concern {concern_id}", concern_id=concern_id)
-    return StoredConcern(concern_from_doc(records[0]["doc"]), records[0]["scope"])
-
-
-async def find_concern(
-    driver: AsyncDriver, database: str, concern_id: str
-) -> StoredConcern | None:
-    try:
-        return await load_concern(driver, database, concern_id)
-    except NotFound:
-        return None
+    async def find(self, concern_id: str) -> StoredConcern | None:
+        records = await self.query("concern/get", concern_id=concern_id)
+        if not records:
+            return None
+        return StoredConcern(concern_from_doc(records[0]["doc"]), records[0]["scope"])

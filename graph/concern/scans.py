@@ -10,56 +10,36 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from neo4j import AsyncDriver
-
 from engine.concern import scheduler
 from engine.concern.model import Concern
 from engine.concern.scheduler import ScheduledJob
+from graph.base import Store
 from graph.concern.codec import concern_from_doc, utc
-from graph.queries import queries
-
-SCAN_QUERIES = {
-    "due": "concern/scan_due",
-    "timeouts": "concern/scan_timeouts",
-    "schedules": "concern/scan_schedules",
-}
 
 
-async def _scan(
-    driver: AsyncDriver, database: str, key: str, now: datetime, scope: str | None, limit: int
-) -> list[Concern]:
-    records, _, _ = await driver.execute_query(
-        queries()[key], now=utc(now), scope=scope, limit=limit, database_=database, routing_="r"
-    )
-    return [concern_from_doc(r["doc"]) for r in records]
+class ConcernScans(Store):
+    async def _scan(self, key: str, now: datetime, scope: str | None, limit: int) -> list[Concern]:
+        records = await self.query(key, now=utc(now), scope=scope, limit=limit)
+        return [concern_from_doc(r["doc"]) for r in records]
 
+    async def due(
+        self, now: datetime, *, scope: str | None = None, limit: int = 500
+    ) -> list[ScheduledJob]:
+        found = await self._scan("concern/scan_due", now, scope, limit)
+        return scheduler.scan_due_concerns(found, now, limit)
 
-async def scan_due_concerns(
-    driver: AsyncDriver, database: str, now: datetime, *, scope: str | None = None,
-    limit: int = 500,
-) -> list[ScheduledJob]:
-    found = await _scan(driver, database, SCAN_QUERIES["due"], now, scope, limit)
-    return scheduler.scan_due_concerns(found, now, limit)
+    async def timeouts(
+        self, now: datetime, *, scope: str | None = None, limit: int = 500
+    ) -> list[ScheduledJob]:
+        found = await self._scan("concern/scan_timeouts", now, scope, limit)
+        return scheduler.scan_timeouts(found, now, limit)
 
+    async def schedules(
+        self, now: datetime, *, scope: str | None = None, limit: int = 500
+    ) -> list[ScheduledJob]:
+        found = await self._scan("concern/scan_schedules", now, scope, limit)
+        return scheduler.scan_schedules(found, now, limit)
 
-async def scan_timeouts(
-    driver: AsyncDriver, database: str, now: datetime, *, scope: str | None = None,
-    limit: int = 500,
-) -> list[ScheduledJob]:
-    found = await _scan(driver, database, SCAN_QUERIES["timeouts"], now, scope, limit)
-    return scheduler.scan_timeouts(found, now, limit)
-
-
-async def scan_schedules(
-    driver: AsyncDriver, database: str, now: datetime, *, scope: str | None = None,
-    limit: int = 500,
-) -> list[ScheduledJob]:
-    found = await _scan(driver, database, SCAN_QUERIES["schedules"], now, scope, limit)
-    return scheduler.scan_schedules(found, now, limit)
-
-
-async def count_due(driver: AsyncDriver, database: str, now: datetime) -> int:
-    records, _, _ = await driver.execute_query(
-        queries()["concern/count_due"], now=utc(now), database_=database, routing_="r"
-    )
-    return int(records[0]["n"])
+    async def count_due(self, now: datetime) -> int:
+        records = await self.query("concern/count_due", now=utc(now))
+        return int(records[0]["n"])

@@ -29,8 +29,8 @@ import httpx
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
-from graph.concern.channel_health import record_delivery
-from graph.concern.outbox import OutboxRow, claim, due_rows, mark_failed, mark_sent
+from graph.concern.channel_health import ChannelHealthStore
+from graph.concern.outbox import Outbox, OutboxRow
 
 log = logging.getLogger("storygraph.concern.channel")
 
@@ -136,24 +136,24 @@ async def deliver_due(
     limit: int = 200,
 ) -> DeliveryReport:
     report = DeliveryReport()
-    for row in await due_rows(
-        driver, database, now, scope=scope, concern_id=concern_id, limit=limit
-    ):
-        claimed = await claim(driver, database, row.key, worker_id=worker_id, now=now)
+    outbox = Outbox(driver, database)
+    health = ChannelHealthStore(driver, database)
+    for row in await outbox.due(now, scope=scope, concern_id=concern_id, limit=limit):
+        claimed = await outbox.claim(row.key, worker_id=worker_id, now=now)
         if claimed is None:
             continue  # another worker has it, or it was sent meanwhile
         try:
             await channel.send(claimed)
         except ChannelError as exc:
-            await mark_failed(driver, database, row.key, worker_id=worker_id, error=str(exc))
-            await record_delivery(driver, database, row.scope, row.channel, now=now, error=str(exc))
+            await outbox.mark_failed(row.key, worker_id=worker_id, error=str(exc))
+            await health.record_delivery(row.scope, row.channel, now=now, error=str(exc))
             report.failed[row.key] = str(exc)
             log.warning(
                 "concern message not sent",
                 extra={"fields": {"key": row.key, "attempts": claimed.attempts, "error": str(exc)}},
             )
             continue
-        await mark_sent(driver, database, row.key, worker_id=worker_id, now=now)
-        await record_delivery(driver, database, row.scope, row.channel, now=now, error=None)
+        await outbox.mark_sent(row.key, worker_id=worker_id, now=now)
+        await health.record_delivery(row.scope, row.channel, now=now, error=None)
         report.sent.append(row.key)
     return report

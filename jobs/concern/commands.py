@@ -34,19 +34,11 @@ from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.principal import Principal
-from graph.concern.agenda import load_agenda
+from graph.concern.agenda import AgendaStore
 from graph.concern.listing import ConcernListing, ConcernPage
-from graph.concern.outbox import MessagePage, RecipientMessages
-from graph.concern.persons import (
-    PersonContext,
-    load_loop_inputs,
-    load_raise_inputs,
-    loop_context_for,
-)
-from graph.concern.persons import (
-    upsert_person as store_person,
-)
-from graph.concern.repository import StoredConcern, create_concern, find_concern, save_concern
+from graph.concern.outbox import MessagePage, Outbox
+from graph.concern.persons import PersonContext, PersonStore
+from graph.concern.repository import ConcernRepository, StoredConcern
 from jobs.concern.effects import enqueue_advance, enqueue_delivery, enqueue_scheduler_run
 from jobs.deps import Deps
 
@@ -73,6 +65,14 @@ class Fact:
     at: datetime | None = None
 
 
+def _concerns(deps: Deps) -> ConcernRepository:
+    return ConcernRepository(deps.driver, deps.database)
+
+
+def _persons(deps: Deps) -> PersonStore:
+    return PersonStore(deps.driver, deps.database)
+
+
 def policy_of(deps: Deps) -> ConcernPolicy:
     return ConcernPolicy.from_settings(deps.settings)
 
@@ -96,7 +96,7 @@ async def visible_concern(
     """A concern the caller may see with `role`; another scope's (or, when `scope` is given,
     one outside it) reads as NOT_FOUND like a missing one."""
     principal.require(role)
-    stored = await find_concern(deps.driver, deps.database, concern_id)
+    stored = await _concerns(deps).find(concern_id)
     missing = NotFound(f"no concern {concern_id}", concern_id=concern_id)
     if stored is None or (scope is not None and stored.scope != scope):
         raise missing
@@ -110,7 +110,7 @@ async def visible_concern(
 async def find(deps: Deps, principal: Principal, concern_id: str) -> Concern | None:
     """A concern by id; None when missing or of a scope the caller cannot use."""
     principal.require("reader")
-    stored = await find_concern(deps.driver, deps.database, concern_id)
+    stored = await _concerns(deps).find(concern_id)
     if stored is None or not principal.can_scope(stored.scope):
         return None
     return stored.concern
@@ -143,7 +143,7 @@ async def list_concerns(
 
 async def agenda(deps: Deps, principal: Principal, scope: str) -> Agenda:
     principal.require("reader", scope)
-    return await load_agenda(deps.driver, deps.database, scope)
+    return await AgendaStore(deps.driver, deps.database).load(scope)
 
 
 async def concern_messages(
@@ -159,7 +159,7 @@ async def concern_messages(
 ) -> MessagePage:
     """Every message addressed to a person, in delivery order, keyset-paged."""
     principal.require("reader", scope)
-    return await RecipientMessages(deps.driver, deps.database).page(
+    return await Outbox(deps.driver, deps.database).for_recipient(
         scope=scope,
         person_id=person_id,
         statuses=statuses,
@@ -190,10 +190,11 @@ async def raise_concern(
     cid = new_concern_id(deps, now)
     probe = decide_raise(data, concern_id=cid, now=now, policy=policy)
     # the daily report cap needs the initiator's reports of today (a person slice read)
-    inputs = await load_raise_inputs(deps.driver, deps.database, probe.new_concern, scope)
-    context = await loop_context_for(deps.driver, deps.database, inputs, now=now, policy=policy)
+    persons = _persons(deps)
+    inputs = await persons.raise_inputs(probe.new_concern, scope)
+    context = await persons.loop_context(inputs, now=now, policy=policy)
     decision = decide_raise(data, concern_id=cid, now=now, policy=policy, context=context)
-    concern = await create_concern(deps.driver, deps.database, decision, scope=scope, now=now)
+    concern = await _concerns(deps).create(decision, scope=scope, now=now)
     if deps.pool is not None and any(e.kind == "report" for e in decision.effects):
         await enqueue_delivery(
             deps.pool, deps.settings.queue_name, concern_id=cid, key=decision.job_id, now=now
@@ -217,9 +218,7 @@ async def advance_concern(
         updated, trigger = record_inbound(stored.concern, message, moment)
         if updated is not stored.concern:
             try:
-                await save_concern(
-                    deps.driver,
-                    deps.database,
+                await _concerns(deps).save(
                     updated,
                     scope=stored.scope,
                     expected_revision=stored.concern.revision,
@@ -251,7 +250,7 @@ async def report_fact(deps: Deps, principal: Principal, concern_id: str, fact: F
         "person_id": fact.person_id,
         "detail": fact.detail,
     }
-    inputs = await load_loop_inputs(deps.driver, deps.database, concern_id)
+    inputs = await _persons(deps).loop_inputs(concern_id)
     detail = f"{signal.get('source') or ''} {signal['kind']}: {signal.get('detail') or ''}"
     trigger = Trigger(kind=TriggerKind.RELATED_FACT, event_key=fact.fact_id, detail=detail.strip())
     enqueued = False
@@ -272,7 +271,7 @@ async def upsert_person(
 ) -> PersonContext:
     """Person master data read by resolve_person_context (seed 002 §八)."""
     principal.require("agenda", scope)
-    return await store_person(deps.driver, deps.database, scope, person)
+    return await _persons(deps).upsert(scope, person)
 
 
 async def request_scheduler_run(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engine.concern import model as m
 from engine.principal import Principal
-from graph.concern.persons import PersonContext, person_concern_slice, resolve_person_context
+from graph.concern.persons import PersonContext, PersonStore
 from jobs.deps import Deps
 
 
@@ -24,8 +24,9 @@ async def conversation_context(
 ) -> ConversationContext:
     """NOT_FOUND when the scope has no such person."""
     principal.require("reader", scope)
-    person = await resolve_person_context(deps.driver, deps.database, scope, person_id)
-    items = await person_concern_slice(deps.driver, deps.database, scope, person_id)
+    persons = PersonStore(deps.driver, deps.database)
+    person = await persons.resolve(scope, person_id)
+    items = await persons.concern_slice(scope, person_id)
     waiting = str(m.CommStatus.WAITING_REPLY)
     return ConversationContext(
         person=person,

@@ -31,8 +31,8 @@ from engine.errors import Conflict, NotFound
 from engine.model.gateway import ModelGateway
 from engine.model.tasks import LoopContext, Signal
 from engine.principal import Principal
-from graph.concern.persons import PersonContext, load_loop_inputs, loop_context_for
-from graph.concern.repository import save_decision
+from graph.concern.persons import PersonContext, PersonStore
+from graph.concern.repository import ConcernRepository
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due
 from jobs.deps import Deps
 
@@ -86,25 +86,23 @@ async def run_turn(
     principal.require("agenda")
     moment = now or deps.clock()
     outcome = "already decided"
+    persons = PersonStore(deps.driver, deps.database)
+    concerns = ConcernRepository(deps.driver, deps.database)
     for _ in range(MAX_CONFLICT_RELOADS):
-        inputs = await load_loop_inputs(deps.driver, deps.database, concern_id)
+        inputs = await persons.loop_inputs(concern_id)
         principal.visible(
             "agenda", inputs.scope, NotFound(f"no concern {concern_id}", concern_id=concern_id)
         )
         concern = inputs.concern
         if already_decided(concern, trigger):
             break
-        context = await loop_context_for(
-            deps.driver, deps.database, inputs, now=moment, policy=policy
-        )
+        context = await persons.loop_context(inputs, now=moment, policy=policy)
         judged = await model.judge_loop(
             model_context(concern, trigger, moment, policy, signal, inputs.persons)
         )
         decision = decide(concern, trigger, judged.value, moment, policy, context)
         try:
-            await save_decision(
-                deps.driver,
-                deps.database,
+            await concerns.save_decision(
                 decision,
                 scope=inputs.scope,
                 expected_revision=concern.revision,

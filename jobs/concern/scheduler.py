@@ -15,8 +15,8 @@ from datetime import datetime
 
 from engine.errors import NotFound
 from engine.principal import Principal
-from graph.concern.repository import find_concern
-from graph.concern.scans import scan_due_concerns, scan_schedules, scan_timeouts
+from graph.concern.repository import ConcernRepository
+from graph.concern.scans import ConcernScans
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due
 from jobs.concern.effects import enqueue_advance
 from jobs.deps import Deps
@@ -42,11 +42,11 @@ async def run_scheduler(
     else:
         principal.require("operator", scope)
     moment = now or deps.clock()
-    driver, db = deps.driver, deps.database
+    scans = ConcernScans(deps.driver, deps.database)
     found = [
-        *await scan_due_concerns(driver, db, moment, scope=scope),
-        *await scan_timeouts(driver, db, moment, scope=scope),
-        *await scan_schedules(driver, db, moment, scope=scope),
+        *await scans.due(moment, scope=scope),
+        *await scans.timeouts(moment, scope=scope),
+        *await scans.schedules(moment, scope=scope),
     ]
     enqueued = []
     if deps.pool is not None:
@@ -60,7 +60,7 @@ async def run_scheduler(
             ):
                 enqueued.append(job.job_id)
     delivery = await deliver_due(
-        driver, db, channel, now=moment, scope=scope, worker_id=deps.worker_id
+        deps.driver, deps.database, channel, now=moment, scope=scope, worker_id=deps.worker_id
     )
     return SchedulerRun(len(found), enqueued, delivery)
 
@@ -76,7 +76,7 @@ async def deliver_outbox(
     """Deliver one concern's due outbox rows (after raiseConcern, which runs in the API)."""
     principal.require("agenda")
     if not principal.all_scopes:
-        stored = await find_concern(deps.driver, deps.database, concern_id)
+        stored = await ConcernRepository(deps.driver, deps.database).find(concern_id)
         missing = NotFound(f"no concern {concern_id}", concern_id=concern_id)
         principal.visible("agenda", stored.scope if stored else None, missing)
     return await deliver_due(

@@ -8,9 +8,9 @@ from typing import Any
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
-from graph.concern.channel_health import unreachable_channels
-from graph.concern.outbox import rows_of_concern
-from graph.concern.persons import upsert_person
+from graph.concern.channel_health import ChannelHealthStore
+from graph.concern.outbox import Outbox
+from graph.concern.persons import PersonStore
 from jobs.concern.channel import WebhookChannel, deliver_due
 from tests.support.concern_jobs import Webhook, at, delegation
 
@@ -23,9 +23,7 @@ async def test_failed_deliveries_make_the_preferred_channel_fall_back_to_the_ori
     scope: str,
 ) -> None:
     db = settings.neo4j_database
-    await upsert_person(
-        neo4j_driver,
-        db,
+    await PersonStore(neo4j_driver, db).upsert(
         scope,
         {
             "person_id": "p_owner",
@@ -37,7 +35,7 @@ async def test_failed_deliveries_make_the_preferred_channel_fall_back_to_the_ori
     )
     first = await raise_one()
     reports = [
-        r for r in await rows_of_concern(neo4j_driver, db, first.concern_id) if r.kind == "report"
+        r for r in await Outbox(neo4j_driver, db).of_concern(first.concern_id) if r.kind == "report"
     ]
     assert reports and all(r.channel == "feishu" for r in reports), "preferred channel first"
 
@@ -46,13 +44,15 @@ async def test_failed_deliveries_make_the_preferred_channel_fall_back_to_the_ori
         for minute in range(1, 4):
             await deliver_due(neo4j_driver, db, channel, now=at(minute), worker_id="w", scope=scope)
         assert hook.refused >= 3
-    assert await unreachable_channels(neo4j_driver, db, scope, at(4)) == {"feishu"}
+    assert await ChannelHealthStore(neo4j_driver, db).unreachable(scope, at(4)) == {"feishu"}
 
     second = await raise_one(
         delegation(title="联系李四确认提测时间", people=[("p_lisi", "李四")]), now=at(5)
     )
     reports = [
-        r for r in await rows_of_concern(neo4j_driver, db, second.concern_id) if r.kind == "report"
+        r
+        for r in await Outbox(neo4j_driver, db).of_concern(second.concern_id)
+        if r.kind == "report"
     ]
     assert reports and all(r.channel == "telegram" for r in reports), (
         "with feishu unreachable the boss is told on the originating channel"
@@ -69,4 +69,4 @@ async def test_failed_deliveries_make_the_preferred_channel_fall_back_to_the_ori
             scope=scope,
         )
         assert hook.accepted
-    assert await unreachable_channels(neo4j_driver, db, scope, at(7)) == frozenset()
+    assert await ChannelHealthStore(neo4j_driver, db).unreachable(scope, at(7)) == frozenset()

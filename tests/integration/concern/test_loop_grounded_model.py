@@ -17,9 +17,9 @@ from engine.concern.advance import InboundMessage
 from engine.concern.model import ConcernStatus, Priority
 from engine.principal import WORKER
 from engine.settings import Settings
-from graph.concern.outbox import rows_of_concern
-from graph.concern.persons import upsert_person
-from graph.concern.repository import load_concern
+from graph.concern.outbox import Outbox
+from graph.concern.persons import PersonStore
+from graph.concern.repository import ConcernRepository
 from jobs.concern.commands import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
 from tests.support.concern_jobs import at, concern_deps, delegation
@@ -34,14 +34,28 @@ def model(model_server: ScriptedModelServer) -> ScriptedModelServer:
 
 
 @pytest.fixture
-def setup(raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: str,
-          job_ctx: dict[str, Any], drain: Any, model: ScriptedModelServer):  # type: ignore[no-untyped-def]
+def setup(
+    raise_one: Any,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    scope: str,
+    job_ctx: dict[str, Any],
+    drain: Any,
+    model: ScriptedModelServer,
+):  # type: ignore[no-untyped-def]
     """Raise a concern and let the worker contact 张三 through the scripted model."""
 
     async def go(priority: Priority = Priority.HIGH) -> str:
-        await upsert_person(neo4j_driver, settings.neo4j_database, scope, {
-            "person_id": "p_zhangsan", "display_name": "张三", "preferred_channel": "feishu",
-            "channels": ["feishu", "wechat"], "team": "后端"})
+        await PersonStore(neo4j_driver, settings.neo4j_database).upsert(
+            scope,
+            {
+                "person_id": "p_zhangsan",
+                "display_name": "张三",
+                "preferred_channel": "feishu",
+                "channels": ["feishu", "wechat"],
+                "team": "后端",
+            },
+        )
         raised = await raise_one(delegation(priority=priority))
         await run_concern_scheduler(job_ctx, now=at(30).isoformat(), scope=scope)
         await drain(model_base_url=model.base_url, model_name="scripted")
@@ -50,33 +64,59 @@ def setup(raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: 
     return go
 
 
-async def reply(neo4j_driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue: str,
-                cid: str, words: str, minute: float) -> None:
-    await advance_concern(concern_deps(neo4j_driver, settings, pool, queue), WORKER, cid,
-                          InboundMessage(person_id="p_zhangsan", text=words, ts=at(minute),
-                                              channel="feishu", message_id=f"zs@{minute}"),
-                       now=at(minute))
+async def reply(
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    pool: ArqRedis,
+    queue: str,
+    cid: str,
+    words: str,
+    minute: float,
+) -> None:
+    await advance_concern(
+        concern_deps(neo4j_driver, settings, pool, queue),
+        WORKER,
+        cid,
+        InboundMessage(
+            person_id="p_zhangsan",
+            text=words,
+            ts=at(minute),
+            channel="feishu",
+            message_id=f"zs@{minute}",
+        ),
+        now=at(minute),
+    )
 
 
 async def sends_to_zhangsan(neo4j_driver: AsyncDriver, settings: Settings, cid: str) -> list[str]:
-    rows = await rows_of_concern(neo4j_driver, settings.neo4j_database, cid)
+    rows = await Outbox(neo4j_driver, settings.neo4j_database).of_concern(cid)
     return [r.text for r in rows if r.kind == "send_message"]
 
 
-@pytest.mark.parametrize(("words", "wait"), [
-    ("我看看", timedelta(hours=2)),  # vague: the normal (high, first) interval
-    ("别催了，已经在做了", timedelta(hours=4)),  # resistant but working: doubled
-])
+@pytest.mark.parametrize(
+    ("words", "wait"),
+    [
+        ("我看看", timedelta(hours=2)),  # vague: the normal (high, first) interval
+        ("别催了，已经在做了", timedelta(hours=4)),  # resistant but working: doubled
+    ],
+)
 async def test_the_model_reads_the_reply_from_the_log_and_the_interval_follows_the_attitude(
-    setup: Any, drain: Any, model: ScriptedModelServer, neo4j_driver: AsyncDriver,
-    settings: Settings, pool: ArqRedis, queue_name: str, words: str, wait: timedelta,
+    setup: Any,
+    drain: Any,
+    model: ScriptedModelServer,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    pool: ArqRedis,
+    queue_name: str,
+    words: str,
+    wait: timedelta,
 ) -> None:
     cid = await setup()
     assert len(await sends_to_zhangsan(neo4j_driver, settings, cid)) == 1
     await reply(neo4j_driver, settings, pool, queue_name, cid, words, 90)
     await drain(model_base_url=model.base_url, model_name="scripted")
 
-    stored = (await load_concern(neo4j_driver, settings.neo4j_database, cid)).concern
+    stored = (await ConcernRepository(neo4j_driver, settings.neo4j_database).load(cid)).concern
     assert len(await sends_to_zhangsan(neo4j_driver, settings, cid)) == 1, "not chased at once"
     assert stored.next_action is not None and stored.next_action.when == at(90) + wait
     assert stored.followup_count == 0
@@ -86,26 +126,38 @@ async def test_the_model_reads_the_reply_from_the_log_and_the_interval_follows_t
     assert seen["request"] == "帮我问问张三提测什么时候能给"
     assert seen["trigger"] == "reply" and seen["replied_by"] == "p_zhangsan"
     assert [(e["direction"], e["person_id"], e["text"]) for e in seen["conversation_log"]][-1] == (
-        "inbound", "p_zhangsan", words)
+        "inbound",
+        "p_zhangsan",
+        words,
+    )
     (zs,) = seen["counterparts"]
-    assert (zs["display_name"], zs["preferred_channel"], zs["channels"], zs["context"]["team"]) \
-        == ("张三", "feishu", ["feishu", "wechat"], "后端")
+    assert (zs["display_name"], zs["preferred_channel"], zs["channels"], zs["context"]["team"]) == (
+        "张三",
+        "feishu",
+        ["feishu", "wechat"],
+        "后端",
+    )
 
 
 async def test_a_vague_time_is_answered_with_a_date_question_and_never_exhausts_the_limit(
-    setup: Any, drain: Any, model: ScriptedModelServer, neo4j_driver: AsyncDriver,
-    settings: Settings, pool: ArqRedis, queue_name: str,
+    setup: Any,
+    drain: Any,
+    model: ScriptedModelServer,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    pool: ArqRedis,
+    queue_name: str,
 ) -> None:
     cid = await setup(Priority.LOW)  # low: at most 2 follow-ups
     for minute in (60, 90, 120, 150):
         await reply(neo4j_driver, settings, pool, queue_name, cid, "大概这两天", minute)
         await drain(model_base_url=model.base_url, model_name="scripted")
-    stored = (await load_concern(neo4j_driver, settings.neo4j_database, cid)).concern
+    stored = (await ConcernRepository(neo4j_driver, settings.neo4j_database).load(cid)).concern
     assert stored.status == ConcernStatus.WAITING_REPLY and stored.followup_count == 0
     assert (await sends_to_zhangsan(neo4j_driver, settings, cid))[1:] == [ASK_DATE] * 4
 
     await reply(neo4j_driver, settings, pool, queue_name, cid, "好的，周四能提测", 180)
     await drain(model_base_url=model.base_url, model_name="scripted")
-    done = (await load_concern(neo4j_driver, settings.neo4j_database, cid)).concern
+    done = (await ConcernRepository(neo4j_driver, settings.neo4j_database).load(cid)).concern
     assert done.status == ConcernStatus.RESOLVED
     assert "好的，周四能提测" in model.requests[-1].user_text

@@ -13,8 +13,8 @@ from neo4j import AsyncDriver
 
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.settings import Settings
-from graph.concern.outbox import rows_of_concern
-from graph.concern.repository import load_concern
+from graph.concern.outbox import Outbox
+from graph.concern.repository import ConcernRepository
 from jobs.concern.channel import WebhookChannel
 from jobs.concern.effects import enqueue_advance
 from jobs.tasks.concern_loop import advance_concern
@@ -35,15 +35,21 @@ def due_trigger(when: str) -> Trigger:
 
 
 async def test_duplicate_triggers_run_the_loop_once(
-    raise_one: Any, job_ctx: dict[str, Any], pool: ArqRedis, queue_name: str,
-    neo4j_driver: AsyncDriver, settings: Settings,
+    raise_one: Any,
+    job_ctx: dict[str, Any],
+    pool: ArqRedis,
+    queue_name: str,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
 ) -> None:
     raised = await raise_one()
     trig = due_trigger(raised.next_action.when.isoformat())  # type: ignore[union-attr]
-    first = await enqueue_advance(pool, queue_name, concern_id=raised.concern_id, trigger=trig,
-                                  now=at(30))
-    second = await enqueue_advance(pool, queue_name, concern_id=raised.concern_id, trigger=trig,
-                                   now=at(31))
+    first = await enqueue_advance(
+        pool, queue_name, concern_id=raised.concern_id, trigger=trig, now=at(30)
+    )
+    second = await enqueue_advance(
+        pool, queue_name, concern_id=raised.concern_id, trigger=trig, now=at(31)
+    )
     assert (first, second) == (True, False)
     worker = create_worker(
         settings.model_copy(update={"queue_name": queue_name}), burst=True, crons=False
@@ -53,22 +59,34 @@ async def test_duplicate_triggers_run_the_loop_once(
     finally:
         await worker.close()
     assert (worker.jobs_complete, worker.jobs_failed) == (2, 0)  # the loop + the created report
-    after_worker = await load_concern(neo4j_driver, settings.neo4j_database, raised.concern_id)
+    after_worker = await ConcernRepository(neo4j_driver, settings.neo4j_database).load(
+        raised.concern_id
+    )
     assert after_worker.concern.revision == raised.revision + 1
     # arq may forget a job id (keep_result); the concern itself remembers the trigger
     gateway = job_ctx["gateway"]
-    await advance_concern(job_ctx, concern_id=raised.concern_id,
-                          trigger=trig.model_dump(mode="json"), now=at(32).isoformat())
+    await advance_concern(
+        job_ctx,
+        concern_id=raised.concern_id,
+        trigger=trig.model_dump(mode="json"),
+        now=at(32).isoformat(),
+    )
     assert gateway.turns == 0
-    again = await load_concern(neo4j_driver, settings.neo4j_database, raised.concern_id)
+    again = await ConcernRepository(neo4j_driver, settings.neo4j_database).load(raised.concern_id)
     assert again == after_worker
-    sends = [r for r in await rows_of_concern(neo4j_driver, settings.neo4j_database,
-                                              raised.concern_id) if r.kind == "send_message"]
+    sends = [
+        r
+        for r in await Outbox(neo4j_driver, settings.neo4j_database).of_concern(raised.concern_id)
+        if r.kind == "send_message"
+    ]
     assert [(r.recipient_name, r.status, r.attempts) for r in sends] == [("张三", "sent", 1)]
 
 
 async def test_send_failure_stays_pending_and_a_retry_sends_it_once(
-    raise_one: Any, job_ctx: dict[str, Any], webhook: Webhook, neo4j_driver: AsyncDriver,
+    raise_one: Any,
+    job_ctx: dict[str, Any],
+    webhook: Webhook,
+    neo4j_driver: AsyncDriver,
     settings: Settings,
 ) -> None:
     db = settings.neo4j_database
@@ -76,33 +94,44 @@ async def test_send_failure_stays_pending_and_a_retry_sends_it_once(
     raised = await raise_one()
     trig = due_trigger(raised.next_action.when.isoformat()).model_dump(mode="json")  # type: ignore[union-attr]
     with pytest.raises(Retry):
-        await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
-                              now=at(30).isoformat())
+        await advance_concern(
+            job_ctx, concern_id=raised.concern_id, trigger=trig, now=at(30).isoformat()
+        )
     assert job_ctx["gateway"].turns == 1
-    rows = await rows_of_concern(neo4j_driver, db, raised.concern_id)
+    rows = await Outbox(neo4j_driver, db).of_concern(raised.concern_id)
     assert {(r.kind, r.status, r.attempts) for r in rows} == {
-        ("report", "pending", 1), ("send_message", "pending", 1)}  # created + contacted report
+        ("report", "pending", 1),
+        ("send_message", "pending", 1),
+    }  # created + contacted report
     assert all(r.last_error and "503" in r.last_error for r in rows)
     assert webhook.accepted == []
 
     webhook.failing = False
     job_ctx["job_try"] = 2
-    await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
-                          now=at(31).isoformat())
-    await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
-                          now=at(32).isoformat())
+    await advance_concern(
+        job_ctx, concern_id=raised.concern_id, trigger=trig, now=at(31).isoformat()
+    )
+    await advance_concern(
+        job_ctx, concern_id=raised.concern_id, trigger=trig, now=at(32).isoformat()
+    )
     assert job_ctx["gateway"].turns == 1, "the retry delivered; it did not think again"
-    rows = await rows_of_concern(neo4j_driver, db, raised.concern_id)
+    rows = await Outbox(neo4j_driver, db).of_concern(raised.concern_id)
     assert {(r.kind, r.status, r.attempts) for r in rows} == {
-        ("report", "sent", 2), ("send_message", "sent", 2)}
+        ("report", "sent", 2),
+        ("send_message", "sent", 2),
+    }
     keys = [a["idem"] for a in webhook.accepted]
     assert sorted(keys) == sorted(r.key for r in rows) and len(set(keys)) == len(keys)
     assert [a["recipient"]["name"] for a in webhook.accepted if a["kind"] == "send_message"] == [
-        "张三"]
+        "张三"
+    ]
 
 
 async def test_rate_limited_model_defers_the_job_by_retry_after(
-    raise_one: Any, job_ctx: dict[str, Any], neo4j_driver: AsyncDriver, settings: Settings,
+    raise_one: Any,
+    job_ctx: dict[str, Any],
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
     model_server: ScriptedModelServer,
 ) -> None:
     from engine.model.gateway import build_gateway
@@ -112,13 +141,17 @@ async def test_rate_limited_model_defers_the_job_by_retry_after(
     model = model_server
     model.script(status(429, retry_after="7"))
     job_ctx["gateway"] = build_gateway(
-        settings.model_copy(update={"model_base_url": model.base_url}), http=job_ctx["http"])
+        settings.model_copy(update={"model_base_url": model.base_url}), http=job_ctx["http"]
+    )
     with pytest.raises(Retry) as deferred:
-        await advance_concern(job_ctx, concern_id=raised.concern_id, trigger=trig,
-                              now=at(30).isoformat())
+        await advance_concern(
+            job_ctx, concern_id=raised.concern_id, trigger=trig, now=at(30).isoformat()
+        )
     assert model.calls == 1, "a 429 is not retried inside the gateway"
     assert deferred.value.defer_score == 7000
-    unchanged = await load_concern(neo4j_driver, settings.neo4j_database, raised.concern_id)
+    unchanged = await ConcernRepository(neo4j_driver, settings.neo4j_database).load(
+        raised.concern_id
+    )
     assert unchanged.concern == raised
 
 

@@ -14,8 +14,8 @@ from engine.concern.advance import InboundMessage
 from engine.concern.model import ConcernStatus, Priority
 from engine.principal import WORKER
 from engine.settings import Settings
-from graph.concern.outbox import rows_of_concern
-from graph.concern.repository import load_concern
+from graph.concern.outbox import Outbox
+from graph.concern.repository import ConcernRepository
 from jobs.concern.commands import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
 from tests.support.concern_jobs import T0, at, concern_deps, delegation
@@ -24,8 +24,16 @@ H = timedelta(hours=1)
 
 
 class Flow:
-    def __init__(self, driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue: str,
-                 job_ctx: dict[str, Any], drain: Any, scope: str) -> None:
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        settings: Settings,
+        pool: ArqRedis,
+        queue: str,
+        job_ctx: dict[str, Any],
+        drain: Any,
+        scope: str,
+    ) -> None:
         self.driver, self.db, self.pool, self.queue = driver, settings.neo4j_database, pool, queue
         self.job_ctx, self.drain, self.scope = job_ctx, drain, scope
         self.deps = concern_deps(driver, settings, pool, queue)
@@ -35,24 +43,39 @@ class Flow:
         await self.drain(model_base_url=None)
 
     async def reply(self, cid: str, words: str, when: Any) -> None:
-        await advance_concern(self.deps, WORKER, cid,
-                              InboundMessage(person_id="p_zhangsan", text=words, ts=when,
-                                                  channel="feishu",
-                                                  message_id=f"zs@{when.isoformat()}"),
-                           now=when)
+        await advance_concern(
+            self.deps,
+            WORKER,
+            cid,
+            InboundMessage(
+                person_id="p_zhangsan",
+                text=words,
+                ts=when,
+                channel="feishu",
+                message_id=f"zs@{when.isoformat()}",
+            ),
+            now=when,
+        )
         await self.drain(model_base_url=None)
 
     async def state(self, cid: str) -> Any:
-        return (await load_concern(self.driver, self.db, cid)).concern
+        return (await ConcernRepository(self.driver, self.db).load(cid)).concern
 
     async def texts(self, cid: str, kind: str) -> list[str]:
-        rows = await rows_of_concern(self.driver, self.db, cid)
+        rows = await Outbox(self.driver, self.db).of_concern(cid)
         return [r.text for r in sorted(rows, key=lambda r: r.deliver_at) if r.kind == kind]
 
 
 @pytest.fixture
-def flow(neo4j_driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue_name: str,
-         job_ctx: dict[str, Any], drain: Any, scope: str) -> Flow:
+def flow(
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    pool: ArqRedis,
+    queue_name: str,
+    job_ctx: dict[str, Any],
+    drain: Any,
+    scope: str,
+) -> Flow:
     return Flow(neo4j_driver, settings, pool, queue_name, job_ctx, drain, scope)
 
 
@@ -60,14 +83,18 @@ async def contacted(flow: Flow, raise_one: Any, priority: Priority) -> str:
     raised = await raise_one(delegation(priority=priority))
     await flow.tick(T0)
     assert await flow.texts(raised.concern_id, "send_message") == [
-        "你好，老板想了解一下提测什么时候能给？"]
+        "你好，老板想了解一下提测什么时候能给？"
+    ]
     return raised.concern_id  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize(("words", "wait", "chase"), [
-    ("我看看", 4 * H, "再跟你确认一下，提测什么时候能给？方便的时候回我一下。"),
-    ("别催了，已经在做了", 8 * H, "不着急，你忙完了告诉我一声就行：提测什么时候能给？"),
-])
+@pytest.mark.parametrize(
+    ("words", "wait", "chase"),
+    [
+        ("我看看", 4 * H, "再跟你确认一下，提测什么时候能给？方便的时候回我一下。"),
+        ("别催了，已经在做了", 8 * H, "不着急，你忙完了告诉我一声就行：提测什么时候能给？"),
+    ],
+)
 async def test_a_reply_sets_the_next_follow_up_by_its_attitude_not_at_once(
     flow: Flow, raise_one: Any, words: str, wait: timedelta, chase: str
 ) -> None:
@@ -92,7 +119,8 @@ async def test_a_vague_time_keeps_being_asked_for_a_date_while_the_person_answer
     c = await flow.state(cid)
     assert c.status == ConcernStatus.WAITING_REPLY and c.followup_count == 0
     assert (await flow.texts(cid, "send_message"))[1:] == [
-        "好的，能给个具体日期吗？比如周几或几号。"] * 4
+        "好的，能给个具体日期吗？比如周几或几号。"
+    ] * 4
 
 
 async def test_silence_after_our_question_reports_the_timeout_to_the_initiator(
@@ -116,5 +144,6 @@ async def test_a_silent_low_concern_is_dropped_with_a_readable_message(
     assert await flow.texts(cid, "escalate") == []
     reports = await flow.texts(cid, "report")
     assert reports[-1] == (
-        "追问了张三2次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。")
+        "追问了张三2次都没回复，「联系张三确认提测时间」我先不跟了，有需要再叫我。"
+    )
     assert all("unanswered" not in r and "【升级】" not in r for r in reports)

@@ -10,7 +10,7 @@ from neo4j import AsyncDriver
 from engine.concern.model import ConcernType, Priority, RaiseConcernInput, ScheduleTrigger
 from engine.settings import Settings
 from graph.concern.codec import utc
-from graph.concern.scans import scan_due_concerns, scan_schedules, scan_timeouts
+from graph.concern.scans import ConcernScans
 from graph.queries import queries
 from tests.support.concern_jobs import BOSS, at
 
@@ -36,7 +36,11 @@ async def test_scan_plans_seek_their_index(
     neo4j_driver: AsyncDriver, settings: Settings, key: str, index_seek: str
 ) -> None:
     _, summary, _ = await neo4j_driver.execute_query(
-        "EXPLAIN " + queries().text(key), now=utc(at(0)), scope=None, limit=10, concern_id=None,
+        "EXPLAIN " + queries().text(key),
+        now=utc(at(0)),
+        scope=None,
+        limit=10,
+        concern_id=None,
         database_=settings.neo4j_database,
     )
     assert summary.plan is not None
@@ -51,12 +55,19 @@ async def test_the_three_scans_partition_live_concerns(
     db = settings.neo4j_database
     due = await raise_one(now=at(0))
     await raise_one(now=at(90))  # due later
-    schedule = await raise_one(RaiseConcernInput(
-        type=ConcernType.SCHEDULE, priority=Priority.MEDIUM, title="每周一提醒周报",
-        goal="提醒大家交周报", initiator=BOSS,
-        trigger=ScheduleTrigger(next_run_at=at(10))), now=at(0))
-    found_due = await scan_due_concerns(neo4j_driver, db, at(30), scope=scope)
+    schedule = await raise_one(
+        RaiseConcernInput(
+            type=ConcernType.SCHEDULE,
+            priority=Priority.MEDIUM,
+            title="每周一提醒周报",
+            goal="提醒大家交周报",
+            initiator=BOSS,
+            trigger=ScheduleTrigger(next_run_at=at(10)),
+        ),
+        now=at(0),
+    )
+    found_due = await ConcernScans(neo4j_driver, db).due(at(30), scope=scope)
     assert [j.concern_id for j in found_due] == [due.concern_id]
-    assert await scan_timeouts(neo4j_driver, db, at(30), scope=scope) == []
-    (sched,) = await scan_schedules(neo4j_driver, db, at(30), scope=scope)
+    assert await ConcernScans(neo4j_driver, db).timeouts(at(30), scope=scope) == []
+    (sched,) = await ConcernScans(neo4j_driver, db).schedules(at(30), scope=scope)
     assert (sched.concern_id, sched.trigger.kind.value) == (schedule.concern_id, "schedule_due")
