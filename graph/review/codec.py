@@ -25,6 +25,11 @@ def iso(value: datetime | None) -> str | None:
     return None if value is None else value.astimezone(UTC).isoformat()
 
 
+def instant(value: str) -> datetime:
+    """An instant stored by `iso`, back as an aware datetime."""
+    return datetime.fromisoformat(value)
+
+
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 

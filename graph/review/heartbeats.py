@@ -18,7 +18,7 @@ from engine.errors import NotFound
 from engine.review.compose import story_scope
 from engine.review.heartbeat import HeartbeatRun
 from graph.review.base import Repository
-from graph.review.codec import dumps, iso
+from graph.review.codec import dumps, instant, iso
 
 
 def heartbeat_row(run: HeartbeatRun, deployment: str, claim_key: str) -> dict[str, Any]:
@@ -52,7 +52,7 @@ class HeartbeatRuns(Repository):
     async def last_slots(self) -> dict[str, datetime]:
         async def work(tx: AsyncManagedTransaction) -> dict[str, datetime]:
             rows = await self.rows(tx, "review/heartbeat_last_slots", deployment=self.deployment)
-            return {r["config_id"]: datetime.fromisoformat(r["slot"]) for r in rows}
+            return {r["config_id"]: instant(r["slot"]) for r in rows}
 
         return await self.read(work)
 

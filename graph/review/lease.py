@@ -20,7 +20,7 @@ from neo4j import AsyncManagedTransaction
 from engine.review import lock
 from engine.review.types import Trigger
 from graph.review.base import Repository
-from graph.review.codec import iso
+from graph.review.codec import instant, iso
 
 _EMPTY = {"owner": None, "run_id": None, "acquired_at": None, "expires_at": None, "worker_id": None}
 
@@ -32,8 +32,8 @@ def _lease(props: dict[str, Any] | None) -> lock.Lease | None:
         owner=props["owner"],
         run_id=props["run_id"],
         token=props["token"],
-        acquired_at=datetime.fromisoformat(props["acquired_at"]),
-        expires_at=datetime.fromisoformat(props["expires_at"]),
+        acquired_at=instant(props["acquired_at"]),
+        expires_at=instant(props["expires_at"]),
     )
 
 

@@ -8,25 +8,24 @@ cited versions — never today's text in place of another version (seed 004 L6).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
+from engine.clock import utcnow
 from engine.review.checkpoints import SourceState
 from engine.review.compose import project_of, story_scope
 from engine.review.spans import source_state
 from engine.review.types import Scope
 from graph.review.base import Repository
+from graph.temporal import from_neo4j
 
 
 def _when(value: object) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    to_native = getattr(value, "to_native", None)
-    if to_native is not None:
-        native: datetime = to_native()
-        return native if native.tzinfo else native.replace(tzinfo=UTC)
-    return datetime.now(UTC)
+    """A source's recorded time (a driver DateTime, decoded by `graph.temporal`); a source
+    without one counts as recorded now."""
+    decoded = from_neo4j(value)
+    return decoded if isinstance(decoded, datetime) else utcnow()
 
 
 class ReviewSources(Repository):
