@@ -13,11 +13,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import httpx
 
+from engine.clock import utcnow
 from engine.concern.policy import ConcernPolicy
 from engine.model.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
 from engine.settings import Settings
@@ -26,7 +27,7 @@ from jobs.concern.channel import Channel, channel_from_settings
 
 def job_now(value: str | datetime | None) -> datetime:
     if value is None:
-        return datetime.now(UTC)
+        return utcnow()
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
     if moment.tzinfo is None:
         raise ValueError("a job's now must carry its timezone")
