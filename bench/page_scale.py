@@ -37,6 +37,7 @@ from graph.migrate import migrate
 from graph.queries import queries
 from graph.story.codec import version_row
 from graph.story.repository import StoryRepository
+from jobs.localredis import with_redis_password
 
 START = datetime(2025, 1, 1, tzinfo=UTC)
 BATCH = 2000
@@ -142,7 +143,7 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--old-runs", type=int, default=3)
     args = parser.parse_args()
-    settings = Settings.from_env()
+    settings = with_redis_password(Settings.from_env())
     driver = open_driver(settings)
     db = settings.neo4j_database
     await migrate(driver, db)

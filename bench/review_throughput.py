@@ -39,6 +39,7 @@ from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
+from jobs.localredis import with_redis_password
 from jobs.queue import open_pool
 from jobs.review.execution import Execution
 from jobs.review.lifecycle import start_review
@@ -172,7 +173,9 @@ async def no_change(
 
 
 async def main(args: argparse.Namespace) -> None:
-    settings = Settings.from_env(queue_name=f"storygraph:bench:{uuid.uuid4().hex[:8]}")
+    settings = with_redis_password(
+        Settings.from_env(queue_name=f"storygraph:bench:{uuid.uuid4().hex[:8]}")
+    )
     driver = open_driver(settings)
     redis = await open_pool(settings)  # the supervision FIFO pool lives in Redis
     tag = f"bench-{uuid.uuid4().hex[:8]}"
