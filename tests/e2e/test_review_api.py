@@ -114,6 +114,13 @@ async def test_activity_over_http_joins_by_run_id_filters_before_paging(
     runs = SupervisionRuns(neo4j_driver, services.neo4j_database, queue)
     done = hb.HeartbeatState.COMPLETED
     minute = timedelta(minutes=1)
+    # run ids are unique across deployments: clear what an interrupted earlier run left
+    await neo4j_driver.execute_query(
+        "UNWIND $ids AS id MATCH (n {id: id}) WHERE n:HeartbeatRun OR n:SupervisionRun "
+        "DETACH DELETE n",
+        ids=["hb-old", "hb-a", "hb-b", "hb-c", "hb-d", "sup-old", "sup-a", "sup-c", "sup-d"],
+        database_=services.neo4j_database,
+    )
     # an old heartbeat with no saved link or scope, and an old run right after it
     await heartbeats.claim(heartbeat("hb-old", None, done, T0, link_saved=False), f"k:{scope}:old")
     await runs.create(
