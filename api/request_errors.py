@@ -10,6 +10,8 @@ variable (`Variable '$at' got invalid value ...`); `describe` adds the arguments
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from graphql import (
     ArgumentNode,
     DocumentNode,
@@ -42,74 +44,46 @@ def variable_name(error: GraphQLError) -> str | None:
     return None
 
 
+class _ArgumentPaths(Visitor):
+    """Tracks the `field.argument.inputField` path while visiting a document; `matches`
+    decides which leaf nodes are recorded."""
+
+    def __init__(self, matches: Callable[[object], bool]) -> None:
+        super().__init__()
+        self.path: list[str] = []
+        self.found: list[str] = []
+        self.matches = matches
+
+    def _push(self, node: FieldNode | ArgumentNode | ObjectFieldNode, *_: object) -> None:
+        self.path.append(node.name.value)
+
+    def _pop(self, *_: object) -> None:
+        self.path.pop()
+
+    enter_field = enter_argument = enter_object_field = _push
+    leave_field = leave_argument = leave_object_field = _pop
+
+    def _leaf(self, node: object, *_: object) -> None:
+        if self.path and self.matches(node):
+            self.found.append(".".join(self.path))
+
+    enter_variable = enter_string_value = _leaf
+
+
+def _paths(document: DocumentNode, matches: Callable[[object], bool]) -> list[str]:
+    visitor = _ArgumentPaths(matches)
+    visit(document, visitor)
+    return visitor.found
+
+
 def arguments_using(document: DocumentNode, variable: str) -> list[str]:
     """`field.argument` (or `field.argument.inputField`) for every use of `$variable`."""
-    found: list[str] = []
-
-    class Uses(Visitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.path: list[str] = []
-
-        def enter_field(self, node: FieldNode, *_: object) -> None:
-            self.path.append(node.name.value)
-
-        def leave_field(self, node: FieldNode, *_: object) -> None:
-            self.path.pop()
-
-        def enter_argument(self, node: ArgumentNode, *_: object) -> None:
-            self.path.append(node.name.value)
-
-        def leave_argument(self, node: ArgumentNode, *_: object) -> None:
-            self.path.pop()
-
-        def enter_object_field(self, node: ObjectFieldNode, *_: object) -> None:
-            self.path.append(node.name.value)
-
-        def leave_object_field(self, node: ObjectFieldNode, *_: object) -> None:
-            self.path.pop()
-
-        def enter_variable(self, node: VariableNode, *_: object) -> None:
-            if node.name.value == variable and self.path:
-                found.append(".".join(self.path))
-
-    visit(document, Uses())
-    return found
+    return _paths(document, lambda n: isinstance(n, VariableNode) and n.name.value == variable)
 
 
 def arguments_holding(document: DocumentNode, literal: str) -> list[str]:
     """`field.argument` paths whose literal string value is `literal`."""
-    found: list[str] = []
-
-    class Holds(Visitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.path: list[str] = []
-
-        def enter_field(self, node: FieldNode, *_: object) -> None:
-            self.path.append(node.name.value)
-
-        def leave_field(self, node: FieldNode, *_: object) -> None:
-            self.path.pop()
-
-        def enter_argument(self, node: ArgumentNode, *_: object) -> None:
-            self.path.append(node.name.value)
-
-        def leave_argument(self, node: ArgumentNode, *_: object) -> None:
-            self.path.pop()
-
-        def enter_object_field(self, node: ObjectFieldNode, *_: object) -> None:
-            self.path.append(node.name.value)
-
-        def leave_object_field(self, node: ObjectFieldNode, *_: object) -> None:
-            self.path.pop()
-
-        def enter_string_value(self, node: StringValueNode, *_: object) -> None:
-            if node.value == literal and self.path:
-                found.append(".".join(self.path))
-
-    visit(document, Holds())
-    return found
+    return _paths(document, lambda n: isinstance(n, StringValueNode) and n.value == literal)
 
 
 def describe(error: GraphQLError, query: str | None = None) -> tuple[str, dict[str, object]]:
