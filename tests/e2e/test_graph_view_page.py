@@ -147,11 +147,11 @@ async def test_the_slider_snaps_to_record_moments_and_shows_an_earlier_state(
         assert early_entities == {n["id"] for n in early["nodes"]}
         assert len(early_entities) < len(now_entities), "fewer objects were known at first"
         positions_before = await page.evaluate(
-            "() => cy.getElementById(%r).position()" % sorted(early_entities)[0]
+            f"() => cy.getElementById({sorted(early_entities)[0]!r}).position()"
         )
         await move_slider(page, len(moments) - 1)
         positions_after = await page.evaluate(
-            "() => cy.getElementById(%r).position()" % sorted(early_entities)[0]
+            f"() => cy.getElementById({sorted(early_entities)[0]!r}).position()"
         )
         assert positions_before == positions_after, "positions are stable while replaying"
         await move_slider(page, 0)
@@ -227,7 +227,7 @@ async def test_corrections_made_on_the_page_are_visible_over_graphql(
         )
         assert "confirmed" in edge_classes, "the line shows the confirmation"
         # edit a description, with the version the page showed
-        await page.locator("#list li[data-id='%s']" % entity["id"]).click()
+        await page.locator("#list li[data-id='{}']".format(entity["id"])).click()
         await page.locator("#editBox summary").click()
         await page.locator("#editText").fill("页面上改的描述：王五负责对账")
         await page.locator("#detail button[data-act=updateEntity]").click()
@@ -259,7 +259,7 @@ async def test_scope_moment_and_selection_survive_a_reload(api: Server, demo_sco
     async with offline_page() as seen:
         page = seen.page
         await open_view(page, f"{api.url}/viz?scope={demo_scope}")
-        await page.locator("#list li[data-id='%s']" % target["id"]).click()
+        await page.locator("#list li[data-id='{}']".format(target["id"])).click()
         await move_slider(page, 3)
         url = page.url
         assert "at=" in url and f"sel={target['id']}" in url and f"scope={demo_scope}" in url

@@ -13,9 +13,9 @@ from neo4j import AsyncDriver
 
 from engine.review import lifecycle as lc
 from engine.review.types import Scope
-from jobs.tasks.review import supervise
 from jobs.review.lifecycle import start_review
 from jobs.review.services import ReviewServices
+from jobs.tasks.review import supervise
 from jobs.tasks.review_worker import alive_key
 from jobs.worker import worker_context
 from tests.support.review_jobs import (
