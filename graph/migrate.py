@@ -8,11 +8,14 @@ nothing; a recorded file whose text changed is an error rather than a silent re-
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from neo4j import AsyncDriver
+from neo4j.exceptions import ClientError, TransientError
 
 from graph.queries import CYPHER_DIR
 
@@ -28,6 +31,21 @@ class Migration:
 
 class MigrationError(RuntimeError):
     pass
+
+
+# What a schema statement or the Migration record answers when another process applies the
+# same migration at the same moment (two workers, or the API and a worker, started together).
+RACE_CODES = frozenset(
+    {
+        "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintAlreadyExists",
+        "Neo.ClientError.Schema.IndexAlreadyExists",
+        "Neo.ClientError.Schema.ConstraintValidationFailed",
+        "Neo.ClientError.Schema.ConstraintWithNameAlreadyExists",
+        "Neo.ClientError.Schema.IndexWithNameAlreadyExists",
+    }
+)
+RACE_ATTEMPTS = 8
 
 
 def _statements(text: str) -> tuple[str, ...]:
@@ -47,7 +65,31 @@ def load_migrations(root: Path = SCHEMA_DIR) -> list[Migration]:
 
 
 async def migrate(driver: AsyncDriver, database: str, root: Path = SCHEMA_DIR) -> list[str]:
-    """Apply pending migrations in order; return the names applied now."""
+    """Apply pending migrations in order; return the names this call recorded.
+
+    Processes that start together may migrate at once: every statement is idempotent
+    (`IF NOT EXISTS`, rewrites that match only unconverted data), a statement that loses a
+    race with the other process is retried after reading again what is recorded, and the
+    `Migration` node is recorded once, by whichever process creates it first.
+    """
+    migrations = load_migrations(root)
+    applied: list[str] = []
+    for attempt in range(RACE_ATTEMPTS):
+        try:
+            await _apply_pending(driver, database, migrations, applied)
+            return applied
+        except (ClientError, TransientError) as exc:
+            if exc.code not in RACE_CODES and not isinstance(exc, TransientError):
+                raise
+            if attempt == RACE_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(0.05 * (attempt + 1))
+    return applied
+
+
+async def _apply_pending(
+    driver: AsyncDriver, database: str, migrations: list[Migration], applied: list[str]
+) -> None:
     await driver.execute_query(
         "CREATE CONSTRAINT migration_name IF NOT EXISTS FOR (m:Migration) REQUIRE m.name IS UNIQUE",
         database_=database,
@@ -56,8 +98,8 @@ async def migrate(driver: AsyncDriver, database: str, root: Path = SCHEMA_DIR) -
         "MATCH (m:Migration) RETURN m.name AS name, m.checksum AS checksum", database_=database
     )
     done = {r["name"]: r["checksum"] for r in records}
-    applied = []
-    for mig in load_migrations(root):
+    mark = secrets.token_hex(8)
+    for mig in migrations:
         if mig.name in done:
             if done[mig.name] != mig.checksum:
                 raise MigrationError(
@@ -66,12 +108,18 @@ async def migrate(driver: AsyncDriver, database: str, root: Path = SCHEMA_DIR) -
             continue
         for stmt in mig.statements:
             await driver.execute_query(stmt, database_=database)
-        await driver.execute_query(
+        records, _, _ = await driver.execute_query(
             "MERGE (m:Migration {name: $name}) "
-            "ON CREATE SET m.checksum = $checksum, m.applied_at = datetime()",
+            "ON CREATE SET m.checksum = $checksum, m.applied_at = datetime(), m.mark = $mark "
+            "RETURN m.mark = $mark AS mine, m.checksum AS checksum",
             name=mig.name,
             checksum=mig.checksum,
+            mark=mark,
             database_=database,
         )
-        applied.append(mig.name)
-    return applied
+        if records[0]["checksum"] != mig.checksum:
+            raise MigrationError(
+                f"migration {mig.name} was applied with other contents; add a new file instead"
+            )
+        if records[0]["mine"]:
+            applied.append(mig.name)
