@@ -60,6 +60,17 @@ async def open_view(page: Page, url: str) -> None:
     await page.wait_for_function("() => window.viz && window.viz.ready", timeout=20_000)
 
 
+async def detail_shown(page: Page, object_id: str) -> None:
+    """Wait until the detail panel has been drawn for this object at the current moment."""
+    await page.wait_for_function(
+        "(id) => (document.getElementById('detail').dataset.shown || '')"
+        ".startsWith(id + '@') && document.getElementById('detail').dataset.shown === "
+        "`${id}@${viz.S.T}`",
+        arg=object_id,
+        timeout=10_000,
+    )
+
+
 async def visible_ids(page: Page, kind: str) -> set[str]:
     return set(
         await page.evaluate(
@@ -228,19 +239,27 @@ async def test_corrections_made_on_the_page_are_visible_over_graphql(
         assert "confirmed" in edge_classes, "the line shows the confirmation"
         # edit a description, with the version the page showed
         await page.locator("#list li[data-id='{}']".format(entity["id"])).click()
+        await detail_shown(page, entity["id"])
         await page.locator("#editBox summary").click()
         await page.locator("#editText").fill("页面上改的描述：王五负责对账")
         await page.locator("#detail button[data-act=updateEntity]").click()
         await page.locator("#detail .description", has_text="页面上改的描述").wait_for(
             timeout=10_000
         )
-        # a stale edit (made from an earlier moment) is a readable CONFLICT and writes nothing
-        await move_slider(page, 0)
-        if await page.locator("#editBox summary").count():
-            await page.locator("#editBox summary").click()
-            await page.locator("#editText").fill("stale")
-            await page.locator("#detail button[data-act=updateEntity]").click()
-            await page.locator("#detail .error", has_text="CONFLICT").wait_for(timeout=10_000)
+        await page.locator("#detail .outcome", has_text="description saved").wait_for()
+        # a stale edit (made from the moment before the save, which still shows the entity at
+        # its earlier version) is a readable CONFLICT that stays on the panel and writes nothing
+        last = await page.evaluate("() => viz.S.moments.length - 1")
+        await move_slider(page, last - 1)
+        await detail_shown(page, entity["id"])
+        assert "页面上改的描述" not in await page.locator("#detail .description").inner_text()
+        await page.locator("#editBox summary").click()
+        await page.locator("#editText").fill("stale")
+        await page.locator("#detail button[data-act=updateEntity]").click()
+        conflict = page.locator("#detail .outcome.error", has_text="CONFLICT")
+        await conflict.wait_for(timeout=10_000)
+        await detail_shown(page, entity["id"])
+        assert await conflict.is_visible(), "the refusal stays after the panel is drawn again"
         await shot(page, "graph_view_correction")
     after = gql(
         api,

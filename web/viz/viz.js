@@ -28,6 +28,7 @@ const S = {
   scope: "", tables: null, moments: [], index: 0, T: 0, sel: null, cy: null,
   ents: new Map(), rels: new Map(), evs: new Map(), chg: [], sums: new Map(), days: new Map(),
   evNode: new Map(), shown: new Map(), detailCache: new Map(), listItems: new Map(),
+  detailTicket: 0, notice: null,
 };
 const viz = (window.viz = { S, timings: {}, ready: false, renderedMoment: null });
 
@@ -391,6 +392,7 @@ function markSelected(id) {
   if (li) { li.setAttribute("aria-selected", "true"); $("list").setAttribute("aria-activedescendant", li.id); }
 }
 function select(id, from) {
+  if (id !== S.sel) S.notice = null;
   S.sel = id;
   markSelected(id);
   if (from === "list") { const el = S.cy.getElementById(id); if (el.nonempty() && !el.hasClass("gone")) S.cy.animate({ center: { eles: el } }, { duration: 200 }); }
@@ -434,7 +436,24 @@ function versionsHtml(vs, fmt) {
   return "<h3>History</h3><ol class='history'>" + vs.map((v) => `<li>v${v.seq} ${localTime(v.rec)}${v.ret < 2e14 ? " → " + localTime(v.ret) : " (current)"}: ${esc(fmt(v))}</li>`).join("") + "</ol>";
 }
 
+// The detail panel is drawn by the newest request only (a slower, older one is dropped), and a
+// correction's outcome (done, or why it was refused) stays on it until another object is chosen.
 async function showDetail(id) {
+  const ticket = ++S.detailTicket, box = $("detail");
+  delete box.dataset.shown;
+  await drawDetail(id, () => ticket === S.detailTicket && S.sel === id);
+  if (ticket !== S.detailTicket || S.sel !== id) return;
+  showOutcome();
+  box.dataset.shown = `${id}@${S.T}`;
+}
+function showOutcome() {
+  const box = $("detail"), n = S.notice;
+  let p = box.querySelector(".outcome");
+  if (!n || n.id !== S.sel) { if (p) p.remove(); return; }
+  if (!p) { p = document.createElement("div"); box.prepend(p); }
+  p.className = "outcome " + n.cls; p.setAttribute("role", "status"); p.innerHTML = n.html;
+}
+async function drawDetail(id, current) {
   const box = $("detail");
   // a removed relation stays selectable (its detail offers Restore) while its line is hidden
   const present = S.vis && (S.vis.has(id) || (S.rels.has(id) && !!at(S.rels.get(id), S.T)));
@@ -451,8 +470,8 @@ async function showDetail(id) {
   }
   box.innerHTML = "<p class='meta'>loading…</p>";
   let g;
-  try { g = await detailGraph(); } catch (e) { box.innerHTML = `<p class="error">${esc(readable(e))}</p>`; return; }
-  if (S.sel !== id) return;
+  try { g = await detailGraph(); } catch (e) { if (current()) box.innerHTML = `<p class="error">${esc(readable(e))}</p>`; return; }
+  if (!current()) return;
   const nameOf = (eid) => g.entities.find((e) => e.id === eid)?.name || eid;
   let html = "";
   if (S.ents.has(id)) {
@@ -513,11 +532,11 @@ async function showDetail(id) {
 // ---------------------------------------------------------------- corrections (GraphQL mutations)
 async function act(button) {
   const d = button.dataset, box = $("detail");
-  const note = (html, cls = "meta") => { let p = box.querySelector(".outcome"); if (!p) { p = document.createElement("div"); box.prepend(p); } p.className = "outcome " + cls; p.innerHTML = html; };
+  const note = (html, cls = "meta") => { S.notice = { id: S.sel, html, cls }; showOutcome(); };
   const objects = d.kind ? [{ kind: d.kind, id: d.id }] : null;
   button.disabled = true;
   try {
-    if (d.act === "unpin") { S.sel = null; $("follow").checked = true; markSelected(""); box.innerHTML = ""; writeUrl(); return; }
+    if (d.act === "unpin") { S.sel = null; S.notice = null; $("follow").checked = true; markSelected(""); box.innerHTML = ""; writeUrl(); return; }
     if (d.act === "relation") {
       await gql(`mutation($s: String!, $id: ID!, $v: Int) { r: ${d.op}Relation(scope: $s, id: $id, seenVersion: $v, why: "graph view") { id confirmation removed } }`,
         { s: S.scope, id: d.id, v: Number(d.seq) });
@@ -564,7 +583,7 @@ async function refresh(message) {
   S.detailCache.clear();
   await load({ keepView: true });
   if (S.sel) await showDetail(S.sel);
-  if (message) { const p = document.createElement("div"); p.className = "outcome meta"; p.textContent = message; $("detail").prepend(p); }
+  if (message) { S.notice = { id: S.sel, html: esc(message), cls: "meta" }; showOutcome(); }
 }
 
 // ---------------------------------------------------------------- loading, URL, follow/pin
