@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from neo4j import AsyncDriver, AsyncManagedTransaction, unit_of_work
+from neo4j import AsyncManagedTransaction
 
-from graph.queries import queries
+from graph.base import Store
+from graph.temporal import from_neo4j
 
 
 @dataclass(frozen=True)
@@ -19,25 +20,18 @@ class Probe:
     runs: int
 
 
-async def write_probe(
-    driver: AsyncDriver, database: str, *, id: str, note: str, worker_id: str
-) -> None:
-    @unit_of_work(metadata={"query": "platform/probe_write"})
-    async def work(tx: AsyncManagedTransaction) -> None:
-        result = await tx.run(
-            queries().text("platform/probe_write"), id=id, note=note, worker_id=worker_id
-        )
-        await result.consume()
+class ProbeStore(Store):
+    async def record(self, *, id: str, note: str, worker_id: str) -> None:
+        """Idempotent by id: a second run of the same probe only counts the run."""
 
-    async with driver.session(database=database) as session:
-        await session.execute_write(work)
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await self.rows(tx, "platform/probe_write", id=id, note=note, worker_id=worker_id)
 
+        await self.write(work)
 
-async def read_probe(driver: AsyncDriver, database: str, id: str) -> Probe | None:
-    records, _, _ = await driver.execute_query(
-        queries()["platform/probe_read"], id=id, database_=database, routing_="r"
-    )
-    if not records:
-        return None
-    r = records[0]
-    return Probe(r["id"], r["note"], r["worker_id"], r["written_at"].to_native(), r["runs"])
+    async def get(self, id: str) -> Probe | None:
+        found = await self.query("platform/probe_read", id=id)
+        if not found:
+            return None
+        r = found[0]
+        return Probe(r["id"], r["note"], r["worker_id"], from_neo4j(r["written_at"]), r["runs"])

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 
 import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from engine.errors import InvalidInput
-from graph.probes import Probe, read_probe
-from jobs.queue import enqueue_probe
+from graph.probes import Probe
+from jobs.probes import read_worker_probe, start_probe
 
 
 @strawberry.type(description="What a worker wrote to Neo4j for one probe job.")
@@ -40,8 +38,8 @@ class ProbeTicket:
 
 
 async def resolve_worker_probe(info: Info[Context, None], id: strawberry.ID) -> WorkerProbe | None:
-    info.context.require("reader")
-    found = await read_probe(info.context.driver, info.context.database, str(id))
+    ctx = info.context
+    found = await read_worker_probe(ctx.deps, ctx.caller(), str(id))
     return WorkerProbe.from_model(found) if found else None
 
 
@@ -49,9 +47,5 @@ async def resolve_enqueue_probe(
     info: Info[Context, None], note: str = "", id: strawberry.ID | None = None
 ) -> ProbeTicket:
     ctx = info.context
-    ctx.require("operator")
-    if len(note) > 500:
-        raise InvalidInput("note must be at most 500 characters", field="note")
-    probe_id = str(id) if id else uuid.uuid4().hex
-    enqueued = await enqueue_probe(ctx.pool, ctx.settings, probe_id=probe_id, note=note)
-    return ProbeTicket(id=strawberry.ID(probe_id), enqueued=enqueued)
+    ticket = await start_probe(ctx.deps, ctx.caller(), note=note, probe_id=str(id) if id else None)
+    return ProbeTicket(id=strawberry.ID(ticket.id), enqueued=ticket.enqueued)

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.probes import write_probe
+from engine.principal import WORKER
+from jobs.deps import Deps
+from jobs.probes import record_probe
 
 
 async def probe(ctx: dict[str, Any], *, probe_id: str, note: str) -> str:
     """Idempotent by key: a second run of the same probe only counts the run."""
-    await write_probe(
-        ctx["driver"],
-        ctx["settings"].neo4j_database,
-        id=probe_id,
-        note=note,
-        worker_id=ctx["worker_id"],
-    )
-    return probe_id
+    return await record_probe(Deps.from_ctx(ctx), WORKER, probe_id=probe_id, note=note)

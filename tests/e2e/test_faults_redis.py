@@ -18,7 +18,7 @@ import redis
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
-from graph.probes import read_probe
+from graph.probes import ProbeStore
 from jobs.localredis import LocalRedis, with_redis_password
 from jobs.queue import enqueue_probe, open_pool
 from tests.support.processes import free_port, process_env, start_worker, stop
@@ -45,7 +45,7 @@ async def _probe_written(
 ) -> bool:
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        if await read_probe(driver, settings.neo4j_database, probe_id) is not None:
+        if await ProbeStore(driver, settings.neo4j_database).get(probe_id) is not None:
             return True
         await asyncio.sleep(0.2)
     return False
