@@ -27,6 +27,7 @@ from strawberry.extensions import MaxTokensLimiter, SchemaExtension
 from strawberry.utils.str_converters import to_camel_case
 
 from engine.errors import InvalidInput
+from engine.settings import Settings
 
 TEXT_FIELDS = frozenset({"text"})
 
@@ -37,6 +38,16 @@ class InputLimits:
     max_text_chars: int = 1_000_000
     max_list_items: int = 2_000
     max_first: int = 500
+
+    @classmethod
+    def of(cls, settings: Settings) -> InputLimits:
+        """The limits a deployment configured (INPUT_MAX_*, PAGE_MAX_FIRST)."""
+        return cls(
+            max_string_chars=settings.input_max_string_chars,
+            max_text_chars=settings.input_max_text_chars,
+            max_list_items=settings.input_max_list_items,
+            max_first=settings.page_max_first,
+        )
 
 
 def _members(value: object) -> Iterator[tuple[str, object]] | None:

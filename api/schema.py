@@ -59,12 +59,7 @@ Subscription = merge_types("Subscription", SUBSCRIPTIONS) if SUBSCRIPTIONS else 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     s = settings or Settings.model_construct()  # defaults, not the environment
-    limits = InputLimits(
-        max_string_chars=s.input_max_string_chars,
-        max_text_chars=s.input_max_text_chars,
-        max_list_items=s.input_max_list_items,
-        max_first=s.page_max_first,
-    )
+    limits = InputLimits.of(s)
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,

@@ -25,8 +25,10 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from api.auth import authenticate, is_loopback
+from api.guards import InputLimits, check_sizes
 from api.mcp import concern_tools, review_tools, story_tools
 from api.mcp.access import CALLER_KEY, Caller, CallerSource, caller_from_request, failed
+from engine.errors import InvalidInput
 from engine.settings import Settings
 
 log = logging.getLogger("storygraph.mcp")
@@ -42,11 +44,19 @@ INSTRUCTIONS = (
 
 
 class StorygraphMCP(MCPServer[Any]):
-    """MCPServer whose argument-validation failures carry INVALID_INPUT like GraphQL's."""
+    """MCPServer whose tool arguments obey the same size limits as GraphQL's (strings, texts,
+    lists: `api.guards`), checked before any tool runs, and whose argument-validation
+    failures carry INVALID_INPUT like GraphQL's."""
+
+    limits: InputLimits = InputLimits()
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        try:
+            check_sizes(name, arguments or {}, self.limits)
+        except InvalidInput as exc:
+            return failed(exc)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -62,6 +72,7 @@ def build_server(settings: Settings, caller_of: CallerSource) -> StorygraphMCP:
         version="0.1.0",
         log_level=settings.log_level.upper(),  # type: ignore[arg-type]
     )
+    server.limits = InputLimits.of(settings)
     story_tools.register(server, caller_of)
     concern_tools.register(server, caller_of)
     review_tools.register(server, caller_of)

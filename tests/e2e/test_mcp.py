@@ -484,3 +484,45 @@ async def test_review_tools_follow_the_app_switch_and_scopes(
             assert "张三" in json.dumps(result, ensure_ascii=False)
     finally:
         switch(False)
+
+
+async def test_tool_arguments_obey_the_input_limits_and_a_refused_call_writes_nothing(
+    start_server: Callable[..., Server], scope: str
+) -> None:
+    """The limits GraphQL applies to every argument apply to every MCP tool, before it runs."""
+    small = start_server(
+        API_TOKENS=json.dumps(TOKENS),
+        INPUT_MAX_STRING_CHARS="300",
+        INPUT_MAX_TEXT_CHARS="1000",
+        INPUT_MAX_LIST_ITEMS="100",
+    )
+    long_title = dict(concern_input(scope), title="问" * 301)
+    many_people = dict(
+        concern_input(scope),
+        people=[{"person_id": f"p{i}", "display_name": f"人{i}"} for i in range(101)],
+    )
+    async with http_client(small.url, FULL) as client:
+        for args, argument in ((long_title, "title"), (many_people, "people")):
+            refused = await client.call_tool("raise_concern", args)
+            assert error_code(refused) == "INVALID_INPUT"
+            error = (refused.structured_content or {})["error"]
+            assert error["argument"].startswith("raise_concern") and argument in error["argument"]
+        assert body(await client.call_tool("check_concerns", {"scope": scope}))["items"] == []
+        cid = body(await client.call_tool("raise_concern", concern_input(scope)))["concern"][
+            "concern_id"
+        ]
+        reply = {"scope": scope, "concern_id": cid, "person_id": "p_zhangsan", "channel": "feishu"}
+        too_long = await client.call_tool("advance_concern", dict(reply, text="周" * 1001))
+        assert error_code(too_long) == "INVALID_INPUT"
+        within = await client.call_tool("advance_concern", dict(reply, text="周" * 1000))
+        assert not within.is_error, within.content
+    answered = small.graphql(
+        RAISE_GQL, {"input": dict(gql_concern(scope), title="问" * 301)}, token=FULL
+    ).json()
+    assert answered["errors"][0]["extensions"]["code"] == "INVALID_INPUT"
+    inbound = [
+        e
+        for e in gql(small, CONCERN_GQL, id=cid)["concern"]["conversation"]
+        if e["direction"] == "INBOUND"
+    ]
+    assert [len(e["text"]) for e in inbound] == [1000]  # the refused reply was never recorded
