@@ -395,7 +395,11 @@ async def load_into(repo: StoryRepository, scope: str = SCOPE) -> str:
     for at, build in publishes:
         inp = PublishResultInput.model_validate(build(scope))
         steps.append(
-            (at, 1, partial(repo.publish_result, inp, by=Actor.run(f"run-{inp.key}"), recorded_at=at))
+            (
+                at,
+                1,
+                partial(repo.publish_result, inp, by=Actor.run(f"run-{inp.key}"), recorded_at=at),
+            )
         )
     for _, _, write in sorted(steps, key=lambda s: (s[0], s[1])):
         await write()

@@ -49,30 +49,52 @@ class RaiseConcernInput:
     agenda_role: str = "tracking"
     first_action: str = ""
     at: datetime | None = strawberry.field(
-        default=None, description="When the request was made (default: now).")
+        default=None, description="When the request was made (default: now)."
+    )
 
     def to_model(self) -> m.RaiseConcernInput:
-        people = [m.PersonRef(person_id=p.person_id, display_name=p.display_name,
-                              role_in_concern=p.role_in_concern, last_channel=p.last_channel)
-                  for p in self.people]
+        people = [
+            m.PersonRef(
+                person_id=p.person_id,
+                display_name=p.display_name,
+                role_in_concern=p.role_in_concern,
+                last_channel=p.last_channel,
+            )
+            for p in self.people
+        ]
         ini = self.initiator
         trig = self.trigger
         return m.RaiseConcernInput(
-            type=self.type, priority=self.priority, title=self.title, goal=self.goal,
+            type=self.type,
+            priority=self.priority,
+            title=self.title,
+            goal=self.goal,
             source_detail=self.source_detail,
-            initiator=m.Initiator(name=ini.name, channel=ini.channel,
-                                  channel_user_id=ini.channel_user_id,
-                                  person_id=ini.person_id) if ini else None,
+            initiator=m.Initiator(
+                name=ini.name,
+                channel=ini.channel,
+                channel_user_id=ini.channel_user_id,
+                person_id=ini.person_id,
+            )
+            if ini
+            else None,
             people=people,
             delegation=m.DelegationSettings(
                 expects_reply_from=[p.person_id for p in people],
                 needs_all_replies=self.needs_all_replies,
-            ) if self.type == m.ConcernType.DELEGATION else None,
+            )
+            if self.type == m.ConcernType.DELEGATION
+            else None,
             trigger=m.ScheduleTrigger(
                 next_run_at=trig.next_run_at,
                 every=timedelta(seconds=trig.every_seconds) if trig.every_seconds else None,
-                mode=trig.mode, until=trig.until) if trig else None,
-            agenda_role=self.agenda_role, first_action=self.first_action,
+                mode=trig.mode,
+                until=trig.until,
+            )
+            if trig
+            else None,
+            agenda_role=self.agenda_role,
+            first_action=self.first_action,
         )
 
 
@@ -84,7 +106,8 @@ class AdvanceConcernInput:
     channel: str = ""
     message_id: str | None = None
     at: datetime | None = strawberry.field(
-        default=None, description="When the message was written (default: now).")
+        default=None, description="When the message was written (default: now)."
+    )
 
 
 @strawberry.input(description="A related fact the cognitive hub routes to a concern.")

@@ -106,11 +106,21 @@ class ConcernMessage:
 
     @classmethod
     def from_row(cls, r: OutboxRow) -> ConcernMessage:
-        return cls(key=r.key, concern_id=r.concern_id, kind=r.kind,
-                   recipient_person_id=r.recipient_person_id, recipient_name=r.recipient_name,
-                   channel=r.channel, text=r.text, report_kinds=r.report_kinds,
-                   deliver_at=r.deliver_at, status=r.status, attempts=r.attempts,
-                   sent_at=r.sent_at, last_error=r.last_error)
+        return cls(
+            key=r.key,
+            concern_id=r.concern_id,
+            kind=r.kind,
+            recipient_person_id=r.recipient_person_id,
+            recipient_name=r.recipient_name,
+            channel=r.channel,
+            text=r.text,
+            report_kinds=r.report_kinds,
+            deliver_at=r.deliver_at,
+            status=r.status,
+            attempts=r.attempts,
+            sent_at=r.sent_at,
+            last_error=r.last_error,
+        )
 
 
 @strawberry.type(description="seed 002 §四: one concern, with its timeline and conversation.")
@@ -141,35 +151,92 @@ class Concern:
         ini = c.source.initiator
         trig = c.trigger
         return cls(
-            id=strawberry.ID(c.concern_id), type=c.type, status=c.status, priority=c.priority,
-            title=c.title, goal=c.goal,
-            source=ConcernSource(type=c.source.type, detail=c.source.detail, initiator=(
-                ConcernInitiator(name=ini.name, channel=ini.channel,
-                                 channel_user_id=ini.channel_user_id, person_id=ini.person_id)
-                if ini else None)),
-            people=[ConcernPerson(person_id=p.person_id, display_name=p.display_name,
-                                  role_in_concern=p.role_in_concern, comm_status=p.comm_status,
-                                  last_channel=p.last_channel) for p in c.people],
-            timeline=[ConcernTimelineEntry(ts=e.ts, type=e.type, detail=e.detail,
-                                           from_status=e.from_status, to_status=e.to_status)
-                      for e in c.timeline],
-            conversation=[ConversationEntry(person_name=e.person_name, person_id=e.person_id,
-                                            direction=e.direction, text=e.text,
-                                            channel=e.channel, ts=e.ts)
-                          for e in c.conversation_log],
-            next_action=(ConcernNextAction(what=c.next_action.what,
-                                           who_person_id=c.next_action.who_person_id,
-                                           when=c.next_action.when) if c.next_action else None),
-            trigger=(ConcernScheduleTrigger(
-                next_run_at=trig.next_run_at,
-                every_seconds=int(trig.every.total_seconds()) if trig.every else None,
-                mode=trig.mode, until=trig.until) if trig else None),
-            executions=[ConcernExecution(scheduled_for=x.scheduled_for, ran_at=x.ran_at,
-                                         outcome=x.outcome, detail=x.detail)
-                        for x in c.executions],
-            agenda_role=c.agenda_role, followup_count=c.followup_count,
-            done_person_ids=list(c.done_person_ids), created_at=c.created_at,
-            updated_at=c.updated_at, closed_at=c.closed_at, revision=c.revision,
+            id=strawberry.ID(c.concern_id),
+            type=c.type,
+            status=c.status,
+            priority=c.priority,
+            title=c.title,
+            goal=c.goal,
+            source=ConcernSource(
+                type=c.source.type,
+                detail=c.source.detail,
+                initiator=(
+                    ConcernInitiator(
+                        name=ini.name,
+                        channel=ini.channel,
+                        channel_user_id=ini.channel_user_id,
+                        person_id=ini.person_id,
+                    )
+                    if ini
+                    else None
+                ),
+            ),
+            people=[
+                ConcernPerson(
+                    person_id=p.person_id,
+                    display_name=p.display_name,
+                    role_in_concern=p.role_in_concern,
+                    comm_status=p.comm_status,
+                    last_channel=p.last_channel,
+                )
+                for p in c.people
+            ],
+            timeline=[
+                ConcernTimelineEntry(
+                    ts=e.ts,
+                    type=e.type,
+                    detail=e.detail,
+                    from_status=e.from_status,
+                    to_status=e.to_status,
+                )
+                for e in c.timeline
+            ],
+            conversation=[
+                ConversationEntry(
+                    person_name=e.person_name,
+                    person_id=e.person_id,
+                    direction=e.direction,
+                    text=e.text,
+                    channel=e.channel,
+                    ts=e.ts,
+                )
+                for e in c.conversation_log
+            ],
+            next_action=(
+                ConcernNextAction(
+                    what=c.next_action.what,
+                    who_person_id=c.next_action.who_person_id,
+                    when=c.next_action.when,
+                )
+                if c.next_action
+                else None
+            ),
+            trigger=(
+                ConcernScheduleTrigger(
+                    next_run_at=trig.next_run_at,
+                    every_seconds=int(trig.every.total_seconds()) if trig.every else None,
+                    mode=trig.mode,
+                    until=trig.until,
+                )
+                if trig
+                else None
+            ),
+            executions=[
+                ConcernExecution(
+                    scheduled_for=x.scheduled_for,
+                    ran_at=x.ran_at,
+                    outcome=x.outcome,
+                    detail=x.detail,
+                )
+                for x in c.executions
+            ],
+            agenda_role=c.agenda_role,
+            followup_count=c.followup_count,
+            done_person_ids=list(c.done_person_ids),
+            created_at=c.created_at,
+            updated_at=c.updated_at,
+            closed_at=c.closed_at,
+            revision=c.revision,
         )
 
 
@@ -182,8 +249,9 @@ class AgendaConcernRef:
 
     @classmethod
     def from_model(cls, r: AgendaRefModel) -> AgendaConcernRef:
-        return cls(concern_id=r.concern_id, priority=r.priority, status=r.status,
-                   agenda_role=r.agenda_role)
+        return cls(
+            concern_id=r.concern_id, priority=r.priority, status=r.status, agenda_role=r.agenda_role
+        )
 
 
 @strawberry.type
@@ -197,8 +265,14 @@ class AgendaDecision:
 
     @classmethod
     def from_model(cls, d: RecentDecisionModel) -> AgendaDecision:
-        return cls(concern_id=d.concern_id, title=d.title, outcome=d.outcome, reason=d.reason,
-                   priority=d.priority, ts=d.ts)
+        return cls(
+            concern_id=d.concern_id,
+            title=d.title,
+            outcome=d.outcome,
+            reason=d.reason,
+            priority=d.priority,
+            ts=d.ts,
+        )
 
 
 @strawberry.type(description="seed 002 §十一: what the agenda of one scope tracks.")
@@ -209,9 +283,11 @@ class Agenda:
 
     @classmethod
     def from_model(cls, scope: str, a: AgendaModel) -> Agenda:
-        return cls(scope=scope,
-                   concern_refs=[AgendaConcernRef.from_model(r) for r in a.concern_refs],
-                   recent_decisions=[AgendaDecision.from_model(d) for d in a.recent_decisions])
+        return cls(
+            scope=scope,
+            concern_refs=[AgendaConcernRef.from_model(r) for r in a.concern_refs],
+            recent_decisions=[AgendaDecision.from_model(d) for d in a.recent_decisions],
+        )
 
 
 @strawberry.type(description="resolve_person_context(person_id): the person's master data.")
@@ -224,9 +300,13 @@ class PersonProfile:
 
     @classmethod
     def from_model(cls, p: PersonContext) -> PersonProfile:
-        return cls(person_id=p.person_id, display_name=p.display_name,
-                   preferred_channel=p.preferred_channel, channels=list(p.channels),
-                   is_owner=p.is_owner)
+        return cls(
+            person_id=p.person_id,
+            display_name=p.display_name,
+            preferred_channel=p.preferred_channel,
+            channels=list(p.channels),
+            is_owner=p.is_owner,
+        )
 
 
 @strawberry.type(description="seed 002 §九: what a conversation with this person is given.")

@@ -30,14 +30,18 @@ MAX_ENTRIES = 500
 
 @strawberry.input
 class SessionEntryInput:
-    kind: str = strawberry.field(description=(
-        "handoff | user_message | assistant_partial | tool_result | assistant_final | "
-        "compaction_checkpoint | interrupted"))
+    kind: str = strawberry.field(
+        description=(
+            "handoff | user_message | assistant_partial | tool_result | assistant_final | "
+            "compaction_checkpoint | interrupted"
+        )
+    )
     at: datetime
     text: str = ""
     execution_key: str | None = None
     host_generated: bool = strawberry.field(
-        default=False, description="A message the host wrote (e.g. a compaction marker).")
+        default=False, description="A message the host wrote (e.g. a compaction marker)."
+    )
 
 
 @strawberry.input
@@ -71,23 +75,40 @@ class WatchRoundType:
     planned_at: datetime
 
 
-def _report(watch_id: str, execution_key: str, entries: list[SessionEntryInput],
-            completed: list[CompletedStepInput], verify_only: bool) -> ExecutionReport:
+def _report(
+    watch_id: str,
+    execution_key: str,
+    entries: list[SessionEntryInput],
+    completed: list[CompletedStepInput],
+    verify_only: bool,
+) -> ExecutionReport:
     if not entries or len(entries) > MAX_ENTRIES:
         raise InvalidInput(f"give 1 to {MAX_ENTRIES} transcript entries", field="entries")
     kinds = {k.value for k in EntryKind}
     for index, e in enumerate(entries):
         if e.kind not in kinds:
-            raise InvalidInput(f"entries[{index}]: kind {e.kind!r} is not one of "
-                               + ", ".join(sorted(kinds)), field="entries.kind")
+            raise InvalidInput(
+                f"entries[{index}]: kind {e.kind!r} is not one of " + ", ".join(sorted(kinds)),
+                field="entries.kind",
+            )
     try:
         return ExecutionReport(
-            watch_id=watch_id, execution_key=execution_key, verify_only=verify_only,
-            entries=tuple(SessionEntry(kind=EntryKind(e.kind), at=e.at, text=e.text,
-                                       execution_key=e.execution_key,
-                                       host_generated=e.host_generated) for e in entries),
-            completed=tuple(CompletedStep(step_id=c.step_id, evidence=c.evidence)
-                            for c in completed),
+            watch_id=watch_id,
+            execution_key=execution_key,
+            verify_only=verify_only,
+            entries=tuple(
+                SessionEntry(
+                    kind=EntryKind(e.kind),
+                    at=e.at,
+                    text=e.text,
+                    execution_key=e.execution_key,
+                    host_generated=e.host_generated,
+                )
+                for e in entries
+            ),
+            completed=tuple(
+                CompletedStep(step_id=c.step_id, evidence=c.evidence) for c in completed
+            ),
         )
     except ValidationError as exc:
         raise InvalidInput(f"invalid report: {exc.errors()[0]['msg']}", field="input") from exc
@@ -96,45 +117,64 @@ def _report(watch_id: str, execution_key: str, entries: list[SessionEntryInput],
 @strawberry.type
 class Query:
     @strawberry.field(description="One heartbeat round: closed items and enqueued checks.")
-    async def watch_round(self, info: Info[Context, None], scope: str, id: str
-                          ) -> WatchRoundType | None:
+    async def watch_round(
+        self, info: Info[Context, None], scope: str, id: str
+    ) -> WatchRoundType | None:
         ctx = info.context
         r = await rounds.find_round(ctx.deps, ctx.caller(), scope, id)
         if r is None:
             return None
         return WatchRoundType(
-            id=r["round_id"], full_verification=bool(r["full_verification"]),
-            closed=list(r["closed"]), checked=list(r["checked"]), run_ids=list(r["run_ids"]),
-            later=list(r["later"]), still_open=list(r["still_open"]),
+            id=r["round_id"],
+            full_verification=bool(r["full_verification"]),
+            closed=list(r["closed"]),
+            checked=list(r["checked"]),
+            run_ids=list(r["run_ids"]),
+            later=list(r["later"]),
+            still_open=list(r["still_open"]),
             planned_at=r["planned_at"],
         )
 
 
 @strawberry.type
 class Mutation:
-    @strawberry.mutation(description=(
-        "The partner session's report on a hand-off. Rejected receipts are stored with their "
-        "reason and complete nothing; verifyOnly changes and replays nothing."))
+    @strawberry.mutation(
+        description=(
+            "The partner session's report on a hand-off. Rejected receipts are stored with their "
+            "reason and complete nothing; verifyOnly changes and replays nothing."
+        )
+    )
     async def report_execution(
-        self, info: Info[Context, None], scope: str, watch_id: strawberry.ID,
-        execution_key: str, entries: list[SessionEntryInput],
-        completed_steps: list[CompletedStepInput] | None = None, verify_only: bool = False,
+        self,
+        info: Info[Context, None],
+        scope: str,
+        watch_id: strawberry.ID,
+        execution_key: str,
+        entries: list[SessionEntryInput],
+        completed_steps: list[CompletedStepInput] | None = None,
+        verify_only: bool = False,
     ) -> ExecutionReportResult:
         ctx = info.context
         principal = ctx.caller()
-        report = _report(str(watch_id), execution_key, entries, completed_steps or [],
-                         verify_only)
+        report = _report(str(watch_id), execution_key, entries, completed_steps or [], verify_only)
         written = await rounds.report_execution(ctx.deps, principal, scope, report)
-        return ExecutionReportResult(receipt=ReceiptType.from_model(written.receipt),
-                                     duplicate=written.duplicate,
-                                     delivery_state=written.delivery.value)
+        return ExecutionReportResult(
+            receipt=ReceiptType.from_model(written.receipt),
+            duplicate=written.duplicate,
+            delivery_state=written.delivery.value,
+        )
 
-    @strawberry.mutation(description=(
-        "Enqueue a heartbeat round over the scope's watches: verified items close, one item is "
-        "checked (every one with full=true); a repeated roundId runs once."))
-    async def run_watch_round(self, info: Info[Context, None], scope: str, full: bool = False,
-                              round_id: str | None = None) -> WatchRoundTicket:
+    @strawberry.mutation(
+        description=(
+            "Enqueue a heartbeat round over the scope's watches: verified items close, one item is "
+            "checked (every one with full=true); a repeated roundId runs once."
+        )
+    )
+    async def run_watch_round(
+        self, info: Info[Context, None], scope: str, full: bool = False, round_id: str | None = None
+    ) -> WatchRoundTicket:
         ctx = info.context
-        ticket = await rounds.request_round(ctx.deps, ctx.caller(), scope, full=full,
-                                            round_id=round_id)
+        ticket = await rounds.request_round(
+            ctx.deps, ctx.caller(), scope, full=full, round_id=round_id
+        )
         return WatchRoundTicket(round_id=ticket.round_id, enqueued=ticket.enqueued)

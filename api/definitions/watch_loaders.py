@@ -23,8 +23,9 @@ from graph.watch.records import StoredObservation
 T = TypeVar("T")
 
 
-def _loader(ctx: Context, key: str,
-            fetch: Callable[[list[str]], Awaitable[Sequence[list[T]]]]) -> DataLoader[str, list[T]]:
+def _loader(
+    ctx: Context, key: str, fetch: Callable[[list[str]], Awaitable[Sequence[list[T]]]]
+) -> DataLoader[str, list[T]]:
     async def load(ids: list[str]) -> list[list[T]]:
         return list(await fetch(ids))
 
@@ -36,18 +37,25 @@ def _reads(ctx: Context) -> WatchBatchReads:
 
 
 def observations(ctx: Context, scope: str, limit: int) -> DataLoader[str, list[StoredObservation]]:
-    return _loader(ctx, f"watch.observations:{scope}:{limit}",
-                   lambda ids: _reads(ctx).observations(scope, ids, limit))
+    return _loader(
+        ctx,
+        f"watch.observations:{scope}:{limit}",
+        lambda ids: _reads(ctx).observations(scope, ids, limit),
+    )
 
 
 def handoffs(ctx: Context, scope: str) -> DataLoader[str, list[HandOff]]:
     return _loader(ctx, f"watch.handoffs:{scope}", lambda ids: _reads(ctx).handoffs(scope, ids))
 
 
-def checkpoints(ctx: Context, scope: str,
-                limit: int) -> DataLoader[str, list[tuple[Checkpoint, int]]]:
-    return _loader(ctx, f"watch.checkpoints:{scope}:{limit}",
-                   lambda ids: _reads(ctx).checkpoints(scope, ids, limit))
+def checkpoints(
+    ctx: Context, scope: str, limit: int
+) -> DataLoader[str, list[tuple[Checkpoint, int]]]:
+    return _loader(
+        ctx,
+        f"watch.checkpoints:{scope}:{limit}",
+        lambda ids: _reads(ctx).checkpoints(scope, ids, limit),
+    )
 
 
 def grants(ctx: Context, scope: str) -> DataLoader[str, list[dict[str, Any]]]:

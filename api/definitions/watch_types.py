@@ -60,9 +60,15 @@ class Binding:
     @classmethod
     def from_model(cls, b: SourceBinding) -> Binding:
         return cls(
-            binding_id=b.binding_id, kind=b.kind.value, project=b.project, title=b.title,
-            note_id=b.note_id, library_id=b.library_id, document_id=b.document_id,
-            source_key=b.key.value if b.key is not None else None, bound_at=b.bound_at,
+            binding_id=b.binding_id,
+            kind=b.kind.value,
+            project=b.project,
+            title=b.title,
+            note_id=b.note_id,
+            library_id=b.library_id,
+            document_id=b.document_id,
+            source_key=b.key.value if b.key is not None else None,
+            bound_at=b.bound_at,
         )
 
 
@@ -87,21 +93,30 @@ class Step:
     status: str
     evidence: str | None
     evidence_run_id: str | None = strawberry.field(
-        description="The check run that recorded the evidence; null when a person did.")
+        description="The check run that recorded the evidence; null when a person did."
+    )
     evidence_by: Actor | None = strawberry.field(
         description="Who recorded the evidence: a check run (RUN, run id) or a person "
-        "(USER, the token name of recordStepEvidence).")
+        "(USER, the token name of recordStepEvidence)."
+    )
     evidence_recorded_at: datetime | None
 
     @classmethod
     def from_model(cls, s: WorkflowStep) -> Step:
         ev = s.evidence
         return cls(
-            step_id=s.step_id, kind=s.kind.value, source=s.source, method=s.method,
-            preconditions=list(s.preconditions), completion_criteria=s.completion_criteria,
-            verify_in_check=s.verify_in_check, status=s.status.value,
-            evidence=ev.text if ev else None, evidence_run_id=ev.run_id if ev else None,
-            evidence_by=evidence_actor(ev), evidence_recorded_at=ev.recorded_at if ev else None,
+            step_id=s.step_id,
+            kind=s.kind.value,
+            source=s.source,
+            method=s.method,
+            preconditions=list(s.preconditions),
+            completion_criteria=s.completion_criteria,
+            verify_in_check=s.verify_in_check,
+            status=s.status.value,
+            evidence=ev.text if ev else None,
+            evidence_run_id=ev.run_id if ev else None,
+            evidence_by=evidence_actor(ev),
+            evidence_recorded_at=ev.recorded_at if ev else None,
         )
 
 
@@ -122,20 +137,29 @@ class OutcomeType:
     reasons: list[str]
     corrections_used: int
     facts_recorded: bool = strawberry.field(
-        description="事实已记录: a check step is done with this check's evidence.")
+        description="事实已记录: a check step is done with this check's evidence."
+    )
     deliverable_done: bool = strawberry.field(
-        description="交付物已完成: every execute step is done.")
-    delivery_state: str = strawberry.field(description=(
-        "nothing_recorded | facts_recorded | deliverable_done: the same value and rule as "
-        "Watch.deliveryState, over the steps this check left."))
+        description="交付物已完成: every execute step is done."
+    )
+    delivery_state: str = strawberry.field(
+        description=(
+            "nothing_recorded | facts_recorded | deliverable_done: the same value and rule as "
+            "Watch.deliveryState, over the steps this check left."
+        )
+    )
     dispatch_execution: bool
 
     @classmethod
     def from_model(cls, o: Outcome) -> OutcomeType:
         return cls(
-            status=o.status.value, reasons=list(o.reasons), corrections_used=o.corrections_used,
-            facts_recorded=o.facts_recorded, deliverable_done=o.deliverable_done,
-            delivery_state=o.delivery_state.value, dispatch_execution=o.dispatch_execution,
+            status=o.status.value,
+            reasons=list(o.reasons),
+            corrections_used=o.corrections_used,
+            facts_recorded=o.facts_recorded,
+            deliverable_done=o.deliverable_done,
+            delivery_state=o.delivery_state.value,
+            dispatch_execution=o.dispatch_execution,
         )
 
 
@@ -161,22 +185,31 @@ class ObservationType:
     def from_model(cls, stored: StoredObservation) -> ObservationType:
         o, p = stored.observation, stored.props
         return cls(
-            id=strawberry.ID(o.observation_id), run_id=o.run_id, observed_at=o.observed_at,
-            summary=o.summary, changed=o.changed,
+            id=strawberry.ID(o.observation_id),
+            run_id=o.run_id,
+            observed_at=o.observed_at,
+            summary=o.summary,
+            changed=o.changed,
             workflow_checks=[Check.from_model(c) for c in o.workflow_checks]
-            if o.workflow_checks is not None else None,
+            if o.workflow_checks is not None
+            else None,
             outcome=OutcomeType.from_model(o.outcome) if o.outcome is not None else None,
-            execution_key=p.get("execution_key"), handoff_status=p.get("handoff_status"),
+            execution_key=p.get("execution_key"),
+            handoff_status=p.get("handoff_status"),
             retries=int(p.get("retries") or 0),
             verification_rounds=int(p.get("verification_rounds") or 0),
             preparation_rounds=int(p.get("preparation_rounds") or 0),
-            tool_summaries=list(p.get("tool_summaries") or []), error=p.get("error"),
+            tool_summaries=list(p.get("tool_summaries") or []),
+            error=p.get("error"),
             failure_kind=p.get("failure_kind"),
         )
 
 
-@strawberry.type(name="WatchHandOffStep", description="A step as handed to the partner "
-                 "session: verified check steps with their evidence, execute steps to do.")
+@strawberry.type(
+    name="WatchHandOffStep",
+    description="A step as handed to the partner "
+    "session: verified check steps with their evidence, execute steps to do.",
+)
 class HandOffStepType:
     step_id: str
     kind: str = strawberry.field(description="check | execute")
@@ -190,9 +223,14 @@ class HandOffStepType:
     @classmethod
     def from_model(cls, s: HandOffStep) -> HandOffStepType:
         return cls(
-            step_id=s.step_id, kind=s.kind.value, source=s.source, method=s.method,
-            preconditions=list(s.preconditions), completion_criteria=s.completion_criteria,
-            status=s.status.value, evidence=s.evidence,
+            step_id=s.step_id,
+            kind=s.kind.value,
+            source=s.source,
+            method=s.method,
+            preconditions=list(s.preconditions),
+            completion_criteria=s.completion_criteria,
+            status=s.status.value,
+            evidence=s.evidence,
         )
 
 
@@ -209,10 +247,13 @@ class HandOffType:
     @classmethod
     def from_model(cls, h: HandOff) -> HandOffType:
         return cls(
-            execution_key=h.execution_key, session_id=h.session_id, run_id=h.run_id,
+            execution_key=h.execution_key,
+            session_id=h.session_id,
+            run_id=h.run_id,
             observation_id=h.observation_id,
             steps=[HandOffStepType.from_model(s) for s in h.steps],
-            dependencies=list(h.dependencies), created_at=h.created_at,
+            dependencies=list(h.dependencies),
+            created_at=h.created_at,
         )
 
 
@@ -232,9 +273,15 @@ class CheckpointType:
     @classmethod
     def from_model(cls, cp: Checkpoint, rounds: int = 0) -> CheckpointType:
         return cls(
-            id=strawberry.ID(cp.checkpoint_id), run_id=cp.run_id, location=cp.location,
-            data=cast(JSON, cp.data), instructions=cp.instructions, recorded_at=cp.recorded_at,
-            sync_status=cp.sync_status.value, sync_error=cp.sync_error, synced_at=cp.synced_at,
+            id=strawberry.ID(cp.checkpoint_id),
+            run_id=cp.run_id,
+            location=cp.location,
+            data=cast(JSON, cp.data),
+            instructions=cp.instructions,
+            recorded_at=cp.recorded_at,
+            sync_status=cp.sync_status.value,
+            sync_error=cp.sync_error,
+            synced_at=cp.synced_at,
             sync_rounds=rounds,
         )
 
@@ -252,9 +299,12 @@ class GrantType:
     @classmethod
     def from_record(cls, g: dict[str, Any]) -> GrantType:
         return cls(
-            source_key=g["key"], binding_id=g.get("binding_id"),
-            cross_project=bool(g.get("cross_project")), read_only=bool(g.get("read_only")),
-            issued_at=g["issued_at"], revoked_at=g.get("revoked_at"),
+            source_key=g["key"],
+            binding_id=g.get("binding_id"),
+            cross_project=bool(g.get("cross_project")),
+            read_only=bool(g.get("read_only")),
+            issued_at=g["issued_at"],
+            revoked_at=g.get("revoked_at"),
             revoke_reason=g.get("revoke_reason"),
         )
 
@@ -265,8 +315,10 @@ class ReceiptType:
 
     id: strawberry.ID
     execution_key: str
-    status: str = strawberry.field(description="received | interrupted | no_final_answer | "
-                                   "separated_by_user_request | no_handoff")
+    status: str = strawberry.field(
+        description="received | interrupted | no_final_answer | "
+        "separated_by_user_request | no_handoff"
+    )
     accepted: bool
     reason: str
     answer: str
@@ -279,10 +331,17 @@ class ReceiptType:
     @classmethod
     def from_model(cls, r: ReceiptRecord) -> ReceiptType:
         return cls(
-            id=strawberry.ID(r.receipt_id), execution_key=r.execution_key, status=r.status.value,
-            accepted=r.accepted, reason=r.reason, answer=r.answer, answered_at=r.answered_at,
-            completed_steps=list(r.completed_steps), verify_only=r.verify_only,
-            replayed=r.replayed, reported_at=r.reported_at,
+            id=strawberry.ID(r.receipt_id),
+            execution_key=r.execution_key,
+            status=r.status.value,
+            accepted=r.accepted,
+            reason=r.reason,
+            answer=r.answer,
+            answered_at=r.answered_at,
+            completed_steps=list(r.completed_steps),
+            verify_only=r.verify_only,
+            replayed=r.replayed,
+            reported_at=r.reported_at,
         )
 
 
@@ -303,28 +362,39 @@ class WatchType:
     resume_truncated: bool
     created_at: datetime
     changed_at: datetime | None
-    delivery_state: str = strawberry.field(description=(
-        "nothing_recorded | facts_recorded (事实已记录: a check step is done with evidence) | "
-        "deliverable_done (交付物已完成: every execute step reported done)"))
+    delivery_state: str = strawberry.field(
+        description=(
+            "nothing_recorded | facts_recorded (事实已记录: a check step is done with evidence) | "
+            "deliverable_done (交付物已完成: every execute step reported done)"
+        )
+    )
 
     @classmethod
     def from_model(cls, state: WatchState) -> WatchType:
         w = state.watch
         return cls(
-            id=strawberry.ID(w.watch_id), scope=w.scope, session_id=w.session_id, title=w.title,
-            status=w.status.value, execution_enabled=w.execution_enabled,
-            record_location=w.record_location, tag_limits=sorted(w.tag_limits),
+            id=strawberry.ID(w.watch_id),
+            scope=w.scope,
+            session_id=w.session_id,
+            title=w.title,
+            status=w.status.value,
+            execution_enabled=w.execution_enabled,
+            record_location=w.record_location,
+            tag_limits=sorted(w.tag_limits),
             mounted_libraries=sorted(state.mounted_libraries),
             bindings=[Binding.from_model(b) for b in w.bindings],
             steps=[Step.from_model(s) for s in state.steps],
-            resume_summary=state.resume_summary, resume_truncated=state.resume_truncated,
-            created_at=w.created_at, changed_at=w.changed_at,
+            resume_summary=state.resume_summary,
+            resume_truncated=state.resume_truncated,
+            created_at=w.created_at,
+            changed_at=w.changed_at,
             delivery_state=delivery_state(state.steps).value,
         )
 
     @strawberry.field
-    async def observations(self, info: Info[Context, None], first: int = 20
-                           ) -> list[ObservationType]:
+    async def observations(
+        self, info: Info[Context, None], first: int = 20
+    ) -> list[ObservationType]:
         loader = watch_loaders.observations(info.context, self.scope, _limit(first))
         return [ObservationType.from_model(o) for o in await loader.load(str(self.id))]
 
@@ -334,8 +404,7 @@ class WatchType:
         return [HandOffType.from_model(h) for h in await loader.load(str(self.id))]
 
     @strawberry.field
-    async def checkpoints(self, info: Info[Context, None], first: int = 20
-                          ) -> list[CheckpointType]:
+    async def checkpoints(self, info: Info[Context, None], first: int = 20) -> list[CheckpointType]:
         loader = watch_loaders.checkpoints(info.context, self.scope, _limit(first))
         return [CheckpointType.from_model(cp, n) for cp, n in await loader.load(str(self.id))]
 

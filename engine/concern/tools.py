@@ -17,8 +17,10 @@ SCOPE = {"type": "string", "description": "project id or 'global'"}
 
 
 def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description,
-                                             "parameters": parameters}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
 
 
 def _with(schema: dict[str, Any], **extra: dict[str, Any]) -> dict[str, Any]:
@@ -41,18 +43,34 @@ def tool_definitions() -> list[dict[str, Any]]:
         "properties": {
             "scope": SCOPE,
             "person_id": {"type": "string", "description": "only concerns involving this person"},
-            "status": {"type": "string", "enum": ["pending", "in_progress", "waiting_reply",
-                                                   "escalated", "resolved", "dropped"]},
+            "status": {
+                "type": "string",
+                "enum": [
+                    "pending",
+                    "in_progress",
+                    "waiting_reply",
+                    "escalated",
+                    "resolved",
+                    "dropped",
+                ],
+            },
         },
         "required": ["scope"],
     }
     return [
-        _function("raise_concern",
-                  "Create a follow-up item with a goal (what counts as done). Only for items "
-                  "the cognitive hub has admitted to the agenda.", raise_schema),
-        _function("advance_concern",
-                  "Record a counterpart's reply; the agent loop then judges the goal. Never "
-                  "resolves directly.", advance_schema),
-        _function("check_concerns", "List the active concerns (optionally of one person).",
-                  check_schema),
+        _function(
+            "raise_concern",
+            "Create a follow-up item with a goal (what counts as done). Only for items "
+            "the cognitive hub has admitted to the agenda.",
+            raise_schema,
+        ),
+        _function(
+            "advance_concern",
+            "Record a counterpart's reply; the agent loop then judges the goal. Never "
+            "resolves directly.",
+            advance_schema,
+        ),
+        _function(
+            "check_concerns", "List the active concerns (optionally of one person).", check_schema
+        ),
     ]

@@ -23,12 +23,28 @@ from typing import Literal
 from pydantic import BaseModel, Field, computed_field
 
 AttemptOutcome = Literal[
-    "ok", "transient", "rate_limited", "auth", "bad_request", "certificate", "timeout",
-    "deadline", "cancelled", "invalid_response", "other",
+    "ok",
+    "transient",
+    "rate_limited",
+    "auth",
+    "bad_request",
+    "certificate",
+    "timeout",
+    "deadline",
+    "cancelled",
+    "invalid_response",
+    "other",
 ]
 CallOutcome = Literal[
-    "ok", "unavailable", "rate_limited", "auth", "bad_request", "deadline", "timeout",
-    "cancelled", "invalid_output",
+    "ok",
+    "unavailable",
+    "rate_limited",
+    "auth",
+    "bad_request",
+    "deadline",
+    "timeout",
+    "cancelled",
+    "invalid_output",
 ]
 
 
@@ -106,12 +122,17 @@ class ModelMetrics:
         """A copy for exporters; later calls do not change it."""
         return {
             name: ModelCounters(
-                calls=c.calls, attempts=c.attempts, retries=c.retries, ok=c.ok,
-                failures=dict(c.failures), prompt_tokens=c.prompt_tokens,
+                calls=c.calls,
+                attempts=c.attempts,
+                retries=c.retries,
+                ok=c.ok,
+                failures=dict(c.failures),
+                prompt_tokens=c.prompt_tokens,
                 completion_tokens=c.completion_tokens,
                 latency_seconds_sum=c.latency_seconds_sum,
                 latency_seconds_max=c.latency_seconds_max,
-                in_flight=c.in_flight, queued=c.queued,
+                in_flight=c.in_flight,
+                queued=c.queued,
             )
             for name, c in self._by_model.items()
         }

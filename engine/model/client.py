@@ -124,22 +124,31 @@ class OpenAIChatClient:
         async def attempt(number: int) -> Completion:
             started = self.clock.monotonic()
             try:
-                completion = await self._attempt(payload, request.stream, number, deadline,
-                                                 observer)
+                completion = await self._attempt(
+                    payload, request.stream, number, deadline, observer
+                )
             except BaseException as exc:
                 kind = classify(exc, self.policy)
                 status = exc.status if isinstance(exc, HttpStatusFailure) else None
-                stats.attempts.append(AttemptRecord(
-                    number=number, outcome=_ATTEMPT_OUTCOME[kind],  # type: ignore[arg-type]
-                    error=describe(exc), status=status,
-                    latency_seconds=self.clock.monotonic() - started,
-                ))
+                stats.attempts.append(
+                    AttemptRecord(
+                        number=number,
+                        outcome=_ATTEMPT_OUTCOME[kind],  # type: ignore[arg-type]
+                        error=describe(exc),
+                        status=status,
+                        latency_seconds=self.clock.monotonic() - started,
+                    )
+                )
                 if observer is not None and request.stream:
                     observer.discard(number)
                 raise
-            stats.attempts.append(AttemptRecord(
-                number=number, outcome="ok", latency_seconds=self.clock.monotonic() - started,
-            ))
+            stats.attempts.append(
+                AttemptRecord(
+                    number=number,
+                    outcome="ok",
+                    latency_seconds=self.clock.monotonic() - started,
+                )
+            )
             return completion
 
         try:
@@ -158,8 +167,9 @@ class OpenAIChatClient:
         self._finish(stats, log, deadline, "ok")
         return ChatResult(**completion.model_dump(), stats=stats)
 
-    def _finish(self, stats: CallStats, log: RetryLog, deadline: Deadline,
-                outcome: CallOutcome) -> None:
+    def _finish(
+        self, stats: CallStats, log: RetryLog, deadline: Deadline, outcome: CallOutcome
+    ) -> None:
         stats.waits = list(log.waits)
         stats.outcome = outcome
         stats.latency_seconds = deadline.elapsed()
@@ -240,27 +250,41 @@ class OpenAIChatClient:
                     body=exc.body,
                 )
             if kind is FailureKind.AUTH:
-                return ModelAuthError(f"model endpoint refused credentials ({exc.status})",
-                                      status=exc.status, body=exc.body)
+                return ModelAuthError(
+                    f"model endpoint refused credentials ({exc.status})",
+                    status=exc.status,
+                    body=exc.body,
+                )
             if kind is FailureKind.BAD_REQUEST or (400 <= exc.status < 500):
-                return ModelRequestRejected(f"model endpoint rejected the request ({exc.status})",
-                                            status=exc.status, body=exc.body)
+                return ModelRequestRejected(
+                    f"model endpoint rejected the request ({exc.status})",
+                    status=exc.status,
+                    body=exc.body,
+                )
         if kind is FailureKind.CERTIFICATE:
-            return ModelCertificateError("TLS certificate verification failed",
-                                         last_error=last, attempts=attempts)
+            return ModelCertificateError(
+                "TLS certificate verification failed", last_error=last, attempts=attempts
+            )
         if kind is FailureKind.DEADLINE or log.stopped_by_deadline:
             return ModelDeadlineExceeded(
                 f"model request ran out of its {self.deadline_seconds:g}s deadline "
-                f"after {attempts} attempt(s)", last_error=last, attempts=attempts)
+                f"after {attempts} attempt(s)",
+                last_error=last,
+                attempts=attempts,
+            )
         if kind is FailureKind.TIMEOUT:
-            return ModelTimeout(f"model request timed out after {attempts} attempt(s)",
-                                last_error=last, attempts=attempts)
+            return ModelTimeout(
+                f"model request timed out after {attempts} attempt(s)",
+                last_error=last,
+                attempts=attempts,
+            )
         if kind is FailureKind.TRANSIENT:
             return ModelUnavailable(
                 f"model endpoint still failing after {attempts} attempt(s)",
-                last_error=last, attempts=attempts)
-        return ModelUnavailable(f"model request failed: {last}", last_error=last,
-                                attempts=attempts)
+                last_error=last,
+                attempts=attempts,
+            )
+        return ModelUnavailable(f"model request failed: {last}", last_error=last, attempts=attempts)
 
 
 def _call_outcome(error: ModelError) -> CallOutcome:

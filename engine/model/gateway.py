@@ -59,15 +59,17 @@ class ModelGateway(Protocol):
 class HttpModelGateway:
     offline = False
 
-    def __init__(self, client: OpenAIChatClient,
-                 mode: StructuredMode = StructuredMode.JSON_SCHEMA) -> None:
+    def __init__(
+        self, client: OpenAIChatClient, mode: StructuredMode = StructuredMode.JSON_SCHEMA
+    ) -> None:
         self.client = client
         self.model = client.model
         self.accounting = client.accounting
         self.mode = mode
 
-    async def chat(self, request: ChatRequest, *,
-                   observer: StreamObserver | None = None) -> ChatResult:
+    async def chat(
+        self, request: ChatRequest, *, observer: StreamObserver | None = None
+    ) -> ChatResult:
         """One model request (the retry boundary)."""
         return await self.client.chat(request, observer=observer)
 
@@ -75,8 +77,9 @@ class HttpModelGateway:
         result = await self.client.chat(structured_request(request, schema, self.mode))
         return Judged[schema](value=parse_result(result, schema), stats=result.stats)  # type: ignore[valid-type]
 
-    async def run_tools(self, request: ChatRequest, tools: Mapping[str, ToolFn], *,
-                        max_turns: int = 8) -> ToolLoopResult:
+    async def run_tools(
+        self, request: ChatRequest, tools: Mapping[str, ToolFn], *, max_turns: int = 8
+    ) -> ToolLoopResult:
         return await run_tool_loop(self.chat, request, tools, max_turns=max_turns)
 
     async def judge_loop(self, ctx: LoopContext) -> Judged[LoopOutput]:
@@ -124,9 +127,14 @@ def build_gateway(
         raise ValueError("the HTTP model gateway needs the process's shared httpx.AsyncClient")
     key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
     client = OpenAIChatClient(
-        http, base_url=settings.model_base_url, model=settings.model_name, api_key=key,
+        http,
+        base_url=settings.model_base_url,
+        model=settings.model_name,
+        api_key=key,
         deadline_seconds=settings.model_deadline_seconds,
         request_timeout_seconds=settings.model_request_timeout_seconds,
-        accounting=accounting, clock=clock, sleep=sleep,
+        accounting=accounting,
+        clock=clock,
+        sleep=sleep,
     )
     return HttpModelGateway(client, mode)

@@ -74,9 +74,7 @@ class ToolSpec(BaseModel):
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
     def to_wire(self) -> dict[str, Any]:
         return {

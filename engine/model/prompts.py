@@ -46,14 +46,20 @@ because their names are equal unless they are the same thing in this text."""
 
 def loop_request(ctx: LoopContext) -> ChatRequest:
     payload = ctx.model_dump(mode="json")
-    return ChatRequest(messages=[
-        ChatMessage.system(LOOP_SYSTEM),
-        ChatMessage.user(json.dumps(payload, ensure_ascii=False)),
-    ], temperature=0.0)
+    return ChatRequest(
+        messages=[
+            ChatMessage.system(LOOP_SYSTEM),
+            ChatMessage.user(json.dumps(payload, ensure_ascii=False)),
+        ],
+        temperature=0.0,
+    )
 
 
 def review_request(doc: ReviewDocument) -> ChatRequest:
-    return ChatRequest(messages=[
-        ChatMessage.system(REVIEW_SYSTEM),
-        ChatMessage.user(json.dumps(doc.model_dump(mode="json"), ensure_ascii=False)),
-    ], temperature=0.0)
+    return ChatRequest(
+        messages=[
+            ChatMessage.system(REVIEW_SYSTEM),
+            ChatMessage.user(json.dumps(doc.model_dump(mode="json"), ensure_ascii=False)),
+        ],
+        temperature=0.0,
+    )

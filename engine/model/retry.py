@@ -148,8 +148,7 @@ def _is_tls_eof(chain: list[BaseException]) -> bool:
 
 def _is_connection_reset(chain: list[BaseException]) -> bool:
     return any(
-        isinstance(e, ConnectionResetError | BrokenPipeError)
-        or "Connection reset" in str(e)
+        isinstance(e, ConnectionResetError | BrokenPipeError) or "Connection reset" in str(e)
         for e in chain
     )
 

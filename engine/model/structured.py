@@ -85,8 +85,9 @@ def parse_structured(text: str, model: type[M]) -> M:
     try:
         return model.model_validate_json(candidate)
     except ValidationError as exc:
-        errors = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
-                  for e in exc.errors()]
+        errors = [
+            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()
+        ]
         raise ModelOutputInvalid(
             f"model answer does not validate as {model.__name__}", raw_text=text, errors=errors
         ) from exc

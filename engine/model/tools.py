@@ -50,15 +50,24 @@ def answered_call_ids(messages: list[ChatMessage]) -> set[str]:
 async def _run_tool(call: ToolCall, tools: Mapping[str, ToolFn]) -> ToolRun:
     fn = tools.get(call.name)
     if fn is None:
-        return ToolRun(call_id=call.id, name=call.name, arguments=call.arguments,
-                       result=json.dumps({"error": f"unknown tool {call.name}"}), error=True)
+        return ToolRun(
+            call_id=call.id,
+            name=call.name,
+            arguments=call.arguments,
+            result=json.dumps({"error": f"unknown tool {call.name}"}),
+            error=True,
+        )
     try:
         args = call.parsed_arguments()
     except ValueError as exc:
-        return ToolRun(call_id=call.id, name=call.name, arguments=call.arguments,
-                       result=json.dumps({"error": f"bad arguments: {exc}"}), error=True)
-    return ToolRun(call_id=call.id, name=call.name, arguments=call.arguments,
-                   result=await fn(args))
+        return ToolRun(
+            call_id=call.id,
+            name=call.name,
+            arguments=call.arguments,
+            result=json.dumps({"error": f"bad arguments: {exc}"}),
+            error=True,
+        )
+    return ToolRun(call_id=call.id, name=call.name, arguments=call.arguments, result=await fn(args))
 
 
 async def run_tool_loop(
@@ -97,5 +106,6 @@ async def run_tool_loop(
         await execute_pending()
     raise ToolLoopInterrupted(
         ModelError(f"model kept calling tools after {max_turns} turns"),
-        messages=list(messages), tool_runs=list(runs),
+        messages=list(messages),
+        tool_runs=list(runs),
     )

@@ -18,8 +18,17 @@ from datetime import UTC, datetime
 from engine.clock import Clock, utcnow
 from engine.errors import InvalidInput
 
-__all__ = ["EARLIEST", "FOREVER", "Clock", "instant", "open_end", "recorded_within", "utc",
-           "utcnow", "valid_within"]
+__all__ = [
+    "EARLIEST",
+    "FOREVER",
+    "Clock",
+    "instant",
+    "open_end",
+    "recorded_within",
+    "utc",
+    "utcnow",
+    "valid_within",
+]
 
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC)  # an open lower bound as an index range value
@@ -66,5 +75,3 @@ def valid_within(
     if valid_from is not None and valid_from > valid_at:
         return False
     return valid_to is None or valid_at < valid_to
-
-

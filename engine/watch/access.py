@@ -131,14 +131,17 @@ def authorize_read(
                 if target.project != watch.scope:
                     break
                 return ReadGrant(
-                    watch_id=watch.watch_id, key=key, basis=GrantBasis.NOTE_BINDING,
+                    watch_id=watch.watch_id,
+                    key=key,
+                    basis=GrantBasis.NOTE_BINDING,
                     binding_id=b.binding_id,
                 )
         raise Forbidden(f"note {key.value} is not bound to this watch", reason="note_not_bound")
 
     if not _tags_allowed(watch, target):
         raise Forbidden(
-            f"{key.value} carries none of the watch's tags", reason="tag_limit",
+            f"{key.value} carries none of the watch's tags",
+            reason="tag_limit",
             allowed_tags=sorted(watch.tag_limits),
         )
     for grant in document_grants(watch):
@@ -156,14 +159,17 @@ def authorize_read(
         )
     library_binding = next(
         (
-            b for b in watch.bindings
+            b
+            for b in watch.bindings
             if b.kind is SourceKind.KNOWLEDGE_LIBRARY and b.library_id == key.library_id
         ),
         None,
     )
     if library_binding is not None:
         return ReadGrant(
-            watch_id=watch.watch_id, key=key, basis=GrantBasis.LIBRARY_BINDING,
+            watch_id=watch.watch_id,
+            key=key,
+            basis=GrantBasis.LIBRARY_BINDING,
             binding_id=library_binding.binding_id,
         )
     return ReadGrant(watch_id=watch.watch_id, key=key, basis=GrantBasis.PROJECT)
@@ -188,8 +194,11 @@ def _revocations(
     kept = set(after_grants)
     return tuple(
         RevokeGrant(
-            watch_id=before.watch_id, binding_id=g.binding_id or "", key=g.key,
-            reason=reason, revoked_at=now,
+            watch_id=before.watch_id,
+            binding_id=g.binding_id or "",
+            key=g.key,
+            reason=reason,
+            revoked_at=now,
         )
         for g in document_grants(before)
         if g not in kept

@@ -44,19 +44,22 @@ class CheckpointProblem(Frozen):
 def _data_problem(data: Any) -> CheckpointProblem | None:
     if not isinstance(data, dict):
         return CheckpointProblem(
-            field="data", code=CheckpointProblemCode.DATA_TYPE,
+            field="data",
+            code=CheckpointProblemCode.DATA_TYPE,
             message=f"data must be a JSON object, got {type(data).__name__}",
         )
     try:
         size = len(json.dumps(data, ensure_ascii=False))
     except (TypeError, ValueError):
         return CheckpointProblem(
-            field="data", code=CheckpointProblemCode.DATA_TYPE,
+            field="data",
+            code=CheckpointProblemCode.DATA_TYPE,
             message="data must contain only JSON values",
         )
     if size > MAX_DATA_CHARS:
         return CheckpointProblem(
-            field="data", code=CheckpointProblemCode.DATA_TOO_LONG,
+            field="data",
+            code=CheckpointProblemCode.DATA_TOO_LONG,
             message=f"data is {size} characters as JSON; at most {MAX_DATA_CHARS}",
         )
     return None
@@ -65,12 +68,14 @@ def _data_problem(data: Any) -> CheckpointProblem | None:
 def _instructions_problem(instructions: Any) -> CheckpointProblem | None:
     if not isinstance(instructions, str):
         return CheckpointProblem(
-            field="instructions", code=CheckpointProblemCode.INSTRUCTIONS_TYPE,
+            field="instructions",
+            code=CheckpointProblemCode.INSTRUCTIONS_TYPE,
             message=f"instructions must be text, got {type(instructions).__name__}",
         )
     if len(instructions) > MAX_INSTRUCTIONS_CHARS:
         return CheckpointProblem(
-            field="instructions", code=CheckpointProblemCode.INSTRUCTIONS_TOO_LONG,
+            field="instructions",
+            code=CheckpointProblemCode.INSTRUCTIONS_TOO_LONG,
             message=f"instructions are {len(instructions)} characters; at most "
             f"{MAX_INSTRUCTIONS_CHARS}",
         )
@@ -95,7 +100,8 @@ def record_checkpoint(
     watch = watches.get(watch_id) if isinstance(watch_id, str) else None
     if watch is None:
         raise NotFound(
-            f"unknown watch {watch_id!r}", field="watchId",
+            f"unknown watch {watch_id!r}",
+            field="watchId",
             code=CheckpointProblemCode.UNKNOWN_WATCH.value,
         )
     problems: list[CheckpointProblem] = []
@@ -105,14 +111,16 @@ def record_checkpoint(
     if not isinstance(location, str) or not location.strip():
         problems.append(
             CheckpointProblem(
-                field="location", code=CheckpointProblemCode.NO_RECORD_LOCATION,
+                field="location",
+                code=CheckpointProblemCode.NO_RECORD_LOCATION,
                 message="no record location is chosen for this watch",
             )
         )
     if not verification_complete:
         problems.append(
             CheckpointProblem(
-                field="verification", code=CheckpointProblemCode.VERIFICATION_INCOMPLETE,
+                field="verification",
+                code=CheckpointProblemCode.VERIFICATION_INCOMPLETE,
                 message="verification is incomplete; finish the check steps first",
             )
         )
@@ -129,8 +137,13 @@ def record_checkpoint(
         )
     assert isinstance(location, str) and isinstance(data, dict) and isinstance(instructions, str)
     return Checkpoint(
-        checkpoint_id=checkpoint_id, watch_id=watch.watch_id, run_id=run_id,
-        location=location.strip(), data=data, instructions=instructions, recorded_at=now,
+        checkpoint_id=checkpoint_id,
+        watch_id=watch.watch_id,
+        run_id=run_id,
+        location=location.strip(),
+        data=data,
+        instructions=instructions,
+        recorded_at=now,
     )
 
 
@@ -154,8 +167,9 @@ def apply_sync_result(
 ) -> tuple[Checkpoint, SyncReport]:
     """Record what the sync task reported; a failure is a record-sync failure."""
     if checkpoint.sync_status is SyncStatus.SYNCED:
-        raise Conflict(f"checkpoint {checkpoint.checkpoint_id} is already synced",
-                       reason="already_synced")
+        raise Conflict(
+            f"checkpoint {checkpoint.checkpoint_id} is already synced", reason="already_synced"
+        )
     if ok:
         synced = checkpoint.model_copy(
             update={"sync_status": SyncStatus.SYNCED, "sync_error": None, "synced_at": now}
@@ -166,8 +180,10 @@ def apply_sync_result(
         update={"sync_status": SyncStatus.FAILED, "sync_error": error or "unknown error"}
     )
     report = SyncReport(
-        checkpoint_id=checkpoint.checkpoint_id, status=SyncStatus.FAILED,
-        failure_kind=FailureKind.RECORD_SYNC, message=message,
+        checkpoint_id=checkpoint.checkpoint_id,
+        status=SyncStatus.FAILED,
+        failure_kind=FailureKind.RECORD_SYNC,
+        message=message,
     )
     return failed, report
 
@@ -191,11 +207,14 @@ def run_report(outcome: Outcome, sync: SyncReport | None) -> RunReport:
         )
     if sync is not None and sync.status is SyncStatus.FAILED:
         return RunReport(
-            check_status=outcome.status.value, sync_status=sync.status,
-            failure_kind=FailureKind.RECORD_SYNC, message=sync.message,
+            check_status=outcome.status.value,
+            sync_status=sync.status,
+            failure_kind=FailureKind.RECORD_SYNC,
+            message=sync.message,
         )
     return RunReport(
         check_status=outcome.status.value,
         sync_status=sync.status if sync is not None else None,
-        failure_kind=None, message="source check succeeded",
+        failure_kind=None,
+        message="source check succeeded",
     )

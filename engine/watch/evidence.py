@@ -96,7 +96,9 @@ def _check_entry(
         return _problem(index, sid, RejectionReason.UNKNOWN_STEP, message), None
     if update.status not in {s.value for s in UpdateStatus}:
         return _problem(
-            index, sid, RejectionReason.UNKNOWN_STATUS,
+            index,
+            sid,
+            RejectionReason.UNKNOWN_STATUS,
             f"step {sid}: status {update.status!r} must be one of done, blocked, pending, deferred",
         ), None
     status = UpdateStatus(update.status)
@@ -107,7 +109,9 @@ def _check_entry(
     if step.kind is StepKind.EXECUTE:
         if status is UpdateStatus.DONE:
             return _problem(
-                index, sid, RejectionReason.EXECUTE_STEP_COMPLETED,
+                index,
+                sid,
+                RejectionReason.EXECUTE_STEP_COMPLETED,
                 f"step {sid} is an execute step; the check cannot complete it, execution does",
             ), None
         if status is UpdateStatus.DEFERRED:
@@ -152,7 +156,9 @@ def validate_batch(
         if update.step_id in seen:
             problems.append(
                 _problem(
-                    index, update.step_id, RejectionReason.DUPLICATE_STEP,
+                    index,
+                    update.step_id,
+                    RejectionReason.DUPLICATE_STEP,
                     f"step {update.step_id} appears more than once in the batch",
                 )
             )
@@ -185,8 +191,7 @@ def apply_evidence(
     entries, problems = validate_batch(steps, raw_updates)
     if problems:
         raise InvalidInput(
-            f"{origin.value} rejected, no step changed: "
-            + "; ".join(p.message for p in problems),
+            f"{origin.value} rejected, no step changed: " + "; ".join(p.message for p in problems),
             field=origin.value,
             reasons=sorted({p.reason.value for p in problems}),
             problems=[p.model_dump(mode="json") for p in problems],
@@ -195,7 +200,9 @@ def apply_evidence(
         update.step_id: (
             status,
             Evidence(
-                text=update.evidence.strip(), run_id=run_id, recorded_by=recorded_by,
+                text=update.evidence.strip(),
+                run_id=run_id,
+                recorded_by=recorded_by,
                 recorded_at=now,
             ),
         )

@@ -70,7 +70,8 @@ def execution_key(
     )
     material = json.dumps(
         {"watch": watch_id, "revisions": sorted(revisions.items()), "execute": execute},
-        ensure_ascii=False, sort_keys=True,
+        ensure_ascii=False,
+        sort_keys=True,
     )
     return "exec-" + hashlib.sha256(material.encode()).hexdigest()[:32]
 
@@ -105,9 +106,14 @@ def build_handoff(
         observation_id=observation_id,
         steps=tuple(
             HandOffStep(
-                step_id=s.step_id, kind=s.kind, source=s.source, method=s.method,
-                preconditions=s.preconditions, completion_criteria=s.completion_criteria,
-                status=s.status, evidence=s.evidence.text if s.evidence is not None else None,
+                step_id=s.step_id,
+                kind=s.kind,
+                source=s.source,
+                method=s.method,
+                preconditions=s.preconditions,
+                completion_criteria=s.completion_criteria,
+                status=s.status,
+                evidence=s.evidence.text if s.evidence is not None else None,
             )
             for s in steps
         ),
@@ -127,9 +133,7 @@ def deliver(
         raise Conflict("hand-off belongs to another watch", reason="wrong_watch")
     if handoff.execution_key in ledger.delivered:
         return ledger, (HandOffDropped(execution_key=handoff.execution_key),)
-    new_ledger = ledger.model_copy(
-        update={"delivered": ledger.delivered | {handoff.execution_key}}
-    )
+    new_ledger = ledger.model_copy(update={"delivered": ledger.delivered | {handoff.execution_key}})
     effect = InjectIntoPartnerSession(
         session_id=handoff.session_id, execution_key=handoff.execution_key, handoff=handoff
     )
@@ -152,7 +156,8 @@ def complete_observation(
     """
     checks = tuple(
         WorkflowCheck(
-            step_id=s.step_id, status=s.status,
+            step_id=s.step_id,
+            status=s.status,
             evidence=s.evidence.text if s.evidence is not None else "",
         )
         for s in steps
@@ -161,8 +166,13 @@ def complete_observation(
     if not outcome.dispatch_execution or not watch.execution_enabled:
         return closed, ledger, ()
     handoff = build_handoff(
-        watch, observation_id=observation.observation_id, run_id=observation.run_id,
-        steps=steps, outcome=outcome, revisions=revisions, now=now,
+        watch,
+        observation_id=observation.observation_id,
+        run_id=observation.run_id,
+        steps=steps,
+        outcome=outcome,
+        revisions=revisions,
+        now=now,
     )
     ledger, effects = deliver(ledger, handoff)
     return closed.model_copy(update={"handoff": handoff}), ledger, effects

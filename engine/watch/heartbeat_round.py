@@ -62,8 +62,12 @@ def decide_round(
 ) -> RoundDecision:
     by_id = {s.watch_id: s for s in snapshots}
     candidates = [
-        Candidate(watch_id=s.watch_id, verified=s.verified, last_checked_at=s.last_checked_at,
-                  depends_on=s.depends_on)
+        Candidate(
+            watch_id=s.watch_id,
+            verified=s.verified,
+            last_checked_at=s.last_checked_at,
+            depends_on=s.depends_on,
+        )
         for s in snapshots
     ]
     outcomes = {s.watch_id: s.outcome for s in snapshots if s.verified and s.outcome}

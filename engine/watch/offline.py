@@ -147,14 +147,24 @@ def workflow_of(drafts: list[StepDraft]) -> list[dict[str, Any]]:
     """The `check_workflow` steps; an execute step's preconditions are its source's checks."""
     steps = []
     for index, d in enumerate(drafts):
-        checks = [_step_id(i) for i, o in enumerate(drafts)
-                  if o.source == d.source and o.kind is StepKind.CHECK and i < index]
-        steps.append({
-            "stepId": _step_id(index), "kind": d.kind.value, "source": d.source,
-            "method": d.method, "completionCriteria": d.criterion,
-            "preconditions": [f"{c} done" for c in checks] if d.kind is StepKind.EXECUTE else [],
-            "verifyInCheck": d.verify_in_check,
-        })
+        checks = [
+            _step_id(i)
+            for i, o in enumerate(drafts)
+            if o.source == d.source and o.kind is StepKind.CHECK and i < index
+        ]
+        steps.append(
+            {
+                "stepId": _step_id(index),
+                "kind": d.kind.value,
+                "source": d.source,
+                "method": d.method,
+                "completionCriteria": d.criterion,
+                "preconditions": [f"{c} done" for c in checks]
+                if d.kind is StepKind.EXECUTE
+                else [],
+                "verifyInCheck": d.verify_in_check,
+            }
+        )
     return steps
 
 
@@ -170,8 +180,13 @@ def evidence_batch(state: _Transcript, drafts: list[StepDraft]) -> list[dict[str
         if found is not None:
             batch.append({"stepId": _step_id(index), "status": "done", "evidence": found})
         else:
-            batch.append({"stepId": _step_id(index), "status": "blocked", "evidence":
-                          f"离线检查器未在绑定依据中找到完成标准「{d.criterion}」的原文，无法核实"})
+            batch.append(
+                {
+                    "stepId": _step_id(index),
+                    "status": "blocked",
+                    "evidence": f"离线检查器未在绑定依据中找到完成标准「{d.criterion}」的原文，无法核实",  # noqa: E501
+                }
+            )
     return batch
 
 
@@ -179,15 +194,16 @@ def final_answer(state: _Transcript, drafts: list[StepDraft]) -> str:
     batch = evidence_batch(state, drafts)
     done = sum(1 for e in batch if e["status"] == "done")
     unread = [k for k, s in state.sources.items() if s.error is not None or not s.done]
-    parts = [f"离线检查：读取 {len(state.sources) - len(unread)}/{len(state.sources)} 个依据，"
-             f"识别 {len(drafts)} 个步骤；{done} 个检查步骤在依据原文中找到完成标准，"
-             f"{len(batch) - done} 个受阻"]
+    parts = [
+        f"离线检查：读取 {len(state.sources) - len(unread)}/{len(state.sources)} 个依据，"
+        f"识别 {len(drafts)} 个步骤；{done} 个检查步骤在依据原文中找到完成标准，"
+        f"{len(batch) - done} 个受阻"
+    ]
     if not drafts:
         parts.append("依据中没有编号步骤或表格")
     if unread:
         parts.append("未读完：" + ", ".join(unread))
-    return json.dumps({"summary": "；".join(parts) + "。", "changed": False},
-                      ensure_ascii=False)
+    return json.dumps({"summary": "；".join(parts) + "。", "changed": False}, ensure_ascii=False)
 
 
 class OfflineWatchChecker:
@@ -202,12 +218,20 @@ class OfflineWatchChecker:
     def _result(self, text: str = "", calls: list[ToolCall] | None = None) -> ChatResult:
         stats = CallStats(model=self.model, attempts=[AttemptRecord(number=1, outcome="ok")])
         self.accounting.metrics.record(stats)
-        return ChatResult(text=text, tool_calls=calls or [], model=self.model, stats=stats,
-                          finish_reason="tool_calls" if calls else "stop")
+        return ChatResult(
+            text=text,
+            tool_calls=calls or [],
+            model=self.model,
+            stats=stats,
+            finish_reason="tool_calls" if calls else "stop",
+        )
 
     def _call(self, state: _Transcript, index: int, name: str, args: dict[str, Any]) -> ToolCall:
-        return ToolCall(id=f"offline-{state.rounds + 1}-{index}", name=name,
-                        arguments=json.dumps(args, ensure_ascii=False))
+        return ToolCall(
+            id=f"offline-{state.rounds + 1}-{index}",
+            name=name,
+            arguments=json.dumps(args, ensure_ascii=False),
+        )
 
     async def chat(self, request: ChatRequest) -> ChatResult:
         state = transcript(request)
@@ -216,17 +240,24 @@ class OfflineWatchChecker:
             return self._result(final_answer(state, drafts))
         reads = [s for s in state.sources.values() if not s.done and s.error is None]
         if reads:
-            return self._result(calls=[
-                self._call(state, i, "read_note_source" if s.key.startswith("note:")
-                           else "read_knowledge_source",
-                           {"sourceKey": s.key, "offset": s.next_offset, "limit": PAGE})
-                for i, s in enumerate(reads)
-            ])
+            return self._result(
+                calls=[
+                    self._call(
+                        state,
+                        i,
+                        "read_note_source"
+                        if s.key.startswith("note:")
+                        else "read_knowledge_source",
+                        {"sourceKey": s.key, "offset": s.next_offset, "limit": PAGE},
+                    )
+                    for i, s in enumerate(reads)
+                ]
+            )
         if drafts and not state.registered and not state.workflow_failed:
-            return self._result(calls=[self._call(state, 0, "check_workflow",
-                                                  {"steps": workflow_of(drafts)})])
+            return self._result(
+                calls=[self._call(state, 0, "check_workflow", {"steps": workflow_of(drafts)})]
+            )
         batch = evidence_batch(state, drafts) if state.registered else []
         if batch and not state.batch_sent:
-            return self._result(calls=[self._call(state, 0, "update_workflow",
-                                                  {"updates": batch})])
+            return self._result(calls=[self._call(state, 0, "update_workflow", {"updates": batch})])
         return self._result(final_answer(state, drafts))

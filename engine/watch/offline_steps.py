@@ -40,12 +40,42 @@ _NUMBERED = re.compile(
 _VERIFY_IN_CHECK = re.compile(
     r"检查时核验|检查中核验|检查时确认|在检查中|verify during (?:the )?check", re.IGNORECASE
 )
-CHECK_WORDS = ("核对", "检查", "核验", "核实", "确认", "查看", "验证",
-               "check", "verify", "confirm", "ensure")
-EXECUTE_WORDS = ("生成", "发布", "提交", "发送", "撰写", "成稿", "起草", "草稿", "执行", "上传",
-                 "publish", "generate", "draft", "submit", "send", "post", "upload", "write")
-_EXPLICIT_CRITERION = re.compile(r"(?:完成标准|标准|criteria|done when)\s*[:：]\s*(?P<c>.+)$",
-                                 re.IGNORECASE)
+CHECK_WORDS = (
+    "核对",
+    "检查",
+    "核验",
+    "核实",
+    "确认",
+    "查看",
+    "验证",
+    "check",
+    "verify",
+    "confirm",
+    "ensure",
+)
+EXECUTE_WORDS = (
+    "生成",
+    "发布",
+    "提交",
+    "发送",
+    "撰写",
+    "成稿",
+    "起草",
+    "草稿",
+    "执行",
+    "上传",
+    "publish",
+    "generate",
+    "draft",
+    "submit",
+    "send",
+    "post",
+    "upload",
+    "write",
+)
+_EXPLICIT_CRITERION = re.compile(
+    r"(?:完成标准|标准|criteria|done when)\s*[:：]\s*(?P<c>.+)$", re.IGNORECASE
+)
 _CRITERION = re.compile(
     r"(?:必须为|必须是|应为|应是|须为|需为|等于|must be|should be|equals?)"
     r"\s*(?P<c>[^（(，,。；;！!？?\n]+)",
@@ -123,13 +153,24 @@ def _columns(header: Sequence[str]) -> dict[str, int]:
     return roles
 
 
-def _draft(source: str, line: int, text: str, *, kind: str | None = None,
-           criterion: str | None = None, method: str | None = None) -> StepDraft:
+def _draft(
+    source: str,
+    line: int,
+    text: str,
+    *,
+    kind: str | None = None,
+    criterion: str | None = None,
+    method: str | None = None,
+) -> StepDraft:
     step_kind, in_check = classify(text, kind)
     return StepDraft(
-        source=source, line=line, text=text.strip(), kind=step_kind,
+        source=source,
+        line=line,
+        text=text.strip(),
+        kind=step_kind,
         criterion=(criterion or "").strip() or criterion_of(text),
-        method=(method or "").strip() or text.strip(), verify_in_check=in_check,
+        method=(method or "").strip() or text.strip(),
+        verify_in_check=in_check,
     )
 
 
@@ -140,6 +181,7 @@ def _table(source: str, lines: Sequence[tuple[int, str]]) -> list[StepDraft]:
     roles = _columns(rows[0][1])
     drafts = []
     for index, cells in rows[1:]:
+
         def cell(role: str, row: list[str] = cells) -> str | None:
             at = roles.get(role)
             return row[at] if at is not None and at < len(row) else None
@@ -147,8 +189,16 @@ def _table(source: str, lines: Sequence[tuple[int, str]]) -> list[StepDraft]:
         text = cell("text") or (cells[0] if cells else "")
         if not text:
             continue
-        drafts.append(_draft(source, index, text, kind=cell("kind"),
-                             criterion=cell("criterion"), method=cell("method")))
+        drafts.append(
+            _draft(
+                source,
+                index,
+                text,
+                kind=cell("kind"),
+                criterion=cell("criterion"),
+                method=cell("method"),
+            )
+        )
     return drafts
 
 
@@ -171,8 +221,7 @@ def extract_steps(source: str, text: str) -> list[StepDraft]:
     return drafts
 
 
-def find_evidence(criterion: str, texts: Mapping[str, str],
-                  exclude: tuple[str, int]) -> str | None:
+def find_evidence(criterion: str, texts: Mapping[str, str], exclude: tuple[str, int]) -> str | None:
     """A source line that literally contains the criterion, other than the step's own line.
 
     Returns `"<sourceKey> L<n>: <line>"` or None. Only literal containment counts: the

@@ -47,7 +47,9 @@ def _current(step: WorkflowStep, run_id: str) -> bool:
 def facts_recorded(steps: Sequence[WorkflowStep], run_id: str | None = None) -> bool:
     """事实已记录: some check step is `done` with evidence (from `run_id` when given)."""
     return any(
-        s.kind is StepKind.CHECK and s.status is StepStatus.DONE and s.evidence is not None
+        s.kind is StepKind.CHECK
+        and s.status is StepStatus.DONE
+        and s.evidence is not None
         and (run_id is None or s.evidence.run_id == run_id)
         for s in steps
     )
@@ -178,8 +180,9 @@ def record_execution_result(
     if step is None:
         raise NotFound(f"step {step_id} is not registered", field="stepId")
     if step.kind is not StepKind.EXECUTE:
-        raise InvalidInput(f"step {step_id} is a check step; execution cannot complete it",
-                           field="stepId")
+        raise InvalidInput(
+            f"step {step_id} is a check step; execution cannot complete it", field="stepId"
+        )
     if not evidence.strip():
         raise InvalidInput(f"step {step_id}: evidence is empty", field="evidence")
     done = step.model_copy(
@@ -220,8 +223,12 @@ def as_reference(steps: Sequence[WorkflowStep]) -> tuple[ReferenceEvidence, ...]
     """
     return tuple(
         ReferenceEvidence(
-            step_id=s.step_id, kind=s.kind, status=s.status, text=s.evidence.text,
-            run_id=s.evidence.run_id, recorded_by=s.evidence.recorded_by,
+            step_id=s.step_id,
+            kind=s.kind,
+            status=s.status,
+            text=s.evidence.text,
+            run_id=s.evidence.run_id,
+            recorded_by=s.evidence.recorded_by,
             recorded_at=s.evidence.recorded_at,
         )
         for s in steps

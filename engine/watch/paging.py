@@ -120,16 +120,22 @@ def record_page(
     end = page.offset + len(page.text)
     if page.offset > page.total_length or end > page.total_length:
         raise InvalidInput(
-            "page lies outside the source", field="offset", offset=page.offset,
-            length=len(page.text), total=page.total_length,
+            "page lies outside the source",
+            field="offset",
+            offset=page.offset,
+            length=len(page.text),
+            total=page.total_length,
         )
     previous = state.reading(page.key)
     effects: tuple[ChecklistRevoked, ...] = ()
     if previous is not None and previous.revision != page.revision:
         effects = (
             ChecklistRevoked(
-                key=page.key, old_revision=previous.revision, new_revision=page.revision,
-                revoked_steps=tuple(s.step_id for s in steps), at=now,
+                key=page.key,
+                old_revision=previous.revision,
+                new_revision=page.revision,
+                revoked_steps=tuple(s.step_id for s in steps),
+                at=now,
             ),
         )
         steps = ()
@@ -142,7 +148,10 @@ def record_page(
                 key=page.key, revision=page.revision, total_length=page.total_length
             )
             return PageOutcome(
-                reading=_replace(state, restarted), steps=steps, accepted=False, effects=effects,
+                reading=_replace(state, restarted),
+                steps=steps,
+                accepted=False,
+                effects=effects,
                 result={
                     "sourceKey": page.key.value,
                     "revision": page.revision,
@@ -157,7 +166,9 @@ def record_page(
             )
     covered = previous.covered if previous is not None else ()
     reading = SourceReading(
-        key=page.key, revision=page.revision, total_length=page.total_length,
+        key=page.key,
+        revision=page.revision,
+        total_length=page.total_length,
         covered=_merge((*covered, (page.offset, end))),
     )
     result: dict[str, Any] = {
@@ -175,6 +186,9 @@ def record_page(
             f"{page.revision}; the earlier step list is revoked. Register the steps anew."
         )
     return PageOutcome(
-        reading=_replace(state, reading), steps=steps, accepted=True, effects=effects,
+        reading=_replace(state, reading),
+        steps=steps,
+        accepted=True,
+        effects=effects,
         result=result,
     )

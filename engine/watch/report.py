@@ -65,8 +65,7 @@ REASONS: dict[ReceiptStatus, str] = {
     ReceiptStatus.NO_HANDOFF: "the transcript does not contain the hand-off of this key",
     ReceiptStatus.INTERRUPTED: "the partner run was interrupted before its final answer",
     ReceiptStatus.NO_FINAL_ANSWER: "the partner run gave no final answer",
-    ReceiptStatus.SEPARATED_BY_USER_REQUEST:
-        "a new user request came between the hand-off and the answer",
+    ReceiptStatus.SEPARATED_BY_USER_REQUEST: "a new user request came between the hand-off and the answer",  # noqa: E501
 }
 
 
@@ -105,7 +104,8 @@ def _validate(handoff: HandOff, report: ExecutionReport) -> None:
         if kinds.get(item.step_id) is not StepKind.EXECUTE:
             raise InvalidInput(
                 f"step {item.step_id} is not an execute step of hand-off {handoff.execution_key}",
-                field="completedSteps", step_id=item.step_id,
+                field="completedSteps",
+                step_id=item.step_id,
             )
     if report.verify_only and report.completed:
         raise InvalidInput("a check-only report completes no step", field="completedSteps")
@@ -123,10 +123,15 @@ def settle_report(
     _validate(handoff, report)
     receipt = recognize_receipt(report.entries, report.execution_key)
     record = ReceiptRecord(
-        receipt_id=report.fingerprint(), watch_id=report.watch_id,
-        execution_key=report.execution_key, status=receipt.status,
-        reason=REASONS[receipt.status], answer=receipt.answer, answered_at=receipt.answered_at,
-        verify_only=report.verify_only, reported_at=now,
+        receipt_id=report.fingerprint(),
+        watch_id=report.watch_id,
+        execution_key=report.execution_key,
+        status=receipt.status,
+        reason=REASONS[receipt.status],
+        answer=receipt.answer,
+        answered_at=receipt.answered_at,
+        verify_only=report.verify_only,
+        reported_at=now,
     )
     if not record.accepted or report.verify_only:
         return ReportDecision(receipt=record, steps=None)
@@ -137,8 +142,11 @@ def settle_report(
         )
     for item in report.completed:
         steps = record_execution_result(
-            steps, item.step_id, evidence=item.evidence.strip() or receipt.answer,
-            execution_key=report.execution_key, now=now,
+            steps,
+            item.step_id,
+            evidence=item.evidence.strip() or receipt.answer,
+            execution_key=report.execution_key,
+            now=now,
         )
     completed = tuple(i.step_id for i in report.completed)
     return ReportDecision(

@@ -61,11 +61,10 @@ def watch_source_keys(watch: Watch, reading: ReadingState | None) -> tuple[str, 
     """
     keys = {k.value for k in watch.bound_keys()}
     if reading is not None and reading.watch_id == watch.watch_id:
-        libraries = {
-            b.library_id for b in watch.bindings if b.kind is SourceKind.KNOWLEDGE_LIBRARY
-        }
+        libraries = {b.library_id for b in watch.bindings if b.kind is SourceKind.KNOWLEDGE_LIBRARY}
         keys.update(
-            k.value for k in reading.read_keys()
+            k.value
+            for k in reading.read_keys()
             if k.kind is SourceKind.KNOWLEDGE_DOCUMENT and k.library_id in libraries
         )
     return tuple(sorted(keys))
@@ -77,13 +76,15 @@ def _source_problem(step_id: str, source: str, valid: Sequence[str]) -> StepProb
         SourceKey.parse(source)
     except ValueError:
         return StepProblem(
-            step_id=step_id, field="source",
+            step_id=step_id,
+            field="source",
             message=f"step {step_id}: source {source!r} is not a sourceKey; valid values for "
             f"this watch: {listing}",
         )
     if source not in valid:
         return StepProblem(
-            step_id=step_id, field="source",
+            step_id=step_id,
+            field="source",
             message=f"step {step_id}: source {source!r} is not a source of this watch; valid "
             f"values for this watch: {listing}",
         )
@@ -140,7 +141,8 @@ def check_workflow(
         if item.kind not in {k.value for k in StepKind}:
             problems.append(
                 StepProblem(
-                    step_id=sid, field="kind",
+                    step_id=sid,
+                    field="kind",
                     message=f"step {sid}: kind {item.kind!r} must be check or execute",
                 )
             )
@@ -151,14 +153,16 @@ def check_workflow(
         if not item.completion_criteria.strip():
             problems.append(
                 StepProblem(
-                    step_id=sid, field="completionCriteria",
+                    step_id=sid,
+                    field="completionCriteria",
                     message=f"step {sid}: completion criteria are required",
                 )
             )
         if not item.method.strip() and not item.preconditions:
             problems.append(
                 StepProblem(
-                    step_id=sid, field="method",
+                    step_id=sid,
+                    field="method",
                     message=f"step {sid}: give the method or the preconditions",
                 )
             )
@@ -167,13 +171,17 @@ def check_workflow(
         if must_check and kind is StepKind.EXECUTE:
             problems.append(
                 StepProblem(
-                    step_id=sid, field="kind",
+                    step_id=sid,
+                    field="kind",
                     message=f"step {sid}: the document requires verifying it during the check; "
                     "it cannot be moved to execution",
                 )
             )
         step = WorkflowStep(
-            step_id=sid, kind=kind, source=item.source, method=item.method,
+            step_id=sid,
+            kind=kind,
+            source=item.source,
+            method=item.method,
             preconditions=item.preconditions,
             completion_criteria=item.completion_criteria or "-",
             verify_in_check=must_check,

@@ -20,9 +20,14 @@ T = TypeVar("T")
 
 
 class WatchBatchReads(Store):
-
-    async def _many(self, name: str, scope: str, watch_ids: Sequence[str],
-                    decode: Callable[[Any], T], **params: Any) -> list[list[T]]:
+    async def _many(
+        self,
+        name: str,
+        scope: str,
+        watch_ids: Sequence[str],
+        decode: Callable[[Any], T],
+        **params: Any,
+    ) -> list[list[T]]:
         async def work(tx: AsyncManagedTransaction) -> dict[str, list[T]]:
             found = await rows(tx, name, scope=scope, watch_ids=list(watch_ids), **params)
             return {r["watch_id"]: [decode(i) for i in r["items"]] for r in found}
@@ -30,20 +35,26 @@ class WatchBatchReads(Store):
         by_id: dict[str, list[T]] = await self.read(work)
         return [by_id.get(w, []) for w in watch_ids]
 
-    async def observations(self, scope: str, watch_ids: Sequence[str],
-                           limit: int) -> list[list[StoredObservation]]:
+    async def observations(
+        self, scope: str, watch_ids: Sequence[str], limit: int
+    ) -> list[list[StoredObservation]]:
         return await self._many(
-            "watch/observations_of_watches", scope, watch_ids,
-            lambda o: StoredObservation(codec.observation_from(o), codec.plain(o)), limit=limit)
+            "watch/observations_of_watches",
+            scope,
+            watch_ids,
+            lambda o: StoredObservation(codec.observation_from(o), codec.plain(o)),
+            limit=limit,
+        )
 
     async def handoffs(self, scope: str, watch_ids: Sequence[str]) -> list[list[HandOff]]:
-        return await self._many("watch/handoffs_of_watches", scope, watch_ids,
-                                codec.handoff_from)
+        return await self._many("watch/handoffs_of_watches", scope, watch_ids, codec.handoff_from)
 
-    async def checkpoints(self, scope: str, watch_ids: Sequence[str],
-                          limit: int) -> list[list[tuple[Checkpoint, int]]]:
-        return await self._many("watch/checkpoints_of_watches", scope, watch_ids,
-                                codec.checkpoint_from, limit=limit)
+    async def checkpoints(
+        self, scope: str, watch_ids: Sequence[str], limit: int
+    ) -> list[list[tuple[Checkpoint, int]]]:
+        return await self._many(
+            "watch/checkpoints_of_watches", scope, watch_ids, codec.checkpoint_from, limit=limit
+        )
 
     async def grants(self, scope: str, watch_ids: Sequence[str]) -> list[list[dict[str, Any]]]:
         return await self._many("watch/grants_of_watches", scope, watch_ids, codec.plain)

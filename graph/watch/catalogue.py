@@ -43,7 +43,9 @@ class CurrentText:
 def _entry(props: dict[str, Any]) -> LibraryEntry:
     p = codec.plain(props)
     return LibraryEntry(
-        library_id=p["library_id"], document_id=p["document_id"], project=p["scope"],
+        library_id=p["library_id"],
+        document_id=p["document_id"],
+        project=p["scope"],
         tags=frozenset(p.get("tags") or ()),
     )
 
@@ -56,12 +58,13 @@ def _doc_target(entry: LibraryEntry, title: str | None) -> ReadTarget:
 
 
 class SourceCatalogue(Store):
-
     async def place(self, entry: LibraryEntry) -> None:
         """Put a knowledge document into a library with its tags (idempotent)."""
         props = {
-            "scope": entry.project, "library_id": entry.library_id,
-            "document_id": entry.document_id, "tags": sorted(entry.tags),
+            "scope": entry.project,
+            "library_id": entry.library_id,
+            "document_id": entry.document_id,
+            "tags": sorted(entry.tags),
         }
 
         async def work(tx: AsyncManagedTransaction) -> None:
@@ -76,7 +79,10 @@ class SourceCatalogue(Store):
 
         async def work(tx: AsyncManagedTransaction) -> ReadTarget | None:
             found = await rows(
-                tx, "watch/library_entry", library_id=library_id, document_id=document_id,
+                tx,
+                "watch/library_entry",
+                library_id=library_id,
+                document_id=document_id,
                 scopes=list(scopes),
             )
             by_scope = {r["e"]["scope"]: r for r in found}
@@ -91,7 +97,10 @@ class SourceCatalogue(Store):
     ) -> list[ReadTarget]:
         async def work(tx: AsyncManagedTransaction) -> list[ReadTarget]:
             found = await rows(
-                tx, "watch/library_titled", library_ids=sorted(set(library_ids)), title=title,
+                tx,
+                "watch/library_titled",
+                library_ids=sorted(set(library_ids)),
+                title=title,
                 scopes=list(scopes),
             )
             return [_doc_target(_entry(r["e"]), r["title"]) for r in found]
@@ -107,8 +116,11 @@ class SourceCatalogue(Store):
             s = codec.plain(found[0]["s"])
             v = codec.plain(found[0]["v"]) if found[0]["v"] is not None else {}
             return CurrentText(
-                source_id=source_id, project=project, title=s.get("title") or "",
-                revision=s["current_version"], text=v.get("text"),
+                source_id=source_id,
+                project=project,
+                title=s.get("title") or "",
+                revision=s["current_version"],
+                text=v.get("text"),
             )
 
         result: CurrentText | None = await self.read(work)

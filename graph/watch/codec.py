@@ -84,9 +84,14 @@ def binding_props(watch: Watch, binding: SourceBinding) -> dict[str, Any]:
 def binding_from(props: Mapping[str, Any]) -> SourceBinding:
     p = plain(props)
     return SourceBinding(
-        binding_id=p["binding_id"], kind=p["kind"], project=p["project"],
-        title=p.get("title") or "", note_id=p.get("note_id"), library_id=p.get("library_id"),
-        document_id=p.get("document_id"), bound_at=p["bound_at"],
+        binding_id=p["binding_id"],
+        kind=p["kind"],
+        project=p["project"],
+        title=p.get("title") or "",
+        note_id=p.get("note_id"),
+        library_id=p.get("library_id"),
+        document_id=p.get("document_id"),
+        bound_at=p["bound_at"],
     )
 
 
@@ -94,14 +99,20 @@ def _binding_order(props: Mapping[str, Any]) -> tuple[int, Any, str]:
     """Bindings come back in the order they were given; older records without an ordinal
     fall back to (bound_at, binding_id)."""
     ordinal = props.get("ordinal")
-    return (ordinal if isinstance(ordinal, int) else 1_000_000, from_neo4j(props["bound_at"]),
-            str(props["binding_id"]))
+    return (
+        ordinal if isinstance(ordinal, int) else 1_000_000,
+        from_neo4j(props["bound_at"]),
+        str(props["binding_id"]),
+    )
 
 
 def watch_from(props: Mapping[str, Any], bindings: list[Mapping[str, Any]]) -> Watch:
     p = plain(props)
     return Watch(
-        watch_id=p["id"], scope=p["scope"], session_id=p["session_id"], title=p.get("title") or "",
+        watch_id=p["id"],
+        scope=p["scope"],
+        session_id=p["session_id"],
+        title=p.get("title") or "",
         bindings=tuple(binding_from(b) for b in sorted(bindings, key=_binding_order)),
         tag_limits=frozenset(p.get("tag_limits") or ()),
         status=WatchStatus(p["status"]),
@@ -141,14 +152,20 @@ def step_from(props: Mapping[str, Any]) -> WorkflowStep:
     evidence = None
     if p.get("evidence_text"):
         evidence = Evidence(
-            text=p["evidence_text"], run_id=p.get("evidence_run_id"),
-            recorded_by=p.get("evidence_recorded_by"), recorded_at=p["evidence_recorded_at"],
+            text=p["evidence_text"],
+            run_id=p.get("evidence_run_id"),
+            recorded_by=p.get("evidence_recorded_by"),
+            recorded_at=p["evidence_recorded_at"],
         )
     return WorkflowStep(
-        step_id=p["step_id"], kind=StepKind(p["kind"]), source=p["source"],
-        method=p.get("method") or "", preconditions=tuple(p.get("preconditions") or ()),
+        step_id=p["step_id"],
+        kind=StepKind(p["kind"]),
+        source=p["source"],
+        method=p.get("method") or "",
+        preconditions=tuple(p.get("preconditions") or ()),
         completion_criteria=p["completion_criteria"],
-        verify_in_check=bool(p.get("verify_in_check")), status=StepStatus(p["status"]),
+        verify_in_check=bool(p.get("verify_in_check")),
+        status=StepStatus(p["status"]),
         evidence=evidence,
     )
 
@@ -179,8 +196,11 @@ def grant_props(scope: str, grant: ReadGrant, issued_at: datetime) -> dict[str, 
 def grant_from(props: Mapping[str, Any]) -> ReadGrant:
     p = plain(props)
     return ReadGrant(
-        watch_id=p["watch_id"], key=SourceKey.parse(p["key"]), basis=GrantBasis(p["basis"]),
-        binding_id=p.get("binding_id"), cross_project=bool(p.get("cross_project")),
+        watch_id=p["watch_id"],
+        key=SourceKey.parse(p["key"]),
+        basis=GrantBasis(p["basis"]),
+        binding_id=p.get("binding_id"),
+        cross_project=bool(p.get("cross_project")),
         read_only=bool(p.get("read_only", True)),
     )
 
@@ -200,7 +220,8 @@ def observation_props(scope: str, obs: Observation, extra: Mapping[str, Any]) ->
         "changed": obs.changed,
         "workflow_checks": (
             _dumps([c.model_dump(mode="json") for c in obs.workflow_checks])
-            if obs.workflow_checks is not None else None
+            if obs.workflow_checks is not None
+            else None
         ),
         "outcome": _dumps(outcome.model_dump(mode="json")) if outcome is not None else None,
         "outcome_status": outcome.status.value if outcome is not None else None,
@@ -215,12 +236,16 @@ def observation_from(props: Mapping[str, Any]) -> Observation:
     checks = p.get("workflow_checks")
     outcome = p.get("outcome")
     return Observation(
-        observation_id=p["id"], watch_id=p["watch_id"], run_id=p["run_id"],
-        observed_at=p["observed_at"], summary=p.get("summary") or "",
+        observation_id=p["id"],
+        watch_id=p["watch_id"],
+        run_id=p["run_id"],
+        observed_at=p["observed_at"],
+        summary=p.get("summary") or "",
         changed=bool(p.get("changed")),
         workflow_checks=(
             tuple(WorkflowCheck.model_validate(c) for c in json.loads(checks))
-            if checks is not None else None
+            if checks is not None
+            else None
         ),
         outcome=Outcome.model_validate(json.loads(outcome)) if outcome is not None else None,
     )
@@ -244,8 +269,17 @@ def handoff_from(props: Mapping[str, Any]) -> HandOff:
     p = plain(props)
     return HandOff.model_validate(
         {
-            **{k: p[k] for k in ("execution_key", "watch_id", "session_id", "run_id",
-                                 "observation_id", "created_at")},
+            **{
+                k: p[k]
+                for k in (
+                    "execution_key",
+                    "watch_id",
+                    "session_id",
+                    "run_id",
+                    "observation_id",
+                    "created_at",
+                )
+            },
             "steps": json.loads(p["steps"]),
             "dependencies": tuple(p.get("dependencies") or ()),
         }
@@ -275,9 +309,15 @@ def checkpoint_props(scope: str, cp: Checkpoint, sync_rounds: int = 0) -> dict[s
 def checkpoint_from(props: Mapping[str, Any]) -> tuple[Checkpoint, int]:
     p = plain(props)
     cp = Checkpoint(
-        checkpoint_id=p["id"], watch_id=p["watch_id"], run_id=p["run_id"],
-        location=p["location"], data=json.loads(p["data"]), instructions=p["instructions"],
-        recorded_at=p["recorded_at"], sync_status=SyncStatus(p["sync_status"]),
-        sync_error=p.get("sync_error"), synced_at=p.get("synced_at"),
+        checkpoint_id=p["id"],
+        watch_id=p["watch_id"],
+        run_id=p["run_id"],
+        location=p["location"],
+        data=json.loads(p["data"]),
+        instructions=p["instructions"],
+        recorded_at=p["recorded_at"],
+        sync_status=SyncStatus(p["sync_status"]),
+        sync_error=p.get("sync_error"),
+        synced_at=p.get("synced_at"),
     )
     return cp, int(p.get("sync_rounds") or 0)

@@ -31,22 +31,35 @@ from graph.watch.repository import load_state, write_steps
 
 def receipt_props(scope: str, r: ReceiptRecord) -> dict[str, Any]:
     return {
-        "id": r.receipt_id, "scope": scope, "watch_id": r.watch_id,
-        "execution_key": r.execution_key, "status": r.status.value, "accepted": r.accepted,
-        "reason": r.reason, "answer": r.answer, "answered_at": r.answered_at,
-        "completed_steps": list(r.completed_steps), "verify_only": r.verify_only,
-        "reported_at": r.reported_at, "replayed": r.replayed,
+        "id": r.receipt_id,
+        "scope": scope,
+        "watch_id": r.watch_id,
+        "execution_key": r.execution_key,
+        "status": r.status.value,
+        "accepted": r.accepted,
+        "reason": r.reason,
+        "answer": r.answer,
+        "answered_at": r.answered_at,
+        "completed_steps": list(r.completed_steps),
+        "verify_only": r.verify_only,
+        "reported_at": r.reported_at,
+        "replayed": r.replayed,
     }
 
 
 def receipt_from(props: Mapping[str, Any]) -> ReceiptRecord:
     p = codec.plain(props)
     return ReceiptRecord(
-        receipt_id=p["id"], watch_id=p["watch_id"], execution_key=p["execution_key"],
-        status=ReceiptStatus(p["status"]), reason=p.get("reason") or "",
-        answer=p.get("answer") or "", answered_at=p.get("answered_at"),
+        receipt_id=p["id"],
+        watch_id=p["watch_id"],
+        execution_key=p["execution_key"],
+        status=ReceiptStatus(p["status"]),
+        reason=p.get("reason") or "",
+        answer=p.get("answer") or "",
+        answered_at=p.get("answered_at"),
         completed_steps=tuple(p.get("completed_steps") or ()),
-        verify_only=bool(p.get("verify_only")), reported_at=p["reported_at"],
+        verify_only=bool(p.get("verify_only")),
+        reported_at=p["reported_at"],
         replayed=bool(p.get("replayed")),
     )
 
@@ -59,28 +72,41 @@ class ReportWrite:
 
 
 class WatchReceipts(Store):
-
     async def report_execution(
         self, scope: str, report: ExecutionReport, now: datetime
     ) -> ReportWrite:
         async def work(tx: AsyncManagedTransaction) -> ReportWrite:
             state = await load_state(tx, scope, report.watch_id)
-            found = await rows(tx, "watch/lock_handoff", scope=scope, watch_id=report.watch_id,
-                               execution_key=report.execution_key)
+            found = await rows(
+                tx,
+                "watch/lock_handoff",
+                scope=scope,
+                watch_id=report.watch_id,
+                execution_key=report.execution_key,
+            )
             if not found:
-                raise NotFound(f"no hand-off {report.execution_key} for watch {report.watch_id}",
-                               field="executionKey")
+                raise NotFound(
+                    f"no hand-off {report.execution_key} for watch {report.watch_id}",
+                    field="executionKey",
+                )
             handoff = codec.handoff_from(found[0]["h"])
-            existing = await rows(tx, "watch/get_receipt", scope=scope,
-                                  id=report.fingerprint())
+            existing = await rows(tx, "watch/get_receipt", scope=scope, id=report.fingerprint())
             if existing:
-                return ReportWrite(receipt_from(existing[0]["r"]), True,
-                                   delivery_state(state.steps))
-            prior = [receipt_from(r["r"]) for r in await rows(
-                tx, "watch/receipts_of_key", scope=scope, execution_key=report.execution_key)]
+                return ReportWrite(
+                    receipt_from(existing[0]["r"]), True, delivery_state(state.steps)
+                )
+            prior = [
+                receipt_from(r["r"])
+                for r in await rows(
+                    tx, "watch/receipts_of_key", scope=scope, execution_key=report.execution_key
+                )
+            ]
             decision = settle_report(handoff, state.steps, report, prior=prior, now=now)
-            await rows(tx, "watch/write_receipt", receipt={
-                **receipt_props(scope, decision.receipt), "entries": entries_json(report)})
+            await rows(
+                tx,
+                "watch/write_receipt",
+                receipt={**receipt_props(scope, decision.receipt), "entries": entries_json(report)},
+            )
             steps = state.steps
             if decision.steps is not None:
                 steps = decision.steps
@@ -96,8 +122,9 @@ class WatchReceipts(Store):
         """Receipts of several watches in one query, newest first per watch."""
 
         async def work(tx: AsyncManagedTransaction) -> dict[str, list[ReceiptRecord]]:
-            found = await rows(tx, "watch/receipts_of_watches", scope=scope,
-                               watch_ids=list(watch_ids), limit=limit)
+            found = await rows(
+                tx, "watch/receipts_of_watches", scope=scope, watch_ids=list(watch_ids), limit=limit
+            )
             return {r["watch_id"]: [receipt_from(i) for i in r["items"]] for r in found}
 
         result: dict[str, list[ReceiptRecord]] = await self.read(work)

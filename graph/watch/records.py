@@ -45,15 +45,18 @@ class HandOffWrite:
 
 
 class WatchRecords(Store):
-
     # --- runs ---------------------------------------------------------------------------
 
     async def claim_run(
         self, scope: str, watch_id: str, run_id: str, *, worker_id: str, now: datetime
     ) -> RunClaim:
         run = {
-            "id": run_id, "scope": scope, "watch_id": watch_id, "status": "running",
-            "claimed_by": worker_id, "started_at": now,
+            "id": run_id,
+            "scope": scope,
+            "watch_id": watch_id,
+            "status": "running",
+            "claimed_by": worker_id,
+            "started_at": now,
         }
 
         async def work(tx: AsyncManagedTransaction) -> RunClaim:
@@ -94,13 +97,17 @@ class WatchRecords(Store):
         async def work(tx: AsyncManagedTransaction) -> None:
             await load_state(tx, scope, observation.watch_id)
             await rows(
-                tx, "watch/write_observation",
+                tx,
+                "watch/write_observation",
                 observation=codec.observation_props(scope, observation, extra),
             )
             if steps is not None:
                 await write_steps(tx, scope, observation.watch_id, steps, observation.run_id)
             await rows(
-                tx, "watch/update_watch", scope=scope, id=observation.watch_id,
+                tx,
+                "watch/update_watch",
+                scope=scope,
+                id=observation.watch_id,
                 props=dict(watch_fields),
             )
 
@@ -125,9 +132,9 @@ class WatchRecords(Store):
 
     async def hand_off(self, scope: str, handoff: HandOff) -> HandOffWrite:
         async def work(tx: AsyncManagedTransaction) -> HandOffWrite:
-            found = (await rows(
-                tx, "watch/merge_handoff", handoff=codec.handoff_props(scope, handoff)
-            ))[0]
+            found = (
+                await rows(tx, "watch/merge_handoff", handoff=codec.handoff_props(scope, handoff))
+            )[0]
             return HandOffWrite(codec.handoff_from(found["h"]), bool(found["delivered"]))
 
         result: HandOffWrite = await self.write(work)
@@ -146,7 +153,8 @@ class WatchRecords(Store):
     async def save_checkpoint(self, scope: str, checkpoint: Checkpoint) -> Checkpoint:
         async def work(tx: AsyncManagedTransaction) -> Checkpoint:
             found = await rows(
-                tx, "watch/write_checkpoint",
+                tx,
+                "watch/write_checkpoint",
                 checkpoint=codec.checkpoint_props(scope, checkpoint),
             )
             if not found:
@@ -166,15 +174,18 @@ class WatchRecords(Store):
         result: tuple[Checkpoint, int] = await self.read(work)
         return result
 
-    async def update_checkpoint(
-        self, scope: str, checkpoint: Checkpoint, sync_rounds: int
-    ) -> None:
+    async def update_checkpoint(self, scope: str, checkpoint: Checkpoint, sync_rounds: int) -> None:
         props = codec.checkpoint_props(scope, checkpoint, sync_rounds)
         changed = {k: props[k] for k in ("sync_status", "sync_error", "synced_at", "sync_rounds")}
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            await rows(tx, "watch/update_checkpoint", scope=scope, id=checkpoint.checkpoint_id,
-                       props=changed)
+            await rows(
+                tx,
+                "watch/update_checkpoint",
+                scope=scope,
+                id=checkpoint.checkpoint_id,
+                props=changed,
+            )
 
         await self.write(work)
 

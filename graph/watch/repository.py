@@ -68,11 +68,18 @@ def state_from(record: Any) -> WatchState:
 
 
 async def write_steps(
-    tx: AsyncManagedTransaction, scope: str, watch_id: str, steps: Sequence[WorkflowStep],
+    tx: AsyncManagedTransaction,
+    scope: str,
+    watch_id: str,
+    steps: Sequence[WorkflowStep],
     run_id: str | None,
 ) -> None:
     await rows(
-        tx, "watch/replace_steps", scope=scope, watch_id=watch_id, run_id=run_id,
+        tx,
+        "watch/replace_steps",
+        scope=scope,
+        watch_id=watch_id,
+        run_id=run_id,
         steps=[codec.step_props(scope, watch_id, i, s) for i, s in enumerate(steps)],
     )
 
@@ -84,13 +91,19 @@ async def _apply_grant_effects(
     for reason in sorted({r.reason for r in revokes}):
         batch = [r for r in revokes if r.reason == reason]
         await rows(
-            tx, "watch/revoke_grants", scope=scope, watch_id=batch[0].watch_id,
-            binding_ids=[r.binding_id for r in batch], reason=reason, at=batch[0].revoked_at,
+            tx,
+            "watch/revoke_grants",
+            scope=scope,
+            watch_id=batch[0].watch_id,
+            binding_ids=[r.binding_id for r in batch],
+            reason=reason,
+            at=batch[0].revoked_at,
         )
     issues = [e for e in effects if isinstance(e, IssueGrant)]
     if issues:
         await rows(
-            tx, "watch/issue_grants",
+            tx,
+            "watch/issue_grants",
             rows=[codec.grant_props(scope, i.grant, i.issued_at) for i in issues],
         )
 
@@ -107,11 +120,15 @@ class WatchRepository(Store):
 
         async def work(tx: AsyncManagedTransaction) -> WatchState:
             await rows(
-                tx, "watch/create_watch", watch=codec.watch_props(watch, mounted_libraries),
+                tx,
+                "watch/create_watch",
+                watch=codec.watch_props(watch, mounted_libraries),
                 bindings=[codec.binding_props(watch, b) for b in watch.bindings],
             )
-            issued = [IssueGrant(grant=g, issued_at=watch.created_at)
-                      for g in access.document_grants(watch)]
+            issued = [
+                IssueGrant(grant=g, issued_at=watch.created_at)
+                for g in access.document_grants(watch)
+            ]
             await _apply_grant_effects(tx, watch.scope, issued)
             return await load_state(tx, watch.scope, watch.watch_id)
 
@@ -133,9 +150,12 @@ class WatchRepository(Store):
 
         async def work(tx: AsyncManagedTransaction) -> WatchPage:
             found = await rows(
-                tx, "watch/page_watches", scope=scope,
+                tx,
+                "watch/page_watches",
+                scope=scope,
                 after_created_at=after[0] if after else None,
-                after_id=after[1] if after else None, limit=first + 1,
+                after_id=after[1] if after else None,
+                limit=first + 1,
             )
             total = None
             if with_total:
@@ -145,7 +165,9 @@ class WatchRepository(Store):
         return await self.read(work)
 
     async def _change(
-        self, scope: str, watch_id: str,
+        self,
+        scope: str,
+        watch_id: str,
         decide: Callable[[Watch], tuple[Watch, Sequence[RevokeGrant | IssueGrant]]],
         bindings_changed: bool = False,
     ) -> WatchState:
@@ -153,12 +175,18 @@ class WatchRepository(Store):
             before = await load_state(tx, scope, watch_id)
             after, effects = decide(before.watch)
             await rows(
-                tx, "watch/update_watch", scope=scope, id=watch_id,
+                tx,
+                "watch/update_watch",
+                scope=scope,
+                id=watch_id,
                 props={"status": after.status.value, "changed_at": after.changed_at},
             )
             if bindings_changed:
                 await rows(
-                    tx, "watch/replace_bindings", scope=scope, watch_id=watch_id,
+                    tx,
+                    "watch/replace_bindings",
+                    scope=scope,
+                    watch_id=watch_id,
                     bindings=[codec.binding_props(after, b) for b in after.bindings],
                 )
             await _apply_grant_effects(tx, scope, effects)
@@ -191,7 +219,9 @@ class WatchRepository(Store):
     ) -> WatchState:
         now = self.clock()
         return await self._change(
-            scope, watch_id, lambda w: access.replace_bindings(w, bindings, now),
+            scope,
+            watch_id,
+            lambda w: access.replace_bindings(w, bindings, now),
             bindings_changed=True,
         )
 
@@ -208,8 +238,10 @@ class WatchRepository(Store):
 
     async def grant_records(self, scope: str, watch_id: str) -> list[dict[str, Any]]:
         async def work(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
-            return [codec.plain(r["g"]) for r in await rows(
-                tx, "watch/grants_of", scope=scope, watch_id=watch_id)]
+            return [
+                codec.plain(r["g"])
+                for r in await rows(tx, "watch/grants_of", scope=scope, watch_id=watch_id)
+            ]
 
         records: list[dict[str, Any]] = await self.read(work)
         return records
@@ -241,7 +273,11 @@ class WatchRepository(Store):
         await self.write(work)
 
     async def record_step_evidence(
-        self, scope: str, watch_id: str, updates: Sequence[Mapping[str, Any]], *,
+        self,
+        scope: str,
+        watch_id: str,
+        updates: Sequence[Mapping[str, Any]],
+        *,
         recorded_by: str,
     ) -> WatchState:
         """`recordStepEvidence`: a batch against the persisted list, all or nothing (§3).
@@ -254,7 +290,10 @@ class WatchRepository(Store):
         async def work(tx: AsyncManagedTransaction) -> WatchState:
             state = await load_state(tx, scope, watch_id)
             applied = apply_evidence(
-                state.steps, updates, recorded_by=recorded_by, now=now,
+                state.steps,
+                updates,
+                recorded_by=recorded_by,
+                now=now,
                 origin=EvidenceOrigin.UPDATES,
             )
             await write_steps(tx, scope, watch_id, applied.steps, state.steps_run_id)

@@ -33,16 +33,17 @@ def round_id_of(scope: str, round_id: str) -> str:
 
 
 class WatchRounds(Store):
-
     async def candidates(self, scope: str) -> list[CandidateSnapshot]:
         async def work(tx: AsyncManagedTransaction) -> list[CandidateSnapshot]:
             found = await rows(tx, "watch/round_candidates", scope=scope)
             return [
                 CandidateSnapshot(
-                    watch_id=r["id"], last_checked_at=from_neo4j(r["last_checked_at"]),
+                    watch_id=r["id"],
+                    last_checked_at=from_neo4j(r["last_checked_at"]),
                     observation_id=r["observation_id"],
                     outcome=Outcome.model_validate(json.loads(r["outcome"]))
-                    if r["outcome"] else None,
+                    if r["outcome"]
+                    else None,
                     closed_observation_id=r["closed_observation_id"],
                 )
                 for r in found
@@ -51,24 +52,42 @@ class WatchRounds(Store):
         result: list[CandidateSnapshot] = await self.read(work)
         return result
 
-    async def claim(self, scope: str, round_id: str, decision: RoundDecision, *,
-                    run_ids: dict[str, str], planned_by: str, now: datetime) -> RoundClaim:
+    async def claim(
+        self,
+        scope: str,
+        round_id: str,
+        decision: RoundDecision,
+        *,
+        run_ids: dict[str, str],
+        planned_by: str,
+        now: datetime,
+    ) -> RoundClaim:
         """Store the round and close its verified items, unless the round already exists."""
         props = {
-            "id": round_id_of(scope, round_id), "round_id": round_id, "scope": scope,
+            "id": round_id_of(scope, round_id),
+            "round_id": round_id,
+            "scope": scope,
             "full_verification": decision.full_verification,
             "closed": [c.watch_id for c in decision.closed],
             "checked": list(decision.to_check),
             "run_ids": [run_ids[w] for w in decision.to_check],
-            "later": list(decision.later), "still_open": list(decision.still_open),
-            "planned_by": planned_by, "planned_at": now, "claim": new_id("", 32),
+            "later": list(decision.later),
+            "still_open": list(decision.still_open),
+            "planned_by": planned_by,
+            "planned_at": now,
+            "claim": new_id("", 32),
         }
 
         async def work(tx: AsyncManagedTransaction) -> RoundClaim:
             found = (await rows(tx, "watch/claim_round", round=props))[0]
             if found["claimed"] and decision.closed:
-                await rows(tx, "watch/close_watches", scope=scope, at=now, rows=[
-                    c.model_dump() for c in decision.closed])
+                await rows(
+                    tx,
+                    "watch/close_watches",
+                    scope=scope,
+                    at=now,
+                    rows=[c.model_dump() for c in decision.closed],
+                )
             return RoundClaim(bool(found["claimed"]), codec.plain(found["r"]))
 
         result: RoundClaim = await self.write(work)

@@ -81,8 +81,9 @@ class ChatGateway(Protocol):
 class Conversation:
     """The rounds of one check: model requests, tool execution, budget accounting."""
 
-    def __init__(self, session: CheckSession, gateway: ChatGateway,
-                 clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, session: CheckSession, gateway: ChatGateway, clock: Callable[[], datetime]
+    ) -> None:
         self.session = session
         self.gateway = gateway
         self.clock = clock
@@ -97,8 +98,7 @@ class Conversation:
         return self.session.run
 
     async def _ask(self, messages: list[ChatMessage], with_tools: bool) -> Any:
-        request = ChatRequest(messages=list(messages),
-                              tools=list(TOOL_SPECS) if with_tools else [])
+        request = ChatRequest(messages=list(messages), tools=list(TOOL_SPECS) if with_tools else [])
         try:
             result = await self.gateway.chat(request)
         except ModelError as exc:
@@ -162,15 +162,20 @@ def _gateway(ctx: dict[str, Any], http: httpx.AsyncClient) -> ChatGateway:
     gateway = ctx.get("gateway")
     if gateway is None:
         settings: Settings = ctx["settings"]
-        gateway = build_gateway(settings, http=http,
-                                accounting=Accounting(settings.model_concurrency))
+        gateway = build_gateway(
+            settings, http=http, accounting=Accounting(settings.model_concurrency)
+        )
     if isinstance(gateway, HttpModelGateway):
         return gateway
     return OfflineWatchChecker(getattr(gateway, "accounting", None))
 
 
 async def run_watch_check(
-    ctx: dict[str, Any], *, scope: str, watch_id: str, run_id: str,
+    ctx: dict[str, Any],
+    *,
+    scope: str,
+    watch_id: str,
+    run_id: str,
     clock: Callable[[], datetime] = utcnow,
 ) -> dict[str, Any]:
     """One check of one watch under a stable run id; returns the run's report."""
@@ -186,23 +191,42 @@ async def run_watch_check(
         return {"runId": run_id, "status": claim.run["status"], "duplicate": True}
     state = await repo.get(scope, watch_id)
     agent_id = f"watch-checker:{run_id}"
-    await records.update_run(scope, run_id, {
-        "agent_id": agent_id, "session_id": state.watch.session_id, "claimed_by": worker_id,
-        "command_timeout_seconds": COMMAND_TIMEOUT_SECONDS, "background_jobs": False,
-    })
+    await records.update_run(
+        scope,
+        run_id,
+        {
+            "agent_id": agent_id,
+            "session_id": state.watch.session_id,
+            "claimed_by": worker_id,
+            "command_timeout_seconds": COMMAND_TIMEOUT_SECONDS,
+            "background_jobs": False,
+        },
+    )
     run = start_run(state.watch, run_id, now, previous_steps=state.steps)
     session = CheckSession(
-        scope=scope, watch=state.watch, mounted=state.mounted_libraries, run=run, repo=repo,
-        records=records, catalogue=SourceCatalogue(driver, settings.neo4j_database), clock=clock,
+        scope=scope,
+        watch=state.watch,
+        mounted=state.mounted_libraries,
+        run=run,
+        repo=repo,
+        records=records,
+        catalogue=SourceCatalogue(driver, settings.neo4j_database),
+        clock=clock,
     )
     delivered = {h.execution_key for h in await records.handoffs(scope, watch_id)}
     ledger = HandOffLedger(watch_id=watch_id, delivered=frozenset(delivered))
     messages = [
         ChatMessage.system(watch_prompts.SYSTEM),
-        ChatMessage.user(watch_prompts.opening(
-            state.watch, run.references, ledger, state.resume_summary, state.resume_truncated,
-            state.resume_reread,
-        )),
+        ChatMessage.user(
+            watch_prompts.opening(
+                state.watch,
+                run.references,
+                ledger,
+                state.resume_summary,
+                state.resume_truncated,
+                state.resume_reread,
+            )
+        ),
     ]
     error: str | None = None
     async with httpx.AsyncClient() as http:
@@ -210,8 +234,9 @@ async def run_watch_check(
         try:
             await conversation.drive(messages)
         except ModelRateLimited as exc:
-            await records.update_run(scope, run_id, {"status": "deferred",
-                                                     "retries": conversation.retries})
+            await records.update_run(
+                scope, run_id, {"status": "deferred", "retries": conversation.retries}
+            )
             raise Retry(defer=exc.details.get("retry_after") or 30) from exc
         except ModelError as exc:
             error = f"model request failed: {exc.message}"
@@ -222,15 +247,21 @@ async def run_watch_check(
 
 
 async def _finish(
-    ctx: dict[str, Any], session: CheckSession, conversation: Conversation | None,
-    ledger: HandOffLedger, error: str | None, clock: Callable[[], datetime],
+    ctx: dict[str, Any],
+    session: CheckSession,
+    conversation: Conversation | None,
+    ledger: HandOffLedger,
+    error: str | None,
+    clock: Callable[[], datetime],
 ) -> dict[str, Any]:
     """Persist the observation, step list, summaries and hand-off; enqueue checkpoint syncs."""
     settings: Settings = ctx["settings"]
     scope, run, watch, records = session.scope, session.run, session.watch, session.records
     now = clock()
     observation = Observation(
-        observation_id=f"obs-{run.run_id}", watch_id=watch.watch_id, run_id=run.run_id,
+        observation_id=f"obs-{run.run_id}",
+        watch_id=watch.watch_id,
+        run_id=run.run_id,
         observed_at=now,
         summary=(conversation.summary_text if conversation else "") or (error or ""),
         changed=conversation.changed if conversation else False,
@@ -238,8 +269,13 @@ async def _finish(
     handoff_status = "none"
     if run.outcome is not None and error is None:
         observation, ledger, effects = complete_observation(
-            watch, observation, steps=run.steps, outcome=run.outcome,
-            revisions=run.reading.revisions(), ledger=ledger, now=now,
+            watch,
+            observation,
+            steps=run.steps,
+            outcome=run.outcome,
+            revisions=run.reading.revisions(),
+            ledger=ledger,
+            now=now,
         )
         for effect in effects:
             if isinstance(effect, InjectIntoPartnerSession):
@@ -265,23 +301,39 @@ async def _finish(
         "checkpoint_ids": list(session.checkpoints),
     }
     await records.save_observation(
-        scope, observation, extra, steps=run.steps,
-        watch_fields={"resume_summary": resume.text, "resume_truncated": resume.truncated,
-                      "resume_reread": list(resume.reread), "last_checked_at": now},
+        scope,
+        observation,
+        extra,
+        steps=run.steps,
+        watch_fields={
+            "resume_summary": resume.text,
+            "resume_truncated": resume.truncated,
+            "resume_reread": list(resume.reread),
+            "last_checked_at": now,
+        },
     )
     status = "failed" if error else "completed"
-    await records.update_run(scope, run.run_id, {
-        "status": status, "finished_at": now, "retries": extra["retries"],
-        "outcome_status": run.outcome.status.value if run.outcome else None,
-    })
+    await records.update_run(
+        scope,
+        run.run_id,
+        {
+            "status": status,
+            "finished_at": now,
+            "retries": extra["retries"],
+            "outcome_status": run.outcome.status.value if run.outcome else None,
+        },
+    )
     pool: ArqRedis | None = ctx.get("redis")
     if pool is not None:
         for checkpoint_id in session.checkpoints:
             await enqueue_sync(pool, settings, scope=scope, checkpoint_id=checkpoint_id)
     return {
-        "runId": run.run_id, "status": status,
+        "runId": run.run_id,
+        "status": status,
         "outcome": run.outcome.status.value if run.outcome else None,
-        "handoff": handoff_status, "retries": extra["retries"], "error": error,
+        "handoff": handoff_status,
+        "retries": extra["retries"],
+        "error": error,
     }
 
 

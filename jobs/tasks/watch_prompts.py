@@ -30,8 +30,10 @@ and whether follow-up execution may start; you never execute steps yourself.
    {"summary": "...", "changed": true|false, "workflowChecks": [{"stepId", "status", "evidence"}]}
 Old evidence is reference only; verify again now."""
 
-CLOSING = ("No tool rounds are left. Give the final JSON observation now, without tools; "
-           "include workflowChecks for the steps you verified.")
+CLOSING = (
+    "No tool rounds are left. Give the final JSON observation now, without tools; "
+    "include workflowChecks for the steps you verified."
+)
 
 
 def opening(
@@ -90,6 +92,7 @@ def parse_answer(text: str) -> FinalAnswer:
                 summary=str(value.get("summary") or ""),
                 changed=bool(value.get("changed")),
                 workflow_checks=[c for c in checks if isinstance(c, dict)]
-                if isinstance(checks, list) else None,
+                if isinstance(checks, list)
+                else None,
             )
     return FinalAnswer(summary=(text or "").strip(), changed=False, workflow_checks=None)

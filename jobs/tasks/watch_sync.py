@@ -41,12 +41,15 @@ class SyncFailed(Exception):
 
 def render(checkpoint: Checkpoint) -> str:
     data = json.dumps(checkpoint.data, ensure_ascii=False, sort_keys=True)
-    return (f"[checkpoint {checkpoint.checkpoint_id} · run {checkpoint.run_id} · "
-            f"{checkpoint.recorded_at.isoformat()}]\n{checkpoint.instructions}\n{data}")
+    return (
+        f"[checkpoint {checkpoint.checkpoint_id} · run {checkpoint.run_id} · "
+        f"{checkpoint.recorded_at.isoformat()}]\n{checkpoint.instructions}\n{data}"
+    )
 
 
-async def write_to_location(ctx: dict[str, Any], scope: str, checkpoint: Checkpoint,
-                            now: datetime) -> None:
+async def write_to_location(
+    ctx: dict[str, Any], scope: str, checkpoint: Checkpoint, now: datetime
+) -> None:
     try:
         key = SourceKey.parse(checkpoint.location)
     except ValueError as exc:
@@ -62,15 +65,22 @@ async def write_to_location(ctx: dict[str, Any], scope: str, checkpoint: Checkpo
         return
     await StoryRepository(ctx["driver"], database).upsert_source(
         SourceInput(
-            scope=scope, id=key.item_id, kind=StorySourceKind.NOTE, title=current.title,
-            version=version, text=f"{current.text}\n\n{render(checkpoint)}",
+            scope=scope,
+            id=key.item_id,
+            kind=StorySourceKind.NOTE,
+            title=current.title,
+            version=version,
+            text=f"{current.text}\n\n{render(checkpoint)}",
         ),
         recorded_at=now,
     )
 
 
 async def sync_watch_checkpoint(
-    ctx: dict[str, Any], *, scope: str, checkpoint_id: str,
+    ctx: dict[str, Any],
+    *,
+    scope: str,
+    checkpoint_id: str,
     clock: Callable[[], datetime] = utcnow,
 ) -> dict[str, Any]:
     records = WatchRecords(ctx["driver"], ctx["settings"].neo4j_database)
@@ -79,8 +89,12 @@ async def sync_watch_checkpoint(
         return {"checkpointId": checkpoint_id, "status": "synced", "duplicate": True}
     budget = RecordSyncBudget(rounds_used=rounds)
     if budget.exhausted:
-        return {"checkpointId": checkpoint_id, "status": checkpoint.sync_status.value,
-                "failureKind": "record_sync", "message": "sync round cap reached"}
+        return {
+            "checkpointId": checkpoint_id,
+            "status": checkpoint.sync_status.value,
+            "failureKind": "record_sync",
+            "message": "sync round cap reached",
+        }
     budget = spend_sync_round(budget)
     now = clock()
     transient = False
@@ -96,7 +110,8 @@ async def sync_watch_checkpoint(
     if transient and not budget.exhausted:
         raise Retry(defer=RETRY_DEFER_SECONDS)
     return {
-        "checkpointId": checkpoint_id, "status": report.status.value,
+        "checkpointId": checkpoint_id,
+        "status": report.status.value,
         "failureKind": report.failure_kind.value if report.failure_kind else None,
         "message": report.message,
     }

@@ -64,11 +64,13 @@ _PAGING = {
 _STEP = {
     "type": "object",
     "properties": {
-        "stepId": {"type": "string"}, "kind": {"enum": ["check", "execute"]},
+        "stepId": {"type": "string"},
+        "kind": {"enum": ["check", "execute"]},
         "source": {"type": "string", "description": "a sourceKey returned by a read"},
         "method": {"type": "string"},
         "preconditions": {"type": "array", "items": {"type": "string"}},
-        "completionCriteria": {"type": "string"}, "verifyInCheck": {"type": "boolean"},
+        "completionCriteria": {"type": "string"},
+        "verifyInCheck": {"type": "boolean"},
     },
     "required": ["stepId", "kind", "source", "completionCriteria"],
 }
@@ -83,30 +85,70 @@ _UPDATE = {
 }
 
 TOOL_SPECS: tuple[ToolSpec, ...] = (
-    ToolSpec(name="read_note_source", description="Read one page of a bound note.",
-             parameters={"type": "object", "properties": {
-                 "noteId": {"type": "string"}, "sourceKey": {"type": "string"}, **_PAGING}}),
-    ToolSpec(name="read_knowledge_source",
-             description="Read one page of a knowledge document by sourceKey, by library and "
-             "document id, or by its exact title.",
-             parameters={"type": "object", "properties": {
-                 "sourceKey": {"type": "string"}, "libraryId": {"type": "string"},
-                 "documentId": {"type": "string"}, "title": {"type": "string"}, **_PAGING}}),
-    ToolSpec(name="read_record_baseline", description="The watch's last saved checkpoints.",
-             parameters={"type": "object", "properties": {}}),
-    ToolSpec(name="check_workflow", description="Register the whole list of workflow steps.",
-             parameters={"type": "object", "properties": {
-                 "steps": {"type": "array", "items": _STEP}}, "required": ["steps"]}),
-    ToolSpec(name="update_workflow",
-             description="Record step status and evidence as one all-or-nothing batch.",
-             parameters={"type": "object", "properties": {
-                 "updates": {"type": "array", "items": _UPDATE}}, "required": ["updates"]}),
-    ToolSpec(name="record_checkpoint",
-             description="Save a check artefact for the record location (synced separately).",
-             parameters={"type": "object", "properties": {
-                 "watchId": {"type": "string"}, "location": {"type": "string"},
-                 "data": {"type": "object"}, "instructions": {"type": "string"}},
-                 "required": ["watchId", "data", "instructions"]}),
+    ToolSpec(
+        name="read_note_source",
+        description="Read one page of a bound note.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "noteId": {"type": "string"},
+                "sourceKey": {"type": "string"},
+                **_PAGING,
+            },
+        },
+    ),
+    ToolSpec(
+        name="read_knowledge_source",
+        description="Read one page of a knowledge document by sourceKey, by library and "
+        "document id, or by its exact title.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "sourceKey": {"type": "string"},
+                "libraryId": {"type": "string"},
+                "documentId": {"type": "string"},
+                "title": {"type": "string"},
+                **_PAGING,
+            },
+        },
+    ),
+    ToolSpec(
+        name="read_record_baseline",
+        description="The watch's last saved checkpoints.",
+        parameters={"type": "object", "properties": {}},
+    ),
+    ToolSpec(
+        name="check_workflow",
+        description="Register the whole list of workflow steps.",
+        parameters={
+            "type": "object",
+            "properties": {"steps": {"type": "array", "items": _STEP}},
+            "required": ["steps"],
+        },
+    ),
+    ToolSpec(
+        name="update_workflow",
+        description="Record step status and evidence as one all-or-nothing batch.",
+        parameters={
+            "type": "object",
+            "properties": {"updates": {"type": "array", "items": _UPDATE}},
+            "required": ["updates"],
+        },
+    ),
+    ToolSpec(
+        name="record_checkpoint",
+        description="Save a check artefact for the record location (synced separately).",
+        parameters={
+            "type": "object",
+            "properties": {
+                "watchId": {"type": "string"},
+                "location": {"type": "string"},
+                "data": {"type": "object"},
+                "instructions": {"type": "string"},
+            },
+            "required": ["watchId", "data", "instructions"],
+        },
+    ),
 )
 
 
@@ -135,16 +177,14 @@ class CheckSession:
         }
 
     async def _save_steps(self) -> None:
-        await self.repo.save_steps(self.scope, self.watch.watch_id, self.run.steps,
-                                   self.run.run_id)
+        await self.repo.save_steps(self.scope, self.watch.watch_id, self.run.steps, self.run.run_id)
 
     # --- reading ------------------------------------------------------------------------
 
     async def _page(self, target: access.ReadTarget, args: dict[str, Any]) -> dict[str, Any]:
         offset, limit = args.get("offset", 0), args.get("limit", DEFAULT_PAGE)
         if not isinstance(offset, int) or offset < 0:
-            raise ToolFailed({"error": "offset must be a non-negative integer",
-                              "field": "offset"})
+            raise ToolFailed({"error": "offset must be a non-negative integer", "field": "offset"})
         if not isinstance(limit, int) or limit < 1:
             raise ToolFailed({"error": "limit must be a positive integer", "field": "limit"})
         try:
@@ -153,18 +193,29 @@ class CheckSession:
             raise _error(exc) from exc
         current = await self.catalogue.current(target.project, target.key.item_id)
         if current is None or current.text is None:
-            raise ToolFailed({"error": f"{target.key.value} has no readable current version",
-                              "sourceKey": target.key.value})
+            raise ToolFailed(
+                {
+                    "error": f"{target.key.value} has no readable current version",
+                    "sourceKey": target.key.value,
+                }
+            )
         text = current.text
         page = PageRead(
-            key=target.key, revision=current.revision, offset=min(offset, len(text)),
-            text=text[offset : offset + min(limit, MAX_PAGE)], total_length=len(text),
+            key=target.key,
+            revision=current.revision,
+            offset=min(offset, len(text)),
+            text=text[offset : offset + min(limit, MAX_PAGE)],
+            total_length=len(text),
         )
         before = self.run.steps
         try:
             self.run, outcome = read_page(
-                self.run, self.watch, target.model_copy(update={"title": current.title}), page,
-                self.mounted, self.clock(),
+                self.run,
+                self.watch,
+                target.model_copy(update={"title": current.title}),
+                page,
+                self.mounted,
+                self.clock(),
             )
         except StorygraphError as exc:
             raise _error(exc) from exc
@@ -218,11 +269,16 @@ class CheckSession:
         if key is None:
             library, document = args.get("libraryId"), args.get("documentId")
             if not isinstance(library, str) or not isinstance(document, str):
-                raise ToolFailed({"error": "give sourceKey, libraryId and documentId, or title",
-                                  "field": "sourceKey"})
+                raise ToolFailed(
+                    {
+                        "error": "give sourceKey, libraryId and documentId, or title",
+                        "field": "sourceKey",
+                    }
+                )
             try:
-                key = SourceKey(kind=SourceKind.KNOWLEDGE_DOCUMENT, library_id=library,
-                                item_id=document)
+                key = SourceKey(
+                    kind=SourceKind.KNOWLEDGE_DOCUMENT, library_id=library, item_id=document
+                )
             except ValueError as exc:
                 raise ToolFailed({"error": str(exc), "field": "sourceKey"}) from exc
         assert key.library_id is not None
@@ -230,19 +286,28 @@ class CheckSession:
         if found is None:
             bound = next((b for b in self.watch.bindings if b.key == key), None)
             if bound is None:
-                raise ToolFailed({"error": f"no knowledge document {key.value}",
-                                  "sourceKey": key.value})
+                raise ToolFailed(
+                    {"error": f"no knowledge document {key.value}", "sourceKey": key.value}
+                )
             found = access.ReadTarget(key=key, project=bound.project, title=bound.title)
         return await self._page(found, args)
 
     async def read_record_baseline(self, args: dict[str, Any]) -> dict[str, Any]:
         saved = await self.records.checkpoints(self.scope, self.watch.watch_id, limit=3)
-        return {"checkpoints": [
-            {"checkpointId": cp.checkpoint_id, "runId": cp.run_id, "location": cp.location,
-             "data": cp.data, "recordedAt": cp.recorded_at.isoformat(),
-             "syncStatus": cp.sync_status.value, "referenceOnly": True}
-            for cp, _ in saved
-        ]}
+        return {
+            "checkpoints": [
+                {
+                    "checkpointId": cp.checkpoint_id,
+                    "runId": cp.run_id,
+                    "location": cp.location,
+                    "data": cp.data,
+                    "recordedAt": cp.recorded_at.isoformat(),
+                    "syncStatus": cp.sync_status.value,
+                    "referenceOnly": True,
+                }
+                for cp, _ in saved
+            ]
+        }
 
     # --- steps and evidence -------------------------------------------------------------
 
@@ -276,8 +341,11 @@ class CheckSession:
         )
         try:
             checkpoint = record_checkpoint(
-                args, watches={self.watch.watch_id: self.watch}, verification_complete=complete,
-                run_id=self.run.run_id, checkpoint_id=new_id("cp"),
+                args,
+                watches={self.watch.watch_id: self.watch},
+                verification_complete=complete,
+                run_id=self.run.run_id,
+                checkpoint_id=new_id("cp"),
                 now=self.clock(),
             )
         except StorygraphError as exc:

@@ -23,8 +23,10 @@ from tests.support.processes import Server, process_env, spawn, stop
 
 T0 = datetime(2035, 4, 16, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
 ASK = "你好，老板想了解一下 v2.0 什么时候能提测？"
-BLOCKER = ("后端支付模块卡在第三方回调接口，沙箱还没到。"
-           "我提个临时方案：先用 mock 跑通主流程，上线后第一周人工对账。")
+BLOCKER = (
+    "后端支付模块卡在第三方回调接口，沙箱还没到。"
+    "我提个临时方案：先用 mock 跑通主流程，上线后第一周人工对账。"
+)
 
 
 @pytest.fixture
@@ -42,13 +44,23 @@ async def test_seed_complete_example_with_the_offline_model(
 ) -> None:
     api = ConcernClient(offline_stack, scope, T0)
     raised = api.raise_(
-        0, type="DELEGATION", priority="HIGH", title="问张三和李四 v2.0 提测时间",
+        0,
+        type="DELEGATION",
+        priority="HIGH",
+        title="问张三和李四 v2.0 提测时间",
         goal="拿到张三和李四各自 v2.0 的提测时间",
         sourceDetail="帮我问一下张三李四，v2.0 什么时候能提测",
-        initiator={"name": "老板", "channel": "telegram", "channelUserId": "123",
-                   "personId": "p_owner"},
-        people=[{"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
-                {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"}])
+        initiator={
+            "name": "老板",
+            "channel": "telegram",
+            "channelUserId": "123",
+            "personId": "p_owner",
+        },
+        people=[
+            {"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
+            {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
+        ],
+    )
     cid = raised["id"]
     api.wait_for("p_owner", 1)
 
@@ -62,33 +74,41 @@ async def test_seed_complete_example_with_the_offline_model(
     api.reply(cid, "p_lisi", "前端部分周四能提测", 150)
     api.wait_for("p_owner", 3)
     assert [m["text"] for m in api.wait_for("p_zhangsan", 2)][1] == (
-        "再跟你确认一下，v2.0 什么时候能提测？方便的时候回我一下。")
+        "再跟你确认一下，v2.0 什么时候能提测？方便的时候回我一下。"
+    )
 
     # ... 又过了 1 小时，张三回复了复杂内容
     api.reply(cid, "p_zhangsan", BLOCKER, 210)
     api.wait_for("p_owner", 4)
     api.reply(cid, "p_owner", "接受临时方案，赶周五", 240)
     assert api.wait_for("p_zhangsan", 3)[2]["text"] == (
-        "老板回复了：接受临时方案，赶周五。那 v2.0 什么时候能提测？")
+        "老板回复了：接受临时方案，赶周五。那 v2.0 什么时候能提测？"
+    )
     api.reply(cid, "p_zhangsan", "好的，按临时方案周五提测", 260)
     boss = api.wait_for("p_owner", 5)
 
     assert [(m["kind"], "+".join(m["reportKinds"]), m["text"]) for m in boss] == [
         ("report", "created", "好的，我来联系张三和李四，有进展及时同步给你。"),
         ("report", "contacted", "已经联系张三和李四了，等他们回复。"),
-        ("report", "partial+timeout_retry",
-         "李四说前端部分周四能提测。张三还没回复，我再跟一下。"),
-        ("report", "owner_update",
-         f"张三回复了：{BLOCKER[:-1]}。他提了个方案，需要你决定：接受这个方案，"
-         "还是等卡点解决了再推进？"),
-        ("backflow", "",
-         "[回流] 问张三和李四 v2.0 提测时间\n"
-         "结果：拿到了张三和李四的具体时间\n"
-         "关键信息：张三：好的，按临时方案周五提测；李四：前端部分周四能提测\n"
-         "耗时：4小时20分钟"),
+        ("report", "partial+timeout_retry", "李四说前端部分周四能提测。张三还没回复，我再跟一下。"),
+        (
+            "report",
+            "owner_update",
+            f"张三回复了：{BLOCKER[:-1]}。他提了个方案，需要你决定：接受这个方案，"
+            "还是等卡点解决了再推进？",
+        ),
+        (
+            "backflow",
+            "",
+            "[回流] 问张三和李四 v2.0 提测时间\n"
+            "结果：拿到了张三和李四的具体时间\n"
+            "关键信息：张三：好的，按临时方案周五提测；李四：前端部分周四能提测\n"
+            "耗时：4小时20分钟",
+        ),
     ]
     assert [datetime.fromisoformat(m["deliverAt"]) for m in boss] == [
-        datetime.fromisoformat(api.at(x)) for x in (0, 30, 150, 210, 260)]
+        datetime.fromisoformat(api.at(x)) for x in (0, 30, 150, 210, 260)
+    ]
     assert {(m["status"], m["channel"]) for m in boss} == {("sent", "telegram")}
     final = api.concern(cid)
     assert final["status"] == "RESOLVED"

@@ -47,9 +47,12 @@ def stack(
     """Our own API and worker on a queue of their own, the worker talking to the model."""
     queue = f"{services.queue_name}:concern-e2e:{uuid.uuid4().hex[:6]}"
     api = start_server(QUEUE_NAME=queue)
-    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue,
-                                           MODEL_BASE_URL=model_server.base_url,
-                                           MODEL_NAME="scripted"))
+    worker = spawn(
+        ["worker"],
+        process_env(
+            services, QUEUE_NAME=queue, MODEL_BASE_URL=model_server.base_url, MODEL_NAME="scripted"
+        ),
+    )
     yield api
     stop(worker)
 
@@ -84,9 +87,18 @@ def wait_for(api: Server, scope: str, person: str, count: int, timeout: float = 
 
 
 def reply(api: Server, cid: str, person: str, words: str, minute: float) -> dict[str, Any]:
-    return gql(api, ADVANCE, input={  # type: ignore[no-any-return]
-        "concernId": cid, "personId": person, "text": words, "at": at(minute),
-        "channel": "feishu", "messageId": f"{person}@{minute}"})["advanceConcern"]
+    return gql(
+        api,
+        ADVANCE,
+        input={  # type: ignore[no-any-return]
+            "concernId": cid,
+            "personId": person,
+            "text": words,
+            "at": at(minute),
+            "channel": "feishu",
+            "messageId": f"{person}@{minute}",
+        },
+    )["advanceConcern"]
 
 
 async def test_seed_complete_example_over_http_with_worker_and_model(
@@ -94,37 +106,74 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
 ) -> None:
     api = stack
     model_server.script(
-        turn(step="follow_up", messages=[{"person_id": "p_zhangsan", "text": ASK},
-                                         {"person_id": "p_lisi", "text": ASK}]),
-        turn(step="follow_up",
-             messages=[{"person_id": "p_zhangsan", "text": "张三，v2.0 后端什么时候能提测？"}],
-             done_person_ids=["p_lisi"], findings={"p_lisi": "前端部分周四能提测"}),
-        turn(step="wait", owner_update=OWNER_UPDATE,
-             next_action={"what": "等待老板决定", "who_person_id": "p_owner"}),
-        turn(step="follow_up", messages=[
-            {"person_id": "p_zhangsan", "text": "老板同意先用 mock 方案，周五能提测吗？"}]),
-        turn(goal_met=True, step="resolve",
-             conclusion="v2.0 周五提测（前端周四，后端先用 mock 方案）",
-             key_information="李四：前端部分周四能提测；张三：后端先用 mock 跑通主流程，周五提测",
-             done_person_ids=["p_zhangsan"]),
+        turn(
+            step="follow_up",
+            messages=[
+                {"person_id": "p_zhangsan", "text": ASK},
+                {"person_id": "p_lisi", "text": ASK},
+            ],
+        ),
+        turn(
+            step="follow_up",
+            messages=[{"person_id": "p_zhangsan", "text": "张三，v2.0 后端什么时候能提测？"}],
+            done_person_ids=["p_lisi"],
+            findings={"p_lisi": "前端部分周四能提测"},
+        ),
+        turn(
+            step="wait",
+            owner_update=OWNER_UPDATE,
+            next_action={"what": "等待老板决定", "who_person_id": "p_owner"},
+        ),
+        turn(
+            step="follow_up",
+            messages=[
+                {"person_id": "p_zhangsan", "text": "老板同意先用 mock 方案，周五能提测吗？"}
+            ],
+        ),
+        turn(
+            goal_met=True,
+            step="resolve",
+            conclusion="v2.0 周五提测（前端周四，后端先用 mock 方案）",
+            key_information="李四：前端部分周四能提测；张三：后端先用 mock 跑通主流程，周五提测",
+            done_person_ids=["p_zhangsan"],
+        ),
     )
-    raised = gql(api, """mutation($input: RaiseConcernInput!) {
-      raiseConcern(input: $input) { id status nextAction { when } } }""", input={
-        "scope": scope, "type": "DELEGATION", "priority": "HIGH",
-        "title": "问张三和李四 v2.0 提测时间", "goal": "拿到张三和李四各自 v2.0 的提测时间",
-        "sourceDetail": "帮我问一下张三李四，v2.0 什么时候能提测",
-        "initiator": {"name": "老板", "channel": "telegram", "channelUserId": "123",
-                      "personId": "p_owner"},
-        "people": [{"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
-                   {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"}],
-        "at": at(0)})["raiseConcern"]
+    raised = gql(
+        api,
+        """mutation($input: RaiseConcernInput!) {
+      raiseConcern(input: $input) { id status nextAction { when } } }""",
+        input={
+            "scope": scope,
+            "type": "DELEGATION",
+            "priority": "HIGH",
+            "title": "问张三和李四 v2.0 提测时间",
+            "goal": "拿到张三和李四各自 v2.0 的提测时间",
+            "sourceDetail": "帮我问一下张三李四，v2.0 什么时候能提测",
+            "initiator": {
+                "name": "老板",
+                "channel": "telegram",
+                "channelUserId": "123",
+                "personId": "p_owner",
+            },
+            "people": [
+                {"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
+                {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
+            ],
+            "at": at(0),
+        },
+    )["raiseConcern"]
     cid = raised["id"]
     assert raised["status"] == "PENDING"
     wait_for(api, scope, "p_owner", 1)
 
     # ... 30 分钟后: the scheduler (run at the moved clock) finds it due; the loop contacts both
-    assert gql(api, "mutation($now: DateTime!, $scope: String!) { "
-               "runConcernScheduler(now: $now, scope: $scope) }", now=at(30), scope=scope)
+    assert gql(
+        api,
+        "mutation($now: DateTime!, $scope: String!) { "
+        "runConcernScheduler(now: $now, scope: $scope) }",
+        now=at(30),
+        scope=scope,
+    )
     wait_for(api, scope, "p_owner", 2)
     assert [m["text"] for m in wait_for(api, scope, "p_lisi", 1)] == [ASK]
 
@@ -136,8 +185,14 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
     assert (twice["jobId"], twice["enqueued"]) == (first["jobId"], False)
 
     # ... 又过了 1 小时，张三回复了复杂内容
-    reply(api, cid, "p_zhangsan", "后端支付模块卡在第三方回调，沙箱还没到。"
-          "临时方案：先用 mock 跑通主流程，上线后第一周人工对账。", 210)
+    reply(
+        api,
+        cid,
+        "p_zhangsan",
+        "后端支付模块卡在第三方回调，沙箱还没到。"
+        "临时方案：先用 mock 跑通主流程，上线后第一周人工对账。",
+        210,
+    )
     wait_for(api, scope, "p_owner", 4)
     reply(api, cid, "p_owner", "接受临时方案，赶周五", 240)
     wait_for(api, scope, "p_zhangsan", 3)
@@ -147,30 +202,46 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
     assert [(m["kind"], "+".join(m["reportKinds"]), m["text"]) for m in boss] == [
         ("report", "created", "好的，我来联系张三和李四，有进展及时同步给你。"),
         ("report", "contacted", "已经联系张三和李四了，等他们回复。"),
-        ("report", "partial+timeout_retry",
-         "李四说前端部分周四能提测。张三还没回复，我再跟一下。"),
+        ("report", "partial+timeout_retry", "李四说前端部分周四能提测。张三还没回复，我再跟一下。"),
         ("report", "owner_update", OWNER_UPDATE),
-        ("backflow", "",
-         "[回流] 问张三和李四 v2.0 提测时间\n"
-         "结果：v2.0 周五提测（前端周四，后端先用 mock 方案）\n"
-         "关键信息：李四：前端部分周四能提测；张三：后端先用 mock 跑通主流程，周五提测\n"
-         "耗时：4小时20分钟"),
+        (
+            "backflow",
+            "",
+            "[回流] 问张三和李四 v2.0 提测时间\n"
+            "结果：v2.0 周五提测（前端周四，后端先用 mock 方案）\n"
+            "关键信息：李四：前端部分周四能提测；张三：后端先用 mock 跑通主流程，周五提测\n"
+            "耗时：4小时20分钟",
+        ),
     ]
     assert [datetime.fromisoformat(m["deliverAt"]) for m in boss] == [
-        datetime.fromisoformat(at(x)) for x in (0, 30, 150, 210, 260)]
+        datetime.fromisoformat(at(x)) for x in (0, 30, 150, 210, 260)
+    ]
     assert {(m["status"], m["attempts"], m["channel"]) for m in boss} == {("sent", 1, "telegram")}
     assert model_server.calls == 5, "one model turn per trigger; the repeated reply ran nothing"
     last_prompt = json.dumps(model_server.requests[-1].messages, ensure_ascii=False)
     assert "前端部分周四能提测" in last_prompt and "好的，按临时方案周五提测" in last_prompt
 
-    final = gql(api, """query($id: ID!, $scope: String!) {
+    final = gql(
+        api,
+        """query($id: ID!, $scope: String!) {
       concern(id: $id) { status conversation { direction personId text } }
       agenda(scope: $scope) { concernRefs { concernId } recentDecisions { concernId outcome } }
-    }""", id=cid, scope=scope)
+    }""",
+        id=cid,
+        scope=scope,
+    )
     assert final["concern"]["status"] == "RESOLVED"
     assert [(e["direction"], e["personId"]) for e in final["concern"]["conversation"]] == [
-        ("OUTBOUND", "p_zhangsan"), ("OUTBOUND", "p_lisi"), ("INBOUND", "p_lisi"),
-        ("OUTBOUND", "p_zhangsan"), ("INBOUND", "p_zhangsan"), ("INBOUND", "p_owner"),
-        ("OUTBOUND", "p_zhangsan"), ("INBOUND", "p_zhangsan")]
-    assert final["agenda"] == {"concernRefs": [],
-                               "recentDecisions": [{"concernId": cid, "outcome": "resolved"}]}
+        ("OUTBOUND", "p_zhangsan"),
+        ("OUTBOUND", "p_lisi"),
+        ("INBOUND", "p_lisi"),
+        ("OUTBOUND", "p_zhangsan"),
+        ("INBOUND", "p_zhangsan"),
+        ("INBOUND", "p_owner"),
+        ("OUTBOUND", "p_zhangsan"),
+        ("INBOUND", "p_zhangsan"),
+    ]
+    assert final["agenda"] == {
+        "concernRefs": [],
+        "recentDecisions": [{"concernId": cid, "outcome": "resolved"}],
+    }

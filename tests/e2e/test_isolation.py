@@ -105,6 +105,7 @@ def case(query: str, expect: Expect, variables: Vars | None = None, hidden: str 
 
 H, R, A, L, OPEN = Expect.HIDDEN, Expect.REFUSED, Expect.ADMIN, Expect.LISTS, Expect.OPEN
 
+
 def relation_cases(name: str) -> list[Case]:
     q = f"mutation($s: String!, $id: ID!) {{ {name}(scope: $s, id: $id) {{ id confirmation }} }}"
     return [
@@ -153,13 +154,25 @@ def result_input(scope: str, key: str, marker: str, entity_id: str | None = None
     return {
         "scope": scope,
         "key": key,
-        "events": [{"ref": "e1", "title": f"卡在回调 {marker}", "at": "2026-03-17T13:20:00+08:00",
-                    "references": [{"sourceId": "chat", "sourceVersion": "v1",
-                                    "locator": "lines:1-1"}]}],  # fmt: skip
+        "events": [
+            {
+                "ref": "e1",
+                "title": f"卡在回调 {marker}",
+                "at": "2026-03-17T13:20:00+08:00",
+                "references": [{"sourceId": "chat", "sourceVersion": "v1", "locator": "lines:1-1"}],
+            }
+        ],  # fmt: skip
         "entities": [pay, {"ref": "cb", "name": f"回调接口 {marker}", "status": "MAIN"}],
         "changes": [{"event": "e1", "entity": "pay", "kind": "REVISED"}],
-        "relations": [{"ref": "r1", "from": "pay", "to": "cb", "type": "blocked_by",
-                       "reason": f"沙箱未到 {marker}"}],  # fmt: skip
+        "relations": [
+            {
+                "ref": "r1",
+                "from": "pay",
+                "to": "cb",
+                "type": "blocked_by",
+                "reason": f"沙箱未到 {marker}",
+            }
+        ],  # fmt: skip
     }
 
 
@@ -182,88 +195,169 @@ ENTRIES = "{ totalCount edges { node { id } } }"
 TABLE: dict[str, list[Case]] = {
     # --- queries ---------------------------------------------------------------------------
     "health": [case("{ health { neo4j redis } }", OPEN)],
-    "workerProbe": [case("query($id: ID!) { workerProbe(id: $id) { id note } }", OPEN,
-                         lambda s: {"id": s.unknown})],  # fmt: skip
-    "storyGraph": [case("query($s: String!) { storyGraph(scope: $s) { entities { id name } } }",
-                        R, lambda s: {"s": s.b})],  # fmt: skip
-    "graphView": [case("query($s: String!) { graphView(scope: $s) { nodes { label } } }", R,
-                       lambda s: {"s": s.b})],  # fmt: skip
-    "graphReplay": [case("query($s: String!) { graphReplay(scope: $s) { tables } }", R,
-                         lambda s: {"s": s.b})],  # fmt: skip
+    "workerProbe": [
+        case(
+            "query($id: ID!) { workerProbe(id: $id) { id note } }",
+            OPEN,
+            lambda s: {"id": s.unknown},
+        )
+    ],  # fmt: skip
+    "storyGraph": [
+        case(
+            "query($s: String!) { storyGraph(scope: $s) { entities { id name } } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
+    "graphView": [
+        case(
+            "query($s: String!) { graphView(scope: $s) { nodes { label } } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
+    "graphReplay": [
+        case("query($s: String!) { graphReplay(scope: $s) { tables } }", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
     "entity": [
-        case("query($s: String!, $id: ID!) { entity(scope: $s, id: $id) { entity { name } } }",
-             R, lambda s: {"s": s.b, "id": s.entity}),
-        case("query($s: String!, $id: ID!) { entity(scope: $s, id: $id) { entity { name } } }",
-             H, lambda s: {"s": s.a, "id": s.entity}, hidden="id"),
+        case(
+            "query($s: String!, $id: ID!) { entity(scope: $s, id: $id) { entity { name } } }",
+            R,
+            lambda s: {"s": s.b, "id": s.entity},
+        ),
+        case(
+            "query($s: String!, $id: ID!) { entity(scope: $s, id: $id) { entity { name } } }",
+            H,
+            lambda s: {"s": s.a, "id": s.entity},
+            hidden="id",
+        ),
     ],  # fmt: skip
     "result": [
-        case("query($s: String!, $id: ID!) { result(scope: $s, id: $id) { result { id } } }",
-             R, lambda s: {"s": s.b, "id": s.result}),
-        case("query($s: String!, $id: ID!) { result(scope: $s, id: $id) { result { id } } }",
-             H, lambda s: {"s": s.a, "id": s.result}, hidden="id"),
+        case(
+            "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { result { id } } }",
+            R,
+            lambda s: {"s": s.b, "id": s.result},
+        ),
+        case(
+            "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { result { id } } }",
+            H,
+            lambda s: {"s": s.a, "id": s.result},
+            hidden="id",
+        ),
     ],  # fmt: skip
-    "entities": [case(f"query($s: String!) {{ entities(scope: $s) {ENTRIES} }}", R,
-                      lambda s: {"s": s.b})],  # fmt: skip
-    "relations": [case(f"query($s: String!) {{ relations(scope: $s) {ENTRIES} }}", R,
-                       lambda s: {"s": s.b})],  # fmt: skip
-    "events": [case(f"query($s: String!) {{ events(scope: $s) {ENTRIES} }}", R,
-                    lambda s: {"s": s.b})],  # fmt: skip
-    "watches": [case(f"query($s: String!) {{ watches(scope: $s) {ENTRIES} }}", R,
-                     lambda s: {"s": s.b})],  # fmt: skip
+    "entities": [
+        case(f"query($s: String!) {{ entities(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
+    "relations": [
+        case(f"query($s: String!) {{ relations(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
+    "events": [
+        case(f"query($s: String!) {{ events(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
+    "watches": [
+        case(f"query($s: String!) {{ watches(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
     "watch": [
-        case("query($s: String!, $id: ID!) { watch(scope: $s, id: $id) { id title } }", R,
-             lambda s: {"s": s.b, "id": s.watch}),
-        case("query($s: String!, $id: ID!) { watch(scope: $s, id: $id) { id title } }", H,
-             lambda s: {"s": s.a, "id": s.watch}, hidden="id"),
+        case(
+            "query($s: String!, $id: ID!) { watch(scope: $s, id: $id) { id title } }",
+            R,
+            lambda s: {"s": s.b, "id": s.watch},
+        ),
+        case(
+            "query($s: String!, $id: ID!) { watch(scope: $s, id: $id) { id title } }",
+            H,
+            lambda s: {"s": s.a, "id": s.watch},
+            hidden="id",
+        ),
     ],  # fmt: skip
     "watchRound": [
-        case("query($s: String!, $id: String!) { watchRound(scope: $s, id: $id) { closed } }",
-             R, lambda s: {"s": s.b, "id": s.round}),
-        case("query($s: String!, $id: String!) { watchRound(scope: $s, id: $id) { closed } }",
-             H, lambda s: {"s": s.a, "id": s.round}, hidden="id"),
+        case(
+            "query($s: String!, $id: String!) { watchRound(scope: $s, id: $id) { closed } }",
+            R,
+            lambda s: {"s": s.b, "id": s.round},
+        ),
+        case(
+            "query($s: String!, $id: String!) { watchRound(scope: $s, id: $id) { closed } }",
+            H,
+            lambda s: {"s": s.a, "id": s.round},
+            hidden="id",
+        ),
     ],  # fmt: skip
     "settings": [case("{ settings { heartbeatEnabled } }", OPEN)],
     # exactly the token's own scopes: B is neither listed nor counted
-    "scopes": [case("{ scopes { scope events entities relations sources concerns watches } }",
-                    L)],  # fmt: skip
+    "scopes": [
+        case("{ scopes { scope events entities relations sources concerns watches } }", L)
+    ],  # fmt: skip
     "plans": [case("{ plans { configId name scope { key projectIds } } }", L)],
     "supervisionRuns": [
         case(f"{{ supervisionRuns {ENTRIES} }}", L),
-        case(f"query($sc: ReviewScopeInput) {{ supervisionRuns(scope: $sc) {ENTRIES} }}", R,
-             lambda s: {"sc": {"projectIds": [s.b]}}),
+        case(
+            f"query($sc: ReviewScopeInput) {{ supervisionRuns(scope: $sc) {ENTRIES} }}",
+            R,
+            lambda s: {"sc": {"projectIds": [s.b]}},
+        ),
     ],  # fmt: skip
     "supervisionRun": [
-        case("query($id: String!) { supervisionRun(id: $id) { id status error { rawOutput } } }",
-             H, lambda s: {"id": s.run}, hidden="id"),
+        case(
+            "query($id: String!) { supervisionRun(id: $id) { id status error { rawOutput } } }",
+            H,
+            lambda s: {"id": s.run},
+            hidden="id",
+        ),
     ],  # fmt: skip
     "activity": [
         case("{ activity { totalCount edges { node { id scope report supervision } } } }", L),
-        case("query($sc: ReviewScopeInput) { activity(scope: $sc) { totalCount } }", R,
-             lambda s: {"sc": {"projectIds": [s.b]}}),
+        case(
+            "query($sc: ReviewScopeInput) { activity(scope: $sc) { totalCount } }",
+            R,
+            lambda s: {"sc": {"projectIds": [s.b]}},
+        ),
     ],  # fmt: skip
     "concernTools": [case("{ concernTools }", OPEN)],
-    "concerns": [case(f"query($s: String!) {{ concerns(scope: $s) {ENTRIES} }}", R,
-                      lambda s: {"s": s.b})],  # fmt: skip
-    "concern": [case("query($id: ID!) { concern(id: $id) { id title } }", H,
-                     lambda s: {"id": s.concern}, hidden="id")],  # fmt: skip
-    "agenda": [case("query($s: String!) { agenda(scope: $s) { scope } }", R,
-                    lambda s: {"s": s.b})],  # fmt: skip
+    "concerns": [
+        case(f"query($s: String!) {{ concerns(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
+    "concern": [
+        case(
+            "query($id: ID!) { concern(id: $id) { id title } }",
+            H,
+            lambda s: {"id": s.concern},
+            hidden="id",
+        )
+    ],  # fmt: skip
+    "agenda": [
+        case("query($s: String!) { agenda(scope: $s) { scope } }", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
     "conversationContext": [
-        case("query($s: String!) { conversationContext(scope: $s, personId: \"p_b\") "
-             "{ person { displayName } } }", R, lambda s: {"s": s.b}),
+        case(
+            'query($s: String!) { conversationContext(scope: $s, personId: "p_b") '
+            "{ person { displayName } } }",
+            R,
+            lambda s: {"s": s.b},
+        ),
     ],  # fmt: skip
     "concernMessages": [
-        case("query($s: String!) { concernMessages(scope: $s, personId: \"p_owner\") "
-             "{ totalCount } }", R, lambda s: {"s": s.b}),
+        case(
+            'query($s: String!) { concernMessages(scope: $s, personId: "p_owner") { totalCount } }',
+            R,
+            lambda s: {"s": s.b},
+        ),
     ],  # fmt: skip
     "knowledgeEntry": [
-        case("query($s: String!, $id: ID!) { knowledgeEntry(scope: $s, id: $id) { text } }", R,
-             lambda s: {"s": s.b, "id": "chat"}),
-        case("query($s: String!, $id: ID!) { knowledgeEntry(scope: $s, id: $id) { text } }", H,
-             lambda s: {"s": s.a, "id": "chat"}, hidden="id"),
+        case(
+            "query($s: String!, $id: ID!) { knowledgeEntry(scope: $s, id: $id) { text } }",
+            R,
+            lambda s: {"s": s.b, "id": "chat"},
+        ),
+        case(
+            "query($s: String!, $id: ID!) { knowledgeEntry(scope: $s, id: $id) { text } }",
+            H,
+            lambda s: {"s": s.a, "id": "chat"},
+            hidden="id",
+        ),
     ],  # fmt: skip
     # --- mutations -------------------------------------------------------------------------
-    "enqueueProbe": [case("mutation { enqueueProbe(note: \"iso\") { enqueued } }", OPEN)],
+    "enqueueProbe": [case('mutation { enqueueProbe(note: "iso") { enqueued } }', OPEN)],
     "confirmRelation": relation_cases("confirmRelation"),
     "rejectRelation": relation_cases("rejectRelation"),
     "removeRelation": relation_cases("removeRelation"),
@@ -271,149 +365,295 @@ TABLE: dict[str, list[Case]] = {
     "acceptSuggestion": suggestion_cases("acceptSuggestion"),
     "dismissSuggestion": suggestion_cases("dismissSuggestion"),
     "upsertSource": [
-        case("mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }", R,
-             lambda s: {"i": {"scope": s.b, "id": "chat", "kind": "CONVERSATION",
-                              "version": "v9", "text": "overwritten"}}),
+        case(
+            "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+            R,
+            lambda s: {
+                "i": {
+                    "scope": s.b,
+                    "id": "chat",
+                    "kind": "CONVERSATION",
+                    "version": "v9",
+                    "text": "overwritten",
+                }
+            },
+        ),
     ],  # fmt: skip
     "withdrawSource": [
-        case("mutation($s: String!, $id: String!) { withdrawSource(scope: $s, sourceId: $id,"
-             " version: \"v1\") { version } }", R, lambda s: {"s": s.b, "id": "chat"}),
-        case("mutation($s: String!, $id: String!) { withdrawSource(scope: $s, sourceId: $id,"
-             " version: \"v1\") { version } }", H, lambda s: {"s": s.a, "id": "chat"},
-             hidden="id"),
+        case(
+            "mutation($s: String!, $id: String!) { withdrawSource(scope: $s, sourceId: $id,"
+            ' version: "v1") { version } }',
+            R,
+            lambda s: {"s": s.b, "id": "chat"},
+        ),
+        case(
+            "mutation($s: String!, $id: String!) { withdrawSource(scope: $s, sourceId: $id,"
+            ' version: "v1") { version } }',
+            H,
+            lambda s: {"s": s.a, "id": "chat"},
+            hidden="id",
+        ),
     ],  # fmt: skip
     "publishResult": [
-        case("mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }", R,
-             lambda s: {"i": result_input(s.b, "attack", "attack")}),
+        case(
+            "mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }",
+            R,
+            lambda s: {"i": result_input(s.b, "attack", "attack")},
+        ),
     ],  # fmt: skip
     "updateEntity": [
-        case("mutation($s: String!, $id: ID!) { updateEntity(scope: $s, id: $id, seenVersion: 1,"
-             " edit: {description: \"attack\"}) { id } }", R,
-             lambda s: {"s": s.b, "id": s.entity}),
-        case("mutation($s: String!, $id: ID!) { updateEntity(scope: $s, id: $id, seenVersion: 1,"
-             " edit: {description: \"attack\"}) { id } }", H,
-             lambda s: {"s": s.a, "id": s.entity}, hidden="id"),
+        case(
+            "mutation($s: String!, $id: ID!) { updateEntity(scope: $s, id: $id, seenVersion: 1,"
+            ' edit: {description: "attack"}) { id } }',
+            R,
+            lambda s: {"s": s.b, "id": s.entity},
+        ),
+        case(
+            "mutation($s: String!, $id: ID!) { updateEntity(scope: $s, id: $id, seenVersion: 1,"
+            ' edit: {description: "attack"}) { id } }',
+            H,
+            lambda s: {"s": s.a, "id": s.entity},
+            hidden="id",
+        ),
     ],  # fmt: skip
     "runWatchNow": watch_cases("runWatchNow", "{ runId }"),
     "runWatchCheck": watch_cases("runWatchCheck", "{ runId }"),
     "createWatch": [
-        case("mutation($i: CreateWatchInput!) { createWatch(input: $i) { id } }", R,
-             lambda s: {"i": {"scope": s.b, "sessionId": "x", "bindings": [note_binding("n")]}}),
+        case(
+            "mutation($i: CreateWatchInput!) { createWatch(input: $i) { id } }",
+            R,
+            lambda s: {"i": {"scope": s.b, "sessionId": "x", "bindings": [note_binding("n")]}},
+        ),
         # the attack of issue 11: a watch of A bound to a document of B's project
-        case("mutation($i: CreateWatchInput!) { createWatch(input: $i) { id } }", R,
-             lambda s: {"i": {"scope": s.a, "sessionId": "x",
-                              "bindings": [doc_binding(s.b, s.library)]}}),
+        case(
+            "mutation($i: CreateWatchInput!) { createWatch(input: $i) { id } }",
+            R,
+            lambda s: {
+                "i": {"scope": s.a, "sessionId": "x", "bindings": [doc_binding(s.b, s.library)]}
+            },
+        ),
     ],  # fmt: skip
     "stopWatch": watch_cases("stopWatch"),
     "resumeWatch": watch_cases("resumeWatch"),
     "deleteWatch": watch_cases("deleteWatch"),
     "rebindWatch": [
-        *watch_cases("rebindWatch", args="id: $id, bindings: $b",
-                     extra=", $b: [BindingInput!]!", values={"b": [note_binding("n")]}),
-        case("mutation($s: String!, $id: ID!, $b: [BindingInput!]!) { rebindWatch(scope: $s,"
-             " id: $id, bindings: $b) { id } }", R,
-             lambda s: {"s": s.a, "id": s.own_watch, "b": [doc_binding(s.b, s.library)]}),
+        *watch_cases(
+            "rebindWatch",
+            args="id: $id, bindings: $b",
+            extra=", $b: [BindingInput!]!",
+            values={"b": [note_binding("n")]},
+        ),
+        case(
+            "mutation($s: String!, $id: ID!, $b: [BindingInput!]!) { rebindWatch(scope: $s,"
+            " id: $id, bindings: $b) { id } }",
+            R,
+            lambda s: {"s": s.a, "id": s.own_watch, "b": [doc_binding(s.b, s.library)]},
+        ),
     ],  # fmt: skip
     "recordStepEvidence": watch_cases(
-        "recordStepEvidence", args="watchId: $id, updates: $u",
+        "recordStepEvidence",
+        args="watchId: $id, updates: $u",
         extra=", $u: [StepEvidenceInput!]!",
-        values={"u": [{"stepId": "s1", "status": "done", "evidence": "attack"}]}),
+        values={"u": [{"stepId": "s1", "status": "done", "evidence": "attack"}]},
+    ),
     "recordCheckpoint": watch_cases(
-        "recordCheckpoint", args="watchId: $id, data: {a: 1}, instructions: {b: 2}"),
+        "recordCheckpoint", args="watchId: $id, data: {a: 1}, instructions: {b: 2}"
+    ),
     "placeKnowledgeDocument": [
-        case("mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s,"
-             " libraryId: $l, documentId: \"doc\") }", R,
-             lambda s: {"s": s.b, "l": s.library}),
+        case(
+            "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s,"
+            ' libraryId: $l, documentId: "doc") }',
+            R,
+            lambda s: {"s": s.b, "l": s.library},
+        ),
         # the attack of issue 11: the same (library, document) placed from A must not re-point
         # B's entry (checked by the snapshot of B's library)
-        case("mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s,"
-             " libraryId: $l, documentId: \"doc\") }", OPEN,
-             lambda s: {"s": s.a, "l": s.library}),
+        case(
+            "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s,"
+            ' libraryId: $l, documentId: "doc") }',
+            OPEN,
+            lambda s: {"s": s.a, "l": s.library},
+        ),
     ],  # fmt: skip
     "reportExecution": watch_cases(
-        "reportExecution", tail="{ duplicate }",
-        args="watchId: $id, executionKey: \"k\", entries: $e",
+        "reportExecution",
+        tail="{ duplicate }",
+        args='watchId: $id, executionKey: "k", entries: $e',
         extra=", $e: [SessionEntryInput!]!",
-        values={"e": [{"kind": "assistant_final", "at": T0.isoformat(), "text": "done"}]}),
-    "runWatchRound": [case("mutation($s: String!) { runWatchRound(scope: $s) { roundId } }", R,
-                           lambda s: {"s": s.b})],  # fmt: skip
+        values={"e": [{"kind": "assistant_final", "at": T0.isoformat(), "text": "done"}]},
+    ),
+    "runWatchRound": [
+        case(
+            "mutation($s: String!) { runWatchRound(scope: $s) { roundId } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
     "setHeartbeatEnabled": [
         case("mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }", A),
     ],
     "deleteScope": [
-        case("mutation($s: String!) { deleteScope(scope: $s) { deletedNodes } }", A,
-             lambda s: {"s": s.b}),
-        case("mutation($s: String!) { deleteScope(scope: $s) { deletedNodes } }", A,
-             lambda s: {"s": s.a}),
+        case(
+            "mutation($s: String!) { deleteScope(scope: $s) { deletedNodes } }",
+            A,
+            lambda s: {"s": s.b},
+        ),
+        case(
+            "mutation($s: String!) { deleteScope(scope: $s) { deletedNodes } }",
+            A,
+            lambda s: {"s": s.a},
+        ),
     ],  # fmt: skip
     "savePlan": [
-        case("mutation($p: PlanInput!) { savePlan(plan: $p) { configId } }", R,
-             lambda s: {"p": plan_input(s.b)}),
+        case(
+            "mutation($p: PlanInput!) { savePlan(plan: $p) { configId } }",
+            R,
+            lambda s: {"p": plan_input(s.b)},
+        ),
         # re-point B's plan at A by its config id
-        case("mutation($p: PlanInput!) { savePlan(plan: $p) { configId } }", H,
-             lambda s: {"p": plan_input(s.a, s.plan)}, hidden="p.configId"),
+        case(
+            "mutation($p: PlanInput!) { savePlan(plan: $p) { configId } }",
+            H,
+            lambda s: {"p": plan_input(s.a, s.plan)},
+            hidden="p.configId",
+        ),
     ],  # fmt: skip
-    "deletePlan": [case("mutation($id: String!) { deletePlan(configId: $id) }", H,
-                        lambda s: {"id": s.plan}, hidden="id")],  # fmt: skip
-    "runPlanNow": [case("mutation($id: String!) { runPlanNow(configId: $id) { runId } }", H,
-                        lambda s: {"id": s.plan}, hidden="id")],  # fmt: skip
+    "deletePlan": [
+        case(
+            "mutation($id: String!) { deletePlan(configId: $id) }",
+            H,
+            lambda s: {"id": s.plan},
+            hidden="id",
+        )
+    ],  # fmt: skip
+    "runPlanNow": [
+        case(
+            "mutation($id: String!) { runPlanNow(configId: $id) { runId } }",
+            H,
+            lambda s: {"id": s.plan},
+            hidden="id",
+        )
+    ],  # fmt: skip
     "startReview": [
-        case("mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
-             " startReview(scope: $sc, from: $f, to: $t) { id } }", R,
-             lambda s: {"sc": {"projectIds": [s.b]}, "f": T0.isoformat(),
-                        "t": (T0 + timedelta(days=1)).isoformat()}),
-        case("mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
-             " startReview(scope: $sc, from: $f, to: $t) { id } }", R,
-             lambda s: {"sc": {"isGlobal": True}, "f": T0.isoformat(),
-                        "t": (T0 + timedelta(days=1)).isoformat()}),
+        case(
+            "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+            " startReview(scope: $sc, from: $f, to: $t) { id } }",
+            R,
+            lambda s: {
+                "sc": {"projectIds": [s.b]},
+                "f": T0.isoformat(),
+                "t": (T0 + timedelta(days=1)).isoformat(),
+            },
+        ),
+        case(
+            "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+            " startReview(scope: $sc, from: $f, to: $t) { id } }",
+            R,
+            lambda s: {
+                "sc": {"isGlobal": True},
+                "f": T0.isoformat(),
+                "t": (T0 + timedelta(days=1)).isoformat(),
+            },
+        ),
     ],  # fmt: skip
     "continueReview": run_cases("continueReview"),
     "pauseReview": run_cases("pauseReview"),
     "cancelReview": run_cases("cancelReview"),
     "raiseConcern": [
-        case("mutation($i: RaiseConcernInput!) { raiseConcern(input: $i) { id } }", R,
-             lambda s: {"i": {"scope": s.b, "title": "attack", "goal": "attack",
-                              "people": [{"personId": "p_b", "displayName": "乙"}]}}),
+        case(
+            "mutation($i: RaiseConcernInput!) { raiseConcern(input: $i) { id } }",
+            R,
+            lambda s: {
+                "i": {
+                    "scope": s.b,
+                    "title": "attack",
+                    "goal": "attack",
+                    "people": [{"personId": "p_b", "displayName": "乙"}],
+                }
+            },
+        ),
     ],  # fmt: skip
     "advanceConcern": concern_cases(
-        "advanceConcern", lambda s, cid: {"concernId": cid, "personId": "p_b", "text": "attack"},
-        "AdvanceConcernInput"),
+        "advanceConcern",
+        lambda s, cid: {"concernId": cid, "personId": "p_b", "text": "attack"},
+        "AdvanceConcernInput",
+    ),
     "reportConcernFact": concern_cases(
-        "reportConcernFact", lambda s, cid: {"concernId": cid, "factId": "f1", "kind": "merge"},
-        "ConcernFactInput"),
+        "reportConcernFact",
+        lambda s, cid: {"concernId": cid, "factId": "f1", "kind": "merge"},
+        "ConcernFactInput",
+    ),
     "upsertPerson": [
-        case("mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }", R,
-             lambda s: {"i": {"scope": s.b, "personId": "p_b", "displayName": "attack"}}),
+        case(
+            "mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }",
+            R,
+            lambda s: {"i": {"scope": s.b, "personId": "p_b", "displayName": "attack"}},
+        ),
     ],  # fmt: skip
     "runConcernScheduler": [
-        case("mutation { runConcernScheduler(now: \"2100-01-01T00:00:00Z\") }", A),
+        case('mutation { runConcernScheduler(now: "2100-01-01T00:00:00Z") }', A),
         case("mutation($s: String) { runConcernScheduler(scope: $s) }", R, lambda s: {"s": s.b}),
     ],  # fmt: skip
     "previewSaveToKnowledge": [
-        case("mutation($s: String!, $r: ID) { previewSaveToKnowledge(scope: $s, resultId: $r)"
-             " { previewId } }", R, lambda s: {"s": s.b, "r": s.result}),
-        case("mutation($s: String!, $r: ID) { previewSaveToKnowledge(scope: $s, resultId: $r)"
-             " { previewId } }", H, lambda s: {"s": s.a, "r": s.result}, hidden="r"),
+        case(
+            "mutation($s: String!, $r: ID) { previewSaveToKnowledge(scope: $s, resultId: $r)"
+            " { previewId } }",
+            R,
+            lambda s: {"s": s.b, "r": s.result},
+        ),
+        case(
+            "mutation($s: String!, $r: ID) { previewSaveToKnowledge(scope: $s, resultId: $r)"
+            " { previewId } }",
+            H,
+            lambda s: {"s": s.a, "r": s.result},
+            hidden="r",
+        ),
     ],  # fmt: skip
     "confirmSaveToKnowledge": [
-        case("mutation($id: ID!) { confirmSaveToKnowledge(previewId: $id) { repeat } }", R,
-             lambda s: {"id": s.save_preview}),
+        case(
+            "mutation($id: ID!) { confirmSaveToKnowledge(previewId: $id) { repeat } }",
+            R,
+            lambda s: {"id": s.save_preview},
+        ),
     ],  # fmt: skip
     "previewContinueDiscussion": [
-        case("mutation($s: String!, $r: ID) { previewContinueDiscussion(scope: $s, resultId: $r)"
-             " { previewId text } }", R, lambda s: {"s": s.b, "r": s.result}),
-        case("mutation($s: String!, $r: ID) { previewContinueDiscussion(scope: $s, resultId: $r)"
-             " { previewId text } }", H, lambda s: {"s": s.a, "r": s.result}, hidden="r"),
+        case(
+            "mutation($s: String!, $r: ID) { previewContinueDiscussion(scope: $s, resultId: $r)"
+            " { previewId text } }",
+            R,
+            lambda s: {"s": s.b, "r": s.result},
+        ),
+        case(
+            "mutation($s: String!, $r: ID) { previewContinueDiscussion(scope: $s, resultId: $r)"
+            " { previewId text } }",
+            H,
+            lambda s: {"s": s.a, "r": s.result},
+            hidden="r",
+        ),
     ],  # fmt: skip
     "confirmContinueDiscussion": [
-        case("mutation($id: ID!) { confirmContinueDiscussion(previewId: $id) { repeat } }", R,
-             lambda s: {"id": s.talk_preview}),
+        case(
+            "mutation($id: ID!) { confirmContinueDiscussion(previewId: $id) { repeat } }",
+            R,
+            lambda s: {"id": s.talk_preview},
+        ),
     ],  # fmt: skip
     # --- subscriptions (graphql-transport-ws) ----------------------------------------------
-    "graphChanged": [case("subscription($s: String!) { graphChanged(scope: $s) { scope ids } }",
-                          R, lambda s: {"s": s.b})],  # fmt: skip
-    "runProgress": [case("subscription($id: String!) { runProgress(runId: $id) { runId status }"
-                         " }", H, lambda s: {"id": s.run}, hidden="id")],  # fmt: skip
+    "graphChanged": [
+        case(
+            "subscription($s: String!) { graphChanged(scope: $s) { scope ids } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
+    "runProgress": [
+        case(
+            "subscription($id: String!) { runProgress(runId: $id) { runId status } }",
+            H,
+            lambda s: {"id": s.run},
+            hidden="id",
+        )
+    ],  # fmt: skip
 }
 
 
@@ -487,10 +727,16 @@ def seed_b(api: Server, s: Seed) -> None:
     view = admin("query($s: String!, $id: ID!) { entity(scope: $s, id: $id) {"
                  " pendingSuggestions { id } } }", s=s.b, id=s.entity)  # fmt: skip
     s.suggestion = view["entity"]["pendingSuggestions"][0]["id"]
-    assert admin("mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s,"
-                 " libraryId: $l, documentId: \"doc\", tags: [\"b\"]) }", s=s.b, l=s.library)
-    admin("mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }",
-          i={"scope": s.b, "personId": "p_b", "displayName": f"乙 {s.marker}"})
+    assert admin(
+        "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s,"
+        ' libraryId: $l, documentId: "doc", tags: ["b"]) }',
+        s=s.b,
+        l=s.library,
+    )
+    admin(
+        "mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }",
+        i={"scope": s.b, "personId": "p_b", "displayName": f"乙 {s.marker}"},
+    )
     s.concern = admin(
         "mutation($i: RaiseConcernInput!) { raiseConcern(input: $i) { id } }",
         i={"scope": s.b, "title": f"问乙 {s.marker}", "goal": f"拿到 {s.marker}",
@@ -509,10 +755,15 @@ def seed_b(api: Server, s: Seed) -> None:
                    p=plan_input(s.b))["savePlan"]["configId"]  # fmt: skip
     s.save_preview = admin(
         "mutation($s: String!, $r: ID) { previewSaveToKnowledge(scope: $s, resultId: $r)"
-        " { previewId } }", s=s.b, r=s.result)["previewSaveToKnowledge"]["previewId"]
+        " { previewId } }",
+        s=s.b,
+        r=s.result,
+    )["previewSaveToKnowledge"]["previewId"]
     s.talk_preview = admin(
         "mutation($s: String!, $o: [ObjectRefInput!]) { previewContinueDiscussion(scope: $s,"
-        " objects: $o) { previewId } }", s=s.b, o=[{"kind": "RELATION", "id": s.relation}],
+        " objects: $o) { previewId } }",
+        s=s.b,
+        o=[{"kind": "RELATION", "id": s.relation}],
     )["previewContinueDiscussion"]["previewId"]
 
 
@@ -541,8 +792,12 @@ async def seed_runs(driver: AsyncDriver, services: Settings, queue: str, s: Seed
 
 def seed_a(api: Server, s: Seed) -> None:
     """The attacker's own watch in A (to try rebinding it to B's document)."""
-    gql(api, "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }", P1,
-        i={"scope": s.a, "id": "n", "kind": "NOTE", "version": "v1", "text": "A 的笔记"})
+    gql(
+        api,
+        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        P1,
+        i={"scope": s.a, "id": "n", "kind": "NOTE", "version": "v1", "text": "A 的笔记"},
+    )
     s.own_watch = gql(api, "mutation($i: CreateWatchInput!) { createWatch(input: $i) { id } }",
                       P1, i={"scope": s.a, "sessionId": "sa",
                              "bindings": [note_binding("n")]})["createWatch"]["id"]  # fmt: skip
@@ -722,13 +977,16 @@ async def test_a_token_of_one_scope_cannot_read_change_or_learn_about_another_sc
     assert not problems, "\n".join(problems)
 
 
-
 def test_the_actor_of_a_write_is_the_token_and_only_admin_acts_for_a_user(
     deployment: Deployment,
 ) -> None:
     d, s = deployment, deployment.seed
-    gql(d.api, "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }", P1,
-        i={"scope": s.a, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "a"})
+    gql(
+        d.api,
+        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        P1,
+        i={"scope": s.a, "id": "chat", "kind": "CONVERSATION", "version": "v1", "text": "a"},
+    )
     gql(d.api, "mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }", P1,
         i=result_input(s.a, "own", "a"))  # fmt: skip
     entities = gql(d.api, "query($s: String!) { storyGraph(scope: $s) { entities { id seq } } }",

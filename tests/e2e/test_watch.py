@@ -61,62 +61,122 @@ def until(probe: Callable[[], Any], timeout: float = 40) -> Any:
 
 
 def call(name: str, args: dict[str, Any]) -> ScriptedReply:
-    return ScriptedReply(tool_calls=[{"id": f"c-{uuid.uuid4().hex[:6]}", "name": name,
-                                      "arguments": json.dumps(args)}])
+    return ScriptedReply(
+        tool_calls=[
+            {"id": f"c-{uuid.uuid4().hex[:6]}", "name": name, "arguments": json.dumps(args)}
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
-def watch_stack(start_server: Any, services: Settings,
-                scripted_model_server: ScriptedModelServer) -> Iterator[Server]:
+def watch_stack(
+    start_server: Any, services: Settings, scripted_model_server: ScriptedModelServer
+) -> Iterator[Server]:
     queue = f"storygraph:test:watch:{uuid.uuid4().hex[:8]}"
     api = start_server(QUEUE_NAME=queue)
-    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue,
-                                           MODEL_BASE_URL=scripted_model_server.base_url,
-                                           MODEL_NAME="scripted-checker"))
+    worker = spawn(
+        ["worker"],
+        process_env(
+            services,
+            QUEUE_NAME=queue,
+            MODEL_BASE_URL=scripted_model_server.base_url,
+            MODEL_NAME="scripted-checker",
+        ),
+    )
     yield api
     stop(worker)
 
 
 def test_watch_checked_by_a_worker_through_the_scripted_model(
-        watch_stack: Server, model_server: ScriptedModelServer, scope: str) -> None:
+    watch_stack: Server, model_server: ScriptedModelServer, scope: str
+) -> None:
     api = watch_stack
     library = f"lib-{scope}"
-    for src in ({"id": "n1", "kind": "NOTE", "title": "每周检查笔记", "text": "每周一检查发布页。"},
-                {"id": "rec", "kind": "NOTE", "title": "记录", "text": "检查记录"},
-                {"id": "d1", "kind": "KNOWLEDGE", "title": "发布流程",
-                 "text": "1. 核对官网版本号必须为 v2.3。\n2. 生成发布草稿。"}):
-        data(api.graphql(
-            "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
-            {"i": {"scope": scope, "version": "r1", **src}}))
-    assert data(api.graphql(
-        "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s, libraryId: $l, "
-        "documentId: \"d1\", tags: [\"发布\"]) }", {"s": scope, "l": library}))
-    rejected = api.graphql(CREATE, {"input": {"scope": scope, "sessionId": "s-1",
-                                              "bindings": []}})
+    for src in (
+        {"id": "n1", "kind": "NOTE", "title": "每周检查笔记", "text": "每周一检查发布页。"},
+        {"id": "rec", "kind": "NOTE", "title": "记录", "text": "检查记录"},
+        {
+            "id": "d1",
+            "kind": "KNOWLEDGE",
+            "title": "发布流程",
+            "text": "1. 核对官网版本号必须为 v2.3。\n2. 生成发布草稿。",
+        },
+    ):
+        data(
+            api.graphql(
+                "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+                {"i": {"scope": scope, "version": "r1", **src}},
+            )
+        )
+    assert data(
+        api.graphql(
+            "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s, libraryId: $l, "
+            'documentId: "d1", tags: ["发布"]) }',
+            {"s": scope, "l": library},
+        )
+    )
+    rejected = api.graphql(CREATE, {"input": {"scope": scope, "sessionId": "s-1", "bindings": []}})
     assert errors(rejected)[0]["extensions"]["code"] == "INVALID_INPUT"
-    created = data(api.graphql(CREATE, {"input": {
-        "scope": scope, "sessionId": "s-1", "title": "发布检查", "executionEnabled": True,
-        "recordLocation": "note:rec", "mountedLibraries": [library],
-        "bindings": [{"kind": "note", "noteId": "n1", "title": "每周检查笔记"},
-                     {"kind": "knowledge_document", "libraryId": library, "documentId": "d1",
-                      "title": "发布流程"}],
-    }}))["createWatch"]
+    created = data(
+        api.graphql(
+            CREATE,
+            {
+                "input": {
+                    "scope": scope,
+                    "sessionId": "s-1",
+                    "title": "发布检查",
+                    "executionEnabled": True,
+                    "recordLocation": "note:rec",
+                    "mountedLibraries": [library],
+                    "bindings": [
+                        {"kind": "note", "noteId": "n1", "title": "每周检查笔记"},
+                        {
+                            "kind": "knowledge_document",
+                            "libraryId": library,
+                            "documentId": "d1",
+                            "title": "发布流程",
+                        },
+                    ],
+                }
+            },
+        )
+    )["createWatch"]
     wid, doc_key = created["id"], f"doc:{library}/d1"
     assert [b["sourceKey"] for b in created["bindings"]] == ["note:n1", doc_key]
 
     steps = [
-        {"stepId": "s1", "kind": "check", "source": doc_key, "method": "看官网",
-         "completionCriteria": "版本号为 v2.3", "verifyInCheck": True},
-        {"stepId": "s2", "kind": "execute", "source": doc_key, "preconditions": ["s1"],
-         "completionCriteria": "草稿已生成"},
+        {
+            "stepId": "s1",
+            "kind": "check",
+            "source": doc_key,
+            "method": "看官网",
+            "completionCriteria": "版本号为 v2.3",
+            "verifyInCheck": True,
+        },
+        {
+            "stepId": "s2",
+            "kind": "execute",
+            "source": doc_key,
+            "preconditions": ["s1"],
+            "completionCriteria": "草稿已生成",
+        },
     ]
     model_server.script(
         call("read_note_source", {"noteId": "n1"}),
         call("read_knowledge_source", {"title": "发布流程"}),
         call("check_workflow", {"steps": steps}),
-        ScriptedReply(text=json.dumps({"summary": "已核对", "changed": True, "workflowChecks": [
-            {"stepId": "s1", "status": "done", "evidence": "官网显示 v2.3"}]},
-            ensure_ascii=False)),
+        ScriptedReply(
+            text=json.dumps(
+                {
+                    "summary": "已核对",
+                    "changed": True,
+                    "workflowChecks": [
+                        {"stepId": "s1", "status": "done", "evidence": "官网显示 v2.3"}
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        ),
     )
     ticket = data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "retest-1"}))
     assert ticket["runWatchNow"] == {"runId": "retest-1", "enqueued": True}
@@ -133,21 +193,28 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
     assert obs["outcome"]["factsRecorded"] and not obs["outcome"]["deliverableDone"]
     assert obs["handoffStatus"] == "delivered" and obs["retries"] == 0
     assert [(s["stepId"], s["status"]) for s in watch["steps"]] == [
-        ("s1", "done"), ("s2", "pending")]
+        ("s1", "done"),
+        ("s2", "pending"),
+    ]
     assert watch["handOffs"][0]["sessionId"] == "s-1"
     assert model_server.calls == 4 and "tools" in model_server.requests[0].body
 
-    bad = api.graphql(CHECKPOINT, {"scope": scope, "id": wid, "data": "not an object",
-                                   "instructions": 7})
+    bad = api.graphql(
+        CHECKPOINT, {"scope": scope, "id": wid, "data": "not an object", "instructions": 7}
+    )
     [err] = errors(bad)
     assert err["extensions"]["code"] == "INVALID_INPUT"
     assert set(err["extensions"]["fields"]) == {"data", "instructions"}
-    unknown = api.graphql(CHECKPOINT, {"scope": scope, "id": "w-nope", "data": {},
-                                       "instructions": ""})
+    unknown = api.graphql(
+        CHECKPOINT, {"scope": scope, "id": "w-nope", "data": {}, "instructions": ""}
+    )
     assert errors(unknown)[0]["extensions"]["code"] == "NOT_FOUND"
-    good = data(api.graphql(CHECKPOINT, {"scope": scope, "id": wid,
-                                         "data": {"version": "v2.3"},
-                                         "instructions": "追加到记录"}))["recordCheckpoint"]
+    good = data(
+        api.graphql(
+            CHECKPOINT,
+            {"scope": scope, "id": wid, "data": {"version": "v2.3"}, "instructions": "追加到记录"},
+        )
+    )["recordCheckpoint"]
 
     def synced() -> list[dict[str, Any]] | None:
         cps = data(api.graphql(WATCH, {"scope": scope, "id": wid}))["watch"]["checkpoints"]
@@ -156,9 +223,12 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
     [checkpoint] = until(synced)
     assert checkpoint["id"] == good["id"] and checkpoint["syncStatus"] == "synced"
 
-    stopped = data(api.graphql(
-        "mutation($s: String!, $id: ID!) { stopWatch(scope: $s, id: $id) { status } }",
-        {"s": scope, "id": wid}))
+    stopped = data(
+        api.graphql(
+            "mutation($s: String!, $id: ID!) { stopWatch(scope: $s, id: $id) { status } }",
+            {"s": scope, "id": wid},
+        )
+    )
     assert stopped["stopWatch"]["status"] == "stopped"
     grants = data(api.graphql(WATCH, {"scope": scope, "id": wid}))["watch"]["grants"]
     assert grants and all(g["revokedAt"] for g in grants)
@@ -168,12 +238,26 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
 
 def test_watches_is_a_relay_connection(watch_stack: Server, scope: str) -> None:
     api = watch_stack
-    data(api.graphql(
-        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
-        {"i": {"scope": scope, "id": "n1", "kind": "NOTE", "version": "r1", "text": "x"}}))
+    data(
+        api.graphql(
+            "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+            {"i": {"scope": scope, "id": "n1", "kind": "NOTE", "version": "r1", "text": "x"}},
+        )
+    )
     for title in ("一", "二", "三"):
-        data(api.graphql(CREATE, {"input": {"scope": scope, "sessionId": "s", "title": title,
-                                            "bindings": [{"kind": "note", "noteId": "n1"}]}}))
+        data(
+            api.graphql(
+                CREATE,
+                {
+                    "input": {
+                        "scope": scope,
+                        "sessionId": "s",
+                        "title": title,
+                        "bindings": [{"kind": "note", "noteId": "n1"}],
+                    }
+                },
+            )
+        )
     page = """query($s: String!, $after: String) { watches(scope: $s, first: 2, after: $after) {
       totalCount edges { cursor node { title } } pageInfo { hasNextPage endCursor } } }"""
     first = data(api.graphql(page, {"s": scope}))["watches"]
@@ -198,85 +282,191 @@ STATE = """query($s: String!, $id: ID!) { watch(scope: $s, id: $id) {
 
 
 def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
-        watch_stack: Server, model_server: ScriptedModelServer, scope: str) -> None:
+    watch_stack: Server, model_server: ScriptedModelServer, scope: str
+) -> None:
     api = watch_stack
     library = f"lib-{scope}"
-    data(api.graphql(
-        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
-        {"i": {"scope": scope, "version": "r1", "id": "d1", "kind": "KNOWLEDGE",
-               "title": "发布流程", "text": "1. 核对版本号为 v2.3。\n2. 生成发布草稿。"}}))
-    data(api.graphql(
-        "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s, libraryId: $l, "
-        "documentId: \"d1\") }", {"s": scope, "l": library}))
-    wid = data(api.graphql(CREATE, {"input": {
-        "scope": scope, "sessionId": "s-2", "executionEnabled": True,
-        "mountedLibraries": [library], "bindings": [
-            {"kind": "knowledge_document", "libraryId": library, "documentId": "d1"}],
-    }}))["createWatch"]["id"]
+    data(
+        api.graphql(
+            "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+            {
+                "i": {
+                    "scope": scope,
+                    "version": "r1",
+                    "id": "d1",
+                    "kind": "KNOWLEDGE",
+                    "title": "发布流程",
+                    "text": "1. 核对版本号为 v2.3。\n2. 生成发布草稿。",
+                }
+            },
+        )
+    )
+    data(
+        api.graphql(
+            "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s, libraryId: $l, "
+            'documentId: "d1") }',
+            {"s": scope, "l": library},
+        )
+    )
+    wid = data(
+        api.graphql(
+            CREATE,
+            {
+                "input": {
+                    "scope": scope,
+                    "sessionId": "s-2",
+                    "executionEnabled": True,
+                    "mountedLibraries": [library],
+                    "bindings": [
+                        {"kind": "knowledge_document", "libraryId": library, "documentId": "d1"}
+                    ],
+                }
+            },
+        )
+    )["createWatch"]["id"]
     doc_key = f"doc:{library}/d1"
     model_server.reset()
     model_server.script(
         call("read_knowledge_source", {"sourceKey": doc_key}),
-        call("check_workflow", {"steps": [
-            {"stepId": "s1", "kind": "check", "source": doc_key, "method": "看版本",
-             "completionCriteria": "v2.3"},
-            {"stepId": "s2", "kind": "execute", "source": doc_key, "method": "写草稿",
-             "completionCriteria": "草稿已生成"}]}),
-        ScriptedReply(text=json.dumps({"summary": "ok", "workflowChecks": [
-            {"stepId": "s1", "status": "done", "evidence": "版本 v2.3"}]})),
+        call(
+            "check_workflow",
+            {
+                "steps": [
+                    {
+                        "stepId": "s1",
+                        "kind": "check",
+                        "source": doc_key,
+                        "method": "看版本",
+                        "completionCriteria": "v2.3",
+                    },
+                    {
+                        "stepId": "s2",
+                        "kind": "execute",
+                        "source": doc_key,
+                        "method": "写草稿",
+                        "completionCriteria": "草稿已生成",
+                    },
+                ]
+            },
+        ),
+        ScriptedReply(
+            text=json.dumps(
+                {
+                    "summary": "ok",
+                    "workflowChecks": [{"stepId": "s1", "status": "done", "evidence": "版本 v2.3"}],
+                }
+            )
+        ),
     )
     data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "r-receipt"}))
     # the hand-off is written just before the check's observation and steps: wait for both
-    watch = until(lambda: (w := data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"])
-                  ["handOffs"] and w["observations"] and w)
+    watch = until(
+        lambda: (
+            (w := data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"])["handOffs"]
+            and w["observations"]
+            and w
+        )
+    )
     key = watch["handOffs"][0]["executionKey"]
     assert watch["deliveryState"] == "facts_recorded"
 
     def entries(*middle: dict[str, Any], final: bool = True) -> list[dict[str, Any]]:
-        items = [{"kind": "handoff", "at": "2026-03-02T10:00:00Z", "executionKey": key},
-                 *middle]
+        items = [{"kind": "handoff", "at": "2026-03-02T10:00:00Z", "executionKey": key}, *middle]
         if final:
-            items.append({"kind": "assistant_final", "at": "2026-03-02T10:09:00Z",
-                          "text": "草稿已生成"})
+            items.append(
+                {"kind": "assistant_final", "at": "2026-03-02T10:09:00Z", "text": "草稿已生成"}
+            )
         return items
 
     done = [{"stepId": "s2"}]
-    rejected = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
-                                         "done": done, "entries": entries(
-        {"kind": "user_message", "at": "2026-03-02T10:05:00Z", "text": "先帮我订个会议室"})}))
+    rejected = data(
+        api.graphql(
+            REPORT,
+            {
+                "s": scope,
+                "id": wid,
+                "key": key,
+                "verify": False,
+                "done": done,
+                "entries": entries(
+                    {
+                        "kind": "user_message",
+                        "at": "2026-03-02T10:05:00Z",
+                        "text": "先帮我订个会议室",
+                    }
+                ),
+            },
+        )
+    )
     r = rejected["reportExecution"]
     assert r["receipt"]["status"] == "separated_by_user_request"
     assert not r["receipt"]["accepted"] and r["receipt"]["reason"]
     assert r["deliveryState"] == "facts_recorded"
-    no_answer = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
-                                          "done": done, "entries": entries(final=False)}))
+    no_answer = data(
+        api.graphql(
+            REPORT,
+            {
+                "s": scope,
+                "id": wid,
+                "key": key,
+                "verify": False,
+                "done": done,
+                "entries": entries(final=False),
+            },
+        )
+    )
     assert no_answer["reportExecution"]["receipt"]["status"] == "no_final_answer"
-    bad = api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
-                               "done": [{"stepId": "s1"}], "entries": entries()})
+    bad = api.graphql(
+        REPORT,
+        {
+            "s": scope,
+            "id": wid,
+            "key": key,
+            "verify": False,
+            "done": [{"stepId": "s1"}],
+            "entries": entries(),
+        },
+    )
     assert errors(bad)[0]["extensions"]["code"] == "INVALID_INPUT"
 
-    accepted = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": False,
-                                         "done": done, "entries": entries(
-        {"kind": "compaction_checkpoint", "at": "2026-03-02T10:03:00Z"})}))
+    accepted = data(
+        api.graphql(
+            REPORT,
+            {
+                "s": scope,
+                "id": wid,
+                "key": key,
+                "verify": False,
+                "done": done,
+                "entries": entries({"kind": "compaction_checkpoint", "at": "2026-03-02T10:03:00Z"}),
+            },
+        )
+    )
     a = accepted["reportExecution"]
     assert a["receipt"]["accepted"] and a["receipt"]["completedSteps"] == ["s2"]
     assert a["deliveryState"] == "deliverable_done" and not a["receipt"]["replayed"]
-    check_only = data(api.graphql(REPORT, {"s": scope, "id": wid, "key": key, "verify": True,
-                                           "done": None, "entries": entries()}))
+    check_only = data(
+        api.graphql(
+            REPORT,
+            {"s": scope, "id": wid, "key": key, "verify": True, "done": None, "entries": entries()},
+        )
+    )
     assert check_only["reportExecution"]["receipt"]["completedSteps"] == []
     calls_before = model_server.calls
     watch = data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"]
     assert watch["deliveryState"] == "deliverable_done"
-    assert [(s["stepId"], s["status"]) for s in watch["steps"]] == [("s1", "done"),
-                                                                    ("s2", "done")]
+    assert [(s["stepId"], s["status"]) for s in watch["steps"]] == [("s1", "done"), ("s2", "done")]
     assert [r["accepted"] for r in watch["receipts"]].count(True) == 2
     assert len(watch["receipts"]) == 4 and len(watch["handOffs"]) == 1
 
     # A heartbeat round by the worker: the verified watch closes, nothing else is checked.
-    ticket = data(api.graphql(
-        "mutation($s: String!) { runWatchRound(scope: $s, roundId: \"hb-1\") "
-        "{ roundId enqueued } }",
-        {"s": scope}))["runWatchRound"]
+    ticket = data(
+        api.graphql(
+            'mutation($s: String!) { runWatchRound(scope: $s, roundId: "hb-1") '
+            "{ roundId enqueued } }",
+            {"s": scope},
+        )
+    )["runWatchRound"]
     assert ticket == {"roundId": "hb-1", "enqueued": True}
     query = """query($s: String!) { watchRound(scope: $s, id: "hb-1") { closed checked } }"""
     done_round = until(lambda: data(api.graphql(query, {"s": scope}))["watchRound"])
@@ -304,8 +494,16 @@ RECORD = """mutation($s: String!, $id: ID!, $u: [StepEvidenceInput!]!) {
 def offline_stack(start_server: Any, services: Settings) -> Iterator[Server]:
     """An API with a named person's token and a worker without a model endpoint."""
     queue = f"storygraph:test:watch-offline:{uuid.uuid4().hex[:8]}"
-    tokens = json.dumps([{"token": ALICE_TOKEN, "name": "alice", "scopes": ["*"],
-                          "roles": ["reader", "editor", "operator"]}])
+    tokens = json.dumps(
+        [
+            {
+                "token": ALICE_TOKEN,
+                "name": "alice",
+                "scopes": ["*"],
+                "roles": ["reader", "editor", "operator"],
+            }
+        ]
+    )
     api = start_server(QUEUE_NAME=queue, API_TOKENS=tokens)
     env = process_env(services, QUEUE_NAME=queue)
     for name in ("MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME"):
@@ -316,24 +514,45 @@ def offline_stack(start_server: Any, services: Settings) -> Iterator[Server]:
 
 
 def test_the_offline_checker_in_a_worker_checks_a_note_with_numbered_steps(
-        offline_stack: Server, scope: str) -> None:
+    offline_stack: Server, scope: str
+) -> None:
     api = offline_stack
 
     def gql(query: str, variables: dict[str, Any]) -> dict[str, Any]:
         return data(api.graphql(query, variables, token=ALICE_TOKEN))
 
-    gql("mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
-        {"i": {"scope": scope, "id": "n1", "kind": "NOTE", "version": "r1",
-               "title": "发布检查笔记", "text": OFFLINE_NOTE}})
-    created = gql(CREATE, {"input": {
-        "scope": scope, "sessionId": "s-offline", "title": "发布检查", "executionEnabled": True,
-        "bindings": [{"kind": "note", "noteId": "n1", "title": "发布检查笔记"}]}})
+    gql(
+        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        {
+            "i": {
+                "scope": scope,
+                "id": "n1",
+                "kind": "NOTE",
+                "version": "r1",
+                "title": "发布检查笔记",
+                "text": OFFLINE_NOTE,
+            }
+        },
+    )
+    created = gql(
+        CREATE,
+        {
+            "input": {
+                "scope": scope,
+                "sessionId": "s-offline",
+                "title": "发布检查",
+                "executionEnabled": True,
+                "bindings": [{"kind": "note", "noteId": "n1", "title": "发布检查笔记"}],
+            }
+        },
+    )
     wid = created["createWatch"]["id"]
     ticket = gql(RUN, {"scope": scope, "id": wid, "req": "offline-e2e"})["runWatchNow"]
     assert ticket == {"runId": "offline-e2e", "enqueued": True}
 
-    watch = until(lambda: (w := gql(OFFLINE_WATCH, {"s": scope, "id": wid})["watch"])
-                  ["observations"] and w)
+    watch = until(
+        lambda: (w := gql(OFFLINE_WATCH, {"s": scope, "id": wid})["watch"])["observations"] and w
+    )
     [obs] = watch["observations"]
     assert obs["runId"] == "offline-e2e" and obs["error"] is None
     assert obs["toolSummaries"][0].startswith("[read_note_source note:n1")
@@ -349,13 +568,22 @@ def test_the_offline_checker_in_a_worker_checks_a_note_with_numbered_steps(
     [handoff] = watch["handOffs"]
     assert handoff["sessionId"] == "s-offline"
     assert [(s["stepId"], s["kind"], s["status"]) for s in handoff["steps"]] == [
-        ("s1", "check", "done"), ("s2", "execute", "pending")]
+        ("s1", "check", "done"),
+        ("s2", "execute", "pending"),
+    ]
     assert handoff["steps"][0]["source"] == "note:n1"
 
-    steps = gql(RECORD, {"s": scope, "id": wid, "u": [
-        {"stepId": "s2", "status": "blocked", "evidence": "发布平台维护中，我明天再发"}]}
+    steps = gql(
+        RECORD,
+        {
+            "s": scope,
+            "id": wid,
+            "u": [{"stepId": "s2", "status": "blocked", "evidence": "发布平台维护中，我明天再发"}],
+        },
     )["recordStepEvidence"]["steps"]
     assert steps[1]["status"] == "blocked"
     assert (steps[1]["evidenceRunId"], steps[1]["evidenceBy"]) == (
-        None, {"kind": "USER", "id": "alice"})
+        None,
+        {"kind": "USER", "id": "alice"},
+    )
     assert steps[0]["evidenceBy"] == {"kind": "RUN", "id": "offline-e2e"}

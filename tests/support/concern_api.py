@@ -11,8 +11,12 @@ import httpx
 
 
 class Api(Protocol):
-    def graphql(self, query: str, variables: dict | None = None,  # type: ignore[type-arg]
-                token: str | None = None) -> httpx.Response: ...
+    def graphql(
+        self,
+        query: str,
+        variables: dict | None = None,  # type: ignore[type-arg]
+        token: str | None = None,
+    ) -> httpx.Response: ...
 
 
 MESSAGES = """query($scope: String!, $person: String!) {
@@ -45,9 +49,17 @@ class ConcernClient:
         return self.gql(RAISE, input=data)["raiseConcern"]  # type: ignore[no-any-return]
 
     def reply(self, cid: str, person: str, words: str, minute: float) -> dict[str, Any]:
-        return self.gql(ADVANCE, input={  # type: ignore[no-any-return]
-            "concernId": cid, "personId": person, "text": words, "at": self.at(minute),
-            "channel": "feishu", "messageId": f"{person}@{minute}"})["advanceConcern"]
+        return self.gql(
+            ADVANCE,
+            input={  # type: ignore[no-any-return]
+                "concernId": cid,
+                "personId": person,
+                "text": words,
+                "at": self.at(minute),
+                "channel": "feishu",
+                "messageId": f"{person}@{minute}",
+            },
+        )["advanceConcern"]
 
     def scheduler(self, minute: float) -> None:
         assert self.gql(SCHEDULER, now=self.at(minute), scope=self.scope)

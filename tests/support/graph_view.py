@@ -19,14 +19,16 @@ PUBLISH = """mutation($input: PublishResultInput!) {
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone(timedelta(hours=8)))
 
 
-def large_batch(
-    scope: str, batch: int, *, entities: int, relations: int, events: int
-) -> dict:  # type: ignore[type-arg]
+def large_batch(scope: str, batch: int, *, entities: int, relations: int, events: int) -> dict:  # type: ignore[type-arg]
     rnd = random.Random(batch)
     names = [f"实体 {batch}-{i} Entity" for i in range(entities)]
     ent = [
-        {"ref": f"e{i}", "name": name, "kind": ("person", "module", "task")[i % 3],
-         "description": f"{name} 的描述 (batch {batch})"}
+        {
+            "ref": f"e{i}",
+            "name": name,
+            "kind": ("person", "module", "task")[i % 3],
+            "description": f"{name} 的描述 (batch {batch})",
+        }
         for i, name in enumerate(names)
     ]
     pairs: set[tuple[int, int]] = set()
@@ -35,8 +37,13 @@ def large_batch(
         if a != b:
             pairs.add((a, b))
     rel = [
-        {"ref": f"r{k}", "from": f"e{a}", "to": f"e{b}", "type": ("依赖", "负责", "影响")[k % 3],
-         "reason": f"理由 {batch}-{k}"}
+        {
+            "ref": f"r{k}",
+            "from": f"e{a}",
+            "to": f"e{b}",
+            "type": ("依赖", "负责", "影响")[k % 3],
+            "reason": f"理由 {batch}-{k}",
+        }
         for k, (a, b) in enumerate(sorted(pairs))
     ]
     day0 = START + timedelta(days=batch * 15)
@@ -46,21 +53,36 @@ def large_batch(
         at = day0 + timedelta(days=k // 10, minutes=7 * (k % 10))
         evs.append({"ref": f"v{k}", "title": f"事件 {batch}-{k}", "at": at.isoformat()})
         for j in range(2):
-            changes.append({"event": f"v{k}", "entity": f"e{(k * 2 + j) % entities}",
-                            "kind": "PROPOSED"})
-    return {"scope": scope, "key": f"large-{batch}", "entities": ent, "relations": rel,
-            "events": evs, "changes": changes}
+            changes.append(
+                {"event": f"v{k}", "entity": f"e{(k * 2 + j) % entities}", "kind": "PROPOSED"}
+            )
+    return {
+        "scope": scope,
+        "key": f"large-{batch}",
+        "entities": ent,
+        "relations": rel,
+        "events": evs,
+        "changes": changes,
+    }
 
 
 def publish_large_scope(
-    api: Server, scope: str, *, entities: int = 1000, relations: int = 2000, events: int = 600,
+    api: Server,
+    scope: str,
+    *,
+    entities: int = 1000,
+    relations: int = 2000,
+    events: int = 600,
     batches: int = 4,
 ) -> list[str]:
     """Publish the scope in `batches` results; returns their record times."""
     moments = []
     for b in range(batches):
         body = large_batch(
-            scope, b, entities=entities // batches, relations=relations // batches,
+            scope,
+            b,
+            entities=entities // batches,
+            relations=relations // batches,
             events=events // batches,
         )
         answer = api.graphql(PUBLISH, {"input": body}).json()

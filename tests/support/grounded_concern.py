@@ -27,8 +27,9 @@ from tests.support.scripted_model import LoggedRequest, ScriptedReply, text
 
 RESISTANT = re.compile(r"别催|在做了|在弄了|正在|working on it|stop pushing", re.IGNORECASE)
 VAGUE_TIME = re.compile(r"这两天|这几天|过几天|过两天|下周|尽快|soon", re.IGNORECASE)
-DAY = re.compile(r"明天|后天|周[一二三四五六日天]|星期[一二三四五六日天]|\d+号|tomorrow",
-                 re.IGNORECASE)
+DAY = re.compile(
+    r"明天|后天|周[一二三四五六日天]|星期[一二三四五六日天]|\d+号|tomorrow", re.IGNORECASE
+)
 YES = re.compile(r"^\s*(好|好的|可以|行|没问题|ok)\b", re.IGNORECASE)
 ASK_DATE = "好的，能给个具体日期吗？"
 
@@ -56,23 +57,40 @@ def read_turn(ctx: dict[str, Any]) -> dict[str, Any]:
             continue
         said = "。".join(replies)
         if wants_time and DAY.search(said) and not VAGUE_TIME.search(said):
-            return {"goal_met": True, "step": "resolve", "attitude": "committed",
-                    "conclusion": f"拿到了时间：{said}", "key_information": said,
-                    "done_person_ids": [pid]}
+            return {
+                "goal_met": True,
+                "step": "resolve",
+                "attitude": "committed",
+                "conclusion": f"拿到了时间：{said}",
+                "key_information": said,
+                "done_person_ids": [pid],
+            }
         if wants_confirm and YES.search(said):
-            return {"goal_met": True, "step": "resolve", "attitude": "committed",
-                    "conclusion": "对方确认了", "key_information": said,
-                    "done_person_ids": [pid]}
+            return {
+                "goal_met": True,
+                "step": "resolve",
+                "attitude": "committed",
+                "conclusion": "对方确认了",
+                "key_information": said,
+                "done_person_ids": [pid],
+            }
         if RESISTANT.search(said):
-            return {"goal_met": False, "step": "wait", "attitude": "resistant_working",
-                    "summary": "对方在做，别催"}
+            return {
+                "goal_met": False,
+                "step": "wait",
+                "attitude": "resistant_working",
+                "summary": "对方在做，别催",
+            }
         if wants_time and VAGUE_TIME.search(said):
-            return {"goal_met": False, "step": "follow_up", "attitude": "vague",
-                    "messages": [{"person_id": pid, "text": ASK_DATE}]}
+            return {
+                "goal_met": False,
+                "step": "follow_up",
+                "attitude": "vague",
+                "messages": [{"person_id": pid, "text": ASK_DATE}],
+            }
         return {"goal_met": False, "step": "wait", "attitude": "vague"}
     contacted = any(e["direction"] == "outbound" for e in log)
-    return {"goal_met": False, "step": "follow_up",
-            "attitude": "silent" if contacted else "none"}
+    return {"goal_met": False, "step": "follow_up", "attitude": "silent" if contacted else "none"}
 
 
 def concern_loop_responder(request: LoggedRequest) -> ScriptedReply:

@@ -43,24 +43,40 @@ class RecordingSleep:
         self.clock.advance(seconds)
 
 
-def completion(text: str = "ok", tool_calls: list[dict[str, Any]] | None = None,
-               usage: tuple[int, int] = (5, 3)) -> httpx.Response:
+def completion(
+    text: str = "ok",
+    tool_calls: list[dict[str, Any]] | None = None,
+    usage: tuple[int, int] = (5, 3),
+) -> httpx.Response:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if tool_calls:
         message["tool_calls"] = [
-            {"id": c["id"], "type": "function",
-             "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+            }
             for c in tool_calls
         ]
-    return httpx.Response(200, json={
-        "model": "m", "choices": [{"index": 0, "message": message,
-                                   "finish_reason": "tool_calls" if tool_calls else "stop"}],
-        "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]},
-    })
+    return httpx.Response(
+        200,
+        json={
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if tool_calls else "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]},
+        },
+    )
 
 
-def sse(chunks: list[dict[str, Any]], *, done: bool = True,
-        then_raise: BaseException | None = None) -> httpx.Response:
+def sse(
+    chunks: list[dict[str, Any]], *, done: bool = True, then_raise: BaseException | None = None
+) -> httpx.Response:
     async def body() -> AsyncIterator[bytes]:
         for chunk in chunks:
             yield f"data: {json.dumps(chunk)}\n\n".encode()
@@ -73,24 +89,29 @@ def sse(chunks: list[dict[str, Any]], *, done: bool = True,
 
 
 def text_chunk(text: str) -> dict[str, Any]:
-    return {"model": "m", "choices": [{"index": 0, "delta": {"content": text},
-                                       "finish_reason": None}]}
+    return {
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
+    }
 
 
 def finish_chunk(reason: str = "stop") -> dict[str, Any]:
     return {"model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}
 
 
-def tool_chunk(index: int, args: str, call_id: str | None = None,
-               name: str | None = None) -> dict[str, Any]:
+def tool_chunk(
+    index: int, args: str, call_id: str | None = None, name: str | None = None
+) -> dict[str, Any]:
     fn: dict[str, Any] = {"arguments": args}
     if name:
         fn["name"] = name
     call: dict[str, Any] = {"index": index, "function": fn}
     if call_id:
         call["id"] = call_id
-    return {"model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [call]},
-                                       "finish_reason": None}]}
+    return {
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}],
+    }
 
 
 Step = httpx.Response | BaseException | Callable[[httpx.Request], Awaitable[httpx.Response]]
@@ -122,20 +143,33 @@ class Script:
         return [json.loads(r.content) for r in self.requests]
 
 
-def make_client(script: Script, clock: FakeClock, sleep: RecordingSleep, *,
-                deadline: float = 180.0, request_timeout: float = 60.0,
-                accounting: Accounting | None = None) -> tuple[OpenAIChatClient, httpx.AsyncClient]:
+def make_client(
+    script: Script,
+    clock: FakeClock,
+    sleep: RecordingSleep,
+    *,
+    deadline: float = 180.0,
+    request_timeout: float = 60.0,
+    accounting: Accounting | None = None,
+) -> tuple[OpenAIChatClient, httpx.AsyncClient]:
     http = httpx.AsyncClient(transport=httpx.MockTransport(script))
     client = OpenAIChatClient(
-        http, base_url="http://model.test/v1", model="m", api_key="k",
-        deadline_seconds=deadline, request_timeout_seconds=request_timeout,
-        accounting=accounting or Accounting(4), clock=clock, sleep=sleep,
+        http,
+        base_url="http://model.test/v1",
+        model="m",
+        api_key="k",
+        deadline_seconds=deadline,
+        request_timeout_seconds=request_timeout,
+        accounting=accounting or Accounting(4),
+        clock=clock,
+        sleep=sleep,
     )
     return client, http
 
 
-def error(status: int, message: str = "boom", headers: dict[str, str] | None = None
-          ) -> httpx.Response:
+def error(
+    status: int, message: str = "boom", headers: dict[str, str] | None = None
+) -> httpx.Response:
     return httpx.Response(status, json={"error": {"message": message}}, headers=headers)
 
 

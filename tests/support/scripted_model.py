@@ -66,15 +66,17 @@ def text(content: str, **kw: Any) -> ScriptedReply:
     return ScriptedReply(text=content, **kw)
 
 
-def tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1",
-              **kw: Any) -> ScriptedReply:
+def tool_call(
+    name: str, arguments: dict[str, Any], call_id: str = "call_1", **kw: Any
+) -> ScriptedReply:
     return ScriptedReply(
         tool_calls=[{"id": call_id, "name": name, "arguments": json.dumps(arguments)}], **kw
     )
 
 
-def status(code: int, message: str = "scripted failure", retry_after: str | None = None,
-           **kw: Any) -> ScriptedReply:
+def status(
+    code: int, message: str = "scripted failure", retry_after: str | None = None, **kw: Any
+) -> ScriptedReply:
     headers = {"Retry-After": retry_after} if retry_after is not None else {}
     body = json.dumps({"error": {"message": message, "type": "scripted", "code": code}})
     return ScriptedReply(status=code, headers=headers, body=body, **kw)
@@ -108,8 +110,9 @@ class LoggedRequest:
 
     @property
     def system(self) -> str:
-        return "\n".join(str(m.get("content") or "") for m in self.messages
-                         if m.get("role") == "system")
+        return "\n".join(
+            str(m.get("content") or "") for m in self.messages if m.get("role") == "system"
+        )
 
     @property
     def user_text(self) -> str:
@@ -130,25 +133,74 @@ Responder = Callable[[LoggedRequest], "ScriptedReply"]
 
 def _chunks(reply: ScriptedReply, model: str) -> list[dict[str, Any]]:
     base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": model}
-    out: list[dict[str, Any]] = [{**base, "choices": [
-        {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}]
+    out: list[dict[str, Any]] = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}
+    ]
     size = max(1, reply.chunk_size)
     for i in range(0, len(reply.text), size):
-        out.append({**base, "choices": [
-            {"index": 0, "delta": {"content": reply.text[i : i + size]}, "finish_reason": None}]})
+        out.append(
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"content": reply.text[i : i + size]},
+                        "finish_reason": None,
+                    }
+                ],
+            }
+        )
     for index, call in enumerate(reply.tool_calls):
         args = call["arguments"]
         half = len(args) // 2
-        out.append({**base, "choices": [{"index": 0, "finish_reason": None, "delta": {
-            "tool_calls": [{"index": index, "id": call["id"], "type": "function",
-                            "function": {"name": call["name"], "arguments": args[:half]}}]}}]})
-        out.append({**base, "choices": [{"index": 0, "finish_reason": None, "delta": {
-            "tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]}}]})
+        out.append(
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": None,
+                        "delta": {
+                            "tool_calls": [
+                                {
+                                    "index": index,
+                                    "id": call["id"],
+                                    "type": "function",
+                                    "function": {"name": call["name"], "arguments": args[:half]},
+                                }
+                            ]
+                        },
+                    }
+                ],
+            }
+        )
+        out.append(
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": None,
+                        "delta": {
+                            "tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]
+                        },
+                    }
+                ],
+            }
+        )
     finish = "tool_calls" if reply.tool_calls else "stop"
     out.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
-    out.append({**base, "choices": [], "usage": {
-        "prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
-        "total_tokens": sum(reply.usage)}})
+    out.append(
+        {
+            **base,
+            "choices": [],
+            "usage": {
+                "prompt_tokens": reply.usage[0],
+                "completion_tokens": reply.usage[1],
+                "total_tokens": sum(reply.usage),
+            },
+        }
+    )
     return out
 
 
@@ -156,16 +208,29 @@ def _completion(reply: ScriptedReply, model: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.tool_calls:
         message["tool_calls"] = [
-            {"id": c["id"], "type": "function",
-             "function": {"name": c["name"], "arguments": c["arguments"]}}
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": c["arguments"]},
+            }
             for c in reply.tool_calls
         ]
     return {
-        "id": "chatcmpl-scripted", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
-                  "total_tokens": sum(reply.usage)},
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.usage[0],
+            "completion_tokens": reply.usage[1],
+            "total_tokens": sum(reply.usage),
+        },
     }
 
 
@@ -184,16 +249,25 @@ class _ScriptedResponse(Response):
             return
         if reply.body is not None or reply.status != 200:
             payload = (reply.body or "").encode()
-            headers = [(b"content-type", b"application/json"),
-                       (b"content-length", str(len(payload)).encode())]
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ]
             headers += [(k.lower().encode(), v.encode()) for k, v in reply.headers.items()]
-            await send({"type": "http.response.start", "status": reply.status,
-                        "headers": headers})
+            await send({"type": "http.response.start", "status": reply.status, "headers": headers})
             await send({"type": "http.response.body", "body": payload})
             return
         if self._body.get("stream"):
-            await send({"type": "http.response.start", "status": 200, "headers": [
-                (b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"text/event-stream"),
+                        (b"cache-control", b"no-cache"),
+                    ],
+                }
+            )
             for i, chunk in enumerate(_chunks(reply, model)):
                 if reply.fault != "none" and i >= reply.fault_after_chunks:
                     await self._server.cut(scope, reply.fault)
@@ -201,17 +275,30 @@ class _ScriptedResponse(Response):
                 data = f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
                 await send({"type": "http.response.body", "body": data, "more_body": True})
                 if reply.chunk_delay and await self._server.wait_or_disconnect(
-                        reply.chunk_delay, receive):
+                    reply.chunk_delay, receive
+                ):
                     return
             await send({"type": "http.response.body", "body": b"data: [DONE]\n\n"})
             return
         payload = json.dumps(_completion(reply, model), ensure_ascii=False).encode()
-        await send({"type": "http.response.start", "status": 200, "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(payload)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(payload)).encode()),
+                ],
+            }
+        )
         if reply.fault != "none":
-            await send({"type": "http.response.body", "body": payload[: len(payload) // 2],
-                        "more_body": True})
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": payload[: len(payload) // 2],
+                    "more_body": True,
+                }
+            )
             await self._server.cut(scope, reply.fault)
             return
         await send({"type": "http.response.body", "body": payload})
@@ -229,10 +316,12 @@ class ScriptedModelServer:
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
-        self.app = Starlette(routes=[
-            Route("/v1/chat/completions", self._chat, methods=["POST"]),
-            Route("/v1/models", self._models, methods=["GET"]),
-        ])
+        self.app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+            ]
+        )
 
     @property
     def base_url(self) -> str:
@@ -311,14 +400,18 @@ class ScriptedModelServer:
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, http=self._protocol_class(), lifespan="off", log_level="critical",
+            self.app,
+            http=self._protocol_class(),
+            lifespan="off",
+            log_level="critical",
             ssl_certfile=str(self._certfile) if self._certfile else None,
             ssl_keyfile=str(self._keyfile) if self._keyfile else None,
             timeout_graceful_shutdown=2,
         )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
-                                        name="scripted-model", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name="scripted-model", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + 10
         while not self._server.started:
@@ -344,9 +437,25 @@ def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
     """A throw-away certificate for 127.0.0.1, made with the openssl CLI."""
     cert, key = directory / "cert.pem", directory / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-         "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1"],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
     )
     return cert, key

@@ -31,37 +31,59 @@ class GoalKind(StrEnum):
     GENERIC = "generic"
 
 
-_TIME_GOAL = re.compile(r"具体|时间点|日期|哪天|几号|几点|什么时候|何时|\bwhen\b|\bdate\b|"
-                        r"\bdeadline\b|\beta\b", re.IGNORECASE)
+_TIME_GOAL = re.compile(
+    r"具体|时间点|日期|哪天|几号|几点|什么时候|何时|\bwhen\b|\bdate\b|"
+    r"\bdeadline\b|\beta\b",
+    re.IGNORECASE,
+)
 _TIME_WORD = re.compile(r"时间|\btime\b", re.IGNORECASE)
-_CONFIRM_GOAL = re.compile(r"确认|同意|答应|批准|认可|\bconfirm|\bapprov|\bagree|\back\b",
-                           re.IGNORECASE)
-_ALL_OF_GOAL = re.compile(r"(?:完成|做完|搞定|提交|交付|finish|complete|deliver)\s*(?:了)?\s*(.+)",
-                          re.IGNORECASE)
+_CONFIRM_GOAL = re.compile(
+    r"确认|同意|答应|批准|认可|\bconfirm|\bapprov|\bagree|\back\b", re.IGNORECASE
+)
+_ALL_OF_GOAL = re.compile(
+    r"(?:完成|做完|搞定|提交|交付|finish|complete|deliver)\s*(?:了)?\s*(.+)", re.IGNORECASE
+)
 _PART_SPLIT = re.compile(r"\s*(?:和|与|以及|及|跟|、|,|，|\band\b|&)\s*", re.IGNORECASE)
 # Which business events count as indirect evidence for a goal keyword.
 EVIDENCE: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"提测|submit(?:ted)? for (?:test|qa)|ready for qa|\bqa\b", re.IGNORECASE),
-     frozenset({"merge", "merge_request.merged", "mr_merged"})),
-    (re.compile(r"合并|合入|\bmerge", re.IGNORECASE),
-     frozenset({"merge", "merge_request.merged", "mr_merged"})),
+    (
+        re.compile(r"提测|submit(?:ted)? for (?:test|qa)|ready for qa|\bqa\b", re.IGNORECASE),
+        frozenset({"merge", "merge_request.merged", "mr_merged"}),
+    ),
+    (
+        re.compile(r"合并|合入|\bmerge", re.IGNORECASE),
+        frozenset({"merge", "merge_request.merged", "mr_merged"}),
+    ),
     (re.compile(r"上线|部署|\bdeploy", re.IGNORECASE), frozenset({"deploy", "release"})),
     (re.compile(r"发布|\brelease", re.IGNORECASE), frozenset({"release", "deploy"})),
 )
-AFFIRM = re.compile(r"^\s*(?:好|好的|好滴|好嘞|行|行的|可以|没问题|确认|同意|收到|中|成|对|是的|"
-                    r"嗯好|嗯嗯好|ok|okay|yes|yep|sure|confirmed|agreed|approved|fine|"
-                    r"sounds good|👌|👍)", re.IGNORECASE)
-DONE = re.compile(r"完成|完了|做完|写完|搞定|弄好|好了|提了|交了|发了|上线了|合了|"
-                  r"已[经]?(?:发|交|提|给)|"
-                  r"\bdone\b|finished|completed|\bsent\b|\bready\b|\bmerged\b|\bshipped\b",
-                  re.IGNORECASE)
-NOT_YET = re.compile(r"还没|没有|尚未|未完成|还在|没做|\bnot yet\b|\bnot done\b|\bstill\b|"
-                     r"\bpending\b|\bhaven'?t\b", re.IGNORECASE)
-ALL_DONE = re.compile(r"都(?:完成|做完|搞定|好)了|全部(?:完成|搞定)|all done|both done|"
-                      r"everything(?:'s| is) done", re.IGNORECASE)
-CANCEL = re.compile(r"算了|不用问了|不用了|别问了|不用跟了|不需要了|取消|不跟了|"
-                    r"never ?mind|forget (?:about )?it|no need|cancel|drop it|don'?t bother",
-                    re.IGNORECASE)
+AFFIRM = re.compile(
+    r"^\s*(?:好|好的|好滴|好嘞|行|行的|可以|没问题|确认|同意|收到|中|成|对|是的|"
+    r"嗯好|嗯嗯好|ok|okay|yes|yep|sure|confirmed|agreed|approved|fine|"
+    r"sounds good|👌|👍)",
+    re.IGNORECASE,
+)
+DONE = re.compile(
+    r"完成|完了|做完|写完|搞定|弄好|好了|提了|交了|发了|上线了|合了|"
+    r"已[经]?(?:发|交|提|给)|"
+    r"\bdone\b|finished|completed|\bsent\b|\bready\b|\bmerged\b|\bshipped\b",
+    re.IGNORECASE,
+)
+NOT_YET = re.compile(
+    r"还没|没有|尚未|未完成|还在|没做|\bnot yet\b|\bnot done\b|\bstill\b|"
+    r"\bpending\b|\bhaven'?t\b",
+    re.IGNORECASE,
+)
+ALL_DONE = re.compile(
+    r"都(?:完成|做完|搞定|好)了|全部(?:完成|搞定)|all done|both done|"
+    r"everything(?:'s| is) done",
+    re.IGNORECASE,
+)
+CANCEL = re.compile(
+    r"算了|不用问了|不用了|别问了|不用跟了|不需要了|取消|不跟了|"
+    r"never ?mind|forget (?:about )?it|no need|cancel|drop it|don'?t bother",
+    re.IGNORECASE,
+)
 _CLAUSES = re.compile(r"[，,。;；!！?？\n]|\.(?:\s|$)|但是|不过|\bbut\b", re.IGNORECASE)
 
 
@@ -95,7 +117,7 @@ def is_cancellation(text: str) -> bool:
 
 
 def is_affirmation(text: str) -> bool:
-    """"好" confirms; "嗯"/"我看看" do not (they are 模糊回应); a negation never does."""
+    """ "好" confirms; "嗯"/"我看看" do not (they are 模糊回应); a negation never does."""
     return bool(AFFIRM.search(text)) and not NEGATION.search(text) and not is_question(text)
 
 
@@ -123,8 +145,9 @@ def _part_status(parts: Sequence[str], replies: Sequence[LogEntry]) -> tuple[lis
     return [p for p in parts if p in done], [p for p in parts if p not in done]
 
 
-def evidence_for(spec: GoalSpec, signals: Sequence[Signal], person_id: str | None,
-                 since: object = None) -> Signal | None:
+def evidence_for(
+    spec: GoalSpec, signals: Sequence[Signal], person_id: str | None, since: object = None
+) -> Signal | None:
     """seed 002: a merge event is indirect evidence that 提测 happened."""
     for signal in signals:
         if signal.kind.lower() not in spec.evidence_kinds:
@@ -137,15 +160,26 @@ def evidence_for(spec: GoalSpec, signals: Sequence[Signal], person_id: str | Non
     return None
 
 
-def judge_person(spec: GoalSpec, person_id: str, replies: Sequence[LogEntry],
-                 signals: Sequence[Signal], tz: str, since: object = None) -> PersonResult:
+def judge_person(
+    spec: GoalSpec,
+    person_id: str,
+    replies: Sequence[LogEntry],
+    signals: Sequence[Signal],
+    tz: str,
+    since: object = None,
+) -> PersonResult:
     """Whether this counterpart's replies (all of them, oldest first) meet the goal."""
     signal = evidence_for(spec, signals, person_id, since)
     last = replies[-1] if replies else None
     if signal is not None:
-        return PersonResult(person_id=person_id, met=True, key_reply=last, evidence=signal,
-                            reason=f"indirect evidence: {signal.source or 'signal'} "
-                                   f"{signal.kind} {signal.detail}".strip())
+        return PersonResult(
+            person_id=person_id,
+            met=True,
+            key_reply=last,
+            evidence=signal,
+            reason=f"indirect evidence: {signal.source or 'signal'} "
+            f"{signal.kind} {signal.detail}".strip(),
+        )
     if not replies:
         return PersonResult(person_id=person_id, met=False, reason="no reply")
     if spec.kind is GoalKind.SPECIFIC_TIME:
@@ -155,28 +189,50 @@ def judge_person(spec: GoalSpec, person_id: str, replies: Sequence[LogEntry],
             if found is None or NEGATION.search(reply.text) or is_question(reply.text):
                 continue
             if found.specific:
-                return PersonResult(person_id=person_id, met=True, promised=found,
-                                    key_reply=reply, reason=f"specific time: {found.text}")
+                return PersonResult(
+                    person_id=person_id,
+                    met=True,
+                    promised=found,
+                    key_reply=reply,
+                    reason=f"specific time: {found.text}",
+                )
             vague = vague or found
         reason = f"only a vague time: {vague.text}" if vague else "no time given"
-        return PersonResult(person_id=person_id, met=False, promised=vague, key_reply=last,
-                            reason=reason)
+        return PersonResult(
+            person_id=person_id, met=False, promised=vague, key_reply=last, reason=reason
+        )
     if spec.kind is GoalKind.ALL_OF:
         done, missing = _part_status(spec.parts, replies)
-        return PersonResult(person_id=person_id, met=not missing, done_parts=done,
-                            missing_parts=missing, key_reply=last,
-                            reason=f"done: {done or '-'}; missing: {missing or '-'}")
+        return PersonResult(
+            person_id=person_id,
+            met=not missing,
+            done_parts=done,
+            missing_parts=missing,
+            key_reply=last,
+            reason=f"done: {done or '-'}; missing: {missing or '-'}",
+        )
     if spec.kind is GoalKind.CONFIRMATION:
         for reply in reversed(replies):
             if is_affirmation(reply.text):
-                return PersonResult(person_id=person_id, met=True, key_reply=reply,
-                                    reason=f"confirmed: {reply.text}")
-        return PersonResult(person_id=person_id, met=False, key_reply=last,
-                            reason="no confirmation")
+                return PersonResult(
+                    person_id=person_id,
+                    met=True,
+                    key_reply=reply,
+                    reason=f"confirmed: {reply.text}",
+                )
+        return PersonResult(
+            person_id=person_id, met=False, key_reply=last, reason="no confirmation"
+        )
     for reply in reversed(replies):
-        if DONE.search(reply.text) and not NOT_YET.search(reply.text) \
-                and not VAGUE_WORDS.fullmatch(reply.text.strip()):
-            return PersonResult(person_id=person_id, met=True, key_reply=reply,
-                                reason=f"reported done: {reply.text}")
-    return PersonResult(person_id=person_id, met=False, key_reply=last,
-                        reason="not reported done")
+        if (
+            DONE.search(reply.text)
+            and not NOT_YET.search(reply.text)
+            and not VAGUE_WORDS.fullmatch(reply.text.strip())
+        ):
+            return PersonResult(
+                person_id=person_id,
+                met=True,
+                key_reply=reply,
+                reason=f"reported done: {reply.text}",
+            )
+    return PersonResult(person_id=person_id, met=False, key_reply=last, reason="not reported done")

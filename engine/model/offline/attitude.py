@@ -46,8 +46,11 @@ NEGATION = re.compile(
     r"can'?t|cannot|won'?t|unable|not (?:be able|going to|possible)|no way",
     re.IGNORECASE,
 )
-QUESTION = re.compile(r"[?？]\s*$|吗\s*[?？]?\s*$|能不能|可不可以|能否|是否可以|行不行|"
-                      r"\bcan we\b|\bcould we\b|\bis it ok\b", re.IGNORECASE)
+QUESTION = re.compile(
+    r"[?？]\s*$|吗\s*[?？]?\s*$|能不能|可不可以|能否|是否可以|行不行|"
+    r"\bcan we\b|\bcould we\b|\bis it ok\b",
+    re.IGNORECASE,
+)
 
 
 class ReplyReading(BaseModel):
@@ -75,8 +78,13 @@ def read_reply(text: str, ts: datetime, tz: str) -> ReplyReading:
     question = is_question(text)
     if question:
         cues.append("question")
-    if (promised is not None and promised.at is not None
-            and promised.precision is not Precision.VAGUE and not negated and not question):
+    if (
+        promised is not None
+        and promised.at is not None
+        and promised.precision is not Precision.VAGUE
+        and not negated
+        and not question
+    ):
         return ReplyReading(attitude=Attitude.COMMITTED, promised=promised, cues=cues)
     if resistant:
         return ReplyReading(attitude=Attitude.RESISTANT_WORKING, promised=promised, cues=cues)
@@ -102,12 +110,15 @@ def attitude_of(log: Sequence[LogEntry], person_id: str, tz: str) -> PersonAttit
     recent = [e for e in lines[last_out + 1 :] if e.direction == "inbound"]
     if recent:
         joined = "。".join(e.text for e in recent)
-        return PersonAttitude(person_id=person_id, replies=recent,
-                              reading=read_reply(joined, recent[-1].ts, tz))
+        return PersonAttitude(
+            person_id=person_id, replies=recent, reading=read_reply(joined, recent[-1].ts, tz)
+        )
     last_in = max((i for i, e in enumerate(lines) if e.direction == "inbound"), default=-1)
     unanswered = sum(1 for e in lines[last_in + 1 :] if e.direction == "outbound")
     if unanswered == 0:
         return PersonAttitude(person_id=person_id, reading=ReplyReading(attitude=Attitude.NONE))
-    return PersonAttitude(person_id=person_id, unanswered=unanswered,
-                          reading=ReplyReading(attitude=Attitude.SILENT,
-                                               cues=[f"unanswered:{unanswered}"]))
+    return PersonAttitude(
+        person_id=person_id,
+        unanswered=unanswered,
+        reading=ReplyReading(attitude=Attitude.SILENT, cues=[f"unanswered:{unanswered}"]),
+    )

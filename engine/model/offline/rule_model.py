@@ -48,8 +48,22 @@ from engine.model.offline.attitude import PersonAttitude, attitude_of, is_questi
 from engine.model.offline.when import localize
 from engine.model.tasks import LogEntry, LoopContext, Person
 
-_DECISION_ASK = ("能不能", "可不可以", "能否", "能换", "可以换", "改到", "换到", "推迟", "延期",
-                 "can we", "could we", "is it ok", "move it", "postpone")
+_DECISION_ASK = (
+    "能不能",
+    "可不可以",
+    "能否",
+    "能换",
+    "可以换",
+    "改到",
+    "换到",
+    "推迟",
+    "延期",
+    "can we",
+    "could we",
+    "is it ok",
+    "move it",
+    "postpone",
+)
 _BLOCKER = re.compile(r"卡在|卡住|阻塞|被.{0,6}卡|blocked|stuck on", re.IGNORECASE)
 _PROPOSAL = re.compile(r"方案|建议|先用|workaround|propos|suggest", re.IGNORECASE)
 _TAIL = re.compile(r"[\s。.!！~～]+$")
@@ -65,7 +79,7 @@ TEXT = {
         "key": "{name}：{reply}",
         "decision": "{name}说：「{reply}」需要你决定。",
         "proposal": "{name}回复了：{reply}。{pron}提了个方案，需要你决定：接受这个方案，"
-                    "还是等卡点解决了再推进？",
+        "还是等卡点解决了再推进？",
         "relay": "{initiator}回复了：{reply}。{ask_line}",
         "relay_ask_q": "那{ask}？",  # ask already spaced
         "relay_ask_topic": "{ask}这边有准信了告诉我一声。",
@@ -92,9 +106,9 @@ TEXT = {
         "met_done": "{names} reported it done",
         "met_evidence": "A {kind} event in {source} counts as done",
         "key": "{name}: {reply}",
-        "decision": "{name} said: \"{reply}\" — this needs your decision.",
+        "decision": '{name} said: "{reply}" — this needs your decision.',
         "proposal": "{name} replied: {reply}. {pron} proposed a workaround; please decide: "
-                    "accept it, or wait until the blocker is solved?",
+        "accept it, or wait until the blocker is solved?",
         "relay": "{initiator} replied: {reply}. {ask_line}",
         "relay_ask_q": "So, {ask}?",
         "relay_ask_topic": "Let me know about {ask} when you can.",
@@ -136,16 +150,23 @@ def _plain(text: str) -> str:
 
 
 def _replies(log: list[LogEntry], person_id: str) -> list[LogEntry]:
-    return sorted((e for e in log if e.person_id == person_id and e.direction == "inbound"),
-                  key=lambda e: e.ts)
+    return sorted(
+        (e for e in log if e.person_id == person_id and e.direction == "inbound"),
+        key=lambda e: e.ts,
+    )
 
 
 def _initiator_lines(ctx: LoopContext) -> list[LogEntry]:
     if ctx.initiator is None:
         return []
-    return sorted((e for e in ctx.conversation_log
-                   if e.person_id == ctx.initiator.person_id and e.direction == "inbound"),
-                  key=lambda e: e.ts)
+    return sorted(
+        (
+            e
+            for e in ctx.conversation_log
+            if e.person_id == ctx.initiator.person_id and e.direction == "inbound"
+        ),
+        key=lambda e: e.ts,
+    )
 
 
 def _cancelled(ctx: LoopContext) -> LogEntry | None:
@@ -177,15 +198,19 @@ def _fmt(at: datetime, tz: str) -> str:
     return localize(at, tz).strftime("%Y-%m-%d %H:%M")
 
 
-def _conclusion(spec: GoalSpec, met: list[tuple[Person, PersonResult]], log: list[LogEntry],
-                t: dict[str, str]) -> str:
+def _conclusion(
+    spec: GoalSpec, met: list[tuple[Person, PersonResult]], log: list[LogEntry], t: dict[str, str]
+) -> str:
     evidence = next((r for _, r in met if r.evidence is not None), None)
     if evidence is not None and evidence.evidence is not None:
         sig = evidence.evidence
         return t["met_evidence"].format(source=sig.source or "signal", kind=sig.kind)
     names = _names([_name(p, log) for p, _ in met], t)
-    key = {GoalKind.SPECIFIC_TIME: "met_time", GoalKind.CONFIRMATION: "met_confirm",
-           GoalKind.ALL_OF: "met_parts"}.get(spec.kind, "met_done")
+    key = {
+        GoalKind.SPECIFIC_TIME: "met_time",
+        GoalKind.CONFIRMATION: "met_confirm",
+        GoalKind.ALL_OF: "met_parts",
+    }.get(spec.kind, "met_done")
     return t[key].format(names=names)
 
 
@@ -194,47 +219,83 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
     log = ctx.conversation_log
     cancel = _cancelled(ctx)
     if cancel is not None:
-        return LoopOutput(goal_met=False, step=LoopStep.DROP, summary=t["cancelled"],
-                          conclusion=t["cancelled"], key_information=cancel.text,
-                          reasons=[f"initiator cancelled: {cancel.text}"])
+        return LoopOutput(
+            goal_met=False,
+            step=LoopStep.DROP,
+            summary=t["cancelled"],
+            conclusion=t["cancelled"],
+            key_information=cancel.text,
+            reasons=[f"initiator cancelled: {cancel.text}"],
+        )
 
     spec = analyse_goal(ctx.goal)
-    people = ctx.counterparts or [
-        Person(person_id=e.person_id, display_name=e.person_name)
-        for e in log if e.person_id and (ctx.initiator is None
-                                         or e.person_id != ctx.initiator.person_id)
-    ][:1]
+    people = (
+        ctx.counterparts
+        or [
+            Person(person_id=e.person_id, display_name=e.person_name)
+            for e in log
+            if e.person_id and (ctx.initiator is None or e.person_id != ctx.initiator.person_id)
+        ][:1]
+    )
     results: list[tuple[Person, PersonResult, PersonAttitude]] = []
     for person in people:
-        result = judge_person(spec, person.person_id, _replies(log, person.person_id),
-                              ctx.signals, ctx.timezone, ctx.created_at)
+        result = judge_person(
+            spec,
+            person.person_id,
+            _replies(log, person.person_id),
+            ctx.signals,
+            ctx.timezone,
+            ctx.created_at,
+        )
         results.append((person, result, attitude_of(log, person.person_id, ctx.timezone)))
     reasons = [f"goal:{spec.kind}"] + [f"{p.person_id}: {r.reason}" for p, r, _ in results]
     done = [(p, r) for p, r, _ in results if r.met]
     done_ids = [p.person_id for p, _ in done]
-    findings = {p.person_id: _plain(r.key_reply.text) for p, r in done
-                if r.key_reply is not None and r.evidence is None}
+    findings = {
+        p.person_id: _plain(r.key_reply.text)
+        for p, r in done
+        if r.key_reply is not None and r.evidence is None
+    }
 
     if results and len(done) == len(results):
         key = t["key_sep"].join(
             t["key"].format(name=_name(p, log), reply=_plain(r.key_reply.text))
-            for p, r in done if r.key_reply is not None)
+            for p, r in done
+            if r.key_reply is not None
+        )
         conclusion = _conclusion(spec, done, log, t)
-        promised = next((r.promised.at for _, r in done
-                         if r.promised is not None and r.promised.at), None)
+        promised = next(
+            (r.promised.at for _, r in done if r.promised is not None and r.promised.at), None
+        )
         _, _, first_att = results[0]
-        return LoopOutput(goal_met=True, step=LoopStep.RESOLVE, summary=conclusion,
-                          conclusion=conclusion, key_information=key or conclusion,
-                          attitude=first_att.reading.attitude, promised_at=promised,
-                          done_person_ids=done_ids, findings=findings, reasons=reasons)
+        return LoopOutput(
+            goal_met=True,
+            step=LoopStep.RESOLVE,
+            summary=conclusion,
+            conclusion=conclusion,
+            key_information=key or conclusion,
+            attitude=first_att.reading.attitude,
+            promised_at=promised,
+            done_person_ids=done_ids,
+            findings=findings,
+            reasons=reasons,
+        )
 
     pending = [(p, r, a) for p, r, a in results if not r.met]
     if not pending:  # no counterparts at all: nothing to judge yet
-        return LoopOutput(goal_met=False, step=LoopStep.WAIT, summary="",
-                          next_action=NextAction(what=t["follow"].format(name="-")),
-                          reasons=reasons + ["no counterpart"])
-    base: dict[str, Any] = {"goal_met": False, "done_person_ids": done_ids, "findings": findings,
-            "reasons": reasons}
+        return LoopOutput(
+            goal_met=False,
+            step=LoopStep.WAIT,
+            summary="",
+            next_action=NextAction(what=t["follow"].format(name="-")),
+            reasons=reasons + ["no counterpart"],
+        )
+    base: dict[str, Any] = {
+        "goal_met": False,
+        "done_person_ids": done_ids,
+        "findings": findings,
+        "reasons": reasons,
+    }
     replied_by = ctx.replied_by or _latest_sender(ctx)
     replier = next(((p, r, a) for p, r, a in pending if p.person_id == replied_by), None)
     initiator_id = ctx.initiator.person_id if ctx.initiator else None
@@ -246,27 +307,40 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
         decision = _needs_decision(att)
         if decision is not None:
             reply, proposal = decision
-            update = (t["proposal"].format(name=name, reply=_plain(reply.text), pron=t["he"])
-                      if proposal else t["decision"].format(name=name, reply=reply.text))
-            return LoopOutput(**base, step=LoopStep.WAIT, attitude=att.reading.attitude,
-                              next_action=NextAction(
-                                  what=t["wait_owner"].format(initiator=ini_name),
-                                  who_person_id=initiator_id),
-                              owner_update=update, summary=result.reason,
-                              key_information=reply.text)
+            update = (
+                t["proposal"].format(name=name, reply=_plain(reply.text), pron=t["he"])
+                if proposal
+                else t["decision"].format(name=name, reply=reply.text)
+            )
+            return LoopOutput(
+                **base,
+                step=LoopStep.WAIT,
+                attitude=att.reading.attitude,
+                next_action=NextAction(
+                    what=t["wait_owner"].format(initiator=ini_name), who_person_id=initiator_id
+                ),
+                owner_update=update,
+                summary=result.reason,
+                key_information=reply.text,
+            )
 
     if ctx.trigger == "reply" and initiator_id and replied_by == initiator_id:
         said = _initiator_lines(ctx)
         if said:
             ask = ask_from(ctx.request, ctx.title, [_name(p, log) for p in people])
             ask_line = t["relay_ask_q" if ask_is_question(ask) else "relay_ask_topic"].format(
-                ask=spaced(ask) if ctx.locale != "en" else ask)
-            text = t["relay"].format(initiator=ini_name or "-", reply=_plain(said[-1].text),
-                                     ask_line=ask_line)
-            return LoopOutput(**base, step=LoopStep.FOLLOW_UP, summary="relay initiator",
-                              messages=[OutboundDraft(person_id=p.person_id, text=text)
-                                        for p, _, _ in pending],
-                              key_information=said[-1].text)
+                ask=spaced(ask) if ctx.locale != "en" else ask
+            )
+            text = t["relay"].format(
+                initiator=ini_name or "-", reply=_plain(said[-1].text), ask_line=ask_line
+            )
+            return LoopOutput(
+                **base,
+                step=LoopStep.FOLLOW_UP,
+                summary="relay initiator",
+                messages=[OutboundDraft(person_id=p.person_id, text=text) for p, _, _ in pending],
+                key_information=said[-1].text,
+            )
 
     person, result, att = replier or pending[0]
     name = _name(person, log)
@@ -277,18 +351,26 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
     messages: list[OutboundDraft] = []
     step, when = LoopStep.FOLLOW_UP, None
     if replier is not None:
-        vague_time = (att.reading.promised is not None and not att.reading.promised.specific)
+        vague_time = att.reading.promised is not None and not att.reading.promised.specific
         if spec.kind is GoalKind.SPECIFIC_TIME and vague_time:
             what = t["ask_date_what"].format(name=name)  # 大概这两天 / 下周: 追问具体日期
             messages = [OutboundDraft(person_id=person.person_id, text=t["ask_date"])]
         elif spec.kind is GoalKind.ALL_OF and result.done_parts and result.missing_parts:
             what = t["ask_part_what"].format(name=name, parts=t["sep"].join(result.missing_parts))
-            messages = [OutboundDraft(person_id=person.person_id, text=t["ask_part"].format(
-                done=t["sep"].join(result.done_parts),
-                missing=t["sep"].join(result.missing_parts)))]
+            messages = [
+                OutboundDraft(
+                    person_id=person.person_id,
+                    text=t["ask_part"].format(
+                        done=t["sep"].join(result.done_parts),
+                        missing=t["sep"].join(result.missing_parts),
+                    ),
+                )
+            ]
             owner_update = t["partial_parts"].format(
-                name=name, done=t["sep"].join(result.done_parts),
-                missing=t["sep"].join(result.missing_parts))
+                name=name,
+                done=t["sep"].join(result.done_parts),
+                missing=t["sep"].join(result.missing_parts),
+            )
         elif attitude is Attitude.COMMITTED and promised_at is not None:
             step, when = LoopStep.WAIT, promised_at
             what = t["wait_promise"].format(name=name, at=_fmt(promised_at, ctx.timezone))
@@ -296,8 +378,11 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
             step, what = LoopStep.WAIT, t["soft"].format(name=name)
         else:
             step, what = LoopStep.WAIT, t["follow"].format(name=name)
-    elif (attitude is Attitude.COMMITTED and promised_at is not None
-          and promised_at > localize(ctx.now, ctx.timezone)):
+    elif (
+        attitude is Attitude.COMMITTED
+        and promised_at is not None
+        and promised_at > localize(ctx.now, ctx.timezone)
+    ):
         step, when = LoopStep.WAIT, promised_at
         what = t["wait_promise"].format(name=name, at=_fmt(promised_at, ctx.timezone))
     elif attitude is Attitude.RESISTANT_WORKING:
@@ -305,8 +390,13 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
     else:
         what = t["follow"].format(name=name)
     return LoopOutput(
-        **base, step=step, attitude=attitude,
+        **base,
+        step=step,
+        attitude=attitude,
         next_action=NextAction(what=what, who_person_id=person.person_id, when=when),
-        summary=summary, owner_update=owner_update, promised_at=promised_at,
-        key_information=att.replies[-1].text if att.replies else "", messages=messages,
+        summary=summary,
+        owner_update=owner_update,
+        promised_at=promised_at,
+        key_information=att.replies[-1].text if att.replies else "",
+        messages=messages,
     )

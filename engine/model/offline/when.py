@@ -30,14 +30,52 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel
 
 END_OF_DAY = time(18, 0)
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _NUM = r"(?:\d{1,2}|[零〇一二两三四五六七八九十]{1,3})"
-_WEEKDAY_CN = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
-               "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
+_WEEKDAY_CN = {
+    "一": 0,
+    "二": 1,
+    "三": 2,
+    "四": 3,
+    "五": 4,
+    "六": 5,
+    "日": 6,
+    "天": 6,
+    "1": 0,
+    "2": 1,
+    "3": 2,
+    "4": 3,
+    "5": 4,
+    "6": 5,
+    "7": 6,
+}
 _WEEKDAY_EN = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
-_EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-               "six": 6, "ten": 10, "half an": 0.5, "half": 0.5}
+_EN_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "ten": 10,
+    "half an": 0.5,
+    "half": 0.5,
+}
 
 
 class Precision(StrEnum):
@@ -86,49 +124,81 @@ _VAGUE = re.compile(
     r"\bsometime\b|when i (?:can|get a chance)|\bshortly\b|one of these days",
     re.IGNORECASE,
 )
-_HEDGE = re.compile(r"大概|可能|应该|估计|差不多|争取|\bprobably\b|\bmaybe\b|\bmight\b|"
-                    r"\bhopefully\b|\bshould be\b", re.IGNORECASE)
+_HEDGE = re.compile(
+    r"大概|可能|应该|估计|差不多|争取|\bprobably\b|\bmaybe\b|\bmight\b|"
+    r"\bhopefully\b|\bshould be\b",
+    re.IGNORECASE,
+)
 _CLAUSE = re.compile(r"[，,。;；!！?？\n]|\.(?:\s|$)")
 
 _DURATION_CN = re.compile(
-    rf"(半|{_NUM})\s*个?\s*(半)?\s*(小时|钟头|分钟)\s*(?:后|以后|之后|内|以内)")
+    rf"(半|{_NUM})\s*个?\s*(半)?\s*(小时|钟头|分钟)\s*(?:后|以后|之后|内|以内)"
+)
 _DURATION_EN = re.compile(
     r"\b(?:in|within)\s+(\d+|an?|one|two|three|four|five|six|ten|half an)\s+"
-    r"(hours?|hrs?|minutes?|mins?)\b", re.IGNORECASE)
+    r"(hours?|hrs?|minutes?|mins?)\b",
+    re.IGNORECASE,
+)
 _DAYS_LATER = re.compile(
     rf"({_NUM})\s*天\s*(?:后|以后|之后|内|以内)|\b(?:in|within)\s+(\d+|two|three|four|five)\s+days\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _DAY_CN = re.compile(r"大后天|后天|明天|明日|明早|明晚|今天|今日|今晚|今早|今儿")
 _WEEK_CN = re.compile(r"(下下|下个?|这个?|本)?\s*(?:周|星期|礼拜)([一二三四五六日天1-7])")
 _DATE_CN = re.compile(rf"({_NUM})\s*月\s*({_NUM})\s*[日号]?")
 _MDAY_CN = re.compile(rf"({_NUM})\s*[号日]")
 _RANGE_CN = re.compile(
     r"(下下|下个?|这个?|本)?(?:周末|礼拜天前)|(?:下个?|这个?)?月底|"
-    r"下个?(?:周|星期|礼拜)(?![一二三四五六日天1-7])")
+    r"下个?(?:周|星期|礼拜)(?![一二三四五六日天1-7])"
+)
 _PART_CN = re.compile(r"早上|早晨|上午|中午|下午|傍晚|晚上|夜里|下班前|下班|明早|明晚|今晚|今早")
 _CLOCK_CN = re.compile(
-    rf"(?<![快慢晚早多少好有差再稍])({_NUM})\s*[点时](?![点儿])(?:\s*(半|一刻|三刻|({_NUM})\s*分?))?")
+    rf"(?<![快慢晚早多少好有差再稍])({_NUM})\s*[点时](?![点儿])(?:\s*(半|一刻|三刻|({_NUM})\s*分?))?"
+)
 _CLOCK_COLON = re.compile(r"(?<!\d)(\d{1,2})[:：](\d{2})(?!\d)")
-_DAY_EN = re.compile(r"\b(?:the\s+)?day after tomorrow\b|\btomorrow\b|\btoday\b|\btonight\b|"
-                     r"\beod\b|\bend of (?:the )?day\b", re.IGNORECASE)
+_DAY_EN = re.compile(
+    r"\b(?:the\s+)?day after tomorrow\b|\btomorrow\b|\btoday\b|\btonight\b|"
+    r"\beod\b|\bend of (?:the )?day\b",
+    re.IGNORECASE,
+)
 _WEEK_EN = re.compile(
     r"\b(this|next|coming)?\s*(mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|nesday|rsday|urday)?\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _RANGE_EN = re.compile(
-    r"\b(?:this|next)?\s*weekend\b|\bnext week\b|\bend of (?:the )?(?:week|month)\b",
-    re.IGNORECASE)
-_PART_EN = re.compile(r"\bmorning\b|\bnoon\b|\bafternoon\b|\bevening\b|\btonight\b",
-                      re.IGNORECASE)
+    r"\b(?:this|next)?\s*weekend\b|\bnext week\b|\bend of (?:the )?(?:week|month)\b", re.IGNORECASE
+)
+_PART_EN = re.compile(r"\bmorning\b|\bnoon\b|\bafternoon\b|\bevening\b|\btonight\b", re.IGNORECASE)
 _CLOCK_EN = re.compile(
     r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\bat\s+(\d{1,2})(?::(\d{2}))?\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
-_PART_END = {"morning": time(12), "noon": time(13), "afternoon": time(18),
-             "evening": time(22), "night": time(22), "eod": END_OF_DAY}
-_PART_OF = {"早上": "morning", "早晨": "morning", "上午": "morning", "今早": "morning",
-            "明早": "morning", "中午": "noon", "下午": "afternoon", "傍晚": "evening",
-            "晚上": "evening", "夜里": "night", "今晚": "evening", "明晚": "evening",
-            "下班前": "eod", "下班": "eod", "tonight": "evening"}
+_PART_END = {
+    "morning": time(12),
+    "noon": time(13),
+    "afternoon": time(18),
+    "evening": time(22),
+    "night": time(22),
+    "eod": END_OF_DAY,
+}
+_PART_OF = {
+    "早上": "morning",
+    "早晨": "morning",
+    "上午": "morning",
+    "今早": "morning",
+    "明早": "morning",
+    "中午": "noon",
+    "下午": "afternoon",
+    "傍晚": "evening",
+    "晚上": "evening",
+    "夜里": "night",
+    "今晚": "evening",
+    "明晚": "evening",
+    "下班前": "eod",
+    "下班": "eod",
+    "tonight": "evening",
+}
 
 
 def _week_start(d: date) -> date:
@@ -292,9 +362,11 @@ def _parse_clause(clause: str, local: datetime) -> PromisedTime | None:
     if later is not None:
         raw = later.group(1) or later.group(2).lower()
         days = int(_EN_NUMBERS.get(raw, 0)) or cn_number(raw)
-        return PromisedTime(at=datetime.combine(local.date() + timedelta(days=days), END_OF_DAY,
-                                                local.tzinfo),
-                            precision=Precision.DAY, text=clause)
+        return PromisedTime(
+            at=datetime.combine(local.date() + timedelta(days=days), END_OF_DAY, local.tzinfo),
+            precision=Precision.DAY,
+            text=clause,
+        )
     duration = _duration(clause)
     if duration is not None:
         return PromisedTime(at=local + duration, precision=Precision.MINUTE, text=clause)
@@ -322,8 +394,9 @@ def _parse_clause(clause: str, local: datetime) -> PromisedTime | None:
             at += timedelta(days=1)
         return PromisedTime(at=at, precision=Precision.PART_OF_DAY, text=clause)
     assert day is not None
-    return PromisedTime(at=datetime.combine(day[0], END_OF_DAY, local.tzinfo),
-                        precision=Precision.DAY, text=clause)
+    return PromisedTime(
+        at=datetime.combine(day[0], END_OF_DAY, local.tzinfo), precision=Precision.DAY, text=clause
+    )
 
 
 def parse_when(text: str, ts: datetime, tz: str | ZoneInfo) -> PromisedTime | None:
@@ -344,6 +417,5 @@ def parse_when(text: str, ts: datetime, tz: str | ZoneInfo) -> PromisedTime | No
             return found.model_copy(update={"hedged": hedged})
     vague = _VAGUE.search(text)
     if vague:
-        return PromisedTime(at=None, precision=Precision.VAGUE, text=vague.group(0),
-                            hedged=hedged)
+        return PromisedTime(at=None, precision=Precision.VAGUE, text=vague.group(0), hedged=hedged)
     return None

@@ -59,8 +59,11 @@ def raise_one(
 ):  # type: ignore[no-untyped-def]
     async def go(data: RaiseConcernInput | None = None, *, now: datetime = T0) -> Concern:
         return await raise_concern(
-            concern_deps(neo4j_driver, settings, pool, queue_name), WORKER,
-            data or delegation(), scope=scope, at=now,
+            concern_deps(neo4j_driver, settings, pool, queue_name),
+            WORKER,
+            data or delegation(),
+            scope=scope,
+            at=now,
         )
 
     return go

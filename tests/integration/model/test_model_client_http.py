@@ -29,10 +29,20 @@ from tests.support.model import WaitRecorder
 from tests.support.scripted_model import ScriptedModelServer
 
 
-def client(server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder,
-           deadline: float = 180.0) -> OpenAIChatClient:
-    return OpenAIChatClient(http, base_url=server.base_url, model="scripted-model",
-                            api_key="sk-test", deadline_seconds=deadline, sleep=waits)
+def client(
+    server: ScriptedModelServer,
+    http: httpx.AsyncClient,
+    waits: WaitRecorder,
+    deadline: float = 180.0,
+) -> OpenAIChatClient:
+    return OpenAIChatClient(
+        http,
+        base_url=server.base_url,
+        model="scripted-model",
+        api_key="sk-test",
+        deadline_seconds=deadline,
+        sleep=waits,
+    )
 
 
 def ask(stream: bool = False) -> ChatRequest:
@@ -40,9 +50,9 @@ def ask(stream: bool = False) -> ChatRequest:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "sse"])
-async def test_text_and_tool_calls_round_trip(model_server: ScriptedModelServer,
-                                              http: httpx.AsyncClient, waits: WaitRecorder,
-                                              stream: bool) -> None:
+async def test_text_and_tool_calls_round_trip(
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder, stream: bool
+) -> None:
     model_server.script(s.text("好的，明天给你"), s.tool_call("lookup", {"id": 7}))
     c = client(model_server, http, waits)
     first = await c.chat(ask(stream))
@@ -58,8 +68,8 @@ async def test_text_and_tool_calls_round_trip(model_server: ScriptedModelServer,
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504])
 async def test_each_transient_status_is_retried_after_one_second(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder,
-        status: int) -> None:
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder, status: int
+) -> None:
     model_server.script(s.status(status), s.text("recovered"))
     result = await client(model_server, http, waits).chat(ask())
     assert result.text == "recovered"
@@ -68,30 +78,42 @@ async def test_each_transient_status_is_retried_after_one_second(
 
 
 async def test_retries_run_out_after_three_attempts_with_the_last_error(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder) -> None:
-    model_server.script(s.status(503, "one"), s.status(502, "two"), s.status(500, "three"),
-                        s.text("never sent"))
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
+    model_server.script(
+        s.status(503, "one"), s.status(502, "two"), s.status(500, "three"), s.text("never sent")
+    )
     with pytest.raises(ModelUnavailable) as caught:
         await client(model_server, http, waits).chat(ask(stream=True))
     assert model_server.calls == 3 and waits.waits == [1.0, 3.0]
     assert caught.value.attempts == 3 and "three" in caught.value.last_error
 
 
-@pytest.mark.parametrize(("status", "error"), [
-    (401, ModelAuthError), (403, ModelAuthError), (400, ModelRequestRejected),
-    (422, ModelRequestRejected)])
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [
+        (401, ModelAuthError),
+        (403, ModelAuthError),
+        (400, ModelRequestRejected),
+        (422, ModelRequestRejected),
+    ],
+)
 async def test_auth_and_parameter_errors_are_sent_once(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder,
-        status: int, error: type) -> None:
+    model_server: ScriptedModelServer,
+    http: httpx.AsyncClient,
+    waits: WaitRecorder,
+    status: int,
+    error: type,
+) -> None:
     model_server.script(s.status(status), s.text("never"))
     with pytest.raises(error):
         await client(model_server, http, waits).chat(ask())
     assert model_server.calls == 1 and waits.waits == []
 
 
-async def test_429_is_a_deferral_with_retry_after(model_server: ScriptedModelServer,
-                                                  http: httpx.AsyncClient,
-                                                  waits: WaitRecorder) -> None:
+async def test_429_is_a_deferral_with_retry_after(
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
     model_server.script(s.status(429, retry_after="30"), s.text("never"))
     with pytest.raises(ModelRateLimited) as caught:
         await client(model_server, http, waits).chat(ask())
@@ -111,11 +133,12 @@ class Observer:
         self.discarded.append(attempt)
 
 
-@pytest.mark.parametrize("fault", [s.reset_mid_stream, s.eof_mid_stream],
-                         ids=["connection-reset", "abrupt-close"])
+@pytest.mark.parametrize(
+    "fault", [s.reset_mid_stream, s.eof_mid_stream], ids=["connection-reset", "abrupt-close"]
+)
 async def test_stream_cut_half_way_is_retried_and_leaves_nothing_behind(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder,
-        fault) -> None:
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder, fault
+) -> None:
     model_server.script(fault("半截的回答不应该出现", after_chunks=3), s.text("完整回答"))
     observer = Observer()
     result = await client(model_server, http, waits).chat(ask(stream=True), observer=observer)
@@ -125,33 +148,38 @@ async def test_stream_cut_half_way_is_retried_and_leaves_nothing_behind(
 
 
 async def test_tool_call_cut_mid_stream_is_not_returned(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder) -> None:
-    cut = s.ScriptedReply(tool_calls=[{"id": "c1", "name": "publish", "arguments": '{"x": 1}'}],
-                          fault="reset", fault_after_chunks=2)
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
+    cut = s.ScriptedReply(
+        tool_calls=[{"id": "c1", "name": "publish", "arguments": '{"x": 1}'}],
+        fault="reset",
+        fault_after_chunks=2,
+    )
     model_server.script(cut, s.text("no tools needed"))
     result = await client(model_server, http, waits).chat(ask(stream=True))
     assert result.tool_calls == [] and result.text == "no tools needed"
 
 
 async def test_non_streamed_body_cut_by_reset_is_retried(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder) -> None:
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
     model_server.script(s.reset_mid_stream("x"), s.text("whole"))
     assert (await client(model_server, http, waits).chat(ask())).text == "whole"
     assert model_server.calls == 2
 
 
-async def test_tls_eof_mid_stream_is_retried(tls_server: ScriptedModelServer,
-                                             trusting_http: httpx.AsyncClient,
-                                             waits: WaitRecorder) -> None:
+async def test_tls_eof_mid_stream_is_retried(
+    tls_server: ScriptedModelServer, trusting_http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
     tls_server.script(s.eof_mid_stream("被截断的", after_chunks=2), s.text("over TLS"))
     result = await client(tls_server, trusting_http, waits).chat(ask(stream=True))
     assert result.text == "over TLS"
     assert tls_server.calls == 2 and waits.waits == [1.0]
 
 
-async def test_untrusted_certificate_is_not_retried(tls_server: ScriptedModelServer,
-                                                    http: httpx.AsyncClient,
-                                                    waits: WaitRecorder) -> None:
+async def test_untrusted_certificate_is_not_retried(
+    tls_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
     tls_server.script(s.text("never"))
     with pytest.raises(ModelCertificateError) as caught:
         await client(tls_server, http, waits).chat(ask())
@@ -160,7 +188,8 @@ async def test_untrusted_certificate_is_not_retried(tls_server: ScriptedModelSer
 
 
 async def test_slow_reply_past_the_deadline_is_cut_once(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder) -> None:
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
     model_server.script(s.slow("too late", delay=5.0), s.text("never"))
     started = time.monotonic()
     with pytest.raises(ModelDeadlineExceeded):
@@ -170,14 +199,17 @@ async def test_slow_reply_past_the_deadline_is_cut_once(
 
 
 async def test_deadline_spans_retries_with_real_time(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient) -> None:
+    model_server: ScriptedModelServer, http: httpx.AsyncClient
+) -> None:
     async def real_sleep(seconds: float) -> None:  # the real waits, scaled down by 10
         import asyncio
+
         await asyncio.sleep(seconds / 10)
 
     model_server.script(s.status(503, delay=0.3), s.status(503, delay=0.3), s.text("late"))
-    c = OpenAIChatClient(http, base_url=model_server.base_url, model="m",
-                         deadline_seconds=1.6, sleep=real_sleep)
+    c = OpenAIChatClient(
+        http, base_url=model_server.base_url, model="m", deadline_seconds=1.6, sleep=real_sleep
+    )
     # Real clock: attempt 1 ends at ~0.3 s (1.3 s left > the 1 s wait, so retry), attempt 2
     # ends at ~0.7 s; ~0.9 s left cannot hold the 3 s wait, so no third attempt.
     with pytest.raises(ModelDeadlineExceeded) as caught:
@@ -186,9 +218,14 @@ async def test_deadline_spans_retries_with_real_time(
 
 
 async def test_tool_loop_over_http_never_reruns_an_executed_tool(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder) -> None:
-    model_server.script(s.tool_call("record_evidence", {"step": "s1"}, call_id="call_9"),
-                        s.status(503), s.eof_mid_stream("partial"), s.text("recorded"))
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
+    model_server.script(
+        s.tool_call("record_evidence", {"step": "s1"}, call_id="call_9"),
+        s.status(503),
+        s.eof_mid_stream("partial"),
+        s.text("recorded"),
+    )
     gateway = HttpModelGateway(client(model_server, http, waits))
     executed: list[dict[str, object]] = []
 
@@ -206,18 +243,32 @@ async def test_tool_loop_over_http_never_reruns_an_executed_tool(
 
 
 async def test_gateway_parses_the_agent_loop_output(
-        model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder) -> None:
-    answer = {"goal_met": True, "step": "resolve", "summary": "张三：明天提测",
-              "owner_update": "", "attitude": "committed"}
-    model_server.script(s.text("```json\n" + json.dumps(answer, ensure_ascii=False) + "\n```"),
-                        s.text('{"goal_met": "maybe"}'))
+    model_server: ScriptedModelServer, http: httpx.AsyncClient, waits: WaitRecorder
+) -> None:
+    answer = {
+        "goal_met": True,
+        "step": "resolve",
+        "summary": "张三：明天提测",
+        "owner_update": "",
+        "attitude": "committed",
+    }
+    model_server.script(
+        s.text("```json\n" + json.dumps(answer, ensure_ascii=False) + "\n```"),
+        s.text('{"goal_met": "maybe"}'),
+    )
     settings = Settings(model_base_url=model_server.base_url, model_name="qwen")
     gateway = build_gateway(settings, http=http, sleep=waits)
-    ctx = LoopContext(goal="拿到张三的具体提测时间点", initiator=Person(person_id="p0"),
-                      counterparts=[Person(person_id="p1", display_name="张三")],
-                      conversation_log=[LogEntry(person_id="p1", direction="inbound",
-                                                 text="好的，明天给你", ts="2026-03-17T10:05")],
-                      now="2026-03-17T11:00")
+    ctx = LoopContext(
+        goal="拿到张三的具体提测时间点",
+        initiator=Person(person_id="p0"),
+        counterparts=[Person(person_id="p1", display_name="张三")],
+        conversation_log=[
+            LogEntry(
+                person_id="p1", direction="inbound", text="好的，明天给你", ts="2026-03-17T10:05"
+            )
+        ],
+        now="2026-03-17T11:00",
+    )
     judged = await gateway.judge_loop(ctx)
     assert isinstance(judged.value, LoopOutput) and judged.value.step is LoopStep.RESOLVE
     sent = model_server.requests[0].body

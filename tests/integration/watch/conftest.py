@@ -22,20 +22,25 @@ from tests.support.watch_world import World, seed_world
 
 
 @pytest_asyncio.fixture
-async def ctx(neo4j_driver: AsyncDriver, settings: Settings,
-              model_server: ScriptedModelServer) -> AsyncIterator[dict[str, Any]]:
+async def ctx(
+    neo4j_driver: AsyncDriver, settings: Settings, model_server: ScriptedModelServer
+) -> AsyncIterator[dict[str, Any]]:
     """What the arq worker puts into a job's ctx (`worker_context`), pointed at the shared
     scripted model server."""
-    configured = settings.model_copy(update={
-        "model_base_url": model_server.base_url, "model_name": "scripted-checker",
-    })
+    configured = settings.model_copy(
+        update={
+            "model_base_url": model_server.base_url,
+            "model_name": "scripted-checker",
+        }
+    )
     async with httpx.AsyncClient() as http:
         yield worker_context(configured, driver=neo4j_driver, http=http, worker_id="test-worker")
 
 
 @pytest_asyncio.fixture
-async def offline_ctx(neo4j_driver: AsyncDriver,
-                      settings: Settings) -> AsyncIterator[dict[str, Any]]:
+async def offline_ctx(
+    neo4j_driver: AsyncDriver, settings: Settings
+) -> AsyncIterator[dict[str, Any]]:
     """A worker ctx without a model endpoint: the gateway falls back to offline rules."""
     offline = settings.model_copy(update={"model_base_url": None})
     async with httpx.AsyncClient() as http:
@@ -48,7 +53,8 @@ async def other_scope(neo4j_driver: AsyncDriver, settings: Settings) -> AsyncIte
     name = f"test-other-{uuid.uuid4().hex[:10]}"
     yield name
     await neo4j_driver.execute_query(
-        "MATCH (n {scope: $scope}) DETACH DELETE n", scope=name,
+        "MATCH (n {scope: $scope}) DETACH DELETE n",
+        scope=name,
         database_=settings.neo4j_database,
     )
 

@@ -28,21 +28,27 @@ def results(server: ScriptedModelServer, request: int) -> list[dict[str, Any]]:
 
 
 async def test_single_document_binding_reads_across_projects_and_nothing_else(
-        ctx: dict[str, Any], world: World, other_scope: str,
-        model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, other_scope: str, model_server: ScriptedModelServer
+) -> None:
     foreign = f"lib-{other_scope}"
     for doc in ("f1", "f2"):
-        await world.put_source(doc, f"外部文档 {doc}", kind=StoryKind.KNOWLEDGE,
-                               title=f"外部 {doc}", scope=other_scope)
+        await world.put_source(
+            doc, f"外部文档 {doc}", kind=StoryKind.KNOWLEDGE, title=f"外部 {doc}", scope=other_scope
+        )
         await world.catalogue.place(LibraryEntry(foreign, doc, other_scope))
     state = await world.watch(
         world.document("f1", library=foreign, project=other_scope, binding_id="b-f1"),
-        execution_enabled=False, mounted=frozenset({foreign}),
+        execution_enabled=False,
+        mounted=frozenset({foreign}),
     )
     model_server.script(
-        calls(("read_knowledge_source", {"libraryId": foreign, "documentId": "f1"}),
-              ("read_knowledge_source", {"libraryId": foreign, "documentId": "f2"})),
-        answer("x"), answer("x"), answer("x"),
+        calls(
+            ("read_knowledge_source", {"libraryId": foreign, "documentId": "f1"}),
+            ("read_knowledge_source", {"libraryId": foreign, "documentId": "f2"}),
+        ),
+        answer("x"),
+        answer("x"),
+        answer("x"),
     )
     await world.check(ctx, state)
     bound, other = results(model_server, 1)
@@ -53,17 +59,28 @@ async def test_single_document_binding_reads_across_projects_and_nothing_else(
 
 
 async def test_library_binding_titles_and_tag_limits_keep_project_limits(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     lib = world.library
-    whole_library = SourceBinding(binding_id="b-lib", kind=SourceKind.KNOWLEDGE_LIBRARY,
-                                  project=world.scope, library_id=lib, title="资料库",
-                                  bound_at=NOW)
-    state = await world.watch(world.note(), whole_library, execution_enabled=False,
-                              tag_limits=frozenset({"财务"}))
+    whole_library = SourceBinding(
+        binding_id="b-lib",
+        kind=SourceKind.KNOWLEDGE_LIBRARY,
+        project=world.scope,
+        library_id=lib,
+        title="资料库",
+        bound_at=NOW,
+    )
+    state = await world.watch(
+        world.note(), whole_library, execution_enabled=False, tag_limits=frozenset({"财务"})
+    )
     model_server.script(
-        calls(("read_knowledge_source", {"title": "发布流程 v2（内部）"}),
-              ("read_knowledge_source", {"title": "发布流程 v2"})),
-        answer("x"), answer("x"), answer("x"),
+        calls(
+            ("read_knowledge_source", {"title": "发布流程 v2（内部）"}),
+            ("read_knowledge_source", {"title": "发布流程 v2"}),
+        ),
+        answer("x"),
+        answer("x"),
+        answer("x"),
     )
     await world.check(ctx, state)
     tagged, fuzzy = results(model_server, 1)
@@ -73,15 +90,20 @@ async def test_library_binding_titles_and_tag_limits_keep_project_limits(
 
     await world.catalogue.place(LibraryEntry(lib, "d1", world.scope, frozenset({"财务"})))
     model_server.reset()
-    model_server.script(calls(("read_knowledge_source", {"title": "发布流程 v2（内部）"})),
-                        answer("x"), answer("x"), answer("x"))
+    model_server.script(
+        calls(("read_knowledge_source", {"title": "发布流程 v2（内部）"})),
+        answer("x"),
+        answer("x"),
+        answer("x"),
+    )
     await world.check(ctx, state)
     [exact] = results(model_server, 1)
     assert exact["sourceKey"] == world.doc_key and exact["title"] == "发布流程 v2（内部）"
 
 
 async def test_stop_delete_and_rebind_revoke_grants_and_recovery_never_restores_them(
-        world: World) -> None:
+    world: World,
+) -> None:
     state = await world.watch()
     wid = state.watch.watch_id
     assert len(await world.repo.recover_grants(world.scope, wid)) == 1
@@ -97,7 +119,10 @@ async def test_stop_delete_and_rebind_revoke_grants_and_recovery_never_restores_
     await world.repo.rebind(world.scope, wid, (note, changed))
     records = await world.repo.grant_records(world.scope, wid)
     assert sorted(g.get("revoke_reason") or "open" for g in records) == [
-        "binding_changed", "open", "watch_stopped"]
+        "binding_changed",
+        "open",
+        "watch_stopped",
+    ]
     [now_held] = await world.repo.recover_grants(world.scope, wid)
     assert now_held.binding_id == "b-doc2"
     await world.repo.delete(world.scope, wid)
@@ -105,50 +130,80 @@ async def test_stop_delete_and_rebind_revoke_grants_and_recovery_never_restores_
 
 
 async def test_checkpoint_tool_field_errors_then_sync_is_its_own_task(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     await world.put_source("rec", "记录", title="记录")
     state = await world.watch(execution_enabled=False)
     wid = state.watch.watch_id
     premature = {"watchId": wid, "data": "文本", "instructions": 5}
     model_server.script(
-        calls(("record_checkpoint", premature),
-              ("record_checkpoint", {"watchId": "w-other", "data": {}, "instructions": ""})),
+        calls(
+            ("record_checkpoint", premature),
+            ("record_checkpoint", {"watchId": "w-other", "data": {}, "instructions": ""}),
+        ),
         read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)}),
-              ("update_workflow", {"updates": [verified()]})),
-        calls(("record_checkpoint", {"watchId": wid, "location": "note:rec",
-                                     "data": {"version": "v2.3"}, "instructions": "追加"}),
-              ("record_checkpoint", {"watchId": wid, "location": "ftp://elsewhere",
-                                     "data": {"version": "v2.3"}, "instructions": "追加"})),
+        calls(
+            ("check_workflow", {"steps": workflow(world)}),
+            ("update_workflow", {"updates": [verified()]}),
+        ),
+        calls(
+            (
+                "record_checkpoint",
+                {
+                    "watchId": wid,
+                    "location": "note:rec",
+                    "data": {"version": "v2.3"},
+                    "instructions": "追加",
+                },
+            ),
+            (
+                "record_checkpoint",
+                {
+                    "watchId": wid,
+                    "location": "ftp://elsewhere",
+                    "data": {"version": "v2.3"},
+                    "instructions": "追加",
+                },
+            ),
+        ),
         answer("已核对"),
     )
     report = await world.check(ctx, state)
     assert report["outcome"] == "success"
     invalid, unknown = results(model_server, 1)
     assert {p["code"] for p in invalid["problems"]} == {
-        "no_record_location", "verification_incomplete", "data_type", "instructions_type"}
+        "no_record_location",
+        "verification_incomplete",
+        "data_type",
+        "instructions_type",
+    }
     assert unknown["code"] == "NOT_FOUND" and unknown["problem"] == "unknown_watch"
     assert unknown["field"] == "watchId"
     saved = results(model_server, 4)[-2:]
     [obs] = await world.observations(state)
     assert obs.props["checkpoint_ids"] == [saved[0]["checkpointId"], saved[1]["checkpointId"]]
 
-    good = await sync_watch_checkpoint(ctx, scope=world.scope,
-                                       checkpoint_id=saved[0]["checkpointId"])
+    good = await sync_watch_checkpoint(
+        ctx, scope=world.scope, checkpoint_id=saved[0]["checkpointId"]
+    )
     assert good["status"] == "synced"
     note = await world.catalogue.current(world.scope, "rec")
     assert note is not None and note.text is not None and '"version": "v2.3"' in note.text
-    twice = await sync_watch_checkpoint(ctx, scope=world.scope,
-                                        checkpoint_id=saved[0]["checkpointId"])
+    twice = await sync_watch_checkpoint(
+        ctx, scope=world.scope, checkpoint_id=saved[0]["checkpointId"]
+    )
     assert twice["duplicate"] is True
 
-    bad = await sync_watch_checkpoint(ctx, scope=world.scope,
-                                      checkpoint_id=saved[1]["checkpointId"])
+    bad = await sync_watch_checkpoint(
+        ctx, scope=world.scope, checkpoint_id=saved[1]["checkpointId"]
+    )
     assert bad["status"] == "failed" and bad["failureKind"] == "record_sync"
     [obs] = await world.observations(state)
     assert obs.observation.outcome is not None and obs.observation.outcome.status.value == "success"
-    cps = {cp.checkpoint_id: (cp, rounds)
-           for cp, rounds in await world.records.checkpoints(world.scope, wid)}
+    cps = {
+        cp.checkpoint_id: (cp, rounds)
+        for cp, rounds in await world.records.checkpoints(world.scope, wid)
+    }
     failed, rounds = cps[saved[1]["checkpointId"]]
     assert failed.sync_error and rounds == 1
 
@@ -159,7 +214,9 @@ async def test_old_observation_without_a_step_list_stays_readable(world: World) 
         "MATCH (w:Watch {id: $wid}) CREATE (w)-[:OBSERVED]->(:WatchObservation {id: 'old-1', "
         "scope: $scope, watch_id: $wid, run_id: 'legacy', observed_at: datetime(), "
         "summary: '旧观察'})",
-        wid=state.watch.watch_id, scope=world.scope, database_=world.database,
+        wid=state.watch.watch_id,
+        scope=world.scope,
+        database_=world.database,
     )
     [old] = await world.observations(state)
     assert old.observation.workflow_checks is None and old.observation.summary == "旧观察"

@@ -21,20 +21,28 @@ PAGE = """query($s: String!, $first: Int!) { watches(scope: $s, first: $first) {
     grants { sourceKey } receipts { id } } } } }"""
 
 
-async def page_cost(driver: AsyncDriver, settings: Settings, scope: str, first: int
-                    ) -> tuple[int, dict[str, Any]]:
+async def page_cost(
+    driver: AsyncDriver, settings: Settings, scope: str, first: int
+) -> tuple[int, dict[str, Any]]:
     counting = CountingDriver(driver)
-    context = Context(request=None, settings=settings, driver=counting,  # type: ignore[arg-type]
-                      pool=None, principal=OPEN_PRINCIPAL)  # type: ignore[arg-type]
-    result = await build_schema().execute(PAGE, variable_values={"s": scope, "first": first},
-                                          context_value=context)
+    context = Context(
+        request=None,
+        settings=settings,
+        driver=counting,  # type: ignore[arg-type]
+        pool=None,
+        principal=OPEN_PRINCIPAL,
+    )  # type: ignore[arg-type]
+    result = await build_schema().execute(
+        PAGE, variable_values={"s": scope, "first": first}, context_value=context
+    )
     assert result.errors is None, result.errors
     assert result.data is not None
     return len(counting.queries), result.data["watches"]
 
 
 async def test_a_watches_page_costs_the_same_queries_for_two_or_six_watches(
-        world: World, settings: Settings) -> None:
+    world: World, settings: Settings
+) -> None:
     for _ in range(6):
         await world.watch()
     small, two = await page_cost(world.driver, settings, world.scope, 2)

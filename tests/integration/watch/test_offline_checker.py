@@ -11,9 +11,11 @@ from tests.support.watch_world import World
 
 
 async def test_offline_check_records_literal_evidence_and_hands_off(
-        offline_ctx: dict[str, Any], world: World) -> None:
-    await world.put_source("n1", "每周一检查发布页。\n官网当前版本号：v2.3", version="r2",
-                           title="每周检查笔记")
+    offline_ctx: dict[str, Any], world: World
+) -> None:
+    await world.put_source(
+        "n1", "每周一检查发布页。\n官网当前版本号：v2.3", version="r2", title="每周检查笔记"
+    )
     state = await world.watch()
     report = await world.check(offline_ctx, state, run_id="offline-1")
     assert report["status"] == "completed" and report["outcome"] == "success"
@@ -30,14 +32,18 @@ async def test_offline_check_records_literal_evidence_and_hands_off(
     # reads, step registration, one evidence batch, the answer
     assert (obs.props["preparation_rounds"], obs.props["verification_rounds"]) == (2, 1)
     assert [t.split("]")[0] for t in obs.props["tool_summaries"]] == [
-        "[read_note_source note:n1", f"[read_knowledge_source {world.doc_key}",
-        "[check_workflow", "[update_workflow"]
+        "[read_note_source note:n1",
+        f"[read_knowledge_source {world.doc_key}",
+        "[check_workflow",
+        "[update_workflow",
+    ]
     [handoff] = await world.records.handoffs(world.scope, state.watch.watch_id)
     assert [st.step_id for st in handoff.steps] == ["s1", "s2"]
 
 
 async def test_offline_check_without_the_criterion_in_the_text_ends_blocked(
-        offline_ctx: dict[str, Any], world: World) -> None:
+    offline_ctx: dict[str, Any], world: World
+) -> None:
     state = await world.watch()  # the note says nothing about the version
     report = await world.check(offline_ctx, state)
     assert report["outcome"] == "blocked" and report["handoff"] == "none"
@@ -54,10 +60,12 @@ async def test_offline_check_without_the_criterion_in_the_text_ends_blocked(
 
 
 async def test_offline_checker_obeys_the_round_budget_and_closes_without_tools(
-        offline_ctx: dict[str, Any], world: World) -> None:
+    offline_ctx: dict[str, Any], world: World
+) -> None:
     long_text = "1. 核对版本必须为 v9。\n" + "正文" * 50_000  # 25 pages of 4000 characters
-    await world.put_source("d1", long_text, version="r2", kind=StoryKind.KNOWLEDGE,
-                           title="发布流程 v2（内部）")
+    await world.put_source(
+        "d1", long_text, version="r2", kind=StoryKind.KNOWLEDGE, title="发布流程 v2（内部）"
+    )
     state = await world.watch(world.document())
     report = await world.check(offline_ctx, state)
     assert report["outcome"] == "blocked"

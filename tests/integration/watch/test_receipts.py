@@ -18,11 +18,15 @@ from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import NOW, World, answer, calls, read_all, verified, workflow
 
 
-async def handed_off(ctx: dict[str, Any], world: World,
-                     model_server: ScriptedModelServer) -> tuple[WatchState, str]:
+async def handed_off(
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> tuple[WatchState, str]:
     state = await world.watch()
-    model_server.script(read_all(world), calls(("check_workflow", {"steps": workflow(world)})),
-                        answer("已核对", [verified()]))
+    model_server.script(
+        read_all(world),
+        calls(("check_workflow", {"steps": workflow(world)})),
+        answer("已核对", [verified()]),
+    )
     report = await world.check(ctx, state)
     assert report["handoff"] == "delivered"
     [handoff] = await world.records.handoffs(world.scope, state.watch.watch_id)
@@ -31,32 +35,47 @@ async def handed_off(ctx: dict[str, Any], world: World,
 
 def entry(kind: EntryKind, minute: int, text: str = "", **kw: Any) -> SessionEntry:
     return SessionEntry.model_validate(
-        {"kind": kind, "at": NOW + timedelta(minutes=minute), "text": text, **kw})
+        {"kind": kind, "at": NOW + timedelta(minutes=minute), "text": text, **kw}
+    )
 
 
-def report_of(state: WatchState, key: str, *between: SessionEntry, final: bool = True,
-              verify_only: bool = False) -> ExecutionReport:
+def report_of(
+    state: WatchState,
+    key: str,
+    *between: SessionEntry,
+    final: bool = True,
+    verify_only: bool = False,
+) -> ExecutionReport:
     entries = [entry(EntryKind.HANDOFF, 0, execution_key=key), *between]
     if final:
         entries.append(entry(EntryKind.ASSISTANT_FINAL, 9, "草稿已生成，草稿编号见记录"))
     return ExecutionReport(
-        watch_id=state.watch.watch_id, execution_key=key, entries=tuple(entries),
-        completed=() if verify_only else (CompletedStep(step_id="s2"),), verify_only=verify_only)
+        watch_id=state.watch.watch_id,
+        execution_key=key,
+        entries=tuple(entries),
+        completed=() if verify_only else (CompletedStep(step_id="s2"),),
+        verify_only=verify_only,
+    )
 
 
 async def test_rejected_receipts_are_stored_and_the_accepted_one_completes_the_deliverable(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     state, key = await handed_off(ctx, world, model_server)
     receipts = WatchReceipts(world.driver, world.database)
     later = NOW + timedelta(hours=1)
     for between, final, status in (
         ([entry(EntryKind.INTERRUPTED, 2)], True, ReceiptStatus.INTERRUPTED),
-        ([entry(EntryKind.USER_MESSAGE, 2, "再帮我写个周报")], True,
-         ReceiptStatus.SEPARATED_BY_USER_REQUEST),
+        (
+            [entry(EntryKind.USER_MESSAGE, 2, "再帮我写个周报")],
+            True,
+            ReceiptStatus.SEPARATED_BY_USER_REQUEST,
+        ),
         ([entry(EntryKind.ASSISTANT_PARTIAL, 2)], False, ReceiptStatus.NO_FINAL_ANSWER),
     ):
         written = await receipts.report_execution(
-            world.scope, report_of(state, key, *between, final=final), later)
+            world.scope, report_of(state, key, *between, final=final), later
+        )
         assert written.receipt.status is status and not written.receipt.accepted
         assert written.delivery is DeliveryState.FACTS_RECORDED
     stored = await world.repo.get(world.scope, state.watch.watch_id)
@@ -64,7 +83,8 @@ async def test_rejected_receipts_are_stored_and_the_accepted_one_completes_the_d
 
     compaction = entry(EntryKind.COMPACTION_CHECKPOINT, 3, "自动压缩")
     accepted = await receipts.report_execution(
-        world.scope, report_of(state, key, compaction), later)
+        world.scope, report_of(state, key, compaction), later
+    )
     assert accepted.receipt.accepted and accepted.receipt.completed_steps == ("s2",)
     assert accepted.delivery is DeliveryState.DELIVERABLE_DONE
     stored = await world.repo.get(world.scope, state.watch.watch_id)
@@ -74,16 +94,18 @@ async def test_rejected_receipts_are_stored_and_the_accepted_one_completes_the_d
     assert stored.steps[0].status is StepStatus.DONE, "the check's fact stays recorded"
 
     again = await receipts.report_execution(
-        world.scope, report_of(state, key, compaction), later + timedelta(minutes=1))
+        world.scope, report_of(state, key, compaction), later + timedelta(minutes=1)
+    )
     assert again.duplicate and again.receipt.receipt_id == accepted.receipt.receipt_id
     with pytest.raises(Conflict):
         await receipts.report_execution(
-            world.scope, report_of(state, key, entry(EntryKind.TOOL_RESULT, 4)), later)
+            world.scope, report_of(state, key, entry(EntryKind.TOOL_RESULT, 4)), later
+        )
     check_only = await receipts.report_execution(
-        world.scope, report_of(state, key, verify_only=True), later)
+        world.scope, report_of(state, key, verify_only=True), later
+    )
     assert check_only.receipt.accepted and check_only.receipt.completed_steps == ()
-    listed = (await receipts.receipts_of(world.scope, [state.watch.watch_id]))[
-        state.watch.watch_id]
+    listed = (await receipts.receipts_of(world.scope, [state.watch.watch_id]))[state.watch.watch_id]
     assert [r.status for r in listed].count(ReceiptStatus.RECEIVED) == 2 and len(listed) == 5
     # recognising receipts replayed nothing: still one hand-off and one check run
     assert len(await world.records.handoffs(world.scope, state.watch.watch_id)) == 1
@@ -91,7 +113,8 @@ async def test_rejected_receipts_are_stored_and_the_accepted_one_completes_the_d
 
 
 async def test_reports_for_unknown_keys_or_check_steps_write_nothing(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     state, key = await handed_off(ctx, world, model_server)
     receipts = WatchReceipts(world.driver, world.database)
     with pytest.raises(NotFound):
@@ -100,11 +123,13 @@ async def test_reports_for_unknown_keys_or_check_steps_write_nothing(
     with pytest.raises(InvalidInput):
         await receipts.report_execution(world.scope, bad, NOW)
     assert (await receipts.receipts_of(world.scope, [state.watch.watch_id])) == {
-        state.watch.watch_id: []}
+        state.watch.watch_id: []
+    }
 
 
 async def test_two_different_completing_reports_at_once_accept_exactly_one(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     import asyncio
 
     state, key = await handed_off(ctx, world, model_server)

@@ -34,21 +34,35 @@ async def observed(world: World, state: WatchState, status: OutcomeStatus, hours
     at = NOW + timedelta(hours=hours)
     await world.records.save_observation(
         world.scope,
-        Observation(observation_id=obs_id, watch_id=state.watch.watch_id, run_id=obs_id,
-                    observed_at=at, outcome=Outcome(status=status)),
-        {}, steps=None, watch_fields={"last_checked_at": at})
+        Observation(
+            observation_id=obs_id,
+            watch_id=state.watch.watch_id,
+            run_id=obs_id,
+            observed_at=at,
+            outcome=Outcome(status=status),
+        ),
+        {},
+        steps=None,
+        watch_fields={"last_checked_at": at},
+    )
     return obs_id
 
 
-async def status_of(pool: ArqRedis, settings: Settings, world: World, watch_id: str,
-                    run_id: str) -> JobStatus:
-    job = Job(check_job_id(world.scope, watch_id, run_id), pool,
-              _queue_name=settings.queue_name, _deserializer=deserialize)
+async def status_of(
+    pool: ArqRedis, settings: Settings, world: World, watch_id: str, run_id: str
+) -> JobStatus:
+    job = Job(
+        check_job_id(world.scope, watch_id, run_id),
+        pool,
+        _queue_name=settings.queue_name,
+        _deserializer=deserialize,
+    )
     return await job.status()
 
 
 async def test_round_closes_the_verified_item_and_checks_one_other_despite_a_blocked_one(
-        ctx: dict[str, Any], world: World, pool: ArqRedis, settings: Settings) -> None:
+    ctx: dict[str, Any], world: World, pool: ArqRedis, settings: Settings
+) -> None:
     verified, stuck, fresh = (await world.watch(), await world.watch(), await world.watch())
     verified_obs = await observed(world, verified, OutcomeStatus.SUCCESS, 2)
     await observed(world, stuck, OutcomeStatus.BLOCKED, 1)
@@ -60,11 +74,17 @@ async def test_round_closes_the_verified_item_and_checks_one_other_despite_a_blo
     assert report["checked"] == [fid], "one item per round, never-checked first"
     assert report["enqueued"] == [round_run_id(rid, fid)]
     assert await status_of(pool, settings, world, fid, round_run_id(rid, fid)) is JobStatus.queued
-    assert await status_of(pool, settings, world, stuck.watch.watch_id,
-                           round_run_id(rid, stuck.watch.watch_id)) is JobStatus.not_found
+    assert (
+        await status_of(
+            pool, settings, world, stuck.watch.watch_id, round_run_id(rid, stuck.watch.watch_id)
+        )
+        is JobStatus.not_found
+    )
     closed, _, _ = await world.driver.execute_query(
         "MATCH (w:Watch {id: $id}) RETURN w.closed_observation_id AS o",
-        id=verified.watch.watch_id, database_=world.database)
+        id=verified.watch.watch_id,
+        database_=world.database,
+    )
     assert closed[0]["o"] == verified_obs
 
     again = await run_watch_round(job_ctx, scope=world.scope, round_id=rid, now=NOW)
@@ -76,17 +96,20 @@ async def test_round_closes_the_verified_item_and_checks_one_other_despite_a_blo
 
 
 async def test_full_verification_enqueues_every_candidate(
-        ctx: dict[str, Any], world: World, pool: ArqRedis, settings: Settings) -> None:
+    ctx: dict[str, Any], world: World, pool: ArqRedis, settings: Settings
+) -> None:
     states = [await world.watch() for _ in range(3)]
     await observed(world, states[0], OutcomeStatus.SUCCESS, 1)
     stopped = await world.watch()
     await world.repo.stop(world.scope, stopped.watch.watch_id)
     rid = f"full-{uuid.uuid4().hex[:6]}"
-    report = await run_watch_round({**ctx, "redis": pool}, scope=world.scope, full=True,
-                                   round_id=rid, now=NOW)
+    report = await run_watch_round(
+        {**ctx, "redis": pool}, scope=world.scope, full=True, round_id=rid, now=NOW
+    )
     ids = {s.watch.watch_id for s in states}
     assert set(report["checked"]) == ids and report["closed"] == [states[0].watch.watch_id]
     assert stopped.watch.watch_id not in report["checked"], "a stopped watch is no candidate"
     for wid in ids:
         assert await status_of(pool, settings, world, wid, round_run_id(rid, wid)) is (
-            JobStatus.queued)
+            JobStatus.queued
+        )

@@ -32,13 +32,16 @@ async def _wait_for_calls(server: ScriptedModelServer, n: int) -> None:
 
 
 async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_reading(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     state = await world.watch()
     wid = state.watch.watch_id
     delayed = calls(("read_knowledge_source", {"sourceKey": world.doc_key, "offset": 10}))
     delayed.delay = 1.0
-    after_restart = calls(("read_knowledge_source", {"sourceKey": world.doc_key}),
-                          ("read_note_source", {"noteId": "n1"}))
+    after_restart = calls(
+        ("read_knowledge_source", {"sourceKey": world.doc_key}),
+        ("read_note_source", {"noteId": "n1"}),
+    )
     after_restart.delay = 1.0
     model_server.script(
         calls(("read_knowledge_source", {"sourceKey": world.doc_key, "offset": 0, "limit": 10})),
@@ -51,13 +54,15 @@ async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_rea
     job = asyncio.create_task(world.check(ctx, state, run_id="run-rev"))
     await _wait_for_calls(model_server, 3)
     assert [st.step_id for st in (await world.repo.get(world.scope, wid)).steps] == ["s1", "s2"]
-    await world.put_source("d1", DOC_V2, kind=StoryKind.KNOWLEDGE, version="r2",
-                           title="发布流程 v2（内部）")
+    await world.put_source(
+        "d1", DOC_V2, kind=StoryKind.KNOWLEDGE, version="r2", title="发布流程 v2（内部）"
+    )
     await _wait_for_calls(model_server, 4)
     assert (await world.repo.get(world.scope, wid)).steps == (), "old checklist revoked"
     report = await job
-    [restart] = [json.loads(m["content"]) for m in tool_messages(model_server.requests[3].body)
-                 ][-1:]
+    [restart] = [json.loads(m["content"]) for m in tool_messages(model_server.requests[3].body)][
+        -1:
+    ]
     assert restart["restart"] is True and restart["nextOffset"] == 0
     assert restart["revision"] == "r2" and "revoked" in restart["message"]
     assert report["outcome"] == "success"
@@ -66,17 +71,22 @@ async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_rea
 
 
 async def test_bad_step_source_names_the_step_and_only_this_watch_sources_nothing_saved(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     other = await world.watch(world.note("n-secret", "b-other"), execution_enabled=False)
     state = await world.watch()
     steps = workflow(world)
     steps[1] = {**steps[1], "source": other.watch.bindings[0].key.value}  # type: ignore[union-attr]
     bad = [steps[0], steps[1], {**steps[0], "stepId": "s3", "source": "官网"}]
-    model_server.script(read_all(world), calls(("check_workflow", {"steps": bad})),
-                        answer("放弃"), answer("放弃"), answer("放弃"))
+    model_server.script(
+        read_all(world),
+        calls(("check_workflow", {"steps": bad})),
+        answer("放弃"),
+        answer("放弃"),
+        answer("放弃"),
+    )
     await world.check(ctx, state)
-    [error] = [json.loads(m["content"]) for m in tool_messages(model_server.requests[2].body)
-               ][-1:]
+    [error] = [json.loads(m["content"]) for m in tool_messages(model_server.requests[2].body)][-1:]
     assert error["code"] == "INVALID_INPUT" and "nothing saved" in error["error"]
     assert "step s2" in error["error"] and "step s3" in error["error"]
     assert error["valid_sources"] == sorted([world.note_key, world.doc_key])
@@ -87,20 +97,34 @@ async def test_bad_step_source_names_the_step_and_only_this_watch_sources_nothin
 
 
 async def test_credential_field_never_swallows_evidence_and_urls_stop_before_chinese_stop(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     await world.put_source(
-        "n1", "token=abc123secret 核验：官网版本 v2.3\n发布页 https://example.com/r?token=xyz789。"
-        "版本号为 v2.3", version="r2", title="每周检查笔记")
+        "n1",
+        "token=abc123secret 核验：官网版本 v2.3\n发布页 https://example.com/r?token=xyz789。"
+        "版本号为 v2.3",
+        version="r2",
+        title="每周检查笔记",
+    )
     state = await world.watch(record_location="note:n1")
-    await world.records.save_checkpoint(world.scope, Checkpoint(
-        checkpoint_id=f"cp-old-{state.watch.watch_id}", watch_id=state.watch.watch_id,
-        run_id="run-0", location="note:n1", instructions="上次记录",
-        data={"apiToken": "sk-live-123", "evidence": "上次官网 v2.2"}, recorded_at=NOW,
-    ))
+    await world.records.save_checkpoint(
+        world.scope,
+        Checkpoint(
+            checkpoint_id=f"cp-old-{state.watch.watch_id}",
+            watch_id=state.watch.watch_id,
+            run_id="run-0",
+            location="note:n1",
+            instructions="上次记录",
+            data={"apiToken": "sk-live-123", "evidence": "上次官网 v2.2"},
+            recorded_at=NOW,
+        ),
+    )
     model_server.script(
         calls(("read_record_baseline", {})),
         read_all(world),
-        answer("只读"), answer("只读"), answer("只读"),
+        answer("只读"),
+        answer("只读"),
+        answer("只读"),
     )
     await world.check(ctx, state)
     sent = tool_messages(model_server.requests[2].body)
@@ -119,10 +143,14 @@ async def test_credential_field_never_swallows_evidence_and_urls_stop_before_chi
 
 
 async def test_restarted_check_rereads_and_treats_old_evidence_as_reference_only(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     state = await world.watch()
-    model_server.script(read_all(world), calls(("check_workflow", {"steps": workflow(world)})),
-                        answer("已核对", [verified()]))
+    model_server.script(
+        read_all(world),
+        calls(("check_workflow", {"steps": workflow(world)})),
+        answer("已核对", [verified()]),
+    )
     await world.check(ctx, state, run_id="run-a")
     model_server.reset()
     # The restarted check claims success without reading or verifying anything again.
@@ -138,12 +166,19 @@ async def test_restarted_check_rereads_and_treats_old_evidence_as_reference_only
 
 
 async def test_long_resume_summary_is_cut_and_marks_what_to_reread(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     await world.put_source("n1", "长" * 3900, version="r2", title="每周检查笔记")
     state = await world.watch(execution_enabled=False)
-    model_server.script(calls(("read_note_source", {"noteId": "n1", "limit": 4000}),
-                              ("read_knowledge_source", {"sourceKey": world.doc_key})),
-                        answer("读完"), answer("读完"), answer("读完"))
+    model_server.script(
+        calls(
+            ("read_note_source", {"noteId": "n1", "limit": 4000}),
+            ("read_knowledge_source", {"sourceKey": world.doc_key}),
+        ),
+        answer("读完"),
+        answer("读完"),
+        answer("读完"),
+    )
     await world.check(ctx, state)
     resumed = await world.repo.get(world.scope, state.watch.watch_id)
     assert resumed.resume_truncated and "截断/truncated" in resumed.resume_summary
@@ -156,7 +191,8 @@ async def test_long_resume_summary_is_cut_and_marks_what_to_reread(
 
 
 async def test_transient_failure_mid_loop_does_not_replay_executed_tools(
-        ctx: dict[str, Any], world: World, model_server: ScriptedModelServer) -> None:
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
     state = await world.watch()
     model_server.script(
         calls(("check_workflow", {"steps": workflow(world)})),  # before any read

@@ -30,70 +30,99 @@ RECORD = """mutation($s: String!, $id: ID!, $u: [StepEvidenceInput!]!) {
     steps { stepId status evidence evidenceRunId evidenceBy { kind id } } } }"""
 
 
-async def gql(world: World, settings: Settings, query: str, variables: dict[str, Any],
-              principal: Principal = ALICE) -> dict[str, Any]:
-    context = Context(request=None, settings=settings, driver=world.driver,  # type: ignore[arg-type]
-                      pool=None, principal=principal)  # type: ignore[arg-type]
-    result = await build_schema().execute(query, variable_values=variables,
-                                          context_value=context)
+async def gql(
+    world: World,
+    settings: Settings,
+    query: str,
+    variables: dict[str, Any],
+    principal: Principal = ALICE,
+) -> dict[str, Any]:
+    context = Context(
+        request=None,
+        settings=settings,
+        driver=world.driver,  # type: ignore[arg-type]
+        pool=None,
+        principal=principal,
+    )  # type: ignore[arg-type]
+    result = await build_schema().execute(query, variable_values=variables, context_value=context)
     assert result.errors is None, result.errors
     assert result.data is not None
     return result.data
 
 
 async def test_evidence_a_person_records_names_the_person_not_the_checkers_run(
-        ctx: dict[str, Any], model_server: ScriptedModelServer, world: World,
-        settings: Settings) -> None:
+    ctx: dict[str, Any], model_server: ScriptedModelServer, world: World, settings: Settings
+) -> None:
     state = await world.watch()
     wid = state.watch.watch_id
-    model_server.script(read_all(world), calls(("check_workflow", {"steps": workflow(world)})),
-                        answer("已核对", [verified()]))
+    model_server.script(
+        read_all(world),
+        calls(("check_workflow", {"steps": workflow(world)})),
+        answer("已核对", [verified()]),
+    )
     await world.check(ctx, state, run_id="check-1")
     before = (await gql(world, settings, WATCH, {"s": world.scope, "id": wid}))["watch"]
     s1 = before["steps"][0]
     assert (s1["evidenceRunId"], s1["evidenceBy"]) == ("check-1", {"kind": "RUN", "id": "check-1"})
 
-    after = (await gql(world, settings, RECORD, {"s": world.scope, "id": wid, "u": [
-        {"stepId": "s1", "status": "done", "evidence": "我亲自打开官网，版本号 v2.3"}]}
-    ))["recordStepEvidence"]["steps"]
+    after = (
+        await gql(
+            world,
+            settings,
+            RECORD,
+            {
+                "s": world.scope,
+                "id": wid,
+                "u": [
+                    {"stepId": "s1", "status": "done", "evidence": "我亲自打开官网，版本号 v2.3"}
+                ],
+            },
+        )
+    )["recordStepEvidence"]["steps"]
     s1, s2 = after
     assert s1["evidence"] == "我亲自打开官网，版本号 v2.3"
     assert s1["evidenceBy"] == {"kind": "USER", "id": "alice"}
     assert s1["evidenceRunId"] is None, "a person's evidence is not stamped with a run"
     assert s2["evidenceBy"] is None
 
+
 async def test_a_checks_facts_recorded_and_the_watchs_delivery_state_say_the_same(
-        offline_ctx: dict[str, Any], world: World, settings: Settings) -> None:
+    offline_ctx: dict[str, Any], world: World, settings: Settings
+) -> None:
     blocked = await world.watch()  # the note does not contain the criterion v2.3
     report = await world.check(offline_ctx, blocked, run_id="offline-blocked")
     assert report["outcome"] == "blocked"
-    w = (await gql(world, settings, WATCH, {"s": world.scope, "id": blocked.watch.watch_id})
-         )["watch"]
+    w = (await gql(world, settings, WATCH, {"s": world.scope, "id": blocked.watch.watch_id}))[
+        "watch"
+    ]
     [obs] = w["observations"]
     assert w["steps"][0]["status"] == "blocked" and w["steps"][0]["evidence"]
     assert obs["outcome"]["deliveryState"] == w["deliveryState"] == "nothing_recorded"
     assert obs["outcome"]["factsRecorded"] is False, "a blocked step's reason is not a fact"
 
-    await world.put_source("n1", "每周一检查发布页。\n官网当前版本号：v2.3", version="r2",
-                           title="每周检查笔记")
+    await world.put_source(
+        "n1", "每周一检查发布页。\n官网当前版本号：v2.3", version="r2", title="每周检查笔记"
+    )
     verified_watch = await world.watch()
     report = await world.check(offline_ctx, verified_watch, run_id="offline-ok")
     assert report["outcome"] == "success"
-    w = (await gql(world, settings, WATCH,
-                   {"s": world.scope, "id": verified_watch.watch.watch_id}))["watch"]
+    w = (
+        await gql(world, settings, WATCH, {"s": world.scope, "id": verified_watch.watch.watch_id})
+    )["watch"]
     [obs] = w["observations"]
     assert obs["outcome"]["deliveryState"] == w["deliveryState"] == "facts_recorded"
     assert obs["outcome"]["factsRecorded"] and not obs["outcome"]["deliverableDone"]
 
 
 async def test_hand_off_steps_are_typed_with_camel_case_fields(
-        offline_ctx: dict[str, Any], world: World, settings: Settings) -> None:
-    await world.put_source("n1", "每周一检查发布页。\n官网当前版本号：v2.3", version="r2",
-                           title="每周检查笔记")
+    offline_ctx: dict[str, Any], world: World, settings: Settings
+) -> None:
+    await world.put_source(
+        "n1", "每周一检查发布页。\n官网当前版本号：v2.3", version="r2", title="每周检查笔记"
+    )
     state = await world.watch()
     await world.check(offline_ctx, state, run_id="offline-handoff")
-    w = (await gql(world, settings, WATCH, {"s": world.scope, "id": state.watch.watch_id})
-         )["watch"]
+    w = (await gql(world, settings, WATCH, {"s": world.scope, "id": state.watch.watch_id}))["watch"]
     [handoff] = w["handOffs"]
     check, execute = handoff["steps"]
     assert check["stepId"] == "s1" and check["kind"] == "check" and check["status"] == "done"

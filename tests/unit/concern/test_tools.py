@@ -17,7 +17,9 @@ def test_the_three_conversation_tools_and_no_resolve() -> None:
 def test_raise_concern_requires_scope_title_and_goal_like_the_api() -> None:
     params = _params("raise_concern")
     assert {"scope", "title", "goal"} <= set(params["required"])
-    assert set(params["properties"]) - {"scope"} == set(RaiseConcernInput.model_json_schema()["properties"])
+    assert set(params["properties"]) - {"scope"} == set(
+        RaiseConcernInput.model_json_schema()["properties"]
+    )
 
 
 def test_advance_concern_carries_the_reply_fields_the_api_validates() -> None:

@@ -94,7 +94,7 @@ def test_english_locale_sends_english_templates() -> None:
 
 
 def test_a_yes_no_ask_ending_in_mei_reads_as_a_question() -> None:
-    """"帮我问问王五周报交了没" asks a question: the message ends with a question mark."""
+    """ "帮我问问王五周报交了没" asks a question: the message ends with a question mark."""
     from engine.concern.wording import is_question
 
     assert is_question("周报交了没")

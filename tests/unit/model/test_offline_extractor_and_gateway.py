@@ -14,28 +14,43 @@ from engine.model.offline.extractor import extract, sentences
 from engine.model.tasks import LogEntry, LoopContext, Person, ReviewDocument
 from engine.settings import Settings
 
-TEXT = ("张三说后端支付模块卡在第三方回调接口。李四确认前端部分周四能提测！"
-        "王五：v2.0 的接口文档已经完成了。\n我们决定先用 mock 跑通主流程，详见 #123 和 "
-        "https://git.example.com/mr/42 。Alice will send the report tomorrow. "
-        "Is the 《支付方案》 approved?")
+TEXT = (
+    "张三说后端支付模块卡在第三方回调接口。李四确认前端部分周四能提测！"
+    "王五：v2.0 的接口文档已经完成了。\n我们决定先用 mock 跑通主流程，详见 #123 和 "
+    "https://git.example.com/mr/42 。Alice will send the report tomorrow. "
+    "Is the 《支付方案》 approved?"
+)
 
 
 def doc() -> ReviewDocument:
-    return ReviewDocument(source_id="src-1", text=TEXT, ts=datetime(2026, 3, 17, 10, 0),
-                          known_entities=["支付模块"], people=["张三", "李四", "王五"])
+    return ReviewDocument(
+        source_id="src-1",
+        text=TEXT,
+        ts=datetime(2026, 3, 17, 10, 0),
+        known_entities=["支付模块"],
+        people=["张三", "李四", "王五"],
+    )
 
 
 def test_sentences_keep_offsets_into_the_original() -> None:
     spans = list(sentences(TEXT))
     assert len(spans) == 6
-    assert TEXT[spans[0][0]:spans[0][1]] == "张三说后端支付模块卡在第三方回调接口。"
+    assert TEXT[spans[0][0] : spans[0][1]] == "张三说后端支付模块卡在第三方回调接口。"
 
 
 def test_extractor_finds_entities_by_kind() -> None:
     found = {(e.name, e.kind) for e in extract(doc()).entities}
-    assert {("张三", "person"), ("李四", "person"), ("王五", "person"), ("Alice", "person"),
-            ("v2.0", "version"), ("#123", "issue"), ("https://git.example.com/mr/42", "url"),
-            ("支付方案", "term"), ("支付模块", "other")} <= found
+    assert {
+        ("张三", "person"),
+        ("李四", "person"),
+        ("王五", "person"),
+        ("Alice", "person"),
+        ("v2.0", "version"),
+        ("#123", "issue"),
+        ("https://git.example.com/mr/42", "url"),
+        ("支付方案", "term"),
+        ("支付模块", "other"),
+    } <= found
     assert not any(name == "周四" for name, _ in found)
 
 
@@ -50,7 +65,7 @@ def test_extractor_classifies_facts_and_resolves_their_times() -> None:
     assert result.facts[1].at == datetime(2026, 3, 19, 18, 0, tzinfo=sh)
     assert result.facts[4].at == datetime(2026, 3, 18, 18, 0, tzinfo=sh)
     for fact in result.facts:
-        assert TEXT[fact.span.start:fact.span.end] == fact.text
+        assert TEXT[fact.span.start : fact.span.end] == fact.text
 
 
 def test_local_ids_are_per_answer_and_names_are_not_merged_across_kinds() -> None:
@@ -69,11 +84,14 @@ def test_without_a_base_url_the_gateway_is_the_offline_rule_model() -> None:
 async def test_offline_gateway_answers_and_counts_calls() -> None:
     gateway = build_gateway(Settings(model_base_url=None))
     ctx = LoopContext(
-        goal="让张三确认方案", initiator=Person(person_id="p0"),
+        goal="让张三确认方案",
+        initiator=Person(person_id="p0"),
         counterparts=[Person(person_id="p1", display_name="张三")],
-        conversation_log=[LogEntry(person_id="p1", direction="inbound", text="好",
-                                   ts=datetime(2026, 3, 17, 10))],
-        now=datetime(2026, 3, 17, 11))
+        conversation_log=[
+            LogEntry(person_id="p1", direction="inbound", text="好", ts=datetime(2026, 3, 17, 10))
+        ],
+        now=datetime(2026, 3, 17, 11),
+    )
     judged = await gateway.judge_loop(ctx)
     assert judged.value.step is LoopStep.RESOLVE
     assert judged.stats.retries == 0
@@ -83,9 +101,13 @@ async def test_offline_gateway_answers_and_counts_calls() -> None:
 
 
 async def test_with_a_base_url_the_gateway_uses_the_shared_http_client() -> None:
-    settings = Settings(model_base_url="http://127.0.0.1:9/v1", model_name="qwen",
-                        model_api_key="secret", model_deadline_seconds=42,
-                        model_concurrency=3)
+    settings = Settings(
+        model_base_url="http://127.0.0.1:9/v1",
+        model_name="qwen",
+        model_api_key="secret",
+        model_deadline_seconds=42,
+        model_concurrency=3,
+    )
     async with httpx.AsyncClient() as http:
         gateway = build_gateway(settings, http=http)
         assert isinstance(gateway, HttpModelGateway) and not gateway.offline

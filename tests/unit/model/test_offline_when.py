@@ -20,34 +20,37 @@ def at(text: str, ts: datetime = TUE_10, tz: str = "Asia/Shanghai") -> datetime 
     return found.at if found else None
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("好的，明天给你", datetime(2026, 3, 18, 18, 0)),
-    ("后天", datetime(2026, 3, 19, 18, 0)),
-    ("大后天吧", datetime(2026, 3, 20, 18, 0)),
-    ("周五", datetime(2026, 3, 20, 18, 0)),
-    ("星期天", datetime(2026, 3, 22, 18, 0)),
-    ("下周一上午", datetime(2026, 3, 23, 12, 0)),
-    ("下午两点", datetime(2026, 3, 17, 14, 0)),
-    ("两点给你", datetime(2026, 3, 17, 14, 0)),
-    ("明天下午3点", datetime(2026, 3, 18, 15, 0)),
-    ("晚上8点半", datetime(2026, 3, 17, 20, 30)),
-    ("10点一刻", datetime(2026, 3, 17, 10, 15)),
-    ("15:00 前", datetime(2026, 3, 17, 15, 0)),
-    ("3月20号", datetime(2026, 3, 20, 18, 0)),
-    ("25号", datetime(2026, 3, 25, 18, 0)),
-    ("2小时后", datetime(2026, 3, 17, 12, 0)),
-    ("半小时后", datetime(2026, 3, 17, 10, 30)),
-    ("tomorrow 3pm", datetime(2026, 3, 18, 15, 0)),
-    ("Friday", datetime(2026, 3, 20, 18, 0)),
-    ("by Friday", datetime(2026, 3, 20, 18, 0)),
-    ("next Friday", datetime(2026, 3, 27, 18, 0)),
-    ("in 2 hours", datetime(2026, 3, 17, 12, 0)),
-    ("tomorrow morning", datetime(2026, 3, 18, 12, 0)),
-    ("I'll have it on Monday at 10:30am", datetime(2026, 3, 23, 10, 30)),
-    ("tonight", datetime(2026, 3, 17, 22, 0)),
-    ("三天后给你", datetime(2026, 3, 20, 18, 0)),
-    ("in 3 days", datetime(2026, 3, 20, 18, 0)),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("好的，明天给你", datetime(2026, 3, 18, 18, 0)),
+        ("后天", datetime(2026, 3, 19, 18, 0)),
+        ("大后天吧", datetime(2026, 3, 20, 18, 0)),
+        ("周五", datetime(2026, 3, 20, 18, 0)),
+        ("星期天", datetime(2026, 3, 22, 18, 0)),
+        ("下周一上午", datetime(2026, 3, 23, 12, 0)),
+        ("下午两点", datetime(2026, 3, 17, 14, 0)),
+        ("两点给你", datetime(2026, 3, 17, 14, 0)),
+        ("明天下午3点", datetime(2026, 3, 18, 15, 0)),
+        ("晚上8点半", datetime(2026, 3, 17, 20, 30)),
+        ("10点一刻", datetime(2026, 3, 17, 10, 15)),
+        ("15:00 前", datetime(2026, 3, 17, 15, 0)),
+        ("3月20号", datetime(2026, 3, 20, 18, 0)),
+        ("25号", datetime(2026, 3, 25, 18, 0)),
+        ("2小时后", datetime(2026, 3, 17, 12, 0)),
+        ("半小时后", datetime(2026, 3, 17, 10, 30)),
+        ("tomorrow 3pm", datetime(2026, 3, 18, 15, 0)),
+        ("Friday", datetime(2026, 3, 20, 18, 0)),
+        ("by Friday", datetime(2026, 3, 20, 18, 0)),
+        ("next Friday", datetime(2026, 3, 27, 18, 0)),
+        ("in 2 hours", datetime(2026, 3, 17, 12, 0)),
+        ("tomorrow morning", datetime(2026, 3, 18, 12, 0)),
+        ("I'll have it on Monday at 10:30am", datetime(2026, 3, 23, 10, 30)),
+        ("tonight", datetime(2026, 3, 17, 22, 0)),
+        ("三天后给你", datetime(2026, 3, 20, 18, 0)),
+        ("in 3 days", datetime(2026, 3, 20, 18, 0)),
+    ],
+)
 def test_promised_times_resolve_against_the_message_time(text: str, expected: datetime) -> None:
     assert at(text) == expected.replace(tzinfo=SH)
 
@@ -61,11 +64,13 @@ def test_aware_timestamps_are_converted_into_the_given_zone() -> None:
     ts = datetime(2026, 3, 17, 23, 30, tzinfo=UTC)
     assert at("明天", ts) == datetime(2026, 3, 19, 18, 0, tzinfo=SH)
     assert at("明天", ts, "Europe/London") == datetime(
-        2026, 3, 18, 18, 0, tzinfo=ZoneInfo("Europe/London"))
+        2026, 3, 18, 18, 0, tzinfo=ZoneInfo("Europe/London")
+    )
 
 
-@pytest.mark.parametrize("text", ["大概这两天", "过几天吧", "尽快", "晚一点给你", "soon",
-                                  "in a few days", "回头给你"])
+@pytest.mark.parametrize(
+    "text", ["大概这两天", "过几天吧", "尽快", "晚一点给你", "soon", "in a few days", "回头给你"]
+)
 def test_vague_phrases_have_no_time(text: str) -> None:
     found = parse_when(text, TUE_10, "Asia/Shanghai")
     assert found is not None and found.precision is Precision.VAGUE
@@ -90,7 +95,13 @@ def test_hedged_specific_day_stays_specific() -> None:
 
 def test_chinese_numerals() -> None:
     assert [cn_number(s) for s in ["两", "十", "十五", "二十三", "三十", "7"]] == [
-        2, 10, 15, 23, 30, 7]
+        2,
+        10,
+        15,
+        23,
+        30,
+        7,
+    ]
 
 
 @given(st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2035, 12, 31)))

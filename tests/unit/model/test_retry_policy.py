@@ -66,7 +66,8 @@ def sleep(clock: FakeClock) -> RecordingSleep:
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504])
 async def test_transient_status_backs_off_one_then_three_seconds(
-        status: int, clock: FakeClock, sleep: RecordingSleep) -> None:
+    status: int, clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, error(status), error(status), completion("fine"))
     client, http = make_client(script, clock, sleep)
     async with http:
@@ -79,11 +80,20 @@ async def test_transient_status_backs_off_one_then_three_seconds(
     assert [a.outcome for a in result.stats.attempts] == ["transient", "transient", "ok"]
 
 
-@pytest.mark.parametrize("fault", [reset, tls_eof, lambda: httpx.RemoteProtocolError(
-    "<StreamReset stream_id:1, error_code:ErrorCodes.PROTOCOL_ERROR>")],
-    ids=["connection-reset", "tls-eof", "http2-protocol-interruption"])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        reset,
+        tls_eof,
+        lambda: httpx.RemoteProtocolError(
+            "<StreamReset stream_id:1, error_code:ErrorCodes.PROTOCOL_ERROR>"
+        ),
+    ],
+    ids=["connection-reset", "tls-eof", "http2-protocol-interruption"],
+)
 async def test_transport_interruptions_are_retried_once_per_failure(
-        fault, clock: FakeClock, sleep: RecordingSleep) -> None:
+    fault, clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, fault(), completion("recovered"))
     client, http = make_client(script, clock, sleep)
     async with http:
@@ -95,7 +105,8 @@ async def test_transport_interruptions_are_retried_once_per_failure(
 
 
 async def test_exhausted_retries_report_the_last_error_as_it_was(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, error(502, "first"), error(503, "second"), error(504, "third"))
     client, http = make_client(script, clock, sleep)
     async with http:
@@ -110,12 +121,19 @@ async def test_exhausted_retries_report_the_last_error_as_it_was(
     assert err.stats.outcome == "unavailable"
 
 
-@pytest.mark.parametrize(("status", "error_type"), [
-    (401, ModelAuthError), (403, ModelAuthError),
-    (400, ModelRequestRejected), (422, ModelRequestRejected), (404, ModelRequestRejected),
-])
+@pytest.mark.parametrize(
+    ("status", "error_type"),
+    [
+        (401, ModelAuthError),
+        (403, ModelAuthError),
+        (400, ModelRequestRejected),
+        (422, ModelRequestRejected),
+        (404, ModelRequestRejected),
+    ],
+)
 async def test_auth_and_parameter_errors_are_not_retried(
-        status: int, error_type: type, clock: FakeClock, sleep: RecordingSleep) -> None:
+    status: int, error_type: type, clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, error(status), completion("never"))
     client, http = make_client(script, clock, sleep)
     async with http:
@@ -137,7 +155,8 @@ async def test_certificate_error_is_not_retried(clock: FakeClock, sleep: Recordi
 
 
 async def test_connection_refused_is_reported_after_one_attempt(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, httpx.ConnectError("[Errno 111] Connection refused"))
     client, http = make_client(script, clock, sleep)
     async with http:
@@ -149,7 +168,8 @@ async def test_connection_refused_is_reported_after_one_attempt(
 
 
 async def test_cancellation_during_a_request_is_not_retried(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     started = asyncio.Event()
 
     async def hang(request: httpx.Request) -> httpx.Response:
@@ -170,8 +190,7 @@ async def test_cancellation_during_a_request_is_not_retried(
     assert client.accounting.metrics.counters("m").failures == {"cancelled": 1}
 
 
-async def test_cancellation_during_backoff_stops_without_another_attempt(
-        clock: FakeClock) -> None:
+async def test_cancellation_during_backoff_stops_without_another_attempt(clock: FakeClock) -> None:
     async def cancelled_sleep(seconds: float) -> None:
         raise asyncio.CancelledError
 
@@ -185,7 +204,8 @@ async def test_cancellation_during_backoff_stops_without_another_attempt(
 
 
 async def test_429_becomes_a_deferral_carrying_retry_after_without_sleeping(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, error(429, headers={"Retry-After": "30"}), completion("never"))
     client, http = make_client(script, clock, sleep)
     async with http:
@@ -198,7 +218,8 @@ async def test_429_becomes_a_deferral_carrying_retry_after_without_sleeping(
 
 
 async def test_429_after_a_transient_failure_still_defers(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     when = format_datetime(clock.now() + timedelta(seconds=1 + 90), usegmt=True)
     script = Script(clock, error(503), error(429, headers={"Retry-After": when}))
     client, http = make_client(script, clock, sleep)
@@ -211,7 +232,8 @@ async def test_429_after_a_transient_failure_still_defers(
 
 
 async def test_shared_deadline_stops_a_retry_whose_wait_would_pass_it(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     # Each attempt takes 1.5 s. t=1.5 fail, wait 1 -> t=2.5, t=4.0 fail; 1 s left < 3 s wait.
     script = Script(clock, error(503), error(503), completion("too late"), latency=1.5)
     client, http = make_client(script, clock, sleep, deadline=5.0)
@@ -225,7 +247,8 @@ async def test_shared_deadline_stops_a_retry_whose_wait_would_pass_it(
 
 
 async def test_deadline_is_never_reset_each_attempt_gets_only_what_is_left(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, error(500), error(500), completion("ok"), latency=2.0)
     client, http = make_client(script, clock, sleep, deadline=20.0, request_timeout=60.0)
     async with http:
@@ -236,7 +259,8 @@ async def test_deadline_is_never_reset_each_attempt_gets_only_what_is_left(
 
 
 async def test_per_request_timeout_sits_inside_the_deadline(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     script = Script(clock, error(500), completion("ok"), latency=1.0)
     client, http = make_client(script, clock, sleep, deadline=180.0, request_timeout=60.0)
     async with http:
@@ -245,7 +269,8 @@ async def test_per_request_timeout_sits_inside_the_deadline(
 
 
 async def test_a_request_running_past_the_deadline_is_cut_and_not_retried(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     async def slow(request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(5)
         return completion("late")
@@ -261,7 +286,8 @@ async def test_a_request_running_past_the_deadline_is_cut_and_not_retried(
 
 
 async def test_per_request_timeout_is_reported_not_retried(
-        clock: FakeClock, sleep: RecordingSleep) -> None:
+    clock: FakeClock, sleep: RecordingSleep
+) -> None:
     async def slow(request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(5)
         return completion("late")
@@ -290,7 +316,8 @@ def test_classification_of_each_seed_category() -> None:
 def test_retry_after_parses_seconds_and_http_dates(clock: FakeClock) -> None:
     now = clock.now()
     assert parse_retry_after("12", now) == 12.0
-    assert parse_retry_after(format_datetime(now + timedelta(seconds=45), usegmt=True),
-                             now) == pytest.approx(45.0, abs=1.0)
+    assert parse_retry_after(
+        format_datetime(now + timedelta(seconds=45), usegmt=True), now
+    ) == pytest.approx(45.0, abs=1.0)
     assert parse_retry_after(None, now) is None
     assert parse_retry_after("soon", now) is None

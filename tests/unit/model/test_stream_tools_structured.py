@@ -59,8 +59,9 @@ STREAM = ChatRequest(messages=[ChatMessage.user("hi")], stream=True)
 async def test_stream_broken_half_way_leaves_no_partial_text_or_tool_call() -> None:
     clock = FakeClock()
     sleep = RecordingSleep(clock)
-    broken = sse([text_chunk("Hal"), tool_chunk(0, '{"q": "par', "call_x", "search")],
-                 then_raise=reset())
+    broken = sse(
+        [text_chunk("Hal"), tool_chunk(0, '{"q": "par', "call_x", "search")], then_raise=reset()
+    )
     whole = sse([text_chunk("Hello "), text_chunk("world"), finish_chunk()])
     script = Script(clock, broken, whole)
     client, http = make_client(script, clock, sleep)
@@ -76,15 +77,20 @@ async def test_stream_broken_half_way_leaves_no_partial_text_or_tool_call() -> N
 
 async def test_stream_assembles_tool_calls_from_fragments() -> None:
     clock = FakeClock()
-    chunks = [tool_chunk(0, '{"city": ', "call_1", "weather"), tool_chunk(0, '"Hangzhou"}'),
-              tool_chunk(1, "{}", "call_2", "time"), finish_chunk("tool_calls"),
-              {"model": "m", "choices": [], "usage": {"prompt_tokens": 9,
-                                                       "completion_tokens": 4}}]
+    chunks = [
+        tool_chunk(0, '{"city": ', "call_1", "weather"),
+        tool_chunk(0, '"Hangzhou"}'),
+        tool_chunk(1, "{}", "call_2", "time"),
+        finish_chunk("tool_calls"),
+        {"model": "m", "choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 4}},
+    ]
     client, http = make_client(Script(clock, sse(chunks)), clock, RecordingSleep(clock))
     async with http:
         result = await client.chat(STREAM)
     assert [(c.id, c.name, c.parsed_arguments()) for c in result.tool_calls] == [
-        ("call_1", "weather", {"city": "Hangzhou"}), ("call_2", "time", {})]
+        ("call_1", "weather", {"city": "Hangzhou"}),
+        ("call_2", "time", {}),
+    ]
     assert (result.stats.prompt_tokens, result.stats.completion_tokens) == (9, 4)
 
 
@@ -121,8 +127,13 @@ WEATHER_CALL = [{"id": "call_1", "name": "weather", "arguments": {"city": "Hangz
 async def test_tool_executed_before_a_failure_is_not_executed_again() -> None:
     clock = FakeClock()
     sleep = RecordingSleep(clock)
-    script = Script(clock, completion("", tool_calls=WEATHER_CALL), error(503), error(502),
-                    completion("It is sunny."))
+    script = Script(
+        clock,
+        completion("", tool_calls=WEATHER_CALL),
+        error(503),
+        error(502),
+        completion("It is sunny."),
+    )
     client, http = make_client(script, clock, sleep)
     runs: list[dict[str, object]] = []
 
@@ -131,22 +142,33 @@ async def test_tool_executed_before_a_failure_is_not_executed_again() -> None:
         return "sunny"
 
     async with http:
-        result = await run_tool_loop(client.chat, ChatRequest(messages=[ChatMessage.user("?")]),
-                                     {"weather": weather})
+        result = await run_tool_loop(
+            client.chat, ChatRequest(messages=[ChatMessage.user("?")]), {"weather": weather}
+        )
     assert runs == [{"city": "Hangzhou"}]
     assert result.final.text == "It is sunny."
     assert len(script.requests) == 4
     for body in script.bodies()[1:]:  # every retry re-sent the kept tool result
-        assert body["messages"][-1] == {"role": "tool", "content": "sunny",
-                                        "tool_call_id": "call_1", "name": "weather"}
+        assert body["messages"][-1] == {
+            "role": "tool",
+            "content": "sunny",
+            "tool_call_id": "call_1",
+            "name": "weather",
+        }
     assert result.retries == 2
     assert sleep.waits == [1.0, 3.0]
 
 
 async def test_interrupted_tool_loop_keeps_results_and_resuming_does_not_rerun_tools() -> None:
     clock = FakeClock()
-    script = Script(clock, completion("", tool_calls=WEATHER_CALL),
-                    error(503), error(503), error(503), completion("done"))
+    script = Script(
+        clock,
+        completion("", tool_calls=WEATHER_CALL),
+        error(503),
+        error(503),
+        error(503),
+        completion("done"),
+    )
     client, http = make_client(script, clock, RecordingSleep(clock))
     runs: list[str] = []
 
@@ -163,8 +185,10 @@ async def test_interrupted_tool_loop_keeps_results_and_resuming_does_not_rerun_t
         assert interrupted.messages[-1].role == "tool"
         assert interrupted.messages[-1].content == "sunny"
         resumed = await run_tool_loop(
-            client.chat, request.model_copy(update={"messages": interrupted.messages}),
-            {"weather": weather})
+            client.chat,
+            request.model_copy(update={"messages": interrupted.messages}),
+            {"weather": weather},
+        )
     assert runs == ["ran"]
     assert resumed.final.text == "done"
 
@@ -179,9 +203,13 @@ async def test_invalid_structured_output_is_a_typed_error_keeping_the_raw_text()
     raw = '{"goal_met": "perhaps", "note": 1}'
     client, http = make_client(Script(clock, completion(raw)), clock, RecordingSleep(clock))
     async with http:
-        result = await client.chat(structured_request(
-            ChatRequest(messages=[ChatMessage.user("judge")]), Verdict,
-            StructuredMode.JSON_SCHEMA))
+        result = await client.chat(
+            structured_request(
+                ChatRequest(messages=[ChatMessage.user("judge")]),
+                Verdict,
+                StructuredMode.JSON_SCHEMA,
+            )
+        )
     with pytest.raises(ModelOutputInvalid) as caught:
         parse_result(result, Verdict)
     assert caught.value.raw_text == raw
@@ -210,7 +238,8 @@ def test_structured_request_sets_response_format_per_mode() -> None:
     assert schema.response_format is not None
     assert schema.response_format["json_schema"]["name"] == "Verdict"
     assert structured_request(base, Verdict, StructuredMode.JSON_OBJECT).response_format == {
-        "type": "json_object"}
+        "type": "json_object"
+    }
     prompt = structured_request(base, Verdict, StructuredMode.PROMPT)
     assert prompt.response_format is None
     assert "goal_met" in (prompt.messages[-1].content or "")
@@ -249,7 +278,8 @@ async def test_concurrency_limit_per_model_holds_across_concurrent_calls() -> No
     script = Script(clock, *([handler] * 6))
     client, http = make_client(script, clock, RecordingSleep(clock), accounting=Accounting(2))
     async with http:
-        await asyncio.gather(*(client.chat(ChatRequest(messages=[ChatMessage.user(str(i))]))
-                               for i in range(6)))
+        await asyncio.gather(
+            *(client.chat(ChatRequest(messages=[ChatMessage.user(str(i))])) for i in range(6))
+        )
     assert peak == 2
     assert len(script.requests) == 6

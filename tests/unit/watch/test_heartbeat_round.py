@@ -11,10 +11,12 @@ from tests.support.watch import NOW
 SUCCESS = Outcome(status=OutcomeStatus.SUCCESS, facts_recorded=True)
 BLOCKED = Outcome(status=OutcomeStatus.BLOCKED, reasons=("c1 is not done",))
 
-VERIFIED = CandidateSnapshot(watch_id="a", last_checked_at=NOW, observation_id="o-a",
-                             outcome=SUCCESS)
-STUCK = CandidateSnapshot(watch_id="b", last_checked_at=NOW - timedelta(days=2),
-                          observation_id="o-b", outcome=BLOCKED)
+VERIFIED = CandidateSnapshot(
+    watch_id="a", last_checked_at=NOW, observation_id="o-a", outcome=SUCCESS
+)
+STUCK = CandidateSnapshot(
+    watch_id="b", last_checked_at=NOW - timedelta(days=2), observation_id="o-b", outcome=BLOCKED
+)
 OLDER = CandidateSnapshot(watch_id="c", last_checked_at=NOW - timedelta(days=1))
 NEW = CandidateSnapshot(watch_id="d")
 

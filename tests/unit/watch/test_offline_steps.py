@@ -43,7 +43,8 @@ def test_numbered_lines_and_table_rows_become_steps_in_document_order() -> None:
     ],
 )
 def test_kind_is_decided_by_the_documented_keyword_rules(
-        text: str, kind: StepKind, in_check: bool) -> None:
+    text: str, kind: StepKind, in_check: bool
+) -> None:
     assert classify(text) == (kind, in_check)
 
 

@@ -131,8 +131,10 @@ def test_execution_results_are_validated() -> None:
 @pytest.mark.parametrize(
     ("steps", "expected"),
     [
-        ((step("c1", status=StepStatus.BLOCKED, evidence="来源中找不到 v2.3"), PENDING_EXEC),
-         DeliveryState.NOTHING_RECORDED),
+        (
+            (step("c1", status=StepStatus.BLOCKED, evidence="来源中找不到 v2.3"), PENDING_EXEC),
+            DeliveryState.NOTHING_RECORDED,
+        ),
         ((PENDING_EXEC,), DeliveryState.NOTHING_RECORDED),
         ((DONE_CHECK, PENDING_EXEC), DeliveryState.FACTS_RECORDED),
     ],
@@ -152,10 +154,14 @@ def test_a_checks_facts_recorded_agrees_with_the_watchs_delivery_state(
 
 def test_evidence_a_person_recorded_is_not_verified_by_the_run() -> None:
     watch = make_watch()
-    by_person = DONE_CHECK.model_copy(update={"evidence": Evidence(
-        text="我看过官网是 v2.3", recorded_by="alice", recorded_at=LATER)})
-    outcome = judge_check(watch, (by_person,), run_id=RUN, reading=read_fully(watch),
-                          corrections_used=MAX_CORRECTIONS)
+    by_person = DONE_CHECK.model_copy(
+        update={
+            "evidence": Evidence(text="我看过官网是 v2.3", recorded_by="alice", recorded_at=LATER)
+        }
+    )
+    outcome = judge_check(
+        watch, (by_person,), run_id=RUN, reading=read_fully(watch), corrections_used=MAX_CORRECTIONS
+    )
     assert outcome.status is OutcomeStatus.BLOCKED and not outcome.facts_recorded
     assert any("a person recorded (alice)" in r for r in outcome.reasons)
     note = reference_note(as_reference((by_person,)))
