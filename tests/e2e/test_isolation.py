@@ -42,7 +42,7 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
-from tests.support.processes import Server
+from tests.support.processes import Server, forget_queue
 
 ADMIN, P1 = "iso-admin-token", "iso-p1-token"
 P1_NAME = "iso-app"
@@ -694,7 +694,7 @@ async def deployment(
         yield Deployment(api, seed, queue)
     finally:
         r = redis.Redis.from_url(services.effective_redis_url)
-        r.delete(f"arq:queue:{queue}", f"storygraph:pool:{queue}")
+        forget_queue(r, queue)
         r.close()
         await neo4j_driver.execute_query(
             "MATCH (n) WHERE n.scope IN $scopes OR n.deployment = $q DETACH DELETE n",

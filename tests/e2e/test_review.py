@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 import redis
 
 from engine.settings import Settings
-from tests.support.processes import process_env, spawn, stop
+from tests.support.processes import forget_queue, process_env, spawn, stop
 from tests.support.review_api import RUN, gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
@@ -109,5 +109,5 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
                 stop(proc)
             elif proc.stderr is not None:
                 proc.stderr.close()
-        r.delete(f"arq:queue:{queue}")
+        forget_queue(r, queue)
         r.close()

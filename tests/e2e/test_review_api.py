@@ -24,7 +24,7 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
-from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 from tests.support.review_api import gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
@@ -52,7 +52,7 @@ async def deployment(
     finally:
         stop(worker)
         r = redis.Redis.from_url(services.effective_redis_url)
-        r.delete(f"arq:queue:{queue}", f"storygraph:pool:{queue}")
+        forget_queue(r, queue)
         r.close()
         await neo4j_driver.execute_query(
             "MATCH (n {deployment: $q}) DETACH DELETE n", q=queue, database_=services.neo4j_database

@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from engine.settings import PROJECT_ROOT, Settings
-from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 from tests.support.review_api import gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
@@ -59,7 +59,7 @@ def deployment(
     finally:
         stop(worker)
         r = redis.Redis.from_url(services.effective_redis_url)
-        r.delete(f"arq:queue:{queue}", f"storygraph:pool:{queue}")
+        forget_queue(r, queue)
         r.close()
 
 

@@ -20,7 +20,7 @@ import pytest
 import redis
 
 from engine.settings import Settings
-from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 FIRST = [(0, "张三", "v2.0 的接口今天联调"), (3, "李四", "前端部分周四能提测")]
@@ -60,7 +60,7 @@ def offline_deployment(
     finally:
         stop(worker)
         r = redis.Redis.from_url(services.effective_redis_url)
-        r.delete(f"arq:queue:{queue}", f"storygraph:pool:{queue}")
+        forget_queue(r, queue)
         r.close()
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 import redis
+from arq.connections import ArqRedis
 
 from engine.settings import PROJECT_ROOT, Settings
 
@@ -160,3 +161,28 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     path = LOG_FILES.pop(process.pid, None)
     if path is not None:
         path.unlink(missing_ok=True)
+
+
+def queue_keys(queue: str, job_ids: list[str]) -> list[str]:
+    """Every Redis key a test's queue leaves: arq's queue (a sorted set named exactly like the
+    queue, no prefix), each of its jobs' definition, retry and in-progress keys, and the
+    review FIFO pool of that queue."""
+    keys = [queue, f"storygraph:pool:{queue}"]
+    for job_id in job_ids:
+        keys += [f"arq:job:{job_id}", f"arq:retry:{job_id}", f"arq:in-progress:{job_id}"]
+    return keys
+
+
+def forget_queue(client: redis.Redis, queue: str) -> None:
+    """Empty a test's queue by its real keys, so a job enqueued and never run cannot execute
+    inside a later test's worker."""
+    ids = [i.decode() if isinstance(i, bytes) else str(i) for i in client.zrange(queue, 0, -1)]
+    client.delete(*queue_keys(queue, ids))
+
+
+async def forget_queue_async(client: ArqRedis, queue: str) -> None:
+    """`forget_queue` over an arq pool."""
+    ids = [
+        i.decode() if isinstance(i, bytes) else str(i) for i in await client.zrange(queue, 0, -1)
+    ]
+    await client.delete(*queue_keys(queue, ids))

@@ -22,6 +22,7 @@ from engine.model.gateway import build_gateway
 from engine.settings import Settings
 from jobs.queue import open_pool
 from jobs.review.services import ReviewServices
+from tests.support.processes import forget_queue_async
 from tests.support.review_jobs import BASE, clear_deployment
 from tests.support.scripted_model import ScriptedModelServer
 
@@ -35,7 +36,7 @@ def model_settings(services: Settings, model_server: ScriptedModelServer) -> Set
 async def pool(services: Settings) -> AsyncIterator[ArqRedis]:
     arq = await open_pool(services)
     yield arq
-    await arq.delete(f"arq:queue:{services.queue_name}", f"storygraph:pool:{services.queue_name}")
+    await forget_queue_async(arq, services.queue_name)
     await arq.aclose()
 
 
