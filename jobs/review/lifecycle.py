@@ -37,10 +37,11 @@ def owner_for(svc: ReviewServices, run_id: str) -> str:
 
 async def enqueue_execution(
     svc: ReviewServices, run_id: str, owner: str, token: int, *, defer: timedelta | None = None
-) -> None:
+) -> bool:
+    """Queue one execution under its owner as job id; False when that job is already known."""
     if svc.pool is None:
         raise RuntimeError("no arq pool to queue the review on")
-    await svc.pool.enqueue_job(
+    job = await svc.pool.enqueue_job(
         SUPERVISE,
         run_id=run_id,
         owner=owner,
@@ -49,6 +50,7 @@ async def enqueue_execution(
         _queue_name=svc.settings.queue_name,
         _defer_by=defer,
     )
+    return job is not None
 
 
 async def _acquire(

@@ -1,4 +1,6 @@
-"""Recovery when a worker starts (seed 004 活动记录: 重开应用将没有完成的监督运行标为失败，
+"""Recovery when a worker starts, and the reconciler's review case.
+
+Worker start (seed 004 活动记录: 重开应用将没有完成的监督运行标为失败，
 旧成功结果保持可读): unfinished runs of workers with no liveness key become failed
 (worker_lost) or, when they were pausing or cancelling, stopped; the lease a dead worker held
 is freed. Queued runs (no worker yet) are left for the worker that picks them up. Run as the
@@ -7,9 +9,14 @@ worker (`WORKER`) from `jobs.tasks.review_worker.review_startup`.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
 from engine.review.runner import recover_on_worker_start
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
+from jobs.review.lifecycle import enqueue_execution
 from jobs.review.services import QUEUED, ReviewServices
 
 
@@ -30,3 +37,59 @@ async def recover(svc: ReviewServices, live: set[str]) -> list[str]:
         recovered.append(stored.run.run_id)
     await svc.lease.release_dead(keep)
     return recovered
+
+
+@dataclass(frozen=True)
+class ReviewsReconciled:
+    requeued: list[str] = field(default_factory=list)  # queued again under the same job id
+    failed: list[str] = field(default_factory=list)  # failed worker_lost: continuable
+
+
+async def reconcile_runs(
+    svc: ReviewServices,
+    live: set[str],
+    *,
+    grace: timedelta,
+    job_known: Callable[[str], Awaitable[bool]],
+) -> ReviewsReconciled:
+    """The reconciler's review case: a run recorded `queued` longer than `grace` whose job
+    Redis no longer knows (a Redis restart or flush, an enqueue that failed after the run was
+    stored) is queued again under the same job id while it still holds the review lease, and
+    failed as `worker_lost` (continuable with continueReview) once it does not: nothing else
+    would ever run it. Runs of workers that died since the last worker start are recovered as
+    at a worker's start. Safe on every worker at once: the job id is stable (arq refuses a
+    second copy) and each change is decided again inside its own transaction."""
+    now = svc.now()
+    lease = await svc.lease.current()
+    result = ReviewsReconciled()
+    for stored in await svc.runs.unfinished():
+        run = stored.run
+        if run.worker_id != QUEUED or run.stopped or now - run.updated_at < grace:
+            continue
+        if lease is not None and lease.run_id == run.run_id and not lease.expired(now):
+            if await job_known(lease.owner):
+                continue
+            if await enqueue_execution(svc, run.run_id, lease.owner, lease.token):
+                result.requeued.append(run.run_id)
+            continue
+
+        lost = _LostQueued(live, now)
+        await svc.runs.mutate(run.run_id, lost.decide)
+        if lost.failed:
+            await svc.lease.release_run(run.run_id)
+            result.failed.append(run.run_id)
+    result.failed.extend(await recover(svc, live))
+    return result
+
+
+class _LostQueued:
+    """The decision for a queued run nothing will execute, taken again inside the run's
+    transaction: a worker may have picked it up since it was read."""
+
+    def __init__(self, live: set[str], now: datetime) -> None:
+        self.live, self.now, self.failed = live, now, False
+
+    def decide(self, s: StoredRun) -> RunChange:
+        changed = recover_on_worker_start([s.run], self.live, now=self.now)
+        self.failed = bool(changed) and s.run.worker_id == QUEUED
+        return RunChange(changed[0] if changed else s.run)

@@ -1,0 +1,102 @@
+"""The reconciler's review case (issue 13 item 1): a run recorded `queued` whose job Redis
+lost is queued again under its job id, once, while it holds the review lease; once it does
+not, it is failed worker_lost (visible, continuable) and the lease is free again."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from datetime import datetime, timedelta
+
+from arq.connections import ArqRedis
+from arq.jobs import Job, JobStatus
+
+from engine.review import lifecycle as lc
+from engine.review.lifecycle import DisplayStatus
+from engine.review.types import Scope, Trigger
+from graph.review.codec import RunOptions
+from jobs.review.lifecycle import start_review
+from jobs.review.recovery import reconcile_runs
+from jobs.review.services import QUEUED, ReviewServices
+from tests.support.processes import forget_queue_async
+from tests.support.review_jobs import conversation, push_conversation
+
+GRACE = timedelta(minutes=2)
+
+
+def at(svc: ReviewServices, moment: datetime) -> ReviewServices:
+    return dataclasses.replace(svc, clock=lambda: moment)
+
+
+async def _queued_run_whose_job_was_lost(
+    svc: ReviewServices, pool: ArqRedis, scope: str
+) -> tuple[str, str]:
+    await push_conversation(svc, scope, "chat-1", conversation(6))
+    got = await start_review(
+        svc,
+        Scope.projects(scope),
+        trigger=Trigger.AUTOMATIC,
+        options=RunOptions(window=timedelta(days=7)),
+    )
+    assert isinstance(got, tuple)
+    run, owner, _ = got
+    assert run.worker_id == QUEUED
+    queue = svc.settings.queue_name
+    assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.queued
+    await forget_queue_async(pool, queue)  # Redis restarted without its queue
+    assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.not_found
+    return run.run_id, owner
+
+
+async def test_a_queued_run_whose_job_was_lost_is_queued_again_once(
+    svc: ReviewServices, pool: ArqRedis, scope: str
+) -> None:
+    run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
+    queue = svc.settings.queue_name
+
+    async def known(job_id: str) -> bool:
+        return await Job(job_id, pool, _queue_name=queue).status() is not JobStatus.not_found
+
+    created = (await svc.runs.get(run_id)).run.created_at
+    early = await reconcile_runs(
+        at(svc, created + timedelta(seconds=30)), set(), grace=GRACE, job_known=known
+    )
+    assert early.requeued == [] and early.failed == [], "within the grace nothing is touched"
+
+    later = at(svc, created + GRACE + timedelta(seconds=1))
+    first, second = await asyncio.gather(
+        reconcile_runs(later, set(), grace=GRACE, job_known=known),
+        reconcile_runs(later, set(), grace=GRACE, job_known=known),
+    )
+    assert first.requeued + second.requeued == [run_id]
+    assert first.failed == second.failed == []
+    assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.queued
+    again = await reconcile_runs(later, set(), grace=GRACE, job_known=known)
+    assert again.requeued == [] and again.failed == []
+    run = (await svc.runs.get(run_id)).run
+    assert run.status is lc.RunStatus.RUNNING and not run.stopped
+
+
+async def test_a_queued_run_that_lost_its_job_and_its_lease_is_failed_visibly_and_continuable(
+    svc: ReviewServices, pool: ArqRedis, scope: str
+) -> None:
+    run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
+    queue = svc.settings.queue_name
+
+    async def known(job_id: str) -> bool:
+        return await Job(job_id, pool, _queue_name=queue).status() is not JobStatus.not_found
+
+    lease = await svc.lease.current()
+    assert lease is not None and lease.run_id == run_id
+    past_lease = at(svc, lease.expires_at + timedelta(seconds=1))
+    got = await reconcile_runs(past_lease, set(), grace=GRACE, job_known=known)
+    assert got.failed == [run_id] and got.requeued == []
+    run = (await svc.runs.get(run_id)).run
+    assert run.status is lc.RunStatus.FAILED and run.stopped
+    assert run.error is not None and run.error.kind.value == "worker_lost"
+    assert run.display_status is DisplayStatus.FAILED
+    assert not run.blocks_new_review
+    assert await svc.lease.current() is None, "the lease is free for the next review"
+    assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.not_found
+    again = await reconcile_runs(past_lease, set(), grace=GRACE, job_known=known)
+    assert again.failed == [] and again.requeued == []
