@@ -19,9 +19,9 @@ from engine.concern.scheduler import Trigger
 from engine.errors import Conflict
 from engine.model.errors import ModelRateLimited, ModelUnavailable
 from engine.principal import WORKER
+from jobs.concern import runtime as rt
 from jobs.concern.loop import run_turn
 from jobs.deps import Deps
-from jobs.tasks import concern_runtime as rt
 
 log = logging.getLogger("storygraph.concern.loop")
 

@@ -13,9 +13,9 @@ from typing import Any
 from arq.cron import CronJob, cron
 
 from engine.principal import WORKER
+from jobs.concern import runtime as rt
 from jobs.concern.scheduler import deliver_outbox, run_scheduler
 from jobs.deps import Deps
-from jobs.tasks import concern_runtime as rt
 
 
 async def run_concern_scheduler(

@@ -1,22 +1,69 @@
-"""The heartbeat-watch jobs the worker registers (seed 000 持续关注).
+"""The heartbeat-watch jobs the worker registers (seed 000 持续关注); each builds `Deps`
+from arq's ctx and calls one use case as WORKER.
 
-- `run_watch_check`: one check of one watch under a stable run id (jobs/tasks/watch_check.py);
+- `run_watch_check`: one check of one watch under a stable run id (jobs/watch/check.py);
   arq's own retries are for deferral after a 429 only — the model request retries live in
   the gateway, so the two are never stacked for the same failure.
 - `run_watch_round`: one heartbeat round over a scope's candidate watches: closes verified
-  items and enqueues this round's check(s) (jobs/tasks/watch_round.py).
+  items and enqueues this round's check(s) (jobs/watch/rounds.py).
 - `sync_watch_checkpoint`: the independent record sync of one checkpoint, with its own
-  12-round cap (jobs/tasks/watch_sync.py).
+  12-round cap (jobs/watch/sync.py).
 """
 
 from __future__ import annotations
 
-from arq.worker import Function, func
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
 
+import httpx
+from arq.worker import Function, Retry, func
+
+from engine.clock import utcnow
+from engine.model.errors import ModelRateLimited
+from engine.principal import WORKER
 from engine.watch.budget import RECORD_SYNC_ROUNDS
-from jobs.tasks.watch_check import run_watch_check
+from jobs.deps import Deps
 from jobs.tasks.watch_round import run_watch_round
-from jobs.tasks.watch_sync import sync_watch_checkpoint
+from jobs.watch.check import check_gateway, run_check
+from jobs.watch.sync import RETRY_DEFER_SECONDS, SyncRetry, sync_checkpoint
+
+RATE_LIMIT_DEFER_SECONDS = 30
+
+
+async def run_watch_check(
+    ctx: dict[str, Any],
+    *,
+    scope: str,
+    watch_id: str,
+    run_id: str,
+    clock: Callable[[], datetime] = utcnow,
+) -> dict[str, Any]:
+    deps = Deps.from_ctx(ctx, clock=clock)
+    async with httpx.AsyncClient() as http:
+        gateway = check_gateway(deps.settings, ctx.get("gateway"), http)
+        try:
+            return await run_check(
+                deps, WORKER, scope=scope, watch_id=watch_id, run_id=run_id, gateway=gateway
+            )
+        except ModelRateLimited as exc:
+            raise Retry(defer=exc.details.get("retry_after") or RATE_LIMIT_DEFER_SECONDS) from exc
+
+
+async def sync_watch_checkpoint(
+    ctx: dict[str, Any],
+    *,
+    scope: str,
+    checkpoint_id: str,
+    clock: Callable[[], datetime] = utcnow,
+) -> dict[str, Any]:
+    try:
+        return await sync_checkpoint(
+            Deps.from_ctx(ctx, clock=clock), WORKER, scope=scope, checkpoint_id=checkpoint_id
+        )
+    except SyncRetry as exc:
+        raise Retry(defer=RETRY_DEFER_SECONDS) from exc
+
 
 WATCH_FUNCTIONS: list[Function] = [
     func(run_watch_check, name="run_watch_check", max_tries=3),

@@ -18,7 +18,7 @@ from graph.story.repository import StoryRepository
 from graph.watch.catalogue import LibraryEntry, SourceCatalogue
 from graph.watch.records import StoredObservation, WatchRecords
 from graph.watch.repository import WatchRepository, WatchState
-from jobs.tasks.watch_check import run_watch_check
+from jobs.tasks.watch import run_watch_check
 from tests.support.scripted_model import ScriptedReply
 
 NOTE_TEXT = "每周一检查发布页。"

@@ -9,7 +9,7 @@ from typing import Any
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import SourceBinding, SourceKind
 from graph.watch.catalogue import LibraryEntry
-from jobs.tasks.watch_sync import sync_watch_checkpoint
+from jobs.tasks.watch import sync_watch_checkpoint
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import (
     NOW,

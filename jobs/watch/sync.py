@@ -1,6 +1,9 @@
 """The record sync of check checkpoints: its own durable task (seed 000 续跑与版本 ¶2).
 
-    sync_watch_checkpoint(ctx, scope=..., checkpoint_id=...)
+    sync_checkpoint(deps, principal, scope=..., checkpoint_id=...)
+
+(the arq job `sync_watch_checkpoint` in jobs/tasks/watch.py calls it as WORKER and turns
+`SyncRetry` into arq's Retry).
 
 A checkpoint is written to its record location. A location `note:<id>` is a note Source in
 the watch's project: the sync appends the checkpoint to the note as a new version through
@@ -15,14 +18,11 @@ A sync failure is a record-sync failure, never a source-check failure
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from arq.worker import Retry
-
-from engine.clock import utcnow
 from engine.errors import StorygraphError
+from engine.principal import Principal
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind as StorySourceKind
 from engine.watch.budget import RecordSyncBudget, spend_sync_round
@@ -31,12 +31,17 @@ from engine.watch.model import Checkpoint, SourceKey, SourceKind, SyncStatus
 from graph.story.repository import StoryRepository
 from graph.watch.catalogue import SourceCatalogue
 from graph.watch.records import WatchRecords
+from jobs.deps import Deps
 
 RETRY_DEFER_SECONDS = 5
 
 
 class SyncFailed(Exception):
     """The record location could not take the checkpoint."""
+
+
+class SyncRetry(Exception):
+    """A transient failure with rounds left: run the sync again after `RETRY_DEFER_SECONDS`."""
 
 
 def render(checkpoint: Checkpoint) -> str:
@@ -47,23 +52,20 @@ def render(checkpoint: Checkpoint) -> str:
     )
 
 
-async def write_to_location(
-    ctx: dict[str, Any], scope: str, checkpoint: Checkpoint, now: datetime
-) -> None:
+async def write_to_location(deps: Deps, scope: str, checkpoint: Checkpoint, now: datetime) -> None:
     try:
         key = SourceKey.parse(checkpoint.location)
     except ValueError as exc:
         raise SyncFailed(f"unsupported record location {checkpoint.location!r}") from exc
     if key.kind is not SourceKind.NOTE:
         raise SyncFailed(f"record location {key.value} is not a note")
-    database = ctx["settings"].neo4j_database
-    current = await SourceCatalogue(ctx["driver"], database).current(scope, key.item_id)
+    current = await SourceCatalogue(deps.driver, deps.database).current(scope, key.item_id)
     if current is None or current.text is None:
         raise SyncFailed(f"record note {key.value} does not exist in project {scope}")
     version = f"checkpoint-{checkpoint.checkpoint_id}"
     if current.revision == version:
         return
-    await StoryRepository(ctx["driver"], database).upsert_source(
+    await StoryRepository(deps.driver, deps.database).upsert_source(
         SourceInput(
             scope=scope,
             id=key.item_id,
@@ -76,14 +78,12 @@ async def write_to_location(
     )
 
 
-async def sync_watch_checkpoint(
-    ctx: dict[str, Any],
-    *,
-    scope: str,
-    checkpoint_id: str,
-    clock: Callable[[], datetime] = utcnow,
+async def sync_checkpoint(
+    deps: Deps, principal: Principal, *, scope: str, checkpoint_id: str
 ) -> dict[str, Any]:
-    records = WatchRecords(ctx["driver"], ctx["settings"].neo4j_database)
+    """One sync round of one checkpoint; its report (see the module note)."""
+    principal.require("operator", scope)
+    records = WatchRecords(deps.driver, deps.database)
     checkpoint, rounds = await records.checkpoint(scope, checkpoint_id)
     if checkpoint.sync_status is SyncStatus.SYNCED:
         return {"checkpointId": checkpoint_id, "status": "synced", "duplicate": True}
@@ -96,10 +96,10 @@ async def sync_watch_checkpoint(
             "message": "sync round cap reached",
         }
     budget = spend_sync_round(budget)
-    now = clock()
+    now = deps.clock()
     transient = False
     try:
-        await write_to_location(ctx, scope, checkpoint, now)
+        await write_to_location(deps, scope, checkpoint, now)
         updated, report = apply_sync_result(checkpoint, ok=True, error=None, now=now)
     except SyncFailed as exc:
         updated, report = apply_sync_result(checkpoint, ok=False, error=str(exc), now=now)
@@ -108,7 +108,7 @@ async def sync_watch_checkpoint(
         updated, report = apply_sync_result(checkpoint, ok=False, error=str(exc), now=now)
     await records.update_checkpoint(scope, updated, budget.rounds_used)
     if transient and not budget.exhausted:
-        raise Retry(defer=RETRY_DEFER_SECONDS)
+        raise SyncRetry(report.message)
     return {
         "checkpointId": checkpoint_id,
         "status": report.status.value,

@@ -1,6 +1,9 @@
 """The heartbeat checker as an arq job (seed 000 持续关注, issue 7).
 
-    run_watch_check(ctx, scope=..., watch_id=..., run_id=...)
+    run_check(deps, principal, scope=..., watch_id=..., run_id=..., gateway=...)
+
+(the arq job `run_watch_check` in jobs/tasks/watch.py calls it as WORKER with the worker's
+gateway, and turns a rate-limited model into arq's Retry after the run is marked deferred)
 
 loads the watch, claims the run by its stable id (a duplicate trigger does nothing), starts a
 fresh `CheckRun` (earlier steps become reference material), and drives the model through the
@@ -29,14 +32,12 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import httpx
-from arq.connections import ArqRedis
-from arq.worker import Retry
 
-from engine.clock import utcnow
 from engine.model.accounting import Accounting
 from engine.model.errors import ModelError, ModelRateLimited
 from engine.model.gateway import HttpModelGateway, build_gateway
 from engine.model.messages import ChatMessage, ChatRequest, ChatResult
+from engine.principal import Principal
 from engine.settings import Settings
 from engine.watch.budget import (
     COMMAND_TIMEOUT_SECONDS,
@@ -60,9 +61,10 @@ from engine.watch.run import CheckRun, conclude, finish_round, start_run
 from graph.watch.catalogue import SourceCatalogue
 from graph.watch.records import WatchRecords
 from graph.watch.repository import WatchRepository
-from jobs.tasks import watch_prompts
-from jobs.tasks.watch_tools import TOOL_SPECS, CheckSession, call_tool
+from jobs.deps import Deps
+from jobs.watch import prompts as watch_prompts
 from jobs.watch.effects import enqueue_sync
+from jobs.watch.tools import TOOL_SPECS, CheckSession, call_tool
 
 log = logging.getLogger("storygraph.jobs.watch")
 
@@ -153,15 +155,15 @@ class Conversation:
             return
 
 
-def _gateway(ctx: dict[str, Any], http: httpx.AsyncClient) -> ChatGateway:
-    """The worker's gateway (built once per process in on_startup), else one for this job.
+def check_gateway(settings: Settings, shared: Any, http: httpx.AsyncClient) -> ChatGateway:
+    """The worker's gateway (`shared`, built once per process in on_startup), else one for
+    this job on `http`.
 
     Without a model endpoint the deterministic offline checker answers instead, through the
     same loop, budgets and tools (engine/watch/offline.py).
     """
-    gateway = ctx.get("gateway")
+    gateway = shared
     if gateway is None:
-        settings: Settings = ctx["settings"]
         gateway = build_gateway(
             settings, http=http, accounting=Accounting(settings.model_concurrency)
         )
@@ -170,21 +172,23 @@ def _gateway(ctx: dict[str, Any], http: httpx.AsyncClient) -> ChatGateway:
     return OfflineWatchChecker(getattr(gateway, "accounting", None))
 
 
-async def run_watch_check(
-    ctx: dict[str, Any],
+async def run_check(
+    deps: Deps,
+    principal: Principal,
     *,
     scope: str,
     watch_id: str,
     run_id: str,
-    clock: Callable[[], datetime] = utcnow,
+    gateway: ChatGateway,
 ) -> dict[str, Any]:
-    """One check of one watch under a stable run id; returns the run's report."""
-    settings: Settings = ctx["settings"]
-    driver = ctx["driver"]
-    repo = WatchRepository(driver, settings.neo4j_database, clock=clock)
-    records = WatchRecords(driver, settings.neo4j_database)
+    """One check of one watch under a stable run id; returns the run's report. A rate-limited
+    model marks the run `deferred` and raises `ModelRateLimited` for the caller to defer."""
+    principal.require("operator", scope)
+    clock = deps.clock
+    repo = WatchRepository(deps.driver, deps.database, clock=clock)
+    records = WatchRecords(deps.driver, deps.database)
     now = clock()
-    worker_id = str(ctx.get("worker_id", "inline"))
+    worker_id = deps.worker_id
     claim = await records.claim_run(scope, watch_id, run_id, worker_id=worker_id, now=now)
     if not claim.claimed and claim.run.get("status") in FINISHED_RUN_STATES:
         log.info("duplicate watch check dropped", extra={"fields": {"run_id": run_id}})
@@ -210,7 +214,7 @@ async def run_watch_check(
         run=run,
         repo=repo,
         records=records,
-        catalogue=SourceCatalogue(driver, settings.neo4j_database),
+        catalogue=SourceCatalogue(deps.driver, deps.database),
         clock=clock,
     )
     delivered = {h.execution_key for h in await records.handoffs(scope, watch_id)}
@@ -229,35 +233,32 @@ async def run_watch_check(
         ),
     ]
     error: str | None = None
-    async with httpx.AsyncClient() as http:
-        conversation = Conversation(session, _gateway(ctx, http), clock)
-        try:
-            await conversation.drive(messages)
-        except ModelRateLimited as exc:
-            await records.update_run(
-                scope, run_id, {"status": "deferred", "retries": conversation.retries}
-            )
-            raise Retry(defer=exc.details.get("retry_after") or 30) from exc
-        except ModelError as exc:
-            error = f"model request failed: {exc.message}"
-            last = exc.details.get("last_error")
-            if last:
-                error += f" (last error: {last})"
-    return await _finish(ctx, session, conversation, ledger, error, clock)
+    conversation = Conversation(session, gateway, clock)
+    try:
+        await conversation.drive(messages)
+    except ModelRateLimited:
+        await records.update_run(
+            scope, run_id, {"status": "deferred", "retries": conversation.retries}
+        )
+        raise
+    except ModelError as exc:
+        error = f"model request failed: {exc.message}"
+        last = exc.details.get("last_error")
+        if last:
+            error += f" (last error: {last})"
+    return await _finish(deps, session, conversation, ledger, error)
 
 
 async def _finish(
-    ctx: dict[str, Any],
+    deps: Deps,
     session: CheckSession,
     conversation: Conversation | None,
     ledger: HandOffLedger,
     error: str | None,
-    clock: Callable[[], datetime],
 ) -> dict[str, Any]:
     """Persist the observation, step list, summaries and hand-off; enqueue checkpoint syncs."""
-    settings: Settings = ctx["settings"]
     scope, run, watch, records = session.scope, session.run, session.watch, session.records
-    now = clock()
+    now = deps.clock()
     observation = Observation(
         observation_id=f"obs-{run.run_id}",
         watch_id=watch.watch_id,
@@ -323,10 +324,9 @@ async def _finish(
             "outcome_status": run.outcome.status.value if run.outcome else None,
         },
     )
-    pool: ArqRedis | None = ctx.get("redis")
-    if pool is not None:
+    if deps.pool is not None:
         for checkpoint_id in session.checkpoints:
-            await enqueue_sync(pool, settings, scope=scope, checkpoint_id=checkpoint_id)
+            await enqueue_sync(deps.pool, deps.settings, scope=scope, checkpoint_id=checkpoint_id)
     return {
         "runId": run.run_id,
         "status": status,
