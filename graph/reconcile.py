@@ -1,15 +1,15 @@
-"""Reads and releases for the reconciler (jobs/tasks/reconcile.py): work recorded in Neo4j
-whose job may have been lost."""
+"""Reads and claims for the reconciler (jobs/reconcile.py): work recorded in Neo4j whose
+job may have been lost."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from neo4j import AsyncDriver
+from neo4j import AsyncManagedTransaction
 
+from graph.base import Store
 from graph.concern.codec import utc
-from graph.queries import queries
 from graph.review.codec import iso
 
 
@@ -26,28 +26,56 @@ class ReleasedMessage:
     claimed_by: str | None
 
 
-async def claimed_heartbeats(
-    driver: AsyncDriver, database: str, deployment: str, *, before: datetime, limit: int = 200
-) -> list[ClaimedHeartbeat]:
-    records, _, _ = await driver.execute_query(
-        queries()["reconcile/heartbeats_claimed"],
-        deployment=deployment,
-        claimed_before=iso(before),
-        limit=limit,
-        database_=database,
-        routing_="r",
-    )
-    return [ClaimedHeartbeat(r["id"], r["claim_key"]) for r in records]
+@dataclass(frozen=True)
+class UnfinishedCheck:
+    run_id: str
+    scope: str
+    watch_id: str
+    status: str
+    requeues: int  # how often the reconciler queued it again already
 
 
-async def release_stale_outbox(
-    driver: AsyncDriver, database: str, *, stale_before: datetime, now: datetime, limit: int = 200
-) -> list[ReleasedMessage]:
-    records, _, _ = await driver.execute_query(
-        queries()["reconcile/outbox_release_stale"],
-        stale_before=utc(stale_before),  # stored like outbox claims
-        now=utc(now),
-        limit=limit,
-        database_=database,
-    )
-    return [ReleasedMessage(r["key"], r["concern_id"], r["claimed_by"]) for r in records]
+class ReconcileStore(Store):
+    async def claimed_heartbeats(
+        self, deployment: str, *, before: datetime, limit: int = 200
+    ) -> list[ClaimedHeartbeat]:
+        found = await self.query(
+            "reconcile/heartbeats_claimed",
+            deployment=deployment,
+            claimed_before=iso(before),
+            limit=limit,
+        )
+        return [ClaimedHeartbeat(r["id"], r["claim_key"]) for r in found]
+
+    async def release_stale_outbox(
+        self, *, stale_before: datetime, now: datetime, limit: int = 200
+    ) -> list[ReleasedMessage]:
+        found = await self.query(
+            "reconcile/outbox_release_stale",
+            write=True,
+            stale_before=utc(stale_before),  # stored like outbox claims
+            now=utc(now),
+            limit=limit,
+        )
+        return [ReleasedMessage(r["key"], r["concern_id"], r["claimed_by"]) for r in found]
+
+    async def unfinished_checks(
+        self, deployment: str, *, before: datetime, limit: int = 200
+    ) -> list[UnfinishedCheck]:
+        found = await self.query(
+            "reconcile/watch_runs_unfinished", deployment=deployment, before=before, limit=limit
+        )
+        return [
+            UnfinishedCheck(r["id"], r["scope"], r["watch_id"], r["status"], r["requeues"])
+            for r in found
+        ]
+
+    async def mark_check_requeued(self, run_id: str, *, seen: int, now: datetime) -> bool:
+        """Count one re-queue; False when another reconciler counted it first."""
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            return bool(
+                await self.rows(tx, "reconcile/watch_run_requeue", id=run_id, seen=seen, now=now)
+            )
+
+        return await self.write(work)

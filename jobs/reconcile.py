@@ -19,6 +19,11 @@ Cases:
   queued again under its job id while it holds the review lease, else failed `worker_lost`
   (continuable); runs of workers that died are failed as at a worker's start
   (jobs/review/recovery.py `reconcile_runs`).
+- **watch checks**: a check recorded `queued`, `running` or `deferred` (WatchRun of this
+  deployment) untouched past `GRACE` whose job is unknown to Redis is queued again under
+  its job id, once; lost again, it is failed with a `worker_lost` observation
+  (jobs/watch/check.py `fail_lost_check`), visible on the watch, and the next round or
+  runWatchNow checks again.
 - due concerns need no case of their own: the concern scheduler scans them every minute
   under stable job ids, and a failed turn does not block its id (jobs/resilient_worker.py).
 """
@@ -33,17 +38,20 @@ from arq.jobs import Job, JobStatus
 
 from engine.principal import Principal
 from graph.concern.outbox import CLAIM_LEASE
-from graph.reconcile import claimed_heartbeats, release_stale_outbox
+from graph.reconcile import ReconcileStore
 from jobs.concern.effects import enqueue_delivery
 from jobs.deps import Deps
 from jobs.liveness import live_workers
 from jobs.review.heartbeat import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
 from jobs.review.recovery import reconcile_runs
 from jobs.review.services import ReviewServices
+from jobs.watch.check import fail_lost_check
+from jobs.watch.effects import check_job_id, enqueue_check
 
 log = logging.getLogger("storygraph.reconcile")
 
 GRACE = timedelta(minutes=2)
+CHECK_REQUEUES = 1  # a lost watch check is queued again this often, then failed
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,8 @@ class Reconciled:
     outbox: list[str] = field(default_factory=list)
     reviews_requeued: list[str] = field(default_factory=list)
     reviews_failed: list[str] = field(default_factory=list)
+    watch_requeued: list[str] = field(default_factory=list)
+    watch_failed: list[str] = field(default_factory=list)
 
 
 async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
@@ -65,8 +75,9 @@ async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
         """Queued, deferred, running or finished with a kept result."""
         return await Job(job_id, redis, _queue_name=queue).status() is not JobStatus.not_found
 
+    store = ReconcileStore(deps.driver, db)
     result = Reconciled()
-    for hb in await claimed_heartbeats(deps.driver, db, queue, before=now - GRACE):
+    for hb in await store.claimed_heartbeats(queue, before=now - GRACE):
         if await known(hb.claim_key) or await known(f"{SUPERVISE_AUTOMATIC}:{hb.run_id}"):
             continue
         job = await redis.enqueue_job(
@@ -79,7 +90,7 @@ async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
                 extra={"fields": {"run_id": hb.run_id, "job_id": hb.claim_key}},
             )
 
-    for row in await release_stale_outbox(deps.driver, db, stale_before=now - CLAIM_LEASE, now=now):
+    for row in await store.release_stale_outbox(stale_before=now - CLAIM_LEASE, now=now):
         result.outbox.append(row.key)
         await enqueue_delivery(redis, queue, concern_id=row.concern_id, key=row.key)
         log.warning(
@@ -105,5 +116,34 @@ async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
             "reconciled: a review run nothing will execute is failed (worker_lost); "
             "continueReview resumes it",
             extra={"fields": {"run_id": run_id}},
+        )
+
+    for check in await store.unfinished_checks(queue, before=now - GRACE):
+        ids = {"scope": check.scope, "watch_id": check.watch_id, "run_id": check.run_id}
+        if await known(check_job_id(check.scope, check.watch_id, check.run_id)):
+            continue
+        if not await store.mark_check_requeued(check.run_id, seen=check.requeues, now=now):
+            continue  # another reconciler took this one
+        if check.requeues < CHECK_REQUEUES:
+            await enqueue_check(
+                redis,
+                deps.settings,
+                scope=check.scope,
+                watch_id=check.watch_id,
+                request_id=check.run_id,
+            )
+            result.watch_requeued.append(check.run_id)
+            log.warning(
+                "reconciled: a watch check had no job; it is queued again",
+                extra={"fields": {**ids, "status": check.status}},
+            )
+            continue
+        await fail_lost_check(
+            deps, principal, scope=check.scope, watch_id=check.watch_id, run_id=check.run_id
+        )
+        result.watch_failed.append(check.run_id)
+        log.warning(
+            "reconciled: a watch check lost its job again; it is failed (worker_lost)",
+            extra={"fields": ids},
         )
     return result

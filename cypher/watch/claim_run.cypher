@@ -1,5 +1,10 @@
 // params: run
-// One run per stable id: a duplicate trigger finds the existing run.
+// One run per stable id: a duplicate trigger finds the existing run. A run recorded
+// `queued` (requested, not yet taken) becomes `running`, claimed by the first worker.
 MERGE (r:WatchRun {id: $run.id})
 ON CREATE SET r = $run
+WITH r
+FOREACH (_ IN CASE WHEN r.status = 'queued' THEN [1] ELSE [] END |
+  SET r.status = 'running', r.claimed_by = $run.claimed_by, r.started_at = $run.started_at,
+      r.deployment = coalesce(r.deployment, $run.deployment))
 RETURN r {.*} AS r, r.claimed_by = $run.claimed_by AND r.started_at = $run.started_at AS claimed

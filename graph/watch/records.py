@@ -47,9 +47,42 @@ class HandOffWrite:
 class WatchRecords(Store):
     # --- runs ---------------------------------------------------------------------------
 
+    async def record_queued(
+        self, scope: str, runs: Mapping[str, str], *, deployment: str, now: datetime
+    ) -> None:
+        """Record requested checks (run id -> watch id) as `queued` before their jobs are
+        enqueued, so the reconciler knows a job lost before any worker took it. Runs that
+        exist already are left as they are."""
+        if not runs:
+            return
+        queued = [
+            {
+                "id": run_id,
+                "scope": scope,
+                "watch_id": watch_id,
+                "deployment": deployment,
+                "status": "queued",
+                "queued_at": now,
+            }
+            for run_id, watch_id in runs.items()
+        ]
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await rows(tx, "watch/record_queued_runs", runs=queued)
+
+        await self.write(work)
+
     async def claim_run(
-        self, scope: str, watch_id: str, run_id: str, *, worker_id: str, now: datetime
+        self,
+        scope: str,
+        watch_id: str,
+        run_id: str,
+        *,
+        worker_id: str,
+        now: datetime,
+        deployment: str | None = None,
     ) -> RunClaim:
+        """Create the run `running`, or take a `queued` one; `claimed` when this call did."""
         run = {
             "id": run_id,
             "scope": scope,
@@ -57,6 +90,7 @@ class WatchRecords(Store):
             "status": "running",
             "claimed_by": worker_id,
             "started_at": now,
+            "deployment": deployment,
         }
 
         async def work(tx: AsyncManagedTransaction) -> RunClaim:

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from engine.errors import NotFound
 from engine.model.accounting import Accounting
 from engine.model.errors import ModelError, ModelRateLimited
 from engine.model.gateway import HttpModelGateway, build_gateway
@@ -189,7 +190,9 @@ async def run_check(
     records = WatchRecords(deps.driver, deps.database)
     now = clock()
     worker_id = deps.worker_id
-    claim = await records.claim_run(scope, watch_id, run_id, worker_id=worker_id, now=now)
+    claim = await records.claim_run(
+        scope, watch_id, run_id, worker_id=worker_id, now=now, deployment=deps.settings.queue_name
+    )
     if not claim.claimed and claim.run.get("status") in FINISHED_RUN_STATES:
         log.info("duplicate watch check dropped", extra={"fields": {"run_id": run_id}})
         return {"runId": run_id, "status": claim.run["status"], "duplicate": True}
@@ -247,6 +250,32 @@ async def run_check(
         if last:
             error += f" (last error: {last})"
     return await _finish(deps, session, conversation, ledger, error)
+
+
+async def fail_lost_check(
+    deps: Deps, principal: Principal, *, scope: str, watch_id: str, run_id: str
+) -> None:
+    """A check whose job was lost and queued again once already, then lost again: the run is
+    `failed` and its observation says so (failure_kind worker_lost), so the watch shows the
+    failure instead of a check that never ends. The next round or runWatchNow checks again."""
+    principal.require("operator", scope)
+    records = WatchRecords(deps.driver, deps.database)
+    now = deps.clock()
+    message = "the check's worker stopped and its job was lost twice; check again"
+    observation = Observation(
+        observation_id=f"obs-{run_id}",
+        watch_id=watch_id,
+        run_id=run_id,
+        observed_at=now,
+        summary=message,
+        changed=False,
+    )
+    extra = {"error": message, "failure_kind": "worker_lost", "retries": 0, "model_calls": 0}
+    try:
+        await records.save_observation(scope, observation, extra, steps=None, watch_fields={})
+    except NotFound:
+        pass  # the watch was deleted meanwhile: only the run is closed
+    await records.update_run(scope, run_id, {"status": "failed", "finished_at": now})
 
 
 async def _finish(

@@ -222,6 +222,9 @@ async def run_watch_now(
     run_id = request_id or deps.ids("", 32)
     enqueued = False
     if deps.pool is not None:
+        await WatchRecords(deps.driver, deps.database).record_queued(
+            scope, {run_id: watch_id}, deployment=deps.settings.queue_name, now=deps.clock()
+        )
         enqueued = await enqueue_check(
             deps.pool, deps.settings, scope=scope, watch_id=watch_id, request_id=run_id
         )

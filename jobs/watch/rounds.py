@@ -28,6 +28,7 @@ from engine.watch.heartbeat_round import decide_round
 from engine.watch.report import ExecutionReport
 from graph.review.app import AppSettingsStore
 from graph.watch.receipts import ReportWrite, WatchReceipts
+from graph.watch.records import WatchRecords
 from graph.watch.rounds import WatchRounds
 from jobs.deps import Deps
 from jobs.watch.effects import default_round_id, enqueue_check, enqueue_round, round_run_id
@@ -122,6 +123,12 @@ async def run_round(
     stored = claim.round
     enqueued: list[str] = []
     if deps.pool is not None:
+        await WatchRecords(deps.driver, deps.database).record_queued(
+            scope,
+            dict(zip(stored["run_ids"], stored["checked"], strict=True)),
+            deployment=deps.settings.queue_name,
+            now=now,
+        )
         for watch_id, run_id in zip(stored["checked"], stored["run_ids"], strict=True):
             if await enqueue_check(
                 deps.pool, deps.settings, scope=scope, watch_id=watch_id, request_id=run_id
