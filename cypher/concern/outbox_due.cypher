@@ -1,8 +1,11 @@
-// params: now, scope, concern_id, limit
-// Pending outbox rows whose delivery time has come (deferred reports included).
+// params: now, scope, concern_id, live, limit
+// Outbox rows whose delivery time has come (deferred reports included): pending ones, and,
+// when the live workers are known ($live not null), rows left `sending` by a worker that is
+// no longer alive: it was killed between its claim and its bookkeeping.
 MATCH (o:OutboxMessage)
 USING INDEX o:OutboxMessage(status, deliver_at)
-WHERE o.status = 'pending' AND o.deliver_at <= $now
+WHERE o.status IN ['pending', 'sending'] AND o.deliver_at <= $now
+  AND (o.status = 'pending' OR ($live IS NOT NULL AND NOT o.claimed_by IN $live))
   AND ($scope IS NULL OR o.scope = $scope)
   AND ($concern_id IS NULL OR o.concern_id = $concern_id)
 RETURN o {.*} AS row

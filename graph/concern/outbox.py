@@ -9,6 +9,7 @@ A claim that a crashed worker left behind lapses after `CLAIM_LEASE`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -81,21 +82,35 @@ class Outbox(Store):
         *,
         scope: str | None = None,
         concern_id: str | None = None,
+        live: Collection[str] | None = None,
         limit: int = 200,
     ) -> list[OutboxRow]:
+        """Pending rows due at `now`, and, when the live workers are known, rows left
+        `sending` by a worker that is no longer alive (killed between claim and bookkeeping)."""
         records = await self.query(
-            "concern/outbox_due", now=utc(now), scope=scope, concern_id=concern_id, limit=limit
+            "concern/outbox_due",
+            now=utc(now),
+            scope=scope,
+            concern_id=concern_id,
+            live=sorted(live) if live is not None else None,
+            limit=limit,
         )
         return [OutboxRow.from_props(r["row"]) for r in records]
 
-    async def claim(self, key: str, *, worker_id: str, now: datetime) -> OutboxRow | None:
+    async def claim(
+        self, key: str, *, worker_id: str, held_at: datetime, live: Collection[str] | None = None
+    ) -> OutboxRow | None:
+        """Claim one row for sending at wall-clock `held_at` (a lease is wall time, whatever
+        the concern's own clock says): pending, or left `sending` by a worker that is gone
+        (not in `live`) or whose claim is older than `CLAIM_LEASE`."""
         records = await self.query(
             "concern/outbox_claim",
             write=True,
             key=key,
             worker_id=worker_id,
-            now=utc(now),
-            stale_before=utc(now - CLAIM_LEASE),
+            now=utc(held_at),
+            stale_before=utc(held_at - CLAIM_LEASE),
+            live=sorted(live) if live is not None else None,
         )
         return OutboxRow.from_props(records[0]["row"]) if records else None
 

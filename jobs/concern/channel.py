@@ -21,6 +21,7 @@ import hmac
 import json
 import logging
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -28,9 +29,12 @@ from typing import Protocol
 import httpx
 from neo4j import AsyncDriver
 
+from engine.clock import utcnow
 from engine.settings import Settings
 from graph.concern.channel_health import ChannelHealthStore
 from graph.concern.outbox import Outbox, OutboxRow
+from jobs.deps import Deps
+from jobs.liveness import live_workers
 
 log = logging.getLogger("storygraph.concern.channel")
 
@@ -133,13 +137,17 @@ async def deliver_due(
     worker_id: str,
     concern_id: str | None = None,
     scope: str | None = None,
+    live: Collection[str] | None = None,
     limit: int = 200,
 ) -> DeliveryReport:
+    """Claim, send and mark the rows due at `now` (the concern's clock). With `live` (the
+    workers alive on this queue, this one included) a row a killed worker left `sending` is
+    sent again at once, under its same Idempotency-Key; claims are held in wall-clock time."""
     report = DeliveryReport()
     outbox = Outbox(driver, database)
     health = ChannelHealthStore(driver, database)
-    for row in await outbox.due(now, scope=scope, concern_id=concern_id, limit=limit):
-        claimed = await outbox.claim(row.key, worker_id=worker_id, now=now)
+    for row in await outbox.due(now, scope=scope, concern_id=concern_id, live=live, limit=limit):
+        claimed = await outbox.claim(row.key, worker_id=worker_id, held_at=utcnow(), live=live)
         if claimed is None:
             continue  # another worker has it, or it was sent meanwhile
         try:
@@ -157,3 +165,12 @@ async def deliver_due(
         await health.record_delivery(row.scope, row.channel, now=now, error=None)
         report.sent.append(row.key)
     return report
+
+
+async def live_senders(deps: Deps) -> frozenset[str] | None:
+    """The workers alive on this queue, this one included; None without Redis (a job run
+    inline), where only the lease tells a dead sender's claim."""
+    if deps.pool is None:
+        return None
+    alive = await live_workers(deps.pool, deps.settings.queue_name)
+    return frozenset(alive | {deps.worker_id})

@@ -33,7 +33,7 @@ from engine.model.tasks import LoopContext, Signal
 from engine.principal import Principal
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository
-from jobs.concern.channel import Channel, DeliveryReport, deliver_due
+from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
 from jobs.deps import Deps
 
 MAX_CONFLICT_RELOADS = 3
@@ -121,5 +121,6 @@ async def run_turn(
         now=moment,
         worker_id=deps.worker_id,
         concern_id=concern_id,
+        live=await live_senders(deps),
     )
     return TurnResult(concern_id, outcome, delivery)

@@ -17,7 +17,7 @@ from engine.errors import NotFound
 from engine.principal import Principal
 from graph.concern.repository import ConcernRepository
 from graph.concern.scans import ConcernScans
-from jobs.concern.channel import Channel, DeliveryReport, deliver_due
+from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
 from jobs.concern.effects import enqueue_advance
 from jobs.deps import Deps
 
@@ -60,7 +60,13 @@ async def run_scheduler(
             ):
                 enqueued.append(job.job_id)
     delivery = await deliver_due(
-        deps.driver, deps.database, channel, now=moment, scope=scope, worker_id=deps.worker_id
+        deps.driver,
+        deps.database,
+        channel,
+        now=moment,
+        scope=scope,
+        worker_id=deps.worker_id,
+        live=await live_senders(deps),
     )
     return SchedulerRun(len(found), enqueued, delivery)
 
@@ -86,4 +92,5 @@ async def deliver_outbox(
         now=now or deps.clock(),
         concern_id=concern_id,
         worker_id=deps.worker_id,
+        live=await live_senders(deps),
     )

@@ -1,0 +1,448 @@
+"""Fault injection on the real services (issue 13 item 3): the worker is SIGKILLed at random
+moments while concern turns, outbox sends, watch checks, heartbeat reports and review
+batches are in flight, and Redis is restarted with jobs queued; afterwards nothing is lost
+and nothing is doubled.
+
+One API and a succession of workers on the shared test Neo4j and an OWN redis-server (free
+port, AOF on, so restarting it never touches the shared one), the default offline model, and
+a webhook receiver on loopback that answers slowly (so kills land mid-send too) and logs every
+POST by its Idempotency-Key. Each round asks for one piece of every kind of work, waits a
+random moment and kills the worker; a fresh worker starts at once. Then the last worker is
+left to finish, and:
+
+- every outbox row is `sent` and reached the receiver; a message is never sent under two keys
+  (same concern, person, kind and text): `duplicated`; a POST repeated under ONE key (a kill
+  between the POST and its bookkeeping) is a redelivery the receiver drops by that key;
+- every requested watch check ends with its observation (completed or failed, never stuck);
+- every heartbeat run ends; every supervision run completes, or is failed and completes on
+  continueReview; no entity name or event is stored twice.
+
+`make test` runs CHAOS_KILLS=4 (about two minutes); `make chaos` runs CHAOS_KILLS=20 and
+restarts Neo4j mid-review as well (CHAOS_NEO4J=1), printing kills, restarts, jobs, lost and
+duplicated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from neo4j import AsyncDriver
+
+from engine.settings import PROJECT_ROOT, Settings
+from jobs.localredis import LocalRedis, with_redis_password
+from tests.support.processes import (
+    Server,
+    free_port,
+    process_env,
+    spawn,
+    start_worker,
+    stop,
+    wait_http,
+)
+
+KILLS = int(os.environ.get("CHAOS_KILLS", "4"))
+RESTART_NEO4J = os.environ.get("CHAOS_NEO4J") == "1"
+SEED = int(os.environ.get("CHAOS_SEED", str(random.randrange(1 << 30))))
+T0 = datetime(2035, 5, 7, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # concerns' own clock
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=6)  # the chat's messages
+SETTLE_S = 240
+
+
+class Receiver:
+    """The people's side of the concern webhook: one log line per POST, answered slowly."""
+
+    def __init__(self, delay_s: float = 0.3) -> None:
+        self.posts: list[tuple[str, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                time.sleep(delay_s)
+                with receiver.lock:
+                    receiver.posts.append((self.headers["Idempotency-Key"], body))
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def by_key(self) -> dict[str, list[dict[str, Any]]]:
+        with self.lock:
+            seen: dict[str, list[dict[str, Any]]] = {}
+            for key, body in self.posts:
+                seen.setdefault(key, []).append(body)
+            return seen
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    threading.Thread(target=r.server.serve_forever, daemon=True).start()
+    yield r
+    r.server.shutdown()
+    r.server.server_close()
+
+
+@pytest.fixture
+def own_redis(services: Settings) -> Iterator[tuple[Settings, LocalRedis]]:
+    mine = services.model_copy(
+        update={
+            "redis_port": free_port(),
+            "redis_password": None,
+            "queue_name": f"storygraph:chaos:{uuid.uuid4().hex[:8]}",
+        }
+    )
+    server = LocalRedis(mine)
+    server.start()
+    yield with_redis_password(mine), server
+    server.stop()
+    shutil.rmtree(server.dir, ignore_errors=True)
+
+
+@dataclass
+class Tally:
+    kills: int = 0
+    restarts: list[str] = field(default_factory=list)
+    jobs: Counter[str] = field(default_factory=Counter)
+    lost: list[str] = field(default_factory=list)
+    duplicated: list[str] = field(default_factory=list)
+    redelivered: int = 0
+
+    def line(self) -> str:
+        return (
+            f"chaos seed={SEED}: kills={self.kills} restarts={len(self.restarts)} "
+            f"({', '.join(self.restarts) or '-'}) jobs={sum(self.jobs.values())} "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(self.jobs.items()))}) "
+            f"lost={len(self.lost)} duplicated={len(self.duplicated)} "
+            f"redelivered={self.redelivered}"
+        )
+
+
+def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
+    body = api.graphql(query, variables).json()
+    assert "errors" not in body, body["errors"]
+    return body["data"]  # type: ignore[no-any-return]
+
+
+def attempt(api: Server, query: str, **variables: Any) -> dict[str, Any]:
+    """A request whose refusal is a legitimate answer (one review at a time): the body."""
+    return api.graphql(query, variables).json()  # type: ignore[no-any-return]
+
+
+def chat(lines: int) -> str:
+    people = ["张三", "李四", "王五"]
+    said = ["支付模块卡在第三方回调", "前端部分周四能提测", "我来协调沙箱", "回归测试明天开始"]
+    return "".join(
+        f"[{(BASE + timedelta(minutes=3 * i)).isoformat()}] {people[i % 3]}: "
+        f"{said[i % 4]}（第{i}条）\n"
+        for i in range(lines)
+    )
+
+
+UPSERT = "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }"
+RAISE = "mutation($i: RaiseConcernInput!) { raiseConcern(input: $i) { id } }"
+SCHEDULER = "mutation($now: DateTime!, $s: String!) { runConcernScheduler(now: $now, scope: $s) }"
+RUN_CHECK = (
+    "mutation($s: String!, $id: ID!, $r: String) {"
+    " runWatchNow(scope: $s, id: $id, requestId: $r) { runId enqueued } }"
+)
+START_REVIEW = (
+    "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+    " startReview(scope: $sc, from: $f, to: $t) { id } }"
+)
+RUN_PLAN = "mutation($id: String!) { runPlanNow(configId: $id) { id } }"
+RUNS = (
+    "query($sc: ReviewScopeInput!) { supervisionRuns(scope: $sc, first: 100) {"
+    " edges { node { id status resultId error { kind message } } } } }"
+)
+
+
+def neo4j_restart() -> None:
+    """The test Neo4j, stopped and started again with the CLI (make chaos only)."""
+    cli = [sys.executable, "-m", "api.cli", "neo4j"]
+    subprocess.run([*cli, "stop"], cwd=PROJECT_ROOT, check=True, capture_output=True)
+    subprocess.run([*cli, "start"], cwd=PROJECT_ROOT, check=True, capture_output=True)
+
+
+async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
+    services: Settings,
+    own_redis: tuple[Settings, LocalRedis],
+    receiver: Receiver,
+    neo4j_driver: AsyncDriver,
+    scope: str,
+) -> None:
+    settings, redis_server = own_redis
+    rng = random.Random(SEED)
+    tally = Tally()
+    port = free_port()
+    env = process_env(settings, MODEL_BASE_URL="", CONCERN_WEBHOOK_URL=receiver.url)
+    api_proc = spawn(["serve"], dict(env, API_PORT=str(port)))
+    api = Server(f"http://127.0.0.1:{port}", api_proc, env)
+    worker = None
+    try:
+        wait_http(api.url, api_proc)
+        worker = start_worker(settings, env)
+        gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
+        gql(
+            api,
+            UPSERT,
+            i={
+                "scope": scope,
+                "id": "n1",
+                "kind": "NOTE",
+                "version": "r1",
+                "text": "每周检查发布页。",
+            },
+        )
+        gql(api, UPSERT, i={"scope": scope, "id": "chat", "kind": "CONVERSATION",
+                            "version": "v0", "text": chat(4)})  # fmt: skip
+        watch_id = gql(
+            api,
+            "mutation($i: CreateWatchInput!) { createWatch(input: $i) { id } }",
+            i={"scope": scope, "sessionId": "chaos", "title": "发布检查",
+               "bindings": [{"kind": "note", "noteId": "n1", "title": "笔记"}]},
+        )["createWatch"]["id"]  # fmt: skip
+        plan = gql(
+            api,
+            "mutation($p: PlanInput!) { savePlan(plan: $p) { configId } }",
+            p={"name": "chaos", "scope": {"projectIds": [scope]}, "everySeconds": 86400.0,
+               "anchor": (BASE + timedelta(days=30)).isoformat(), "windowSeconds": 86400.0},
+        )["savePlan"]["configId"]  # fmt: skip
+
+        concerns: list[str] = []
+        checks: list[str] = []
+        for i in range(KILLS):
+            # one piece of every kind of work
+            concerns.append(
+                gql(
+                    api,
+                    RAISE,
+                    i={
+                        "scope": scope,
+                        "at": (T0 + timedelta(minutes=i)).isoformat(),
+                        "type": "DELEGATION",
+                        "priority": "HIGH",
+                        "title": f"问提测时间 {i}",
+                        "goal": f"拿到张三和李四的提测时间 {i}",
+                        "initiator": {"name": "老板", "channel": "telegram", "personId": "p_owner"},
+                        "people": [
+                            {
+                                "personId": "p_zhangsan",
+                                "displayName": "张三",
+                                "lastChannel": "feishu",
+                            },
+                            {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
+                        ],
+                    },
+                )["raiseConcern"]["id"]  # fmt: skip
+            )
+            tally.jobs["concern"] += 1
+            gql(api, SCHEDULER, now=(T0 + timedelta(minutes=30 + i)).isoformat(), s=scope)
+            tally.jobs["scheduler"] += 1
+            ticket = gql(api, RUN_CHECK, s=scope, id=watch_id, r=f"chaos-{i}")["runWatchNow"]
+            checks.append(ticket["runId"])
+            tally.jobs["watch check"] += 1
+            gql(api, UPSERT, i={"scope": scope, "id": "chat", "kind": "CONVERSATION",
+                                "version": f"v{i + 1}", "text": chat(6 + 3 * i)})  # fmt: skip
+            if i % 2 == 0:
+                started = attempt(
+                    api, START_REVIEW, sc={"projectIds": [scope]},
+                    f=(BASE - timedelta(hours=1)).isoformat(),
+                    t=(BASE + timedelta(days=1)).isoformat(),
+                )  # fmt: skip
+                if not started.get("errors"):
+                    tally.jobs["review"] += 1
+            elif not attempt(api, RUN_PLAN, id=plan).get("errors"):
+                tally.jobs["heartbeat report"] += 1
+            if i == KILLS // 2:
+                # Redis restarts with this round's jobs queued: AOF keeps them
+                redis_server.stop()
+                await asyncio.sleep(1)
+                redis_server.start()
+                tally.restarts.append("redis")
+            if RESTART_NEO4J and i == KILLS // 3:
+                neo4j_restart()
+                tally.restarts.append("neo4j")
+            await asyncio.sleep(rng.uniform(0.2, 3.0))
+            worker.send_signal(signal.SIGKILL)
+            worker.wait()
+            tally.kills += 1
+            worker = start_worker(settings, env)
+
+        settle(api, scope, tally, watch_id, checks, concerns, neo4j_driver, settings)
+        await audit(api, scope, tally, receiver, neo4j_driver, settings, watch_id, checks)
+    finally:
+        print("\n" + tally.line())
+        if worker is not None and worker.poll() is None:
+            stop(worker)
+        stop(api_proc)
+        await neo4j_driver.execute_query(
+            "MATCH (n) WHERE n.deployment = $q DETACH DELETE n",
+            q=settings.queue_name,
+            database_=settings.neo4j_database,
+        )
+    assert tally.kills == KILLS
+    assert tally.lost == [], tally.lost
+    assert tally.duplicated == [], tally.duplicated
+
+
+def wait_until(what: str, done: Callable[[], bool], tally: Tally) -> None:
+    deadline = time.monotonic() + SETTLE_S
+    while time.monotonic() < deadline:
+        if done():
+            return
+        time.sleep(1)
+    tally.lost.append(f"{what} never settled within {SETTLE_S} s")
+
+
+def settle(
+    api: Server,
+    scope: str,
+    tally: Tally,
+    watch_id: str,
+    checks: list[str],
+    concerns: list[str],
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+) -> None:
+    """Let the last worker finish; continue failed reviews (they must be continuable)."""
+    observed = (
+        "query($s: String!, $id: ID!) { watch(scope: $s, id: $id) {"
+        " observations(first: 100) { runId } } }"
+    )
+
+    def checks_done() -> bool:
+        seen = {
+            o["runId"] for o in gql(api, observed, s=scope, id=watch_id)["watch"]["observations"]
+        }
+        return set(checks) <= seen
+
+    wait_until("watch checks", checks_done, tally)
+
+    def reviews_done() -> bool:
+        runs = [
+            e["node"]
+            for e in gql(api, RUNS, sc={"projectIds": [scope]})["supervisionRuns"]["edges"]
+        ]
+        for run in runs:
+            if run["status"] == "failed":
+                attempt(
+                    api, "mutation($id: String!) { continueReview(id: $id) { id } }", id=run["id"]
+                )
+        return all(r["status"] == "completed" for r in runs)
+
+    wait_until("supervision runs", reviews_done, tally)
+
+    def outbox_done() -> bool:
+        statuses = "pending sending failed".split()
+        for person in ("p_owner", "p_zhangsan", "p_lisi"):
+            left = gql(
+                api,
+                "query($s: String!, $p: String!, $st: [String!]) {"
+                " concernMessages(scope: $s, personId: $p, status: $st) { totalCount } }",
+                s=scope, p=person, st=statuses,
+            )["concernMessages"]["totalCount"]  # fmt: skip
+            if left:
+                return False
+        return True
+
+    wait_until("outbox", outbox_done, tally)
+
+
+async def audit(
+    api: Server,
+    scope: str,
+    tally: Tally,
+    receiver: Receiver,
+    driver: AsyncDriver,
+    settings: Settings,
+    watch_id: str,
+    checks: list[str],
+) -> None:
+    db = settings.neo4j_database
+    rows, _, _ = await driver.execute_query(
+        "MATCH (o:OutboxMessage {scope: $s}) RETURN o.key AS key, o.status AS status,"
+        " o.concern_id AS concern, o.recipient_person_id AS person, o.kind AS kind,"
+        " o.text AS text",
+        s=scope,
+        database_=db,
+    )
+    delivered = receiver.by_key()
+    tally.jobs["outbox send"] += len(rows)
+    seen: Counter[tuple[str, str, str, str]] = Counter()
+    for r in rows:
+        if r["status"] != "sent" or r["key"] not in delivered:
+            tally.lost.append(
+                f"outbox {r['key']} ({r['status']}, delivered: {r['key'] in delivered})"
+            )
+        seen[(r["concern"], r["person"], r["kind"], r["text"])] += 1
+        tally.redelivered += max(0, len(delivered.get(r["key"], [])) - 1)
+    tally.duplicated += [f"message {k[:3]} stored {n} times" for k, n in seen.items() if n > 1]
+    people = Counter((b["concern_id"], b["recipient"]["person_id"], b["kind"], b["text"])
+                     for posts in delivered.values() for b in posts[:1])  # fmt: skip
+    tally.duplicated += [f"message {k[:3]} sent under {n} keys" for k, n in people.items() if n > 1]
+    asked = {(b["concern_id"], b["recipient"]["person_id"]) for posts in delivered.values()
+             for b in posts if b["recipient"]["person_id"] != "p_owner"}  # fmt: skip
+    concerns = {r["concern"] for r in rows}
+    for concern in concerns:
+        for person in ("p_zhangsan", "p_lisi"):
+            if (concern, person) not in asked:
+                tally.lost.append(f"{person} was never asked for {concern}")
+
+    runs, _, _ = await driver.execute_query(
+        "MATCH (r:WatchRun {scope: $s, watch_id: $w}) RETURN r.id AS id, r.status AS status",
+        s=scope, w=watch_id, database_=db,
+    )  # fmt: skip
+    status = {r["id"]: r["status"] for r in runs}
+    tally.lost += [f"watch check {c}: {status.get(c)}" for c in checks
+                   if status.get(c) not in ("completed", "failed")]  # fmt: skip
+
+    beats, _, _ = await driver.execute_query(
+        "MATCH (h:HeartbeatRun {deployment: $d}) RETURN h.id AS id, h.state AS state",
+        d=settings.queue_name, database_=db,
+    )  # fmt: skip
+    tally.jobs["heartbeat report"] = max(tally.jobs["heartbeat report"], len(beats))
+    tally.lost += [f"heartbeat {b['id']} still {b['state']}" for b in beats
+                   if b["state"] == "claimed"]  # fmt: skip
+
+    graph = gql(
+        api,
+        "query($s: String!) { storyGraph(scope: $s) { entities { name } events { title at } } }",
+        s=scope,
+    )["storyGraph"]
+    names = Counter(e["name"] for e in graph["entities"])
+    events = Counter((e["title"], e["at"]) for e in graph["events"])
+    tally.duplicated += [f"entity {n} x{c}" for n, c in names.items() if c > 1]
+    tally.duplicated += [f"event {t} x{c}" for t, c in events.items() if c > 1]
+    results, _, _ = await driver.execute_query(
+        "MATCH (r:SupervisionRun {deployment: $d}) WHERE r.result_id IS NOT NULL"
+        " RETURN r.result_id AS result, count(*) AS runs",
+        d=settings.queue_name, database_=db,
+    )  # fmt: skip
+    tally.duplicated += [
+        f"result {r['result']} of {r['runs']} runs" for r in results if r["runs"] > 1
+    ]

@@ -1,0 +1,50 @@
+"""A row a killed worker left `sending` (claimed, maybe POSTed, never marked) is sent again as
+soon as its claimant is known to be dead, not only after the claim's lease; a live claimant's
+row is never taken from it. Claims are held in wall-clock time, whatever the concern's own
+clock says (issue 13 items 1 and 3)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
+from graph.concern.outbox import CLAIM_LEASE, Outbox
+
+
+async def test_a_dead_senders_claim_is_taken_over_at_once_and_a_live_ones_never(
+    raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings
+) -> None:
+    outbox = Outbox(neo4j_driver, settings.neo4j_database)
+    raised = await raise_one()
+    (row,) = await outbox.of_concern(raised.concern_id)
+    business_now = row.deliver_at  # the concern's clock: the row is due now
+    wall = datetime.now(UTC)
+
+    first = await outbox.claim(row.key, worker_id="killed-worker", held_at=wall)
+    assert first is not None and first.status == "sending"
+
+    def keys(rows: list[Any]) -> set[str]:
+        return {r.key for r in rows}
+
+    dead_gone = {"w2"}
+    both_alive = {"killed-worker", "w2"}
+    mine = {"concern_id": raised.concern_id}
+    assert row.key not in keys(await outbox.due(business_now, **mine))  # no liveness known
+    assert row.key not in keys(await outbox.due(business_now, live=both_alive, **mine))
+    assert row.key in keys(await outbox.due(business_now, live=dead_gone, **mine))
+
+    later = wall + timedelta(seconds=30)
+    assert await outbox.claim(row.key, worker_id="w2", held_at=later) is None, "within the lease"
+    assert await outbox.claim(row.key, worker_id="w2", held_at=later, live=both_alive) is None
+    taken = await outbox.claim(row.key, worker_id="w2", held_at=later, live=dead_gone)
+    assert taken is not None and taken.attempts == 2
+    assert taken.key == row.key, "the same Idempotency-Key goes out again"
+
+    # without liveness, the lease still ends a claim, in wall-clock time
+    after_lease = later + CLAIM_LEASE + timedelta(seconds=1)
+    assert await outbox.claim(row.key, worker_id="w3", held_at=later) is None
+    again = await outbox.claim(row.key, worker_id="w3", held_at=after_lease)
+    assert again is not None and again.attempts == 3
