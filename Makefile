@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test fuzz deps install neo4j lint schema bench down clean help
+.PHONY: run test fuzz chaos deps install neo4j lint schema bench down clean help
 
 help:
 	@echo "make run    set up and serve API + worker (GraphiQL, viz page, Neo4j Browser URLs printed)"
@@ -23,6 +23,11 @@ test: install
 # The schema fuzzer, long: at least 10,000 generated operations; prints the figures.
 fuzz: install
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} .venv/bin/pytest tests/e2e/test_fuzz.py -q -s -p no:cacheprovider -o addopts="" --timeout=0
+
+# Fault injection, long: 20 worker kills at random moments of every job kind, a Redis restart
+# with jobs queued and a Neo4j restart mid-review; prints kills, restarts, jobs, lost, duplicated.
+chaos: install
+	CHAOS_KILLS=$${CHAOS_KILLS:-20} CHAOS_NEO4J=$${CHAOS_NEO4J:-1} bash ops/test.sh tests/e2e/test_chaos.py -q -s -p no:cacheprovider
 
 deps:
 	@bash ops/deps.sh
