@@ -21,6 +21,10 @@ from graph.concern.codec import utc
 from graph.temporal import from_neo4j, to_neo4j
 
 CLAIM_LEASE = timedelta(minutes=5)
+# A claim whose worker is not among the live ones is taken over once it is this old: longer
+# than a worker's liveness key lives (6 s), so a claimant that just started, or whose key is
+# being refreshed, is never mistaken for a dead one.
+DEAD_CLAIM_AGE = timedelta(seconds=15)
 
 
 @dataclass(frozen=True)
@@ -82,17 +86,21 @@ class Outbox(Store):
         *,
         scope: str | None = None,
         concern_id: str | None = None,
+        held_at: datetime,
         live: Collection[str] | None = None,
         limit: int = 200,
     ) -> list[OutboxRow]:
         """Pending rows due at `now`, and, when the live workers are known, rows left
-        `sending` by a worker that is no longer alive (killed between claim and bookkeeping)."""
+        `sending` (before wall-clock `held_at` - DEAD_CLAIM_AGE) by a worker that is no longer
+        alive: it was killed between its claim and its bookkeeping."""
+        dead_before = held_at - DEAD_CLAIM_AGE
         records = await self.query(
             "concern/outbox_due",
             now=utc(now),
             scope=scope,
             concern_id=concern_id,
             live=sorted(live) if live is not None else None,
+            dead_before=utc(dead_before),
             limit=limit,
         )
         return [OutboxRow.from_props(r["row"]) for r in records]
@@ -102,7 +110,8 @@ class Outbox(Store):
     ) -> OutboxRow | None:
         """Claim one row for sending at wall-clock `held_at` (a lease is wall time, whatever
         the concern's own clock says): pending, or left `sending` by a worker that is gone
-        (not in `live`) or whose claim is older than `CLAIM_LEASE`."""
+        (not in `live`, claim older than `DEAD_CLAIM_AGE`) or whose claim is older than
+        `CLAIM_LEASE`."""
         records = await self.query(
             "concern/outbox_claim",
             write=True,
@@ -110,6 +119,7 @@ class Outbox(Store):
             worker_id=worker_id,
             now=utc(held_at),
             stale_before=utc(held_at - CLAIM_LEASE),
+            dead_before=utc(held_at - DEAD_CLAIM_AGE),
             live=sorted(live) if live is not None else None,
         )
         return OutboxRow.from_props(records[0]["row"]) if records else None

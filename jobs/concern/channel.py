@@ -146,7 +146,11 @@ async def deliver_due(
     report = DeliveryReport()
     outbox = Outbox(driver, database)
     health = ChannelHealthStore(driver, database)
-    for row in await outbox.due(now, scope=scope, concern_id=concern_id, live=live, limit=limit):
+    wall = utcnow()
+    due = await outbox.due(
+        now, scope=scope, concern_id=concern_id, live=live, held_at=wall, limit=limit
+    )
+    for row in due:
         claimed = await outbox.claim(row.key, worker_id=worker_id, held_at=utcnow(), live=live)
         if claimed is None:
             continue  # another worker has it, or it was sent meanwhile

@@ -25,21 +25,16 @@ duplicated.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -47,16 +42,18 @@ import pytest
 from neo4j import AsyncDriver
 
 from engine.settings import PROJECT_ROOT, Settings
-from jobs.localredis import LocalRedis, with_redis_password
+from jobs.localredis import LocalRedis
 from tests.support.processes import (
     Server,
     free_port,
+    own_redis,
     process_env,
     spawn,
     start_worker,
     stop,
     wait_http,
 )
+from tests.support.webhook import Webhook
 
 KILLS = int(os.environ.get("CHAOS_KILLS", "4"))
 RESTART_NEO4J = os.environ.get("CHAOS_NEO4J") == "1"
@@ -66,61 +63,17 @@ BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=6)  # the chat
 SETTLE_S = 240
 
 
-class Receiver:
-    """The people's side of the concern webhook: one log line per POST, answered slowly."""
-
-    def __init__(self, delay_s: float = 0.3) -> None:
-        self.posts: list[tuple[str, dict[str, Any]]] = []
-        self.lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                time.sleep(delay_s)
-                with receiver.lock:
-                    receiver.posts.append((self.headers["Idempotency-Key"], body))
-                self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-    def by_key(self) -> dict[str, list[dict[str, Any]]]:
-        with self.lock:
-            seen: dict[str, list[dict[str, Any]]] = {}
-            for key, body in self.posts:
-                seen.setdefault(key, []).append(body)
-            return seen
-
-
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    threading.Thread(target=r.server.serve_forever, daemon=True).start()
-    yield r
-    r.server.shutdown()
-    r.server.server_close()
+def receiver() -> Iterator[Webhook]:
+    """The people's side of the concern webhook: every POST logged, answered slowly."""
+    with Webhook(failing=False, delay_s=0.3) as hook:
+        yield hook
 
 
-@pytest.fixture
-def own_redis(services: Settings) -> Iterator[tuple[Settings, LocalRedis]]:
-    mine = services.model_copy(
-        update={
-            "redis_port": free_port(),
-            "redis_password": None,
-            "queue_name": f"storygraph:chaos:{uuid.uuid4().hex[:8]}",
-        }
-    )
-    server = LocalRedis(mine)
-    server.start()
-    yield with_redis_password(mine), server
-    server.stop()
-    shutil.rmtree(server.dir, ignore_errors=True)
+@pytest.fixture(name="own_redis")
+def own_redis_fixture(services: Settings) -> Iterator[tuple[Settings, LocalRedis]]:
+    with own_redis(services, "chaos") as pair:
+        yield pair
 
 
 @dataclass
@@ -192,7 +145,7 @@ def neo4j_restart() -> None:
 async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
     services: Settings,
     own_redis: tuple[Settings, LocalRedis],
-    receiver: Receiver,
+    receiver: Webhook,
     neo4j_driver: AsyncDriver,
     scope: str,
 ) -> None:
@@ -434,7 +387,7 @@ async def audit(
     api: Server,
     scope: str,
     tally: Tally,
-    receiver: Receiver,
+    receiver: Webhook,
     driver: AsyncDriver,
     settings: Settings,
     watch_id: str,

@@ -8,7 +8,6 @@ again, enqueues a probe, and expects the same worker process to run it.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
 import uuid
 from collections.abc import Iterator
@@ -19,25 +18,15 @@ from neo4j import AsyncDriver
 
 from engine.settings import Settings
 from graph.probes import ProbeStore
-from jobs.localredis import LocalRedis, with_redis_password
+from jobs.localredis import LocalRedis
 from jobs.queue import enqueue_probe, open_pool
-from tests.support.processes import free_port, process_env, start_worker, stop
+from tests.support.processes import own_redis, process_env, start_worker, stop
 
 
-@pytest.fixture
-def own_redis(services: Settings) -> Iterator[tuple[Settings, LocalRedis]]:
-    mine = services.model_copy(
-        update={
-            "redis_port": free_port(),
-            "redis_password": None,
-            "queue_name": f"storygraph:fault:{uuid.uuid4().hex[:8]}",
-        }
-    )
-    server = LocalRedis(mine)
-    server.start()
-    yield with_redis_password(mine), server
-    server.stop()
-    shutil.rmtree(server.dir, ignore_errors=True)
+@pytest.fixture(name="own_redis")
+def own_redis_fixture(services: Settings) -> Iterator[tuple[Settings, LocalRedis]]:
+    with own_redis(services, "fault") as pair:
+        yield pair
 
 
 async def _probe_written(

@@ -8,11 +8,7 @@ whose clock is in 2026.)
 
 from __future__ import annotations
 
-import json
-import threading
 from datetime import datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from arq.connections import ArqRedis
@@ -83,39 +79,3 @@ class CountingGateway(OfflineModelGateway):
     async def judge_loop(self, ctx):  # type: ignore[no-untyped-def]
         self.turns += 1
         return await super().judge_loop(ctx)
-
-
-class Webhook:
-    """A chat-bot webhook on loopback: fails while `failing`, records what it accepted."""
-
-    def __init__(self) -> None:
-        self.failing = True
-        self.accepted: list[dict[str, Any]] = []
-        self.refused = 0
-        hook = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                if hook.failing:
-                    hook.refused += 1
-                    self.send_response(503)
-                else:
-                    hook.accepted.append({**body, "idem": self.headers["idempotency-key"]})
-                    self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-    def __enter__(self) -> Webhook:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()

@@ -9,11 +9,15 @@ explicitly (`process_env(settings, MODEL_BASE_URL=...)`).
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +26,7 @@ import redis
 from arq.connections import ArqRedis
 
 from engine.settings import PROJECT_ROOT, Settings
+from jobs.localredis import LocalRedis, with_redis_password
 
 # System basics a Python/Java process needs, and the settings that say WHICH services the
 # test session runs against (a configured Neo4j or Redis must reach the children too).
@@ -186,3 +191,23 @@ async def forget_queue_async(client: ArqRedis, queue: str) -> None:
         i.decode() if isinstance(i, bytes) else str(i) for i in await client.zrange(queue, 0, -1)
     ]
     await client.delete(*queue_keys(queue, ids))
+
+
+@contextmanager
+def own_redis(services: Settings, queue_prefix: str) -> Iterator[tuple[Settings, LocalRedis]]:
+    """A redis-server of the test's own on a free port (never the shared one: a test may
+    stop and start it), with the settings to reach it and a queue of its own."""
+    mine = services.model_copy(
+        update={
+            "redis_port": free_port(),
+            "redis_password": None,
+            "queue_name": f"storygraph:{queue_prefix}:{uuid.uuid4().hex[:8]}",
+        }
+    )
+    server = LocalRedis(mine)
+    server.start()
+    try:
+        yield with_redis_password(mine), server
+    finally:
+        server.stop()
+        shutil.rmtree(server.dir, ignore_errors=True)

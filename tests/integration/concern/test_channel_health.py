@@ -12,7 +12,8 @@ from graph.concern.channel_health import ChannelHealthStore
 from graph.concern.outbox import Outbox
 from graph.concern.persons import PersonStore
 from jobs.concern.channel import WebhookChannel, deliver_due
-from tests.support.concern_jobs import Webhook, at, delegation
+from tests.support.concern_jobs import at, delegation
+from tests.support.webhook import Webhook
 
 
 async def test_failed_deliveries_make_the_preferred_channel_fall_back_to_the_originating_one(

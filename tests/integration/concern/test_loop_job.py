@@ -20,8 +20,9 @@ from jobs.concern.effects import enqueue_advance
 from jobs.tasks.concern_loop import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
 from jobs.worker import create_worker
-from tests.support.concern_jobs import Webhook, at
+from tests.support.concern_jobs import at
 from tests.support.scripted_model import ScriptedModelServer, status
+from tests.support.webhook import Webhook
 
 
 @pytest.fixture

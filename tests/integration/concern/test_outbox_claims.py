@@ -11,7 +11,7 @@ from typing import Any
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
-from graph.concern.outbox import CLAIM_LEASE, Outbox
+from graph.concern.outbox import CLAIM_LEASE, DEAD_CLAIM_AGE, Outbox
 
 
 async def test_a_dead_senders_claim_is_taken_over_at_once_and_a_live_ones_never(
@@ -31,12 +31,20 @@ async def test_a_dead_senders_claim_is_taken_over_at_once_and_a_live_ones_never(
 
     dead_gone = {"w2"}
     both_alive = {"killed-worker", "w2"}
-    mine = {"concern_id": raised.concern_id}
-    assert row.key not in keys(await outbox.due(business_now, **mine))  # no liveness known
-    assert row.key not in keys(await outbox.due(business_now, live=both_alive, **mine))
-    assert row.key in keys(await outbox.due(business_now, live=dead_gone, **mine))
-
     later = wall + timedelta(seconds=30)
+    mine = {"concern_id": raised.concern_id}
+
+    async def due(held_at: datetime, live: set[str] | None) -> set[str]:
+        return keys(await outbox.due(business_now, held_at=held_at, live=live, **mine))
+
+    assert row.key not in await due(later, None)  # no liveness known: only the lease
+    assert row.key not in await due(later, both_alive)
+    assert row.key in await due(later, dead_gone)
+    # a claim younger than a liveness key lives is never taken: its worker may be starting
+    fresh = wall + DEAD_CLAIM_AGE / 2
+    assert row.key not in await due(fresh, dead_gone)
+    assert await outbox.claim(row.key, worker_id="w2", held_at=fresh, live=dead_gone) is None
+
     assert await outbox.claim(row.key, worker_id="w2", held_at=later) is None, "within the lease"
     assert await outbox.claim(row.key, worker_id="w2", held_at=later, live=both_alive) is None
     taken = await outbox.claim(row.key, worker_id="w2", held_at=later, live=dead_gone)

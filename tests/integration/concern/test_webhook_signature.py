@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -18,6 +16,7 @@ import pytest
 from engine.settings import Settings
 from graph.concern.outbox import OutboxRow
 from jobs.concern.channel import WebhookChannel, channel_from_settings
+from tests.support.webhook import Webhook
 
 SECRET = "whsec-test-0123456789"
 NOW = datetime(2035, 1, 1, tzinfo=UTC)
@@ -31,36 +30,10 @@ def verify(secret: str, headers: dict[str, str], body: bytes, max_age_s: int = 3
     return fresh and hmac.compare_digest(expected, headers["x-storygraph-signature"])
 
 
-class Receiver:
-    """Records each POST's raw body and headers."""
-
-    def __init__(self) -> None:
-        self.seen: list[tuple[dict[str, str], bytes]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers["content-length"]))
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                receiver.seen.append((headers, body))
-                self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    threading.Thread(target=r.server.serve_forever, daemon=True).start()
-    yield r
-    r.server.shutdown()
-    r.server.server_close()
+def receiver() -> Iterator[Webhook]:
+    with Webhook(failing=False) as hook:
+        yield hook
 
 
 def row() -> OutboxRow:
@@ -71,13 +44,13 @@ def row() -> OutboxRow:
     )  # fmt: skip
 
 
-async def test_webhook_posts_are_signed_with_the_configured_secret(receiver: Receiver) -> None:
+async def test_webhook_posts_are_signed_with_the_configured_secret(receiver: Webhook) -> None:
     settings = Settings(concern_webhook_url=receiver.url, concern_webhook_secret=SECRET)  # type: ignore[arg-type]
     async with httpx.AsyncClient() as http:
         channel = channel_from_settings(settings, http)
         assert isinstance(channel, WebhookChannel)
         await channel.send(row())
-    (headers, body), = receiver.seen  # fmt: skip
+    (headers, body), = receiver.raw  # fmt: skip
     assert verify(SECRET, headers, body)
     assert "进度如何？".encode() in body and headers["idempotency-key"] == "ob-1"
     # a changed body, another secret or an old timestamp does not verify
@@ -87,10 +60,10 @@ async def test_webhook_posts_are_signed_with_the_configured_secret(receiver: Rec
     assert not verify(SECRET, stale, body)
 
 
-async def test_webhook_posts_are_unsigned_only_without_a_secret(receiver: Receiver) -> None:
+async def test_webhook_posts_are_unsigned_only_without_a_secret(receiver: Webhook) -> None:
     settings = Settings(concern_webhook_url=receiver.url)  # type: ignore[call-arg]
     async with httpx.AsyncClient() as http:
         await channel_from_settings(settings, http).send(row())
-    (headers, _), = receiver.seen  # fmt: skip
+    (headers, _), = receiver.raw  # fmt: skip
     assert "x-storygraph-signature" not in headers
     assert "x-storygraph-timestamp" not in headers
