@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -11,11 +12,16 @@ from neo4j import AsyncDriver
 from starlette.requests import Request
 
 from api.auth import Principal
-from engine.errors import StorygraphError, Unauthenticated
+from engine.errors import ErrorCode, StorygraphError, Unauthenticated
 from engine.settings import Settings
 from jobs.deps import Deps
 
 L = TypeVar("L")
+SUBSCRIPTIONS_KEY = "storygraph.subscriptions"  # in the websocket's ASGI scope
+
+
+class TooManySubscriptions(StorygraphError):
+    code = ErrorCode.RATE_LIMITED
 
 
 @dataclass
@@ -45,6 +51,24 @@ class Context:
     def deps(self) -> Deps:
         """What the use cases are given besides the caller: driver, pool, settings, clock."""
         return Deps(settings=self.settings, driver=self.driver, pool=self.pool)
+
+    @contextmanager
+    def subscription_slot(self) -> Iterator[None]:
+        """Hold one of the websocket's `ws_max_subscriptions` subscription slots while a
+        subscription runs (queries and mutations count only toward `ws_max_operations`)."""
+        scope = self.request.scope
+        held = scope.get(SUBSCRIPTIONS_KEY, 0)
+        limit = self.settings.ws_max_subscriptions
+        if held >= limit:
+            raise TooManySubscriptions(
+                f"this websocket already runs {held} subscriptions; at most {limit} are allowed",
+                limit=limit,
+            )
+        scope[SUBSCRIPTIONS_KEY] = held + 1
+        try:
+            yield
+        finally:
+            scope[SUBSCRIPTIONS_KEY] = scope.get(SUBSCRIPTIONS_KEY, 1) - 1
 
     def caller(self) -> Principal:
         """The caller, for a use case to check; UNAUTHENTICATED without a valid token."""

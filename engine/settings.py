@@ -90,6 +90,8 @@ class Settings(BaseSettings):
     story_max_unbounded_objects: int = 5000
     # in-flight operations (subscriptions included) on one websocket
     ws_max_operations: int = 20
+    # subscriptions running at once on one websocket
+    ws_max_subscriptions: int = 10
     log_level: str = "INFO"
     log_format: str = "json"
     timezone: str = "Asia/Shanghai"

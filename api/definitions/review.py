@@ -203,8 +203,9 @@ class Subscription:
     ) -> AsyncGenerator[RunProgress, None]:
         ctx = info.context
         last: RunProgress | None = None
-        async for run in reads.follow_run(ctx.deps, ctx.caller(), run_id, poll=POLL_SECONDS):
-            current = run_progress(run)
-            if current != last:
-                yield current
-                last = current
+        with ctx.subscription_slot():
+            async for run in reads.follow_run(ctx.deps, ctx.caller(), run_id, poll=POLL_SECONDS):
+                current = run_progress(run)
+                if current != last:
+                    yield current
+                    last = current

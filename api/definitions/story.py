@@ -406,11 +406,12 @@ class Subscription:
         # the process's one Redis subscriber (api/app.py lifespan), else a connection of its own
         hub: GraphChangeHub | None = getattr(info.context.request.app.state, "changes", None)
         messages = reads.graph_changes(info.context.deps, info.context.caller(), scope, hub)
-        async for message in messages:
-            yield GraphChange(
-                scope=message["scope"],
-                kind=message["kind"],
-                ids=message["ids"],
-                by=message["by"],
-                at=datetime.fromisoformat(message["at"]),
-            )
+        with info.context.subscription_slot():
+            async for message in messages:
+                yield GraphChange(
+                    scope=message["scope"],
+                    kind=message["kind"],
+                    ids=message["ids"],
+                    by=message["by"],
+                    at=datetime.fromisoformat(message["at"]),
+                )

@@ -7,6 +7,7 @@ an Authorization header on a websocket, so the token travels in `connection_init
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -97,3 +98,44 @@ def test_a_page_of_another_origin_cannot_post_a_mutation_to_an_open_api(api: Ser
         f"{api.url}/graphql", json={"query": HEALTH}, headers={"origin": api.url}, timeout=30
     )
     assert own.status_code == 200 and own.json()["data"]["health"]["neo4j"] is True
+
+
+async def test_one_websocket_runs_at_most_the_configured_number_of_subscriptions(
+    start_server,  # type: ignore[no-untyped-def]
+) -> None:
+    """WS_MAX_SUBSCRIPTIONS, apart from the operations limit: one more subscription answers
+    RATE_LIMITED; ending one frees its slot."""
+    api = start_server(WS_MAX_SUBSCRIPTIONS="2")
+    changes = 'subscription { graphChanged(scope: "p1") { scope } }'
+    async with websockets.connect(
+        ws_url(api),
+        subprotocols=["graphql-transport-ws"],  # type: ignore[list-item]
+    ) as ws:
+        await ws.send(json.dumps({"type": "connection_init"}))
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+
+        async def subscribe(op: str) -> None:
+            payload = {"query": changes}
+            await ws.send(json.dumps({"id": op, "type": "subscribe", "payload": payload}))
+
+        await subscribe("1")
+        await subscribe("2")
+        await subscribe("3")
+        refused = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+        assert refused["id"] == "3", refused
+        errors = refused["payload"] if refused["type"] == "error" else refused["payload"]["errors"]
+        assert errors[0]["extensions"]["code"] == "RATE_LIMITED", refused
+        assert "at most 2" in errors[0]["message"]
+        # queries still run beside the two subscriptions
+        await ws.send(json.dumps({"id": "q", "type": "subscribe", "payload": {"query": HEALTH}}))
+        answers = []
+        while not any(a.get("id") == "q" and a["type"] == "next" for a in answers):
+            answers.append(json.loads(await asyncio.wait_for(ws.recv(), timeout=10)))
+        # ending one frees its slot
+        await ws.send(json.dumps({"id": "1", "type": "complete"}))
+        await asyncio.sleep(0.5)
+        await subscribe("4")
+        with pytest.raises(TimeoutError):
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=2))
+                assert message.get("id") != "4" or message["type"] == "next", message
