@@ -92,6 +92,9 @@ class Settings(BaseSettings):
     ws_max_operations: int = 20
     # subscriptions running at once on one websocket
     ws_max_subscriptions: int = 10
+    # the worker runs the crons (concern scheduler, watch heartbeat, review heartbeat tick,
+    # reconciler); off only for a worker that must run nothing but the jobs it is given
+    worker_crons: bool = True
     log_level: str = "INFO"
     log_format: str = "json"
     timezone: str = "Asia/Shanghai"

@@ -151,5 +151,10 @@ def create_worker(
     )
 
 
+def worker_for(settings: Settings) -> ResilientWorker:
+    """`storygraph worker`'s worker: the crons run unless WORKER_CRONS is false."""
+    return create_worker(settings, crons=settings.worker_crons)
+
+
 def run(settings: Settings) -> None:
-    create_worker(settings).run()
+    worker_for(settings).run()

@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -118,26 +119,35 @@ def test_review_command_refuses_while_another_review_runs(
     deployment: tuple[Server, dict[str, str]], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, env = deployment
-    # slow enough that the busy start and the cancel both land while the leaf is in flight,
-    # even on a loaded machine (after it, the run would go on to an unscripted navigation)
-    model_server.script(leaf("慢", delay=12))
+    # the leaf is held until the busy start and the cancel have landed, however slowly the
+    # CLI processes start (a timed delay raced them: when the leaf answered first, the run
+    # went on to an unscripted navigation and failed, and --cancel met a failed run)
+    gate = threading.Event()
+    model_server.script(leaf("慢", hold=gate))
     follower = subprocess.Popen(
         review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
     try:
-        deadline = time.monotonic() + 60
-        while model_server.calls < 1 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        busy = cli(review_args(scope), env)
-        assert busy.returncode == 2
-        assert "BUSY" in busy.stderr
+        try:
+            deadline = time.monotonic() + 60
+            while model_server.calls < 1 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            busy = cli(review_args(scope), env)
+            assert busy.returncode == 2
+            assert "BUSY" in busy.stderr
+        finally:
+            follower.send_signal(signal.SIGINT)
+            out, _ = follower.communicate(timeout=30)
+        run_id = run_id_of(out)
+        cancelled = cli(
+            [sys.executable, "-m", "api.cli", "review", "--run", run_id, "--cancel"], env
+        )
+        assert cancelled.returncode == 1
+        assert f"Run {run_id} cancelled" in cancelled.stdout
     finally:
-        follower.send_signal(signal.SIGINT)
-        out, _ = follower.communicate(timeout=30)
-    run_id = run_id_of(out)
-    cancelled = cli([sys.executable, "-m", "api.cli", "review", "--run", run_id, "--cancel"], env)
-    assert cancelled.returncode == 1
-    assert f"Run {run_id} cancelled" in cancelled.stdout
+        gate.set()
+    assert wait_run(api, run_id, "cancelled")["status"] == "cancelled"
+    assert model_server.calls == 1, "nothing was asked after the held leaf"
 
 
 def test_ctrl_c_detaches_and_the_review_goes_on(

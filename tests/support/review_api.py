@@ -4,6 +4,7 @@ fail, and waiting for a supervision run to reach a status."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -11,12 +12,14 @@ from tests.support.processes import Server
 from tests.support.scripted_model import text
 
 
-def leaf(label: str, delay: float = 0.0) -> Any:
+def leaf(label: str, delay: float = 0.0, hold: threading.Event | None = None) -> Any:
+    """A leaf answer; with `hold`, the model answers only once the test sets it."""
     return text(
         json.dumps(
             {"facts": [{"text": f"{label}：提测推进"}], "summary": label}, ensure_ascii=False
         ),
         delay=delay,
+        hold=hold,
     )
 
 

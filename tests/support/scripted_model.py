@@ -55,6 +55,9 @@ class ScriptedReply:
     headers: dict[str, str] = field(default_factory=dict)
     body: str | None = None  # raw body instead of a completion (errors, garbage)
     delay: float = 0.0  # seconds before the response starts
+    # the response waits until the test sets this (after `delay`): a test that must act while
+    # a request is in flight holds the answer instead of guessing how long it takes
+    hold: threading.Event | None = None
     chunk_delay: float = 0.0  # seconds between streamed chunks
     chunk_size: int = 4  # characters of text per streamed chunk
     fault: Fault = "none"
@@ -247,6 +250,9 @@ class _ScriptedResponse(Response):
         reply, model = self._reply, str(self._body.get("model") or "scripted")
         if reply.delay and await self._server.wait_or_disconnect(reply.delay, receive):
             return
+        while reply.hold is not None and not reply.hold.is_set():
+            if await self._server.wait_or_disconnect(0.05, receive):
+                return
         if reply.body is not None or reply.status != 200:
             payload = (reply.body or "").encode()
             headers = [
