@@ -512,3 +512,38 @@ async def test_continue_discussion_is_previewed_then_started_on_the_page(
     assert conversation["text"] == preview["text"]
     assert gql(api, STORY_Q, s=demo_scope)["storyGraph"] == graph, "the graph is unchanged"
     assert seen.console_errors == []
+
+
+async def test_the_scope_picker_lists_readable_scopes_with_sizes_and_switches_the_view(
+    api: Server, demo_scope: str, neo4j_driver: AsyncDriver, services: Settings
+) -> None:
+    other = f"picker-{uuid.uuid4().hex[:8]}"
+    await load_into(StoryRepository(neo4j_driver, services.neo4j_database), other)
+    try:
+        sizes = {s["scope"]: s for s in gql(api, "{ scopes { scope entities events } }")["scopes"]}
+        async with offline_page() as seen:
+            page = seen.page
+            await open_view(page, f"{api.url}/viz?scope={demo_scope}")
+            await page.wait_for_function("() => viz.scopesReady", timeout=10_000)
+            options = await page.evaluate(
+                "() => [...document.querySelectorAll('#scopeList option')]"
+                ".map(o => [o.value, o.textContent])"
+            )
+            listed = dict(options)
+            assert {demo_scope, other} <= set(listed)
+            mine = sizes[demo_scope]
+            assert listed[demo_scope] == f"{mine['entities']} entities · {mine['events']} events"
+            # choosing another scope from the picker shows that scope
+            await page.fill("#scope", other)
+            await page.dispatch_event("#scope", "change")
+            await page.wait_for_function(
+                "(s) => viz.S.scope === s && viz.ready && viz.S.moments.length > 0",
+                arg=other,
+                timeout=20_000,
+            )
+            assert f"scope={other}" in page.url
+        assert seen.console_errors == []
+    finally:
+        await neo4j_driver.execute_query(
+            "MATCH (n {scope: $s}) DETACH DELETE n", s=other, database_=services.neo4j_database
+        )

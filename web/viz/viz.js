@@ -681,7 +681,12 @@ $("moment").addEventListener("input", () => {
 });
 $("follow").addEventListener("change", () => { if ($("follow").checked && S.moments.length) { applyMoment(S.moments.length - 1); if (S.sel) showDetail(S.sel); } writeUrl(); });
 $("showRemoved").addEventListener("change", () => { S.shown = new Map(); applyMoment(S.index); });
-$("scope").addEventListener("change", () => { S.sel = null; $("detail").innerHTML = ""; load(); });
+$("scope").addEventListener("change", () => {
+  // another scope opens at its latest moment, nothing selected; the address names it at once
+  S.sel = null; S.notice = null; $("detail").innerHTML = ""; $("follow").checked = true;
+  S.scope = $("scope").value.trim(); writeUrl();
+  load().finally(writeUrl);
+});
 $("load").addEventListener("click", () => load());
 $("token").value = sessionStorage.getItem(TOKEN_KEY) || "";
 $("token").addEventListener("change", () => { const v = $("token").value.trim(); v ? sessionStorage.setItem(TOKEN_KEY, v) : sessionStorage.removeItem(TOKEN_KEY); S.detailCache.clear(); load(); });
@@ -696,5 +701,17 @@ async function poll() {
 }
 setInterval(() => { poll().catch(() => {}); }, 20000);
 
+// The scope picker: the scopes this token may read, with their sizes (the `scopes` query),
+// fetched after the first paint so it never delays the drawing.
+async function fillScopes() {
+  try {
+    const list = (await gql("{ scopes { scope entities events } }")).scopes;
+    $("scopeList").innerHTML = list.map((s) =>
+      `<option value="${esc(s.scope)}">${s.entities} entities · ${s.events} events</option>`).join("");
+  } catch (e) {
+    $("scopeList").innerHTML = ""; // without a usable token the picker stays empty
+  } finally { viz.scopesReady = true; }
+}
+
 readUrl();
-load();
+load().finally(() => fillScopes());
