@@ -64,6 +64,32 @@ def deployment(
         r.close()
 
 
+def follow(scope: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """`storygraph review` following its run, as a terminal starts it: with Ctrl-C (SIGINT)
+    at its default even when the suite itself was started in the background, where SIGINT is
+    inherited as ignored and Python would never raise KeyboardInterrupt."""
+    return subprocess.Popen(
+        review_args(scope),
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def interrupt(follower: subprocess.Popen[str]) -> str:
+    """Ctrl-C, then what it printed; killed (and the test failed) if it does not exit."""
+    follower.send_signal(signal.SIGINT)
+    try:
+        out, _ = follower.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        follower.kill()
+        follower.communicate()
+        raise
+    return out
+
+
 def review_args(scope: str) -> list[str]:
     return [
         sys.executable,
@@ -124,9 +150,7 @@ def test_review_command_refuses_while_another_review_runs(
     # went on to an unscripted navigation and failed, and --cancel met a failed run)
     gate = threading.Event()
     model_server.script(leaf("慢", hold=gate))
-    follower = subprocess.Popen(
-        review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
-    )
+    follower = follow(scope, env)
     try:
         try:
             deadline = time.monotonic() + 60
@@ -136,8 +160,7 @@ def test_review_command_refuses_while_another_review_runs(
             assert busy.returncode == 2
             assert "BUSY" in busy.stderr
         finally:
-            follower.send_signal(signal.SIGINT)
-            out, _ = follower.communicate(timeout=30)
+            out = interrupt(follower)
         run_id = run_id_of(out)
         cancelled = cli(
             [sys.executable, "-m", "api.cli", "review", "--run", run_id, "--cancel"], env
@@ -157,14 +180,11 @@ def test_ctrl_c_detaches_and_the_review_goes_on(
     model_server.script(
         leaf("批0", delay=3), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
     )
-    follower = subprocess.Popen(
-        review_args(scope), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True
-    )
+    follower = follow(scope, env)
     deadline = time.monotonic() + 60
     while model_server.calls < 1 and time.monotonic() < deadline:
         time.sleep(0.1)
-    follower.send_signal(signal.SIGINT)
-    out, _ = follower.communicate(timeout=30)
+    out = interrupt(follower)
     assert follower.returncode == 0
     run_id = run_id_of(out)
     assert "Detached: the review keeps running (not cancelled)" in out
