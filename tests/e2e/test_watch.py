@@ -190,7 +190,11 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
         w = data(api.graphql(WATCH, {"scope": scope, "id": wid}))["watch"]
         return w if w["observations"] else None
 
-    watch = until(observed)
+    until(observed)
+    # read again: the observation and the step list are committed in one transaction, but one
+    # GraphQL answer reads its fields one after the other, so the answer that first showed the
+    # observation may hold the step list read just before that commit
+    watch = data(api.graphql(WATCH, {"scope": scope, "id": wid}))["watch"]
     [obs] = watch["observations"]
     assert obs["runId"] == "retest-1" and obs["outcome"]["status"] == "success"
     assert obs["outcome"]["factsRecorded"] and not obs["outcome"]["deliverableDone"]
