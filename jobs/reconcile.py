@@ -31,9 +31,11 @@ Cases:
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from arq.connections import ArqRedis
 from arq.jobs import Job, JobStatus
 
 from engine.principal import Principal
@@ -64,6 +66,11 @@ class Reconciled:
     watch_failed: list[str] = field(default_factory=list)
 
 
+async def job_known(redis: ArqRedis, queue: str, job_id: str) -> bool:
+    """Queued, deferred, running or finished with a kept result."""
+    return await Job(job_id, redis, _queue_name=queue).status() is not JobStatus.not_found
+
+
 async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
     """One pass over every case, at `deps.clock()`; all-scope work, so `admin` (WORKER)."""
     principal.require("admin")
@@ -71,9 +78,8 @@ async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
         raise RuntimeError("the reconciler needs the worker's Redis connection")
     redis, queue, db, now = deps.pool, deps.settings.queue_name, deps.database, deps.clock()
 
-    async def known(job_id: str) -> bool:
-        """Queued, deferred, running or finished with a kept result."""
-        return await Job(job_id, redis, _queue_name=queue).status() is not JobStatus.not_found
+    def known(job_id: str) -> Awaitable[bool]:
+        return job_known(redis, queue, job_id)
 
     store = ReconcileStore(deps.driver, db)
     result = Reconciled()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from datetime import datetime, timedelta
 
 from arq.connections import ArqRedis
@@ -15,6 +16,7 @@ from engine.review import lifecycle as lc
 from engine.review.lifecycle import DisplayStatus
 from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
+from jobs.reconcile import job_known
 from jobs.review.lifecycle import start_review
 from jobs.review.recovery import reconcile_runs
 from jobs.review.services import QUEUED, ReviewServices
@@ -54,8 +56,7 @@ async def test_a_queued_run_whose_job_was_lost_is_queued_again_once(
     run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
     queue = svc.settings.queue_name
 
-    async def known(job_id: str) -> bool:
-        return await Job(job_id, pool, _queue_name=queue).status() is not JobStatus.not_found
+    known = functools.partial(job_known, pool, queue)
 
     created = (await svc.runs.get(run_id)).run.created_at
     early = await reconcile_runs(
@@ -83,8 +84,7 @@ async def test_a_queued_run_that_lost_its_job_and_its_lease_is_failed_visibly_an
     run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
     queue = svc.settings.queue_name
 
-    async def known(job_id: str) -> bool:
-        return await Job(job_id, pool, _queue_name=queue).status() is not JobStatus.not_found
+    known = functools.partial(job_known, pool, queue)
 
     lease = await svc.lease.current()
     assert lease is not None and lease.run_id == run_id
