@@ -10,7 +10,6 @@ from neo4j import AsyncManagedTransaction
 
 from graph.base import Store
 from graph.concern.codec import utc
-from graph.review.codec import iso
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class ReconcileStore(Store):
         found = await self.query(
             "reconcile/heartbeats_claimed",
             deployment=deployment,
-            claimed_before=iso(before),
+            claimed_before=utc(before),
             limit=limit,
         )
         return [ClaimedHeartbeat(r["id"], r["claim_key"]) for r in found]

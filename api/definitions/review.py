@@ -36,6 +36,7 @@ from api.definitions.review_types import (
     run_progress,
 )
 from engine.review import activity as act
+from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.review import commands, reads
 
 POLL_SECONDS = 0.5
@@ -67,16 +68,16 @@ class Query:
         after: str | None = None,
     ) -> Connection[SupervisionRun]:
         ctx = info.context
-        key = decode_keyset(RUNS_CURSOR, after, (str, str))
+        key = decode_keyset(RUNS_CURSOR, after, (int, str))
         page = await reads.page_runs(
             ctx.deps,
             ctx.caller(),
             scope=scope.to_model() if scope else None,
             first=page_size(first, ctx.settings.page_max_first),
-            after=(key[0], key[1]) if key else None,
+            after=(from_epoch_us(key[0]), key[1]) if key else None,
             with_total=wants_total(info),
         )
-        keys = {r.run_id: reads.run_key(r) for r in page.runs}
+        keys = {r.run_id: (to_epoch_us(r.created_at), r.run_id) for r in page.runs}
         return keyset_connection(
             RUNS_CURSOR,
             [SupervisionRun.from_model(r) for r in page.runs],

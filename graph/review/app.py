@@ -19,7 +19,8 @@ from engine.review.compose import story_scope
 from engine.review.plans import HeartbeatPlan
 from engine.review.settings import AppSettings
 from graph.review.base import Repository
-from graph.review.codec import dumps, iso
+from graph.review.codec import dumps
+from graph.temporal import to_neo4j
 
 
 class AppSettingsStore(Repository):
@@ -46,7 +47,7 @@ class AppSettingsStore(Repository):
                 key=self.deployment,
                 enabled=settings.heartbeat_enabled,
                 preferences=dumps(settings.preferences),
-                now=iso(now),
+                now=to_neo4j(now),
             )
 
         await self.write(work)
@@ -61,7 +62,7 @@ def plan_row(plan: HeartbeatPlan, deployment: str) -> dict[str, object]:
         "scope_key": plan.scope.key,
         "name": plan.name,
         "enabled": plan.enabled,
-        "created_at": iso(plan.created_at),
+        "created_at": to_neo4j(plan.created_at),
         "doc": dumps(plan.model_dump(mode="json")),
     }
 

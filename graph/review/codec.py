@@ -3,15 +3,16 @@
 A supervision run is stored as a `SupervisionRun` node (its scalar fields, the source
 manifest, and a JSON document of the rest) plus one node per stage, leaf batch and
 navigation node. Those records are what progress and `next_step` read back, so a run
-rebuilt from Neo4j is exactly the run that was committed. Times are ISO-8601 strings in UTC
-(they sort as text, and a person reading Neo4j Browser sees them as written).
+rebuilt from Neo4j is exactly the run that was committed. Times are stored as Neo4j
+DateTimes in UTC through `graph.temporal`, the one codec for instants (migration 066 turned
+the ISO text stored before into DateTimes).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from engine.review.compose import story_scope
@@ -19,15 +20,7 @@ from engine.review.lifecycle import SupervisionRun
 from engine.review.manifest import LeafBatch, NavigationNode
 from engine.review.stages import StageRecord
 from engine.review.types import STAGE_ORDER
-
-
-def iso(value: datetime | None) -> str | None:
-    return None if value is None else value.astimezone(UTC).isoformat()
-
-
-def instant(value: str) -> datetime:
-    """An instant stored by `iso`, back as an aware datetime."""
-    return datetime.fromisoformat(value)
+from graph.temporal import EPOCH, from_neo4j, to_neo4j
 
 
 def dumps(value: Any) -> str:
@@ -61,9 +54,9 @@ def run_row(run: SupervisionRun, deployment: str, options: RunOptions) -> dict[s
         "worker_id": run.worker_id,
         "trigger": run.trigger.value,
         "mode": run.mode.value,
-        "created_at": iso(run.created_at),
-        "updated_at": iso(run.updated_at),
-        "ended_at": iso(run.ended_at),
+        "created_at": to_neo4j(run.created_at),
+        "updated_at": to_neo4j(run.updated_at),
+        "ended_at": to_neo4j(run.ended_at),
         "heartbeat_run_id": run.heartbeat_run_id,
         "result_id": run.result_id,
         "outcome": run.outcome.value if run.outcome else None,
@@ -80,8 +73,8 @@ def stage_rows(run: SupervisionRun) -> list[dict[str, Any]]:
         {
             "stage": r.stage.value,
             "state": r.state.value,
-            "started_at": iso(r.started_at),
-            "ended_at": iso(r.ended_at),
+            "started_at": to_neo4j(r.started_at),
+            "ended_at": to_neo4j(r.ended_at),
             "error": r.error,
         }
         for r in run.stages.records
@@ -94,7 +87,7 @@ def batch_row(batch: LeafBatch, output: str | None = None) -> dict[str, Any]:
         "segments": dumps([s.model_dump(mode="json") for s in batch.segments]),
         "state": batch.state.value,
         "output_id": batch.output_id,
-        "committed_at": iso(batch.committed_at),
+        "committed_at": to_neo4j(batch.committed_at),
         "attempts": batch.attempts,
         "error": batch.error,
     }
@@ -108,7 +101,7 @@ def node_row(node: NavigationNode, output: str | None = None) -> dict[str, Any]:
         "node_id": node.node_id,
         "leaves": sorted(node.leaves),
         "output_id": node.output_id,
-        "committed_at": iso(node.committed_at),
+        "committed_at": to_neo4j(node.committed_at),
         "is_root": node.is_root,
     }
     if output is not None:
@@ -120,9 +113,11 @@ def load_run(record: Any) -> StoredRun:
     props = record["run"]
     doc = json.loads(props["doc"])
     order = {s.value: i for i, s in enumerate(STAGE_ORDER)}
-    stages = sorted(record["stages"], key=lambda s: order[s["stage"]])
-    batches = sorted(record["batches"], key=lambda b: b["index"])
-    nodes = sorted(record["nodes"], key=lambda n: (n["committed_at"] or "", n["node_id"]))
+    stages = sorted(_decoded(record["stages"]), key=lambda s: order[s["stage"]])
+    batches = sorted(_decoded(record["batches"]), key=lambda b: b["index"])
+    nodes = sorted(
+        _decoded(record["nodes"]), key=lambda n: (n["committed_at"] or EPOCH, n["node_id"])
+    )
     ledger = {
         "manifest": json.loads(props["manifest"]),
         "batches": [
@@ -146,3 +141,8 @@ def load_run(record: Any) -> StoredRun:
             per_run=props.get("per_run"),
         ),
     )
+
+
+def _decoded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Record maps with their Neo4j DateTimes as stdlib-UTC datetimes."""
+    return [{k: from_neo4j(v) for k, v in row.items()} for row in rows]

@@ -18,7 +18,8 @@ from engine.errors import NotFound
 from engine.review.compose import story_scope
 from engine.review.heartbeat import HeartbeatRun
 from graph.review.base import Repository
-from graph.review.codec import dumps, instant, iso
+from graph.review.codec import dumps
+from graph.temporal import from_neo4j, to_neo4j
 
 
 def heartbeat_row(run: HeartbeatRun, deployment: str, claim_key: str) -> dict[str, Any]:
@@ -30,8 +31,8 @@ def heartbeat_row(run: HeartbeatRun, deployment: str, claim_key: str) -> dict[st
         "scope": story_scope(run.scope) if run.scope is not None else None,
         "scope_key": run.scope.key if run.scope is not None else None,
         "state": run.state.value,
-        "slot": iso(run.slot),
-        "claimed_at": iso(run.claimed_at),
+        "slot": to_neo4j(run.slot),
+        "claimed_at": to_neo4j(run.claimed_at),
         "supervision_run_id": run.supervision_run_id,
         "doc": dumps(run.model_dump(mode="json")),
     }
@@ -52,7 +53,7 @@ class HeartbeatRuns(Repository):
     async def last_slots(self) -> dict[str, datetime]:
         async def work(tx: AsyncManagedTransaction) -> dict[str, datetime]:
             rows = await self.rows(tx, "review/heartbeat_last_slots", deployment=self.deployment)
-            return {r["config_id"]: instant(r["slot"]) for r in rows}
+            return {r["config_id"]: from_neo4j(r["slot"]) for r in rows}
 
         return await self.read(work)
 

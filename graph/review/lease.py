@@ -20,7 +20,7 @@ from neo4j import AsyncManagedTransaction
 from engine.review import lock
 from engine.review.types import Trigger
 from graph.review.base import Repository
-from graph.review.codec import instant, iso
+from graph.temporal import from_neo4j, to_neo4j
 
 _EMPTY = {"owner": None, "run_id": None, "acquired_at": None, "expires_at": None, "worker_id": None}
 
@@ -32,8 +32,8 @@ def _lease(props: dict[str, Any] | None) -> lock.Lease | None:
         owner=props["owner"],
         run_id=props["run_id"],
         token=props["token"],
-        acquired_at=instant(props["acquired_at"]),
-        expires_at=instant(props["expires_at"]),
+        acquired_at=from_neo4j(props["acquired_at"]),
+        expires_at=from_neo4j(props["expires_at"]),
     )
 
 
@@ -42,8 +42,8 @@ def _row(lease: lock.Lease, worker_id: str) -> dict[str, Any]:
         "owner": lease.owner,
         "run_id": lease.run_id,
         "token": lease.token,
-        "acquired_at": iso(lease.acquired_at),
-        "expires_at": iso(lease.expires_at),
+        "acquired_at": to_neo4j(lease.acquired_at),
+        "expires_at": to_neo4j(lease.expires_at),
         "worker_id": worker_id,
     }
 
@@ -94,7 +94,7 @@ class ReviewLease(Repository):
             props = await self._locked(tx)
             lease = lock.renew(_lease(props), owner=owner, token=token, now=now, ttl=ttl)
             await self.rows(
-                tx, "review/lease_put", key=self.key, row={"expires_at": iso(lease.expires_at)}
+                tx, "review/lease_put", key=self.key, row={"expires_at": to_neo4j(lease.expires_at)}
             )
             return lease
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -28,6 +29,7 @@ from graph.review.codec import (
     run_row,
     stage_rows,
 )
+from graph.temporal import to_neo4j
 
 
 @dataclass
@@ -115,7 +117,7 @@ class SupervisionRuns(Repository):
         *,
         scope_key: str | None = None,
         scopes: Sequence[str] | None = None,
-        after: tuple[str, str] | None = None,
+        after: tuple[datetime, str] | None = None,
         limit: int = 500,
     ) -> list[StoredRun]:
         """Newest first, after the keyset `after` (created_at, id); `scopes` (story scopes)
@@ -130,7 +132,7 @@ class SupervisionRuns(Repository):
                     deployment=self.deployment,
                     scope_key=scope_key,
                     scopes=list(scopes) if scopes is not None else None,
-                    after_created_at=after[0] if after else None,
+                    after_created_at=to_neo4j(after[0]) if after else None,
                     after_id=after[1] if after else None,
                     limit=limit,
                 )

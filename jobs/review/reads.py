@@ -21,12 +21,11 @@ from engine.review import lifecycle as lc
 from engine.review.plans import HeartbeatPlan
 from engine.review.settings import AppSettings
 from engine.review.types import Scope
-from graph.review.codec import iso
 from jobs.deps import Deps
 from jobs.review.access import require_scope
 from jobs.review.commands import services, visible_run
 
-RunKey = tuple[str, str]  # (created_at as stored, run id): the keyset of the runs list
+RunKey = tuple[datetime, str]  # (created_at, run id): the keyset of the runs list
 
 
 @dataclass(frozen=True)
@@ -34,10 +33,6 @@ class RunPage:
     runs: list[lc.SupervisionRun]
     has_next: bool
     total: int | None  # None: not asked for
-
-
-def run_key(run: lc.SupervisionRun) -> RunKey:
-    return (iso(run.created_at) or "", run.run_id)
 
 
 async def app_settings(deps: Deps, principal: Principal) -> AppSettings:

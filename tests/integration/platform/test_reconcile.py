@@ -55,7 +55,7 @@ async def _heartbeat(ctx: dict[str, Any], scope: str, claimed_ago: timedelta) ->
         id=run_id,
         d=ctx["settings"].queue_name,
         key=key,
-        at=(NOW - claimed_ago).isoformat(),
+        at=NOW - claimed_ago,
         scope=scope,
         database_=ctx["settings"].neo4j_database,
     )
