@@ -16,7 +16,8 @@ that one step and commits it in its own transaction. So:
   with the raw output kept; a 429 defers the job with arq `Retry(defer=...)` and marks the
   run queued, so another worker's start-up recovery leaves it for the deferred job;
 - the run becomes completed only inside the publish transaction, which also writes the
-  result (through `StoryRepository.publish_result`) and advances the checkpoint.
+  result (through the story use case `jobs.story.writes.publish_run_result`, which tells
+  graphChanged subscribers) and advances the checkpoint.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ from engine.review.outputs import (
 from engine.review.runner import StepKind, next_step
 from engine.review.types import Segment, StageName
 from engine.story.inputs import PublishResultInput, parse_input
-from engine.story.models import Actor
 from engine.story.publish import PublishPlan
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
@@ -60,6 +60,7 @@ from jobs.review.lifecycle import checkpoint_key
 from jobs.review.model import leaf_answer, merge_answer, navigation_answer
 from jobs.review.pool import LeftLine, StageTimedOut
 from jobs.review.services import DEFAULT_WINDOW, QUEUED, ReviewServices
+from jobs.story import writes
 
 log = logging.getLogger("storygraph.review")
 
@@ -275,7 +276,7 @@ class Execution:
                     tx, published.checkpoint, expected=expected, scope_tag=story_scope(run.scope)
                 )
 
-        await self.svc.story.publish_result(inp, by=Actor.run(self.run_id), within=within)
+        await writes.publish_run_result(self.svc.deps, inp, run_id=self.run_id, within=within)
 
     async def requeue(self) -> None:
         """Deferred by a 429: the run waits for whichever worker picks the job up again, so

@@ -30,7 +30,6 @@ from graph.review.known import KnownEntities, KnownEvents
 from graph.review.lease import ReviewLease
 from graph.review.runs import SupervisionRuns
 from graph.review.sources import ReviewSources
-from graph.story.repository import StoryRepository
 from jobs.deps import Deps
 from jobs.review.model import Gateway
 from jobs.review.pool import ReviewPool
@@ -60,7 +59,6 @@ class ReviewServices:
     heartbeats: HeartbeatRuns = field(init=False)
     app: AppSettingsStore = field(init=False)
     plans: PlanStore = field(init=False)
-    story: StoryRepository = field(init=False)
 
     def __post_init__(self) -> None:
         args = (self.driver, self.settings.neo4j_database, self.deployment)
@@ -73,7 +71,6 @@ class ReviewServices:
         self.heartbeats = HeartbeatRuns(*args)
         self.app = AppSettingsStore(*args)
         self.plans = PlanStore(*args)
-        self.story = StoryRepository(self.driver, self.settings.neo4j_database, clock=self.clock)
 
     @property
     def deployment(self) -> str:

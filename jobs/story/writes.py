@@ -9,12 +9,15 @@ writes in one transaction; graphChanged subscribers hear of it after the commit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
+
+from neo4j import AsyncManagedTransaction
 
 from engine.principal import Principal
 from engine.story import inputs as engine_inputs
 from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
+from engine.story.publish import PublishPlan
 from graph.story.repository import PublishOutcome
 from jobs.deps import Deps
 from jobs.story.common import announce, editor, scoped, story_repo
@@ -54,6 +57,24 @@ async def publish_result(
     outcome = await story_repo(deps).publish_result(parsed, by=by)
     if not outcome.repeat:
         await announce(deps, scope, "result", [outcome.result.id], by)
+    return outcome
+
+
+async def publish_run_result(
+    deps: Deps,
+    inp: engine_inputs.PublishResultInput,
+    *,
+    run_id: str,
+    within: Callable[[AsyncManagedTransaction, PublishPlan], Awaitable[None]],
+) -> PublishOutcome:
+    """The publish stage of a supervision run: its result, recorded as the run, with the
+    run's own records written by `within` in the same transaction. The scope was checked
+    when the run was started (`jobs.review.lifecycle`), so no principal is asked here;
+    graphChanged subscribers hear of it like of any other published result."""
+    by = Actor.run(run_id)
+    outcome = await story_repo(deps).publish_result(inp, by=by, within=within)
+    if not outcome.repeat:
+        await announce(deps, inp.scope, "result", [outcome.result.id], by)
     return outcome
 
 

@@ -14,6 +14,7 @@ from engine.settings import Settings
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
 from jobs.review.services import ReviewServices
+from jobs.story.common import story_repo
 from jobs.worker import create_worker
 from tests.support.scripted_model import text
 
@@ -59,7 +60,7 @@ def per_batch_for(body: str, batches: int) -> int:
 async def push_conversation(
     svc: ReviewServices, scope: str, source_id: str, body: str, version: str = "v1"
 ) -> None:
-    await svc.story.upsert_source(
+    await story_repo(svc.deps).upsert_source(
         SourceInput(
             scope=scope, id=source_id, kind=SourceKind.CONVERSATION, version=version, text=body
         ),

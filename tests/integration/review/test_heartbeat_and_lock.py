@@ -23,6 +23,7 @@ from engine.story.models import Actor
 from jobs.review.heartbeat import HEARTBEAT_REPORT, claim_due
 from jobs.review.lifecycle import continue_review, start_review
 from jobs.review.services import ReviewServices
+from jobs.story.common import story_repo
 from tests.support.grounded_review import leaf_requests, review_answer
 from tests.support.review_jobs import (
     BASE,
@@ -184,9 +185,9 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
     assert isinstance(got, tuple)
     await run_worker(svc.settings)
     first = (await svc.runs.get(got[0].run_id)).run
-    result = await svc.story.result(scope, first.result_id or "")
+    result = await story_repo(svc.deps).result(scope, first.result_id or "")
     [entity] = [e for e in result.entities if e.name == "张三"]
-    await svc.story.update_entity(
+    await story_repo(svc.deps).update_entity(
         scope,
         entity.id,
         EntityEdit(description="发布经理（用户修正）"),
@@ -202,7 +203,7 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
     await run_worker(svc.settings)
     offered = [k["id"] for sent in leaf_requests(model_server) for k in sent["known_entities"]]
     assert entity.id in offered  # the automatic run was told about the stored 张三
-    view = await svc.story.entity(scope, entity.id)
+    view = await story_repo(svc.deps).entity(scope, entity.id)
     assert view.entity.description == "发布经理（用户修正）"  # the user's edit wins
     [proposal] = [s for s in view.pending_suggestions if s.field == "description"]
     assert "张三：第7条" in proposal.proposed_value  # what the new messages say about 张三

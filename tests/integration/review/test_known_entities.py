@@ -16,6 +16,7 @@ from engine.story.inputs import EntityEdit, PublishResultInput, parse_input
 from engine.story.models import Actor
 from jobs.review.lifecycle import start_review
 from jobs.review.services import ReviewServices
+from jobs.story.common import story_repo
 from tests.support.grounded_review import leaf_requests, offered_ids, review_answer
 from tests.support.review_jobs import (
     BASE,
@@ -63,9 +64,11 @@ async def test_second_review_reuses_the_stored_person_and_proposes_instead_of_ov
 ) -> None:
     model_server.answer_with(review_answer)
     await push_conversation(svc, scope, "chat-1", chat(FIRST))
-    first = await svc.story.result(scope, await review(svc, scope, BASE - timedelta(hours=1)))
+    first = await story_repo(svc.deps).result(
+        scope, await review(svc, scope, BASE - timedelta(hours=1))
+    )
     [zhang] = [e for e in first.entities if e.name == "张三"]
-    await svc.story.update_entity(
+    await story_repo(svc.deps).update_entity(
         scope,
         zhang.id,
         EntityEdit(description="发布经理（用户修正）"),
@@ -85,12 +88,12 @@ async def test_second_review_reuses_the_stored_person_and_proposes_instead_of_ov
         offered = {k["id"]: k for k in sent["known_entities"]}
         assert offered[zhang.id]["name"] == "张三"
         assert offered[zhang.id]["kind"] == "person"
-    second = await svc.story.result(scope, second_id)
+    second = await story_repo(svc.deps).result(scope, second_id)
     named = [m.mention.entity_id for m in second.mentions if m.mention.name == "张三"]
     assert named == [zhang.id]  # one 张三 in the result, the stored one
     settings = svc.settings
     assert await count(neo4j_driver, settings, CURRENT_NAMED, scope=scope, name="张三") == 1
-    view = await svc.story.entity(scope, zhang.id)
+    view = await story_repo(svc.deps).entity(scope, zhang.id)
     assert view.entity.description == "发布经理（用户修正）"  # the person's edit stays
     [proposal] = [s for s in view.pending_suggestions if s.field == "description"]
     assert proposal.current_value == "发布经理（用户修正）"
@@ -100,7 +103,7 @@ async def test_second_review_reuses_the_stored_person_and_proposes_instead_of_ov
 
 async def seed_person(svc: ReviewServices, scope: str, name: str) -> str:
     """A stored Main entity in `scope`, published as an earlier result would."""
-    published = await svc.story.publish_result(
+    published = await story_repo(svc.deps).publish_result(
         parse_input(
             PublishResultInput,
             {
@@ -124,7 +127,9 @@ async def test_only_the_reviewed_projects_known_entities_are_offered_and_reused(
         here = await seed_person(svc, scope, "张三")
         model_server.answer_with(review_answer)
         await push_conversation(svc, scope, "chat-1", chat(FIRST))
-        result = await svc.story.result(scope, await review(svc, scope, BASE - timedelta(hours=1)))
+        result = await story_repo(svc.deps).result(
+            scope, await review(svc, scope, BASE - timedelta(hours=1))
+        )
         [sent] = leaf_requests(model_server)
         assert [k["id"] for k in sent["known_entities"]] == [here]  # 李四 is not known
         assert elsewhere not in offered_ids(model_server)
@@ -144,7 +149,7 @@ async def test_a_person_named_in_two_batches_of_one_review_is_one_entity(
     model_server.answer_with(review_answer)
     body = chat(FIRST + LATER)
     await push_conversation(svc, scope, "chat-1", body)
-    result = await svc.story.result(
+    result = await story_repo(svc.deps).result(
         scope,
         await review(svc, scope, BASE - timedelta(hours=1), per_batch=per_batch_for(body, 3)),
     )

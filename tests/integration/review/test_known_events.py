@@ -26,6 +26,7 @@ from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
 from jobs.review.lifecycle import start_review
 from jobs.review.services import ReviewServices
+from jobs.story.common import story_repo
 from tests.support.grounded_review import leaf_requests, offered_event_ids, review_answer
 from tests.support.review_jobs import (
     BASE,
@@ -68,7 +69,7 @@ async def review_day(svc: ReviewServices, scope: str) -> str:
 
 
 async def titles_by_id(svc: ReviewServices, scope: str) -> dict[str, str]:
-    graph = await svc.story.story_graph(scope)
+    graph = await story_repo(svc.deps).story_graph(scope)
     return {e.id: e.title for e in graph.events}
 
 
@@ -94,7 +95,7 @@ async def test_re_review_reuses_each_messages_event_by_id_and_cites_the_new_vers
     now = await titles_by_id(svc, scope)
     assert len(now) == 5 and len(set(now.values())) == 5, now
     assert {i: now[i] for i in first} == first  # the same ids, the same titles
-    second = await svc.story.result(scope, second_id)
+    second = await story_repo(svc.deps).result(scope, second_id)
     assert second.events == [e for e in second.events if e.id not in first]  # no new versions
     cited = {(r.owner_id, r.source_version) for r in second.references}
     assert {(i, "v2") for i in first} <= cited  # reused events cite the new version
@@ -155,9 +156,9 @@ async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_g
     await review_day(svc, scope)
     first = await titles_by_id(svc, scope)
     assert sorted(first.values()) == sorted(f"{who}：{said}" for _, who, said in V1)
-    graph = await svc.story.story_graph(scope)
+    graph = await story_repo(svc.deps).story_graph(scope)
     [zhang] = [e for e in graph.entities if e.name == "张三"]
-    await svc.story.update_entity(
+    await story_repo(svc.deps).update_entity(
         scope,
         zhang.id,
         EntityEdit(description="支付负责人（用户修正）"),
@@ -171,12 +172,12 @@ async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_g
     now = await titles_by_id(svc, scope)
     assert sorted(now.values()) == sorted(f"{who}：{said}" for _, who, said in V2), now
     assert {i: now[i] for i in first} == first
-    graph = await svc.story.story_graph(scope)
+    graph = await story_repo(svc.deps).story_graph(scope)
     assert sorted(e.name for e in graph.entities) == ["张三", "李四", "王五"]
     assert [e.id for e in graph.entities if e.name == "张三"] == [zhang.id]
     [agree] = [e.id for e in graph.events if e.title == "李四：张三的方案我同意"]
     assert {c.entity_id for c in graph.changes if c.event_id == agree} >= {zhang.id}
-    view = await svc.story.entity(scope, zhang.id)
+    view = await story_repo(svc.deps).entity(scope, zhang.id)
     assert view.entity.description == "支付负责人（用户修正）"
     assert [s.field for s in view.pending_suggestions] == ["description"]
     assert await count(neo4j_driver, svc.settings, CHANGES_PER_LINK, scope=scope) == 1

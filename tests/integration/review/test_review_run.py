@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import timedelta
 
@@ -10,9 +11,11 @@ from neo4j import AsyncDriver
 from engine.errors import Busy
 from engine.review import lifecycle as lc
 from engine.review.types import Scope, Trigger
+from jobs.notify import channel
 from jobs.review.execution import Execution
 from jobs.review.lifecycle import start_review
 from jobs.review.services import ReviewServices
+from jobs.story.common import story_repo
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -43,6 +46,10 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
     run = got[0]
     assert run.status is lc.RunStatus.RUNNING  # stored running before collecting
     assert (await svc.runs.get(run.run_id)).run.stages.records[0].state.value == "running"
+    assert svc.pool is not None
+    hints = svc.pool.pubsub()
+    await hints.subscribe(channel(scope))
+    assert (await hints.get_message(timeout=5))["type"] == "subscribe"  # listening from here
     await run_worker(svc.settings)
 
     done = (await svc.runs.get(run.run_id)).run
@@ -53,8 +60,19 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
     assert model_server.calls == 2  # one leaf, one navigation
     leaf_prompt = model_server.requests[0].messages[-1]["content"]
     assert "第27条" in leaf_prompt and "第1条" in leaf_prompt
-    result = await svc.story.result(scope, done.result_id)
+    result = await story_repo(svc.deps).result(scope, done.result_id)
     assert len(result.events) == 1 and result.summaries[0].text == "本阶段：v2.0 提测推进"
+    # graphChanged subscribers (the graph view following now) hear of the published result
+    heard = await hints.get_message(ignore_subscribe_messages=True, timeout=5)
+    await hints.aclose()
+    assert heard is not None
+    assert json.loads(heard["data"]) | {"at": None} == {
+        "scope": scope,
+        "kind": "result",
+        "ids": [done.result_id],
+        "by": f"run:{run.run_id}",
+        "at": None,
+    }
     assert await svc.lease.current() is None  # the lease is free after completion
     # manual interval reviews never move automatic progress
     assert (
@@ -91,7 +109,7 @@ async def test_larger_conversation_is_split_into_six_leaf_batches(
     covered = sorted((s.start, s.end) for b in done.ledger.batches for s in b.segments)
     assert covered[0][0] == 0 and covered[-1][1] == len(body)
     assert all(a[1] == b[0] for a, b in zip(covered, covered[1:], strict=False))
-    result = await svc.story.result(scope, done.result_id or "")
+    result = await story_repo(svc.deps).result(scope, done.result_id or "")
     assert len(result.events) == len(done.ledger.batches)
 
 
@@ -144,6 +162,6 @@ async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
     assert model_server.calls == 7  # 4 leaves, 2 group nodes, 1 root
     root_prompt = model_server.requests[-1].messages[-1]["content"]
     assert "前半" in root_prompt and "后半" in root_prompt  # the root merges its children
-    result = await svc.story.result(scope, done.result_id or "")
+    result = await story_repo(svc.deps).result(scope, done.result_id or "")
     assert result.summaries[0].text == "全程：v2.0 提测推进"
     assert len(result.events) == 4  # leaf facts are kept, not replaced by navigation

@@ -16,6 +16,7 @@ from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
 from jobs.review.lifecycle import cancel_review, continue_review, pause_review, start_review
 from jobs.review.services import ReviewServices
+from jobs.story.common import story_repo
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -122,5 +123,5 @@ async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert model_server.calls == 4  # 3 leaves + navigation: batch 0 was not asked again
     assert [b.attempts for b in done.ledger.batches] == [1, 1, 1]
-    result = await svc.story.result(scope, done.result_id or "")
+    result = await story_repo(svc.deps).result(scope, done.result_id or "")
     assert len(result.events) == 3
