@@ -17,7 +17,7 @@ from pathlib import Path
 from neo4j import AsyncDriver
 from neo4j.exceptions import ClientError, TransientError
 
-from graph.queries import CYPHER_DIR
+from graph.queries import CYPHER_DIR, queries
 
 SCHEMA_DIR = CYPHER_DIR / "schema"
 
@@ -90,13 +90,9 @@ async def migrate(driver: AsyncDriver, database: str, root: Path = SCHEMA_DIR) -
 async def _apply_pending(
     driver: AsyncDriver, database: str, migrations: list[Migration], applied: list[str]
 ) -> None:
-    await driver.execute_query(
-        "CREATE CONSTRAINT migration_name IF NOT EXISTS FOR (m:Migration) REQUIRE m.name IS UNIQUE",
-        database_=database,
-    )
-    records, _, _ = await driver.execute_query(
-        "MATCH (m:Migration) RETURN m.name AS name, m.checksum AS checksum", database_=database
-    )
+    q = queries()
+    await driver.execute_query(q["platform/migration_constraint"], database_=database)
+    records, _, _ = await driver.execute_query(q["platform/migrations_applied"], database_=database)
     done = {r["name"]: r["checksum"] for r in records}
     mark = secrets.token_hex(8)
     for mig in migrations:
@@ -109,9 +105,7 @@ async def _apply_pending(
         for stmt in mig.statements:
             await driver.execute_query(stmt, database_=database)
         records, _, _ = await driver.execute_query(
-            "MERGE (m:Migration {name: $name}) "
-            "ON CREATE SET m.checksum = $checksum, m.applied_at = datetime(), m.mark = $mark "
-            "RETURN m.mark = $mark AS mine, m.checksum AS checksum",
+            q["platform/migration_record"],
             name=mig.name,
             checksum=mig.checksum,
             mark=mark,
