@@ -547,3 +547,84 @@ async def test_the_scope_picker_lists_readable_scopes_with_sizes_and_switches_th
         await neo4j_driver.execute_query(
             "MATCH (n {scope: $s}) DETACH DELETE n", s=other, database_=services.neo4j_database
         )
+
+
+async def _edit(api: Server, scope: str, entity_id: str, text: str) -> float:
+    """Edit an entity's description over GraphQL as another person would; when it committed."""
+    seen = gql(
+        api,
+        "query($s: String!, $id: ID!) { entity(scope: $s, id: $id) { entity { seq } } }",
+        s=scope,
+        id=entity_id,
+    )["entity"]["entity"]["seq"]
+    gql(
+        api,
+        "mutation($s: String!, $id: ID!, $v: Int!, $d: String!) { updateEntity(scope: $s, "
+        "id: $id, seenVersion: $v, edit: {description: $d}) { id } }",
+        s=scope,
+        id=entity_id,
+        v=seen,
+        d=text,
+    )
+    return time.monotonic()
+
+
+async def test_following_shows_a_write_as_it_commits_and_a_pinned_moment_stays(
+    api: Server, demo_scope: str
+) -> None:
+    target = gql(api, VIEW_Q, s=demo_scope, a=None)["graphView"]["nodes"][0]["id"]
+    async with offline_page() as seen:
+        page = seen.page
+        await open_view(page, f"{api.url}/viz?scope={demo_scope}&sel={target}")
+        await page.wait_for_function("() => viz.live === 'on'", timeout=10_000)
+        assert await page.locator("#live").inner_text() == "● live"
+        before = await page.evaluate("() => viz.S.moments.length")
+
+        # following: another person's write shows within seconds (polling took up to 20 s)
+        committed = await _edit(api, demo_scope, target, "跟随：新描述一")
+        await page.locator("#detail .description", has_text="跟随：新描述一").wait_for(
+            timeout=5_000
+        )
+        lag = time.monotonic() - committed
+        print(f"graph view follow lag: {lag * 1000:.0f} ms")
+        assert await page.evaluate("() => viz.S.moments.length") == before + 1
+        assert await page.evaluate("() => viz.S.index === viz.S.moments.length - 1")
+
+        # pinned at an earlier moment: a write is heard but the chosen moment stays
+        await move_slider(page, before - 1)
+        pinned = await page.evaluate("() => viz.S.T")
+        hints = await page.evaluate("() => viz.hints")
+        await _edit(api, demo_scope, target, "跟随：新描述二")
+        await page.wait_for_function("(n) => viz.hints > n", arg=hints, timeout=5_000)
+        await page.wait_for_timeout(500)  # longer than the re-read's 250 ms gathering
+        assert await page.evaluate("() => viz.S.T") == pinned
+        assert await page.evaluate("() => viz.S.moments.length") == before + 1
+        # ticking "follow now" again reads what was written meanwhile
+        await page.locator("#follow").check()
+        await page.locator("#detail .description", has_text="跟随：新描述二").wait_for(
+            timeout=5_000
+        )
+        assert await page.evaluate("() => viz.S.moments.length") == before + 2
+
+        # somebody typing in the panel is not redrawn under their hands; closing the box
+        # catches up with what was written meanwhile
+        await page.locator("#editBox summary").click()
+        await page.locator("#editText").fill("我正在写")
+        hints = await page.evaluate("() => viz.hints")
+        await _edit(api, demo_scope, target, "跟随：别人写的")
+        await page.wait_for_function("(n) => viz.hints > n", arg=hints, timeout=5_000)
+        await page.wait_for_timeout(500)
+        assert await page.input_value("#editText") == "我正在写"
+        await page.locator("#editBox summary").click()
+        await page.locator("#detail .description", has_text="跟随：别人写的").wait_for(
+            timeout=5_000
+        )
+
+        # a dropped socket reconnects, and a write made while it was down is not lost
+        await page.evaluate("() => viz.dropLive()")
+        await _edit(api, demo_scope, target, "跟随：断线时写的")
+        await page.locator("#detail .description", has_text="跟随：断线时写的").wait_for(
+            timeout=10_000
+        )
+        await page.wait_for_function("() => viz.live === 'on'", timeout=10_000)
+    assert seen.console_errors == []

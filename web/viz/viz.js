@@ -684,22 +684,101 @@ $("showRemoved").addEventListener("change", () => { S.shown = new Map(); applyMo
 $("scope").addEventListener("change", () => {
   // another scope opens at its latest moment, nothing selected; the address names it at once
   S.sel = null; S.notice = null; $("detail").innerHTML = ""; $("follow").checked = true;
-  S.scope = $("scope").value.trim(); writeUrl();
-  load().finally(writeUrl);
+  S.scope = $("scope").value.trim(); writeUrl(); live.missed = false;
+  load().finally(() => { writeUrl(); subscribe(); });
 });
-$("load").addEventListener("click", () => load());
+$("load").addEventListener("click", () => load().finally(subscribe));
 $("token").value = sessionStorage.getItem(TOKEN_KEY) || "";
-$("token").addEventListener("change", () => { const v = $("token").value.trim(); v ? sessionStorage.setItem(TOKEN_KEY, v) : sessionStorage.removeItem(TOKEN_KEY); S.detailCache.clear(); load(); });
+$("token").addEventListener("change", () => { const v = $("token").value.trim(); v ? sessionStorage.setItem(TOKEN_KEY, v) : sessionStorage.removeItem(TOKEN_KEY); S.detailCache.clear(); load().finally(subscribe); });
 $("zoomIn").onclick = () => S.cy.zoom({ level: S.cy.zoom() * 1.4, renderedPosition: { x: S.cy.width() / 2, y: S.cy.height() / 2 } });
 $("zoomOut").onclick = () => S.cy.zoom({ level: S.cy.zoom() / 1.4, renderedPosition: { x: S.cy.width() / 2, y: S.cy.height() / 2 } });
 $("fit").onclick = () => fitAll();
-// following: the newest moment is picked up every 20 s (past moments never change)
-async function poll() {
-  if (!$("follow").checked || document.hidden || !viz.ready || !S.moments.length) return;
-  const t = (await gql(REPLAY_Q, { s: S.scope, from: null, to: null })).graphReplay.tables;
-  if (t.moments.length !== S.moments.length && !$("from").value && !$("to").value) await refresh(null);
+// Following: the page subscribes to graphChanged for its scope (graphql-transport-ws, the
+// token in connection_init), so a write anybody commits shows within a moment, with no
+// polling. Hints arriving together are one re-read. Past moments never change, so a pinned
+// view only notes that newer moments exist and re-reads when "follow now" is ticked again
+// (a hidden tab, when it is shown again). A dropped socket reconnects with backoff (1 s,
+// doubling to 30 s) and re-reads once, since hints sent meanwhile were lost; a refused
+// subscription (FORBIDDEN, no token) says so and does not retry until the scope or token
+// changes.
+const live = { ws: null, retry: 1000, timer: null, due: null, missed: false, lost: false };
+function liveState(state, text) {
+  viz.live = state; const el = $("live"); el.dataset.state = state; el.textContent = text;
 }
-setInterval(() => { poll().catch(() => {}); }, 20000);
+function subscribe() {
+  clearTimeout(live.timer);
+  if (live.ws) { live.ws.onclose = null; live.ws.close(); live.ws = null; }
+  const scope = S.scope;
+  if (!scope) { liveState("off", ""); return; }
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/graphql",
+                           "graphql-transport-ws");
+  live.ws = ws;
+  ws.onopen = () => {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    ws.send(JSON.stringify({ type: "connection_init", payload: token ? { Authorization: "Bearer " + token } : {} }));
+  };
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (m.type === "connection_ack") {
+      ws.send(JSON.stringify({ id: "changes", type: "subscribe", payload: {
+        query: "subscription($s: String!) { graphChanged(scope: $s) { kind ids at } }", variables: { s: scope } } }));
+      liveState("on", "● live"); live.retry = 1000;
+      if (live.lost) { live.lost = false; hinted(); }
+    } else if (m.type === "next" && m.payload && m.payload.errors) {
+      refused(ws, m.payload.errors[0]);
+    } else if (m.type === "next") {
+      hinted();
+    } else if (m.type === "error") {
+      refused(ws, (m.payload && m.payload[0]) || {});
+    } else if (m.type === "ping") {
+      ws.send(JSON.stringify({ type: "pong" }));
+    }
+  };
+  ws.onclose = (ev) => {
+    if (live.ws !== ws) return;
+    live.ws = null;
+    if (ev.code === 4403 || ev.code === 4401) { liveState("refused", "not live: " + (ev.reason || "token refused")); return; }
+    live.lost = true;
+    liveState("retrying", "reconnecting…");
+    live.timer = setTimeout(subscribe, live.retry);
+    live.retry = Math.min(live.retry * 2, 30000);
+  };
+}
+// for tests and the console: drop the socket as a network failure would
+viz.dropLive = () => { if (live.ws) live.ws.close(); };
+function refused(ws, error) {
+  live.ws = null; ws.onclose = null; ws.close();
+  liveState("refused", `not live: ${(error.extensions && error.extensions.code) || "ERROR"}`);
+}
+// A person typing in the detail panel (an open edit box, a focused field) is never redrawn
+// under their hands: the re-read waits until the box closes or the field loses focus.
+const editing = () => !!document.querySelector("#detail details[open]") ||
+  !!(document.activeElement && document.activeElement.closest && document.activeElement.closest("#detail input, #detail textarea"));
+function hinted() {
+  viz.hints = (viz.hints || 0) + 1;
+  if (!viz.ready) return;
+  if (!$("follow").checked || document.hidden || $("from").value || $("to").value || editing()) {
+    live.missed = true; return;
+  }
+  clearTimeout(live.due);
+  live.due = setTimeout(() => { caughtUp().catch(() => {}); }, 250);
+}
+// Re-read the versions; redraw only when there are new moments (this page's own write has
+// already been drawn by the time its hint arrives).
+async function caughtUp() {
+  live.missed = false;
+  const scope = S.scope;
+  const tables = (await gql(REPLAY_Q, { s: scope, from: null, to: null })).graphReplay.tables;
+  if (scope !== S.scope || tables.moments.length === S.moments.length) return;
+  if (editing()) { live.missed = true; return; }
+  window.__replay = { scope, answer: Promise.resolve({ data: { graphReplay: { tables } } }) };
+  await refresh(null);
+}
+const missedSince = () => { if (live.missed) hinted(); };
+$("follow").addEventListener("change", () => { if ($("follow").checked) missedSince(); });
+document.addEventListener("visibilitychange", () => { if (!document.hidden) missedSince(); });
+$("detail").addEventListener("toggle", () => setTimeout(missedSince, 0), true);
+$("detail").addEventListener("focusout", () => setTimeout(missedSince, 0));
 
 // The scope picker: the scopes this token may read, with their sizes (the `scopes` query),
 // fetched after the first paint so it never delays the drawing.
@@ -714,4 +793,4 @@ async function fillScopes() {
 }
 
 readUrl();
-load().finally(() => fillScopes());
+load().finally(() => { subscribe(); fillScopes(); });
