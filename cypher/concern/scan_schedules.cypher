@@ -1,9 +1,14 @@
 // params: now, scope, limit
 // seed 002 §十 scan_schedules(): schedule concerns whose trigger.next_run_at is due.
+// Indexed properties only, no document, as one record (a record per row costs the driver
+// ~60 µs; lists in one record a fraction): the engine derives triggers from DueFacts.
 MATCH (c:Concern)
 USING INDEX c:Concern(next_run_at)
 WHERE c.next_run_at <= $now AND c.type = 'schedule'
   AND NOT c.status IN ['resolved', 'dropped'] AND ($scope IS NULL OR c.scope = $scope)
-RETURN c.doc AS doc
+WITH c
 ORDER BY c.next_run_at, c.concern_id
 LIMIT $limit
+RETURN collect([c.concern_id, c.type, c.status,
+                c.next_action_when.epochSeconds * 1000000 + c.next_action_when.microsecond,
+                c.next_run_at.epochSeconds * 1000000 + c.next_run_at.microsecond]) AS due

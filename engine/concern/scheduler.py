@@ -10,15 +10,20 @@ The three scans partition the live concerns, so one due item is picked by exactl
 
 "Due" means `<= now`.
 v3.0: a timeout never sends a fixed reminder; it only enqueues the agent loop.
-The event key of a time-driven trigger is the due time itself, so every worker that sees
-the same due item derives the same job id and arq enqueues it once.
+The event key of a time-driven trigger is the due time itself in UTC, so every worker that
+sees the same due item derives the same job id and arq enqueues it once; whether a trigger
+is stale compares instants, not texts.
+
+The scans read no concern document: they select on the indexed properties and return
+`DueFacts` (id, type, status, the two due times), which is all the rules below look at.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -60,55 +65,82 @@ _DUE_STATUSES = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class DueFacts:
+    """What the time rules read of a concern: the properties the scans' indexes hold."""
+
+    concern_id: str
+    type: ConcernType
+    status: ConcernStatus
+    next_when: datetime | None  # next_action.when
+    next_run_at: datetime | None  # a schedule's trigger.next_run_at
+
+    @classmethod
+    def of(cls, concern: Concern) -> DueFacts:
+        trig = concern.trigger
+        return cls(
+            concern_id=concern.concern_id,
+            type=concern.type,
+            status=concern.status,
+            next_when=_next_when(concern),
+            next_run_at=trig.next_run_at if trig is not None else None,
+        )
+
+
 def _next_when(concern: Concern) -> datetime | None:
     return concern.next_action.when if concern.next_action is not None else None
 
 
-def is_due(concern: Concern, now: datetime) -> bool:
-    when = _next_when(concern)
+def _facts(item: Concern | DueFacts) -> DueFacts:
+    return item if isinstance(item, DueFacts) else DueFacts.of(item)
+
+
+def _key(when: datetime) -> str:
+    return when.astimezone(UTC).isoformat()
+
+
+def is_due(concern: Concern | DueFacts, now: datetime) -> bool:
+    f = _facts(concern)
     return (
-        concern.type != ConcernType.SCHEDULE
-        and concern.status in _DUE_STATUSES
-        and when is not None
-        and when <= now
+        f.type != ConcernType.SCHEDULE
+        and f.status in _DUE_STATUSES
+        and f.next_when is not None
+        and f.next_when <= now
     )
 
 
-def is_timed_out(concern: Concern, now: datetime) -> bool:
-    when = _next_when(concern)
+def is_timed_out(concern: Concern | DueFacts, now: datetime) -> bool:
+    f = _facts(concern)
     return (
-        concern.type != ConcernType.SCHEDULE
-        and concern.status == ConcernStatus.WAITING_REPLY
-        and when is not None
-        and when <= now
+        f.type != ConcernType.SCHEDULE
+        and f.status == ConcernStatus.WAITING_REPLY
+        and f.next_when is not None
+        and f.next_when <= now
     )
 
 
-def is_schedule_due(concern: Concern, now: datetime) -> bool:
-    trig = concern.trigger
+def is_schedule_due(concern: Concern | DueFacts, now: datetime) -> bool:
+    f = _facts(concern)
     return (
-        concern.type == ConcernType.SCHEDULE
-        and not is_terminal(concern.status)
-        and trig is not None
-        and trig.next_run_at is not None
-        and trig.next_run_at <= now
+        f.type == ConcernType.SCHEDULE
+        and not is_terminal(f.status)
+        and f.next_run_at is not None
+        and f.next_run_at <= now
     )
 
 
-def due_trigger(concern: Concern, now: datetime) -> Trigger | None:
+def due_trigger(concern: Concern | DueFacts, now: datetime) -> Trigger | None:
     """The one time-driven trigger `concern` needs at `now`, if any."""
-    if is_schedule_due(concern, now):
-        assert concern.trigger is not None and concern.trigger.next_run_at is not None
-        return Trigger(
-            kind=TriggerKind.SCHEDULE_DUE, event_key=concern.trigger.next_run_at.isoformat()
-        )
-    when = _next_when(concern)
-    if when is None:
+    f = _facts(concern)
+    if is_schedule_due(f, now):
+        assert f.next_run_at is not None
+        return Trigger(kind=TriggerKind.SCHEDULE_DUE, event_key=_key(f.next_run_at))
+    if f.next_when is None:
         return None
-    if is_due(concern, now):
-        return Trigger(kind=TriggerKind.NEXT_ACTION_DUE, event_key=when.isoformat())
-    if is_timed_out(concern, now):
-        return Trigger(kind=TriggerKind.TIMEOUT, event_key=when.isoformat())
+    if is_due(f, now):
+        return Trigger(kind=TriggerKind.NEXT_ACTION_DUE, event_key=_key(f.next_when))
+    if is_timed_out(f, now):
+        return Trigger(kind=TriggerKind.TIMEOUT, event_key=_key(f.next_when))
     return None
 
 
@@ -119,13 +151,21 @@ def is_stale(concern: Concern, trigger: Trigger) -> bool:
     Replies and related facts are never stale.
     """
     if trigger.kind in (TriggerKind.NEXT_ACTION_DUE, TriggerKind.TIMEOUT):
-        when = _next_when(concern)
-        return when is None or when.isoformat() != trigger.event_key
+        return not _same_instant(_next_when(concern), trigger.event_key)
     if trigger.kind == TriggerKind.SCHEDULE_DUE:
         trig = concern.trigger
-        run_at = trig.next_run_at if trig is not None else None
-        return run_at is None or run_at.isoformat() != trigger.event_key
+        return not _same_instant(trig.next_run_at if trig is not None else None, trigger.event_key)
     return False
+
+
+def _same_instant(when: datetime | None, event_key: str) -> bool:
+    """A due time and an event key written in any offset (keys before UTC keys too)."""
+    if when is None:
+        return False
+    try:
+        return datetime.fromisoformat(event_key) == when
+    except ValueError:
+        return False
 
 
 class ScheduledJob(BaseModel):
@@ -138,7 +178,10 @@ class ScheduledJob(BaseModel):
 
 
 def select(
-    concerns: Iterable[Concern], now: datetime, kinds: Iterable[TriggerKind], limit: int = 500
+    concerns: Iterable[Concern | DueFacts],
+    now: datetime,
+    kinds: Iterable[TriggerKind],
+    limit: int = 500,
 ) -> list[ScheduledJob]:
     """The due jobs of the given kinds, oldest first, at most `limit`."""
     wanted = frozenset(kinds)
@@ -149,7 +192,7 @@ def select(
             continue
         jobs.append(
             ScheduledJob(
-                concern_id=concern.concern_id,
+                concern_id=_facts(concern).concern_id,
                 trigger=trig,
                 job_id=trig.job_id(concern.concern_id),
                 due_at=datetime.fromisoformat(trig.event_key),
@@ -160,18 +203,18 @@ def select(
 
 
 def scan_due_concerns(
-    concerns: Iterable[Concern], now: datetime, limit: int = 500
+    concerns: Iterable[Concern | DueFacts], now: datetime, limit: int = 500
 ) -> list[ScheduledJob]:
     return select(concerns, now, [TriggerKind.NEXT_ACTION_DUE], limit)
 
 
 def scan_timeouts(
-    concerns: Iterable[Concern], now: datetime, limit: int = 500
+    concerns: Iterable[Concern | DueFacts], now: datetime, limit: int = 500
 ) -> list[ScheduledJob]:
     return select(concerns, now, [TriggerKind.TIMEOUT], limit)
 
 
 def scan_schedules(
-    concerns: Iterable[Concern], now: datetime, limit: int = 500
+    concerns: Iterable[Concern | DueFacts], now: datetime, limit: int = 500
 ) -> list[ScheduledJob]:
     return select(concerns, now, [TriggerKind.SCHEDULE_DUE], limit)

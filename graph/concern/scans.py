@@ -1,9 +1,10 @@
 """The ConcernScheduler's index-backed scans (seed 002 §十 调度策略).
 
 Each scan is one named query over an index of `cypher/schema/020_concern.cypher`
-(`concern_due` for due and timeout scans, `concern_schedule` for schedules); the engine's
-`scheduler` functions then derive each item's trigger and stable job id from the loaded
-concerns, so the graph query and the pure rule agree on what is due.
+(`concern_due` for due and timeout scans, `concern_schedule` for schedules). They return
+the indexed properties only (`DueFacts`: no concern document is read or validated), and
+the engine's `scheduler` functions derive each item's trigger and stable job id from them,
+so the graph query and the pure rule agree on what is due.
 """
 
 from __future__ import annotations
@@ -11,16 +12,26 @@ from __future__ import annotations
 from datetime import datetime
 
 from engine.concern import scheduler
-from engine.concern.model import Concern
-from engine.concern.scheduler import ScheduledJob
+from engine.concern.model import ConcernStatus, ConcernType
+from engine.concern.scheduler import DueFacts, ScheduledJob
 from graph.base import Store
-from graph.concern.codec import concern_from_doc, utc
+from graph.concern.codec import utc
+from graph.temporal import from_epoch_us
 
 
 class ConcernScans(Store):
-    async def _scan(self, key: str, now: datetime, scope: str | None, limit: int) -> list[Concern]:
+    async def _scan(self, key: str, now: datetime, scope: str | None, limit: int) -> list[DueFacts]:
         records = await self.query(key, now=utc(now), scope=scope, limit=limit)
-        return [concern_from_doc(r["doc"]) for r in records]
+        return [
+            DueFacts(
+                concern_id=cid,
+                type=ConcernType(kind),
+                status=ConcernStatus(status),
+                next_when=from_epoch_us(when),
+                next_run_at=from_epoch_us(run_at),
+            )
+            for cid, kind, status, when, run_at in records[0]["due"]
+        ]
 
     async def due(
         self, now: datetime, *, scope: str | None = None, limit: int = 500

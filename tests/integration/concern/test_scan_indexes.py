@@ -71,3 +71,21 @@ async def test_the_three_scans_partition_live_concerns(
     assert await ConcernScans(neo4j_driver, db).timeouts(at(30), scope=scope) == []
     (sched,) = await ConcernScans(neo4j_driver, db).schedules(at(30), scope=scope)
     assert (sched.concern_id, sched.trigger.kind.value) == (schedule.concern_id, "schedule_due")
+
+
+async def test_the_scans_read_no_concern_document(
+    raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """The scans return indexed properties only: a scan costs what an index count costs,
+    not a document parse per due concern (issue 14)."""
+    db = settings.neo4j_database
+    due = await raise_one(now=at(0))
+    before = await ConcernScans(neo4j_driver, db).due(at(30), scope=scope)
+    await neo4j_driver.execute_query(
+        "MATCH (c:Concern {concern_id: $id}) SET c.doc = 'not a document'",
+        id=due.concern_id,
+        database_=db,
+    )
+    after = await ConcernScans(neo4j_driver, db).due(at(30), scope=scope)
+    assert [j.job_id for j in after] == [j.job_id for j in before]
+    assert [j.concern_id for j in after] == [due.concern_id]

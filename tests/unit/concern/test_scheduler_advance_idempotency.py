@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from engine.concern.advance import InboundMessage, record_inbound
@@ -9,6 +11,7 @@ from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
 from engine.concern.model import ConcernStatus, Direction
 from engine.concern.scheduler import (
+    DueFacts,
     Trigger,
     TriggerKind,
     is_stale,
@@ -43,6 +46,28 @@ def test_scans_partition_due_items_and_respect_now() -> None:
     assert scan_schedules([pending, waiting], at(10_000)) == []
     # two workers scanning the same state derive the same job ids
     assert scan_timeouts([waiting], at(300)) == scan_timeouts([waiting], at(301))
+
+
+def test_the_indexed_facts_alone_give_the_same_jobs_as_the_whole_concern() -> None:
+    # what the scans read from Neo4j: the same instants, in UTC, and no document
+    pending, waiting = raised(concern_id="p"), contacted()
+    for c, now in ((pending, at(0)), (waiting, at(4 * 60))):
+        facts = DueFacts.of(c)
+        stored = DueFacts(
+            concern_id=facts.concern_id,
+            type=facts.type,
+            status=facts.status,
+            next_when=facts.next_when.astimezone(UTC) if facts.next_when else None,
+            next_run_at=None,
+        )
+        scans = (scan_due_concerns, scan_timeouts)
+        assert [scan([stored], now) for scan in scans] == [scan([c], now) for scan in scans]
+    (job,) = scan_due_concerns([DueFacts.of(pending)], at(0))
+    assert job.trigger.event_key.endswith("+00:00")  # a key is the due time in UTC
+    assert not is_stale(pending, job.trigger)
+    # a trigger queued before keys were UTC (the concern's own offset) is not stale either
+    local = Trigger(kind=TriggerKind.NEXT_ACTION_DUE, event_key=at(0).isoformat())
+    assert "+08:00" in local.event_key and not is_stale(pending, local)
 
 
 def test_a_time_trigger_the_concern_moved_past_is_stale_and_a_noop() -> None:
