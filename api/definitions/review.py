@@ -17,8 +17,6 @@ from strawberry.types import Info
 from api.context import Context
 from api.definitions.pagination import (
     Connection,
-    Edge,
-    PageInfo,
     decode_keyset,
     keyset_connection,
     page_size,
@@ -41,6 +39,7 @@ from jobs.review import commands, reads
 
 POLL_SECONDS = 0.5
 RUNS_CURSOR = "supervisionRuns"
+ACTIVITY_CURSOR = "activity"
 
 
 def _lang(info: Info[Context, None]) -> act.Lang:
@@ -105,6 +104,7 @@ class Query:
         after: str | None = None,
     ) -> Connection[Activity]:
         ctx = info.context
+        key = decode_keyset(ACTIVITY_CURSOR, after, (int, str))
         page = await reads.activity(
             ctx.deps,
             ctx.caller(),
@@ -113,20 +113,19 @@ class Query:
             config_id=config_id,
             since=since,
             until=until,
-            first=first,
-            after=after,
+            first=page_size(first, ctx.settings.page_max_first),
+            after=(from_epoch_us(key[0]), key[1]) if key else None,
+            with_total=wants_total(info),
         )
         lang = _lang(info)
-        edges = [Edge(cursor=r.id, node=Activity.from_model(r, lang)) for r in page.rows]
-        return Connection(
-            edges=edges,
-            page_info=PageInfo(
-                has_next_page=page.has_next_page,
-                has_previous_page=after is not None,
-                start_cursor=edges[0].cursor if edges else None,
-                end_cursor=page.end_cursor,
-            ),
-            total_count=page.total_count,
+        keys = {r.id: (to_epoch_us(r.started_at), r.id) for r in page.rows}
+        return keyset_connection(
+            ACTIVITY_CURSOR,
+            [Activity.from_model(r, lang) for r in page.rows],
+            lambda n: keys[n.id],
+            has_next=page.has_next,
+            after=after,
+            total=page.total,
         )
 
 

@@ -8,7 +8,9 @@ apart and never joined by time; an old heartbeat's unsaved scope shows as unavai
 taken from the current plan); a cancelled supervision shows on its heartbeat's row while the
 saved report keeps its own state.
 
-`build_activity` joins by saved run ids only; `select_activity` filters, then paginates.
+`heartbeat_row` joins by saved run ids only; `build_activity` makes every row of a set of
+records. Pages are read in the database (`cypher/review/activity_page.cypher`, newest first
+by (started at, row id)); `ActivityFilter.matches` keeps the rows of the asked statuses.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
-from engine.errors import InvalidInput
 from engine.review.heartbeat import HeartbeatRun, HeartbeatState
 from engine.review.lifecycle import DisplayStatus, RunOutcome, SupervisionRun
 from engine.review.types import ReviewModel
@@ -151,44 +152,56 @@ def _supervision_row(run: SupervisionRun, *, unlinked: bool) -> Activity:
     )
 
 
+def heartbeat_row(hb: HeartbeatRun, supervisions: Sequence[SupervisionRun]) -> Activity:
+    """A heartbeat's row, joined to the supervision run among `supervisions` that one of them
+    saved the other's real run id with (the heartbeat's saved link first)."""
+    sup: SupervisionRun | None = None
+    if hb.supervision_run_id is not None:
+        sup = next((s for s in supervisions if s.run_id == hb.supervision_run_id), None)
+    if sup is None:
+        sup = next((s for s in supervisions if s.heartbeat_run_id == hb.run_id), None)
+    report = report_status(hb)
+    linked = hb.link_saved or sup is not None
+    supervision = supervision_status(sup) if linked else None
+    return Activity(
+        id=f"heartbeat:{hb.run_id}",
+        started_at=hb.claimed_at,
+        status=overall_status(report, supervision),
+        heartbeat_run_id=hb.run_id,
+        supervision_run_id=sup.run_id if sup else None,
+        config_id=hb.config_id,
+        scope_key=hb.scope.key if hb.scope is not None else None,
+        report=report,
+        supervision=supervision,
+        result_id=sup.result_id if sup else None,
+        unlinked=not linked,
+    )
+
+
+def supervision_row(run: SupervisionRun) -> Activity:
+    """A supervision run no heartbeat shares a row with; unlinked when it saved no heartbeat."""
+    return _supervision_row(run, unlinked=run.heartbeat_run_id is None)
+
+
+def activity_rows(
+    records: Sequence[HeartbeatRun | SupervisionRun], joined: Sequence[SupervisionRun]
+) -> list[Activity]:
+    """The rows of a page's records, in their order: a heartbeat with the run among `joined`
+    it shares a row with, a supervision run on its own."""
+    return [
+        heartbeat_row(r, joined) if isinstance(r, HeartbeatRun) else supervision_row(r)
+        for r in records
+    ]
+
+
 def build_activity(
     heartbeats: Sequence[HeartbeatRun], supervisions: Sequence[SupervisionRun]
 ) -> list[Activity]:
     """Rows newest first. A heartbeat and a supervision run share a row only when one of them
     saved the other's real run id."""
-    by_id = {s.run_id: s for s in supervisions}
-    by_heartbeat = {s.heartbeat_run_id: s for s in supervisions if s.heartbeat_run_id}
-    joined: set[str] = set()
-    rows: list[Activity] = []
-    for hb in heartbeats:
-        report = report_status(hb)
-        sup: SupervisionRun | None = None
-        if hb.supervision_run_id is not None:
-            sup = by_id.get(hb.supervision_run_id)
-        if sup is None:
-            sup = by_heartbeat.get(hb.run_id)
-        linked = hb.link_saved or sup is not None
-        if sup is not None:
-            joined.add(sup.run_id)
-        supervision = supervision_status(sup) if linked else None
-        rows.append(
-            Activity(
-                id=f"heartbeat:{hb.run_id}",
-                started_at=hb.claimed_at,
-                status=overall_status(report, supervision),
-                heartbeat_run_id=hb.run_id,
-                supervision_run_id=sup.run_id if sup else None,
-                config_id=hb.config_id,
-                scope_key=hb.scope.key if hb.scope is not None else None,
-                report=report,
-                supervision=supervision,
-                result_id=sup.result_id if sup else None,
-                unlinked=not linked,
-            )
-        )
-    for run in supervisions:
-        if run.run_id not in joined:
-            rows.append(_supervision_row(run, unlinked=run.heartbeat_run_id is None))
+    rows = [heartbeat_row(hb, supervisions) for hb in heartbeats]
+    joined = {r.supervision_run_id for r in rows if r.supervision_run_id is not None}
+    rows += [supervision_row(run) for run in supervisions if run.run_id not in joined]
     rows.sort(key=lambda r: (r.started_at, r.id), reverse=True)
     return rows
 
@@ -208,33 +221,3 @@ class ActivityFilter(ReviewModel):
             and (self.since is None or row.started_at >= self.since)
             and (self.until is None or row.started_at < self.until)
         )
-
-
-class ActivityPage(ReviewModel):
-    rows: tuple[Activity, ...]
-    total_count: int
-    has_next_page: bool
-    end_cursor: str | None
-
-
-def select_activity(
-    rows: Sequence[Activity], flt: ActivityFilter, *, first: int, after: str | None = None
-) -> ActivityPage:
-    """Filter first, then paginate; `after` is the id of the last row seen. Reading activity
-    never triggers execution."""
-    if first < 0:
-        raise InvalidInput("first must not be negative", first=first)
-    matching = [r for r in rows if flt.matches(r)]
-    start = 0
-    if after is not None:
-        ids = [r.id for r in matching]
-        if after not in ids:
-            raise InvalidInput("unknown cursor", after=after)
-        start = ids.index(after) + 1
-    page = matching[start : start + first]
-    return ActivityPage(
-        rows=tuple(page),
-        total_count=len(matching),
-        has_next_page=start + first < len(matching),
-        end_cursor=page[-1].id if page else None,
-    )

@@ -21,6 +21,7 @@ from engine.review import lifecycle as lc
 from engine.review.plans import HeartbeatPlan
 from engine.review.settings import AppSettings
 from engine.review.types import Scope
+from graph.review.activity import ActivityFilters, ActivityKey, ActivityReads
 from jobs.deps import Deps
 from jobs.review.access import require_scope
 from jobs.review.commands import services, visible_run
@@ -70,6 +71,16 @@ async def get_run(deps: Deps, principal: Principal, run_id: str) -> lc.Supervisi
     return (await visible_run(services(deps), principal, "reader", run_id)).run
 
 
+ACTIVITY_BATCH_MAX = 500  # rows read per statement while a status filter skips rows
+
+
+@dataclass(frozen=True)
+class ActivityPage:
+    rows: list[act.Activity]
+    has_next: bool
+    total: int | None  # None: not asked for
+
+
 async def activity(
     deps: Deps,
     principal: Principal,
@@ -80,13 +91,15 @@ async def activity(
     since: datetime | None,
     until: datetime | None,
     first: int,
-    after: str | None,
-) -> act.ActivityPage:
-    """Heartbeats joined to supervision runs by saved run id, of the caller's scopes."""
+    after: ActivityKey | None,
+    with_total: bool,
+) -> ActivityPage:
+    """Heartbeats joined to supervision runs by saved run id, of the caller's scopes, newest
+    first. The database pages and filters; statuses are derived per row, so with a status
+    filter further rows are read (in growing batches) until the page is full."""
     principal.require("reader")
     if scope is not None:
         require_scope(principal, "reader", scope)
-    scopes = principal.visible_scopes()
     try:
         flt = act.ActivityFilter(
             statuses=frozenset(act.ActivityStatus(s) for s in statuses) if statuses else None,
@@ -97,12 +110,43 @@ async def activity(
         )
     except ValueError as exc:
         raise InvalidInput("invalid activity filter", problem=str(exc)) from None
-    svc = services(deps)
-    rows = act.build_activity(
-        await svc.heartbeats.recent(scopes=scopes),
-        [s.run for s in await svc.runs.recent(scopes=scopes)],
+    filters = ActivityFilters(
+        scopes=principal.visible_scopes(),
+        scope_key=flt.scope_key,
+        config_id=config_id,
+        since=since,
+        until=until,
     )
-    return act.select_activity(rows, flt, first=first, after=after)
+    store = services(deps).activity
+    rows: list[act.Activity] = []
+    cursor, size = after, first + 1
+    while len(rows) <= first:
+        batch = await store.page(filters, after=cursor, limit=size)
+        rows += [r for r in act.activity_rows(batch.records, batch.joined) if flt.matches(r)]
+        if batch.read < size or batch.last is None:
+            break
+        cursor, size = batch.last, min(size * 2, ACTIVITY_BATCH_MAX)
+    total = None
+    if with_total:
+        total = (
+            await store.count(filters)
+            if flt.statuses is None
+            else await _count_matching(store, filters, flt)
+        )
+    return ActivityPage(rows=rows[:first], has_next=len(rows) > first, total=total)
+
+
+async def _count_matching(
+    store: ActivityReads, filters: ActivityFilters, flt: act.ActivityFilter
+) -> int:
+    """totalCount under a status filter: every row is derived (asked for, so paid for)."""
+    counted, cursor = 0, None
+    while True:
+        batch = await store.page(filters, after=cursor, limit=ACTIVITY_BATCH_MAX)
+        counted += sum(1 for r in act.activity_rows(batch.records, batch.joined) if flt.matches(r))
+        if batch.read < ACTIVITY_BATCH_MAX or batch.last is None:
+            return counted
+        cursor = batch.last
 
 
 async def follow_run(

@@ -23,6 +23,7 @@ from engine.ids import Ids, new_id
 from engine.review.navigation import DEFAULT_FANOUT
 from engine.review.pool import DEFAULT_SLOTS, PoolTimings
 from engine.settings import Settings
+from graph.review.activity import ActivityReads
 from graph.review.app import AppSettingsStore, PlanStore
 from graph.review.checkpoints import Checkpoints
 from graph.review.heartbeats import HeartbeatRuns
@@ -59,6 +60,7 @@ class ReviewServices:
     heartbeats: HeartbeatRuns = field(init=False)
     app: AppSettingsStore = field(init=False)
     plans: PlanStore = field(init=False)
+    activity: ActivityReads = field(init=False)
 
     def __post_init__(self) -> None:
         args = (self.driver, self.settings.neo4j_database, self.deployment)
@@ -71,6 +73,7 @@ class ReviewServices:
         self.heartbeats = HeartbeatRuns(*args)
         self.app = AppSettingsStore(*args)
         self.plans = PlanStore(*args)
+        self.activity = ActivityReads(*args)
 
     @property
     def deployment(self) -> str:

@@ -7,16 +7,15 @@ from datetime import timedelta
 
 import pytest
 
-from engine.errors import InvalidInput
 from engine.review import lifecycle as lc
 from engine.review.activity import (
     Activity,
     ActivityFilter,
     ActivityStatus,
+    activity_rows,
     build_activity,
     label,
     overall_status,
-    select_activity,
 )
 from engine.review.heartbeat import HeartbeatRun, HeartbeatState
 from engine.review.manifest import ManifestPage
@@ -153,26 +152,28 @@ def test_overall_precedence_table() -> None:
     assert overall_status(A.NO_CHANGE, None) is A.NO_CHANGE
 
 
-def test_filters_apply_before_pagination() -> None:
+def test_the_status_filter_keeps_rows_of_the_asked_statuses_in_order() -> None:
     heartbeats = [
         hb(HeartbeatState.FAILED if i % 2 else HeartbeatState.NO_CHANGE, run_id=f"h{i}", minutes=i)
         for i in range(10)
     ]
-    rows = build_activity(heartbeats, [])
     flt = ActivityFilter(statuses=frozenset({A.FAILED}))
-    page1 = select_activity(rows, flt, first=3)
-    assert page1.total_count == 5 and len(page1.rows) == 3 and page1.has_next_page
-    assert all(r.status is A.FAILED for r in page1.rows)
-    page2 = select_activity(rows, flt, first=3, after=page1.end_cursor)
-    assert [r.heartbeat_run_id for r in page1.rows + page2.rows] == ["h9", "h7", "h5", "h3", "h1"]
-    assert not page2.has_next_page
-    with pytest.raises(InvalidInput):
-        select_activity(rows, flt, first=3, after="heartbeat:h0")  # filtered out
+    kept = [r for r in build_activity(heartbeats, []) if flt.matches(r)]
+    assert [r.heartbeat_run_id for r in kept] == ["h9", "h7", "h5", "h3", "h1"]
 
 
 def test_same_name_plans_filter_by_config_id() -> None:
     rows = build_activity(
         [hb(run_id="h1"), hb(run_id="h2").model_copy(update={"config_id": "c2"})], []
     )
-    page = select_activity(rows, ActivityFilter(config_id="c2"), first=10)
-    assert [r.heartbeat_run_id for r in page.rows] == ["h2"]
+    assert [r.heartbeat_run_id for r in rows if ActivityFilter(config_id="c2").matches(r)] == ["h2"]
+
+
+def test_a_page_of_records_keeps_its_order_and_joins_by_saved_ids() -> None:
+    linked = hb(run_id="h1", sup="s1", minutes=5)
+    run = sup_completed("s1", heartbeat=None)
+    alone = sup_completed("s2", heartbeat=None)
+    rows = activity_rows([linked, alone], [run])
+    assert [r.id for r in rows] == ["heartbeat:h1", "supervision:s2"]
+    assert rows[0].supervision_run_id == "s1" and not rows[0].unlinked
+    assert rows[1].supervision_run_id == "s2" and rows[1].unlinked

@@ -1,0 +1,46 @@
+// params: deployment, scopes, scope_key, config_id, since, until, after_at, after_key, limit
+// Activity (seed 004 活动记录), newest first, keyset-paged on (started at, row key) descending:
+// every heartbeat run, and every supervision run that shares no row with a heartbeat run
+// (neither saved the other's id). Each branch reads its own index in order and stops at
+// `limit`, so a page costs what it returns (plus rows the filters skip), not the scope.
+// Every filter but status is applied here; a row's status is the engine's, from the
+// heartbeat and the run joined to it (`joined`: the ids either of them saved).
+// `scopes` (story scopes) limits rows to what the caller may use; null: every scope.
+CALL () {
+  MATCH (h:HeartbeatRun)
+  WHERE h.deployment = $deployment
+    AND ($after_at IS NULL OR h.claimed_at <= $after_at)
+    AND ($scopes IS NULL OR h.scope IN $scopes)
+    AND ($scope_key IS NULL OR h.scope_key = $scope_key)
+    AND ($config_id IS NULL OR h.config_id = $config_id)
+    AND ($since IS NULL OR h.claimed_at >= $since)
+    AND ($until IS NULL OR h.claimed_at < $until)
+  WITH h, 'heartbeat:' + h.id AS key
+  WHERE $after_at IS NULL OR h.claimed_at < $after_at OR key < $after_key
+  RETURN h.claimed_at AS at, key, h AS hb, null AS run
+  ORDER BY h.claimed_at DESC, key DESC
+  LIMIT $limit
+  UNION ALL
+  MATCH (r:SupervisionRun)
+  WHERE r.deployment = $deployment AND $config_id IS NULL
+    AND ($after_at IS NULL OR r.created_at <= $after_at)
+    AND ($scopes IS NULL OR r.scope IN $scopes)
+    AND ($scope_key IS NULL OR r.scope_key = $scope_key)
+    AND ($since IS NULL OR r.created_at >= $since)
+    AND ($until IS NULL OR r.created_at < $until)
+    AND NOT EXISTS { MATCH (h:HeartbeatRun {id: r.heartbeat_run_id}) }
+    AND NOT EXISTS { MATCH (h:HeartbeatRun {supervision_run_id: r.id}) }
+  WITH r, 'supervision:' + r.id AS key
+  WHERE $after_at IS NULL OR r.created_at < $after_at OR key < $after_key
+  RETURN r.created_at AS at, key, null AS hb, r AS run
+  ORDER BY r.created_at DESC, key DESC
+  LIMIT $limit
+}
+WITH at, key, hb, run
+ORDER BY at DESC, key DESC
+LIMIT $limit
+RETURN at.epochSeconds * 1000000 + at.microsecond AS at, key, hb.doc AS doc, run.id AS run_id,
+       CASE WHEN hb IS NULL THEN []
+            ELSE [x IN [hb.supervision_run_id] WHERE x IS NOT NULL]
+                 + COLLECT { MATCH (s:SupervisionRun {heartbeat_run_id: hb.id}) RETURN s.id }
+       END AS joined
