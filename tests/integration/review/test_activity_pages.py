@@ -33,7 +33,9 @@ def _heartbeat(run_id: str, scope: str, minutes: int, state: hb.HeartbeatState) 
     )
 
 
-async def _all_pages(svc: ReviewServices, who: Principal, first: int, **filters: object) -> list[str]:
+async def _all_pages(
+    svc: ReviewServices, who: Principal, first: int, **filters: object
+) -> list[str]:
     seen: list[str] = []
     after = None
     while True:
