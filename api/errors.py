@@ -88,3 +88,26 @@ class ShapeErrors(MaskErrors):
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         return shape_error(error, self.execution_context.query)
+
+
+def log_answered(errors: list[GraphQLError]) -> None:
+    """What strawberry's schema would log at ERROR for every error of a result. An expected
+    error (FORBIDDEN, NOT_FOUND, DISABLED, a refused document…) is an answer, not a fault:
+    one info line with its code and path, no traceback. A fault is logged once, with its
+    traceback and request id, by `shape_error` (masked as INTERNAL)."""
+    for error in errors:
+        shaped = _expected_code(error)
+        if shaped is not None:
+            log.info(
+                "answered with an error",
+                extra={"fields": {"code": shaped, "path": error.path, "error": error.message}},
+            )
+
+
+def _expected_code(error: GraphQLError) -> str | None:
+    original = error.original_error
+    if isinstance(original, StorygraphError):
+        return original.code.value
+    if isinstance(original, ValidationError) or original is None:
+        return (error.extensions or {}).get("code") or ErrorCode.INVALID_INPUT.value  # type: ignore[no-any-return]
+    return None

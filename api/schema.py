@@ -7,8 +7,10 @@ merges them, so adding a domain is one line in each tuple below.
 from __future__ import annotations
 
 import strawberry
+from graphql.error import GraphQLError
 from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
 
 from api.definitions import (
     concern,
@@ -21,7 +23,7 @@ from api.definitions import (
     watch,
     watch_delivery,
 )
-from api.errors import ShapeErrors
+from api.errors import ShapeErrors, log_answered
 from api.guards import InputGuards, InputLimits, TokenLimiter
 from api.scalars import SCALAR_OVERRIDES
 from engine.settings import Settings
@@ -57,10 +59,18 @@ Mutation = merge_types("Mutation", MUTATIONS)
 Subscription = merge_types("Subscription", SUBSCRIPTIONS) if SUBSCRIPTIONS else None
 
 
+class StorygraphSchema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        """Expected errors are logged as answers (info, no traceback); faults by ShapeErrors."""
+        log_answered(errors)
+
+
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     s = settings or Settings.model_construct()  # defaults, not the environment
     limits = InputLimits.of(s)
-    return strawberry.Schema(
+    return StorygraphSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,

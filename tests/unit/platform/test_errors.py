@@ -4,6 +4,7 @@ from graphql.error import GraphQLError
 from pydantic import BaseModel, ValidationError
 
 from api.errors import shape_error
+from api.schema import build_schema
 from engine.errors import Busy, Conflict
 
 
@@ -40,3 +41,20 @@ def test_pydantic_validation_errors_are_invalid_input_naming_the_field() -> None
         shaped = shape_error(GraphQLError("x", original_error=exc))
     assert shaped.extensions == {"code": "INVALID_INPUT"}
     assert "goal" in shaped.message
+
+
+async def test_an_expected_error_is_logged_as_an_answer_and_a_fault_once_with_its_traceback(
+    caplog,  # type: ignore[no-untyped-def]
+) -> None:
+    schema = build_schema()
+    with caplog.at_level(logging.INFO):
+        refused = await schema.execute("{ nope }")
+    assert refused.errors and refused.errors[0].extensions["code"] == "INVALID_INPUT"  # type: ignore[index]
+    assert [r.levelno for r in caplog.records] == [logging.INFO]
+    assert caplog.records[0].fields["code"] == "INVALID_INPUT"  # type: ignore[attr-defined]
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        broken = await schema.execute("{ settings { heartbeatEnabled } }", context_value=None)
+    assert broken.errors and broken.errors[0].extensions["code"] == "INTERNAL"  # type: ignore[index]
+    faults = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(faults) == 1 and faults[0].exc_info  # one line, with the traceback
