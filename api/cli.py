@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -199,10 +200,18 @@ def _up(settings: Settings, with_demo: bool) -> None:
     worker = Supervisor([sys.executable, "-m", "api.cli", "worker"], cwd=PROJECT_ROOT)
     worker.start()
     print(_urls(settings), flush=True)
+    # uvicorn stops on SIGTERM and then raises the signal again with the handler it found:
+    # the default one would end this process before `finally`, leaving the worker running
+    # (a service manager's stop). This handler turns it into an exit that stops the worker.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
         _serve(settings, None, None)
     finally:
         worker.stop()
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _down(settings: Settings) -> None:
