@@ -32,11 +32,17 @@ STANDING_NOTE = (
 )
 
 
-def page(items: Sequence[T], first: int | None, after: str | None) -> tuple[list[T], str | None]:
-    """One page and the cursor of the next (None at the end); the API's one pager."""
+def page_size(first: int | None) -> int:
+    """A tool's page size: the default, or 1..MAX_PAGE (else INVALID_INPUT)."""
     size = DEFAULT_PAGE if first is None else first
     if not 1 <= size <= MAX_PAGE:
         raise InvalidInput(f"first must be between 1 and {MAX_PAGE}", first=first)
+    return size
+
+
+def page(items: Sequence[T], first: int | None, after: str | None) -> tuple[list[T], str | None]:
+    """One page of a list already read and the cursor of the next (None at the end)."""
+    size = page_size(first)
     conn = paginate(items, size, after)
     nodes = [edge.node for edge in conn.edges]
     return nodes, conn.page_info.end_cursor if conn.page_info.has_next_page else None

@@ -15,14 +15,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import AwareDatetime, Field
 
+from api.definitions.pagination import decode_keyset, encode_keyset
 from api.mcp import shape
 from api.mcp.access import Caller, CallerSource, answer
 from engine.principal import Principal
 from engine.story import models as m
 from engine.story.inputs import check_scope
 from engine.story.views import StoryGraph
+from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.deps import Deps
 from jobs.story import ordering, reads
+from jobs.story.common import as_of_now
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 Scope = Annotated[str, Field(description="a project id or 'global'; scopes never mix")]
@@ -62,6 +65,14 @@ def relation_rows(graph: StoryGraph, relations: list[m.Relation]) -> list[dict[s
     return [shape.relation(r, names) for r in relations]
 
 
+EVENT_CURSOR = "event"  # the GraphQL `events` list's keyset: (event time, id)
+
+
+def event_cursor(event: m.Event) -> str:
+    """The cursor after `event` in time order, as list_events (and GraphQL `events`) read it."""
+    return encode_keyset(EVENT_CURSOR, [to_epoch_us(event.at), event.id])
+
+
 def window(graph: StoryGraph) -> dict[str, Any]:
     return {
         "known_at": graph.as_of,
@@ -80,7 +91,9 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         "time is in [from_time, to_time], the entities they touch and the relations among "
         "them; or one story). Returns the stories, stage summaries, counts and the first "
         "page of entities, relations, events and pending suggestions, each list with a "
-        "`next` cursor for list_entities / list_relations / list_events. " + shape.STANDING_NOTE,
+        "`next` cursor for list_entities / list_relations / list_events. A whole scope too "
+        "large to read at once is refused (INVALID_INPUT with the limit): pass from_time/"
+        "to_time or story_id, or page with the list tools. " + shape.STANDING_NOTE,
         annotations=READ_ONLY,
     )
     async def story_graph(
@@ -97,14 +110,14 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 deps,
                 principal,
                 scope,
-                bounded=False,
                 from_=from_time,
                 to=to_time,
                 story_id=story_id,
             )
             entities, next_entities = shape.page(ordering.entities_of(graph), None, None)
             relations, next_relations = shape.page(ordering.relations_of(graph), None, None)
-            events, next_events = shape.page(ordering.events_of(graph), None, None)
+            events, more_events = shape.page(ordering.events_of(graph), None, None)
+            next_events = event_cursor(events[-1]) if more_events and events else None
             pending = [s for s in graph.suggestions if s.status is m.SuggestionStatus.PENDING]
             suggestions, _ = shape.page(pending, None, None)
             summaries, _ = shape.page(
@@ -249,23 +262,28 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             deps, principal = reader(caller, scope)
-            graph = await reads.story_graph(
+            key = decode_keyset(EVENT_CURSOR, after, (int, str))
+            known_at = as_of_now(deps, None)
+            page = await reads.events_page(
                 deps,
                 principal,
                 scope,
-                bounded=False,
+                reads.PageAsk(first=shape.page_size(first), with_total=True),
+                as_of=known_at,
+                after=(from_epoch_us(key[0]), key[1]) if key else None,
+                story_id=story_id,
                 from_=from_time,
                 to=to_time,
-                story_id=story_id,
             )
-            ordered = ordering.events_of(graph)
-            items, nxt = shape.page(ordered, first, after)
             return {
                 "scope": scope,
-                **window(graph),
-                "total": len(ordered),
-                "items": [shape.event(e) for e in items],
-                "next": nxt,
+                "known_at": known_at,
+                "from": from_time,
+                "to": to_time,
+                "story_id": story_id,
+                "total": page.total,
+                "items": [shape.event(e) for e in page.items],
+                "next": event_cursor(page.items[-1]) if page.has_next and page.items else None,
             }
 
         return await answer(work())

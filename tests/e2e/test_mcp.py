@@ -235,6 +235,77 @@ async def test_agent_pages_through_entities_with_the_next_cursor(api: Server, sc
         assert error_code(bad_cursor) == "INVALID_INPUT"
 
 
+async def test_events_are_paged_in_time_order_from_the_story_graph_s_next_cursor(
+    api: Server, scope: str
+) -> None:
+    titles = [f"第{i:02d}次站会" for i in range(27)]
+    gql(
+        api,
+        PUBLISH,
+        input={
+            "scope": scope,
+            "key": "standups",
+            "events": [
+                {"ref": f"e{i}", "title": t, "at": f"2026-03-{1 + i:02d}T01:00:00Z"}
+                for i, t in enumerate(reversed(titles))
+            ],
+        },
+    )
+    in_time = list(reversed(titles))
+    async with http_client(api.url, FULL) as client:
+        graph = body(await client.call_tool("story_graph", {"scope": scope}))
+        assert [e["title"] for e in graph["events"]] == in_time[:20]
+        rest = body(
+            await client.call_tool(
+                "list_events", {"scope": scope, "after": graph["next"]["events"]}
+            )
+        )
+        assert [e["title"] for e in rest["items"]] == in_time[20:] and rest["next"] is None
+        seen: list[str] = []
+        after: str | None = None
+        while True:
+            args: dict[str, Any] = {"scope": scope, "first": 10}
+            if after:
+                args["after"] = after
+            got = body(await client.call_tool("list_events", args))
+            assert got["total"] == 27
+            seen += [e["title"] for e in got["items"]]
+            after = got["next"]
+            if after is None:
+                break
+        assert seen == in_time
+        window = body(
+            await client.call_tool(
+                "list_events",
+                {"scope": scope, "from_time": "2026-03-05T00:00Z", "to_time": "2026-03-08T00:00Z"},
+            )
+        )
+        assert [e["title"] for e in window["items"]] == in_time[4:7]
+        bad_cursor = await client.call_tool("list_events", {"scope": scope, "after": "nope"})
+        assert error_code(bad_cursor) == "INVALID_INPUT"
+
+
+async def test_a_whole_scope_too_large_for_one_read_is_refused_with_how_to_narrow_it(
+    start_server: Callable[..., Server], scope: str
+) -> None:
+    small = start_server(API_TOKENS=json.dumps(TOKENS), STORY_MAX_UNBOUNDED_OBJECTS="5")
+    gql(
+        small,
+        PUBLISH,
+        input={
+            "scope": scope,
+            "key": "seven",
+            "entities": [{"ref": f"m{i}", "name": f"模块{i}", "status": "MAIN"} for i in range(7)],
+        },
+    )
+    async with http_client(small.url, FULL) as client:
+        whole = await client.call_tool("story_graph", {"scope": scope})
+        assert error_code(whole) == "INVALID_INPUT"
+        assert "more than 5 entities" in whole.content[0].text  # type: ignore[union-attr]
+        paged = body(await client.call_tool("list_events", {"scope": scope}))
+        assert paged["total"] == 0  # the list tools still answer
+
+
 def concern_input(scope: str) -> dict[str, Any]:
     return {
         "scope": scope,
