@@ -14,7 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from engine.settings import Settings
-from tests.support.mcp import body, error_code, http_client, stdio_client
+from tests.support.mcp import all_pages, body, error_code, http_client, stdio_client
 from tests.support.processes import Server, process_env
 
 FULL, READER, OUTSIDER = "mcp-full-token", "mcp-reader-token", "mcp-outsider-token"
@@ -212,21 +212,9 @@ async def test_agent_pages_through_entities_with_the_next_cursor(api: Server, sc
         },
     )
     async with http_client(api.url, FULL) as client:
-        seen: list[str] = []
-        after: str | None = None
-        pages = 0
-        while True:
-            args: dict[str, Any] = {"scope": scope, "first": 10}
-            if after:
-                args["after"] = after
-            got = body(await client.call_tool("list_entities", args))
-            assert got["total"] == 27 and len(got["items"]) <= 10
-            seen += [e["name"] for e in got["items"]]
-            pages += 1
-            after = got["next"]
-            if after is None:
-                break
-        assert (pages, seen) == (3, names)
+        pages = await all_pages(client, "list_entities", {"scope": scope, "first": 10})
+        assert all(p["total"] == 27 and len(p["items"]) <= 10 for p in pages)
+        assert (len(pages), [e["name"] for p in pages for e in p["items"]]) == (3, names)
         default = body(await client.call_tool("story_graph", {"scope": scope}))
         assert len(default["entities"]) == 20 and default["next"]["entities"]
         too_big = await client.call_tool("list_entities", {"scope": scope, "first": 51})
@@ -261,19 +249,9 @@ async def test_events_are_paged_in_time_order_from_the_story_graph_s_next_cursor
             )
         )
         assert [e["title"] for e in rest["items"]] == in_time[20:] and rest["next"] is None
-        seen: list[str] = []
-        after: str | None = None
-        while True:
-            args: dict[str, Any] = {"scope": scope, "first": 10}
-            if after:
-                args["after"] = after
-            got = body(await client.call_tool("list_events", args))
-            assert got["total"] == 27
-            seen += [e["title"] for e in got["items"]]
-            after = got["next"]
-            if after is None:
-                break
-        assert seen == in_time
+        pages = await all_pages(client, "list_events", {"scope": scope, "first": 10})
+        assert all(p["total"] == 27 for p in pages) and len(pages) == 3
+        assert [e["title"] for p in pages for e in p["items"]] == in_time
         window = body(
             await client.call_tool(
                 "list_events",

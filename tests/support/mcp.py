@@ -53,3 +53,15 @@ def error_code(result: CallToolResult) -> str:
 
 def dumps(result: CallToolResult) -> str:
     return json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+
+
+async def all_pages(client: Client, tool: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every page of a list tool, in order, following each answer's `next` cursor."""
+    pages: list[dict[str, Any]] = []
+    after: str | None = None
+    while True:
+        got = body(await client.call_tool(tool, {**args, **({"after": after} if after else {})}))
+        pages.append(got)
+        after = got["next"]
+        if after is None:
+            return pages
