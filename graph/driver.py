@@ -8,6 +8,7 @@ from typing import Any
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncResult, AsyncSession, Query
 
 from engine.settings import Settings
+from graph.queries import queries
 
 
 def neo4j_password(settings: Settings) -> str:
@@ -99,7 +100,7 @@ async def ping(driver: AsyncDriver, database: str, within_s: float = PING_WITHIN
     try:
         async with asyncio.timeout(within_s):
             async with driver.session(database=database) as session:
-                result = await session.run("RETURN 1 AS ok")
+                result = await session.run(queries()["platform/ping"])
                 record = await result.single()
         return bool(record is not None and record["ok"] == 1)
     except Exception:  # noqa: BLE001 - reachability is a yes/no answer
