@@ -9,7 +9,9 @@ cursor. The reads are the GraphQL resolvers' own use cases
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
@@ -37,6 +39,7 @@ ToTime = Annotated[AwareDatetime | None, Field(description="window end (event ti
 StoryId = Annotated[str | None, Field(description="only the objects of this story")]
 First = Annotated[int, Field(ge=1, le=shape.MAX_PAGE, description="page size (max 50)")]
 After = Annotated[str | None, Field(description="the `next` cursor of the previous page")]
+T = TypeVar("T")
 
 
 def reader(caller: Caller, scope: str) -> tuple[Deps, Principal]:
@@ -65,7 +68,20 @@ def relation_rows(graph: StoryGraph, relations: list[m.Relation]) -> list[dict[s
     return [shape.relation(r, names) for r in relations]
 
 
-EVENT_CURSOR = "event"  # the GraphQL `events` list's keyset: (event time, id)
+# The GraphQL lists' keysets: entities (name, id), relations (type, id), events (time, id).
+ENTITY_CURSOR, RELATION_CURSOR, EVENT_CURSOR = "entity", "relation", "event"
+
+
+def entity_cursor(entity: m.Entity) -> str:
+    """The cursor after `entity` in name order, as list_entities (and GraphQL `entities`)
+    read it."""
+    return encode_keyset(ENTITY_CURSOR, [entity.name, entity.id])
+
+
+def relation_cursor(relation: m.Relation) -> str:
+    """The cursor after `relation` in type order, as list_relations (and GraphQL
+    `relations`) read it."""
+    return encode_keyset(RELATION_CURSOR, [relation.type, relation.id])
 
 
 def event_cursor(event: m.Event) -> str:
@@ -73,13 +89,23 @@ def event_cursor(event: m.Event) -> str:
     return encode_keyset(EVENT_CURSOR, [to_epoch_us(event.at), event.id])
 
 
+def first_page(items: list[T], cursor: Callable[[T], str]) -> tuple[list[T], str | None]:
+    """The first page of a list already read, and the keyset cursor after it (None at the
+    end): the list tools read the following pages in the database."""
+    size = shape.page_size(None)
+    page = items[:size]
+    return page, cursor(page[-1]) if len(items) > size else None
+
+
+def window_of(
+    known_at: datetime, from_: datetime | None, to: datetime | None, story_id: str | None
+) -> dict[str, Any]:
+    """What a read covered: the moment it was known at and its window or story."""
+    return {"known_at": known_at, "from": from_, "to": to, "story_id": story_id}
+
+
 def window(graph: StoryGraph) -> dict[str, Any]:
-    return {
-        "known_at": graph.as_of,
-        "from": graph.from_,
-        "to": graph.to,
-        "story_id": graph.story_id,
-    }
+    return window_of(graph.as_of, graph.from_, graph.to, graph.story_id)
 
 
 def register(server: MCPServer, caller_of: CallerSource) -> None:
@@ -114,10 +140,9 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 to=to_time,
                 story_id=story_id,
             )
-            entities, next_entities = shape.page(ordering.entities_of(graph), None, None)
-            relations, next_relations = shape.page(ordering.relations_of(graph), None, None)
-            events, more_events = shape.page(ordering.events_of(graph), None, None)
-            next_events = event_cursor(events[-1]) if more_events and events else None
+            entities, next_entities = first_page(ordering.entities_of(graph), entity_cursor)
+            relations, next_relations = first_page(ordering.relations_of(graph), relation_cursor)
+            events, next_events = first_page(ordering.events_of(graph), event_cursor)
             pending = [s for s in graph.suggestions if s.status is m.SuggestionStatus.PENDING]
             suggestions, _ = shape.page(pending, None, None)
             summaries, _ = shape.page(
@@ -174,28 +199,30 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             deps, principal = reader(caller, scope)
-            graph = await reads.story_graph(
+            key = decode_keyset(ENTITY_CURSOR, after, (str, str))
+            known_at, page = await reads.entities_page(
                 deps,
                 principal,
                 scope,
-                bounded=False,
+                reads.PageAsk(first=shape.page_size(first), with_total=True),
+                as_of=as_of_now(deps, None),
+                after=(key[0], key[1]) if key else None,
+                story_id=story_id,
+                kind=kind,
+                status=status,
+                name_contains=name_contains,
                 from_=from_time,
                 to=to_time,
-                story_id=story_id,
             )
-            kept = ordering.entities_of(
-                graph,
-                kind=kind,
-                status=m.EntityStatus(status) if status else None,
-                name_contains=name_contains,
+            pending = await reads.pending_suggestions(
+                deps, principal, scope, [e.id for e in page.items], as_of=known_at
             )
-            items, nxt = shape.page(kept, first, after)
             return {
                 "scope": scope,
-                **window(graph),
-                "total": len(kept),
-                "items": entity_rows(graph, items),
-                "next": nxt,
+                **window_of(known_at, from_time, to_time, story_id),
+                "total": page.total,
+                "items": [shape.entity(e, pending.get(e.id, ())) for e in page.items],
+                "next": entity_cursor(page.items[-1]) if page.has_next and page.items else None,
             }
 
         return await answer(work())
@@ -221,26 +248,28 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             deps, principal = reader(caller, scope)
-            graph = await reads.story_graph(
+            key = decode_keyset(RELATION_CURSOR, after, (str, str))
+            known_at, page = await reads.relations_page(
                 deps,
                 principal,
                 scope,
-                bounded=False,
+                reads.PageAsk(first=shape.page_size(first), with_total=True),
+                as_of=as_of_now(deps, None),
+                after=(key[0], key[1]) if key else None,
+                story_id=story_id,
+                confirmation=confirmation,
+                include_removed=include_removed,
                 from_=from_time,
                 to=to_time,
-                story_id=story_id,
-                include_removed=include_removed,
             )
-            kept = ordering.relations_of(
-                graph, confirmation=m.Confirmation(confirmation) if confirmation else None
-            )
-            items, nxt = shape.page(kept, first, after)
+            ends = sorted({i for r in page.items for i in (r.from_id, r.to_id)})
+            names = await reads.entity_names(deps, principal, scope, ends, as_of=known_at)
             return {
                 "scope": scope,
-                **window(graph),
-                "total": len(kept),
-                "items": relation_rows(graph, items),
-                "next": nxt,
+                **window_of(known_at, from_time, to_time, story_id),
+                "total": page.total,
+                "items": [shape.relation(r, names) for r in page.items],
+                "next": relation_cursor(page.items[-1]) if page.has_next and page.items else None,
             }
 
         return await answer(work())
@@ -277,10 +306,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             )
             return {
                 "scope": scope,
-                "known_at": known_at,
-                "from": from_time,
-                "to": to_time,
-                "story_id": story_id,
+                **window_of(known_at, from_time, to_time, story_id),
                 "total": page.total,
                 "items": [shape.event(e) for e in page.items],
                 "next": event_cursor(page.items[-1]) if page.has_next and page.items else None,

@@ -3,8 +3,10 @@
 `entities`, `relations` and `events` each read their page in the order of an index
 (`cypher/schema/061_story_pages`), after a keyset (the last row's sort key), and cut it at
 `limit`; filters are part of the query. A count is a separate statement run only when a
-client asks for `totalCount`. With a story, the story's entity ids are read first (bounded by
-the story) and the page is read among them. Histories of a whole page are one statement.
+client asks for `totalCount`. With a story or a window (from/to event time), the entity ids
+its events touch are read first (bounded by the story or window) and the page is read among
+them. A page's pending suggestions, its relations' end names and its histories are one
+statement each.
 
 Instants come back as epoch microseconds and are decoded once here (`graph.temporal`): the
 driver's DateTime decoding dominated these reads.
@@ -20,7 +22,7 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import InvalidInput
 from engine.story.clock import EARLIEST, FOREVER
-from engine.story.models import Entity, Event, Relation, Version
+from engine.story.models import Entity, Event, Relation, Suggestion, Version
 from graph.base import Store
 from graph.story.codec import from_props
 
@@ -58,6 +60,48 @@ class StoryPages(Store):
         )
         return list(rows[0]["ids"]) if rows else []
 
+    async def _among(
+        self,
+        scope: str,
+        as_of: datetime,
+        story_id: str | None,
+        from_: datetime | None,
+        to: datetime | None,
+    ) -> list[str] | None:
+        """The entity ids a page is read among: a window's (its events' changes, of one story
+        when `story_id` is set) or a story's; None for the whole scope."""
+        if from_ is None and to is None:
+            return None if story_id is None else await self._story_ids(scope, as_of, story_id)
+        params = {
+            "scope": scope,
+            "as_of": as_of,
+            "from_time": from_ or EARLIEST,
+            "to_time": to or FOREVER,
+            "story_id": story_id,
+        }
+        (rows,) = await self._read([("story/window_entity_ids", params)])
+        return list(rows[0]["ids"]) if rows else []
+
+    async def pending_suggestions(
+        self, scope: str, as_of: datetime, ids: list[str]
+    ) -> dict[str, list[Suggestion]]:
+        """The pending suggestions believed at `as_of` about the objects `ids`, by target."""
+        (rows,) = await self._read(
+            [("story/pending_suggestions_for", {"scope": scope, "as_of": as_of, "ids": ids})]
+        )
+        found: dict[str, list[Suggestion]] = {}
+        for r in rows:
+            s = decode(Suggestion, r["v"], believed=True)
+            found.setdefault(s.target_id, []).append(s)
+        return found
+
+    async def entity_names(self, scope: str, as_of: datetime, ids: list[str]) -> dict[str, str]:
+        """The names of the entities `ids` believed at `as_of` (absent when none is)."""
+        (rows,) = await self._read(
+            [("story/entity_names", {"scope": scope, "as_of": as_of, "ids": ids})]
+        )
+        return {r["id"]: r["name"] for r in rows}
+
     async def _page(
         self,
         cls: type[V],
@@ -87,8 +131,11 @@ class StoryPages(Store):
         kind: str | None = None,
         status: str | None = None,
         name_contains: str | None = None,
+        from_: datetime | None = None,
+        to: datetime | None = None,
     ) -> Page[Entity]:
-        """Entities believed at `as_of` in (name, id) order after the keyset `after`."""
+        """Entities believed at `as_of` in (name, id) order after the keyset `after`; with a
+        window (from/to event time) or a story, among the entities it touches."""
         filters = {
             "scope": scope,
             "as_of": as_of,
@@ -98,8 +145,9 @@ class StoryPages(Store):
         }
         name, id_ = after or ("", "")
         stem = "entities"
-        if story_id is not None:
-            filters["ids"] = await self._story_ids(scope, as_of, story_id)
+        among = await self._among(scope, as_of, story_id, from_, to)
+        if among is not None:
+            filters["ids"] = among
             stem = "entities_among"
         return await self._page(
             Entity,
@@ -121,8 +169,11 @@ class StoryPages(Store):
         story_id: str | None = None,
         confirmation: str | None = None,
         include_removed: bool = False,
+        from_: datetime | None = None,
+        to: datetime | None = None,
     ) -> Page[Relation]:
-        """Relations believed at `as_of` in (type, id) order after the keyset `after`."""
+        """Relations believed at `as_of` in (type, id) order after the keyset `after`; with a
+        window or a story, the relations among the entities it touches."""
         filters: dict[str, Any] = {
             "scope": scope,
             "as_of": as_of,
@@ -131,8 +182,9 @@ class StoryPages(Store):
         }
         type_, id_ = after or ("", "")
         stem = "relations"
-        if story_id is not None:
-            filters["ids"] = await self._story_ids(scope, as_of, story_id)
+        among = await self._among(scope, as_of, story_id, from_, to)
+        if among is not None:
+            filters["ids"] = among
             stem = "relations_among"
         return await self._page(
             Relation,

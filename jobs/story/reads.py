@@ -15,7 +15,15 @@ from typing import Any
 from engine.errors import InvalidInput
 from engine.principal import Principal
 from engine.story.clock import instant
-from engine.story.models import Entity, Event, Reference, Relation, Source, SourceVersion
+from engine.story.models import (
+    Entity,
+    Event,
+    Reference,
+    Relation,
+    Source,
+    SourceVersion,
+    Suggestion,
+)
 from engine.story.views import EntityView, Excerpt, GraphView, ResultView, StoryGraph
 from graph.story.pages import Page
 from graph.view import ReplayStore
@@ -183,8 +191,11 @@ async def entities_page(
     kind: str | None = None,
     status: str | None = None,
     name_contains: str | None = None,
+    from_: datetime | None = None,
+    to: datetime | None = None,
 ) -> tuple[datetime, Page[Entity]]:
-    """Entities believed at asOf (returned first) in (name, id) order."""
+    """Entities believed at asOf (returned first) in (name, id) order; with from/to (event
+    time) or a story, among the entities its events touch."""
     scope = scoped(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     page = await pages(deps).entities(
@@ -197,6 +208,8 @@ async def entities_page(
         kind=kind,
         status=status,
         name_contains=name_contains or None,
+        from_=_zoned(from_, "from"),
+        to=_zoned(to, "to"),
     )
     return at, page
 
@@ -212,8 +225,11 @@ async def relations_page(
     story_id: str | None = None,
     confirmation: str | None = None,
     include_removed: bool = False,
+    from_: datetime | None = None,
+    to: datetime | None = None,
 ) -> tuple[datetime, Page[Relation]]:
-    """Relations believed at asOf (returned first) in (type, id) order."""
+    """Relations believed at asOf (returned first) in (type, id) order; with from/to or a
+    story, the relations among the entities its events touch."""
     scope = scoped(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     page = await pages(deps).relations(
@@ -225,8 +241,26 @@ async def relations_page(
         story_id=story_id,
         confirmation=confirmation,
         include_removed=include_removed,
+        from_=_zoned(from_, "from"),
+        to=_zoned(to, "to"),
     )
     return at, page
+
+
+async def pending_suggestions(
+    deps: Deps, principal: Principal, scope: str, ids: list[str], *, as_of: datetime
+) -> dict[str, list[Suggestion]]:
+    """The pending suggestions believed at `as_of` about the objects `ids` (one page's)."""
+    scope = scoped(principal, "reader", scope)
+    return await pages(deps).pending_suggestions(scope, as_of, ids)
+
+
+async def entity_names(
+    deps: Deps, principal: Principal, scope: str, ids: list[str], *, as_of: datetime
+) -> dict[str, str]:
+    """The names of the entities `ids` believed at `as_of` (a relation page's endpoints)."""
+    scope = scoped(principal, "reader", scope)
+    return await pages(deps).entity_names(scope, as_of, ids)
 
 
 async def events_page(

@@ -284,6 +284,90 @@ async def test_a_whole_scope_too_large_for_one_read_is_refused_with_how_to_narro
         assert paged["total"] == 0  # the list tools still answer
 
 
+UPDATE_ENTITY = """mutation($scope: String!, $id: ID!, $seen: Int!, $d: String!) {
+  updateEntity(scope: $scope, id: $id, seenVersion: $seen, edit: {description: $d}) { seq } }"""
+
+
+async def test_the_list_tools_page_a_scope_over_the_cap_and_a_window_in_the_database(
+    start_server: Callable[..., Server], scope: str
+) -> None:
+    """Past the whole-scope cap the list tools still page every entity and relation (each
+    page is read in the database, by name or type), a window keeps what its events touch,
+    the story graph's cursors continue in the list tools, and a page carries its entities'
+    pending suggestions and its relations' end names."""
+    small = start_server(API_TOKENS=json.dumps(TOKENS), STORY_MAX_UNBOUNDED_OBJECTS="5")
+    names = [f"模块{i}" for i in range(8)]
+    events = [("march", "2026-03-10T02:00:00Z", [0, 1, 2]), ("may", "2026-05-10T02:00:00Z", [5])]
+    gql(
+        small,
+        PUBLISH,
+        input={
+            "scope": scope,
+            "key": "eight",
+            "entities": [
+                {"ref": f"m{i}", "name": n, "status": "MAIN"} for i, n in enumerate(names)
+            ],
+            "events": [{"ref": r, "title": r, "at": at} for r, at, _ in events],
+            "changes": [
+                {"event": r, "entity": f"m{i}", "kind": "REVISED"}
+                for r, _, ids in events
+                for i in ids
+            ],
+            "relations": [
+                {"ref": f"r{i}", "from": f"m{i}", "to": f"m{i + 1}", "type": f"t{i}"}
+                for i in range(7)
+            ],
+        },
+    )
+    march = {"scope": scope, "from_time": "2026-03-01T00:00Z", "to_time": "2026-03-31T00:00Z"}
+    async with http_client(small.url, FULL) as client:
+        assert (
+            error_code(await client.call_tool("story_graph", {"scope": scope})) == "INVALID_INPUT"
+        )
+        pages = await all_pages(client, "list_entities", {"scope": scope, "first": 3})
+        assert [e["name"] for p in pages for e in p["items"]] == names and len(pages) == 3
+        assert all(p["total"] == 8 for p in pages)
+        rels = await all_pages(client, "list_relations", {"scope": scope, "first": 3})
+        assert [(r["from_name"], r["type"], r["to_name"]) for p in rels for r in p["items"]] == [
+            (names[i], f"t{i}", names[i + 1]) for i in range(7)
+        ]
+        in_march = body(await client.call_tool("list_entities", march))
+        assert [e["name"] for e in in_march["items"]] == names[:3] and in_march["total"] == 3
+        among = body(await client.call_tool("list_relations", march))
+        assert [r["type"] for r in among["items"]] == ["t0", "t1"] and among["total"] == 2
+        graph = body(
+            await client.call_tool("story_graph", {**march, "to_time": "2026-06-01T00:00Z"})
+        )
+        assert graph["counts"]["entities"] == 4
+        first = body(await client.call_tool("list_entities", {**march, "first": 2}))
+        rest = body(await client.call_tool("list_entities", {**march, "after": first["next"]}))
+        assert [e["name"] for e in first["items"] + rest["items"]] == names[:3]
+        assert rest["next"] is None
+
+        entity = in_march["items"][1]
+        gql(small, UPDATE_ENTITY, scope=scope, id=entity["id"], seen=entity["version"], d="人写的")
+        gql(
+            small,
+            PUBLISH,
+            input={
+                "scope": scope,
+                "key": "again",
+                "entities": [
+                    {
+                        "ref": "x",
+                        "id": entity["id"],
+                        "name": entity["name"],
+                        "description": "模型的",
+                    }
+                ],
+            },
+        )
+        again = body(await client.call_tool("list_entities", march))
+        pending = {e["name"]: e["pending_suggestions"] for e in again["items"]}
+        assert [s["proposed_value"] for s in pending[entity["name"]]] == ["模型的"]
+        assert pending[names[0]] == [] and pending[names[2]] == []
+
+
 def concern_input(scope: str) -> dict[str, Any]:
     return {
         "scope": scope,

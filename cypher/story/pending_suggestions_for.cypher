@@ -1,0 +1,12 @@
+// params: scope, as_of, ids
+// The pending suggestions believed at $as_of about the objects $ids (one page's), read by
+// target id: a page's suggestions cost what the page holds.
+UNWIND $ids AS id
+MATCH (v:SuggestionVersion {target_id: id})
+USING INDEX v:SuggestionVersion(target_id)
+WHERE v.scope = $scope AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
+  AND v.status = 'pending'
+RETURN v {.*,
+          recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
+          retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond} AS v
+ORDER BY v.id
