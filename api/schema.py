@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import strawberry
 from graphql.error import GraphQLError
-from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
+from strawberry.extensions import (
+    AddValidationRules,
+    MaxAliasesLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+)
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
@@ -23,6 +28,7 @@ from api.definitions import (
     watch,
     watch_delivery,
 )
+from api.document_cache import CachedValidation, ValidDocuments
 from api.errors import ShapeErrors, log_answered
 from api.guards import InputGuards, InputLimits, TokenLimiter
 from api.scalars import SCALAR_OVERRIDES
@@ -70,18 +76,25 @@ class StorygraphSchema(strawberry.Schema):
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     s = settings or Settings.model_construct()  # defaults, not the environment
     limits = InputLimits.of(s)
+    # the limit rules are built once, so a document's validity is a property of its text
+    rules = [
+        *QueryDepthLimiter(max_depth=s.graphql_max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=s.graphql_max_aliases).validation_rules,
+    ]
+    known = ValidDocuments()
     return StorygraphSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
         scalar_overrides=SCALAR_OVERRIDES,  # type: ignore[arg-type]
         extensions=[
-            lambda: QueryDepthLimiter(max_depth=s.graphql_max_depth),
+            lambda: AddValidationRules(rules),
             lambda: TokenLimiter(
                 max_token_count=s.graphql_max_tokens,
                 max_variable_tokens=s.graphql_max_variable_tokens,
             ),
-            lambda: MaxAliasesLimiter(max_alias_count=s.graphql_max_aliases),
+            lambda: ParserCache(maxsize=512),
+            lambda: CachedValidation(known),
             lambda: InputGuards(limits),
             ShapeErrors,
         ],

@@ -250,3 +250,22 @@ def test_a_result_of_a_thousand_events_fits_the_default_budgets(api: Server) -> 
     r = api.graphql(query, variables)
     assert "errors" not in r.json(), r.json()
     assert event_count(api, project) == 1000
+
+
+def test_a_document_is_checked_each_time_it_is_sent(tight: Server) -> None:
+    """Validation is remembered for a document that passed, never for one that failed: a
+    refused document is refused again, and a remembered one is still held to the variables'
+    budget and to its variables' types."""
+    deep = "{ health " + "{ a " * 15 + "}" * 16
+    aliased = "{ " + " ".join(f"a{i}: __typename" for i in range(40)) + " }"
+    for _ in range(2):
+        for document, word in ((deep, "depth"), (aliased, "aliases")):
+            errors = tight.graphql(document).json()["errors"]
+            assert any(word in e["message"] for e in errors), errors
+    query = "query($s: String!, $f: Int) { events(scope: $s, first: $f) { totalCount } }"
+    fine = {"s": "p-cache", "f": 1}
+    assert tight.graphql(query, fine).json() == {"data": {"events": {"totalCount": 0}}}
+    over = tight.graphql(query, {**fine, "junk": {f"k{i}": i for i in range(200)}})
+    assert code_of(over) == "INVALID_INPUT" and "tokens" in only_error(over)["message"]
+    assert code_of(tight.graphql(query, {**fine, "f": "x"})) == "INVALID_INPUT"
+    assert tight.graphql(query, fine).json() == {"data": {"events": {"totalCount": 0}}}
