@@ -30,7 +30,7 @@ from api.definitions import (
 )
 from api.document_cache import CachedValidation, ValidDocuments
 from api.errors import ShapeErrors, log_answered
-from api.guards import InputGuards, InputLimits, TokenLimiter
+from api.guards import InputLimits, TokenLimiter, guard_arguments
 from api.scalars import SCALAR_OVERRIDES
 from engine.settings import Settings
 
@@ -82,7 +82,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         *MaxAliasesLimiter(max_alias_count=s.graphql_max_aliases).validation_rules,
     ]
     known = ValidDocuments()
-    return StorygraphSchema(
+    schema = StorygraphSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -95,10 +95,11 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             ),
             lambda: ParserCache(maxsize=512),
             lambda: CachedValidation(known),
-            lambda: InputGuards(limits),
             ShapeErrors,
         ],
     )
+    guard_arguments(schema._schema, limits)
+    return schema
 
 
 def sdl() -> str:

@@ -53,11 +53,3 @@ def to_epoch_us(value: datetime) -> int:
     """The inverse of `from_epoch_us` (for cursors and parameters compared with such ints)."""
     delta = utc(value) - EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def decode_instants(props: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
-    """`props` with the named epoch-microsecond values turned into datetimes (other values,
-    a driver DateTime included, unchanged)."""
-    return {
-        k: from_epoch_us(v) if k in names and isinstance(v, int) else v for k, v in props.items()
-    }

@@ -12,11 +12,12 @@ from enum import Enum
 from functools import cache
 from typing import Any, TypeVar
 
+from neo4j.time import DateTime
 from pydantic import BaseModel
 
 from engine.story.clock import FOREVER, open_end
 from engine.story.models import Actor, Version
-from graph.temporal import decode_instants, from_neo4j, to_neo4j
+from graph.temporal import from_epoch_us, from_neo4j, to_neo4j
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -55,7 +56,13 @@ def instant_fields(cls: type[BaseModel]) -> frozenset[str]:
 def from_props(cls: type[M], props: dict[str, Any]) -> M:
     """A model from stored properties; instants may come as driver DateTimes or, from reads
     that build them in the RETURN (issue 14), as epoch microseconds."""
-    data = {k: from_neo4j(v) for k, v in decode_instants(props, instant_fields(cls)).items()}
+    names = instant_fields(cls)
+    data = {
+        k: from_epoch_us(v)
+        if type(v) is int and k in names
+        else (from_neo4j(v) if isinstance(v, (DateTime, list)) else v)
+        for k, v in props.items()
+    }
     if isinstance(data.get("by"), str):
         data["by"] = Actor.parse(data["by"])
     if "retracted_at" in data:

@@ -39,10 +39,7 @@ class Page(Generic[V]):
 def decode(cls: type[V], props: dict[str, Any], *, believed: bool) -> V:
     """A version row with epoch-microsecond instants; a believed version shows no retraction
     (a later retraction is not known at `as_of`, DESIGN "Time")."""
-    model = from_props(cls, props)
-    if believed:
-        return model.model_copy(update={"retracted_at": None})
-    return model
+    return from_props(cls, {**props, "retracted_at": None} if believed else props)
 
 
 class StoryPages(Store):
