@@ -222,7 +222,9 @@ function elements(pos) {
     els.push({ group: "nodes", data: { id, label: s.text.slice(0, 40), kind: "summary" }, position: pos.get(id), classes: "stage labelled" });
     for (const dot of S.arcs.get(id)) els.push({ group: "nodes", data: { id: dot, kind: "arc", stage: id }, position: pos.get(dot), classes: "arc", selectable: false, grabbable: false });
   }
-  for (const [id, vs] of S.rels) { const v = vs[vs.length - 1]; els.push({ group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" }, classes: `relation ${v.conf}${v.removed ? " removed" : ""}${big ? " fast" : " arrow"}` }); }
+  // at scale the relation lines are drawn under the graph (drawRelations); a relation becomes a
+  // graph edge when it is selected (relationEdge)
+  if (!big) for (const id of S.rels.keys()) els.push(relationElement(id, false));
   // at scale a change line is created when its entity or event is hovered or selected (lazyChanges)
   S.chgAt = new Map();
   for (const c of S.chg) if (S.ents.has(c.en) && S.evNode.has(c.ev)) {
@@ -241,6 +243,67 @@ function elements(pos) {
     else if (k === "arc" || k === "change") shown.set(d.id, keyOf({}));
   }
   return els;
+}
+
+function relationElement(id, big) {
+  const v = S.rels.get(id).at(-1);
+  return { group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" },
+           classes: `relation ${v.conf}${v.removed ? " removed" : ""}${big ? " fast" : " arrow"}` };
+}
+// At scale (thousands of lines) the relations are not graph elements until they are needed:
+// Cytoscape styles, measures and draws every element on its first frame, and 2,000 relation
+// edges were over a third of it. Their lines are drawn on a canvas under the graph instead,
+// one path per standing, in the graph's own coordinates (kept in step with zoom and pan), for
+// the moment shown. Selecting a relation (a click on its line, the list, a link) makes it a
+// graph edge, selectable and styled like any other.
+const REL_STROKE = { suggested: ["#c4c9d1", 1], confirmed: ["#059669", 2.5], rejected: ["#dc2626", 1] };
+function drawRelations() {
+  const c = $("relLayer");
+  c.hidden = !S.relLayer;
+  if (!S.relLayer) return;
+  const w = c.clientWidth, h = c.clientHeight;
+  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+  const ctx = c.getContext("2d"), z = S.cy.zoom(), p = S.cy.pan();
+  ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, w, h);
+  ctx.setTransform(z, 0, 0, z, p.x, p.y);
+  const groups = new Map(), drawn = new Set();
+  for (const id of S.rels.keys()) {
+    const s = S.vis && S.vis.get(id);
+    if (!s) continue;
+    const key = s.v.conf + (s.v.removed ? " removed" : "");
+    (groups.get(key) || groups.set(key, []).get(key)).push(s.v);
+    drawn.add(id);
+  }
+  for (const [key, list] of groups) {
+    const [color, width] = REL_STROKE[key.split(" ")[0]] || REL_STROKE.suggested;
+    ctx.beginPath();
+    for (const v of list) { const a = S.pos.get(v.from), b = S.pos.get(v.to); ctx.moveTo(a.x, a.y); ctx.lineTo(b.x, b.y); }
+    ctx.strokeStyle = color; ctx.lineWidth = width; ctx.globalAlpha = key.endsWith("removed") ? 0.3 : 1;
+    ctx.stroke();
+  }
+  ctx.globalAlpha = 1;
+  viz.drawnRelations = drawn;
+}
+// the relation whose drawn line passes within 5 screen pixels of a model point, nearest first
+function relationAt(pt) {
+  const tol = 5 / S.cy.zoom();
+  let best = null, bestD = tol;
+  for (const id of S.rels.keys()) {
+    const s = S.vis && S.vis.get(id);
+    if (!s) continue;
+    const a = S.pos.get(s.v.from), b = S.pos.get(s.v.to), dx = b.x - a.x, dy = b.y - a.y;
+    const t = Math.max(0, Math.min(1, ((pt.x - a.x) * dx + (pt.y - a.y) * dy) / (dx * dx + dy * dy || 1)));
+    const d = Math.hypot(pt.x - a.x - t * dx, pt.y - a.y - t * dy);
+    if (d < bestD) { best = id; bestD = d; }
+  }
+  return best;
+}
+// a relation as a graph edge (at scale, on first need), in the state of the moment shown
+function relationEdge(id) {
+  if (!S.relLayer || !S.rels.has(id) || S.cy.getElementById(id).nonempty()) return;
+  const el = S.cy.add(relationElement(id, true));
+  S.shown.set(id, undefined);
+  syncElement(el, S.vis || new Map());
 }
 
 // Positions come with the elements (layout() above): this layout only signals that they are
@@ -272,8 +335,12 @@ function draw() {
   const lyr = big && S.cy.renderer() && S.cy.renderer().data && S.cy.renderer().data.lyrTxrCache;
   if (lyr && lyr.firstGet === true) lyr.firstGet = false;
   viz.timings.layoutMs = t1 - t0; viz.timings.cyMs = performance.now() - t1;
-  S.cy.on("viewport", placeRing);
+  S.pos = pos; S.relLayer = big;
+  S.cy.on("viewport", () => { placeRing(); drawRelations(); });
+  S.cy.on("resize", drawRelations);
   S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.id, "graph"); });
+  // a tap on the background unselects everything once the tap is handled: pick the line after
+  S.cy.on("tap", (e) => { if (e.target === S.cy && S.relLayer) { const id = relationAt(e.position); if (id) setTimeout(() => select(id, "graph"), 0); } });
   S.cy.on("mouseover", "node, edge", (e) => { e.target.addClass("hover"); if (e.target.isNode()) changeEdges(e.target).addClass("near"); });
   S.cy.on("mouseout", "node, edge", (e) => { e.target.removeClass("hover"); if (e.target.isNode() && !e.target.selected()) e.target.connectedEdges(".change").removeClass("near"); });
 }
@@ -297,6 +364,20 @@ function stateAt(T) {
 }
 
 const CLASS_SETS = { entity: ["main", "candidate"], relation: ["suggested", "confirmed", "rejected", "removed"] };
+// one element to the state `vis` gives it (hidden when absent), touched only when it changed
+function syncElement(el, vis) {
+  const id = el.id();
+  const s = vis.get(id), prev = S.shown.get(id);
+  if (!s) { if (prev !== null) { el.addClass("gone"); S.shown.set(id, null); } return; }
+  const key = keyOf(s);
+  if (prev === key) return;
+  if (prev === null || prev === undefined) el.removeClass("gone");
+  if (s.label !== undefined && el.data("label") !== s.label) el.data("label", s.label);
+  if (s.count !== undefined) el.data("count", s.count);
+  const kind = el.data("kind");
+  if (CLASS_SETS[kind]) { el.removeClass(CLASS_SETS[kind].join(" ")); el.addClass(s.cls); }
+  S.shown.set(id, key);
+}
 function applyMoment(index) {
   const t = performance.now();
   S.index = Math.max(0, Math.min(index, S.moments.length - 1));
@@ -305,21 +386,8 @@ function applyMoment(index) {
   $("momentLabel").textContent = S.moments.length ? `${localTime(S.T)} (${S.index + 1}/${S.moments.length})` : "";
   const vis = stateAt(S.T);
   S.vis = vis;
-  S.cy.batch(() => {
-    S.cy.elements().forEach((el) => {
-      const id = el.id();
-      const s = vis.get(id), prev = S.shown.get(id);
-      if (!s) { if (prev !== null) { el.addClass("gone"); S.shown.set(id, null); } return; }
-      const key = keyOf(s);
-      if (prev === key) return;
-      if (prev === null || prev === undefined) el.removeClass("gone");
-      if (s.label !== undefined && el.data("label") !== s.label) el.data("label", s.label);
-      if (s.count !== undefined) el.data("count", s.count);
-      const kind = el.data("kind");
-      if (CLASS_SETS[kind]) { el.removeClass(CLASS_SETS[kind].join(" ")); el.addClass(s.cls); }
-      S.shown.set(id, key);
-    });
-  });
+  S.cy.batch(() => { S.cy.elements().forEach((el) => syncElement(el, vis)); });
+  drawRelations();
   updateList(vis);
   const total = [...vis.keys()];
   $("status").textContent = `${[...S.ents.keys()].filter((k) => vis.has(k)).length} entities · ${S.evVis.size} events · ${[...S.rels.keys()].filter((k) => vis.has(k)).length} relations`;
@@ -385,6 +453,7 @@ $("filter").addEventListener("input", applyFilter);
 function markSelected(id) {
   S.cy.$(":selected").unselect();
   S.cy.edges(".near").removeClass("near");
+  relationEdge(id);
   const el = S.cy.getElementById(id);
   if (el.nonempty()) { el.select(); if (el.isNode()) changeEdges(el).addClass("near"); }
   for (const li of document.querySelectorAll('#list li[aria-selected="true"]')) li.setAttribute("aria-selected", "false");
@@ -656,7 +725,7 @@ async function load({ keepView = false } = {}) {
   applyMoment(index);
   const t3 = performance.now();
   if (viewport) S.cy.viewport(viewport); else fitAll();
-  placeRing();
+  placeRing(); drawRelations();
   const t4 = performance.now();
   await painted();
   viz.timings.fitMs = t4 - t3; viz.timings.paintMs = performance.now() - t4;
