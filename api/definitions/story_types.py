@@ -40,10 +40,22 @@ ActorKind: TypeAlias = m.ActorKind
 T = TypeVar("T")
 
 
+_DECLARED: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _declared(cls: type[Any]) -> tuple[str, ...]:
+    """The field names a GraphQL type declares (read once per type)."""
+    names = _DECLARED.get(cls)
+    if names is None:
+        names = _DECLARED[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 def build(cls: type[T], model: BaseModel, **overrides: Any) -> T:
     """Copy the model's fields that the GraphQL type declares (same snake_case names)."""
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    values = {n: getattr(model, n) for n in names if n not in overrides and hasattr(model, n)}
+    values = {
+        n: getattr(model, n) for n in _declared(cls) if n not in overrides and hasattr(model, n)
+    }
     return cls(**values, **overrides)
 
 
