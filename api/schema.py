@@ -31,6 +31,7 @@ from api.definitions import (
 from api.document_cache import CachedValidation, ValidDocuments
 from api.errors import ShapeErrors, log_answered
 from api.guards import InputLimits, TokenLimiter, guard_arguments
+from api.plain_lists import PlainListExecutionContext
 from api.scalars import SCALAR_OVERRIDES
 from engine.settings import Settings
 
@@ -87,6 +88,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         mutation=Mutation,
         subscription=Subscription,
         scalar_overrides=SCALAR_OVERRIDES,  # type: ignore[arg-type]
+        execution_context_class=PlainListExecutionContext,
         extensions=[
             lambda: AddValidationRules(rules),
             lambda: TokenLimiter(
