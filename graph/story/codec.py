@@ -20,6 +20,7 @@ from engine.story.models import Actor, Version
 from graph.temporal import from_epoch_us, from_neo4j, to_neo4j
 
 M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V", bound=Version)
 
 
 def _plain(value: Any) -> Any:
@@ -69,3 +70,9 @@ def from_props(cls: type[M], props: dict[str, Any]) -> M:
         retracted = data["retracted_at"]
         data["retracted_at"] = open_end(retracted) if isinstance(retracted, datetime) else None
     return cls.model_validate(data)
+
+
+def decode(cls: type[V], props: dict[str, Any], *, believed: bool) -> V:
+    """A version row; a believed version (read as of a moment) shows no retraction, since a
+    later retraction is not known at that moment (DESIGN "Time"). Built without a copy."""
+    return from_props(cls, {**props, "retracted_at": None} if believed else props)

@@ -24,7 +24,7 @@ from engine.errors import InvalidInput
 from engine.story.clock import EARLIEST, FOREVER
 from engine.story.models import Entity, Event, Relation, Suggestion, Version
 from graph.base import Store
-from graph.story.codec import from_props
+from graph.story.codec import decode
 
 V = TypeVar("V", bound=Version)
 
@@ -36,15 +36,13 @@ class Page(Generic[V]):
     total: int | None  # None unless asked for
 
 
-def decode(cls: type[V], props: dict[str, Any], *, believed: bool) -> V:
-    """A version row with epoch-microsecond instants; a believed version shows no retraction
-    (a later retraction is not known at `as_of`, DESIGN "Time")."""
-    return from_props(cls, {**props, "retracted_at": None} if believed else props)
-
-
 class StoryPages(Store):
     async def _read(self, steps: list[tuple[str, dict[str, Any]]]) -> list[list[Any]]:
         """The named statements in one read transaction, in order; their rows."""
+
+        if len(steps) == 1:
+            name, params = steps[0]
+            return [await self.read_one(name, **params)]
 
         async def work(tx: AsyncManagedTransaction) -> list[list[Any]]:
             return [await self.rows(tx, name, **params) for name, params in steps]

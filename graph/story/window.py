@@ -25,7 +25,7 @@ from engine.story.models import (
     Version,
 )
 from engine.story.views import StoryGraph
-from graph.story.codec import from_props
+from graph.story.codec import decode, from_props
 
 V = TypeVar("V", bound=Version)
 
@@ -63,7 +63,7 @@ def window_params(
 
 
 def _believed(cls: type[V], props: list[dict[str, Any]]) -> list[V]:
-    return [from_props(cls, p).model_copy(update={"retracted_at": None}) for p in props]
+    return [decode(cls, p, believed=True) for p in props]
 
 
 def graph_from_lists(scope: str, as_of: datetime, lists: Mapping[str, Any]) -> StoryGraph:
