@@ -407,11 +407,6 @@ class StoryRepository(Store):
         windowed = from_ is not None or to is not None or story_id is not None
 
         async def work(tx: AsyncManagedTransaction) -> StoryGraph:
-            if windowed:
-                rows = await self.rows(
-                    tx, "story/window_graph", **window_params(scope, at, valid, from_, to, story_id)
-                )
-                return graph_from_lists(scope, at, rows[0])
             p = {"scope": scope, "as_of": at, "valid_at": valid}
             lists = {
                 name: [r[key] for r in await self.rows(tx, f"story/asof_{stem}", **p)]
@@ -419,7 +414,12 @@ class StoryRepository(Store):
             }
             return graph_from_lists(scope, at, lists)
 
-        full = await self.read(work)
+        if windowed:
+            params = window_params(scope, at, valid, from_, to, story_id)
+            rows = await self.read_one("story/window_graph", **params)
+            full = graph_from_lists(scope, at, rows[0])
+        else:
+            full = await self.read(work)
         return select_graph(
             full,
             valid_at=valid,

@@ -1,5 +1,5 @@
-"""A Neo4j driver wrapper that counts the queries run in read transactions, for tests that
-prove a GraphQL page costs a fixed number of queries."""
+"""A Neo4j driver wrapper that counts the queries run in read transactions and auto-commit
+reads (`Store.read_one`), for tests that prove a GraphQL page costs a fixed number of queries."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ class CountingSession:
 
     async def __aexit__(self, *exc: Any) -> None:
         await self._session.__aexit__(*exc)
+
+    async def run(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        self._counter.append(str(getattr(query, "text", query))[:60])
+        return await self._session.run(query, *args, **kwargs)
 
     async def execute_read(self, work: Any, *args: Any, **kwargs: Any) -> Any:
         return await self._session.execute_read(
