@@ -7,6 +7,7 @@ the URL keeps scope, moment and selection, an unknown scope says so, and 1,000 e
 
 from __future__ import annotations
 
+import statistics
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -307,10 +308,11 @@ async def test_an_unknown_scope_says_so_instead_of_a_blank_canvas(api: Server) -
     assert seen.console_errors == []
 
 
-# Issue 15's target is a usable page within 1 s at this size. On this 2-core machine, with
-# the API, Neo4j and Chromium sharing it, first paint measures 1.0-1.6 s and slider moves
-# 0.1-0.5 s; the test guards against a regression (the old page took 4.6 s and 5.4 s a move)
-# and prints the figures (run with -s to read them against the 1 s target).
+# Issue 15's target: usable (first paint and a slider move) within 1 s at this size. The page
+# is opened OPENS times in one browser: the first open also pays Neo4j planning the replay
+# read for the first time since it started (~0.7 s of a 1.2 s open), so it is guarded at
+# 2.5 s; the median of the later opens, what a person opening a scope on a running service
+# meets, must be under 1 s, and so must every slider move.
 async def drawn_relations(page: Page) -> set[str]:
     """The relations whose lines are drawn under the graph (a scope at scale)."""
     return set(await page.evaluate("() => [...(viz.drawnRelations || [])]"))
@@ -338,7 +340,9 @@ LINE_TO_CLICK = """() => {
   throw new Error('no clear line to click');
 }"""
 
-FIRST_PAINT_GUARD_MS = 2500
+COLD_OPEN_GUARD_MS = 2500
+FIRST_PAINT_GUARD_MS = 1000
+OPENS = 4
 SLIDER_GUARD_MS = 1000
 
 
@@ -352,11 +356,16 @@ async def test_a_thousand_entities_render_and_replay_within_the_guard(
             page = seen.page
             await page.set_viewport_size({"width": 1400, "height": 900})
             await page.goto(f"{api.url}/viz?scope=__warm__", wait_until="load")  # browser caches
-            started = time.perf_counter()
-            await open_view(page, f"{api.url}/viz?scope={scope}")
-            first_paint = (time.perf_counter() - started) * 1000
-            in_page = await page.evaluate("() => viz.timings.firstPaint")
-            print("page timings (ms):", await page.evaluate("() => JSON.stringify(viz.timings)"))
+            paints, in_page = [], []
+            for _ in range(OPENS):
+                started = time.perf_counter()
+                await open_view(page, f"{api.url}/viz?scope={scope}")
+                paints.append((time.perf_counter() - started) * 1000)
+                in_page.append(await page.evaluate("() => viz.timings.firstPaint"))
+                print(
+                    "page timings (ms):", await page.evaluate("() => JSON.stringify(viz.timings)")
+                )
+            first_paint = statistics.median(paints[1:])
             assert len(await visible_ids(page, "entity")) == 1000
             assert len(await drawn_relations(page)) == 2000  # lines under the graph at scale
             moves = [await move_slider(page, i) for i in (1, 0, 3, 2)]
@@ -374,12 +383,16 @@ async def test_a_thousand_entities_render_and_replay_within_the_guard(
             assert await page.evaluate("(id) => cy.getElementById(id).selected()", target)
             assert "relation" in (await page.locator("#detail .meta").first.inner_text())
         print(
-            f"1,000 entities / 2,000 relations / 600 events: first paint {first_paint:.0f} ms "
-            f"(navigation start to painted: {in_page:.0f} ms), slider moves "
+            "1,000 entities / 2,000 relations / 600 events: opened "
+            + ", ".join(f"{p:.0f}" for p in paints)
+            + " ms (navigation start to painted: "
+            + ", ".join(f"{p:.0f}" for p in in_page)
+            + " ms), slider moves "
             + ", ".join(f"{m:.0f}" for m in moves)
             + " ms"
         )
-        assert first_paint < FIRST_PAINT_GUARD_MS, f"first paint took {first_paint:.0f} ms"
+        assert paints[0] < COLD_OPEN_GUARD_MS, f"the first open took {paints[0]:.0f} ms"
+        assert first_paint < FIRST_PAINT_GUARD_MS, f"opening took {first_paint:.0f} ms (median)"
         assert max(moves) < SLIDER_GUARD_MS, f"a slider move took {max(moves):.0f} ms"
     finally:
         await _drop(neo4j_driver, services, scope)
