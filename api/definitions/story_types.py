@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, TypeAlias, TypeVar
 
 import strawberry
@@ -65,7 +66,9 @@ class Actor:
     id: str
 
 
+@lru_cache(maxsize=4096)
 def actor(a: m.Actor) -> Actor:
+    """The GraphQL Actor of a (frozen) model Actor; answers never change it, so one serves all."""
     return Actor(kind=a.kind, id=a.id)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 from neo4j.time import DateTime
@@ -54,18 +54,26 @@ def instant_fields(cls: type[BaseModel]) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=4096)
+def _actor(label: str) -> Actor:
+    """A stored actor label as an Actor (frozen, so one instance serves every row)."""
+    return Actor.parse(label)
+
+
 def from_props(cls: type[M], props: dict[str, Any]) -> M:
     """A model from stored properties; instants may come as driver DateTimes or, from reads
     that build them in the RETURN (issue 14), as epoch microseconds."""
     names = instant_fields(cls)
-    data = {
-        k: from_epoch_us(v)
-        if type(v) is int and k in names
-        else (from_neo4j(v) if isinstance(v, (DateTime, list)) else v)
-        for k, v in props.items()
-    }
-    if isinstance(data.get("by"), str):
-        data["by"] = Actor.parse(data["by"])
+    data = dict(props)
+    for k, v in props.items():
+        if type(v) is int:
+            if k in names:
+                data[k] = from_epoch_us(v)
+        elif isinstance(v, (DateTime, list)):
+            data[k] = from_neo4j(v)
+    by = data.get("by")
+    if type(by) is str:
+        data["by"] = _actor(by)
     if "retracted_at" in data:
         retracted = data["retracted_at"]
         data["retracted_at"] = open_end(retracted) if isinstance(retracted, datetime) else None
