@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 from arq.connections import ArqRedis
 from cross_web import HTTPException
 from neo4j import AsyncDriver
@@ -73,6 +74,13 @@ class StorygraphGraphQL(GraphQL):
             code = "BAD_REQUEST" if exc.status_code == 400 else "NOT_ALLOWED"
             response = error_response(exc.reason, code, exc.status_code)
         await response(scope, receive, send)
+
+    def encode_json(self, data: object) -> str:
+        """Answers and websocket messages as compact JSON by orjson (json.dumps was ~1.5 ms of
+        a 500-object storyGraph answer), non-ASCII characters unescaped. Text, not bytes:
+        strawberry sends bytes on a websocket as a binary frame, which graphql-transport-ws
+        clients do not read."""
+        return orjson.dumps(data).decode()
 
     def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:  # type: ignore[override]
         """strawberry's own cross-origin websocket check follows the same rule as HTTP."""
