@@ -19,7 +19,7 @@ Measured in one run:
   (b) the same window through the named query `story/window_graph` with the driver;
   p50/p95, a/b (target <= 1.5), p50 after/before the 10x growth (target <= 1.5);
   `publishResult` (repository path) facts/s against a raw UNWIND write of the same rows
-  (target ratio >= 0.5).
+  (target ratio >= 0.7); the load time of both phases (target < 30 min at scale 1.0).
 A table is printed and JSON written to bench/results/ (git-ignored).
 """
 
@@ -262,6 +262,37 @@ def _batches(rows: Sequence[Any], size: int = BATCH) -> Iterable[Sequence[Any]]:
         yield rows[i : i + size]
 
 
+WRITERS = 2  # concurrent write transactions (Neo4j runs each on one core; this machine has 2)
+
+Batch = tuple[str, Sequence[dict[str, Any]], dict[str, Any]]
+
+
+def write_steps(sd: ScopeData, lo: datetime, hi: datetime) -> list[list[Batch]]:
+    """One scope's rows recorded in [lo, hi), as steps to run in order; the batches of a step
+    are independent. A version retracts its predecessor, so seq k is a step after seq k-1;
+    changes need their events and entities; references may cite a change, so they come last."""
+
+    def within(t: datetime) -> bool:
+        return lo <= t < hi
+
+    steps: list[list[Batch]] = []
+    for kind, query in VERSIONED_QUERY.items():
+        rows = [v for v in sd.versions[kind] if within(v.recorded_at)]
+        for seq in sorted({v.seq for v in rows}):
+            wave = [version_row(v) for v in rows if v.seq == seq]
+            steps.append([(query, b, {"forever": FOREVER}) for b in _batches(wave)])
+    facts: list[Batch] = []
+    for query, items in (
+        ("story/write_changes", sd.changes),
+        ("story/write_summaries", sd.summaries),
+    ):
+        rows2 = [to_props(x) for x in items if within(x.recorded_at)]
+        facts += [(query, b, {}) for b in _batches(rows2)]
+    refs = [to_props(x) for x in sd.references if within(x.recorded_at)]
+    steps += [facts, [("story/write_references", b, {}) for b in _batches(refs)]]
+    return [step for step in steps if step]
+
+
 async def write_phase(
     driver: AsyncDriver,
     database: str,
@@ -270,33 +301,28 @@ async def write_phase(
     hi: datetime,
     progress: Progress,
     label: str,
+    writers: int = WRITERS,
 ) -> int:
-    """Write every row recorded in [lo, hi): versions in seq waves (a version retracts its
-    predecessor, so seq k is written after seq k-1), then changes, summaries, references."""
+    """Write every row recorded in [lo, hi) through the repository's UNWIND write queries:
+    each scope's steps in order (`write_steps`), the scopes side by side and the batches of a
+    step at once, at most `writers` transactions at a time."""
     q = queries()
-
-    def within(t: datetime) -> bool:
-        return lo <= t < hi
-
-    plan: list[tuple[str, list[dict[str, Any]], dict[str, Any]]] = []
-    for sd in scopes:
-        for kind, query in VERSIONED_QUERY.items():
-            rows = [v for v in sd.versions[kind] if within(v.recorded_at)]
-            for seq in sorted({v.seq for v in rows}):
-                wave = [version_row(v) for v in rows if v.seq == seq]
-                plan += [(query, list(b), {"forever": FOREVER}) for b in _batches(wave)]
-        for query, items in (
-            ("story/write_changes", sd.changes),
-            ("story/write_summaries", sd.summaries),
-            ("story/write_references", sd.references),
-        ):
-            rows2 = [to_props(x) for x in items if within(x.recorded_at)]
-            plan += [(query, list(b), {}) for b in _batches(rows2)]
-    total = sum(len(rows) for _, rows, _ in plan)
+    plans = [write_steps(sd, lo, hi) for sd in scopes]
+    total = sum(len(rows) for plan in plans for step in plan for _, rows, _ in step)
     task = progress.add_task(label, total=total)
-    for query, rows, extra in plan:
-        await driver.execute_query(q[query], rows=rows, **extra, database_=database)
+    slots = asyncio.Semaphore(writers)
+
+    async def run(batch: Batch) -> None:
+        query, rows, extra = batch
+        async with slots:
+            await driver.execute_query(q[query], rows=rows, **extra, database_=database)
         progress.advance(task, len(rows))
+
+    async def scope_steps(plan: list[list[Batch]]) -> None:
+        for step in plan:
+            await asyncio.gather(*(run(b) for b in step))
+
+    await asyncio.gather(*(scope_steps(plan) for plan in plans))
     return total
 
 
@@ -572,9 +598,19 @@ async def main(scale: float, runs: int, scope_count: int, keep: bool) -> dict[st
     try:
         for scope in scopes:
             await add_source(repo, scope)
-        with console.status("generating rows"):
-            data = [generate(s, scale, seed=n) for n, s in enumerate(scopes)]
-        phase_a_end = tenth_of_history(data)
+        # Scopes are generated a group at a time (WRITERS scopes, written side by side) and
+        # dropped after each phase's write, so memory holds two scopes, not ten: at scale 1.0
+        # a scope is ~1.1M rows (~1.6 GB as models). The generator is seeded per scope, so a
+        # phase regenerates exactly the rows the other phase saw. Phase A ends where a tenth
+        # of the measured scope's rows were recorded (the scopes share one distribution).
+        groups = [scopes[i : i + WRITERS] for i in range(0, len(scopes), WRITERS)]
+        seeds = {s: n for n, s in enumerate(scopes)}
+
+        def generated(group: list[str]) -> list[ScopeData]:
+            return [generate(s, scale, seed=seeds[s]) for s in group]
+
+        with console.status("generating the measured scope"):
+            phase_a_end = tenth_of_history(generated(scopes[:1]))
         n_events = int(100_000 * scale)
         span = YEAR * (WINDOW_EVENTS / n_events)
         lo = YEAR0 + (phase_a_end - YEAR0) / 2 - span / 2
@@ -587,33 +623,34 @@ async def main(scale: float, runs: int, scope_count: int, keep: bool) -> dict[st
             MofNCompleteColumn(),
             TimeElapsedColumn(),
         )
-        with Progress(*columns, console=console) as progress:
-            t0 = time.perf_counter()
-            rows_a = await write_phase(
-                driver,
-                database,
-                data,
-                YEAR0 - YEAR,
-                phase_a_end,
-                progress,
-                "phase A: first tenth of the year",
-            )
-            report["write_a_rows"], report["write_a_s"] = rows_a, time.perf_counter() - t0
+
+        async def phase(start: datetime, end: datetime, label: str) -> tuple[int, float]:
+            rows, seconds = 0, 0.0
+            with Progress(*columns, console=console) as progress:
+                for n, group in enumerate(groups, 1):
+                    data = generated(group)  # generation is not counted as write time
+                    t0 = time.perf_counter()
+                    rows += await write_phase(
+                        driver, database, data, start, end, progress, f"{label} {n}/{len(groups)}"
+                    )
+                    seconds += time.perf_counter() - t0
+                    del data
+            return rows, seconds
+
+        rows_a, report["write_a_s"] = await phase(
+            YEAR0 - YEAR, phase_a_end, "phase A: first tenth of the year"
+        )
+        report["write_a_rows"] = rows_a
         report["read_small_history"] = await measure_reads(
             driver, database, url, scopes[0], phase_a_end, lo, hi, runs
         )
-        with Progress(*columns, console=console) as progress:
-            t0 = time.perf_counter()
-            rows_b = await write_phase(
-                driver,
-                database,
-                data,
-                phase_a_end,
-                YEAR0 + 2 * YEAR,
-                progress,
-                "phase B: the rest of the year",
-            )
-            report["write_b_rows"], report["write_b_s"] = rows_b, time.perf_counter() - t0
+        rows_b, report["write_b_s"] = await phase(
+            phase_a_end, YEAR0 + 2 * YEAR, "phase B: the rest of the year"
+        )
+        report["write_b_rows"] = rows_b
+        report["load_rows"] = rows_a + rows_b
+        report["load_s"] = report["write_a_s"] + report["write_b_s"]
+        report["load_rows_per_s"] = report["load_rows"] / report["load_s"]
         report["history_growth"] = (rows_a + rows_b) / rows_a
         report["read_full_history"] = await measure_reads(
             driver, database, url, scopes[0], YEAR0 + YEAR, lo, hi, runs
@@ -662,12 +699,18 @@ def show(report: dict[str, Any]) -> None:
     pub = report["publish"]
     table.add_row("publishResult facts/s", f"{pub['publish_facts_per_s']:.0f}", "")
     table.add_row("raw UNWIND facts/s", f"{pub['raw_facts_per_s']:.0f}", "")
-    table.add_row("publish / raw", f"{pub['ratio']:.2f}", ">= 0.5")
+    table.add_row("publish / raw", f"{pub['ratio']:.2f}", ">= 0.7")
     table.add_row(
         "write phase A / B",
         f"{report['write_a_rows']} rows {report['write_a_s']:.0f} s"
         f" / {report['write_b_rows']} rows {report['write_b_s']:.0f} s",
         "",
+    )
+    table.add_row(
+        "load (both phases, writing only)",
+        f"{report['load_rows']} rows in {report['load_s'] / 60:.1f} min"
+        f" ({report['load_rows_per_s']:.0f} rows/s)",
+        "< 30 min at scale 1.0",
     )
     console.print(table)
 
