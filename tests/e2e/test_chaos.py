@@ -364,10 +364,32 @@ async def settle(
 
     pokes = iter(range(1, 10_000))
 
-    def outbox_done() -> bool:
-        # the concern scheduler's minute tick, on the concerns' own (moved) clock
+    def scheduler_tick() -> None:
+        """The concern scheduler's minute tick, on the concerns' own (moved) clock."""
         tick = T0 + timedelta(minutes=31 + len(concerns), seconds=next(pokes))
         gql(api, SCHEDULER, now=tick.isoformat(), s=scope)
+
+    async def everyone_asked() -> bool:
+        """Every concern raised has asked both people. A concern's first turn may have been
+        killed: its job is taken over once its in-progress key lapses (resilient_worker), or
+        queued again by a scheduler tick, and until then the concern holds only the owner's
+        note, so an outbox with nothing left to send does not yet mean the work is done (a
+        fresh-clone run, seed 935258954, audited such a concern as never asking anybody)."""
+        scheduler_tick()
+        rows, _, _ = await neo4j_driver.execute_query(
+            "MATCH (o:OutboxMessage {scope: $s}) WHERE o.concern_id IN $ids"
+            " AND o.recipient_person_id IN ['p_zhangsan', 'p_lisi']"
+            " RETURN count(DISTINCT [o.concern_id, o.recipient_person_id]) AS n",
+            s=scope,
+            ids=concerns,
+            database_=settings.neo4j_database,
+        )
+        return int(rows[0]["n"]) == 2 * len(concerns)
+
+    await wait_until("every concern asking both people", everyone_asked, tally)
+
+    def outbox_done() -> bool:
+        scheduler_tick()
         statuses = "pending sending failed".split()
         for person in ("p_owner", "p_zhangsan", "p_lisi"):
             left = gql(
