@@ -34,15 +34,13 @@ from engine.concern.model import (
     RaiseConcernInput,
 )
 from engine.concern.policy import ConcernPolicy
-from engine.concern.scheduler import DueFacts
 from engine.model.gateway import OfflineModelGateway
 from engine.settings import Settings
 from graph.concern.codec import concern_props, utc
 from graph.concern.repository import ConcernRepository
-from graph.concern.scans import ConcernScans
+from graph.concern.scans import ConcernScans, due_facts
 from graph.driver import open_driver
 from graph.migrate import migrate
-from graph.temporal import from_epoch_us
 from jobs.tasks.concern_loop import advance_concern
 
 NOW = datetime(2035, 6, 4, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
@@ -116,16 +114,7 @@ async def time_scan_parts(driver: AsyncDriver, db: str, runs: int = 7) -> dict[s
         t0 = time.perf_counter()
         records = await scans.query("concern/scan_due", now=utc(NOW), scope=None, limit=100_000)
         t1 = time.perf_counter()
-        facts = [
-            DueFacts(
-                concern_id=cid,
-                type=ConcernType(kind),
-                status=ConcernStatus(status),
-                next_when=from_epoch_us(when),
-                next_run_at=from_epoch_us(run_at),
-            )
-            for cid, kind, status, when, run_at in records[0]["due"]
-        ]
+        facts = due_facts(records)
         t2 = time.perf_counter()
         scheduler.scan_due_concerns(facts, NOW, 100_000)
         t3 = time.perf_counter()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from neo4j import Record
+
 from engine.concern import scheduler
 from engine.concern.model import ConcernStatus, ConcernType
 from engine.concern.scheduler import DueFacts, ScheduledJob
@@ -19,19 +21,23 @@ from graph.concern.codec import utc
 from graph.temporal import from_epoch_us
 
 
+def due_facts(records: list[Record]) -> list[DueFacts]:
+    """The DueFacts of a scan's one record (its `due` list of indexed properties)."""
+    return [
+        DueFacts(
+            concern_id=cid,
+            type=ConcernType(kind),
+            status=ConcernStatus(status),
+            next_when=from_epoch_us(when),
+            next_run_at=from_epoch_us(run_at),
+        )
+        for cid, kind, status, when, run_at in records[0]["due"]
+    ]
+
+
 class ConcernScans(Store):
     async def _scan(self, key: str, now: datetime, scope: str | None, limit: int) -> list[DueFacts]:
-        records = await self.query(key, now=utc(now), scope=scope, limit=limit)
-        return [
-            DueFacts(
-                concern_id=cid,
-                type=ConcernType(kind),
-                status=ConcernStatus(status),
-                next_when=from_epoch_us(when),
-                next_run_at=from_epoch_us(run_at),
-            )
-            for cid, kind, status, when, run_at in records[0]["due"]
-        ]
+        return due_facts(await self.query(key, now=utc(now), scope=scope, limit=limit))
 
     async def due(
         self, now: datetime, *, scope: str | None = None, limit: int = 500
