@@ -114,9 +114,7 @@ class PlainListExecutionContext(StrawberryGraphQLCoreExecutionContext):
             entry = Entry("", LEAF_LIST, None, inner.coerce_output_value, True, non_null)
             try:
                 return self._leaves(entry, items)
-            except _Ordinary:
-                return None
-            except Exception:  # a scalar's own error: reported by graphql-core
+            except Exception:  # _Ordinary, or a scalar's own error: reported by graphql-core
                 return None
         if not is_object_type(inner) or self.get_stream_usage(field_details_list, path):
             return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, TypeAlias, TypeVar
 
 import strawberry
@@ -41,21 +41,18 @@ ActorKind: TypeAlias = m.ActorKind
 T = TypeVar("T")
 
 
-_DECLARED: dict[type[Any], tuple[str, ...]] = {}
-
-
+@cache
 def _declared(cls: type[Any]) -> tuple[str, ...]:
     """The field names a GraphQL type declares (read once per type)."""
-    names = _DECLARED.get(cls)
-    if names is None:
-        names = _DECLARED[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def build(cls: type[T], model: BaseModel, **overrides: Any) -> T:
     """Copy the model's fields that the GraphQL type declares (same snake_case names)."""
     values = {
-        n: getattr(model, n) for n in _declared(cls) if n not in overrides and hasattr(model, n)
+        n: getattr(model, n)
+        for n in _declared(cls)  # type: ignore[arg-type]
+        if n not in overrides and hasattr(model, n)
     }
     return cls(**values, **overrides)
 
