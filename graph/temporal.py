@@ -9,11 +9,12 @@ pydantic tzinfos in this stack. Values read back are stdlib-UTC `datetime`s.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from neo4j.time import DateTime
 
+from engine import clock
 from engine.story.clock import utc
 
 
@@ -38,18 +39,17 @@ def from_neo4j(value: Any) -> Any:
 # Instants read in bulk cross the driver as integers: the driver's DateTime decoding costs
 # ~110 µs a value (issue 14), an int a fraction of that. A query returns an instant as
 # `t.epochSeconds * 1000000 + t.microsecond` (exact: Python keeps microseconds) and the
-# caller turns it back here, once. Stored values stay real UTC DateTimes.
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# caller turns it back here, once (`engine.clock` holds the conversion). Stored values stay
+# real UTC DateTimes.
 
 
 def from_epoch_us(value: Any) -> Any:
     """An instant returned as epoch microseconds as a stdlib-UTC `datetime`; None stays None."""
     if value is None:
         return None
-    return EPOCH + timedelta(microseconds=value)
+    return clock.from_epoch_us(value)
 
 
 def to_epoch_us(value: datetime) -> int:
     """The inverse of `from_epoch_us` (for cursors and parameters compared with such ints)."""
-    delta = utc(value) - EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    return clock.epoch_us(utc(value))

@@ -1,14 +1,14 @@
 // params: now, scope, limit
 // seed 002 §十 scan_due_concerns(): next_action.when due, not waiting for a reply.
-// Indexed properties only, no document, as one record (a record per row costs the driver
-// ~60 µs; lists in one record a fraction): the engine derives triggers from DueFacts.
+// Every property read is held by the index (the IS NOT NULL predicates let the planner take
+// the values from it): no concern node is read. Ids and due instants (epoch µs) come back
+// as two lists in one record; the caller builds each item's trigger and job id.
 MATCH (c:Concern)
-USING INDEX c:Concern(status, next_action_when)
+USING INDEX SEEK c:Concern(status, next_action_when, type, scope, concern_id)
 WHERE c.status IN ['pending', 'in_progress', 'escalated'] AND c.next_action_when <= $now
+  AND c.type IS NOT NULL AND c.scope IS NOT NULL AND c.concern_id IS NOT NULL
   AND c.type <> 'schedule' AND ($scope IS NULL OR c.scope = $scope)
-WITH c
-ORDER BY c.next_action_when, c.concern_id
+WITH c.concern_id AS id, c.next_action_when AS due
+ORDER BY due, id
 LIMIT $limit
-RETURN collect([c.concern_id, c.type, c.status,
-                c.next_action_when.epochSeconds * 1000000 + c.next_action_when.microsecond,
-                c.next_run_at.epochSeconds * 1000000 + c.next_run_at.microsecond]) AS due
+RETURN collect(id) AS ids, collect(due.epochSeconds * 1000000 + due.microsecond) AS due

@@ -14,8 +14,11 @@ The event key of a time-driven trigger is the due time itself in UTC, so every w
 sees the same due item derives the same job id and arq enqueues it once; whether a trigger
 is stale compares instants, not texts.
 
-The scans read no concern document: they select on the indexed properties and return
-`DueFacts` (id, type, status, the two due times), which is all the rules below look at.
+The graph scans (`graph/concern/scans.py`) apply these rules in Cypher over indexes that
+hold every property they read, and return each due item as its concern id and due instant:
+no document is read, and a `ScheduledJob` derives its trigger and job id only when used.
+`select` applies the same rules to documents or `DueFacts` (id, type, status, the two due
+times: all the rules look at).
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.clock import epoch_us, from_epoch_us
 from engine.concern.model import Concern, ConcernStatus, ConcernType
 from engine.concern.states import is_terminal
 
@@ -168,13 +173,28 @@ def _same_instant(when: datetime | None, event_key: str) -> bool:
         return False
 
 
-class ScheduledJob(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class ScheduledJob(NamedTuple):
+    """One due item: which concern, which time rule, the due instant (epoch µs, UTC).
+
+    A scan returns thousands of these (issue 14: a scan costs what an index count costs),
+    so a job is a tuple and its trigger and stable job id are derived when it is enqueued.
+    """
 
     concern_id: str
-    trigger: Trigger
-    job_id: str
-    due_at: datetime
+    kind: TriggerKind
+    due_us: int
+
+    @property
+    def due_at(self) -> datetime:
+        return from_epoch_us(self.due_us)
+
+    @property
+    def trigger(self) -> Trigger:
+        return Trigger(kind=self.kind, event_key=_key(self.due_at))
+
+    @property
+    def job_id(self) -> str:
+        return job_id(self.concern_id, self.kind, _key(self.due_at))
 
 
 def select(
@@ -190,15 +210,9 @@ def select(
         trig = due_trigger(concern, now)
         if trig is None or trig.kind not in wanted:
             continue
-        jobs.append(
-            ScheduledJob(
-                concern_id=_facts(concern).concern_id,
-                trigger=trig,
-                job_id=trig.job_id(concern.concern_id),
-                due_at=datetime.fromisoformat(trig.event_key),
-            )
-        )
-    jobs.sort(key=lambda j: (j.due_at, j.concern_id))
+        due = epoch_us(datetime.fromisoformat(trig.event_key))
+        jobs.append(ScheduledJob(_facts(concern).concern_id, trig.kind, due))
+    jobs.sort(key=lambda j: (j.due_us, j.concern_id))
     return jobs[:limit]
 
 

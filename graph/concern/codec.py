@@ -3,8 +3,9 @@
 A `Concern` node keeps the whole document as JSON in `doc` (timeline and conversation_log
 read back in the order they were written) and copies the fields that scans and filters read
 to top-level properties: `status`, `priority`, `type`, `next_action_when` and
-`next_run_at` (as Neo4j DateTime, behind the indexes of `cypher/schema/020_concern.cypher`),
-`revision` for optimistic locking, and `scope` (the agenda / project scope).
+`next_run_at` (as Neo4j DateTime, behind the scan indexes of
+`cypher/schema/068_concern_scan_values.cypher`), `revision` for optimistic locking, and
+`scope` (the agenda / project scope).
 People are `Person` nodes linked by `INVOLVES` carrying the minimal refs of seed 002 §八.
 """
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from engine.clock import EPOCH
 from engine.review.compose import story_scope
 from engine.review.lifecycle import SupervisionRun
 from engine.review.manifest import LeafBatch, NavigationNode
 from engine.review.stages import StageRecord
 from engine.review.types import STAGE_ORDER
-from graph.temporal import EPOCH, from_neo4j, to_neo4j
+from graph.temporal import from_neo4j, to_neo4j
 
 
 def dumps(value: Any) -> str:
