@@ -69,7 +69,7 @@ from engine.story.publish import PublishContext, decide_publish
 from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.queries import queries
-from graph.story.codec import to_props, version_row
+from graph.story.codec import to_props, version_row, write_row
 from graph.story.repository import StoryRepository
 from graph.story.window import window_params
 
@@ -286,9 +286,9 @@ def write_steps(sd: ScopeData, lo: datetime, hi: datetime) -> list[list[Batch]]:
         ("story/write_changes", sd.changes),
         ("story/write_summaries", sd.summaries),
     ):
-        rows2 = [to_props(x) for x in items if within(x.recorded_at)]
+        rows2 = [write_row(x) for x in items if within(x.recorded_at)]
         facts += [(query, b, {}) for b in _batches(rows2)]
-    refs = [to_props(x) for x in sd.references if within(x.recorded_at)]
+    refs = [write_row(x) for x in sd.references if within(x.recorded_at)]
     steps += [facts, [("story/write_references", b, {}) for b in _batches(refs)]]
     return [step for step in steps if step]
 
@@ -458,17 +458,42 @@ SET c = row
 RETURN versions, count(c) AS plain
 """
 
+# The same rows with their instants as [epoch seconds, nanosecond] pairs, as the story
+# writes send them (graph/story/codec.write_row): the driver packs a datetime parameter in
+# ~33 µs, so the plain form above mostly measures the driver, not Neo4j.
+RAW_WRITE_INSTANTS = """
+UNWIND $versions AS row
+CALL (row) {
+  CREATE (n:StoryObject {id: row.id, scope: row.scope})
+  CREATE (n)-[:VERSION]->(v:BenchRawVersion)
+  SET v = row.props
+  FOREACH (k IN keys(row.instants) |
+    SET v[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
+}
+WITH count(*) AS versions
+UNWIND $plain AS row
+CREATE (c:BenchRawFact)
+SET c = row.props
+FOREACH (k IN keys(row.instants) |
+  SET c[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
+RETURN versions, count(c) AS plain
+"""
+
 
 async def measure_publish(
     driver: AsyncDriver, database: str, repo: StoryRepository, scope: str, rounds: int, size: int
 ) -> dict[str, Any]:
-    """publishResult through the repository (reads, decision, checks, retractions) against a
-    raw UNWIND CREATE of the rows the same decision produces for another key."""
+    """publishResult through the repository (reads, decision, checks, retractions, one
+    transaction) against raw UNWIND CREATEs of the rows the same decision produces for
+    another key, interleaved: once with datetime parameters, once with the instants as int
+    pairs (the cheaper form, the one the target is held to)."""
     published: list[float] = []
     raw: list[float] = []
+    raw_pairs: list[float] = []
     facts = 0
+    held = PublishContext(source_versions={"bench-chat": frozenset({"v1"})})
     for i in range(rounds):
-        inp = publish_input(scope, f"pub-{i}", size)
+        inp = publish_input(scope, f"pub-{i}-{uuid.uuid4().hex[:6]}", size)
         t0 = time.perf_counter()
         out = await repo.publish_result(inp, by=RUN)
         published.append(time.perf_counter() - t0)
@@ -482,24 +507,34 @@ async def measure_publish(
             + len(p.summaries)
             + len(p.stories)
         )
-        held = PublishContext(source_versions={"bench-chat": frozenset({"v1"})})
-        other = decide_publish(publish_input(scope, f"raw-{i}", size), held, datetime.now(UTC), RUN)
-        versions = [version_row(v) for v in (*other.events, *other.entities, *other.relations)]
-        plain = [to_props(x) for x in (*other.changes, *other.references)]
-        t1 = time.perf_counter()
-        await driver.execute_query(RAW_WRITE, versions=versions, plain=plain, database_=database)
-        raw.append(time.perf_counter() - t1)
-    pub_rate = facts / statistics.median(published)
-    raw_rate = facts / statistics.median(raw)
+        for form, samples in ((RAW_WRITE, raw), (RAW_WRITE_INSTANTS, raw_pairs)):
+            key = f"raw-{i}-{uuid.uuid4().hex[:6]}"
+            other = decide_publish(publish_input(scope, key, size), held, datetime.now(UTC), RUN)
+            if form is RAW_WRITE:
+                versions = [
+                    {"id": v.id, "scope": v.scope, "props": to_props(v)}
+                    for v in (*other.events, *other.entities, *other.relations)
+                ]
+                plain = [to_props(x) for x in (*other.changes, *other.references)]
+            else:
+                versions = [
+                    version_row(v) for v in (*other.events, *other.entities, *other.relations)
+                ]
+                plain = [write_row(x) for x in (*other.changes, *other.references)]
+            t1 = time.perf_counter()
+            await driver.execute_query(form, versions=versions, plain=plain, database_=database)
+            samples.append(time.perf_counter() - t1)
+    # the first round plans the statements
+    pub_rate = facts / statistics.median(published[1:])
+    raw_rate = facts / statistics.median(raw[1:])
+    pairs_rate = facts / statistics.median(raw_pairs[1:])
     return {
         "facts_per_result": facts,
         "publish_facts_per_s": pub_rate,
         "raw_facts_per_s": raw_rate,
-        "ratio": pub_rate / raw_rate,
+        "raw_pairs_facts_per_s": pairs_rate,
+        "ratio": pub_rate / max(raw_rate, pairs_rate),
     }
-
-
-# --- the API process and clean-up -------------------------------------------------------
 
 
 def start_api(port: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -698,8 +733,11 @@ def show(report: dict[str, Any]) -> None:
     table.add_row("Cypher p50 growth", f"{report['cypher_p50_growth']:.2f}x", "")
     pub = report["publish"]
     table.add_row("publishResult facts/s", f"{pub['publish_facts_per_s']:.0f}", "")
-    table.add_row("raw UNWIND facts/s", f"{pub['raw_facts_per_s']:.0f}", "")
-    table.add_row("publish / raw", f"{pub['ratio']:.2f}", ">= 0.7")
+    table.add_row("raw UNWIND facts/s, datetime parameters", f"{pub['raw_facts_per_s']:.0f}", "")
+    table.add_row(
+        "raw UNWIND facts/s, instants as int pairs", f"{pub['raw_pairs_facts_per_s']:.0f}", ""
+    )
+    table.add_row("publish / the faster raw", f"{pub['ratio']:.2f}", ">= 0.7")
     table.add_row(
         "write phase A / B",
         f"{report['write_a_rows']} rows {report['write_a_s']:.0f} s"

@@ -1,20 +1,24 @@
 // params: rows, forever
 // Record new Event versions (UNWIND-batched). Nothing is updated in place: a version with
 // seq > 1 retracts its current predecessor at its own recorded_at (DESIGN "Time").
+// Instants arrive as [epoch seconds, nanosecond] pairs (graph/story/codec.write_row: two
+// ints pack far cheaper than a datetime) and are stored as UTC DateTimes.
 // `orphaned` counts versions whose predecessor was not current: the caller aborts.
 UNWIND $rows AS row
 MERGE (n:Event {id: row.id})
   ON CREATE SET n:StoryObject, n.scope = row.scope
 // The identity node keeps a caption of the version written, for Neo4j Browser (backfilled
 // by cypher/schema/064_identity_captions.cypher). Event: its current title and time.
-SET n.name = row.props.title, n.title = row.props.title, n.at = row.props.at
+SET n.name = row.props.title, n.title = row.props.title
 WITH n, row
 OPTIONAL MATCH (prev:EventVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever
-SET prev.retracted_at = row.props.recorded_at
 WITH n, row, prev
 CREATE (n)-[:VERSION]->(v:EventVersion)
-SET v = row.props
+FOREACH (k IN keys(row.instants) |
+  SET v[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
+SET v += row.props
+SET prev.retracted_at = v.recorded_at, n.at = v.at
 WITH n, v, row, prev
 OPTIONAL MATCH (s:Story {id: row.props.story_id})
 FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | MERGE (s)-[:ORGANISES]->(n))

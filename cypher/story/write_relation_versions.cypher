@@ -1,6 +1,8 @@
 // params: rows, forever
 // Record new Relation versions (UNWIND-batched). Nothing is updated in place: a version with
 // seq > 1 retracts its current predecessor at its own recorded_at (DESIGN "Time").
+// Instants arrive as [epoch seconds, nanosecond] pairs (graph/story/codec.write_row: two
+// ints pack far cheaper than a datetime) and are stored as UTC DateTimes.
 // `orphaned` counts versions whose predecessor was not current: the caller aborts.
 UNWIND $rows AS row
 MERGE (n:Relation {id: row.id})
@@ -12,10 +14,12 @@ SET n.name = row.props.type, n.type = row.props.type,
 WITH n, row
 OPTIONAL MATCH (prev:RelationVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever
-SET prev.retracted_at = row.props.recorded_at
 WITH n, row, prev
 CREATE (n)-[:VERSION]->(v:RelationVersion)
-SET v = row.props
+FOREACH (k IN keys(row.instants) |
+  SET v[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
+SET v += row.props
+SET prev.retracted_at = v.recorded_at
 WITH n, v, row, prev
 MATCH (a:Entity {id: row.props.from_id}), (b:Entity {id: row.props.to_id})
 MERGE (n)-[:FROM]->(a)

@@ -1,6 +1,8 @@
 // params: rows, forever
 // Record new Story versions (UNWIND-batched). Nothing is updated in place: a version with
 // seq > 1 retracts its current predecessor at its own recorded_at (DESIGN "Time").
+// Instants arrive as [epoch seconds, nanosecond] pairs (graph/story/codec.write_row: two
+// ints pack far cheaper than a datetime) and are stored as UTC DateTimes.
 // `orphaned` counts versions whose predecessor was not current: the caller aborts.
 UNWIND $rows AS row
 MERGE (n:Story {id: row.id})
@@ -11,9 +13,11 @@ SET n.name = row.props.name
 WITH n, row
 OPTIONAL MATCH (prev:StoryVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever
-SET prev.retracted_at = row.props.recorded_at
 WITH n, row, prev
 CREATE (n)-[:VERSION]->(v:StoryVersion)
-SET v = row.props
+FOREACH (k IN keys(row.instants) |
+  SET v[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
+SET v += row.props
+SET prev.retracted_at = v.recorded_at
 RETURN count(v) AS written,
        sum(CASE WHEN row.seq > 1 AND prev IS NULL THEN 1 ELSE 0 END) AS orphaned

@@ -1,6 +1,8 @@
 // params: rows, forever
 // Record new Suggestion versions (UNWIND-batched). Nothing is updated in place: a version with
 // seq > 1 retracts its current predecessor at its own recorded_at (DESIGN "Time").
+// Instants arrive as [epoch seconds, nanosecond] pairs (graph/story/codec.write_row: two
+// ints pack far cheaper than a datetime) and are stored as UTC DateTimes.
 // `orphaned` counts versions whose predecessor was not current: the caller aborts.
 UNWIND $rows AS row
 MERGE (n:Suggestion {id: row.id})
@@ -11,10 +13,12 @@ SET n.name = row.props.field, n.status = row.props.status
 WITH n, row
 OPTIONAL MATCH (prev:SuggestionVersion {id: row.id, seq: row.seq - 1})
   WHERE prev.retracted_at = $forever
-SET prev.retracted_at = row.props.recorded_at
 WITH n, row, prev
 CREATE (n)-[:VERSION]->(v:SuggestionVersion)
-SET v = row.props
+FOREACH (k IN keys(row.instants) |
+  SET v[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
+SET v += row.props
+SET prev.retracted_at = v.recorded_at
 WITH n, v, row, prev
 MATCH (t:StoryObject {id: row.props.target_id})
 MERGE (n)-[:ABOUT]->(t)

@@ -62,7 +62,7 @@ from engine.story.views import (
 )
 from graph.base import Store
 from graph.queries import Queries
-from graph.story.codec import from_props, to_props, version_row
+from graph.story.codec import from_props, to_props, version_row, write_row
 from graph.story.window import WHOLE_SCOPE_READS, graph_from_lists, window_params
 
 W = TypeVar("W")
@@ -334,12 +334,14 @@ class StoryRepository(Store):
         await self._write_versions(tx, ObjectKind.RELATION, plan.relations)
         await self._write_versions(tx, ObjectKind.SUGGESTION, plan.suggestions)
         if plan.changes:
-            await self.rows(tx, "story/write_changes", rows=[to_props(c) for c in plan.changes])
+            await self.rows(tx, "story/write_changes", rows=[write_row(c) for c in plan.changes])
         if plan.summaries:
-            await self.rows(tx, "story/write_summaries", rows=[to_props(s) for s in plan.summaries])
+            await self.rows(
+                tx, "story/write_summaries", rows=[write_row(s) for s in plan.summaries]
+            )
         if plan.references:
             rows = await self.rows(
-                tx, "story/write_references", rows=[to_props(r) for r in plan.references]
+                tx, "story/write_references", rows=[write_row(r) for r in plan.references]
             )
             if rows[0]["written"] != len(plan.references):
                 raise InvalidInput("a reference lost its source version; nothing was written")
