@@ -38,9 +38,10 @@ def from_neo4j(value: Any) -> Any:
 
 # Instants read in bulk cross the driver as integers: the driver's DateTime decoding costs
 # ~110 µs a value (issue 14), an int a fraction of that. A query returns an instant as
-# `t.epochSeconds * 1000000 + t.microsecond` (exact: Python keeps microseconds) and the
-# caller turns it back here, once (`engine.clock` holds the conversion). Stored values stay
-# real UTC DateTimes.
+# `t.epochMillis * 1000 + t.microsecond % 1000` (exact: Python keeps microseconds; not
+# `epochSeconds`, which Neo4j truncates toward zero, one second late for a time before 1970
+# with a fraction) and the caller turns it back here, once (`engine.clock` holds the
+# conversion). Stored values stay real UTC DateTimes.
 
 
 def from_epoch_us(value: Any) -> Any:

@@ -4,7 +4,7 @@
 // no longer alive (a claim older than $dead_before): it was killed between its claim and
 // its bookkeeping.
 MATCH (o:OutboxMessage)
-USING INDEX o:OutboxMessage(status, deliver_at)
+USING INDEX SEEK o:OutboxMessage(status, deliver_at)
 WHERE o.status IN ['pending', 'sending'] AND o.deliver_at <= $now
   AND (o.status = 'pending'
        OR ($live IS NOT NULL AND NOT o.claimed_by IN $live AND o.claimed_at < $dead_before))

@@ -11,4 +11,4 @@ WHERE c.status IN ['pending', 'in_progress', 'escalated'] AND c.next_action_when
 WITH c.concern_id AS id, c.next_action_when AS due
 ORDER BY due, id
 LIMIT $limit
-RETURN collect(id) AS ids, collect(due.epochSeconds * 1000000 + due.microsecond) AS due
+RETURN collect(id) AS ids, collect(due.epochMillis * 1000 + due.microsecond % 1000) AS due

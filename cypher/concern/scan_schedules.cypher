@@ -11,4 +11,4 @@ WHERE c.type = 'schedule' AND c.next_run_at <= $now
 WITH c.concern_id AS id, c.next_run_at AS due
 ORDER BY due, id
 LIMIT $limit
-RETURN collect(id) AS ids, collect(due.epochSeconds * 1000000 + due.microsecond) AS due
+RETURN collect(id) AS ids, collect(due.epochMillis * 1000 + due.microsecond % 1000) AS due

@@ -4,7 +4,7 @@
 // SET takes the row's write lock and the status is tested again after it, so two
 // reconcilers never both release one row.
 MATCH (o:OutboxMessage)
-USING INDEX o:OutboxMessage(status, deliver_at)
+USING INDEX SEEK o:OutboxMessage(status, deliver_at)
 WHERE o.status = 'sending' AND o.deliver_at IS NOT NULL AND o.claimed_at < $stale_before
 WITH o LIMIT $limit
 SET o.claim_lock = true

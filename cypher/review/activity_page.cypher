@@ -39,7 +39,7 @@ CALL () {
 WITH at, key, hb, run
 ORDER BY at DESC, key DESC
 LIMIT $limit
-RETURN at.epochSeconds * 1000000 + at.microsecond AS at, key, hb.doc AS doc, run.id AS run_id,
+RETURN at.epochMillis * 1000 + at.microsecond % 1000 AS at, key, hb.doc AS doc, run.id AS run_id,
        CASE WHEN hb IS NULL THEN []
             ELSE [x IN [hb.supervision_run_id] WHERE x IS NOT NULL]
                  + COLLECT { MATCH (s:SupervisionRun {heartbeat_run_id: hb.id}) RETURN s.id }

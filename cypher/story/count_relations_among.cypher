@@ -2,7 +2,7 @@
 // How many relations page_relations_among pages through.
 UNWIND $ids AS id
 MATCH (v:RelationVersion)
-USING INDEX v:RelationVersion(from_id)
+USING INDEX SEEK v:RelationVersion(from_id)
 WHERE v.from_id = id AND v.scope = $scope AND v.to_id IN $ids
   AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
   AND ($confirmation IS NULL OR v.confirmation = $confirmation)

@@ -4,7 +4,7 @@
 // (scope, name, id) index and cut at $limit: the cost grows with the page, not the scope.
 // Instants cross the driver as epoch microseconds (graph.temporal.from_epoch_us).
 MATCH (v:EntityVersion)
-USING INDEX v:EntityVersion(scope, name, id)
+USING INDEX SEEK v:EntityVersion(scope, name, id)
 WHERE v.scope = $scope AND v.name >= $after_name AND v.id IS NOT NULL
   AND CASE WHEN v.name = $after_name THEN v.id > $after_id ELSE true END
   AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
@@ -15,7 +15,7 @@ WHERE v.scope = $scope AND v.name >= $after_name AND v.id IS NOT NULL
 // (Limit, no Top over the whole scope).
 WITH v ORDER BY v.scope, v.name, v.id LIMIT $limit
 RETURN v {.*,
-          recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
-          retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,
-          valid_from: v.valid_from.epochSeconds * 1000000 + v.valid_from.microsecond,
-          valid_to: v.valid_to.epochSeconds * 1000000 + v.valid_to.microsecond} AS v
+          recorded_at: v.recorded_at.epochMillis * 1000 + v.recorded_at.microsecond % 1000,
+          retracted_at: v.retracted_at.epochMillis * 1000 + v.retracted_at.microsecond % 1000,
+          valid_from: v.valid_from.epochMillis * 1000 + v.valid_from.microsecond % 1000,
+          valid_to: v.valid_to.epochMillis * 1000 + v.valid_to.microsecond % 1000} AS v

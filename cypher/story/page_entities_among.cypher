@@ -10,7 +10,7 @@ WHERE v.id = id AND v.scope = $scope
   AND ($name_contains IS NULL OR toLower(v.name) CONTAINS $name_contains)
 WITH v ORDER BY v.name, v.id LIMIT $limit
 RETURN v {.*,
-          recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
-          retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,
-          valid_from: v.valid_from.epochSeconds * 1000000 + v.valid_from.microsecond,
-          valid_to: v.valid_to.epochSeconds * 1000000 + v.valid_to.microsecond} AS v
+          recorded_at: v.recorded_at.epochMillis * 1000 + v.recorded_at.microsecond % 1000,
+          retracted_at: v.retracted_at.epochMillis * 1000 + v.retracted_at.microsecond % 1000,
+          valid_from: v.valid_from.epochMillis * 1000 + v.valid_from.microsecond % 1000,
+          valid_to: v.valid_to.epochMillis * 1000 + v.valid_to.microsecond % 1000} AS v

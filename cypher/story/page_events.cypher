@@ -4,7 +4,7 @@
 // $after_id ('' for none) skips what the cursor already returned at that very `at`. Read in
 // the order of the (scope, at, id) index and cut at $limit.
 MATCH (v:EventVersion)
-USING INDEX v:EventVersion(scope, at, id)
+USING INDEX SEEK v:EventVersion(scope, at, id)
 WHERE v.scope = $scope AND v.at >= $lower AND v.at <= $upper AND v.id IS NOT NULL
   AND CASE WHEN v.at = $lower THEN v.id > $after_id ELSE true END
   AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
@@ -13,6 +13,6 @@ WHERE v.scope = $scope AND v.at >= $lower AND v.at <= $upper AND v.id IS NOT NUL
 // (Limit, no Top over the whole scope).
 WITH v ORDER BY v.scope, v.at, v.id LIMIT $limit
 RETURN v {.*,
-          recorded_at: v.recorded_at.epochSeconds * 1000000 + v.recorded_at.microsecond,
-          retracted_at: v.retracted_at.epochSeconds * 1000000 + v.retracted_at.microsecond,
-          at: v.at.epochSeconds * 1000000 + v.at.microsecond} AS v
+          recorded_at: v.recorded_at.epochMillis * 1000 + v.recorded_at.microsecond % 1000,
+          retracted_at: v.retracted_at.epochMillis * 1000 + v.retracted_at.microsecond % 1000,
+          at: v.at.epochMillis * 1000 + v.at.microsecond % 1000} AS v

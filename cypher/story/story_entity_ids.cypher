@@ -2,7 +2,7 @@
 // The entities a story touches (the storyId rule of storyGraph, seed 004 L6): the changes of
 // the story's event versions believed at $as_of. Bounded by the story, not the scope.
 MATCH (ev:EventVersion)
-USING INDEX ev:EventVersion(scope, story_id)
+USING INDEX SEEK ev:EventVersion(scope, story_id)
 WHERE ev.scope = $scope AND ev.story_id = $story_id
   AND ev.recorded_at <= $as_of AND ev.retracted_at > $as_of
 MATCH (:Event {id: ev.id})-[:CHANGES]->(c:Change)

@@ -11,7 +11,7 @@
 // keeps: ~19 db hits per returned object at bench scale 0.1 (bench/story_profile.py), most
 // of them the property reads of the RETURN.
 MATCH (ev:EventVersion)
-USING INDEX ev:EventVersion(scope, at, retracted_at)
+USING INDEX SEEK ev:EventVersion(scope, at, retracted_at)
 WHERE ev.scope = $scope AND ev.at >= $from_time AND ev.at <= $to_time
   AND ev.retracted_at > $as_of AND ev.recorded_at <= $as_of
   AND ($story_id IS NULL OR ev.story_id = $story_id)
@@ -19,7 +19,7 @@ WITH collect(ev) AS events
 CALL (events) {
   UNWIND events AS ev
   MATCH (c:Change)
-  USING INDEX c:Change(event_id, recorded_at)
+  USING INDEX SEEK c:Change(event_id, recorded_at)
   WHERE c.event_id = ev.id AND c.recorded_at <= $as_of
   RETURN collect(c) AS changes
 }
@@ -31,21 +31,21 @@ CALL (changes) {
 CALL (entity_ids) {
   UNWIND entity_ids AS id
   MATCH (v:EntityVersion)
-  USING INDEX v:EntityVersion(id, retracted_at)
+  USING INDEX SEEK v:EntityVersion(id, retracted_at)
   WHERE v.id = id AND v.retracted_at > $as_of AND v.recorded_at <= $as_of AND v.scope = $scope
   RETURN collect(v) AS entities
 }
 CALL (entity_ids) {
   UNWIND entity_ids AS id
   MATCH (v:RelationVersion)
-  USING INDEX v:RelationVersion(from_id, retracted_at)
+  USING INDEX SEEK v:RelationVersion(from_id, retracted_at)
   WHERE v.from_id = id AND v.retracted_at > $as_of AND v.to_id IN entity_ids
     AND v.recorded_at <= $as_of AND v.scope = $scope
   RETURN collect(v) AS relations
 }
 CALL () {
   MATCH (s:Summary)
-  USING INDEX s:Summary(scope, interval_start)
+  USING INDEX SEEK s:Summary(scope, interval_start)
   WHERE s.scope = $scope AND s.interval_start <= $to_time AND s.interval_end >= $from_time
     AND s.recorded_at <= $as_of AND ($story_id IS NULL OR s.story_id = $story_id)
   RETURN collect(s) AS summaries
@@ -61,14 +61,14 @@ WITH events, changes, entities, relations, summaries, stories,
 CALL (owners) {
   UNWIND owners AS id
   MATCH (v:SuggestionVersion {target_id: id})
-  USING INDEX v:SuggestionVersion(target_id)
+  USING INDEX SEEK v:SuggestionVersion(target_id)
   WHERE v.scope = $scope AND v.recorded_at <= $as_of AND v.retracted_at > $as_of
   RETURN collect(v) AS suggestions
 }
 CALL (owners, suggestions) {
   UNWIND owners + [x IN suggestions | x.id] AS id
   MATCH (r:Reference {owner_id: id})
-  USING INDEX r:Reference(owner_id)
+  USING INDEX SEEK r:Reference(owner_id)
   WHERE r.scope = $scope AND r.recorded_at <= $as_of
   RETURN collect(r) AS references
 }
@@ -85,30 +85,30 @@ WITH [x IN stories | x {.*}] AS stories,
      [x IN references | x {.*}] AS references,
      [x IN suggestions | x {.*}] AS suggestions
 RETURN [m IN stories | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
-         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond}] AS stories,
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000,
+         retracted_at: m.retracted_at.epochMillis * 1000 + m.retracted_at.microsecond % 1000}] AS stories,
        [m IN events | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
-         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond,
-         at: m.at.epochSeconds * 1000000 + m.at.microsecond}] AS events,
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000,
+         retracted_at: m.retracted_at.epochMillis * 1000 + m.retracted_at.microsecond % 1000,
+         at: m.at.epochMillis * 1000 + m.at.microsecond % 1000}] AS events,
        [m IN entities | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
-         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond,
-         valid_from: m.valid_from.epochSeconds * 1000000 + m.valid_from.microsecond,
-         valid_to: m.valid_to.epochSeconds * 1000000 + m.valid_to.microsecond}] AS entities,
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000,
+         retracted_at: m.retracted_at.epochMillis * 1000 + m.retracted_at.microsecond % 1000,
+         valid_from: m.valid_from.epochMillis * 1000 + m.valid_from.microsecond % 1000,
+         valid_to: m.valid_to.epochMillis * 1000 + m.valid_to.microsecond % 1000}] AS entities,
        [m IN relations | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
-         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond,
-         valid_from: m.valid_from.epochSeconds * 1000000 + m.valid_from.microsecond,
-         valid_to: m.valid_to.epochSeconds * 1000000 + m.valid_to.microsecond}] AS relations,
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000,
+         retracted_at: m.retracted_at.epochMillis * 1000 + m.retracted_at.microsecond % 1000,
+         valid_from: m.valid_from.epochMillis * 1000 + m.valid_from.microsecond % 1000,
+         valid_to: m.valid_to.epochMillis * 1000 + m.valid_to.microsecond % 1000}] AS relations,
        [m IN changes | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond}] AS changes,
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000}] AS changes,
        [m IN summaries | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
-         interval_start: m.interval_start.epochSeconds * 1000000 + m.interval_start.microsecond,
-         interval_end: m.interval_end.epochSeconds * 1000000 + m.interval_end.microsecond}] AS summaries,
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000,
+         interval_start: m.interval_start.epochMillis * 1000 + m.interval_start.microsecond % 1000,
+         interval_end: m.interval_end.epochMillis * 1000 + m.interval_end.microsecond % 1000}] AS summaries,
        [m IN references | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond}] AS references,
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000}] AS references,
        [m IN suggestions | m {.*,
-         recorded_at: m.recorded_at.epochSeconds * 1000000 + m.recorded_at.microsecond,
-         retracted_at: m.retracted_at.epochSeconds * 1000000 + m.retracted_at.microsecond}] AS suggestions
+         recorded_at: m.recorded_at.epochMillis * 1000 + m.recorded_at.microsecond % 1000,
+         retracted_at: m.retracted_at.epochMillis * 1000 + m.retracted_at.microsecond % 1000}] AS suggestions

@@ -128,3 +128,31 @@ async def test_migration_rewrites_times_stored_with_an_offset_so_reads_in_z_find
         database_=db,
     )
     assert records[0]["o"] == ["Z"]
+
+
+async def test_written_instants_come_back_exactly_before_1970_and_to_the_microsecond(
+    repo: StoryRepository, scope: str
+) -> None:
+    """Bulk writes send each instant as [epoch seconds, nanosecond] and Neo4j rebuilds it
+    (graph/story/codec.write_row): a time before 1970 (negative seconds) and microseconds
+    must survive, as the same instant, both as a value read back and as a read's bound."""
+    long_ago = datetime(1899, 12, 31, 23, 59, 59, 987654, tzinfo=BEIJING)
+    recorded = datetime(2026, 9, 23, 10, 10, 10, 123456, tzinfo=BEIJING)
+    await repo.upsert_source(source(scope), recorded_at=recorded)
+    await repo.publish_result(
+        publish(
+            scope,
+            "k-old",
+            events=[{"ref": "e1", "title": "旧事", "at": long_ago, "references": [cite()]}],
+        ),
+        by=RUN,
+        recorded_at=recorded,
+    )
+    graph = await repo.story_graph(scope, as_of=recorded)
+    (event,) = graph.events
+    assert event.at == long_ago and event.recorded_at == recorded
+    assert [r.recorded_at for r in graph.references] == [recorded]
+    before = recorded - timedelta(microseconds=1)
+    assert (await repo.story_graph(scope, as_of=before)).events == []
+    window = await repo.story_graph(scope, as_of=recorded, from_=long_ago, to=long_ago)
+    assert [e.title for e in window.events] == ["旧事"]
