@@ -43,7 +43,7 @@ $(STAMP): pyproject.toml
 lint: install
 	$(BIN)/ruff check api graph engine jobs tests bench
 	$(BIN)/ruff format --check api graph engine jobs tests bench
-	$(BIN)/mypy engine graph jobs api
+	$(BIN)/mypy engine graph jobs api bench
 	$(BIN)/lint-imports
 
 schema: install

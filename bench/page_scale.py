@@ -150,7 +150,7 @@ async def main() -> None:
     await driver.execute_query("CALL db.awaitIndexes(300)", database_=db)
     schema = build_schema(settings)
     context = Context(
-        request=None,
+        request=None,  # type: ignore[arg-type]  # no HTTP request: the bench calls the schema in-process
         settings=settings,
         driver=driver,
         pool=None,  # type: ignore[arg-type]

@@ -39,6 +39,7 @@ from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
+from graph.story.repository import StoryRepository
 from jobs.localredis import with_redis_password
 from jobs.queue import open_pool
 from jobs.review.execution import Execution
@@ -59,7 +60,7 @@ def conversation(n: int, start: datetime) -> str:
 
 
 async def push(svc: ReviewServices, scope: str, body: str, at: datetime) -> None:
-    await svc.story.upsert_source(
+    await StoryRepository(svc.driver, svc.settings.neo4j_database).upsert_source(
         SourceInput(scope=scope, id="chat", kind=SourceKind.CONVERSATION, version="v1", text=body),
         recorded_at=at,
     )

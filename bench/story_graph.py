@@ -53,6 +53,7 @@ from engine.story.inputs import PublishResultInput, SourceInput
 from engine.story.models import (
     Actor,
     Change,
+    ChangeKind,
     Confirmation,
     Entity,
     EntityStatus,
@@ -60,6 +61,7 @@ from engine.story.models import (
     ObjectKind,
     Reference,
     Relation,
+    SourceKind,
     Story,
     Summary,
     Version,
@@ -204,7 +206,7 @@ def generate(scope: str, scale: float, seed: int) -> ScopeData:
                     result_id=result_id,
                     event_id=ev_id,
                     entity_id=make_id("ent", scope, str(idx)),
-                    kind="proposed",
+                    kind=ChangeKind.PROPOSED,
                     recorded_at=chain[0],
                 )
             )
@@ -236,10 +238,10 @@ def generate(scope: str, scale: float, seed: int) -> ScopeData:
             )
         )
     data.versions = {
-        ObjectKind.STORY: stories,
-        ObjectKind.ENTITY: entities,  # type: ignore[dict-item]
-        ObjectKind.EVENT: events,
-        ObjectKind.RELATION: relations,
+        ObjectKind.STORY: list[Version](stories),
+        ObjectKind.ENTITY: list[Version](entities),
+        ObjectKind.EVENT: list[Version](events),
+        ObjectKind.RELATION: list[Version](relations),
     }
     return data
 
@@ -251,7 +253,9 @@ def tenth_of_history(scopes: list[ScopeData]) -> datetime:
         for sd in scopes
         for t in (
             *(v.recorded_at for vs in sd.versions.values() for v in vs),
-            *(x.recorded_at for x in (*sd.changes, *sd.references, *sd.summaries)),
+            *(x.recorded_at for x in sd.changes),
+            *(x.recorded_at for x in sd.references),
+            *(x.recorded_at for x in sd.summaries),
         )
     )
     return times[len(times) // 10]
@@ -331,7 +335,7 @@ async def add_source(repo: StoryRepository, scope: str) -> None:
         SourceInput(
             scope=scope,
             id="bench-chat",
-            kind="conversation",
+            kind=SourceKind.CONVERSATION,
             version="v1",
             text="bench conversation",
         ),

@@ -105,8 +105,11 @@ class StoryRepository(Store):
     async def _versions(
         self, tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, ids: Iterable[str]
     ) -> list[Version]:
+        wanted = list(ids)
+        if not wanted:  # a round trip saved: a publish of new objects names none
+            return []
         cls, stem = VERSIONED[kind]
-        rows = await self.rows(tx, f"story/{stem}_versions", scope=scope, ids=list(ids))
+        rows = await self.rows(tx, f"story/{stem}_versions", scope=scope, ids=wanted)
         return [from_props(cls, r["v"]) for r in rows]
 
     async def _current(
@@ -290,18 +293,27 @@ class StoryRepository(Store):
             for v in await self._versions(tx, ObjectKind.EVENT, scope, named_events)
             if v.retracted_at is None and isinstance(v, Event)
         }
+        # reads keyed by ids the result names are skipped when it names none
         event_changes = {
             (r["event_id"], r["entity_id"], r["kind"]): r["id"]
-            for r in await self.rows(tx, "story/event_changes", scope=scope, ids=sorted(events))
+            for r in (
+                await self.rows(tx, "story/event_changes", scope=scope, ids=sorted(events))
+                if events
+                else []
+            )
         }
         relations = [
             from_props(Relation, r["v"])
-            for r in await self.rows(
-                tx,
-                "story/current_relations_among",
-                scope=scope,
-                ids=sorted(entities),
-                forever=FOREVER,
+            for r in (
+                await self.rows(
+                    tx,
+                    "story/current_relations_among",
+                    scope=scope,
+                    ids=sorted(entities),
+                    forever=FOREVER,
+                )
+                if entities
+                else []
             )
         ]
         story_ids = sorted({s.id for s in inp.stories if s.id})
