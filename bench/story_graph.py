@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, Query
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -583,10 +583,16 @@ async def cleanup(driver: AsyncDriver, database: str, scopes: list[str]) -> None
     async with driver.session(database=database) as session:
         for scope in scopes:
             for label in SCOPED_LABELS:
+                # the outer transaction of IN TRANSACTIONS lasts the whole deletion: at full
+                # size longer than the 30 s default transaction timeout
                 result = await session.run(
-                    "MATCH (v:" + label + ") WHERE v.scope = $scope AND v.recorded_at IS NOT NULL "
-                    "CALL (v) { OPTIONAL MATCH (n)-[:VERSION]->(v) DETACH DELETE v, n } "
-                    "IN TRANSACTIONS OF 5000 ROWS",
+                    Query(
+                        "MATCH (v:" + label + ") WHERE v.scope = $scope "
+                        "AND v.recorded_at IS NOT NULL "
+                        "CALL (v) { OPTIONAL MATCH (n)-[:VERSION]->(v) DETACH DELETE v, n } "
+                        "IN TRANSACTIONS OF 5000 ROWS",
+                        timeout=3600,
+                    ),
                     scope=scope,
                 )
                 await result.consume()
@@ -704,6 +710,10 @@ async def main(scale: float, runs: int, scope_count: int, keep: bool) -> dict[st
         report["publish"] = await measure_publish(
             driver, database, repo, scopes[1], rounds=max(5, runs // 3), size=200
         )
+        report["finished"] = datetime.now(UTC).isoformat()
+        # shown and kept before the clean-up, which at full size takes minutes of its own
+        show(report)
+        save(report, scale)
     finally:
         api.terminate()
         api.wait(timeout=30)
@@ -711,7 +721,6 @@ async def main(scale: float, runs: int, scope_count: int, keep: bool) -> dict[st
             with console.status("removing the bench scopes"):
                 await cleanup(driver, database, scopes)
         await driver.close()
-    report["finished"] = datetime.now(UTC).isoformat()
     return report
 
 
@@ -757,6 +766,14 @@ def show(report: dict[str, Any]) -> None:
     console.print(table)
 
 
+def save(report: dict[str, Any], scale: float) -> None:
+    out = PROJECT_ROOT / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    path = Path(out / f"story_graph-{datetime.now(UTC):%Y%m%dT%H%M%S}-s{scale}.json")
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    console.print(f"written {path.relative_to(PROJECT_ROOT)}")
+
+
 def cli(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="1.0 = the issue's sizes")
@@ -764,13 +781,7 @@ def cli(argv: list[str] | None = None) -> None:
     parser.add_argument("--scopes", type=int, default=10, help="scopes of the same size")
     parser.add_argument("--keep", action="store_true", help="leave the bench scopes in place")
     args = parser.parse_args(argv)
-    report = asyncio.run(main(args.scale, args.runs, args.scopes, args.keep))
-    show(report)
-    out = PROJECT_ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    path = Path(out / f"story_graph-{datetime.now(UTC):%Y%m%dT%H%M%S}-s{args.scale}.json")
-    path.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-    console.print(f"written {path.relative_to(PROJECT_ROOT)}")
+    asyncio.run(main(args.scale, args.runs, args.scopes, args.keep))
 
 
 if __name__ == "__main__":

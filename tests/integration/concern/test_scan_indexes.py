@@ -104,17 +104,7 @@ async def test_the_three_scans_partition_live_concerns(
     db = settings.neo4j_database
     due = await raise_one(now=at(0))
     await raise_one(now=at(90))  # due later
-    schedule = await raise_one(
-        RaiseConcernInput(
-            type=ConcernType.SCHEDULE,
-            priority=Priority.MEDIUM,
-            title="每周一提醒周报",
-            goal="提醒大家交周报",
-            initiator=BOSS,
-            trigger=ScheduleTrigger(next_run_at=at(10)),
-        ),
-        now=at(0),
-    )
+    schedule = await raise_one(weekly(at(10)), now=at(0))
     found_due = await ConcernScans(neo4j_driver, db).due(at(30), scope=scope)
     assert [j.concern_id for j in found_due] == [due.concern_id]
     assert await ConcernScans(neo4j_driver, db).timeouts(at(30), scope=scope) == []
