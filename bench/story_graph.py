@@ -541,6 +541,9 @@ async def measure_publish(
     }
 
 
+# --- the API process and clean-up -------------------------------------------------------
+
+
 def start_api(port: int) -> tuple[subprocess.Popen[bytes], str]:
     """The real app, `storygraph serve`, as its own process on a loopback port."""
     env = dict(os.environ, API_PORT=str(port), API_HOST="127.0.0.1", LOG_LEVEL="WARNING")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction, Record
 from neo4j.exceptions import ConstraintError
 
 from engine.errors import Conflict, InvalidInput, NotFound
@@ -105,12 +105,16 @@ class StoryRepository(Store):
     async def _versions(
         self, tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, ids: Iterable[str]
     ) -> list[Version]:
-        wanted = list(ids)
-        if not wanted:  # a round trip saved: a publish of new objects names none
-            return []
         cls, stem = VERSIONED[kind]
-        rows = await self.rows(tx, f"story/{stem}_versions", scope=scope, ids=wanted)
+        rows = await self._rows_for(tx, f"story/{stem}_versions", list(ids), scope=scope)
         return [from_props(cls, r["v"]) for r in rows]
+
+    async def _rows_for(
+        self, tx: AsyncManagedTransaction, key: str, ids: list[str], /, **params: Any
+    ) -> list[Record]:
+        """The rows of a read keyed by `ids`; no round trip when there are none (a publish
+        of new objects names none)."""
+        return await self.rows(tx, key, ids=ids, **params) if ids else []
 
     async def _current(
         self, tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, object_id: str
@@ -293,27 +297,18 @@ class StoryRepository(Store):
             for v in await self._versions(tx, ObjectKind.EVENT, scope, named_events)
             if v.retracted_at is None and isinstance(v, Event)
         }
-        # reads keyed by ids the result names are skipped when it names none
         event_changes = {
             (r["event_id"], r["entity_id"], r["kind"]): r["id"]
-            for r in (
-                await self.rows(tx, "story/event_changes", scope=scope, ids=sorted(events))
-                if events
-                else []
-            )
+            for r in await self._rows_for(tx, "story/event_changes", sorted(events), scope=scope)
         }
         relations = [
             from_props(Relation, r["v"])
-            for r in (
-                await self.rows(
-                    tx,
-                    "story/current_relations_among",
-                    scope=scope,
-                    ids=sorted(entities),
-                    forever=FOREVER,
-                )
-                if entities
-                else []
+            for r in await self._rows_for(
+                tx,
+                "story/current_relations_among",
+                sorted(entities),
+                scope=scope,
+                forever=FOREVER,
             )
         ]
         story_ids = sorted({s.id for s in inp.stories if s.id})
