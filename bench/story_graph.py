@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -544,6 +546,15 @@ async def measure_publish(
 # --- the API process and clean-up -------------------------------------------------------
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def _die_with_parent() -> None:
+    """Run in the child before exec: Linux sends it SIGTERM when the bench process dies, so
+    a bench stopped by a signal (whose `finally` never runs) leaves no server behind."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def start_api(port: int) -> tuple[subprocess.Popen[bytes], str]:
     """The real app, `storygraph serve`, as its own process on a loopback port."""
     env = dict(os.environ, API_PORT=str(port), API_HOST="127.0.0.1", LOG_LEVEL="WARNING")
@@ -553,6 +564,7 @@ def start_api(port: int) -> tuple[subprocess.Popen[bytes], str]:
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90

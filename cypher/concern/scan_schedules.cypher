@@ -1,4 +1,4 @@
-// params: now, scope, limit
+// params: now, limit
 // seed 002 §十 scan_schedules(): schedule concerns whose trigger.next_run_at is due.
 // Every property read is held by the index (the IS NOT NULL predicates let the planner take
 // the values from it): no concern node is read. Ids and due instants (epoch µs) come back
@@ -7,7 +7,7 @@ MATCH (c:Concern)
 USING INDEX SEEK c:Concern(type, next_run_at, status, scope, concern_id)
 WHERE c.type = 'schedule' AND c.next_run_at <= $now
   AND c.status IS NOT NULL AND c.scope IS NOT NULL AND c.concern_id IS NOT NULL
-  AND NOT c.status IN ['resolved', 'dropped'] AND ($scope IS NULL OR c.scope = $scope)
+  AND NOT c.status IN ['resolved', 'dropped']
 WITH c.concern_id AS id, c.next_run_at AS due
 ORDER BY due, id
 LIMIT $limit

@@ -1,4 +1,4 @@
-// params: now, scope, limit
+// params: now, limit
 // seed 002 §十 scan_timeouts(): waiting_reply past its deadline -> the agent loop (v3.0).
 // Every property read is held by the index (the IS NOT NULL predicates let the planner take
 // the values from it): no concern node is read. Ids and due instants (epoch µs) come back
@@ -7,7 +7,7 @@ MATCH (c:Concern)
 USING INDEX SEEK c:Concern(status, next_action_when, type, scope, concern_id)
 WHERE c.status = 'waiting_reply' AND c.next_action_when <= $now
   AND c.type IS NOT NULL AND c.scope IS NOT NULL AND c.concern_id IS NOT NULL
-  AND c.type <> 'schedule' AND ($scope IS NULL OR c.scope = $scope)
+  AND c.type <> 'schedule'
 WITH c.concern_id AS id, c.next_action_when AS due
 ORDER BY due, id
 LIMIT $limit

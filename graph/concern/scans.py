@@ -2,11 +2,13 @@
 
 Each scan is one named query over an index that holds every property it reads
 (`cypher/schema/068_concern_scan_values.cypher`: `concern_due_values` for due and timeout
-scans, `concern_schedule_values` for schedules), so no concern node is read. A scan answers
-two parallel lists in one record, the due concerns' ids and their due instants as epoch
-microseconds (a record per row costs the driver ~60 µs, a DateTime value ~30 µs), and each
-item becomes a `ScheduledJob` of the scan's trigger kind; its trigger and job id are derived
-when it is enqueued. The pure rule of each scan is `engine.concern.scheduler.select`.
+scans, `concern_schedule_values` for schedules), so no concern node is read. A scan of
+one scope (a scheduler run limited to it) is the `<key>_in_scope` query, whose index leads
+with the scope (`069_concern_scan_in_scope`): it never reads another scope's backlog. A
+scan answers two parallel lists in one record, the due concerns' ids and their due instants
+as epoch microseconds (a record per row costs the driver ~60 µs, a DateTime value ~30 µs),
+and each item becomes a `ScheduledJob` of the scan's trigger kind; its trigger and job id
+are derived when it is enqueued. The pure rule of each scan is `engine.concern.scheduler.select`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ class ConcernScans(Store):
     async def _scan(
         self, key: str, kind: TriggerKind, now: datetime, scope: str | None, limit: int
     ) -> list[ScheduledJob]:
-        (record,) = await self.query(key, now=utc(now), scope=scope, limit=limit)
+        if scope is None:
+            (record,) = await self.query(key, now=utc(now), limit=limit)
+        else:
+            (record,) = await self.query(f"{key}_in_scope", now=utc(now), scope=scope, limit=limit)
         return [
             ScheduledJob(cid, kind, us)
             for cid, us in zip(record["ids"], record["due"], strict=True)

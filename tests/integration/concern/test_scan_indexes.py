@@ -28,6 +28,9 @@ def operators(plan: dict[str, Any]) -> list[str]:
         ("concern/scan_due", "NodeIndexSeek"),
         ("concern/scan_timeouts", "NodeIndexSeek"),
         ("concern/scan_schedules", "NodeIndexSeek"),
+        ("concern/scan_due_in_scope", "NodeIndexSeek"),
+        ("concern/scan_timeouts_in_scope", "NodeIndexSeek"),
+        ("concern/scan_schedules_in_scope", "NodeIndexSeek"),
         ("concern/count_due", "NodeIndexSeek"),
         ("concern/outbox_due", "NodeIndexSeek"),
     ],
@@ -38,7 +41,7 @@ async def test_scan_plans_seek_their_index(
     _, summary, _ = await neo4j_driver.execute_query(
         "EXPLAIN " + queries().text(key),
         now=utc(at(0)),
-        scope=None,
+        scope="a-scope",
         limit=10,
         concern_id=None,
         database_=settings.neo4j_database,
@@ -68,9 +71,14 @@ def weekly(next_run_at: Any) -> RaiseConcernInput:
     )
 
 
-@pytest.mark.parametrize(
-    "key", ["concern/scan_due", "concern/scan_timeouts", "concern/scan_schedules"]
-)
+SCANS = [
+    f"concern/{scan}{suffix}"
+    for scan in ("scan_due", "scan_timeouts", "scan_schedules")
+    for suffix in ("", "_in_scope")
+]
+
+
+@pytest.mark.parametrize("key", SCANS)
 async def test_the_scans_take_every_value_from_their_index(
     raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: str, key: str
 ) -> None:
@@ -79,8 +87,8 @@ async def test_the_scans_take_every_value_from_their_index(
     each due node's properties cost 33x an index count of the same rows)."""
     db = settings.neo4j_database
     for minute in range(4):
-        await raise_one(weekly(at(minute)) if key.endswith("schedules") else None, now=at(minute))
-    if key.endswith("timeouts"):  # waiting for a reply past its deadline
+        await raise_one(weekly(at(minute)) if "schedules" in key else None, now=at(minute))
+    if "timeouts" in key:  # waiting for a reply past its deadline
         await neo4j_driver.execute_query(
             "MATCH (c:Concern) WHERE c.scope = $scope SET c.status = 'waiting_reply'",
             scope=scope,
@@ -96,6 +104,65 @@ async def test_the_scans_take_every_value_from_their_index(
     (seek,) = seeks
     assert hits[seek] >= 4, hits
     assert {op: n for op, n in hits.items() if op != seek and n} == {}, hits
+
+
+def total_hits(plan: dict[str, Any]) -> int:
+    return int(plan.get("dbHits", 0)) + sum(total_hits(c) for c in plan.get("children", []))
+
+
+@pytest.mark.parametrize("kind", ["due", "timeouts", "schedules"])
+async def test_a_scoped_scan_costs_the_same_beside_another_scopes_backlog(
+    raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: str, kind: str
+) -> None:
+    """A scheduler run limited to one scope reads that scope's due concerns only: its db hits
+    are the same with 300 due concerns in another scope as with none, and it answers only its
+    own (issue 14: costs grow with the answer, not with every scope's backlog)."""
+    db = settings.neo4j_database
+    for minute in range(3):
+        await raise_one(weekly(at(minute)) if kind == "schedules" else None, now=at(minute))
+    if kind == "timeouts":
+        await neo4j_driver.execute_query(
+            "MATCH (c:Concern) WHERE c.scope = $scope SET c.status = 'waiting_reply'",
+            scope=scope,
+            database_=db,
+        )
+    mine = sorted(
+        j.concern_id
+        for j in await getattr(ConcernScans(neo4j_driver, db), kind)(at(300), scope=scope)
+    )
+    assert len(mine) == 3
+
+    async def hits() -> int:
+        _, summary, _ = await neo4j_driver.execute_query(
+            "PROFILE " + queries().text(f"concern/scan_{kind}_in_scope"),
+            now=utc(at(300)),
+            scope=scope,
+            limit=500,
+            database_=db,
+        )
+        assert summary.profile is not None
+        return total_hits(summary.profile)
+
+    alone = await hits()
+    other = f"{scope}-other"
+    try:
+        await neo4j_driver.execute_query(
+            "MATCH (c:Concern) WHERE c.scope = $scope WITH c LIMIT 1 "
+            "UNWIND range(1, 300) AS i CREATE (d:Concern) "
+            "SET d = c {.*, scope: $other, concern_id: $other + '-' + toString(i)}",
+            scope=scope,
+            other=other,
+            database_=db,
+        )
+        everyone = await getattr(ConcernScans(neo4j_driver, db), kind)(at(300), limit=10_000)
+        assert len({j.concern_id for j in everyone} - set(mine)) >= 300  # the backlog is due
+        assert await hits() == alone
+        scoped = await getattr(ConcernScans(neo4j_driver, db), kind)(at(300), scope=scope)
+        assert sorted(j.concern_id for j in scoped) == mine
+    finally:
+        await neo4j_driver.execute_query(
+            "MATCH (c:Concern) WHERE c.scope = $other DETACH DELETE c", other=other, database_=db
+        )
 
 
 async def test_the_three_scans_partition_live_concerns(
