@@ -14,6 +14,7 @@ import uuid
 from graphql.error import GraphQLError
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from redis.exceptions import RedisError
 from strawberry.extensions import MaskErrors
 
@@ -27,6 +28,15 @@ def _always(_: GraphQLError) -> bool:
     return True
 
 
+def _validation_problem(error: ErrorDetails) -> str:
+    """One pydantic problem as a client reads it: the field it is about, if any, and the
+    rule's own words (a model-level rule has no field, and pydantic prefixes the message
+    of a rule that raised ValueError with "Value error, ")."""
+    msg = error["msg"].removeprefix("Value error, ")
+    where = ".".join(str(p) for p in error["loc"])
+    return f"{where}: {msg}" if where else msg
+
+
 def shape_error(error: GraphQLError, query: str | None = None) -> GraphQLError:
     original = error.original_error
     code: str
@@ -38,9 +48,7 @@ def shape_error(error: GraphQLError, query: str | None = None) -> GraphQLError:
         extra = {k: v for k, v in original.details.items() if _jsonable(v)}
     elif isinstance(original, ValidationError):
         code = ErrorCode.INVALID_INPUT.value
-        message = "invalid input: " + "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in original.errors()
-        )
+        message = "invalid input: " + "; ".join(map(_validation_problem, original.errors()))
     elif isinstance(original, (RedisError, ServiceUnavailable, SessionExpired)):
         code = ErrorCode.UNAVAILABLE.value
         message = "a backing service (Neo4j or Redis) is unavailable; try again shortly"

@@ -1,7 +1,7 @@
 import logging
 
 from graphql.error import GraphQLError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from api.errors import shape_error
 from api.schema import build_schema
@@ -41,6 +41,21 @@ def test_pydantic_validation_errors_are_invalid_input_naming_the_field() -> None
         shaped = shape_error(GraphQLError("x", original_error=exc))
     assert shaped.extensions == {"code": "INVALID_INPUT"}
     assert "goal" in shaped.message
+
+
+def test_a_rule_of_the_whole_input_reads_as_the_rule_itself() -> None:
+    class M(BaseModel):
+        kind: str = "delegation"
+
+        @model_validator(mode="after")
+        def needs_initiator(self) -> "M":
+            raise ValueError("a delegation needs an initiator")
+
+    try:
+        M.model_validate({})
+    except ValidationError as exc:
+        shaped = shape_error(GraphQLError("x", original_error=exc))
+    assert shaped.message == "invalid input: a delegation needs an initiator"
 
 
 async def test_an_expected_error_is_logged_as_an_answer_and_a_fault_once_with_its_traceback(
