@@ -403,7 +403,14 @@ async def claim_execution(svc: ReviewServices, run_id: str) -> None:
 
 async def execute(svc: ReviewServices, run_id: str, owner: str, token: int) -> str:
     """Execute a supervision run from its stored records (idempotent: a repeat of a finished
-    run does nothing)."""
+    run does nothing).
+
+    An execution whose lease is no longer current stops before it writes anything: a job
+    redelivered after its worker was killed, while the run was recovered and continued under
+    a new lease. Had it written its worker id on the run, the run would be held by a live
+    worker that never executes it: `running` for good, out of the reconciler's reach."""
+    if not await svc.lease.acquire_worker(owner=owner, token=token, worker_id=svc.worker_id):
+        log.warning("review lease lost", extra={"fields": {"run_id": run_id, "owner": owner}})
+        return "lease_lost"
     await claim_execution(svc, run_id)
-    await svc.lease.acquire_worker(owner=owner, token=token, worker_id=svc.worker_id)
     return await Execution(svc, run_id, owner, token).run()

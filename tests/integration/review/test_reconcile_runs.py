@@ -17,6 +17,7 @@ from engine.review.lifecycle import DisplayStatus
 from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
 from jobs.reconcile import job_known
+from jobs.review.execution import execute
 from jobs.review.lifecycle import start_review
 from jobs.review.recovery import reconcile_runs
 from jobs.review.services import QUEUED, ReviewServices
@@ -100,3 +101,24 @@ async def test_a_queued_run_that_lost_its_job_and_its_lease_is_failed_visibly_an
     assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.not_found
     again = await reconcile_runs(past_lease, set(), grace=GRACE, job_known=known)
     assert again.failed == [] and again.requeued == []
+
+
+async def test_a_stale_execution_of_a_queued_run_leaves_it_for_the_reconciler(
+    svc: ReviewServices, pool: ArqRedis, scope: str
+) -> None:
+    """An execution whose lease is no longer current (a job redelivered after a worker was
+    killed, while the run was continued under a new lease) stops before it writes anything:
+    it must not stamp its worker on the run, or the run, now held by a live worker that will
+    never execute it, stays `running` for good and the reconciler never queues it again
+    (found by tests/e2e/test_chaos.py, seed 840876279)."""
+    run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
+    lease = await svc.lease.current()
+    assert lease is not None and lease.run_id == run_id
+    stale = await execute(svc, run_id, f"{owner}-before", lease.token - 1)
+    assert stale == "lease_lost"
+    run = (await svc.runs.get(run_id)).run
+    assert run.worker_id == QUEUED and run.status is lc.RunStatus.RUNNING
+    known = functools.partial(job_known, pool, svc.settings.queue_name)
+    later = at(svc, run.created_at + GRACE + timedelta(seconds=1))
+    got = await reconcile_runs(later, set(), grace=GRACE, job_known=known)
+    assert got.requeued == [run_id]
