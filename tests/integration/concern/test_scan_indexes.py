@@ -13,6 +13,7 @@ from graph.concern.codec import utc
 from graph.concern.scans import ConcernScans
 from graph.queries import queries
 from tests.support.concern_jobs import BOSS, at
+from tests.support.profile import db_hits as total_db_hits
 
 
 def operators(plan: dict[str, Any]) -> list[str]:
@@ -106,10 +107,6 @@ async def test_the_scans_take_every_value_from_their_index(
     assert {op: n for op, n in hits.items() if op != seek and n} == {}, hits
 
 
-def total_hits(plan: dict[str, Any]) -> int:
-    return int(plan.get("dbHits", 0)) + sum(total_hits(c) for c in plan.get("children", []))
-
-
 @pytest.mark.parametrize("kind", ["due", "timeouts", "schedules"])
 async def test_a_scoped_scan_costs_the_same_beside_another_scopes_backlog(
     raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: str, kind: str
@@ -141,7 +138,7 @@ async def test_a_scoped_scan_costs_the_same_beside_another_scopes_backlog(
             database_=db,
         )
         assert summary.profile is not None
-        return total_hits(summary.profile)
+        return total_db_hits(summary.profile)
 
     alone = await hits()
     other = f"{scope}-other"
