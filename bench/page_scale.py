@@ -1,6 +1,6 @@
 """Page latency at 1x and 10x the scope size (issue 14 item 1: a page costs what it returns).
 
-    .venv/bin/python -m bench.page_scale [--entities 1000] [--runs 30]
+    .venv/bin/python -m bench.page_scale [--entities 1000] [--runs 30] [--work-items 1000]
 
 Writes two scopes of the same shape, one 10x the other (entities with 3 versions each, two
 relations and three events per entity), through the repository's own UNWIND write queries,
@@ -9,7 +9,11 @@ project's driver, no HTTP):
   - `entities(first: 50)`, `relations(first: 50)`, `events(first: 50)`, and
     `entities(first: 50) { history }`, p50 at 1x and 10x and their ratio (target <= 1.3);
   - the read the lists made before issue 14 (the whole scope through `storyGraph`'s
-    statements, sorted and paged in Python), for comparison.
+    statements, sorted and paged in Python), for comparison;
+  - the work lists (concerns, concern messages, watches, supervision runs, heartbeat runs,
+    activity): `--work-items` and 10x as many of each kind written by one UNWIND in the
+    properties their pages read, then each list's named page statement through the driver,
+    first page of 50, p50 at 1x and 10x, ratio (target <= 1.3) and PROFILE db hits.
 Neo4j comes from the environment as for `storygraph serve`. The scopes are removed at the end.
 """
 
@@ -29,6 +33,7 @@ from neo4j import AsyncDriver
 from api.auth import OPEN_PRINCIPAL
 from api.context import Context
 from api.schema import build_schema
+from bench.story_profile import db_hits
 from engine.settings import Settings
 from engine.story.clock import FOREVER
 from engine.story.models import Actor, Entity, Event, Relation, Version
@@ -117,6 +122,86 @@ async def drop(driver: AsyncDriver, database: str, scope: str) -> None:
         await result.consume()
 
 
+# --- the work lists (concerns, concern messages, watches, runs, activity) ---------------
+
+WORK_T0 = datetime(2026, 3, 1, tzinfo=UTC)
+WORK_PERSON = "p_boss"
+WORK_LABELS = ("Concern", "Watch", "OutboxMessage", "SupervisionRun", "HeartbeatRun")
+
+# One node of each listed kind per minute, with the properties their pages seek, filter,
+# order and return (the deployment of the runs is named after the scope).
+WORK_SEED = """
+UNWIND range($lo, $hi) AS i
+WITH i, $t0 + duration({minutes: i}) AS t, $scope + '-' + right('00000' + toString(i), 6) AS k
+CREATE (:Concern {scope: $scope, concern_id: 'con-' + k, status: 'waiting_reply',
+                  priority: 'medium', created_at: t, doc: '{"id": "con-' + k + '"}'})
+CREATE (:Watch {scope: $scope, id: 'w-' + k, created_at: t, status: 'active'})
+CREATE (:OutboxMessage {scope: $scope, recipient_person_id: $person, key: 'o-' + k, seq: i,
+                        status: 'sent', deliver_at: t, concern_id: 'con-' + k})
+CREATE (:SupervisionRun {deployment: $scope, scope: $scope, scope_key: $scope,
+                         id: 'r-' + k, created_at: t})
+CREATE (:HeartbeatRun {deployment: $scope, scope: $scope, scope_key: $scope, id: 'h-' + k,
+                       claim_key: 'h-' + k, claimed_at: t + duration({seconds: 30}),
+                       doc: '{"id": "h-' + k + '"}'})
+"""
+
+
+def work_first_pages(scope: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each work list's page statement and the parameters of its first page (no filter)."""
+    concern = {"statuses": None, "priorities": None, "person_id": None}
+    activity = {"scopes": [scope], "scope_key": None, "config_id": None, "since": None}
+    return {
+        "concerns": (
+            "concern/page",
+            {"scope": scope, **concern, "after_created_at": None, "after_id": None},
+        ),
+        "watches": (
+            "watch/page_watches",
+            {"scope": scope, "after_created_at": None, "after_id": None},
+        ),
+        "concernMessages": (
+            "concern/outbox_page_recipient",
+            {"scope": scope, "person_id": WORK_PERSON, "statuses": None}
+            | {"after_deliver_at": None, "after_seq": None, "after_key": None},
+        ),
+        "supervisionRuns": (
+            "review/runs_list",
+            {"deployment": scope, "scope_key": None, "scopes": [scope]}
+            | {"after_created_at": None, "after_id": None},
+        ),
+        "heartbeatRuns": ("review/heartbeats_list", {"deployment": scope, "scopes": [scope]}),
+        "activity": (
+            "review/activity_page",
+            {"deployment": scope, **activity, "until": None, "after_at": None, "after_key": None},
+        ),
+    }
+
+
+async def seed_work_lists(driver: AsyncDriver, database: str, scope: str, n: int) -> None:
+    """`n` concerns, watches, messages to one person, supervision runs and heartbeat runs."""
+    for start in range(0, n, BATCH):
+        await driver.execute_query(
+            WORK_SEED,
+            lo=start + 1,
+            hi=min(n, start + BATCH),
+            scope=scope,
+            t0=WORK_T0,
+            person=WORK_PERSON,
+            database_=database,
+        )
+
+
+async def drop_work_lists(driver: AsyncDriver, database: str, scope: str) -> None:
+    for label in WORK_LABELS:
+        async with driver.session(database=database) as session:  # IN TRANSACTIONS
+            result = await session.run(
+                f"MATCH (n:{label}) WHERE n.scope = $scope "
+                "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+                scope=scope,
+            )
+            await result.consume()
+
+
 READS = {
     "entities(first: 50)": "{ entities(scope: $s, first: 50) { edges { node { id name } } } }",
     "relations(first: 50)": "{ relations(scope: $s, first: 50) { edges { node { id type } } } }",
@@ -142,6 +227,7 @@ async def main() -> None:
     parser.add_argument("--entities", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--old-runs", type=int, default=3)
+    parser.add_argument("--work-items", type=int, default=1000, help="rows of each work list")
     args = parser.parse_args()
     settings = with_redis_password(Settings.from_env())
     driver = open_driver(settings)
@@ -193,10 +279,44 @@ async def main() -> None:
             f"{'before: whole scope, paged in Python':40} {old[1]:10.1f} {old[10]:10.1f} "
             f"{old[10] / old[1]:7.2f}"
         )
+        await work_lists(driver, db, run_id, args.work_items, args.runs)
     finally:
         for scope in scopes.values():
             await drop(driver, db, scope)
         await driver.close()
+
+
+async def work_lists(driver: AsyncDriver, db: str, run_id: str, items: int, runs: int) -> None:
+    """Each work list's first page (50) at `items` and 10x `items` rows of its kind: p50 of
+    the named statement through the driver, and its PROFILE db hits (target ratio <= 1.3)."""
+    scopes = {1: f"bench-work-{run_id}-x1", 10: f"bench-work-{run_id}-x10"}
+    try:
+        for factor, scope in scopes.items():
+            await seed_work_lists(driver, db, scope, items * factor)
+        print(f"\nwork lists: {items} and {items * 10} of each kind; first page of 50")
+        print(f"{'read':48} {'p50 1x':>10} {'p50 10x':>10} {'ratio':>7} {'db hits 1x/10x':>16}")
+        for name in work_first_pages(""):
+            p50, hits = {}, {}
+            for factor, scope in scopes.items():
+                key, params = work_first_pages(scope)[name]
+                text = queries().text(key)
+
+                async def run(text: str = text, params: dict[str, Any] = params) -> None:
+                    await driver.execute_query(text, params, limit=50, database_=db)
+
+                p50[factor] = await timed(run, runs)
+                _, summary, _ = await driver.execute_query(
+                    "PROFILE " + text, params, limit=50, database_=db
+                )
+                hits[factor] = db_hits(summary.profile)
+            label = f"{name} ({key})"
+            print(
+                f"{label:48} {p50[1]:10.2f} {p50[10]:10.2f} "
+                f"{p50[10] / p50[1]:7.2f} {hits[1]:>7}/{hits[10]:<8}"
+            )
+    finally:
+        for scope in scopes.values():
+            await drop_work_lists(driver, db, scope)
 
 
 if __name__ == "__main__":

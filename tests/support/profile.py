@@ -1,4 +1,5 @@
-"""PROFILE helpers: what a named query costs Neo4j (issue 14: a page costs what it returns)."""
+"""PROFILE of a named query: its rows and what it cost Neo4j (issue 14: a page costs what it
+returns). The db hits of a plan are summed by `bench.story_profile.db_hits`, one of each."""
 
 from __future__ import annotations
 
@@ -6,13 +7,9 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
+from bench.story_profile import db_hits
 from engine.settings import Settings
 from graph.queries import queries
-
-
-def db_hits(plan: Any) -> int:
-    """The db hits of a profiled plan and all its children."""
-    return int(plan.get("dbHits", 0)) + sum(db_hits(c) for c in plan.get("children", []))
 
 
 async def profile(

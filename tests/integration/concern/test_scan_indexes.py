@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 from neo4j import AsyncDriver
 
+from bench.story_profile import db_hits as total_db_hits
 from engine.concern.model import ConcernType, Priority, RaiseConcernInput, ScheduleTrigger
 from engine.settings import Settings
 from graph.concern.codec import utc
 from graph.concern.scans import ConcernScans
 from graph.queries import queries
 from tests.support.concern_jobs import BOSS, at
-from tests.support.profile import db_hits as total_db_hits
 
 
 def operators(plan: dict[str, Any]) -> list[str]:
