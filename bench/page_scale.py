@@ -129,7 +129,7 @@ WORK_PERSON = "p_boss"
 WORK_LABELS = ("Concern", "Watch", "OutboxMessage", "SupervisionRun", "HeartbeatRun")
 
 # One node of each listed kind per minute, with the properties their pages seek, filter,
-# order and return (the deployment of the runs is named after the scope).
+# order and return (the runs' deployment is named after the scope unless given).
 WORK_SEED = """
 UNWIND range($lo, $hi) AS i
 WITH i, $t0 + duration({minutes: i}) AS t, $scope + '-' + right('00000' + toString(i), 6) AS k
@@ -138,18 +138,27 @@ CREATE (:Concern {scope: $scope, concern_id: 'con-' + k, status: 'waiting_reply'
 CREATE (:Watch {scope: $scope, id: 'w-' + k, created_at: t, status: 'active'})
 CREATE (:OutboxMessage {scope: $scope, recipient_person_id: $person, key: 'o-' + k, seq: i,
                         status: 'sent', deliver_at: t, concern_id: 'con-' + k})
-CREATE (:SupervisionRun {deployment: $scope, scope: $scope, scope_key: $scope,
+CREATE (:SupervisionRun {deployment: $deployment, scope: $scope, scope_key: $scope,
                          id: 'r-' + k, created_at: t})
-CREATE (:HeartbeatRun {deployment: $scope, scope: $scope, scope_key: $scope, id: 'h-' + k,
+CREATE (:HeartbeatRun {deployment: $deployment, scope: $scope, scope_key: $scope, id: 'h-' + k,
                        claim_key: 'h-' + k, claimed_at: t + duration({seconds: 30}),
                        doc: '{"id": "h-' + k + '"}'})
 """
 
 
 def work_first_pages(scope: str) -> dict[str, tuple[str, dict[str, Any]]]:
-    """Each work list's page statement and the parameters of its first page (no filter)."""
+    """Each work list's page statement and the parameters of its first page (no filter): the
+    runs and activity as an admin lists them (every scope of the deployment) and as a caller
+    limited to the scope lists them (`*_in_scopes`)."""
     concern = {"statuses": None, "priorities": None, "person_id": None}
-    activity = {"scopes": [scope], "scope_key": None, "config_id": None, "since": None}
+    activity: dict[str, Any] = {"deployment": scope, "after_at": None, "after_key": None}
+    activity |= {"scope_key": None, "config_id": None, "since": None, "until": None}
+    runs: dict[str, Any] = {
+        "deployment": scope,
+        "scope_key": None,
+        "after_created_at": None,
+        "after_id": None,
+    }
     return {
         "concerns": (
             "concern/page",
@@ -164,28 +173,37 @@ def work_first_pages(scope: str) -> dict[str, tuple[str, dict[str, Any]]]:
             {"scope": scope, "person_id": WORK_PERSON, "statuses": None}
             | {"after_deliver_at": None, "after_seq": None, "after_key": None},
         ),
-        "supervisionRuns": (
-            "review/runs_list",
-            {"deployment": scope, "scope_key": None, "scopes": [scope]}
-            | {"after_created_at": None, "after_id": None},
+        "supervisionRuns": ("review/runs_list", {**runs, "scopes": None}),
+        "supervisionRuns in scopes": ("review/runs_list_in_scopes", {**runs, "scopes": [scope]}),
+        "heartbeatRuns": ("review/heartbeats_list", {"deployment": scope, "scopes": None}),
+        "heartbeatRuns in scopes": (
+            "review/heartbeats_list_in_scopes",
+            {"deployment": scope, "scopes": [scope]},
         ),
-        "heartbeatRuns": ("review/heartbeats_list", {"deployment": scope, "scopes": [scope]}),
-        "activity": (
-            "review/activity_page",
-            {"deployment": scope, **activity, "until": None, "after_at": None, "after_key": None},
-        ),
+        "activity": ("review/activity_page", {**activity, "scopes": None}),
+        "activity in scopes": ("review/activity_page_in_scopes", {**activity, "scopes": [scope]}),
     }
 
 
-async def seed_work_lists(driver: AsyncDriver, database: str, scope: str, n: int) -> None:
-    """`n` concerns, watches, messages to one person, supervision runs and heartbeat runs."""
+async def seed_work_lists(
+    driver: AsyncDriver,
+    database: str,
+    scope: str,
+    n: int,
+    *,
+    deployment: str | None = None,
+    start_at: datetime = WORK_T0,
+) -> None:
+    """`n` concerns, watches, messages to one person, supervision runs and heartbeat runs,
+    one a minute from `start_at`."""
     for start in range(0, n, BATCH):
         await driver.execute_query(
             WORK_SEED,
             lo=start + 1,
             hi=min(n, start + BATCH),
             scope=scope,
-            t0=WORK_T0,
+            deployment=deployment or scope,
+            t0=start_at,
             person=WORK_PERSON,
             database_=database,
         )

@@ -37,7 +37,7 @@ class ActivityFilters:
 
     def params(self) -> dict[str, Any]:
         return {
-            "scopes": list(self.scopes) if self.scopes is not None else None,
+            "scopes": sorted(set(self.scopes)) if self.scopes is not None else None,
             "scope_key": self.scope_key,
             "config_id": self.config_id,
             "since": to_neo4j(self.since),
@@ -62,7 +62,9 @@ class ActivityReads(Repository):
         async def work(tx: AsyncManagedTransaction) -> ActivityBatch:
             found = await self.rows(
                 tx,
-                "review/activity_page",
+                "review/activity_page"
+                if filters.scopes is None
+                else "review/activity_page_in_scopes",
                 deployment=self.deployment,
                 **filters.params(),
                 after_at=to_neo4j(after[0]) if after else None,

@@ -100,9 +100,9 @@ class HeartbeatRuns(Repository):
         async def work(tx: AsyncManagedTransaction) -> list[HeartbeatRun]:
             rows = await self.rows(
                 tx,
-                "review/heartbeats_list",
+                "review/heartbeats_list" if scopes is None else "review/heartbeats_list_in_scopes",
                 deployment=self.deployment,
-                scopes=list(scopes) if scopes is not None else None,
+                scopes=sorted(set(scopes)) if scopes is not None else None,
                 limit=limit,
             )
             return [HeartbeatRun.model_validate(json.loads(r["doc"])) for r in rows]

@@ -121,17 +121,18 @@ class SupervisionRuns(Repository):
         limit: int = 500,
     ) -> list[StoredRun]:
         """Newest first, after the keyset `after` (created_at, id); `scopes` (story scopes)
-        limits them to a caller's, None: every scope."""
+        limits them to a caller's, None: every scope. A caller's scopes are each sought on
+        their own (`runs_list_in_scopes`), so other scopes' runs are never walked."""
 
         async def work(tx: AsyncManagedTransaction) -> list[StoredRun]:
             ids = [
                 r["id"]
                 for r in await self.rows(
                     tx,
-                    "review/runs_list",
+                    "review/runs_list" if scopes is None else "review/runs_list_in_scopes",
                     deployment=self.deployment,
                     scope_key=scope_key,
-                    scopes=list(scopes) if scopes is not None else None,
+                    scopes=sorted(set(scopes)) if scopes is not None else None,
                     after_created_at=to_neo4j(after[0]) if after else None,
                     after_id=after[1] if after else None,
                     limit=limit,
