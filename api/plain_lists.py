@@ -22,9 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
+    GraphQLBoolean,
+    GraphQLID,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLString,
     Undefined,
     is_leaf_type,
     is_list_type,
@@ -34,6 +37,7 @@ from graphql import (
 from graphql.execution.collect_fields import FieldDetailsList
 from graphql.pyutils import AwaitableOrValue, Path
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.schema.schema_converter import CustomGraphQLEnumType, GraphQLCoreConverter
 
 LEAF, LEAF_LIST, OBJECT, TYPENAME = range(4)
 
@@ -54,6 +58,9 @@ class Entry:
     items_non_null: bool = False  # LEAF_LIST: the items are non-null
     plan: Plan | None = None  # OBJECT: the nested selection
     typename: str = ""
+    attr: str | None = None  # the attribute the basic-field getter reads (getattr by name)
+    same: type | None = None  # a LEAF value of exactly this type is its own answer
+    names: dict[Any, str] | None = None  # a LEAF enum: member -> name (as coerce would)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,22 +170,40 @@ class PlainListExecutionContext(StrawberryGraphQLCoreExecutionContext):
             if not getattr(resolve, "_is_default", False):  # a resolver, permission, extension
                 return None
             non_null, inner = _unwrap(field_def.type)
+            attr = _attribute(field_def)
             if is_leaf_type(inner):
-                entries.append(Entry(key, LEAF, resolve, inner.coerce_output_value, non_null))
+                entries.append(
+                    Entry(
+                        key,
+                        LEAF,
+                        resolve,
+                        inner.coerce_output_value,
+                        non_null,
+                        attr=attr,
+                        same=_same(inner),
+                        names=_enum_names(inner),
+                    )
+                )
             elif is_list_type(inner):
                 items_non_null, item = _unwrap(inner.of_type)
                 if not is_leaf_type(item):
                     return None
                 entries.append(
                     Entry(
-                        key, LEAF_LIST, resolve, item.coerce_output_value, non_null, items_non_null
+                        key,
+                        LEAF_LIST,
+                        resolve,
+                        item.coerce_output_value,
+                        non_null,
+                        items_non_null,
+                        attr=attr,
                     )
                 )
             elif is_object_type(inner):
                 nested = self._plan(inner, details)
                 if nested is None:
                     return None
-                entries.append(Entry(key, OBJECT, resolve, None, non_null, plan=nested))
+                entries.append(Entry(key, OBJECT, resolve, None, non_null, plan=nested, attr=attr))
             else:
                 return None
         return Plan(tuple(entries), type_.is_type_of)
@@ -193,12 +218,21 @@ class PlainListExecutionContext(StrawberryGraphQLCoreExecutionContext):
             if e.shape == TYPENAME:
                 out[e.key] = e.typename
                 continue
-            value = e.resolve(source, info)  # type: ignore[misc]
+            if e.attr is not None:
+                value = getattr(source, e.attr)
+            else:
+                value = e.resolve(source, info)  # type: ignore[misc]
             if value is None:
                 if e.non_null:
                     raise _Ordinary
                 out[e.key] = None
             elif e.shape == LEAF:
+                if type(value) is e.same:
+                    out[e.key] = value
+                    continue
+                if e.names is not None and (name := e.names.get(value)) is not None:
+                    out[e.key] = name
+                    continue
                 coerced = e.coerce(value)  # type: ignore[misc]
                 if coerced is None or coerced is Undefined:
                     raise _Ordinary
@@ -226,3 +260,41 @@ class PlainListExecutionContext(StrawberryGraphQLCoreExecutionContext):
                 raise _Ordinary
             out.append(coerced)
         return out
+
+
+# --- what the one pass may do without the stock call, with the same answer ---------------
+
+
+def _attribute(field_def: Any) -> str | None:
+    """The attribute strawberry's basic-field getter reads with `getattr` (its default
+    resolver), so the pass reads it directly; None: call the getter."""
+    field = (field_def.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+    if field is None or field.base_resolver or field.extensions:
+        return None
+    if getattr(field, "default_resolver", None) is not getattr:
+        return None
+    return str(field.python_name)
+
+
+def _same(type_: Any) -> type | None:
+    """String and ID answer a str as itself, Boolean a bool (graphql-core's serializers)."""
+    if type_ is GraphQLString or type_ is GraphQLID:
+        return str
+    if type_ is GraphQLBoolean:
+        return bool
+    return None
+
+
+def _enum_names(type_: Any) -> dict[Any, str] | None:
+    """A strawberry enum's members and their GraphQL names: the name its coerce answers for
+    a member (the first whose value equals the member's value)."""
+    if not isinstance(type_, CustomGraphQLEnumType):
+        return None
+    names: dict[Any, str] = {}
+    member: Any
+    for member in type_.wrapped_cls:
+        for name, value in type_.values.items():
+            if member.value == value.value:
+                names[member] = name
+                break
+    return names

@@ -47,13 +47,22 @@ def _declared(cls: type[Any]) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
+@cache
+def _copied(cls: type[Any], model_cls: type[BaseModel]) -> tuple[str, ...]:
+    """The names a GraphQL type declares that a model of `model_cls` has: its fields, and
+    its properties and other class attributes (worked out once per pair of types)."""
+    fields = model_cls.model_fields
+    declared = _declared(cls)  # type: ignore[arg-type]
+    return tuple(n for n in declared if n in fields or hasattr(model_cls, n))
+
+
 def build(cls: type[T], model: BaseModel, **overrides: Any) -> T:
     """Copy the model's fields that the GraphQL type declares (same snake_case names)."""
-    values = {
-        n: getattr(model, n)
-        for n in _declared(cls)  # type: ignore[arg-type]
-        if n not in overrides and hasattr(model, n)
-    }
+    if isinstance(model, BaseModel):
+        names = _copied(cls, type(model))  # type: ignore[arg-type]
+    else:  # any other object: whatever it has of the declared names
+        names = tuple(n for n in _declared(cls) if hasattr(model, n))  # type: ignore[arg-type]
+    values = {n: getattr(model, n) for n in names if n not in overrides}
     return cls(**values, **overrides)
 
 

@@ -15,10 +15,11 @@ from typing import Any, TypeVar
 from neo4j.time import DateTime
 from pydantic import BaseModel
 
+from engine import clock
 from engine.clock import epoch_us
 from engine.story.clock import FOREVER, open_end
 from engine.story.models import Actor, Version
-from graph.temporal import from_epoch_us, from_neo4j, to_neo4j
+from graph.temporal import from_neo4j, to_neo4j
 
 M = TypeVar("M", bound=BaseModel)
 V = TypeVar("V", bound=Version)
@@ -73,6 +74,13 @@ def instant_fields(cls: type[BaseModel]) -> frozenset[str]:
     )
 
 
+@cache
+def instant_list_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The model's fields that hold lists of datetimes (read back as lists of DateTimes)."""
+    lists = (list[datetime], list[datetime] | None, tuple[datetime, ...])
+    return tuple(n for n, f in cls.model_fields.items() if f.annotation in lists)
+
+
 @lru_cache(maxsize=4096)
 def _actor(label: str) -> Actor:
     """A stored actor label as an Actor (frozen, so one instance serves every row)."""
@@ -81,15 +89,18 @@ def _actor(label: str) -> Actor:
 
 def from_props(cls: type[M], props: dict[str, Any]) -> M:
     """A model from stored properties; instants may come as driver DateTimes or, from reads
-    that build them in the RETURN (issue 14), as epoch microseconds."""
-    names = instant_fields(cls)
+    that build them in the RETURN (issue 14), as epoch microseconds. Only the model's own
+    instant fields are looked at (a row of a 500-object window is decoded in a few µs)."""
     data = dict(props)
-    for k, v in props.items():
+    for k in instant_fields(cls):
+        v = data.get(k)
         if type(v) is int:
-            if k in names:
-                data[k] = from_epoch_us(v)
-        elif isinstance(v, (DateTime, list)):
+            data[k] = clock.from_epoch_us(v)
+        elif isinstance(v, DateTime):
             data[k] = from_neo4j(v)
+    for k in instant_list_fields(cls):
+        if isinstance(data.get(k), list):
+            data[k] = from_neo4j(data[k])
     by = data.get("by")
     if type(by) is str:
         data["by"] = _actor(by)
