@@ -312,7 +312,7 @@ async def work_lists(driver: AsyncDriver, db: str, run_id: str, items: int, runs
         for factor, scope in scopes.items():
             await seed_work_lists(driver, db, scope, items * factor)
         print(f"\nwork lists: {items} and {items * 10} of each kind; first page of 50")
-        print(f"{'read':48} {'p50 1x':>10} {'p50 10x':>10} {'ratio':>7} {'db hits 1x/10x':>16}")
+        print(f"{'read':60} {'p50 1x':>10} {'p50 10x':>10} {'ratio':>7} {'db hits 1x/10x':>16}")
         for name in work_first_pages(""):
             p50, hits = {}, {}
             for factor, scope in scopes.items():
@@ -329,7 +329,7 @@ async def work_lists(driver: AsyncDriver, db: str, run_id: str, items: int, runs
                 hits[factor] = db_hits(summary.profile)
             label = f"{name} ({key})"
             print(
-                f"{label:48} {p50[1]:10.2f} {p50[10]:10.2f} "
+                f"{label:60} {p50[1]:10.2f} {p50[10]:10.2f} "
                 f"{p50[10] / p50[1]:7.2f} {hits[1]:>7}/{hits[10]:<8}"
             )
     finally:
