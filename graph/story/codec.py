@@ -16,7 +16,6 @@ from neo4j.time import DateTime
 from pydantic import BaseModel
 
 from engine import clock
-from engine.clock import epoch_us
 from engine.story.clock import FOREVER, open_end
 from engine.story.models import Actor, Version
 from graph.temporal import from_neo4j, to_neo4j
@@ -55,7 +54,7 @@ def write_row(model: BaseModel) -> dict[str, Any]:
     instants = {}
     for name, value in props.items():
         if isinstance(value, datetime):
-            seconds, micro = divmod(epoch_us(value), 1_000_000)
+            seconds, micro = divmod(clock.epoch_us(value), 1_000_000)
             instants[name] = [seconds, micro * 1000]
     for name in instants:
         del props[name]
@@ -74,13 +73,6 @@ def instant_fields(cls: type[BaseModel]) -> frozenset[str]:
     )
 
 
-@cache
-def instant_list_fields(cls: type[BaseModel]) -> tuple[str, ...]:
-    """The model's fields that hold lists of datetimes (read back as lists of DateTimes)."""
-    lists = (list[datetime], list[datetime] | None, tuple[datetime, ...])
-    return tuple(n for n, f in cls.model_fields.items() if f.annotation in lists)
-
-
 @lru_cache(maxsize=4096)
 def _actor(label: str) -> Actor:
     """A stored actor label as an Actor (frozen, so one instance serves every row)."""
@@ -90,7 +82,8 @@ def _actor(label: str) -> Actor:
 def from_props(cls: type[M], props: dict[str, Any]) -> M:
     """A model from stored properties; instants may come as driver DateTimes or, from reads
     that build them in the RETURN (issue 14), as epoch microseconds. Only the model's own
-    instant fields are looked at (a row of a 500-object window is decoded in a few µs)."""
+    instant fields are looked at (a row of a 500-object window is decoded in a few µs): a
+    story model holds instants in `datetime` fields only (test_codec checks every model)."""
     data = dict(props)
     for k in instant_fields(cls):
         v = data.get(k)
@@ -98,9 +91,6 @@ def from_props(cls: type[M], props: dict[str, Any]) -> M:
             data[k] = clock.from_epoch_us(v)
         elif isinstance(v, DateTime):
             data[k] = from_neo4j(v)
-    for k in instant_list_fields(cls):
-        if isinstance(data.get(k), list):
-            data[k] = from_neo4j(data[k])
     by = data.get("by")
     if type(by) is str:
         data["by"] = _actor(by)
