@@ -24,7 +24,7 @@ import asyncio
 import statistics
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -240,6 +240,24 @@ async def timed(run: Callable[[], Awaitable[Any]], runs: int) -> float:
     return statistics.median(took)
 
 
+async def side_by_side(
+    runs: Mapping[int, Callable[[], Awaitable[Any]]], rounds: int
+) -> dict[int, float]:
+    """p50 of each size's read, the sizes interleaved round by round (the order alternates),
+    so a slow moment of the machine falls on both: a page of a few ms is compared at 1x and
+    10x, not before and after whatever else the machine did in between."""
+    for run in runs.values():
+        await run()  # warm
+    took: dict[int, list[float]] = {size: [] for size in runs}
+    order = list(runs)
+    for i in range(rounds):
+        for size in order if i % 2 == 0 else reversed(order):
+            t0 = time.perf_counter()
+            await runs[size]()
+            took[size].append((time.perf_counter() - t0) * 1000)
+    return {size: statistics.median(t) for size, t in took.items()}
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--entities", type=int, default=1000)
@@ -271,7 +289,7 @@ async def main() -> None:
         )
         print(f"{'read':40} {'p50 1x':>10} {'p50 10x':>10} {'ratio':>7}")
         for label, text in READS.items():
-            p50 = {}
+            calls = {}
             for factor, scope in scopes.items():
 
                 async def run(scope: str = scope, text: str = text) -> None:
@@ -282,7 +300,8 @@ async def main() -> None:
                     )
                     assert result.errors is None, result.errors
 
-                p50[factor] = await timed(run, args.runs)
+                calls[factor] = run
+            p50 = await side_by_side(calls, args.runs)
             print(f"{label:40} {p50[1]:10.1f} {p50[10]:10.1f} {p50[10] / p50[1]:7.2f}")
         repo = StoryRepository(driver, db)
         old = {}
@@ -306,7 +325,8 @@ async def main() -> None:
 
 async def work_lists(driver: AsyncDriver, db: str, run_id: str, items: int, runs: int) -> None:
     """Each work list's first page (50) at `items` and 10x `items` rows of its kind: p50 of
-    the named statement through the driver, and its PROFILE db hits (target ratio <= 1.3)."""
+    the named statement through the driver, both sizes interleaved, and its PROFILE db hits
+    (target ratio <= 1.3)."""
     scopes = {1: f"bench-work-{run_id}-x1", 10: f"bench-work-{run_id}-x10"}
     try:
         for factor, scope in scopes.items():
@@ -314,7 +334,7 @@ async def work_lists(driver: AsyncDriver, db: str, run_id: str, items: int, runs
         print(f"\nwork lists: {items} and {items * 10} of each kind; first page of 50")
         print(f"{'read':60} {'p50 1x':>10} {'p50 10x':>10} {'ratio':>7} {'db hits 1x/10x':>16}")
         for name in work_first_pages(""):
-            p50, hits = {}, {}
+            calls, hits = {}, {}
             for factor, scope in scopes.items():
                 key, params = work_first_pages(scope)[name]
                 text = queries().text(key)
@@ -322,11 +342,12 @@ async def work_lists(driver: AsyncDriver, db: str, run_id: str, items: int, runs
                 async def run(text: str = text, params: dict[str, Any] = params) -> None:
                     await driver.execute_query(text, params, limit=50, database_=db)
 
-                p50[factor] = await timed(run, runs)
+                calls[factor] = run
                 _, summary, _ = await driver.execute_query(
                     "PROFILE " + text, params, limit=50, database_=db
                 )
                 hits[factor] = db_hits(summary.profile)
+            p50 = await side_by_side(calls, runs)
             label = f"{name} ({key})"
             print(
                 f"{label:60} {p50[1]:10.2f} {p50[10]:10.2f} "
