@@ -10,8 +10,7 @@ project's driver, no HTTP):
     `entities(first: 50) { history }`, p50 at 1x and 10x and their ratio (target <= 1.3);
   - the read the lists made before issue 14 (the whole scope through `storyGraph`'s
     statements, sorted and paged in Python), for comparison;
-  - the work lists (concerns, concern messages, watches, supervision runs, heartbeat runs,
-    activity): `--work-items` and 10x as many of each kind written by one UNWIND in the
+  - the work lists (concerns, concern messages, watches, supervision runs, activity): `--work-items` and 10x as many of each kind written by one UNWIND in the
     properties their pages read, then each list's named page statement through the driver,
     first page of 50, p50 at 1x and 10x, ratio (target <= 1.3) and PROFILE db hits.
 Neo4j comes from the environment as for `storygraph serve`. The scopes are removed at the end.
@@ -175,11 +174,6 @@ def work_first_pages(scope: str) -> dict[str, tuple[str, dict[str, Any]]]:
         ),
         "supervisionRuns": ("review/runs_list", {**runs, "scopes": None}),
         "supervisionRuns in scopes": ("review/runs_list_in_scopes", {**runs, "scopes": [scope]}),
-        "heartbeatRuns": ("review/heartbeats_list", {"deployment": scope, "scopes": None}),
-        "heartbeatRuns in scopes": (
-            "review/heartbeats_list_in_scopes",
-            {"deployment": scope, "scopes": [scope]},
-        ),
         "activity": ("review/activity_page", {**activity, "scopes": None}),
         "activity in scopes": ("review/activity_page_in_scopes", {**activity, "scopes": [scope]}),
     }
@@ -194,8 +188,8 @@ async def seed_work_lists(
     deployment: str | None = None,
     start_at: datetime = WORK_T0,
 ) -> None:
-    """`n` concerns, watches, messages to one person, supervision runs and heartbeat runs,
-    one a minute from `start_at`."""
+    """`n` concerns, watches, messages to one person, supervision runs and heartbeat runs
+    (activity rows), one a minute from `start_at`."""
     for start in range(0, n, BATCH):
         await driver.execute_query(
             WORK_SEED,

@@ -8,7 +8,7 @@ completion writes the run and the report track's checkpoint in one transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -90,21 +90,3 @@ class HeartbeatRuns(Repository):
             return HeartbeatRun.model_validate(json.loads(rows[0]["doc"]))
 
         return await self.write(work)
-
-    async def recent(
-        self, *, scopes: Sequence[str] | None = None, limit: int = 500
-    ) -> list[HeartbeatRun]:
-        """Newest first; `scopes` (story scopes) limits them to a caller's (runs without a
-        scope are then left out), None: every run."""
-
-        async def work(tx: AsyncManagedTransaction) -> list[HeartbeatRun]:
-            rows = await self.rows(
-                tx,
-                "review/heartbeats_list" if scopes is None else "review/heartbeats_list_in_scopes",
-                deployment=self.deployment,
-                scopes=sorted(set(scopes)) if scopes is not None else None,
-                limit=limit,
-            )
-            return [HeartbeatRun.model_validate(json.loads(r["doc"])) for r in rows]
-
-        return await self.read(work)

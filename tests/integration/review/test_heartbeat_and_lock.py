@@ -14,12 +14,13 @@ from engine.errors import Busy, Disabled
 from engine.review import heartbeat as hb
 from engine.review import lock
 from engine.review import plans as pl
-from engine.review.activity import ActivityStatus, build_activity
+from engine.review.activity import ActivityStatus, activity_rows
 from engine.review.lifecycle import RunOutcome, RunStatus
 from engine.review.settings import set_heartbeat_enabled
 from engine.review.types import InputBudget, Scope, Trigger
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
+from graph.review.activity import ActivityFilters
 from jobs.review.heartbeat import HEARTBEAT_REPORT, claim_due
 from jobs.review.lifecycle import continue_review, start_review
 from jobs.review.services import ReviewServices
@@ -167,7 +168,8 @@ async def test_no_change_makes_zero_model_requests(
     assert hb2.state is hb.HeartbeatState.NO_CHANGE and hb2.supervision_run_id
     sup2 = (await svc.runs.get(hb2.supervision_run_id)).run
     assert sup2.outcome is RunOutcome.NO_CHANGE and sup2.result_id is None
-    rows = build_activity(await svc.heartbeats.recent(), [s.run for s in await svc.runs.recent()])
+    page = await svc.activity.page(ActivityFilters(), after=None, limit=50)
+    rows = activity_rows(page.records, page.joined)  # what activity(...) answers
     by_hb = {r.heartbeat_run_id: r for r in rows}
     assert by_hb[second].status is ActivityStatus.NO_CHANGE
     assert by_hb[first[0].run_id].status is ActivityStatus.COMPLETED
