@@ -10,9 +10,11 @@ project's driver, no HTTP):
     `entities(first: 50) { history }`, p50 at 1x and 10x and their ratio (target <= 1.3);
   - the read the lists made before issue 14 (the whole scope through `storyGraph`'s
     statements, sorted and paged in Python), for comparison;
-  - the work lists (concerns, concern messages, watches, supervision runs, activity): `--work-items` and 10x as many of each kind written by one UNWIND in the
-    properties their pages read, then each list's named page statement through the driver,
-    first page of 50, p50 at 1x and 10x, ratio (target <= 1.3) and PROFILE db hits.
+  - the work lists (concerns, concern messages, watches, supervision runs, activity, as an
+    admin and as a token limited to the scope): `--work-items` and 10x as many of each kind
+    written by one UNWIND in the properties their pages read, then each list's named page
+    statement through the driver, first page of 50, p50 at 1x and 10x side by side, ratio
+    (target <= 1.3) and PROFILE db hits.
 Neo4j comes from the environment as for `storygraph serve`. The scopes are removed at the end.
 """
 
