@@ -174,9 +174,9 @@ def work_first_pages(scope: str) -> dict[str, tuple[str, dict[str, Any]]]:
             {"scope": scope, "person_id": WORK_PERSON, "statuses": None}
             | {"after_deliver_at": None, "after_seq": None, "after_key": None},
         ),
-        "supervisionRuns": ("review/runs_list", {**runs, "scopes": None}),
+        "supervisionRuns": ("review/runs_list", runs),
         "supervisionRuns in scopes": ("review/runs_list_in_scopes", {**runs, "scopes": [scope]}),
-        "activity": ("review/activity_page", {**activity, "scopes": None}),
+        "activity": ("review/activity_page", activity),
         "activity in scopes": ("review/activity_page_in_scopes", {**activity, "scopes": [scope]}),
     }
 

@@ -1,4 +1,4 @@
-// params: deployment, scopes, scope_key, config_id, since, until, after_at, after_key, limit
+// params: deployment, scope_key, config_id, since, until, after_at, after_key, limit
 // Activity (seed 004 活动记录), newest first, keyset-paged on (started at, row key) descending:
 // every heartbeat run, and every supervision run that shares no row with a heartbeat run
 // (neither saved the other's id). Each branch walks its own index, (deployment, claimed_at)
@@ -7,13 +7,13 @@
 // branch names the equality key (deployment): without it the planner sorted every row.
 // Every filter but status is applied here; a row's status is the engine's, from the
 // heartbeat and the run joined to it (`joined`: the ids either of them saved).
-// `scopes` (story scopes) limits rows to what the caller may use; null: every scope.
+// This is the activity of a caller who may use every scope; a caller limited to some scopes
+// reads `activity_page_in_scopes`.
 CALL () {
   MATCH (h:HeartbeatRun)
   USING INDEX SEEK h:HeartbeatRun(deployment, claimed_at)
   WHERE h.deployment = $deployment
     AND h.claimed_at <= coalesce($after_at, datetime('+999999999-12-31T23:59:59.999999999Z'))
-    AND ($scopes IS NULL OR h.scope IN $scopes)
     AND ($scope_key IS NULL OR h.scope_key = $scope_key)
     AND ($config_id IS NULL OR h.config_id = $config_id)
     AND ($since IS NULL OR h.claimed_at >= $since)
@@ -29,7 +29,6 @@ CALL () {
   USING INDEX SEEK r:SupervisionRun(deployment, created_at)
   WHERE r.deployment = $deployment AND $config_id IS NULL
     AND r.created_at <= coalesce($after_at, datetime('+999999999-12-31T23:59:59.999999999Z'))
-    AND ($scopes IS NULL OR r.scope IN $scopes)
     AND ($scope_key IS NULL OR r.scope_key = $scope_key)
     AND ($since IS NULL OR r.created_at >= $since)
     AND ($until IS NULL OR r.created_at < $until)

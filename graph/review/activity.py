@@ -60,17 +60,18 @@ class ActivityReads(Repository):
         runs = SupervisionRuns(self.driver, self.database, self.deployment)
 
         async def work(tx: AsyncManagedTransaction) -> ActivityBatch:
-            found = await self.rows(
-                tx,
-                "review/activity_page"
-                if filters.scopes is None
-                else "review/activity_page_in_scopes",
-                deployment=self.deployment,
+            params = {
                 **filters.params(),
-                after_at=to_neo4j(after[0]) if after else None,
-                after_key=after[1] if after else None,
-                limit=limit,
-            )
+                "deployment": self.deployment,
+                "after_at": to_neo4j(after[0]) if after else None,
+                "after_key": after[1] if after else None,
+                "limit": limit,
+            }
+            if filters.scopes is None:  # every scope: one walk of the deployment's index
+                del params["scopes"]
+                found = await self.rows(tx, "review/activity_page", **params)
+            else:  # each of the caller's scopes sought on its own
+                found = await self.rows(tx, "review/activity_page_in_scopes", **params)
             wanted = {r["run_id"] for r in found if r["run_id"]}
             wanted |= {i for r in found for i in r["joined"]}
             loaded = {s.run.run_id: s.run for s in await runs.load_in(tx, sorted(wanted))}

@@ -125,19 +125,19 @@ class SupervisionRuns(Repository):
         their own (`runs_list_in_scopes`), so other scopes' runs are never walked."""
 
         async def work(tx: AsyncManagedTransaction) -> list[StoredRun]:
-            ids = [
-                r["id"]
-                for r in await self.rows(
-                    tx,
-                    "review/runs_list" if scopes is None else "review/runs_list_in_scopes",
-                    deployment=self.deployment,
-                    scope_key=scope_key,
-                    scopes=sorted(set(scopes)) if scopes is not None else None,
-                    after_created_at=to_neo4j(after[0]) if after else None,
-                    after_id=after[1] if after else None,
-                    limit=limit,
-                )
-            ]
+            params: dict[str, Any] = {
+                "deployment": self.deployment,
+                "scope_key": scope_key,
+                "after_created_at": to_neo4j(after[0]) if after else None,
+                "after_id": after[1] if after else None,
+                "limit": limit,
+            }
+            if scopes is None:
+                found = await self.rows(tx, "review/runs_list", **params)
+            else:
+                scoped = sorted(set(scopes))
+                found = await self.rows(tx, "review/runs_list_in_scopes", scopes=scoped, **params)
+            ids = [r["id"] for r in found]
             loaded = {s.run.run_id: s for s in await self.load_in(tx, ids)}
             return [loaded[i] for i in ids if i in loaded]
 
