@@ -58,10 +58,7 @@ def _copied(cls: type[Any], model_cls: type[BaseModel]) -> tuple[str, ...]:
 
 def build(cls: type[T], model: BaseModel, **overrides: Any) -> T:
     """Copy the model's fields that the GraphQL type declares (same snake_case names)."""
-    if isinstance(model, BaseModel):
-        names = _copied(cls, type(model))  # type: ignore[arg-type]
-    else:  # any other object: whatever it has of the declared names
-        names = tuple(n for n in _declared(cls) if hasattr(model, n))  # type: ignore[arg-type]
+    names = _copied(cls, type(model))  # type: ignore[arg-type]
     values = {n: getattr(model, n) for n in names if n not in overrides}
     return cls(**values, **overrides)
 

@@ -48,20 +48,27 @@ def key(scope: str, i: int) -> str:
     return f"{scope}-{i:06d}"
 
 
-# name: (the first page's ids in list order, the parameters of the page after the item in
-#        the middle, the id a row answers); statements and first pages: bench.page_scale
-def expected(scope: str, n: int) -> dict[str, tuple[list[str], dict[str, Any] | None, Any]]:
-    newest = [key(scope, i) for i in range(n, n - LIMIT, -1)]
-    oldest = [key(scope, i) for i in range(1, LIMIT + 1)]
-    mid = key(scope, n // 2)
-    middle = at(n // 2)
+# name: (the page's ids in list order from item `start` on, the parameters of the page
+#        after the item in the middle, the id a row answers); statements and first pages:
+#        bench.page_scale
+Expected = tuple[list[str], dict[str, Any], Any]
+
+
+def expected(scope: str, n: int, start: int | None = None) -> dict[str, Expected]:
+    """`start`: the first item the page holds (default: the list's first)."""
+    h = n // 2
+    newest = [key(scope, i) for i in range(start or n, 0, -1)][:LIMIT]
+    oldest = [key(scope, i) for i in range(start or 1, n + 1)][:LIMIT]
+    mid, middle = key(scope, h), at(h)
     runs = (
         [f"r-{k}" for k in newest],
         {"after_created_at": middle, "after_id": f"r-{mid}"},
         lambda r: r["id"],
     )
+    # newest first, a heartbeat run 30 s after the supervision run of the same minute
+    rows = [p for k in newest for p in (f"heartbeat:h-{k}", f"supervision:r-{k}")]
     activity = (
-        [p for k in newest for p in (f"heartbeat:h-{k}", f"supervision:r-{k}")][:LIMIT],
+        rows[:LIMIT],
         {"after_at": middle, "after_key": f"supervision:r-{mid}"},
         lambda r: r["key"],
     )
@@ -78,7 +85,7 @@ def expected(scope: str, n: int) -> dict[str, tuple[list[str], dict[str, Any] | 
         ),
         "concernMessages": (
             [f"o-{k}" for k in oldest],
-            {"after_deliver_at": middle, "after_seq": n // 2, "after_key": f"o-{mid}"},
+            {"after_deliver_at": middle, "after_seq": h, "after_key": f"o-{mid}"},
             lambda r: r["row"]["key"],
         ),
         "supervisionRuns": runs,
@@ -110,17 +117,21 @@ async def test_a_work_list_page_costs_the_same_db_hits_at_10x_the_scope(
 async def test_a_page_deep_in_a_work_list_costs_what_the_first_page_costs(
     neo4j_driver: AsyncDriver, settings: Settings, scopes: dict[int, str], name: str
 ) -> None:
-    """The page after a cursor half way through the 10x list seeks from the cursor: it costs
-    what the first page costs, not the rows before the cursor."""
-    scope = scopes[10]
+    """The page after a cursor half way through the 10x list answers the items that follow
+    the cursor, and seeks from it: it costs what the first page costs, not the rows before
+    the cursor."""
+    scope, n = scopes[10], SMALL * 10
     query, params = work_first_pages(scope)[name]
-    after = expected(scope, SMALL * 10)[name][1]
-    assert after is not None
+    _, after, ident = expected(scope, n)[name]
     _, first_hits = await profile(neo4j_driver, settings, query, limit=LIMIT, **params)
     rows, deep_hits = await profile(
         neo4j_driver, settings, query, limit=LIMIT, **{**params, **after}
     )
-    assert len(rows) == LIMIT
+    # the page starts at the next item: the minute after the middle, or the one before it
+    # for the newest-first lists (activity: that minute's heartbeat run)
+    oldest_first = name in ("watches", "concernMessages")
+    following = expected(scope, n, start=n // 2 + 1 if oldest_first else n // 2 - 1)[name][0]
+    assert [ident(r) for r in rows] == following, name
     assert deep_hits <= 1.3 * first_hits, (name, first_hits, deep_hits)
 
 
