@@ -9,7 +9,9 @@
 - `choose_automatic` (seed 004: "自动回顾等待占用释放，再检查未完成运行和增量来源"): once the
   automatic check has the lease, it continues the scope's latest automatic run if that one
   failed and its sources are unchanged, and otherwise starts a new run. A cancelled run is
-  never resumed; the new run takes the sources it left uncommitted.
+  never resumed; the new run takes the sources it left uncommitted. A check delivered again
+  after its worker died keeps to the run it already started (`linked`): one heartbeat, one
+  supervision run.
 """
 
 from __future__ import annotations
@@ -96,12 +98,25 @@ def recover_on_worker_start(
 
 
 class AutomaticChoice(ReviewModel):
-    continue_run_id: str | None = None  # None: start a new run
+    continue_run_id: str | None = None  # None: start a new run, unless `settled`
+    settled: bool = False  # the heartbeat's own run stays as it stands: nothing is started
 
 
 def choose_automatic(
-    runs: Sequence[SupervisionRun], scope: Scope, current_versions: Mapping[str, str]
+    runs: Sequence[SupervisionRun],
+    scope: Scope,
+    current_versions: Mapping[str, str],
+    *,
+    linked: SupervisionRun | None = None,
 ) -> AutomaticChoice:
+    """`linked`: the run this heartbeat's check already led to, when the check is delivered
+    again (its worker died after starting it). That run is the check's one run: it continues
+    when it failed with its sources unchanged, and otherwise stays as it stands (a run a
+    person paused stays paused); no second run is started for one heartbeat."""
+    if linked is not None:
+        if _continuable(linked, current_versions):
+            return AutomaticChoice(continue_run_id=linked.run_id)
+        return AutomaticChoice(settled=True)
     mine = [
         r
         for r in runs
@@ -112,10 +127,14 @@ def choose_automatic(
     if not mine:
         return AutomaticChoice()
     latest = max(mine, key=lambda r: r.created_at)
-    if (
-        latest.status is RunStatus.FAILED
-        and latest.stopped
-        and not sources_changed(latest, current_versions)
-    ):
+    if _continuable(latest, current_versions):
         return AutomaticChoice(continue_run_id=latest.run_id)
     return AutomaticChoice()
+
+
+def _continuable(run: SupervisionRun, current_versions: Mapping[str, str]) -> bool:
+    return (
+        run.status is RunStatus.FAILED
+        and run.stopped
+        and not sources_changed(run, current_versions)
+    )

@@ -13,7 +13,10 @@ points are `jobs.tasks.heartbeat`, which act as `WORKER`.
   downstream supervision check is queued (also after no_change, so an earlier failed
   supervision can be retried).
 - `automatic`: waits for the lease (arq `Retry`), continues a failed automatic
-  run or starts a new one, links it to the heartbeat by its real run id, executes it.
+  run or starts a new one, links it to the heartbeat by its real run id, executes it. The
+  same check delivered again (its worker was killed) keeps to the run it linked: that run
+  is failed `worker_lost` if its worker is gone, then continued when its sources are
+  unchanged, else left failed and visible; a heartbeat never leads to a second run.
 """
 
 from __future__ import annotations
@@ -32,14 +35,17 @@ from engine.review import lock
 from engine.review.checkpoints import CheckpointKey, Track, pending_segments
 from engine.review.compose import story_scope
 from engine.review.effects import ReleaseSlot, StartSupervision
+from engine.review.lifecycle import SupervisionRun
 from engine.review.plans import due_plans
 from engine.review.settings import Work, admit
 from engine.review.types import Scope
 from graph.review.codec import RunOptions
+from jobs.liveness import live_workers
 from jobs.review.execution import Execution, claim_execution, exc_retry_after
 from jobs.review.lifecycle import automatic_supervision, enqueue_execution, wait_seconds
 from jobs.review.model import report_answer
 from jobs.review.pool import StageTimedOut
+from jobs.review.recovery import recover_run
 from jobs.review.services import DEFAULT_WINDOW, ReviewServices
 
 log = logging.getLogger("storygraph.heartbeat")
@@ -175,6 +181,18 @@ async def _commit_report(
     return await svc.heartbeats.write(work)
 
 
+async def _linked_run(svc: ReviewServices, heartbeat_run_id: str) -> SupervisionRun | None:
+    """The run this heartbeat's check already started, when the check is delivered again (arq
+    runs a dead worker's job once more): failed as `worker_lost` first if the worker that
+    executed it is gone, so it can be continued. None for a first delivery."""
+    beat = await svc.heartbeats.get(heartbeat_run_id)
+    if beat.supervision_run_id is None:
+        return None
+    assert svc.pool is not None
+    live = await live_workers(svc.pool, svc.settings.queue_name)
+    return await recover_run(svc, beat.supervision_run_id, live)
+
+
 async def automatic(
     svc: ReviewServices,
     *,
@@ -190,14 +208,25 @@ async def automatic(
         window=timedelta(seconds=window_s) if window_s else DEFAULT_WINDOW, per_run=per_run
     )
     try:
+        linked = await _linked_run(svc, heartbeat_run_id)
         got = await automatic_supervision(
-            svc, Scope.model_validate(scope), heartbeat_run_id=heartbeat_run_id, options=options
+            svc,
+            Scope.model_validate(scope),
+            heartbeat_run_id=heartbeat_run_id,
+            options=options,
+            linked=linked,
         )
     except StorygraphError as exc:
         log.warning("automatic supervision refused", extra={"fields": {"error": exc.message}})
         return "refused"
     if isinstance(got, lock.Wait):
         raise Retry(defer=timedelta(seconds=wait_seconds(got, svc.now())))
+    if isinstance(got, SupervisionRun):
+        log.info(
+            "automatic supervision delivered again: its run stays as it stands",
+            extra={"fields": {"run_id": got.run_id, "status": got.status.value}},
+        )
+        return got.status.value
     stored, owner, token = got
     await svc.heartbeats.mutate(
         heartbeat_run_id, lambda r: hb.link_supervision(r, stored.run.run_id)

@@ -162,13 +162,23 @@ async def cancel_review(svc: ReviewServices, run_id: str) -> lc.SupervisionRun:
 
 
 async def automatic_supervision(
-    svc: ReviewServices, scope: Scope, *, heartbeat_run_id: str, options: RunOptions
-) -> tuple[StoredRun, str, int] | lock.Wait:
+    svc: ReviewServices,
+    scope: Scope,
+    *,
+    heartbeat_run_id: str,
+    options: RunOptions,
+    linked: lc.SupervisionRun | None = None,
+) -> tuple[StoredRun, str, int] | lock.Wait | lc.SupervisionRun:
     """The check after a heartbeat (seed 004: 自动回顾等待占用释放，再检查未完成运行和增量来源):
     once it holds the lease, it continues the scope's failed automatic run if its sources are
-    unchanged, else starts a new one. The caller executes it in place."""
-    runs = [s.run for s in await svc.runs.recent(scope_key=scope.key, limit=50)]
-    choice = choose_automatic(runs, scope, await _versions(svc, scope))
+    unchanged, else starts a new one. The caller executes it in place.
+
+    `linked`: the run this heartbeat's check already started (the check is delivered again
+    after its worker died); it is continued or, answered as it stands, left alone."""
+    runs = [] if linked else [s.run for s in await svc.runs.recent(scope_key=scope.key, limit=50)]
+    choice = choose_automatic(runs, scope, await _versions(svc, scope), linked=linked)
+    if choice.settled and linked is not None:
+        return linked
     if choice.continue_run_id is not None:
         got = await continue_review(
             svc, choice.continue_run_id, trigger=Trigger.AUTOMATIC, enqueue=False

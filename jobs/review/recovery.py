@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from engine.review.lifecycle import SupervisionRun
 from engine.review.runner import recover_on_worker_start
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
@@ -25,18 +26,28 @@ async def recover(svc: ReviewServices, live: set[str]) -> list[str]:
     keep = live | {QUEUED}
     recovered: list[str] = []
     for stored in await svc.runs.unfinished():
-        if not recover_on_worker_start([stored.run], keep, now=svc.now()):
-            continue
-
-        def decide(s: StoredRun) -> RunChange:
-            changed = recover_on_worker_start([s.run], keep, now=svc.now())
-            return RunChange(changed[0] if changed else s.run)
-
-        await svc.runs.mutate(stored.run.run_id, decide)
-        await svc.lease.release_run(stored.run.run_id)
-        recovered.append(stored.run.run_id)
+        if recover_on_worker_start([stored.run], keep, now=svc.now()):
+            await recover_run(svc, stored.run.run_id, live)
+            recovered.append(stored.run.run_id)
     await svc.lease.release_dead(keep)
     return recovered
+
+
+async def recover_run(svc: ReviewServices, run_id: str, live: set[str]) -> SupervisionRun:
+    """One run, as at a worker's start: while its execution has not stopped and its worker is
+    neither live nor yet to come (`queued`), it is failed (worker_lost, continuable) or, when
+    it was pausing or cancelling, stopped, and the lease held for it is freed. The decision is
+    taken again inside the run's transaction. Returns the run as it now stands."""
+    keep = live | {QUEUED}
+
+    def decide(s: StoredRun) -> RunChange:
+        changed = recover_on_worker_start([s.run], keep, now=svc.now())
+        return RunChange(changed[0] if changed else s.run, value=bool(changed))
+
+    change = await svc.runs.mutate(run_id, decide)
+    if change.value:
+        await svc.lease.release_run(run_id)
+    return change.run
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,16 @@ from engine.review import lock
 from engine.review import plans as pl
 from engine.review.activity import ActivityStatus, activity_rows
 from engine.review.lifecycle import RunOutcome, RunStatus
+from engine.review.runner import StepKind, next_step
 from engine.review.settings import set_heartbeat_enabled
 from engine.review.types import InputBudget, Scope, Trigger
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
 from graph.review.activity import ActivityFilters
-from jobs.review.heartbeat import HEARTBEAT_REPORT, claim_due
-from jobs.review.lifecycle import continue_review, start_review
+from graph.review.codec import RunOptions
+from jobs.review.execution import Execution
+from jobs.review.heartbeat import HEARTBEAT_REPORT, automatic, claim_due, report
+from jobs.review.lifecycle import automatic_supervision, continue_review, start_review
 from jobs.review.services import ReviewServices
 from jobs.story.common import story_repo
 from tests.support.grounded_review import leaf_requests, review_answer
@@ -243,3 +246,70 @@ async def test_rate_limited_automatic_supervision_resumes_the_same_run(
     assert [r.run_id for r in runs] == [beat.supervision_run_id], "no second automatic run"
     done = (await svc.runs.get(beat.supervision_run_id)).run
     assert done.status is RunStatus.COMPLETED and done.outcome is RunOutcome.NEW_RESULT
+
+
+async def _check_started_by_a_worker_that_died(svc: ReviewServices, scope: str) -> tuple[str, str]:
+    """A heartbeat whose report is done and whose automatic check (still queued in Redis, as
+    arq keeps a killed worker's job) had started and linked its run, and collected its
+    sources, on a worker that is gone: the run is `running` under the dead worker's id and
+    holds the lease. (heartbeat, run)"""
+    await push_conversation(svc, scope, "chat-1", conversation(5))
+    await _save_plan(svc, scope)
+    [claimed] = await claim_due(svc)
+    assert await report(svc, claimed.run_id) == hb.HeartbeatState.COMPLETED.value
+    dead = replace(svc, worker_id="worker-killed")
+    dead.__post_init__()
+    got = await automatic_supervision(
+        dead, Scope.projects(scope), heartbeat_run_id=claimed.run_id, options=RunOptions()
+    )
+    assert isinstance(got, tuple)
+    stored, owner, token = got
+    run_id = stored.run.run_id
+    await svc.heartbeats.mutate(claimed.run_id, lambda r: hb.link_supervision(r, run_id))
+    execution = Execution(dead, run_id, owner, token)  # killed before its first model request
+    while next_step(stored.run).kind is not StepKind.LEAF:
+        assert await execution.step(stored)
+        stored = await svc.runs.get(run_id)
+    assert (await svc.runs.get(run_id)).run.worker_id == "worker-killed"
+    return claimed.run_id, run_id
+
+
+async def _automatic_runs(svc: ReviewServices) -> list[str]:
+    return [s.run.run_id for s in await svc.runs.recent() if s.run.trigger is Trigger.AUTOMATIC]
+
+
+async def test_a_check_delivered_again_after_its_worker_died_continues_its_own_run(
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+) -> None:
+    model_server.answer_with(review_answer)
+    beat, run_id = await _check_started_by_a_worker_that_died(svc, scope)
+    # arq runs the dead worker's job again on a live worker (no worker start in between)
+    answer = await automatic(
+        svc, heartbeat_run_id=beat, scope=Scope.projects(scope).model_dump(mode="json")
+    )
+    assert answer == RunStatus.COMPLETED.value
+    assert await _automatic_runs(svc) == [run_id], "one heartbeat, one supervision run"
+    done = (await svc.runs.get(run_id)).run
+    assert done.status is RunStatus.COMPLETED and done.outcome is RunOutcome.NEW_RESULT
+    assert (await svc.heartbeats.get(beat)).supervision_run_id == run_id
+    assert await svc.lease.current() is None
+
+
+async def test_a_check_delivered_again_after_its_sources_changed_leaves_its_run_failed(
+    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+) -> None:
+    model_server.answer_with(review_answer)
+    beat, run_id = await _check_started_by_a_worker_that_died(svc, scope)
+    await push_conversation(svc, scope, "chat-1", conversation(7), version="v2")
+    calls = model_server.calls
+    await run_worker(svc.settings)  # the check's job runs again on a fresh worker
+    assert await _automatic_runs(svc) == [run_id], "no second run the heartbeat cannot link"
+    failed = (await svc.runs.get(run_id)).run
+    assert failed.status is RunStatus.FAILED and failed.stopped
+    assert failed.error is not None and failed.error.kind.value == "worker_lost"
+    assert model_server.calls == calls
+    assert await svc.lease.current() is None  # the next review can start
+    started = await start_review(
+        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
+    )
+    assert isinstance(started, tuple)

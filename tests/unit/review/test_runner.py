@@ -125,6 +125,25 @@ def test_automatic_check_retries_the_scopes_latest_failed_run() -> None:
     assert choose_automatic([failed, newer], failed.scope, VERSIONS).continue_run_id is None
 
 
+def test_a_check_delivered_again_keeps_to_the_run_it_linked() -> None:
+    """A heartbeat's check that runs again after its worker died never starts a second run:
+    its own failed run continues, or stays as it stands."""
+    linked = lc.fail(collected(new_run("r1"), *SEGS), ERR, now=T0).state
+    newer = lc.fail(
+        collected(new_run("r2").model_copy(update={"created_at": T0 + timedelta(hours=1)}), *SEGS),
+        ERR,
+        now=T0,
+    ).state
+    again = choose_automatic([newer], linked.scope, VERSIONS, linked=linked)
+    assert again.continue_run_id == "r1" and not again.settled
+    changed = choose_automatic([], linked.scope, {"conv": "v2"}, linked=linked)
+    assert changed.continue_run_id is None and changed.settled  # not a new run
+    running = collected(new_run("r3"), *SEGS)  # a live worker still executes it
+    assert choose_automatic([], running.scope, VERSIONS, linked=running).settled
+    paused = lc.mark_stopped(lc.pause(running, now=T0).state, now=T0).state
+    assert choose_automatic([], paused.scope, VERSIONS, linked=paused).settled  # a person's
+
+
 def test_automatic_check_never_resumes_cancelled_or_manual_runs() -> None:
     cancelled = lc.mark_stopped(
         lc.cancel(collected(new_run("r1"), *SEGS), now=T0).state, now=T0
