@@ -190,7 +190,8 @@ async def _linked_run(svc: ReviewServices, heartbeat_run_id: str) -> Supervision
         return None
     assert svc.pool is not None
     live = await live_workers(svc.pool, svc.settings.queue_name)
-    return await recover_run(svc, beat.supervision_run_id, live)
+    run, _ = await recover_run(svc, beat.supervision_run_id, live)
+    return run
 
 
 async def automatic(

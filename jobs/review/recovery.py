@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from engine.review.lifecycle import SupervisionRun
 from engine.review.runner import recover_on_worker_start
@@ -27,18 +27,23 @@ async def recover(svc: ReviewServices, live: set[str]) -> list[str]:
     recovered: list[str] = []
     for stored in await svc.runs.unfinished():
         if recover_on_worker_start([stored.run], keep, now=svc.now()):
-            await recover_run(svc, stored.run.run_id, live)
-            recovered.append(stored.run.run_id)
+            _, changed = await recover_run(svc, stored.run.run_id, live)
+            if changed:
+                recovered.append(stored.run.run_id)
     await svc.lease.release_dead(keep)
     return recovered
 
 
-async def recover_run(svc: ReviewServices, run_id: str, live: set[str]) -> SupervisionRun:
+async def recover_run(
+    svc: ReviewServices, run_id: str, live: set[str], *, queued_too: bool = False
+) -> tuple[SupervisionRun, bool]:
     """One run, as at a worker's start: while its execution has not stopped and its worker is
-    neither live nor yet to come (`queued`), it is failed (worker_lost, continuable) or, when
-    it was pausing or cancelling, stopped, and the lease held for it is freed. The decision is
-    taken again inside the run's transaction. Returns the run as it now stands."""
-    keep = live | {QUEUED}
+    not live, it is failed (worker_lost, continuable) or, when it was pausing or cancelling,
+    stopped, and the lease held for it is freed. A run still `queued` (no worker yet) is
+    left alone unless `queued_too` (the reconciler's lost queued runs). The decision is taken
+    again inside the run's transaction: a worker may have picked the run up since it was
+    read. Returns the run as it now stands and whether this call changed it."""
+    keep = live if queued_too else live | {QUEUED}
 
     def decide(s: StoredRun) -> RunChange:
         changed = recover_on_worker_start([s.run], keep, now=svc.now())
@@ -47,7 +52,7 @@ async def recover_run(svc: ReviewServices, run_id: str, live: set[str]) -> Super
     change = await svc.runs.mutate(run_id, decide)
     if change.value:
         await svc.lease.release_run(run_id)
-    return change.run
+    return change.run, bool(change.value)
 
 
 @dataclass(frozen=True)
@@ -84,23 +89,8 @@ async def reconcile_runs(
                 result.requeued.append(run.run_id)
             continue
 
-        lost = _LostQueued(live, now)
-        await svc.runs.mutate(run.run_id, lost.decide)
-        if lost.failed:
-            await svc.lease.release_run(run.run_id)
+        _, failed = await recover_run(svc, run.run_id, live, queued_too=True)
+        if failed:
             result.failed.append(run.run_id)
     result.failed.extend(await recover(svc, live))
     return result
-
-
-class _LostQueued:
-    """The decision for a queued run nothing will execute, taken again inside the run's
-    transaction: a worker may have picked it up since it was read."""
-
-    def __init__(self, live: set[str], now: datetime) -> None:
-        self.live, self.now, self.failed = live, now, False
-
-    def decide(self, s: StoredRun) -> RunChange:
-        changed = recover_on_worker_start([s.run], self.live, now=self.now)
-        self.failed = bool(changed) and s.run.worker_id == QUEUED
-        return RunChange(changed[0] if changed else s.run)

@@ -270,7 +270,7 @@ async def _check_started_by_a_worker_that_died(svc: ReviewServices, scope: str) 
     while next_step(stored.run).kind is not StepKind.LEAF:
         assert await execution.step(stored)
         stored = await svc.runs.get(run_id)
-    assert (await svc.runs.get(run_id)).run.worker_id == "worker-killed"
+    assert stored.run.worker_id == "worker-killed"
     return claimed.run_id, run_id
 
 
