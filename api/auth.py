@@ -1,7 +1,7 @@
 """Bearer API tokens, each bound to the scopes and roles it may use.
 
 The Principal itself lives in `engine.principal` (every layer holds one; nothing imports
-`api`) and is re-exported here.
+`api`).
 
 With no tokens configured the API is open only when bound to loopback (it says so at start);
 bound to any other address with no tokens it refuses to start.
@@ -12,21 +12,8 @@ from __future__ import annotations
 import hmac
 import ipaddress
 
-from engine.principal import OPEN_PRINCIPAL, SCOPE_REFUSED, Principal
-from engine.settings import ROLES, ApiToken, Settings
-
-__all__ = [
-    "GLOBAL_SCOPE",
-    "ROLES",
-    "SCOPE_REFUSED",
-    "OPEN_PRINCIPAL",
-    "InsecureBinding",
-    "Principal",
-    "authenticate",
-    "check_binding",
-    "is_loopback",
-]
-GLOBAL_SCOPE = "global"
+from engine.principal import OPEN_PRINCIPAL, Principal
+from engine.settings import ApiToken, Settings
 
 
 def is_loopback(host: str) -> bool:

@@ -11,8 +11,8 @@ from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 from starlette.requests import Request
 
-from api.auth import Principal
 from engine.errors import ErrorCode, StorygraphError, Unauthenticated
+from engine.principal import Principal
 from engine.settings import Settings
 from jobs.deps import Deps
 

@@ -25,8 +25,8 @@ from starlette.types import ASGIApp
 from api.auth import authenticate
 from engine.errors import ErrorCode, Forbidden, InvalidInput, StorygraphError
 from engine.principal import Principal
+from engine.scope import check_scope
 from engine.settings import Settings
-from engine.story.inputs import check_scope
 from engine.story.views import StoryGraph
 from jobs import scopes
 from jobs.deps import Deps

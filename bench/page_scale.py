@@ -31,12 +31,12 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
-from api.auth import OPEN_PRINCIPAL
 from api.context import Context
 from api.schema import build_schema
 from bench.story_profile import db_hits
+from engine.clock import FOREVER
+from engine.principal import OPEN_PRINCIPAL
 from engine.settings import Settings
-from engine.story.clock import FOREVER
 from engine.story.models import Actor, Entity, Event, Relation, Version
 from graph.driver import open_driver
 from graph.migrate import migrate

@@ -50,8 +50,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from engine.clock import FOREVER
 from engine.settings import PROJECT_ROOT, Settings
-from engine.story.clock import FOREVER
 from engine.story.inputs import PublishResultInput, SourceInput
 from engine.story.models import (
     Actor,

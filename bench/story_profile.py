@@ -34,8 +34,8 @@ from bench.story_graph import (
     generate,
     write_phase,
 )
+from engine.clock import FOREVER
 from engine.settings import Settings
-from engine.story.clock import FOREVER
 from engine.story.models import make_id
 from graph.driver import open_driver
 from graph.migrate import migrate

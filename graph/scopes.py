@@ -13,7 +13,7 @@ from typing import Any
 
 from neo4j import Query
 
-from engine.story.clock import FOREVER
+from engine.clock import FOREVER
 from graph.base import Store, mapped_errors
 from graph.temporal import to_neo4j
 

@@ -15,7 +15,7 @@ from typing import Any
 from neo4j.time import DateTime
 
 from engine import clock
-from engine.story.clock import utc
+from engine.clock import utc
 
 
 def to_neo4j(value: Any) -> Any:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 
+from engine.clock import utc
 from engine.principal import Principal
-from engine.story.clock import utc
-from engine.story.inputs import check_scope
+from engine.scope import require_scope
 from graph.scopes import ScopeCounts, ScopeDeleted, ScopeStore
 from jobs.deps import Deps
 
@@ -34,7 +34,7 @@ async def list_scopes(deps: Deps, principal: Principal) -> list[ScopeCounts]:
 
 async def delete_scope(deps: Deps, principal: Principal, scope: str) -> ScopeDeleted:
     """Delete every node of `scope` (batched, in transactions) and record who did it."""
-    principal.require("admin", check_scope(scope))
+    require_scope(principal, "admin", scope)
     done = await _store(deps).delete(
         scope, record_id=deps.ids("scopedel"), by=principal.name, at=utc(deps.clock())
     )

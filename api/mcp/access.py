@@ -24,9 +24,9 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from neo4j import AsyncDriver
 
-from api.auth import Principal
 from api.errors import shape_error
 from engine.errors import Forbidden, NotFound, Unauthenticated
+from engine.principal import Principal
 from engine.settings import Settings
 
 CALLER_KEY = "storygraph.mcp.caller"

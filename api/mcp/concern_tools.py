@@ -24,7 +24,7 @@ from api.mcp import shape
 from api.mcp.access import Caller, CallerSource, answer, failed
 from engine.concern import model as m
 from engine.concern.advance import InboundMessage
-from engine.story.inputs import check_scope
+from engine.scope import check_scope
 from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.concern import commands
 from jobs.concern.context import conversation_context

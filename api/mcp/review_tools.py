@@ -17,9 +17,9 @@ from pydantic import AwareDatetime, Field
 from api.definitions.review_types import run_progress
 from api.mcp.access import Caller, CallerSource, answer
 from engine.errors import InvalidInput, NotFound
-from engine.review.compose import GLOBAL_STORY_SCOPE
 from engine.review.lifecycle import SupervisionRun
 from engine.review.types import Scope
+from engine.scope import GLOBAL
 from jobs.deps import Deps
 from jobs.review import commands, reads
 
@@ -31,7 +31,7 @@ def _deps(caller: Caller) -> Deps:
 
 
 def _review_scope(scope: str) -> Scope:
-    if scope == GLOBAL_STORY_SCOPE:
+    if scope == GLOBAL:
         return Scope(is_global=True, project_ids=())
     return Scope(is_global=False, project_ids=(scope,))
 

@@ -21,8 +21,8 @@ from api.definitions.pagination import decode_keyset, encode_keyset
 from api.mcp import shape
 from api.mcp.access import Caller, CallerSource, answer
 from engine.principal import Principal
+from engine.scope import check_scope
 from engine.story import models as m
-from engine.story.inputs import check_scope
 from engine.story.views import StoryGraph
 from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.deps import Deps

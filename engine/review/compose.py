@@ -40,8 +40,8 @@ from engine.errors import InvalidInput
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput, NavigationOutput
 from engine.review.types import Scope, Segment
+from engine.scope import GLOBAL
 
-GLOBAL_STORY_SCOPE = "global"
 MAX_TITLE = 300
 MAX_DESCRIPTION = 20_000  # the story input's Text bound
 MAIN = "main"
@@ -54,7 +54,7 @@ _HEADER = re.compile(
 def story_scope(scope: Scope) -> str:
     """The one story-graph scope a review of `scope` reads sources from and publishes into."""
     if scope.is_global:
-        return GLOBAL_STORY_SCOPE
+        return GLOBAL
     if len(scope.project_ids) != 1:
         raise InvalidInput(
             "a review publishes into one story scope; review each project on its own",
@@ -65,7 +65,7 @@ def story_scope(scope: Scope) -> str:
 
 def project_of(story_scope_name: str) -> str | None:
     """The project a story-graph source belongs to (None: Global)."""
-    return None if story_scope_name == GLOBAL_STORY_SCOPE else story_scope_name
+    return None if story_scope_name == GLOBAL else story_scope_name
 
 
 def result_key(run_id: str) -> str:

@@ -13,7 +13,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-GLOBAL_SCOPE_KEY = "global"
+from engine.scope import GLOBAL
 
 
 class ReviewModel(BaseModel):
@@ -71,7 +71,7 @@ class Scope(ReviewModel):
     def key(self) -> str:
         """The stable identity used for checkpoints and plan lookup."""
         if self.is_global:
-            return GLOBAL_SCOPE_KEY
+            return GLOBAL
         return "projects:" + ",".join(self.project_ids)
 
     def includes(self, project_id: str | None) -> bool:

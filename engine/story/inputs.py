@@ -15,11 +15,11 @@ from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from engine.clock import utc
 from engine.errors import InvalidInput
-from engine.story.clock import utc
+from engine.scope import check_scope
 from engine.story.models import ChangeKind, EntityStatus, SourceKind
 
-SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
 ENTITY_ID_PATTERN = re.compile(r"^ent_[0-9a-f]{24}$")
 STORY_ID_PATTERN = re.compile(r"^sty_[0-9a-f]{24}$")
 EVENT_ID_PATTERN = re.compile(r"^evt_[0-9a-f]{24}$")
@@ -30,13 +30,6 @@ Text = Annotated[str, Field(max_length=20_000)]
 Name = Annotated[str, Field(min_length=1, max_length=300)]
 EDITABLE_ENTITY_FIELDS: tuple[str, ...] = ("name", "kind", "description", "status")
 T = TypeVar("T", bound=BaseModel)
-
-
-def check_scope(scope: str) -> str:
-    """Each project and "global" are separate scopes (seed 004, DESIGN "Scopes")."""
-    if not SCOPE_PATTERN.match(scope):
-        raise InvalidInput("scope must be a project id or 'global'", scope=scope)
-    return scope
 
 
 def _utc_or_none(value: datetime | None) -> datetime | None:

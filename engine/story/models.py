@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.story.clock import utc
+from engine.clock import utc
 
 
 class ActorKind(StrEnum):

@@ -23,9 +23,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engine.clock import utc
 from engine.errors import Conflict, InvalidInput
-from engine.story.clock import utc
-from engine.story.inputs import check_scope
+from engine.scope import check_scope
 from engine.story.models import ObjectKind
 
 PREVIEW_TTL = timedelta(hours=1)

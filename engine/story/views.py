@@ -21,7 +21,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from engine.story.clock import valid_within
+from engine.clock import valid_within
 from engine.story.models import (
     Change,
     Entity,

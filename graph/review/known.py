@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from neo4j import AsyncManagedTransaction
 
+from engine.clock import FOREVER
 from engine.review.known import MAX_KNOWN, KnownEntity, lookup_keys, relevant
 from engine.review.known_events import MAX_KNOWN_EVENTS, KnownEvent, relevant_events
-from engine.story.clock import FOREVER
 from graph.review.base import Repository
 from graph.temporal import from_neo4j
 

@@ -16,7 +16,7 @@ from neo4j.time import DateTime
 from pydantic import BaseModel
 
 from engine import clock
-from engine.story.clock import FOREVER, open_end
+from engine.clock import FOREVER, open_end
 from engine.story.models import Actor, Version
 from graph.temporal import from_neo4j, to_neo4j
 

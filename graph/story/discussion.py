@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
+from engine.clock import Clock, utcnow
 from engine.errors import InvalidInput
-from engine.story.clock import Clock, utcnow
 from engine.story.discussion import DiscussionContext, build_context, conversation
 from engine.story.models import Source
 from engine.story.previews import (

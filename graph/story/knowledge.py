@@ -13,8 +13,8 @@ from typing import Any
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
+from engine.clock import Clock, utcnow
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.story.clock import Clock, utcnow
 from engine.story.knowledge import EntryAction, SavePlan, plan_save
 from engine.story.models import Actor, Source, SourceVersion
 from engine.story.previews import (

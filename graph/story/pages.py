@@ -20,8 +20,8 @@ from typing import Any, Generic, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
+from engine.clock import EARLIEST, FOREVER
 from engine.errors import InvalidInput
-from engine.story.clock import EARLIEST, FOREVER
 from engine.story.models import Entity, Event, Relation, Suggestion, Version
 from graph.base import Store
 from graph.story.codec import decode

@@ -19,15 +19,16 @@ from typing import Any, TypeVar
 from neo4j import AsyncDriver, AsyncManagedTransaction, Record
 from neo4j.exceptions import ConstraintError
 
+from engine.clock import FOREVER, Clock, instant, recorded_within, utc, utcnow
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.story.clock import FOREVER, Clock, instant, recorded_within, utc, utcnow
+from engine.scope import check_scope
 from engine.story.corrections import (
     RelationAction,
     act_on_relation,
     edit_entity,
     resolve_suggestion,
 )
-from engine.story.inputs import EntityEdit, PublishResultInput, SourceInput, check_scope
+from engine.story.inputs import EntityEdit, PublishResultInput, SourceInput
 from engine.story.models import (
     Actor,
     Amendment,

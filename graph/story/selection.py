@@ -10,8 +10,8 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from engine.clock import recorded_within
 from engine.errors import NotFound
-from engine.story.clock import recorded_within
 from engine.story.knowledge import entry_id
 from engine.story.models import (
     Entity,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from engine.story.clock import EARLIEST, FOREVER, utc
+from engine.clock import EARLIEST, FOREVER, utc
 from engine.story.models import (
     Change,
     Entity,

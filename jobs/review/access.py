@@ -9,20 +9,21 @@ from __future__ import annotations
 
 from engine.errors import NotFound, StorygraphError
 from engine.principal import Principal
-from engine.review.compose import GLOBAL_STORY_SCOPE
 from engine.review.types import Scope
+from engine.scope import GLOBAL
+from engine.scope import require_scope as require_story_scope
 
 
 def story_scopes(scope: Scope) -> list[str]:
     """The story scopes (project ids, or global) a review scope reads and writes."""
-    return [GLOBAL_STORY_SCOPE] if scope.is_global else list(scope.project_ids)
+    return [GLOBAL] if scope.is_global else list(scope.project_ids)
 
 
 def require_scope(principal: Principal, role: str, scope: Scope) -> Scope:
     """FORBIDDEN (naming no scope) unless the caller may use all of `scope` with `role`."""
     principal.require(role)
     for s in story_scopes(scope):
-        principal.require(role, s)
+        require_story_scope(principal, role, s)
     return scope
 
 

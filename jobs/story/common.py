@@ -1,13 +1,13 @@
-"""What the story use cases share: the scope check, the repositories built from `Deps`,
+"""What the story use cases share: the editor check, the repositories built from `Deps`,
 and the change hint sent after a write committed."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from engine.clock import instant, utc
 from engine.principal import Principal
-from engine.story.clock import instant, utc
-from engine.story.inputs import check_scope
+from engine.scope import require_scope
 from engine.story.models import Actor
 from graph.story.discussion import DiscussionRepository
 from graph.story.knowledge import KnowledgeRepository
@@ -17,17 +17,10 @@ from jobs.deps import Deps
 from jobs.notify import graph_changed
 
 
-def scoped(principal: Principal, role: str, scope: str) -> str:
-    """`scope` when well formed and the caller may use it with `role` (else FORBIDDEN)."""
-    checked = check_scope(scope)
-    principal.require(role, checked)
-    return checked
-
-
 def editor(principal: Principal, scope: str, user_id: str | None = None) -> Actor:
     """A correction is made by a person: the token's name; an explicit user id only from an
     admin token, recorded with that token's name (Principal.actor_id)."""
-    scoped(principal, "editor", scope)
+    require_scope(principal, "editor", scope)
     return Actor.user(principal.actor_id(user_id))
 
 

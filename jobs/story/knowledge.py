@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.principal import Principal
+from engine.scope import require_scope
 from engine.story import inputs as engine_inputs
 from engine.story.discussion import DiscussionContext
 from engine.story.knowledge import SavePlan
@@ -20,7 +21,7 @@ from engine.story.previews import PreviewKind, PreviewRequest, PreviewToken, dec
 from graph.story.discussion import DiscussionOutcome
 from graph.story.knowledge import SaveOutcome
 from jobs.deps import Deps
-from jobs.story.common import announce, discussion_repo, editor, knowledge_repo, scoped
+from jobs.story.common import announce, discussion_repo, editor, knowledge_repo
 
 
 def _request(
@@ -56,7 +57,7 @@ async def preview_save(
     as_of: datetime | None = None,
 ) -> tuple[str, SavePlan]:
     """The entries a confirm would create or supplement, and the preview id."""
-    scoped(principal, "reader", scope)
+    require_scope(principal, "reader", scope)
     request = _request(PreviewKind.KNOWLEDGE, scope, objects, result_id, as_of)
     return await knowledge_repo(deps).preview_save(request)
 
@@ -83,7 +84,7 @@ async def preview_discussion(
     title: str = "",
 ) -> tuple[str, DiscussionContext]:
     """The exact context a new conversation would start from, and the preview id."""
-    scoped(principal, "reader", scope)
+    require_scope(principal, "reader", scope)
     request = _request(PreviewKind.DISCUSSION, scope, objects, result_id, as_of, title)
     return await discussion_repo(deps).preview(request)
 

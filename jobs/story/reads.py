@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.clock import instant
 from engine.errors import InvalidInput
 from engine.principal import Principal
-from engine.story.clock import instant
+from engine.scope import require_scope
 from engine.story.models import (
     Entity,
     Event,
@@ -29,7 +30,7 @@ from graph.story.pages import Page
 from graph.view import ReplayStore
 from jobs.deps import Deps
 from jobs.notify import GraphChangeHub, listen
-from jobs.story.common import as_of_now, knowledge_repo, pages, scoped, story_repo
+from jobs.story.common import as_of_now, knowledge_repo, pages, story_repo
 from jobs.story.ordering import CitedReference, citing, relations_of
 
 
@@ -80,7 +81,7 @@ async def story_graph(
     bounded: bool = True,
 ) -> StoryGraph:
     """storyGraph; `bounded` refuses an unwindowed read of a scope above the cap."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     if bounded:
         await _check_bounded(deps, scope, as_of, from_, to, story_id)
     return await story_repo(deps).story_graph(
@@ -103,7 +104,7 @@ async def graph_view(
     from_: datetime | None = None,
     to: datetime | None = None,
 ) -> ViewWithRange:
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     await _check_bounded(deps, scope, as_of, from_, to, None)
     view = await story_repo(deps).graph_view(scope, as_of=as_of, from_=from_, to=to)
     first, last = await ReplayStore(deps.driver, deps.database).recorded_range(scope)
@@ -125,7 +126,7 @@ async def graph_replay(
     to: datetime | None = None,
 ) -> dict[str, list[Any]]:
     """Every version of the scope's graph objects, as the graph view page replays them."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await ReplayStore(deps.driver, deps.database).replay(
         scope, from_=_zoned(from_, "from"), to=_zoned(to, "to")
     )
@@ -134,12 +135,12 @@ async def graph_replay(
 async def entity(
     deps: Deps, principal: Principal, scope: str, entity_id: str, *, as_of: datetime | None = None
 ) -> EntityView:
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await story_repo(deps).entity(scope, entity_id, as_of=as_of)
 
 
 async def result(deps: Deps, principal: Principal, scope: str, result_id: str) -> ResultView:
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await story_repo(deps).result(scope, result_id)
 
 
@@ -147,7 +148,7 @@ async def reference_excerpts(
     deps: Deps, principal: Principal, scope: str, reference_ids: list[str]
 ) -> dict[str, Excerpt]:
     """Excerpts of many references of one scope in one read (missing ids are absent)."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await story_repo(deps).reference_excerpts(scope, reference_ids)
 
 
@@ -156,7 +157,7 @@ async def entity_detail(
 ) -> EntityDetail:
     """An entity as known now, its relations, and the first `cited_limit` references that
     cite it with the text of exactly their source version."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     repo = story_repo(deps)
     view = await repo.entity(scope, entity_id)
     graph = await repo.story_graph(scope)
@@ -196,7 +197,7 @@ async def entities_page(
 ) -> tuple[datetime, Page[Entity]]:
     """Entities believed at asOf (returned first) in (name, id) order; with from/to (event
     time) or a story, among the entities its events touch."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     page = await pages(deps).entities(
         scope,
@@ -230,7 +231,7 @@ async def relations_page(
 ) -> tuple[datetime, Page[Relation]]:
     """Relations believed at asOf (returned first) in (type, id) order; with from/to or a
     story, the relations among the entities its events touch."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     page = await pages(deps).relations(
         scope,
@@ -251,7 +252,7 @@ async def pending_suggestions(
     deps: Deps, principal: Principal, scope: str, ids: list[str], *, as_of: datetime
 ) -> dict[str, list[Suggestion]]:
     """The pending suggestions believed at `as_of` about the objects `ids` (one page's)."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await pages(deps).pending_suggestions(scope, as_of, ids)
 
 
@@ -259,7 +260,7 @@ async def entity_names(
     deps: Deps, principal: Principal, scope: str, ids: list[str], *, as_of: datetime
 ) -> dict[str, str]:
     """The names of the entities `ids` believed at `as_of` (a relation page's endpoints)."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await pages(deps).entity_names(scope, as_of, ids)
 
 
@@ -276,7 +277,7 @@ async def events_page(
     to: datetime | None = None,
 ) -> Page[Event]:
     """Events in time order, optionally of one story and an interval."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     return await pages(deps).events(
         scope,
@@ -300,7 +301,7 @@ async def histories(
     as_of: datetime | None = None,
 ) -> dict[str, list[Any]]:
     """Every version of `ids` recorded by asOf (default now), by id, in one statement."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     found: dict[str, list[Any]] = await pages(deps).histories(
         cls, scope, ids, as_of or deps.clock()
     )
@@ -314,7 +315,7 @@ async def knowledge_entry(
     deps: Deps, principal: Principal, scope: str, source_id: str, version: str | None = None
 ) -> tuple[Source, SourceVersion | None]:
     """A local entry: a source of the scope and one version (default its current one)."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await knowledge_repo(deps).entry(scope, source_id, version)
 
 
@@ -326,7 +327,7 @@ def graph_changes(
 ) -> AsyncIterator[dict[str, Any]]:
     """The scope's graphChanged hints, checked before the first one is awaited: through the
     process's one Redis subscriber (`hub`), else a connection of its own."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     if hub is not None:
         return hub.listen(scope)
     if deps.pool is None:

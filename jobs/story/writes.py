@@ -15,12 +15,13 @@ from typing import Any, Literal
 from neo4j import AsyncManagedTransaction
 
 from engine.principal import Principal
+from engine.scope import require_scope
 from engine.story import inputs as engine_inputs
 from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
 from engine.story.publish import PublishPlan
 from graph.story.repository import PublishOutcome
 from jobs.deps import Deps
-from jobs.story.common import announce, editor, scoped, story_repo
+from jobs.story.common import announce, editor, story_repo
 
 RelationAction = Literal["confirm", "reject", "remove", "restore"]
 SuggestionAction = Literal["accept", "dismiss"]
@@ -51,7 +52,7 @@ async def publish_result(
 ) -> PublishOutcome:
     """One whole organising result in one transaction (idempotent by key), recorded as the
     run that produced it, or as `api:<token name>`."""
-    scope = scoped(principal, "editor", str(data["scope"]))
+    scope = require_scope(principal, "editor", str(data["scope"]))
     parsed = engine_inputs.parse_input(engine_inputs.PublishResultInput, dict(data))
     by = Actor.run(run_id or f"api:{principal.name}")
     outcome = await story_repo(deps).publish_result(parsed, by=by)

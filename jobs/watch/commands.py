@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.errors import InvalidInput, NotFound
 from engine.principal import Principal
-from engine.story.inputs import check_scope
+from engine.scope import require_scope
 from engine.watch.bindings import BINDING_ID_LENGTH, BindingRequest, bind
 from engine.watch.checkpoint import record_checkpoint as decide_checkpoint
 from engine.watch.model import Checkpoint, OutcomeStatus, SourceBinding, Watch
@@ -52,13 +52,6 @@ def _repo(deps: Deps) -> WatchRepository:
     return WatchRepository(deps.driver, deps.database, clock=deps.clock)
 
 
-def _scope(principal: Principal, role: str, scope: str) -> str:
-    """`scope` when well formed and the caller may use it with `role`."""
-    checked = check_scope(scope)
-    principal.require(role, checked)
-    return checked
-
-
 def _bindings(
     deps: Deps,
     principal: Principal,
@@ -89,14 +82,14 @@ async def list_watches(
     after: tuple[datetime, str] | None,
     with_total: bool,
 ) -> WatchPage:
-    scope = _scope(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await _repo(deps).page(scope, after=after, first=first, with_total=with_total)
 
 
 async def find_watch(
     deps: Deps, principal: Principal, scope: str, watch_id: str
 ) -> WatchState | None:
-    scope = _scope(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     try:
         return await _repo(deps).get(scope, watch_id)
     except NotFound:
@@ -107,7 +100,7 @@ async def find_watch(
 
 
 async def create_watch(deps: Deps, principal: Principal, draft: WatchDraft) -> WatchState:
-    scope = _scope(principal, "editor", draft.scope)
+    scope = require_scope(principal, "editor", draft.scope)
     now = deps.clock()
     try:
         watch = Watch(
@@ -128,16 +121,16 @@ async def create_watch(deps: Deps, principal: Principal, draft: WatchDraft) -> W
 
 async def stop_watch(deps: Deps, principal: Principal, scope: str, watch_id: str) -> WatchState:
     """Stop a watch; its document grants are revoked."""
-    return await _repo(deps).stop(_scope(principal, "editor", scope), watch_id)
+    return await _repo(deps).stop(require_scope(principal, "editor", scope), watch_id)
 
 
 async def resume_watch(deps: Deps, principal: Principal, scope: str, watch_id: str) -> WatchState:
     """Enable a stopped watch; grants come from the current bindings, never recovered."""
-    return await _repo(deps).resume(_scope(principal, "editor", scope), watch_id)
+    return await _repo(deps).resume(require_scope(principal, "editor", scope), watch_id)
 
 
 async def delete_watch(deps: Deps, principal: Principal, scope: str, watch_id: str) -> WatchState:
-    return await _repo(deps).delete(_scope(principal, "editor", scope), watch_id)
+    return await _repo(deps).delete(require_scope(principal, "editor", scope), watch_id)
 
 
 async def rebind_watch(
@@ -148,7 +141,7 @@ async def rebind_watch(
     requests: Sequence[BindingRequest],
 ) -> WatchState:
     """Replace a watch's sources; a binding kept unchanged keeps its grant."""
-    scope = _scope(principal, "editor", scope)
+    scope = require_scope(principal, "editor", scope)
     repo = _repo(deps)
     current = await repo.get(scope, watch_id)
     bindings = _bindings(
@@ -165,7 +158,7 @@ async def record_step_evidence(
     updates: Sequence[Mapping[str, Any]],
 ) -> WatchState:
     """A batch against the persisted step list, all or nothing, recorded as the caller's."""
-    scope = _scope(principal, "editor", scope)
+    scope = require_scope(principal, "editor", scope)
     return await _repo(deps).record_step_evidence(
         scope, watch_id, updates, recorded_by=principal.name
     )
@@ -183,7 +176,7 @@ async def record_checkpoint(
 ) -> Checkpoint:
     """Save a check artefact against the watch's latest run; its record sync is its own
     job, enqueued once the checkpoint is stored."""
-    scope = _scope(principal, "editor", scope)
+    scope = require_scope(principal, "editor", scope)
     records = WatchRecords(deps.driver, deps.database)
     watches: dict[str, Watch] = {}
     run_id, complete = "", False
@@ -213,7 +206,7 @@ async def run_watch_now(
     deps: Deps, principal: Principal, scope: str, watch_id: str, request_id: str | None
 ) -> CheckTicket:
     """Enqueue a check of an active watch; a repeated request id runs once."""
-    scope = _scope(principal, "operator", scope)
+    scope = require_scope(principal, "operator", scope)
     state = await _repo(deps).get(scope, watch_id)
     if not state.watch.is_active:
         raise InvalidInput(f"watch {watch_id} is {state.watch.status}", field="id")
@@ -240,7 +233,7 @@ async def place_knowledge_document(
     tags: Sequence[str] = (),
 ) -> None:
     """Put a document of `scope` into a library with its tags (entries are keyed by scope)."""
-    scope = _scope(principal, "editor", scope)
+    scope = require_scope(principal, "editor", scope)
     for name, value in (("libraryId", library_id), ("documentId", document_id)):
         if not value or any(c in value for c in "/: \t\n"):
             raise InvalidInput(f"{name} must be a plain id", field=name)

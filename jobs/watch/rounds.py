@@ -23,7 +23,7 @@ from typing import Any
 from engine.errors import InvalidInput, NotFound
 from engine.principal import Principal
 from engine.review.settings import Work, admit
-from engine.story.inputs import check_scope
+from engine.scope import check_scope
 from engine.watch.heartbeat_round import decide_round
 from engine.watch.report import ExecutionReport
 from graph.review.app import AppSettingsStore

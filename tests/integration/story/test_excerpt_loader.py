@@ -7,9 +7,9 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
-from api.auth import OPEN_PRINCIPAL
 from api.context import Context
 from api.schema import build_schema
+from engine.principal import OPEN_PRINCIPAL
 from engine.settings import Settings
 from engine.story.inputs import PublishResultInput, SourceInput
 from engine.story.models import Actor

@@ -14,13 +14,13 @@ import pytest
 import pytest_asyncio
 from neo4j import AsyncDriver
 
-from api.auth import OPEN_PRINCIPAL
 from api.context import Context
 from api.schema import build_schema
 from bench.page_scale import drop, seed
+from engine.clock import EARLIEST, FOREVER
 from engine.errors import InvalidInput
+from engine.principal import OPEN_PRINCIPAL
 from engine.settings import Settings
-from engine.story.clock import EARLIEST, FOREVER
 from graph.story.pages import StoryPages
 from tests.support.counting_driver import CountingDriver
 from tests.support.profile import profile

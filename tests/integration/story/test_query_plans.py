@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from neo4j import AsyncDriver
 
+from engine.clock import FOREVER
 from engine.settings import Settings
-from engine.story.clock import FOREVER
 from graph.queries import Queries
 from tests.support.story import T0
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
-from api.auth import OPEN_PRINCIPAL
 from api.context import Context
 from api.schema import build_schema
+from engine.principal import OPEN_PRINCIPAL
 from engine.settings import Settings
 from tests.support.counting_driver import CountingDriver
 from tests.support.watch_world import World

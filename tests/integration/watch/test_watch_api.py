@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.auth import Principal
 from api.context import Context
 from api.schema import build_schema
+from engine.principal import Principal
 from engine.settings import Settings
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import World, answer, calls, read_all, verified, workflow

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from engine.clock import instant, utc
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.story.clock import instant, utc
 from engine.story.replay import StoryReplay
 from engine.story.sources import cut, excerpt
 from engine.story.views import build_graph_view
