@@ -186,7 +186,7 @@ def _urls(settings: Settings) -> str:
 
 
 def _up(settings: Settings, with_demo: bool) -> None:
-    from api.services import ensure_services
+    from api.local_servers import ensure_services
     from api.supervisor import Supervisor
     from jobs.localredis import with_redis_password
 

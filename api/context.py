@@ -75,18 +75,3 @@ class Context:
         if self.principal is None:
             raise Unauthenticated("a valid bearer token is required")
         return self.principal
-
-    def require(self, role: str, scope: str | None = None) -> Principal:
-        """The caller, refused (FORBIDDEN, naming no scope) without `role` or `scope`."""
-        if self.principal is None:
-            raise Unauthenticated("a valid bearer token is required")
-        self.principal.require(role, scope)
-        return self.principal
-
-    def visible(self, role: str, scope: str | None, missing: StorygraphError) -> Principal:
-        """The caller, when it may see a stored object of `scope`; else `missing`, the very
-        error an unknown id gets (an object of another scope reads as NOT_FOUND)."""
-        if self.principal is None:
-            raise Unauthenticated("a valid bearer token is required")
-        self.principal.visible(role, scope, missing)
-        return self.principal

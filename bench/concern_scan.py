@@ -36,13 +36,13 @@ from engine.concern.model import (
     RaiseConcernInput,
 )
 from engine.concern.policy import ConcernPolicy
-from engine.model.gateway import OfflineModelGateway
 from engine.settings import Settings
 from graph.concern.codec import concern_props
 from graph.concern.repository import ConcernRepository
 from graph.concern.scans import ConcernScans
 from graph.driver import open_driver
 from graph.migrate import migrate
+from jobs.llm.gateway import OfflineModelGateway
 from jobs.tasks.concern_loop import advance_concern
 
 NOW = datetime(2035, 6, 4, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday

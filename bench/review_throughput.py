@@ -27,7 +27,6 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from engine.model.gateway import build_gateway
 from engine.review import lifecycle as lc
 from engine.review.manifest import ManifestPage
 from engine.review.navigation import plan_tree
@@ -40,6 +39,7 @@ from graph.migrate import migrate
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
 from graph.story.repository import StoryRepository
+from jobs.llm.gateway import build_gateway
 from jobs.localredis import with_redis_password
 from jobs.queue import open_pool
 from jobs.review.execution import Execution

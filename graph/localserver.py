@@ -36,7 +36,7 @@ from graph.localprocess import (
     stop_pid_file,
 )
 
-__all__ = ["LocalNeo4j", "LocalServiceError", "Neo4jStatus", "pid_alive", "port_open"]
+__all__ = ["LocalNeo4j", "LocalServiceError", "Neo4jStatus"]
 
 POM = PROJECT_ROOT / "ops" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"

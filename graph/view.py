@@ -18,7 +18,14 @@ from neo4j import AsyncManagedTransaction
 from graph.base import Store
 from graph.temporal import from_neo4j
 
-TABLES = ("entities", "relations", "events", "changes", "summaries", "moments")
+TABLES = {
+    "entities": "view/replay_entities",
+    "relations": "view/replay_relations",
+    "events": "view/replay_events",
+    "changes": "view/replay_changes",
+    "summaries": "view/replay_summaries",
+    "moments": "view/replay_moments",
+}
 
 
 class ReplayStore(Store):
@@ -29,8 +36,8 @@ class ReplayStore(Store):
     ) -> dict[str, list[Any]]:
         async def work(tx: AsyncManagedTransaction) -> dict[str, list[Any]]:
             out: dict[str, list[Any]] = {}
-            for name in TABLES:
-                found = await self.rows(tx, f"view/replay_{name}", scope=scope)
+            for name, key in TABLES.items():
+                found = await self.rows(tx, key, scope=scope)
                 out[name] = list(found[0]["rows"]) if found else []
             return out
 

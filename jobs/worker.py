@@ -18,12 +18,12 @@ from arq.worker import func
 from neo4j import AsyncDriver
 from prometheus_client import REGISTRY, start_http_server
 
-from engine.model.accounting import Accounting
-from engine.model.gateway import ModelGateway, build_gateway
+from engine.llm.accounting import Accounting
 from engine.settings import Settings
 from graph.driver import open_driver
 from graph.startup import migrate_when_available
-from jobs.model_metrics import ModelCollector
+from jobs.llm.gateway import ModelGateway, build_gateway
+from jobs.llm.metrics import ModelCollector
 from jobs.queue import redis_settings
 from jobs.resilient_worker import ResilientWorker
 from jobs.serialization import SERIALIZERS

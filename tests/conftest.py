@@ -47,7 +47,7 @@ def settings() -> Settings:
 @pytest.fixture(scope="session")
 def services(settings: Settings) -> Settings:
     """Start the project's own Neo4j and Redis when none is configured (idempotent)."""
-    from api.services import ensure_services
+    from api.local_servers import ensure_services
     from jobs.localredis import with_redis_password
 
     ensure_services(settings)

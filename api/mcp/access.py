@@ -56,11 +56,6 @@ class Caller:
             raise NotFound("nothing found")
         return self.principal
 
-    def visible(self, scope: str) -> None:
-        """An object already loaded belongs to `scope`: unusable scope means NOT_FOUND."""
-        if self.principal is None or not self.principal.can_scope(scope):
-            raise NotFound("nothing found")
-
 
 CallerSource = Callable[[Context], Caller]
 

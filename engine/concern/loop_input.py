@@ -15,7 +15,7 @@ from typing import Any
 from engine.concern.model import Concern, PersonRef
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, TriggerKind
-from engine.model.tasks import LogEntry, LoopContext, Person, Signal
+from engine.llm.tasks import LogEntry, LoopContext, Person, Signal
 
 MODEL_TRIGGER: dict[TriggerKind, str] = {
     TriggerKind.REPLY: "reply",

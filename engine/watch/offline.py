@@ -33,8 +33,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.model.accounting import Accounting, AttemptRecord, CallStats
-from engine.model.messages import ChatMessage, ChatRequest, ChatResult, ToolCall
+from engine.llm.accounting import Accounting, AttemptRecord, CallStats
+from engine.llm.messages import ChatMessage, ChatRequest, ChatResult, ToolCall
 from engine.watch.model import StepKind
 from engine.watch.offline_steps import StepDraft, extract_steps, find_evidence
 

@@ -22,12 +22,19 @@ from graph.concern.codec import utc
 
 class ConcernScans(Store):
     async def _scan(
-        self, key: str, kind: TriggerKind, now: datetime, scope: str | None, limit: int
+        self,
+        keys: tuple[str, str],
+        kind: TriggerKind,
+        now: datetime,
+        scope: str | None,
+        limit: int,
     ) -> list[ScheduledJob]:
+        """`keys`: the scan over every scope, and the same scan in one scope."""
+        every, in_scope = keys
         if scope is None:
-            (record,) = await self.query(key, now=utc(now), limit=limit)
+            (record,) = await self.query(every, now=utc(now), limit=limit)
         else:
-            (record,) = await self.query(f"{key}_in_scope", now=utc(now), scope=scope, limit=limit)
+            (record,) = await self.query(in_scope, now=utc(now), scope=scope, limit=limit)
         return [
             ScheduledJob(cid, kind, us)
             for cid, us in zip(record["ids"], record["due"], strict=True)
@@ -36,18 +43,34 @@ class ConcernScans(Store):
     async def due(
         self, now: datetime, *, scope: str | None = None, limit: int = 500
     ) -> list[ScheduledJob]:
-        return await self._scan("concern/scan_due", TriggerKind.NEXT_ACTION_DUE, now, scope, limit)
+        return await self._scan(
+            ("concern/scan_due", "concern/scan_due_in_scope"),
+            TriggerKind.NEXT_ACTION_DUE,
+            now,
+            scope,
+            limit,
+        )
 
     async def timeouts(
         self, now: datetime, *, scope: str | None = None, limit: int = 500
     ) -> list[ScheduledJob]:
-        return await self._scan("concern/scan_timeouts", TriggerKind.TIMEOUT, now, scope, limit)
+        return await self._scan(
+            ("concern/scan_timeouts", "concern/scan_timeouts_in_scope"),
+            TriggerKind.TIMEOUT,
+            now,
+            scope,
+            limit,
+        )
 
     async def schedules(
         self, now: datetime, *, scope: str | None = None, limit: int = 500
     ) -> list[ScheduledJob]:
         return await self._scan(
-            "concern/scan_schedules", TriggerKind.SCHEDULE_DUE, now, scope, limit
+            ("concern/scan_schedules", "concern/scan_schedules_in_scope"),
+            TriggerKind.SCHEDULE_DUE,
+            now,
+            scope,
+            limit,
         )
 
     async def count_due(self, now: datetime) -> int:

@@ -139,17 +139,17 @@ class StoryPages(Store):
             "name_contains": name_contains.lower() if name_contains else None,
         }
         name, id_ = after or ("", "")
-        stem = "entities"
+        page, count = "story/page_entities", "story/count_entities"
         among = await self._among(scope, as_of, story_id, from_, to)
         if among is not None:
             filters["ids"] = among
-            stem = "entities_among"
+            page, count = "story/page_entities_among", "story/count_entities_among"
         return await self._page(
             Entity,
-            f"story/page_{stem}",
+            page,
             {**filters, "after_name": name, "after_id": id_},
             limit,
-            f"story/count_{stem}" if with_total else None,
+            count if with_total else None,
             filters,
         )
 
@@ -176,17 +176,17 @@ class StoryPages(Store):
             "include_removed": include_removed,
         }
         type_, id_ = after or ("", "")
-        stem = "relations"
+        page, count = "story/page_relations", "story/count_relations"
         among = await self._among(scope, as_of, story_id, from_, to)
         if among is not None:
             filters["ids"] = among
-            stem = "relations_among"
+            page, count = "story/page_relations_among", "story/count_relations_among"
         return await self._page(
             Relation,
-            f"story/page_{stem}",
+            page,
             {**filters, "after_type": type_, "after_id": id_},
             limit,
-            f"story/count_{stem}" if with_total else None,
+            count if with_total else None,
             filters,
         )
 
@@ -228,10 +228,8 @@ class StoryPages(Store):
     ) -> dict[str, list[V]]:
         """Every version of `ids` recorded by `as_of`, by id in seq order, in one statement; a
         retraction after `as_of` is not shown (it was not known then)."""
-        stem = {Entity: "entity", Relation: "relation"}[cls]
-        (rows,) = await self._read(
-            [(f"story/{stem}_histories", {"scope": scope, "ids": ids, "as_of": as_of})]
-        )
+        key = {Entity: "story/entity_histories", Relation: "story/relation_histories"}[cls]
+        (rows,) = await self._read([(key, {"scope": scope, "ids": ids, "as_of": as_of})])
         found: dict[str, list[V]] = {i: [] for i in ids}
         for r in rows:
             v = decode(cls, r["v"], believed=False)

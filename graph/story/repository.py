@@ -64,20 +64,11 @@ from engine.story.views import (
 from graph.base import Store
 from graph.queries import Queries
 from graph.story.codec import from_props, to_props, version_row, write_row
+from graph.story.kinds import VERSIONED
 from graph.story.window import WHOLE_SCOPE_READS, graph_from_lists, window_params
 
 W = TypeVar("W")
 log = logging.getLogger("storygraph.graph.story")
-
-# The allow-list: a versioned kind's model and its query-name stem. Labels live in the
-# cypher files; Python only ever picks one of these keys.
-VERSIONED: dict[ObjectKind, tuple[type[Version], str]] = {
-    ObjectKind.STORY: (Story, "story"),
-    ObjectKind.EVENT: (Event, "event"),
-    ObjectKind.ENTITY: (Entity, "entity"),
-    ObjectKind.RELATION: (Relation, "relation"),
-    ObjectKind.SUGGESTION: (Suggestion, "suggestion"),
-}
 
 
 @dataclass(frozen=True)
@@ -106,9 +97,9 @@ class StoryRepository(Store):
     async def _versions(
         self, tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, ids: Iterable[str]
     ) -> list[Version]:
-        cls, stem = VERSIONED[kind]
-        rows = await self._rows_for(tx, f"story/{stem}_versions", list(ids), scope=scope)
-        return [from_props(cls, r["v"]) for r in rows]
+        q = VERSIONED[kind]
+        rows = await self._rows_for(tx, q.versions, list(ids), scope=scope)
+        return [from_props(q.model, r["v"]) for r in rows]
 
     async def _rows_for(
         self, tx: AsyncManagedTransaction, key: str, ids: list[str], /, **params: Any
@@ -130,10 +121,9 @@ class StoryRepository(Store):
     ) -> None:
         if not versions:
             return
-        _, stem = VERSIONED[kind]
         rows = await self.rows(
             tx,
-            f"story/write_{stem}_versions",
+            VERSIONED[kind].write,
             rows=[version_row(v) for v in versions],
             forever=FOREVER,
         )
@@ -419,8 +409,8 @@ class StoryRepository(Store):
         async def work(tx: AsyncManagedTransaction) -> StoryGraph:
             p = {"scope": scope, "as_of": at, "valid_at": valid}
             lists = {
-                name: [r[key] for r in await self.rows(tx, f"story/asof_{stem}", **p)]
-                for name, stem, key in WHOLE_SCOPE_READS
+                name: [r[column] for r in await self.rows(tx, key, **p)]
+                for name, key, column in WHOLE_SCOPE_READS
             }
             return graph_from_lists(scope, at, lists)
 
@@ -502,11 +492,8 @@ class StoryRepository(Store):
             p = {"scope": scope, "result_id": result_id}
 
             async def delta(kind: ObjectKind) -> list[Any]:
-                cls, stem = VERSIONED[kind]
-                return [
-                    from_props(cls, r["v"])
-                    for r in await self.rows(tx, f"story/result_{stem}_versions", **p)
-                ]
+                q = VERSIONED[kind]
+                return [from_props(q.model, r["v"]) for r in await self.rows(tx, q.in_result, **p)]
 
             amendments = [
                 from_props(Amendment, r["a"])

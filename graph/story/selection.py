@@ -14,34 +14,27 @@ from engine.clock import recorded_within
 from engine.errors import NotFound
 from engine.story.knowledge import entry_id
 from engine.story.models import (
-    Entity,
-    Event,
     ObjectKind,
     Reference,
-    Relation,
     Source,
     SourceVersion,
     Summary,
-    Version,
 )
 from engine.story.previews import ObjectRef, PreviewRequest
 from engine.story.selection import Selection, dedupe, version_key
 from graph.base import rows as named_rows
 from graph.story.codec import from_props
+from graph.story.kinds import VERSIONED
 
-_STEMS: dict[ObjectKind, tuple[type[Version], str]] = {
-    ObjectKind.ENTITY: (Entity, "entity"),
-    ObjectKind.RELATION: (Relation, "relation"),
-    ObjectKind.EVENT: (Event, "event"),
-}
+_SELECTABLE = (ObjectKind.ENTITY, ObjectKind.RELATION, ObjectKind.EVENT)
 
 
 async def _believed(
     tx: AsyncManagedTransaction, kind: ObjectKind, scope: str, ids: Iterable[str], at: datetime
 ) -> dict[str, Any]:
-    cls, stem = _STEMS[kind]
-    rows = await named_rows(tx, f"story/{stem}_versions", scope=scope, ids=sorted(set(ids)))
-    versions = [from_props(cls, r["v"]) for r in rows]
+    q = VERSIONED[kind]
+    rows = await named_rows(tx, q.versions, scope=scope, ids=sorted(set(ids)))
+    versions = [from_props(q.model, r["v"]) for r in rows]
     return {
         v.id: v.model_copy(update={"retracted_at": None})
         for v in versions
@@ -54,10 +47,8 @@ async def _result_refs(tx: AsyncManagedTransaction, scope: str, result_id: str) 
     if not await named_rows(tx, "story/result_by_id", scope=scope, id=result_id):
         raise NotFound("no such result in this scope", id=result_id, scope=scope)
     refs: list[ObjectRef] = []
-    for kind, (_, stem) in _STEMS.items():
-        rows = await named_rows(
-            tx, f"story/result_{stem}_versions", scope=scope, result_id=result_id
-        )
+    for kind in _SELECTABLE:
+        rows = await named_rows(tx, VERSIONED[kind].in_result, scope=scope, result_id=result_id)
         refs += [ObjectRef(kind=kind, id=i) for i in sorted({r["v"]["id"] for r in rows})]
     rows = await named_rows(tx, "story/result_summarys", scope=scope, result_id=result_id)
     refs += [ObjectRef(kind=ObjectKind.SUMMARY, id=i) for i in sorted({r["n"]["id"] for r in rows})]

@@ -31,14 +31,14 @@ V = TypeVar("V", bound=Version)
 
 # (StoryGraph field, `story/asof_<stem>` query, row key) of a whole-scope read.
 WHOLE_SCOPE_READS: tuple[tuple[str, str, str], ...] = (
-    ("stories", "story", "v"),
-    ("events", "event", "v"),
-    ("entities", "entity", "v"),
-    ("relations", "relation", "v"),
-    ("suggestions", "suggestion", "v"),
-    ("changes", "change", "n"),
-    ("summaries", "summary", "n"),
-    ("references", "reference", "n"),
+    ("stories", "story/asof_story", "v"),
+    ("events", "story/asof_event", "v"),
+    ("entities", "story/asof_entity", "v"),
+    ("relations", "story/asof_relation", "v"),
+    ("suggestions", "story/asof_suggestion", "v"),
+    ("changes", "story/asof_change", "n"),
+    ("summaries", "story/asof_summary", "n"),
+    ("references", "story/asof_reference", "n"),
 )
 
 

@@ -28,13 +28,13 @@ from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, is_stale
 from engine.concern.states import is_terminal
 from engine.errors import Conflict, NotFound
-from engine.model.gateway import ModelGateway
-from engine.model.tasks import LoopContext, Signal
+from engine.llm.tasks import LoopContext, Signal
 from engine.principal import Principal
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
 from jobs.deps import Deps
+from jobs.llm.gateway import ModelGateway
 
 MAX_CONFLICT_RELOADS = 3
 

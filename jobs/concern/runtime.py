@@ -20,9 +20,9 @@ import httpx
 
 from engine.clock import utcnow
 from engine.concern.policy import ConcernPolicy
-from engine.model.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
 from engine.settings import Settings
 from jobs.concern.channel import Channel, channel_from_settings
+from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
 
 
 def job_now(value: str | datetime | None) -> datetime:

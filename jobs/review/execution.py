@@ -32,7 +32,7 @@ from arq import Retry
 from neo4j import AsyncManagedTransaction
 
 from engine.errors import Conflict, StorygraphError
-from engine.model.errors import ModelError, ModelOutputInvalid, ModelRateLimited
+from engine.llm.errors import ModelError, ModelOutputInvalid, ModelRateLimited
 from engine.review import lifecycle as lc
 from engine.review.checkpoints import (
     InputBudget,

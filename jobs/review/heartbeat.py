@@ -29,7 +29,7 @@ from arq import Retry
 from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound, StorygraphError
-from engine.model.errors import ModelError, ModelRateLimited
+from engine.llm.errors import ModelError, ModelRateLimited
 from engine.review import heartbeat as hb
 from engine.review import lock
 from engine.review.checkpoints import CheckpointKey, Track, pending_segments

@@ -14,14 +14,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from engine.model.gateway import HttpModelGateway, OfflineModelGateway
-from engine.model.messages import ChatMessage, ChatRequest
-from engine.model.offline.extractor import speakers
-from engine.model.tasks import ReviewDocument
+from engine.llm.messages import ChatMessage, ChatRequest
+from engine.llm.offline.extractor import speakers
+from engine.llm.tasks import ReviewDocument
 from engine.review.known import KnownEntity, by_name
 from engine.review.known_events import KnownEvent, match_event
 from engine.review.outputs import LeafOutput, NavigationOutput
 from engine.review.types import Segment
+from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway
 
 Gateway = HttpModelGateway | OfflineModelGateway
 MAX_DESCRIPTION = 500  # characters of an entity description the offline leaf proposes

@@ -17,7 +17,7 @@ from arq.worker import Retry
 
 from engine.concern.scheduler import Trigger
 from engine.errors import Conflict
-from engine.model.errors import ModelRateLimited, ModelUnavailable
+from engine.llm.errors import ModelRateLimited, ModelUnavailable
 from engine.principal import WORKER
 from jobs.concern import runtime as rt
 from jobs.concern.loop import run_turn

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 from arq.connections import ArqRedis
 
-from engine.model.gateway import build_gateway
 from jobs.liveness import ALIVE_TTL_MS, alive_key, keep_alive, live_workers
+from jobs.llm.gateway import build_gateway
 from jobs.review.recovery import recover
 from jobs.review.services import ReviewServices
 

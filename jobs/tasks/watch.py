@@ -20,7 +20,7 @@ import httpx
 from arq.worker import Function, Retry, func
 
 from engine.clock import utcnow
-from engine.model.errors import ModelRateLimited
+from engine.llm.errors import ModelRateLimited
 from engine.principal import WORKER
 from engine.watch.budget import RECORD_SYNC_ROUNDS
 from jobs.deps import Deps

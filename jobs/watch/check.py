@@ -34,10 +34,9 @@ from typing import Any, Protocol
 import httpx
 
 from engine.errors import NotFound
-from engine.model.accounting import Accounting
-from engine.model.errors import ModelError, ModelRateLimited
-from engine.model.gateway import HttpModelGateway, build_gateway
-from engine.model.messages import ChatMessage, ChatRequest, ChatResult
+from engine.llm.accounting import Accounting
+from engine.llm.errors import ModelError, ModelRateLimited
+from engine.llm.messages import ChatMessage, ChatRequest, ChatResult
 from engine.principal import Principal
 from engine.settings import Settings
 from engine.watch.budget import (
@@ -63,6 +62,7 @@ from graph.watch.catalogue import SourceCatalogue
 from graph.watch.records import WatchRecords
 from graph.watch.repository import WatchRepository
 from jobs.deps import Deps
+from jobs.llm.gateway import HttpModelGateway, build_gateway
 from jobs.watch import prompts as watch_prompts
 from jobs.watch.effects import enqueue_sync
 from jobs.watch.tools import TOOL_SPECS, CheckSession, call_tool

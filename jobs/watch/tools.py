@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.errors import StorygraphError
 from engine.ids import new_id
-from engine.model.messages import ToolSpec
+from engine.llm.messages import ToolSpec
 from engine.watch import access
 from engine.watch.checkpoint import record_checkpoint
 from engine.watch.model import SourceKey, SourceKind, Watch

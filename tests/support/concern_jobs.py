@@ -23,9 +23,9 @@ from engine.concern.model import (
     RaiseConcernInput,
 )
 from engine.concern.policy import ConcernPolicy
-from engine.model.gateway import OfflineModelGateway
 from engine.settings import Settings
 from jobs.deps import Deps
+from jobs.llm.gateway import OfflineModelGateway
 
 TZ = ZoneInfo("Asia/Shanghai")
 T0 = datetime(2035, 3, 19, 10, 0, tzinfo=TZ)  # a Monday, inside working hours

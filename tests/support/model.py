@@ -1,6 +1,6 @@
 """Test doubles for the model client: a controllable clock and sleep, a scripted
 in-memory transport (httpx.MockTransport), canned transport failures, and a recorder of
-backoff waits — the HTTP path is covered for real by tests/integration/model against the
+backoff waits — the HTTP path is covered for real by tests/integration/llm against the
 scripted server."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 
-from engine.model.accounting import Accounting
-from engine.model.client import OpenAIChatClient
+from engine.llm.accounting import Accounting
+from jobs.llm.client import OpenAIChatClient
 
 
 class FakeClock:

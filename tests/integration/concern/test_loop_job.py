@@ -135,7 +135,7 @@ async def test_rate_limited_model_defers_the_job_by_retry_after(
     settings: Settings,
     model_server: ScriptedModelServer,
 ) -> None:
-    from engine.model.gateway import build_gateway
+    from jobs.llm.gateway import build_gateway
 
     raised = await raise_one()
     trig = due_trigger(raised.next_action.when.isoformat()).model_dump(mode="json")  # type: ignore[union-attr]

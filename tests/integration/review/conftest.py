@@ -18,8 +18,8 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
-from engine.model.gateway import build_gateway
 from engine.settings import Settings
+from jobs.llm.gateway import build_gateway
 from jobs.queue import open_pool
 from jobs.review.services import ReviewServices
 from tests.support.processes import forget_queue_async

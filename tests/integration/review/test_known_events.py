@@ -19,11 +19,11 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
-from engine.model.gateway import build_gateway
 from engine.review.types import Scope
 from engine.settings import Settings
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
+from jobs.llm.gateway import build_gateway
 from jobs.review.lifecycle import start_review
 from jobs.review.services import ReviewServices
 from jobs.story.common import story_repo

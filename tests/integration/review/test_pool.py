@@ -14,12 +14,12 @@ import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
-from engine.model.gateway import HttpModelGateway
-from engine.model.messages import ChatMessage, ChatRequest
+from engine.llm.messages import ChatMessage, ChatRequest
 from engine.review import lifecycle as lc
 from engine.review import pool as pl
 from engine.review.types import Scope
 from engine.settings import Settings
+from jobs.llm.gateway import HttpModelGateway
 from jobs.review.execution import Execution
 from jobs.review.lifecycle import start_review
 from jobs.review.pool import ReviewPool, StageTimedOut, pool_key

@@ -1,7 +1,7 @@
 from prometheus_client import CollectorRegistry, generate_latest
 
-from engine.model.accounting import Accounting, AttemptRecord, CallStats
-from jobs.model_metrics import ModelCollector
+from engine.llm.accounting import Accounting, AttemptRecord, CallStats
+from jobs.llm.metrics import ModelCollector
 
 
 def test_model_counters_are_exported_for_prometheus() -> None:

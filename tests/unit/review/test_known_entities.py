@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from engine.model.gateway import OfflineModelGateway, build_gateway
 from engine.review.compose import compose_result, earlier_entities, event_text
 from engine.review.known import KnownEntity, by_name, lookup_keys, relevant
 from engine.review.manifest import BatchState, LeafBatch
 from engine.review.outputs import parse_leaf_output, parse_navigation_output
 from engine.settings import Settings
+from jobs.llm.gateway import OfflineModelGateway, build_gateway
 from jobs.review.model import leaf_answer
 from tests.support.review import SCOPE, T0, seg
 

@@ -4,7 +4,7 @@ allow-list of versioned kinds has the queries it needs (CONVENTIONS "Neo4j")."""
 from __future__ import annotations
 
 from graph.queries import Queries
-from graph.story.repository import VERSIONED
+from graph.story.kinds import VERSIONED
 
 
 def test_story_queries_declare_the_parameters_they_use() -> None:
@@ -18,13 +18,8 @@ def test_story_queries_declare_the_parameters_they_use() -> None:
 
 def test_every_versioned_kind_has_write_read_and_delta_queries() -> None:
     names = set(Queries().named())
-    for _, stem in VERSIONED.values():
-        for key in (
-            f"story/write_{stem}_versions",
-            f"story/asof_{stem}",
-            f"story/{stem}_versions",
-            f"story/result_{stem}_versions",
-        ):
+    for q in VERSIONED.values():
+        for key in (q.write, q.versions, q.in_result):
             assert key in names, key
 
 

@@ -10,7 +10,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from engine.model.errors import (
+from engine.llm.errors import (
     ModelAuthError,
     ModelCertificateError,
     ModelDeadlineExceeded,
@@ -19,8 +19,8 @@ from engine.model.errors import (
     ModelTimeout,
     ModelUnavailable,
 )
-from engine.model.messages import ChatMessage, ChatRequest
-from engine.model.retry import FailureKind, classify, parse_retry_after
+from engine.llm.messages import ChatMessage, ChatRequest
+from jobs.llm.retry import FailureKind, classify, parse_retry_after
 from tests.support.model import (
     FakeClock,
     RecordingSleep,
@@ -301,7 +301,7 @@ async def test_per_request_timeout_is_reported_not_retried(
 
 
 def test_classification_of_each_seed_category() -> None:
-    from engine.model.retry import HttpStatusFailure
+    from jobs.llm.retry import HttpStatusFailure
 
     assert classify(HttpStatusFailure(503, "")) is FailureKind.TRANSIENT
     assert classify(HttpStatusFailure(501, "")) is FailureKind.OTHER

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import ErrorCode, StorygraphError
 
 if TYPE_CHECKING:
-    from engine.model.accounting import CallStats
+    from engine.llm.accounting import CallStats
 
 
 class ModelError(StorygraphError):

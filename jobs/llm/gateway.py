@@ -4,11 +4,11 @@
 - `HttpModelGateway` when `settings.model_base_url` is set: chat / structured / tool loops
   over `OpenAIChatClient` (seed 000 retry policy), and the task methods below asking the
   model for the same shapes the rule model produces;
-- `OfflineModelGateway` otherwise: the deterministic rule model (engine/model/offline/), so
+- `OfflineModelGateway` otherwise: the deterministic rule model (engine/llm/offline/), so
   the product runs and demos offline (DESIGN.md "Model").
 
 Task methods return `Judged[T]`: the value and the `CallStats` to record on the run
-(retries, tokens). Failures raise the typed errors of engine/model/errors.py, which also
+(retries, tokens). Failures raise the typed errors of engine/llm/errors.py, which also
 carry the stats. The caller owns the `httpx.AsyncClient` (one per process).
 """
 
@@ -22,18 +22,18 @@ import httpx
 from pydantic import BaseModel
 
 from engine.concern.loop_output import LoopOutput
-from engine.model import prompts
-from engine.model.accounting import Accounting, AttemptRecord, CallStats
-from engine.model.client import OpenAIChatClient
-from engine.model.messages import ChatRequest, ChatResult
-from engine.model.offline.extractor import extract
-from engine.model.offline.rule_model import judge_loop
-from engine.model.retry import Clock, Sleep
-from engine.model.stream import StreamObserver
-from engine.model.structured import StructuredMode, parse_result, structured_request
-from engine.model.tasks import Extraction, LoopContext, ReviewDocument
-from engine.model.tools import ToolFn, ToolLoopResult, run_tool_loop
+from engine.llm import prompts
+from engine.llm.accounting import Accounting, AttemptRecord, CallStats
+from engine.llm.messages import ChatRequest, ChatResult
+from engine.llm.offline.extractor import extract
+from engine.llm.offline.rule_model import judge_loop
+from engine.llm.structured import StructuredMode, parse_result, structured_request
+from engine.llm.tasks import Extraction, LoopContext, ReviewDocument
+from engine.llm.tools import ToolFn, ToolLoopResult, run_tool_loop
 from engine.settings import Settings
+from jobs.llm.client import OpenAIChatClient
+from jobs.llm.retry import Clock, Sleep
+from jobs.llm.stream import StreamObserver
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.model.accounting import CallStats
-from engine.model.errors import ModelError, ToolLoopInterrupted
-from engine.model.messages import ChatMessage, ChatRequest, ChatResult, ToolCall
+from engine.llm.accounting import CallStats
+from engine.llm.errors import ModelError, ToolLoopInterrupted
+from engine.llm.messages import ChatMessage, ChatRequest, ChatResult, ToolCall
 
 ToolFn = Callable[[dict[str, Any]], Awaitable[str]]
 ChatFn = Callable[[ChatRequest], Awaitable[ChatResult]]

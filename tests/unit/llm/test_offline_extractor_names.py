@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.model.offline.extractor import extract, speakers
-from engine.model.tasks import ReviewDocument
+from engine.llm.offline.extractor import extract, speakers
+from engine.llm.tasks import ReviewDocument
 
 AT = "[2026-11-30T09:08:00+08:00]"
 

@@ -19,9 +19,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from engine.model.offline.attitude import NEGATION, VAGUE_WORDS, is_question
-from engine.model.offline.when import PromisedTime, parse_when
-from engine.model.tasks import LogEntry, Signal
+from engine.llm.offline.attitude import NEGATION, VAGUE_WORDS, is_question
+from engine.llm.offline.when import PromisedTime, parse_when
+from engine.llm.tasks import LogEntry, Signal
 
 
 class GoalKind(StrEnum):

@@ -36,7 +36,7 @@ from typing import Any
 from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction, OutboundDraft
 from engine.concern.wording import ask_from, spaced
 from engine.concern.wording import is_question as ask_is_question
-from engine.model.offline.achievement import (
+from engine.llm.offline.achievement import (
     GoalKind,
     GoalSpec,
     PersonResult,
@@ -44,9 +44,9 @@ from engine.model.offline.achievement import (
     is_cancellation,
     judge_person,
 )
-from engine.model.offline.attitude import PersonAttitude, attitude_of, is_question
-from engine.model.offline.when import localize
-from engine.model.tasks import LogEntry, LoopContext, Person
+from engine.llm.offline.attitude import PersonAttitude, attitude_of, is_question
+from engine.llm.offline.when import localize
+from engine.llm.tasks import LogEntry, LoopContext, Person
 
 _DECISION_ASK = (
     "能不能",

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from engine.model.accounting import CallStats
+from engine.llm.accounting import CallStats
 
 Role = Literal["system", "user", "assistant", "tool"]
 

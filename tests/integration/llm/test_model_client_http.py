@@ -10,8 +10,7 @@ import httpx
 import pytest
 
 from engine.concern.loop_output import LoopOutput, LoopStep
-from engine.model.client import OpenAIChatClient
-from engine.model.errors import (
+from engine.llm.errors import (
     ModelAuthError,
     ModelCertificateError,
     ModelDeadlineExceeded,
@@ -20,10 +19,11 @@ from engine.model.errors import (
     ModelRequestRejected,
     ModelUnavailable,
 )
-from engine.model.gateway import HttpModelGateway, build_gateway
-from engine.model.messages import ChatMessage, ChatRequest
-from engine.model.tasks import LogEntry, LoopContext, Person
+from engine.llm.messages import ChatMessage, ChatRequest
+from engine.llm.tasks import LogEntry, LoopContext, Person
 from engine.settings import Settings
+from jobs.llm.client import OpenAIChatClient
+from jobs.llm.gateway import HttpModelGateway, build_gateway
 from tests.support import scripted_model as s
 from tests.support.model import WaitRecorder
 from tests.support.scripted_model import ScriptedModelServer

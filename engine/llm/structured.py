@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from engine.model.errors import ModelOutputInvalid
-from engine.model.messages import ChatMessage, ChatRequest, ChatResult
+from engine.llm.errors import ModelOutputInvalid
+from engine.llm.messages import ChatMessage, ChatRequest, ChatResult
 
 M = TypeVar("M", bound=BaseModel)
 

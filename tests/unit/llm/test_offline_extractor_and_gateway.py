@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from engine.concern.loop_output import LoopStep
-from engine.model.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
-from engine.model.offline.extractor import extract, sentences
-from engine.model.tasks import LogEntry, LoopContext, Person, ReviewDocument
+from engine.llm.offline.extractor import extract, sentences
+from engine.llm.tasks import LogEntry, LoopContext, Person, ReviewDocument
 from engine.settings import Settings
+from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
 
 TEXT = (
     "张三说后端支付模块卡在第三方回调接口。李四确认前端部分周四能提测！"

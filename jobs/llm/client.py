@@ -1,7 +1,7 @@
 """OpenAI-compatible chat-completions client: one model request, with the seed's retries.
 
 `OpenAIChatClient.chat(request)` is one *model request*: it may take up to three HTTP
-attempts (engine/model/retry.py) under one deadline, and returns one `ChatResult` with the
+attempts (jobs/llm/retry.py) under one deadline, and returns one `ChatResult` with the
 `CallStats` of all attempts — or raises a typed `ModelError` carrying those stats.
 
 The `httpx.AsyncClient` is shared per process and owned by the caller (the lifespan or the
@@ -16,8 +16,8 @@ import json
 
 import httpx
 
-from engine.model.accounting import Accounting, AttemptRecord, CallOutcome, CallStats
-from engine.model.errors import (
+from engine.llm.accounting import Accounting, AttemptRecord, CallOutcome, CallStats
+from engine.llm.errors import (
     ModelAuthError,
     ModelCertificateError,
     ModelDeadlineExceeded,
@@ -27,8 +27,8 @@ from engine.model.errors import (
     ModelTimeout,
     ModelUnavailable,
 )
-from engine.model.messages import ChatRequest, ChatResult, Completion, completion_from_body
-from engine.model.retry import (
+from engine.llm.messages import ChatRequest, ChatResult, Completion, completion_from_body
+from jobs.llm.retry import (
     SEED_POLICY,
     AttemptDeadline,
     AttemptTimeout,
@@ -45,7 +45,7 @@ from engine.model.retry import (
     parse_retry_after,
     run_with_retry,
 )
-from engine.model.stream import StreamObserver, read_stream
+from jobs.llm.stream import StreamObserver, read_stream
 
 _ATTEMPT_OUTCOME = {
     FailureKind.TRANSIENT: "transient",

@@ -11,7 +11,7 @@ was after one attempt. 429 is never retried here — the caller turns it into a 
 
 The retry boundary is one model request: `run_with_retry` re-invokes only the attempt
 function it is given, which sends one HTTP request and returns a parsed completion. Tools
-run outside it (engine/model/tools.py).
+run outside it (engine/llm/tools.py).
 
 Clock and sleep are injected so tests check the exact waits without sleeping.
 """

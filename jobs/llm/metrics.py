@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from engine.model.accounting import Accounting
+from engine.llm.accounting import Accounting
 
 
 class ModelCollector(Collector):

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.model.messages import Completion, ToolCall, Usage
-from engine.model.retry import InvalidResponse, StreamInterrupted
+from engine.llm.messages import Completion, ToolCall, Usage
+from jobs.llm.retry import InvalidResponse, StreamInterrupted
 
 DONE = "[DONE]"
 

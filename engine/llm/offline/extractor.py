@@ -28,7 +28,7 @@ Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞
 risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
 done …, not 还没), commitment (a resolvable time + a delivery verb), plan (计划/打算/plan
 to), else statement. A fact's `at` is the time its sentence names, resolved against the
-document time (engine/model/offline/when.py).
+document time (engine/llm/offline/when.py).
 
 Not recognised: coreference (他/她/it), Chinese names that are neither a speaker nor known,
 nested or negated clauses beyond 还没/not yet, organisation names, relations between entities.
@@ -41,10 +41,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.model.offline.achievement import DONE, NOT_YET
-from engine.model.offline.attitude import is_question
-from engine.model.offline.when import parse_when
-from engine.model.tasks import (
+from engine.llm.offline.achievement import DONE, NOT_YET
+from engine.llm.offline.attitude import is_question
+from engine.llm.offline.when import parse_when
+from engine.llm.tasks import (
     EntityKind,
     ExtractedEntity,
     ExtractedFact,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from engine.model.messages import ChatMessage, ChatRequest
-from engine.model.tasks import LoopContext, ReviewDocument
+from engine.llm.messages import ChatMessage, ChatRequest
+from engine.llm.tasks import LoopContext, ReviewDocument
 
 LOOP_SYSTEM = """You run one turn of a follow-up agent loop. Read the goal and the whole
 conversation log, then decide:

@@ -10,22 +10,22 @@ import pytest
 from pydantic import BaseModel
 
 from engine.concern.loop_output import LoopOutput
-from engine.model.accounting import Accounting
-from engine.model.errors import (
+from engine.llm.accounting import Accounting
+from engine.llm.errors import (
     ModelAuthError,
     ModelOutputInvalid,
     ModelUnavailable,
     ToolLoopInterrupted,
 )
-from engine.model.messages import ChatMessage, ChatRequest
-from engine.model.structured import (
+from engine.llm.messages import ChatMessage, ChatRequest
+from engine.llm.structured import (
     StructuredMode,
     extract_json_text,
     parse_result,
     parse_structured,
     structured_request,
 )
-from engine.model.tools import run_tool_loop
+from engine.llm.tools import run_tool_loop
 from tests.support.model import (
     FakeClock,
     RecordingSleep,
