@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from arq.connections import ArqRedis
@@ -17,6 +18,21 @@ from neo4j import AsyncDriver
 from engine.clock import Clock, utcnow
 from engine.ids import Ids, new_id
 from engine.settings import Settings
+
+# A task's `now`, the one way every arq task moves time: None runs on the wall clock; a moment
+# (ISO text, as the queue carries it, or a datetime when a test calls the task inline) stops
+# the job's clock there, as an admin's `runConcernScheduler(now)` or a test asks.
+JobNow = datetime | str | None
+
+
+def job_clock(now: JobNow) -> Clock:
+    """The clock a job runs on: the wall clock, or one stopped at `now` (with its zone)."""
+    if now is None:
+        return utcnow
+    moment = now if isinstance(now, datetime) else datetime.fromisoformat(now)
+    if moment.tzinfo is None:
+        raise ValueError("a job's now must carry its timezone")
+    return lambda: moment
 
 
 @dataclass(frozen=True)
@@ -33,12 +49,13 @@ class Deps:
         return self.settings.neo4j_database
 
     @classmethod
-    def from_ctx(cls, ctx: Mapping[str, Any], *, clock: Clock = utcnow) -> Deps:
-        """The deps of an arq job (its ctx as `jobs.worker.worker_context` builds it)."""
+    def from_ctx(cls, ctx: Mapping[str, Any], *, now: JobNow = None) -> Deps:
+        """The deps of an arq job (its ctx as `jobs.worker.worker_context` builds it), on the
+        clock of the task's `now` argument (`job_clock`)."""
         return cls(
             settings=ctx["settings"],
             driver=ctx["driver"],
             pool=ctx.get("redis"),
-            clock=clock,
+            clock=job_clock(now),
             worker_id=str(ctx.get("worker_id", "inline")),
         )

@@ -36,16 +36,10 @@ from api.definitions.concern_types import (
     ConversationContext,
     PersonProfile,
 )
-from api.definitions.pagination import (
-    Connection,
-    decode_keyset,
-    keyset_connection,
-    page_size,
-    wants_total,
-)
+from api.definitions.pagination import Connection, connection, page_size, wants_total
+from api.paging import CONCERNS, MESSAGES, read_after
 from engine.concern.advance import InboundMessage
 from engine.concern.tools import tool_definitions
-from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.concern import commands
 from jobs.concern.context import conversation_context
 
@@ -71,26 +65,22 @@ class Query:
         after: str | None = None,
     ) -> Connection[Concern]:
         ctx = info.context
-        key = decode_keyset("concern", after, (int, str))
-        page = await commands.list_concerns(
-            ctx.deps,
-            ctx.caller(),
-            scope,
-            statuses=[str(s) for s in status] if status else None,
-            priorities=[str(p) for p in priority] if priority else None,
-            person_id=person_id,
-            first=page_size(first, ctx.settings.page_max_first),
-            after=(from_epoch_us(key[0]), key[1]) if key else None,
-            with_total=wants_total(info),
+        page = await read_after(
+            CONCERNS,
+            after,
+            lambda key: commands.list_concerns(
+                ctx.deps,
+                ctx.caller(),
+                scope,
+                statuses=[str(s) for s in status] if status else None,
+                priorities=[str(p) for p in priority] if priority else None,
+                person_id=person_id,
+                first=page_size(first, ctx.settings.page_max_first),
+                after=key,
+                with_total=wants_total(info),
+            ),
         )
-        return keyset_connection(
-            "concern",
-            [Concern.from_model(c) for c in page.concerns],
-            lambda c: [to_epoch_us(c.created_at), str(c.id)],
-            has_next=page.has_next,
-            after=after,
-            total=page.total,
-        )
+        return connection(page, Concern.from_model)
 
     @strawberry.field
     async def concern(self, info: Info[Context, None], id: strawberry.ID) -> Concern | None:
@@ -129,28 +119,21 @@ class Query:
         after: str | None = None,
     ) -> Connection[ConcernMessage]:
         ctx = info.context
-        key = decode_keyset("concern-message", after, (int, int, str))
-        page = await commands.concern_messages(
-            ctx.deps,
-            ctx.caller(),
-            scope,
-            person_id,
-            statuses=status,
-            first=page_size(first, ctx.settings.page_max_first),
-            after=(from_epoch_us(key[0]), key[1], key[2]) if key else None,
-            with_total=wants_total(info),
+        page = await read_after(
+            MESSAGES,
+            after,
+            lambda key: commands.concern_messages(
+                ctx.deps,
+                ctx.caller(),
+                scope,
+                person_id,
+                statuses=status,
+                first=page_size(first, ctx.settings.page_max_first),
+                after=key,
+                with_total=wants_total(info),
+            ),
         )
-        keys: dict[str, list[str | int]] = {
-            r.key: [to_epoch_us(r.deliver_at), r.seq, r.key] for r in page.rows
-        }
-        return keyset_connection(
-            "concern-message",
-            [ConcernMessage.from_row(r) for r in page.rows],
-            lambda m: keys[m.key],
-            has_next=page.has_next,
-            after=after,
-            total=page.total,
-        )
+        return connection(page, ConcernMessage.from_row)
 
 
 @strawberry.type

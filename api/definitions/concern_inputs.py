@@ -64,8 +64,9 @@ class RaiseConcernInput:
         ]
         ini = self.initiator
         trig = self.trigger
-        return m.RaiseConcernInput(
+        return m.RaiseConcernInput.asking(
             type=self.type,
+            needs_all_replies=self.needs_all_replies,
             priority=self.priority,
             title=self.title,
             goal=self.goal,
@@ -79,12 +80,6 @@ class RaiseConcernInput:
             if ini
             else None,
             people=people,
-            delegation=m.DelegationSettings(
-                expects_reply_from=[p.person_id for p in people],
-                needs_all_replies=self.needs_all_replies,
-            )
-            if self.type == m.ConcernType.DELEGATION
-            else None,
             trigger=m.ScheduleTrigger(
                 next_run_at=trig.next_run_at,
                 every=timedelta(seconds=trig.every_seconds) if trig.every_seconds else None,

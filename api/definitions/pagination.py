@@ -1,16 +1,13 @@
 """Relay connections (`first/after`, `edges{cursor node}`, `pageInfo`, `totalCount`).
 
-Lists paged in Cypher (issue 14) use keyset cursors: opaque base64 of the list's name and the
-last row's sort key, so the next page is an index range read after it (`keyset_connection`).
-A cursor of another list, or not issued by this API, is INVALID_INPUT. `totalCount` is a
-separate count statement, run only when the client selects it (`wants_total`). Lists still
-held whole in memory use offset cursors (`paginate`). Filters apply before paging either way.
+The cursors, and the one decode-cursor / read / cursor-each-item sequence, are `api.paging`'s
+(shared with the MCP tools); this module shapes its answer as a connection. `totalCount` is a
+separate count statement, run only when the client selects it (`wants_total`). Filters apply
+before paging.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -18,10 +15,11 @@ import strawberry
 from strawberry.types import Info
 from strawberry.types.nodes import SelectedField
 
+from api.paging import Cursored
 from engine.errors import InvalidInput
 
 T = TypeVar("T")
-MAX_PAGE = 500
+N = TypeVar("N")
 
 
 @strawberry.type
@@ -45,37 +43,22 @@ class Connection(Generic[T]):
     total_count: int
 
 
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def decode_cursor(cursor: str) -> int:
-    try:
-        kind, _, value = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-        offset = int(value)
-        if kind != "o" or offset < 0 or not value.isdigit():
-            raise ValueError(cursor)
-        return offset
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidInput("after is not a cursor this API issued", after=cursor) from exc
-
-
-def paginate(items: Sequence[T], first: int | None, after: str | None) -> Connection[T]:
-    if first is not None and not 0 <= first <= MAX_PAGE:
-        raise InvalidInput(f"first must be between 0 and {MAX_PAGE}", first=first)
-    start = decode_cursor(after) + 1 if after else 0
-    size = MAX_PAGE if first is None else first
-    window = items[start : start + size]
-    edges = [Edge(cursor=encode_cursor(start + i), node=node) for i, node in enumerate(window)]
+def connection(cursored: Cursored[T], node: Callable[[T], N]) -> Connection[N]:
+    """A page and its cursors (`api.paging`) as a Relay connection of `node(item)`; a total
+    the client did not ask for reads -1 (it is never selected then)."""
+    page = cursored.page
+    edges = [
+        Edge(cursor=c, node=node(i)) for c, i in zip(cursored.cursors, page.items, strict=True)
+    ]
     return Connection(
         edges=edges,
         page_info=PageInfo(
-            has_next_page=start + len(window) < len(items),
-            has_previous_page=start > 0,
+            has_next_page=page.has_next,
+            has_previous_page=cursored.after is not None,
             start_cursor=edges[0].cursor if edges else None,
             end_cursor=edges[-1].cursor if edges else None,
         ),
-        total_count=len(items),
+        total_count=-1 if page.total is None else page.total,
     )
 
 
@@ -102,49 +85,3 @@ def page_size(first: int | None, cap: int) -> int:
     if not 0 <= first <= cap:
         raise InvalidInput(f"first must be between 0 and {cap}", first=first)
     return first
-
-
-def encode_keyset(kind: str, key: Sequence[str | int]) -> str:
-    return base64.urlsafe_b64encode(json.dumps([kind, *key]).encode()).decode()
-
-
-def decode_keyset(kind: str, cursor: str | None, types: tuple[type, ...]) -> tuple[Any, ...] | None:
-    """The sort key in a cursor this list issued; anything else is INVALID_INPUT."""
-    if cursor is None:
-        return None
-    try:
-        value = json.loads(base64.urlsafe_b64decode(cursor.encode()).decode())
-        ok = (
-            isinstance(value, list)
-            and len(value) == len(types) + 1
-            and value[0] == kind
-            and all(type(v) is t for v, t in zip(value[1:], types, strict=True))
-        )
-    except (ValueError, UnicodeDecodeError):
-        ok = False
-    if not ok:
-        raise InvalidInput("after is not a cursor this API issued for this list", after=cursor)
-    return tuple(value[1:])
-
-
-def keyset_connection(
-    kind: str,
-    nodes: Sequence[T],
-    key: Callable[[T], Sequence[str | int]],
-    *,
-    has_next: bool,
-    after: str | None,
-    total: int | None,
-) -> Connection[T]:
-    """A page read after a keyset cursor; `total` is None when the client did not ask."""
-    edges = [Edge(cursor=encode_keyset(kind, key(n)), node=n) for n in nodes]
-    return Connection(
-        edges=edges,
-        page_info=PageInfo(
-            has_next_page=has_next,
-            has_previous_page=after is not None,
-            start_cursor=edges[0].cursor if edges else None,
-            end_cursor=edges[-1].cursor if edges else None,
-        ),
-        total_count=-1 if total is None else total,
-    )

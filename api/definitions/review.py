@@ -15,13 +15,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import (
-    Connection,
-    decode_keyset,
-    keyset_connection,
-    page_size,
-    wants_total,
-)
+from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.review_types import (
     Activity,
     AppSettings,
@@ -33,13 +27,11 @@ from api.definitions.review_types import (
     SupervisionRun,
     run_progress,
 )
+from api.paging import ACTIVITY, RUNS, read_after
 from engine.review import activity as act
-from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.review import commands, reads
 
 POLL_SECONDS = 0.5
-RUNS_CURSOR = "supervisionRuns"
-ACTIVITY_CURSOR = "activity"
 
 
 def _lang(info: Info[Context, None]) -> act.Lang:
@@ -67,24 +59,19 @@ class Query:
         after: str | None = None,
     ) -> Connection[SupervisionRun]:
         ctx = info.context
-        key = decode_keyset(RUNS_CURSOR, after, (int, str))
-        page = await reads.page_runs(
-            ctx.deps,
-            ctx.caller(),
-            scope=scope.to_model() if scope else None,
-            first=page_size(first, ctx.settings.page_max_first),
-            after=(from_epoch_us(key[0]), key[1]) if key else None,
-            with_total=wants_total(info),
+        page = await read_after(
+            RUNS,
+            after,
+            lambda key: reads.page_runs(
+                ctx.deps,
+                ctx.caller(),
+                scope=scope.to_model() if scope else None,
+                first=page_size(first, ctx.settings.page_max_first),
+                after=key,
+                with_total=wants_total(info),
+            ),
         )
-        keys = {r.run_id: (to_epoch_us(r.created_at), r.run_id) for r in page.runs}
-        return keyset_connection(
-            RUNS_CURSOR,
-            [SupervisionRun.from_model(r) for r in page.runs],
-            lambda n: keys[n.id],
-            has_next=page.has_next,
-            after=after,
-            total=page.total,
-        )
+        return connection(page, SupervisionRun.from_model)
 
     @strawberry.field
     async def supervision_run(self, info: Info[Context, None], id: str) -> SupervisionRun:
@@ -104,29 +91,24 @@ class Query:
         after: str | None = None,
     ) -> Connection[Activity]:
         ctx = info.context
-        key = decode_keyset(ACTIVITY_CURSOR, after, (int, str))
-        page = await reads.activity(
-            ctx.deps,
-            ctx.caller(),
-            statuses=statuses,
-            scope=scope.to_model() if scope else None,
-            config_id=config_id,
-            since=since,
-            until=until,
-            first=page_size(first, ctx.settings.page_max_first),
-            after=(from_epoch_us(key[0]), key[1]) if key else None,
-            with_total=wants_total(info),
+        page = await read_after(
+            ACTIVITY,
+            after,
+            lambda key: reads.activity(
+                ctx.deps,
+                ctx.caller(),
+                statuses=statuses,
+                scope=scope.to_model() if scope else None,
+                config_id=config_id,
+                since=since,
+                until=until,
+                first=page_size(first, ctx.settings.page_max_first),
+                after=key,
+                with_total=wants_total(info),
+            ),
         )
         lang = _lang(info)
-        keys = {r.id: (to_epoch_us(r.started_at), r.id) for r in page.rows}
-        return keyset_connection(
-            ACTIVITY_CURSOR,
-            [Activity.from_model(r, lang) for r in page.rows],
-            lambda n: keys[n.id],
-            has_next=page.has_next,
-            after=after,
-            total=page.total,
-        )
+        return connection(page, lambda r: Activity.from_model(r, lang))
 
 
 @strawberry.type

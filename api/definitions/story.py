@@ -21,13 +21,7 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions.graph_view import GraphView, graph_view_type
-from api.definitions.pagination import (
-    Connection,
-    decode_keyset,
-    keyset_connection,
-    page_size,
-    wants_total,
-)
+from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.story_inputs import (
     EntityEditInput,
     PublishResultInput,
@@ -55,7 +49,7 @@ from api.definitions.story_types import (
     story_graph_type,
     versioned,
 )
-from graph.temporal import from_epoch_us, to_epoch_us
+from api.paging import ENTITIES, EVENTS, RELATIONS, read_after
 from jobs.notify import GraphChangeHub
 from jobs.story import reads, writes
 
@@ -165,27 +159,23 @@ class Query:
         first: int | None = 50,
         after: str | None = None,
     ) -> Connection[Entity]:
-        key = decode_keyset("entity", after, (str, str))
-        at, page = await reads.entities_page(
-            info.context.deps,
-            info.context.caller(),
-            scope,
-            ask(info, first),
-            as_of=as_of,
-            after=(key[0], key[1]) if key else None,
-            story_id=story_id,
-            kind=kind,
-            status=status.value if status is not None else None,
-            name_contains=name_contains,
+        page = await read_after(
+            ENTITIES,
+            after,
+            lambda key: reads.entities_page(
+                info.context.deps,
+                info.context.caller(),
+                scope,
+                ask(info, first),
+                as_of=as_of,
+                after=key,
+                story_id=story_id,
+                kind=kind,
+                status=status.value if status is not None else None,
+                name_contains=name_contains,
+            ),
         )
-        return keyset_connection(
-            "entity",
-            [versioned(Entity, e, as_of_=at) for e in page.items],
-            lambda e: (e.name, str(e.id)),
-            has_next=page.has_next,
-            after=after,
-            total=page.total,
-        )
+        return connection(page, lambda e: versioned(Entity, e, as_of_=page.page.as_of))
 
     @strawberry.field(
         description=(
@@ -204,26 +194,22 @@ class Query:
         first: int | None = 50,
         after: str | None = None,
     ) -> Connection[Relation]:
-        key = decode_keyset("relation", after, (str, str))
-        at, page = await reads.relations_page(
-            info.context.deps,
-            info.context.caller(),
-            scope,
-            ask(info, first),
-            as_of=as_of,
-            after=(key[0], key[1]) if key else None,
-            story_id=story_id,
-            confirmation=confirmation.value if confirmation is not None else None,
-            include_removed=include_removed,
+        page = await read_after(
+            RELATIONS,
+            after,
+            lambda key: reads.relations_page(
+                info.context.deps,
+                info.context.caller(),
+                scope,
+                ask(info, first),
+                as_of=as_of,
+                after=key,
+                story_id=story_id,
+                confirmation=confirmation.value if confirmation is not None else None,
+                include_removed=include_removed,
+            ),
         )
-        return keyset_connection(
-            "relation",
-            [versioned(Relation, r, as_of_=at) for r in page.items],
-            lambda r: (r.type, str(r.id)),
-            has_next=page.has_next,
-            after=after,
-            total=page.total,
-        )
+        return connection(page, lambda r: versioned(Relation, r, as_of_=page.page.as_of))
 
     @strawberry.field(
         description=(
@@ -242,26 +228,22 @@ class Query:
         first: int | None = 50,
         after: str | None = None,
     ) -> Connection[Event]:
-        key = decode_keyset("event", after, (int, str))
-        page = await reads.events_page(
-            info.context.deps,
-            info.context.caller(),
-            scope,
-            ask(info, first),
-            as_of=as_of,
-            after=(from_epoch_us(key[0]), key[1]) if key else None,
-            story_id=story_id,
-            from_=from_,
-            to=to,
+        page = await read_after(
+            EVENTS,
+            after,
+            lambda key: reads.events_page(
+                info.context.deps,
+                info.context.caller(),
+                scope,
+                ask(info, first),
+                as_of=as_of,
+                after=key,
+                story_id=story_id,
+                from_=from_,
+                to=to,
+            ),
         )
-        return keyset_connection(
-            "event",
-            [versioned(Event, e) for e in page.items],
-            lambda e: (to_epoch_us(e.at), str(e.id)),
-            has_next=page.has_next,
-            after=after,
-            total=page.total,
-        )
+        return connection(page, lambda e: versioned(Event, e))
 
 
 def relation_mutation(action: writes.RelationAction, description: str) -> Relation:

@@ -17,16 +17,10 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import (
-    Connection,
-    decode_keyset,
-    keyset_connection,
-    page_size,
-    wants_total,
-)
+from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.watch_types import CheckpointType, WatchCheckTicket, WatchType
+from api.paging import WATCHES, read_after
 from engine.watch.bindings import BindingRequest
-from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.watch import commands
 
 
@@ -84,23 +78,19 @@ async def resolve_watches(
     info: Info[Context, None], scope: str, first: int = 20, after: str | None = None
 ) -> Connection[WatchType]:
     ctx = info.context
-    key = decode_keyset("watch", after, (int, str))
-    page = await commands.list_watches(
-        ctx.deps,
-        ctx.caller(),
-        scope,
-        first=page_size(first, ctx.settings.page_max_first),
-        after=(from_epoch_us(key[0]), key[1]) if key else None,
-        with_total=wants_total(info),
+    page = await read_after(
+        WATCHES,
+        after,
+        lambda key: commands.list_watches(
+            ctx.deps,
+            ctx.caller(),
+            scope,
+            first=page_size(first, ctx.settings.page_max_first),
+            after=key,
+            with_total=wants_total(info),
+        ),
     )
-    return keyset_connection(
-        "watch",
-        [WatchType.from_model(s) for s in page.states],
-        lambda w: [to_epoch_us(w.created_at), str(w.id)],
-        has_next=page.has_next,
-        after=after,
-        total=page.total,
-    )
+    return connection(page, WatchType.from_model)
 
 
 async def resolve_watch(

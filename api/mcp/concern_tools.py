@@ -11,6 +11,7 @@ by `Caller.require` first); the arguments are GraphQL's inputs, converted by the
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -18,14 +19,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, ToolAnnotations
 from pydantic import AwareDatetime, BaseModel, Field
 
-from api.definitions import concern_inputs as gql
-from api.definitions.pagination import decode_keyset, encode_keyset
 from api.mcp import shape
 from api.mcp.access import Caller, CallerSource, answer, failed
+from api.paging import CONCERNS, read_after
 from engine.concern import model as m
 from engine.concern.advance import InboundMessage
 from engine.scope import check_scope
-from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.concern import commands
 from jobs.concern.context import conversation_context
 from jobs.deps import Deps
@@ -54,6 +53,12 @@ class ScheduleTrigger(BaseModel):
     every_seconds: int | None = None
     mode: m.ScheduleMode = m.ScheduleMode.DIRECT
     until: AwareDatetime | None = None
+
+    def to_model(self) -> m.ScheduleTrigger:
+        every = timedelta(seconds=self.every_seconds) if self.every_seconds else None
+        return m.ScheduleTrigger(
+            next_run_at=self.next_run_at, every=every, mode=self.mode, until=self.until
+        )
 
 
 def _deps(caller: Caller) -> Deps:
@@ -97,23 +102,21 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             caller = caller_of(ctx)
             check_scope(scope)
             principal = caller.require("agenda", scope)
-            data = gql.RaiseConcernInput(
-                scope=scope,
+            data = m.RaiseConcernInput.asking(
                 title=title,
                 goal=goal,
                 type=type,
                 priority=priority,
                 source_detail=source_detail,
-                initiator=gql.InitiatorInput(**initiator.model_dump()) if initiator else None,
-                people=[gql.ConcernPersonInput(**p.model_dump()) for p in people or []],
+                initiator=m.Initiator(**initiator.model_dump()) if initiator else None,
+                people=[m.PersonRef(**p.model_dump()) for p in people or []],
                 needs_all_replies=needs_all_replies,
-                trigger=gql.ScheduleTriggerInput(**trigger.model_dump()) if trigger else None,
+                trigger=trigger.to_model() if trigger else None,
                 agenda_role=agenda_role,
                 first_action=first_action,
-                at=at,
             )
             concern = await commands.raise_concern(
-                _deps(caller), principal, data.to_model(), scope=scope, at=at
+                _deps(caller), principal, data, scope=scope, at=at
             )
             return {"scope": scope, "concern": shape.concern(concern)}
 
@@ -178,25 +181,25 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             caller = caller_of(ctx)
             check_scope(scope)
             principal = caller.require("reader", scope)
-            key = decode_keyset("concern", after, (int, str))
-            got = await commands.list_concerns(
-                _deps(caller),
-                principal,
-                scope,
-                statuses=[status] if status else list(ACTIVE),
-                person_id=person_id,
-                first=first,
-                after=(from_epoch_us(key[0]), key[1]) if key else None,
-                with_total=True,
+            got = await read_after(
+                CONCERNS,
+                after,
+                lambda key: commands.list_concerns(
+                    _deps(caller),
+                    principal,
+                    scope,
+                    statuses=[status] if status else list(ACTIVE),
+                    person_id=person_id,
+                    first=first,
+                    after=key,
+                    with_total=True,
+                ),
             )
-            last = got.concerns[-1] if got.concerns else None
             return {
                 "scope": scope,
-                "total": got.total,
-                "items": [shape.concern(c) for c in got.concerns],
-                "next": encode_keyset("concern", [to_epoch_us(last.created_at), last.concern_id])
-                if last is not None and got.has_next
-                else None,
+                "total": got.page.total,
+                "items": [shape.concern(c) for c in got.page.items],
+                "next": got.next,
             }
 
         return await answer(work())

@@ -14,10 +14,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import AwareDatetime, Field
 
-from api.definitions.review_types import run_progress
 from api.mcp.access import Caller, CallerSource, answer
 from engine.errors import InvalidInput, NotFound
 from engine.review.lifecycle import SupervisionRun
+from engine.review.stages import progress
 from engine.review.types import Scope
 from engine.scope import GLOBAL
 from jobs.deps import Deps
@@ -38,14 +38,14 @@ def _review_scope(scope: str) -> Scope:
 
 def run_view(run: SupervisionRun) -> dict[str, Any]:
     """What an agent needs of a run: where it stands, per stage, and its result."""
-    prog = run_progress(run)
+    prog = progress(run.stages, run.ledger)
     return {
         "id": run.run_id,
         "status": run.display_status.value,
         "result_id": run.result_id,
         "fraction": prog.fraction,
         "stages": [
-            {"stage": s.stage, "state": s.state, "done": s.done, "total": s.total}
+            {"stage": s.stage.value, "state": s.state.value, "done": s.done, "total": s.total}
             for s in prog.stages
         ],
         "error": run.error.message if run.error else None,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from api.definitions.pagination import paginate
+from api.paging import offset_page
 from engine.concern import model as cm
 from engine.errors import InvalidInput
 from engine.story import models as m
@@ -42,10 +42,8 @@ def page_size(first: int | None) -> int:
 
 def page(items: Sequence[T], first: int | None, after: str | None) -> tuple[list[T], str | None]:
     """One page of a list already read and the cursor of the next (None at the end)."""
-    size = page_size(first)
-    conn = paginate(items, size, after)
-    nodes = [edge.node for edge in conn.edges]
-    return nodes, conn.page_info.end_cursor if conn.page_info.has_next_page else None
+    got = offset_page(items, page_size(first), after)
+    return got.page.items, got.next
 
 
 def _by(a: m.Actor) -> str:

@@ -9,7 +9,6 @@ cursor. The reads are the GraphQL resolvers' own use cases
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -17,14 +16,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import AwareDatetime, Field
 
-from api.definitions.pagination import decode_keyset, encode_keyset
 from api.mcp import shape
 from api.mcp.access import Caller, CallerSource, answer
+from api.paging import ENTITIES, EVENTS, RELATIONS, Keyset, read_after
 from engine.principal import Principal
 from engine.scope import check_scope
 from engine.story import models as m
 from engine.story.views import StoryGraph
-from graph.temporal import from_epoch_us, to_epoch_us
 from jobs.deps import Deps
 from jobs.story import ordering, reads
 from jobs.story.common import as_of_now
@@ -68,33 +66,12 @@ def relation_rows(graph: StoryGraph, relations: list[m.Relation]) -> list[dict[s
     return [shape.relation(r, names) for r in relations]
 
 
-# The GraphQL lists' keysets: entities (name, id), relations (type, id), events (time, id).
-ENTITY_CURSOR, RELATION_CURSOR, EVENT_CURSOR = "entity", "relation", "event"
-
-
-def entity_cursor(entity: m.Entity) -> str:
-    """The cursor after `entity` in name order, as list_entities (and GraphQL `entities`)
-    read it."""
-    return encode_keyset(ENTITY_CURSOR, [entity.name, entity.id])
-
-
-def relation_cursor(relation: m.Relation) -> str:
-    """The cursor after `relation` in type order, as list_relations (and GraphQL
-    `relations`) read it."""
-    return encode_keyset(RELATION_CURSOR, [relation.type, relation.id])
-
-
-def event_cursor(event: m.Event) -> str:
-    """The cursor after `event` in time order, as list_events (and GraphQL `events`) read it."""
-    return encode_keyset(EVENT_CURSOR, [to_epoch_us(event.at), event.id])
-
-
-def first_page(items: list[T], cursor: Callable[[T], str]) -> tuple[list[T], str | None]:
+def first_page(items: list[T], keyset: Keyset[T, Any]) -> tuple[list[T], str | None]:
     """The first page of a list already read, and the keyset cursor after it (None at the
     end): the list tools read the following pages in the database."""
     size = shape.page_size(None)
     page = items[:size]
-    return page, cursor(page[-1]) if len(items) > size else None
+    return page, keyset.encode(page[-1]) if len(items) > size else None
 
 
 def window_of(
@@ -140,9 +117,9 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 to=to_time,
                 story_id=story_id,
             )
-            entities, next_entities = first_page(ordering.entities_of(graph), entity_cursor)
-            relations, next_relations = first_page(ordering.relations_of(graph), relation_cursor)
-            events, next_events = first_page(ordering.events_of(graph), event_cursor)
+            entities, next_entities = first_page(ordering.entities_of(graph), ENTITIES)
+            relations, next_relations = first_page(ordering.relations_of(graph), RELATIONS)
+            events, next_events = first_page(ordering.events_of(graph), EVENTS)
             pending = [s for s in graph.suggestions if s.status is m.SuggestionStatus.PENDING]
             suggestions, _ = shape.page(pending, None, None)
             summaries, _ = shape.page(
@@ -199,21 +176,26 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             deps, principal = reader(caller, scope)
-            key = decode_keyset(ENTITY_CURSOR, after, (str, str))
-            known_at, page = await reads.entities_page(
-                deps,
-                principal,
-                scope,
-                reads.PageAsk(first=shape.page_size(first), with_total=True),
-                as_of=as_of_now(deps, None),
-                after=(key[0], key[1]) if key else None,
-                story_id=story_id,
-                kind=kind,
-                status=status,
-                name_contains=name_contains,
-                from_=from_time,
-                to=to_time,
+            known_at = as_of_now(deps, None)
+            got = await read_after(
+                ENTITIES,
+                after,
+                lambda key: reads.entities_page(
+                    deps,
+                    principal,
+                    scope,
+                    reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    as_of=known_at,
+                    after=key,
+                    story_id=story_id,
+                    kind=kind,
+                    status=status,
+                    name_contains=name_contains,
+                    from_=from_time,
+                    to=to_time,
+                ),
             )
+            page = got.page
             pending = await reads.pending_suggestions(
                 deps, principal, scope, [e.id for e in page.items], as_of=known_at
             )
@@ -222,7 +204,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 **window_of(known_at, from_time, to_time, story_id),
                 "total": page.total,
                 "items": [shape.entity(e, pending.get(e.id, ())) for e in page.items],
-                "next": entity_cursor(page.items[-1]) if page.has_next and page.items else None,
+                "next": got.next,
             }
 
         return await answer(work())
@@ -248,20 +230,25 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             deps, principal = reader(caller, scope)
-            key = decode_keyset(RELATION_CURSOR, after, (str, str))
-            known_at, page = await reads.relations_page(
-                deps,
-                principal,
-                scope,
-                reads.PageAsk(first=shape.page_size(first), with_total=True),
-                as_of=as_of_now(deps, None),
-                after=(key[0], key[1]) if key else None,
-                story_id=story_id,
-                confirmation=confirmation,
-                include_removed=include_removed,
-                from_=from_time,
-                to=to_time,
+            known_at = as_of_now(deps, None)
+            got = await read_after(
+                RELATIONS,
+                after,
+                lambda key: reads.relations_page(
+                    deps,
+                    principal,
+                    scope,
+                    reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    as_of=known_at,
+                    after=key,
+                    story_id=story_id,
+                    confirmation=confirmation,
+                    include_removed=include_removed,
+                    from_=from_time,
+                    to=to_time,
+                ),
             )
+            page = got.page
             ends = sorted({i for r in page.items for i in (r.from_id, r.to_id)})
             names = await reads.entity_names(deps, principal, scope, ends, as_of=known_at)
             return {
@@ -269,7 +256,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 **window_of(known_at, from_time, to_time, story_id),
                 "total": page.total,
                 "items": [shape.relation(r, names) for r in page.items],
-                "next": relation_cursor(page.items[-1]) if page.has_next and page.items else None,
+                "next": got.next,
             }
 
         return await answer(work())
@@ -291,25 +278,29 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         async def work() -> dict[str, Any]:
             caller = caller_of(ctx)
             deps, principal = reader(caller, scope)
-            key = decode_keyset(EVENT_CURSOR, after, (int, str))
             known_at = as_of_now(deps, None)
-            page = await reads.events_page(
-                deps,
-                principal,
-                scope,
-                reads.PageAsk(first=shape.page_size(first), with_total=True),
-                as_of=known_at,
-                after=(from_epoch_us(key[0]), key[1]) if key else None,
-                story_id=story_id,
-                from_=from_time,
-                to=to_time,
+            got = await read_after(
+                EVENTS,
+                after,
+                lambda key: reads.events_page(
+                    deps,
+                    principal,
+                    scope,
+                    reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    as_of=known_at,
+                    after=key,
+                    story_id=story_id,
+                    from_=from_time,
+                    to=to_time,
+                ),
             )
+            page = got.page
             return {
                 "scope": scope,
                 **window_of(known_at, from_time, to_time, story_id),
                 "total": page.total,
                 "items": [shape.event(e) for e in page.items],
-                "next": event_cursor(page.items[-1]) if page.has_next and page.items else None,
+                "next": got.next,
             }
 
         return await answer(work())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from enum import StrEnum
+from typing import Any
 
 from pydantic import (
     AwareDatetime,
@@ -244,6 +245,27 @@ class RaiseConcernInput(_Model):
     trigger: ScheduleTrigger | None = None
     agenda_role: str = "tracking"
     first_action: str = ""
+
+    @classmethod
+    def asking(
+        cls,
+        *,
+        people: list[PersonRef],
+        needs_all_replies: bool = True,
+        type: ConcernType = ConcernType.DELEGATION,
+        **fields: Any,
+    ) -> RaiseConcernInput:
+        """From the fields a client sends (GraphQL `raiseConcern`, MCP `raise_concern`): a
+        delegation expects a reply from every person it names."""
+        delegation = (
+            DelegationSettings(
+                expects_reply_from=[p.person_id for p in people],
+                needs_all_replies=needs_all_replies,
+            )
+            if type == ConcernType.DELEGATION
+            else None
+        )
+        return cls(type=type, people=people, delegation=delegation, **fields)
 
     @field_validator("title", "goal")
     @classmethod

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
 from engine.concern.model import Concern
+from engine.page import Page
 from graph.base import Store
 from graph.concern.codec import concern_from_doc
 from graph.temporal import to_neo4j
-
-
-@dataclass(frozen=True)
-class ConcernPage:
-    concerns: list[Concern]
-    has_next: bool
-    total: int | None  # None unless asked for
 
 
 class ConcernListing(Store):
@@ -31,7 +24,7 @@ class ConcernListing(Store):
         after: tuple[datetime, str] | None = None,
         first: int,
         with_total: bool = False,
-    ) -> ConcernPage:
+    ) -> Page[Concern]:
         """Newest first after the keyset (created_at, concern_id); one statement cut at
         `first`, the count a second one only when asked."""
         filters = {
@@ -41,7 +34,7 @@ class ConcernListing(Store):
             "person_id": person_id,
         }
 
-        async def work(tx: AsyncManagedTransaction) -> ConcernPage:
+        async def work(tx: AsyncManagedTransaction) -> Page[Concern]:
             found = await self.rows(
                 tx,
                 "concern/page",
@@ -53,8 +46,6 @@ class ConcernListing(Store):
             total = None
             if with_total:
                 total = int((await self.rows(tx, "concern/count", **filters))[0]["total"])
-            return ConcernPage(
-                [concern_from_doc(r["doc"]) for r in found[:first]], len(found) > first, total
-            )
+            return Page.of([concern_from_doc(r["doc"]) for r in found], first, total)
 
         return await self.read(work)

@@ -16,6 +16,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from engine.page import Page
 from graph.base import Store
 from graph.concern.codec import utc
 from graph.temporal import from_neo4j, to_neo4j
@@ -70,13 +71,6 @@ class OutboxRow:
             sent_at=from_neo4j(p.get("sent_at")),
             last_error=p.get("last_error"),
         )
-
-
-@dataclass(frozen=True)
-class MessagePage:
-    rows: list[OutboxRow]
-    has_next: bool
-    total: int | None  # None unless asked for
 
 
 class Outbox(Store):
@@ -147,11 +141,11 @@ class Outbox(Store):
         after: tuple[datetime, int, str] | None = None,
         first: int,
         with_total: bool = False,
-    ) -> MessagePage:
+    ) -> Page[OutboxRow]:
         """A person's messages in delivery order after the keyset (deliver_at, seq, key)."""
         filters = {"scope": scope, "person_id": person_id, "statuses": statuses}
 
-        async def work(tx: AsyncManagedTransaction) -> MessagePage:
+        async def work(tx: AsyncManagedTransaction) -> Page[OutboxRow]:
             found = await self.rows(
                 tx,
                 "concern/outbox_page_recipient",
@@ -165,7 +159,6 @@ class Outbox(Store):
             if with_total:
                 counted = await self.rows(tx, "concern/outbox_count_recipient", **filters)
                 total = int(counted[0]["total"])
-            rows = [OutboxRow.from_props(r["row"]) for r in found[:first]]
-            return MessagePage(rows, len(found) > first, total)
+            return Page.of([OutboxRow.from_props(r["row"]) for r in found], first, total)
 
         return await self.read(work)

@@ -5,10 +5,10 @@ conversation Source — and nothing else in the graph
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
-from engine.clock import Clock, utcnow
 from engine.errors import InvalidInput
 from engine.story.discussion import DiscussionContext, build_context, conversation
 from engine.story.models import Source
@@ -33,38 +33,39 @@ class DiscussionOutcome:
 
 
 class DiscussionRepository(Store):
-    def __init__(
-        self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow, locale: str = "zh"
-    ) -> None:
+    """Continue a discussion; `now` (the use case's one clock reading) is passed to each call."""
+
+    def __init__(self, driver: AsyncDriver, database: str, *, locale: str = "zh") -> None:
         super().__init__(driver, database)
-        self._clock = clock
         self._locale = locale  # of the warnings for cited versions that cannot be shown
 
     async def _context(
-        self, tx: AsyncManagedTransaction, request: PreviewRequest
+        self, tx: AsyncManagedTransaction, request: PreviewRequest, now: datetime
     ) -> DiscussionContext:
-        at = request.as_of or self._clock()
+        at = request.as_of or now
         selection = await load_selection(tx, request, at)
         return build_context(
             selection, as_of=request.as_of, title=request.title, locale=self._locale
         )
 
-    async def preview(self, request: PreviewRequest) -> tuple[str, DiscussionContext]:
+    async def preview(
+        self, request: PreviewRequest, *, now: datetime
+    ) -> tuple[str, DiscussionContext]:
         """previewContinueDiscussion: the exact context, read only."""
         request = request.checked()
         if request.kind is not PreviewKind.DISCUSSION:
             raise InvalidInput("not a continue-discussion request")
 
         async def work(tx: AsyncManagedTransaction) -> DiscussionContext:
-            return await self._context(tx, request)
+            return await self._context(tx, request, now)
 
         ctx = await self.read(work)
         fp = fingerprint(ctx)
-        _, _, write = conversation(ctx, fp, self._clock())
-        token = PreviewToken(request=request, made_at=self._clock(), fingerprint=fp, writes=[write])
+        _, _, write = conversation(ctx, fp, now)
+        token = PreviewToken(request=request, made_at=now, fingerprint=fp, writes=[write])
         return encode(token), ctx
 
-    async def confirm(self, token: PreviewToken) -> DiscussionOutcome:
+    async def confirm(self, token: PreviewToken, *, now: datetime) -> DiscussionOutcome:
         """confirmContinueDiscussion: the conversation Source starting from that context."""
         if token.request.kind is not PreviewKind.DISCUSSION:
             raise InvalidInput("this preview is not a continued discussion")
@@ -72,9 +73,9 @@ class DiscussionRepository(Store):
 
         async def work(tx: AsyncManagedTransaction) -> DiscussionOutcome:
             present = await present_writes(tx, scope, token.writes)
-            ctx = await self._context(tx, token.request)
+            ctx = await self._context(tx, token.request, now)
             write_now = confirm_decision(token, fingerprint(ctx), present)
-            source, first, _ = conversation(ctx, token.fingerprint, self._clock())
+            source, first, _ = conversation(ctx, token.fingerprint, now)
             if write_now:
                 await self.rows(
                     tx, "story/write_source", source=to_props(source), versions=[to_props(first)]

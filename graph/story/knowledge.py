@@ -9,11 +9,11 @@ written); a retried confirm whose versions are all there already is a repeat.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
-from engine.clock import Clock, utcnow
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.story.knowledge import EntryAction, SavePlan, plan_save
 from engine.story.models import Actor, Source, SourceVersion
@@ -51,33 +51,33 @@ async def present_writes(
 
 
 class KnowledgeRepository(Store):
-    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow) -> None:
-        super().__init__(driver, database)
-        self._clock = clock
+    """Save to knowledge; `now` (the use case's one clock reading) is passed to each call."""
 
-    async def _plan(self, tx: AsyncManagedTransaction, request: PreviewRequest) -> SavePlan:
-        at = request.as_of or self._clock()
+    async def _plan(
+        self, tx: AsyncManagedTransaction, request: PreviewRequest, now: datetime
+    ) -> SavePlan:
+        at = request.as_of or now
         return plan_save(await load_selection(tx, request, at), as_of=request.as_of)
 
-    async def preview_save(self, request: PreviewRequest) -> tuple[str, SavePlan]:
+    async def preview_save(self, request: PreviewRequest, *, now: datetime) -> tuple[str, SavePlan]:
         """previewSaveToKnowledge: the entries a confirm would create or supplement."""
         request = request.checked()
         if request.kind is not PreviewKind.KNOWLEDGE:
             raise InvalidInput("not a save-to-knowledge request")
 
         async def work(tx: AsyncManagedTransaction) -> SavePlan:
-            return await self._plan(tx, request)
+            return await self._plan(tx, request, now)
 
         plan = await self.read(work)
         token = PreviewToken(
             request=request,
-            made_at=self._clock(),
+            made_at=now,
             fingerprint=fingerprint(plan),
             writes=plan.writes(),
         )
         return encode(token), plan
 
-    async def confirm_save(self, token: PreviewToken, *, by: Actor) -> SaveOutcome:
+    async def confirm_save(self, token: PreviewToken, *, by: Actor, now: datetime) -> SaveOutcome:
         """confirmSaveToKnowledge: write exactly the previewed entry versions."""
         if token.request.kind is not PreviewKind.KNOWLEDGE:
             raise InvalidInput("this preview is not a save to knowledge")
@@ -85,10 +85,9 @@ class KnowledgeRepository(Store):
 
         async def work(tx: AsyncManagedTransaction) -> tuple[bool, list[Source]]:
             present = await present_writes(tx, scope, token.writes)
-            plan = await self._plan(tx, token.request)
+            plan = await self._plan(tx, token.request, now)
             if not confirm_decision(token, fingerprint(plan), present):
                 return True, await self._sources(tx, scope, [w.source_id for w in token.writes])
-            now = self._clock()
             rows: list[dict[str, Any]] = [
                 {
                     "scope": scope,

@@ -14,26 +14,19 @@ driver's DateTime decoding dominated these reads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
 from engine.clock import EARLIEST, FOREVER
 from engine.errors import InvalidInput
+from engine.page import Page
 from engine.story.models import Entity, Event, Relation, Suggestion, Version
 from graph.base import Store
 from graph.story.codec import decode
 
 V = TypeVar("V", bound=Version)
-
-
-@dataclass(frozen=True)
-class Page(Generic[V]):
-    items: list[V]
-    has_next: bool
-    total: int | None  # None unless asked for
 
 
 class StoryPages(Store):
@@ -112,7 +105,7 @@ class StoryPages(Store):
         found = await self._read(steps)
         items = [decode(cls, r["v"], believed=True) for r in found[0]]
         total = found[1][0]["n"] if count is not None else None
-        return Page(items=items[:limit], has_next=len(items) > limit, total=total)
+        return Page.of(items, limit, total, as_of=params["as_of"])
 
     async def entities(
         self,

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
-from engine.clock import Clock, utcnow
 from engine.errors import NotFound
+from engine.page import Page
 from engine.watch import access
 from engine.watch.access import IssueGrant, ReadGrant, RevokeGrant
 from engine.watch.evidence import EvidenceOrigin, apply_evidence
@@ -37,13 +37,6 @@ class WatchState:
     resume_summary: str
     resume_truncated: bool
     resume_reread: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class WatchPage:
-    states: list[WatchState]
-    has_next: bool
-    total: int | None  # None unless asked for
 
 
 async def load_state(tx: AsyncManagedTransaction, scope: str, watch_id: str) -> WatchState:
@@ -109,10 +102,6 @@ async def _apply_grant_effects(
 
 
 class WatchRepository(Store):
-    def __init__(self, driver: AsyncDriver, database: str, *, clock: Clock = utcnow) -> None:
-        super().__init__(driver, database)
-        self.clock = clock
-
     # --- watches ------------------------------------------------------------------------
 
     async def create(self, watch: Watch, mounted_libraries: frozenset[str]) -> WatchState:
@@ -144,11 +133,11 @@ class WatchRepository(Store):
 
     async def page(
         self, scope: str, *, after: tuple[datetime, str] | None, first: int, with_total: bool
-    ) -> WatchPage:
+    ) -> Page[WatchState]:
         """A page of watches after the keyset (created_at, id), oldest first: one statement
         with bindings and steps, cut at `first`; the count is a second one, only when asked."""
 
-        async def work(tx: AsyncManagedTransaction) -> WatchPage:
+        async def work(tx: AsyncManagedTransaction) -> Page[WatchState]:
             found = await rows(
                 tx,
                 "watch/page_watches",
@@ -160,7 +149,7 @@ class WatchRepository(Store):
             total = None
             if with_total:
                 total = int((await rows(tx, "watch/count_watches", scope=scope))[0]["total"])
-            return WatchPage([state_from(r) for r in found[:first]], len(found) > first, total)
+            return Page.of([state_from(r) for r in found], first, total)
 
         return await self.read(work)
 
@@ -195,17 +184,14 @@ class WatchRepository(Store):
         state: WatchState = await self.write(work)
         return state
 
-    async def stop(self, scope: str, watch_id: str) -> WatchState:
-        now = self.clock()
+    async def stop(self, scope: str, watch_id: str, *, now: datetime) -> WatchState:
         return await self._change(scope, watch_id, lambda w: access.stop_watch(w, now))
 
-    async def delete(self, scope: str, watch_id: str) -> WatchState:
-        now = self.clock()
+    async def delete(self, scope: str, watch_id: str, *, now: datetime) -> WatchState:
         return await self._change(scope, watch_id, lambda w: access.delete_watch(w, now))
 
-    async def resume(self, scope: str, watch_id: str) -> WatchState:
+    async def resume(self, scope: str, watch_id: str, *, now: datetime) -> WatchState:
         """Enable again: grants are issued afresh from the current bindings, never recovered."""
-        now = self.clock()
 
         def decide(w: Watch) -> tuple[Watch, Sequence[RevokeGrant | IssueGrant]]:
             after = access.resume_watch(w, now)
@@ -215,9 +201,8 @@ class WatchRepository(Store):
         return await self._change(scope, watch_id, decide)
 
     async def rebind(
-        self, scope: str, watch_id: str, bindings: Sequence[SourceBinding]
+        self, scope: str, watch_id: str, bindings: Sequence[SourceBinding], *, now: datetime
     ) -> WatchState:
-        now = self.clock()
         return await self._change(
             scope,
             watch_id,
@@ -279,13 +264,13 @@ class WatchRepository(Store):
         updates: Sequence[Mapping[str, Any]],
         *,
         recorded_by: str,
+        now: datetime,
     ) -> WatchState:
         """`recordStepEvidence`: a batch against the persisted list, all or nothing (§3).
 
         The evidence carries the person who recorded it, never the checker's run id: it
         does not count as this or any run's verification (seed 000 §4).
         """
-        now = self.clock()
 
         async def work(tx: AsyncManagedTransaction) -> WatchState:
             state = await load_state(tx, scope, watch_id)

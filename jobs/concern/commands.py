@@ -33,10 +33,11 @@ from engine.concern.model import Concern, RaiseConcernInput
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.errors import Conflict, InvalidInput, NotFound
+from engine.page import Page
 from engine.principal import Principal
 from graph.concern.agenda import AgendaStore
-from graph.concern.listing import ConcernListing, ConcernPage
-from graph.concern.outbox import MessagePage, Outbox
+from graph.concern.listing import ConcernListing
+from graph.concern.outbox import Outbox, OutboxRow
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository, StoredConcern
 from jobs.concern.effects import enqueue_advance, enqueue_delivery, enqueue_scheduler_run
@@ -127,7 +128,7 @@ async def list_concerns(
     first: int,
     after: tuple[datetime, str] | None = None,
     with_total: bool = False,
-) -> ConcernPage:
+) -> Page[Concern]:
     """One scope's concerns, newest first, filtered, keyset-paged after (created_at, id)."""
     principal.require("reader", scope)
     return await ConcernListing(deps.driver, deps.database).page(
@@ -156,7 +157,7 @@ async def concern_messages(
     first: int,
     after: tuple[datetime, int, str] | None = None,
     with_total: bool = False,
-) -> MessagePage:
+) -> Page[OutboxRow]:
     """Every message addressed to a person, in delivery order, keyset-paged."""
     principal.require("reader", scope)
     return await Outbox(deps.driver, deps.database).for_recipient(

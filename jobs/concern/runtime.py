@@ -6,32 +6,22 @@
   here only when a caller (a test, the benchmark) hands in a bare ctx.
 - `policy(ctx)`: `ConcernPolicy.from_settings(settings)`.
 - `channel(ctx)`: where outbox rows go (`jobs/concern/channel.py`).
-- `job_now(value)`: the clock. A job runs at the time it is given (the event time its
-  enqueuer passed: a reply's timestamp, the scan's `now`), else at the wall clock, so a
-  test can move the clock through job arguments alone (issue 5 §11).
+
+A job runs at the time it is given (the event time its enqueuer passed: a reply's timestamp,
+the scan's `now`), else at the wall clock, so a test can move the clock through job arguments
+alone (issue 5 §11): `Deps.from_ctx(ctx, now=now)`, as every task moves time.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import httpx
 
-from engine.clock import utcnow
 from engine.concern.policy import ConcernPolicy
 from engine.settings import Settings
 from jobs.concern.channel import Channel, channel_from_settings
 from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
-
-
-def job_now(value: str | datetime | None) -> datetime:
-    if value is None:
-        return utcnow()
-    moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    if moment.tzinfo is None:
-        raise ValueError("a job's now must carry its timezone")
-    return moment
 
 
 def settings_of(ctx: dict[str, Any]) -> Settings:

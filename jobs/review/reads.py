@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import datetime
 
 from engine.errors import InvalidInput
+from engine.page import Page
 from engine.principal import Principal
 from engine.review import activity as act
 from engine.review import lifecycle as lc
@@ -27,13 +27,6 @@ from jobs.review.access import require_scope
 from jobs.review.commands import services, visible_run
 
 RunKey = tuple[datetime, str]  # (created_at, run id): the keyset of the runs list
-
-
-@dataclass(frozen=True)
-class RunPage:
-    runs: list[lc.SupervisionRun]
-    has_next: bool
-    total: int | None  # None: not asked for
 
 
 async def app_settings(deps: Deps, principal: Principal) -> AppSettings:
@@ -56,7 +49,7 @@ async def page_runs(
     first: int,
     after: RunKey | None,
     with_total: bool,
-) -> RunPage:
+) -> Page[lc.SupervisionRun]:
     """Runs newest first, of `scope` (when given) and of the caller's scopes."""
     principal.require("reader")
     key = require_scope(principal, "reader", scope).key if scope is not None else None
@@ -64,7 +57,7 @@ async def page_runs(
     runs = services(deps).runs
     stored = await runs.recent(scope_key=key, scopes=scopes, after=after, limit=first + 1)
     total = await runs.count(scope_key=key, scopes=scopes) if with_total else None
-    return RunPage(runs=[s.run for s in stored[:first]], has_next=len(stored) > first, total=total)
+    return Page.of([s.run for s in stored], first, total)
 
 
 async def get_run(deps: Deps, principal: Principal, run_id: str) -> lc.SupervisionRun:
@@ -72,13 +65,6 @@ async def get_run(deps: Deps, principal: Principal, run_id: str) -> lc.Supervisi
 
 
 ACTIVITY_BATCH_MAX = 500  # rows read per statement while a status filter skips rows
-
-
-@dataclass(frozen=True)
-class ActivityPage:
-    rows: list[act.Activity]
-    has_next: bool
-    total: int | None  # None: not asked for
 
 
 async def activity(
@@ -93,7 +79,7 @@ async def activity(
     first: int,
     after: ActivityKey | None,
     with_total: bool,
-) -> ActivityPage:
+) -> Page[act.Activity]:
     """Heartbeats joined to supervision runs by saved run id, of the caller's scopes, newest
     first. The database pages and filters; statuses are derived per row, so with a status
     filter further rows are read (in growing batches) until the page is full."""
@@ -133,7 +119,7 @@ async def activity(
             if flt.statuses is None
             else await _count_matching(store, filters, flt)
         )
-    return ActivityPage(rows=rows[:first], has_next=len(rows) > first, total=total)
+    return Page.of(rows, first, total)
 
 
 async def _count_matching(

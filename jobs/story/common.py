@@ -40,13 +40,11 @@ def pages(deps: Deps) -> StoryPages:
 
 
 def knowledge_repo(deps: Deps) -> KnowledgeRepository:
-    return KnowledgeRepository(deps.driver, deps.database, clock=deps.clock)
+    return KnowledgeRepository(deps.driver, deps.database)
 
 
 def discussion_repo(deps: Deps) -> DiscussionRepository:
-    return DiscussionRepository(
-        deps.driver, deps.database, clock=deps.clock, locale=deps.settings.locale
-    )
+    return DiscussionRepository(deps.driver, deps.database, locale=deps.settings.locale)
 
 
 async def announce(deps: Deps, scope: str, kind: str, ids: list[str], by: Actor) -> None:

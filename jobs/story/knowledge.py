@@ -17,7 +17,7 @@ from engine.scope import require_scope
 from engine.story import inputs as engine_inputs
 from engine.story.discussion import DiscussionContext
 from engine.story.knowledge import SavePlan
-from engine.story.previews import PreviewKind, PreviewRequest, PreviewToken, decode
+from engine.story.previews import PreviewKind, PreviewRequest, decode
 from graph.story.discussion import DiscussionOutcome
 from graph.story.knowledge import SaveOutcome
 from jobs.deps import Deps
@@ -43,10 +43,6 @@ def _request(
     return engine_inputs.parse_input(PreviewRequest, data).checked()
 
 
-def _token(deps: Deps, preview_id: str) -> PreviewToken:
-    return decode(preview_id, deps.clock())
-
-
 async def preview_save(
     deps: Deps,
     principal: Principal,
@@ -59,15 +55,16 @@ async def preview_save(
     """The entries a confirm would create or supplement, and the preview id."""
     require_scope(principal, "reader", scope)
     request = _request(PreviewKind.KNOWLEDGE, scope, objects, result_id, as_of)
-    return await knowledge_repo(deps).preview_save(request)
+    return await knowledge_repo(deps).preview_save(request, now=deps.clock())
 
 
 async def confirm_save(
     deps: Deps, principal: Principal, preview_id: str, user_id: str | None = None
 ) -> SaveOutcome:
-    token = _token(deps, preview_id)
+    now = deps.clock()
+    token = decode(preview_id, now)
     by = editor(principal, token.request.scope, user_id)
-    outcome = await knowledge_repo(deps).confirm_save(token, by=by)
+    outcome = await knowledge_repo(deps).confirm_save(token, by=by, now=now)
     if not outcome.repeat and outcome.entries:
         await announce(deps, outcome.scope, "source", [s.id for s in outcome.entries], by)
     return outcome
@@ -86,15 +83,16 @@ async def preview_discussion(
     """The exact context a new conversation would start from, and the preview id."""
     require_scope(principal, "reader", scope)
     request = _request(PreviewKind.DISCUSSION, scope, objects, result_id, as_of, title)
-    return await discussion_repo(deps).preview(request)
+    return await discussion_repo(deps).preview(request, now=deps.clock())
 
 
 async def confirm_discussion(
     deps: Deps, principal: Principal, preview_id: str, user_id: str | None = None
 ) -> DiscussionOutcome:
-    token = _token(deps, preview_id)
+    now = deps.clock()
+    token = decode(preview_id, now)
     by = editor(principal, token.request.scope, user_id)
-    outcome = await discussion_repo(deps).confirm(token)
+    outcome = await discussion_repo(deps).confirm(token, now=now)
     if not outcome.repeat:
         await announce(deps, token.request.scope, "source", [outcome.conversation.id], by)
     return outcome

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.clock import instant
 from engine.errors import InvalidInput
+from engine.page import Page
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.story.models import (
@@ -26,7 +27,6 @@ from engine.story.models import (
     Suggestion,
 )
 from engine.story.views import EntityView, Excerpt, GraphView, ResultView, StoryGraph
-from graph.story.pages import Page
 from graph.view import ReplayStore
 from jobs.deps import Deps
 from jobs.notify import GraphChangeHub, listen
@@ -194,12 +194,12 @@ async def entities_page(
     name_contains: str | None = None,
     from_: datetime | None = None,
     to: datetime | None = None,
-) -> tuple[datetime, Page[Entity]]:
-    """Entities believed at asOf (returned first) in (name, id) order; with from/to (event
-    time) or a story, among the entities its events touch."""
+) -> Page[Entity]:
+    """Entities believed at asOf (the page's `as_of`) in (name, id) order; with from/to
+    (event time) or a story, among the entities its events touch."""
     scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
-    page = await pages(deps).entities(
+    return await pages(deps).entities(
         scope,
         at,
         after=after,
@@ -212,7 +212,6 @@ async def entities_page(
         from_=_zoned(from_, "from"),
         to=_zoned(to, "to"),
     )
-    return at, page
 
 
 async def relations_page(
@@ -228,12 +227,12 @@ async def relations_page(
     include_removed: bool = False,
     from_: datetime | None = None,
     to: datetime | None = None,
-) -> tuple[datetime, Page[Relation]]:
-    """Relations believed at asOf (returned first) in (type, id) order; with from/to or a
-    story, the relations among the entities its events touch."""
+) -> Page[Relation]:
+    """Relations believed at asOf (the page's `as_of`) in (type, id) order; with from/to or
+    a story, the relations among the entities its events touch."""
     scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
-    page = await pages(deps).relations(
+    return await pages(deps).relations(
         scope,
         at,
         after=after,
@@ -245,7 +244,6 @@ async def relations_page(
         from_=_zoned(from_, "from"),
         to=_zoned(to, "to"),
     )
-    return at, page
 
 
 async def pending_suggestions(

@@ -21,7 +21,7 @@ from engine.llm.errors import ModelRateLimited, ModelUnavailable
 from engine.principal import WORKER
 from jobs.concern import runtime as rt
 from jobs.concern.loop import run_turn
-from jobs.deps import Deps
+from jobs.deps import Deps, JobNow
 
 log = logging.getLogger("storygraph.concern.loop")
 
@@ -31,20 +31,21 @@ async def advance_concern(
     *,
     concern_id: str,
     trigger: dict[str, Any],
-    now: str | None = None,
+    now: JobNow = None,
     signal: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     trig = Trigger.model_validate(trigger)
+    deps = Deps.from_ctx(ctx, now=now)
     try:
         turn = await run_turn(
-            Deps.from_ctx(ctx),
+            deps,
             WORKER,
             concern_id,
             trig,
             model=rt.gateway(ctx),
             policy=rt.policy(ctx),
             channel=rt.channel(ctx),
-            now=rt.job_now(now),
+            now=deps.clock(),
             signal=signal,
         )
     except ModelRateLimited as exc:

@@ -15,15 +15,14 @@ from arq.cron import CronJob, cron
 from engine.principal import WORKER
 from jobs.concern import runtime as rt
 from jobs.concern.scheduler import deliver_outbox, run_scheduler
-from jobs.deps import Deps
+from jobs.deps import Deps, JobNow
 
 
 async def run_concern_scheduler(
-    ctx: dict[str, Any], *, now: str | None = None, scope: str | None = None
+    ctx: dict[str, Any], *, now: JobNow = None, scope: str | None = None
 ) -> dict[str, Any]:
-    run = await run_scheduler(
-        Deps.from_ctx(ctx), WORKER, rt.channel(ctx), now=rt.job_now(now), scope=scope
-    )
+    deps = Deps.from_ctx(ctx, now=now)
+    run = await run_scheduler(deps, WORKER, rt.channel(ctx), now=deps.clock(), scope=scope)
     return {
         "due": run.due,
         "enqueued": run.enqueued,
@@ -33,12 +32,11 @@ async def run_concern_scheduler(
 
 
 async def deliver_concern_outbox(
-    ctx: dict[str, Any], *, concern_id: str, now: str | None = None
+    ctx: dict[str, Any], *, concern_id: str, now: JobNow = None
 ) -> dict[str, Any]:
     """Deliver one concern's due outbox rows (after raiseConcern, which runs in the API)."""
-    delivery = await deliver_outbox(
-        Deps.from_ctx(ctx), WORKER, rt.channel(ctx), concern_id, now=rt.job_now(now)
-    )
+    deps = Deps.from_ctx(ctx, now=now)
+    delivery = await deliver_outbox(deps, WORKER, rt.channel(ctx), concern_id, now=deps.clock())
     return {"sent": delivery.sent, "failed": list(delivery.failed)}
 
 

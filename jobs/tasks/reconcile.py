@@ -1,32 +1,23 @@
 """The reconciler's arq cron (the cases: jobs/reconcile.py).
 
 Runs every minute (at :30, between the schedulers' ticks) on every worker; safe on all of
-them at once. `now` (ISO) moves its clock, for tests.
+them at once. `now` moves its clock (`jobs.deps.job_clock`), for tests.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
 from typing import Any
 
 from arq.cron import CronJob, cron
 
-from engine.clock import utcnow
 from engine.principal import WORKER
-from jobs.deps import Deps
+from jobs.deps import Deps, JobNow
 from jobs.reconcile import reconcile as reconcile_once
 
 
-async def reconcile(ctx: dict[str, Any], *, now: str | None = None) -> dict[str, list[str]]:
-    clock = utcnow
-    if now is not None:
-        moment = datetime.fromisoformat(now)
-
-        def clock() -> datetime:
-            return moment
-
-    deps = Deps.from_ctx(ctx, clock=clock)
+async def reconcile(ctx: dict[str, Any], *, now: JobNow = None) -> dict[str, list[str]]:
+    deps = Deps.from_ctx(ctx, now=now)
     return dataclasses.asdict(await reconcile_once(deps, WORKER))
 
 

@@ -12,18 +12,15 @@ from arq's ctx and calls one use case as WORKER.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 import httpx
 from arq.worker import Function, Retry, func
 
-from engine.clock import utcnow
 from engine.llm.errors import ModelRateLimited
 from engine.principal import WORKER
 from engine.watch.budget import RECORD_SYNC_ROUNDS
-from jobs.deps import Deps
+from jobs.deps import Deps, JobNow
 from jobs.tasks.watch_round import run_watch_round
 from jobs.watch.check import check_gateway, run_check
 from jobs.watch.sync import RETRY_DEFER_SECONDS, SyncRetry, sync_checkpoint
@@ -37,9 +34,9 @@ async def run_watch_check(
     scope: str,
     watch_id: str,
     run_id: str,
-    clock: Callable[[], datetime] = utcnow,
+    now: JobNow = None,
 ) -> dict[str, Any]:
-    deps = Deps.from_ctx(ctx, clock=clock)
+    deps = Deps.from_ctx(ctx, now=now)
     async with httpx.AsyncClient() as http:
         gateway = check_gateway(deps.settings, ctx.get("gateway"), http)
         try:
@@ -55,11 +52,11 @@ async def sync_watch_checkpoint(
     *,
     scope: str,
     checkpoint_id: str,
-    clock: Callable[[], datetime] = utcnow,
+    now: JobNow = None,
 ) -> dict[str, Any]:
     try:
         return await sync_checkpoint(
-            Deps.from_ctx(ctx, clock=clock), WORKER, scope=scope, checkpoint_id=checkpoint_id
+            Deps.from_ctx(ctx, now=now), WORKER, scope=scope, checkpoint_id=checkpoint_id
         )
     except SyncRetry as exc:
         raise Retry(defer=RETRY_DEFER_SECONDS) from exc

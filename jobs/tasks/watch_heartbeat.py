@@ -6,16 +6,13 @@ someone asked.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from engine.clock import utcnow
 from engine.principal import WORKER
-from jobs.deps import Deps
+from jobs.deps import Deps, JobNow
 from jobs.watch.rounds import heartbeat_tick
 
 
-async def watch_heartbeat_tick(ctx: dict[str, Any], *, now: datetime | None = None) -> int:
+async def watch_heartbeat_tick(ctx: dict[str, Any], *, now: JobNow = None) -> int:
     """Enqueue this slot's rounds; returns how many were new."""
-    clock = (lambda: now) if now is not None else utcnow
-    return await heartbeat_tick(Deps.from_ctx(ctx, clock=clock), WORKER)
+    return await heartbeat_tick(Deps.from_ctx(ctx, now=now), WORKER)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from engine.clock import Clock, utcnow
 from engine.principal import WORKER
-from jobs.deps import Deps
+from jobs.deps import Deps, JobNow
 from jobs.watch.rounds import run_round
 
 
@@ -17,9 +15,6 @@ async def run_watch_round(
     scope: str,
     full: bool = False,
     round_id: str | None = None,
-    now: datetime | None = None,
-    clock: Clock = utcnow,
+    now: JobNow = None,
 ) -> dict[str, Any]:
-    return await run_round(
-        Deps.from_ctx(ctx, clock=clock), WORKER, scope, full=full, round_id=round_id, now=now
-    )
+    return await run_round(Deps.from_ctx(ctx, now=now), WORKER, scope, full=full, round_id=round_id)

@@ -186,7 +186,7 @@ async def run_check(
     model marks the run `deferred` and raises `ModelRateLimited` for the caller to defer."""
     principal.require("operator", scope)
     clock = deps.clock
-    repo = WatchRepository(deps.driver, deps.database, clock=clock)
+    repo = WatchRepository(deps.driver, deps.database)
     records = WatchRecords(deps.driver, deps.database)
     now = clock()
     worker_id = deps.worker_id

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.errors import InvalidInput, NotFound
+from engine.page import Page
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.watch.bindings import BINDING_ID_LENGTH, BindingRequest, bind
@@ -22,7 +23,7 @@ from engine.watch.checkpoint import record_checkpoint as decide_checkpoint
 from engine.watch.model import Checkpoint, OutcomeStatus, SourceBinding, Watch
 from graph.watch.catalogue import LibraryEntry, SourceCatalogue
 from graph.watch.records import WatchRecords
-from graph.watch.repository import WatchPage, WatchRepository, WatchState
+from graph.watch.repository import WatchRepository, WatchState
 from jobs.deps import Deps
 from jobs.watch.effects import enqueue_check, enqueue_sync
 
@@ -49,7 +50,7 @@ class CheckTicket:
 
 
 def _repo(deps: Deps) -> WatchRepository:
-    return WatchRepository(deps.driver, deps.database, clock=deps.clock)
+    return WatchRepository(deps.driver, deps.database)
 
 
 def _bindings(
@@ -81,7 +82,7 @@ async def list_watches(
     first: int,
     after: tuple[datetime, str] | None,
     with_total: bool,
-) -> WatchPage:
+) -> Page[WatchState]:
     scope = require_scope(principal, "reader", scope)
     return await _repo(deps).page(scope, after=after, first=first, with_total=with_total)
 
@@ -121,16 +122,19 @@ async def create_watch(deps: Deps, principal: Principal, draft: WatchDraft) -> W
 
 async def stop_watch(deps: Deps, principal: Principal, scope: str, watch_id: str) -> WatchState:
     """Stop a watch; its document grants are revoked."""
-    return await _repo(deps).stop(require_scope(principal, "editor", scope), watch_id)
+    scope = require_scope(principal, "editor", scope)
+    return await _repo(deps).stop(scope, watch_id, now=deps.clock())
 
 
 async def resume_watch(deps: Deps, principal: Principal, scope: str, watch_id: str) -> WatchState:
     """Enable a stopped watch; grants come from the current bindings, never recovered."""
-    return await _repo(deps).resume(require_scope(principal, "editor", scope), watch_id)
+    scope = require_scope(principal, "editor", scope)
+    return await _repo(deps).resume(scope, watch_id, now=deps.clock())
 
 
 async def delete_watch(deps: Deps, principal: Principal, scope: str, watch_id: str) -> WatchState:
-    return await _repo(deps).delete(require_scope(principal, "editor", scope), watch_id)
+    scope = require_scope(principal, "editor", scope)
+    return await _repo(deps).delete(scope, watch_id, now=deps.clock())
 
 
 async def rebind_watch(
@@ -144,10 +148,9 @@ async def rebind_watch(
     scope = require_scope(principal, "editor", scope)
     repo = _repo(deps)
     current = await repo.get(scope, watch_id)
-    bindings = _bindings(
-        deps, principal, requests, scope, deps.clock(), existing=current.watch.bindings
-    )
-    return await repo.rebind(scope, watch_id, bindings)
+    now = deps.clock()
+    bindings = _bindings(deps, principal, requests, scope, now, existing=current.watch.bindings)
+    return await repo.rebind(scope, watch_id, bindings, now=now)
 
 
 async def record_step_evidence(
@@ -160,7 +163,7 @@ async def record_step_evidence(
     """A batch against the persisted step list, all or nothing, recorded as the caller's."""
     scope = require_scope(principal, "editor", scope)
     return await _repo(deps).record_step_evidence(
-        scope, watch_id, updates, recorded_by=principal.name
+        scope, watch_id, updates, recorded_by=principal.name, now=deps.clock()
     )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from engine.errors import InvalidInput, NotFound
 from engine.principal import Principal
 from engine.review.settings import Work, admit
-from engine.scope import check_scope
+from engine.scope import require_scope
 from engine.watch.heartbeat_round import decide_round
 from engine.watch.report import ExecutionReport
 from graph.review.app import AppSettingsStore
@@ -77,8 +77,7 @@ async def heartbeat_tick(deps: Deps, principal: Principal) -> int:
 async def request_round(
     deps: Deps, principal: Principal, scope: str, *, full: bool, round_id: str | None
 ) -> RoundTicket:
-    scope = check_scope(scope)
-    principal.require("operator", scope)
+    scope = require_scope(principal, "operator", scope)
     if round_id is not None and not (0 < len(round_id) <= MAX_ROUND_ID):
         raise InvalidInput("roundId must be 1 to 100 characters", field="roundId")
     rid = round_id or default_round_id(deps.clock(), full)
@@ -93,8 +92,7 @@ async def request_round(
 async def find_round(
     deps: Deps, principal: Principal, scope: str, round_id: str
 ) -> dict[str, Any] | None:
-    scope = check_scope(scope)
-    principal.require("reader", scope)
+    scope = require_scope(principal, "reader", scope)
     try:
         return await _rounds(deps).get(scope, round_id)
     except NotFound:
@@ -108,12 +106,11 @@ async def run_round(
     *,
     full: bool = False,
     round_id: str | None = None,
-    now: datetime | None = None,
 ) -> dict[str, Any]:
     """One round over `scope`'s candidate watches; its report (see the module note)."""
     principal.require("operator", scope)
     rounds = _rounds(deps)
-    now = now or deps.clock()
+    now = deps.clock()
     round_id = round_id or default_round_id(now, full)
     decision = decide_round(await rounds.candidates(scope), full_verification=full)
     run_ids = {w: round_run_id(round_id, w) for w in decision.to_check}
@@ -149,8 +146,7 @@ async def report_execution(
 ) -> ReportWrite:
     """The partner session's report on a hand-off; rejected receipts are stored with their
     reason and complete nothing."""
-    scope = check_scope(scope)
-    principal.require("editor", scope)
+    scope = require_scope(principal, "editor", scope)
     return await WatchReceipts(deps.driver, deps.database).report_execution(
         scope, report, deps.clock()
     )

@@ -28,13 +28,13 @@ async def test_concerns_page_newest_first_after_a_keyset_cursor(
     raised = [await raise_one(now=at(minute)) for minute in (0, 1, 2)]
     deps = concern_deps(neo4j_driver, settings, None, settings.queue_name)
     first = await commands.list_concerns(deps, WORKER, scope, first=2)
-    assert [c.concern_id for c in first.concerns] == [raised[2].concern_id, raised[1].concern_id]
+    assert [c.concern_id for c in first.items] == [raised[2].concern_id, raised[1].concern_id]
     assert first.has_next and first.total is None
-    last = first.concerns[-1]
+    last = first.items[-1]
     rest = await commands.list_concerns(
         deps, WORKER, scope, first=2, after=(last.created_at, last.concern_id), with_total=True
     )
-    assert [c.concern_id for c in rest.concerns] == [raised[0].concern_id]
+    assert [c.concern_id for c in rest.items] == [raised[0].concern_id]
     assert not rest.has_next and rest.total == 3
 
 
@@ -45,9 +45,9 @@ async def test_messages_of_a_person_page_in_delivery_order(
         await raise_one(now=at(minute))
     deps = concern_deps(neo4j_driver, settings, None, settings.queue_name)
     whole = await commands.concern_messages(deps, WORKER, scope, "p_owner", first=10)
-    assert len(whole.rows) == 3 and not whole.has_next
+    assert len(whole.items) == 3 and not whole.has_next
     head = await commands.concern_messages(deps, WORKER, scope, "p_owner", first=1)
-    r = head.rows[0]
+    r = head.items[0]
     tail = await commands.concern_messages(
         deps,
         WORKER,
@@ -57,7 +57,7 @@ async def test_messages_of_a_person_page_in_delivery_order(
         after=(r.deliver_at, r.seq, r.key),
         with_total=True,
     )
-    assert [x.key for x in head.rows + tail.rows] == [x.key for x in whole.rows]
+    assert [x.key for x in head.items + tail.items] == [x.key for x in whole.items]
     assert tail.total == 3 and head.has_next
 
 

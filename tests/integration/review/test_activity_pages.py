@@ -51,10 +51,10 @@ async def _all_pages(
             after=after,
             with_total=False,
         )
-        seen += [r.id for r in page.rows]
+        seen += [r.id for r in page.items]
         if not page.has_next:
             return seen
-        last = page.rows[-1]
+        last = page.items[-1]
         after = (last.started_at, last.id)
 
 

@@ -18,7 +18,7 @@ from tests.support.story import ALICE, RUN, StepClock, scope_counts, source, two
 
 @pytest.fixture
 def talk(neo4j_driver: AsyncDriver, settings: Settings, clock: StepClock) -> DiscussionRepository:
-    return DiscussionRepository(neo4j_driver, settings.neo4j_database, clock=clock)
+    return DiscussionRepository(neo4j_driver, settings.neo4j_database)
 
 
 def ask(scope: str, *objects: ObjectRef, **kw: object) -> PreviewRequest:
@@ -35,6 +35,7 @@ async def _selection(repo: StoryRepository, scope: str) -> list[ObjectRef]:
 
 
 async def test_preview_is_the_exact_context_and_writes_nothing(
+    clock: StepClock,
     repo: StoryRepository,
     talk: DiscussionRepository,
     scope: str,
@@ -44,7 +45,7 @@ async def test_preview_is_the_exact_context_and_writes_nothing(
     await repo.upsert_source(source(scope, text="张三说：支付回调明天联调"))
     refs = await _selection(repo, scope)
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
-    _, ctx = await talk.preview(ask(scope, *refs))
+    _, ctx = await talk.preview(ask(scope, *refs), now=clock())
     assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before
     assert [(o.kind, o.id, o.seq) for o in ctx.objects] == [(r.kind, r.id, 1) for r in refs]
     assert [(c.owner_id, c.excerpt.version, c.excerpt.text) for c in ctx.excerpts] == [
@@ -54,19 +55,20 @@ async def test_preview_is_the_exact_context_and_writes_nothing(
 
 
 async def test_an_unrecoverable_cited_version_is_a_warning_not_todays_text(
-    repo: StoryRepository, talk: DiscussionRepository, scope: str
+    clock: StepClock, repo: StoryRepository, talk: DiscussionRepository, scope: str
 ) -> None:
     await repo.upsert_source(
         source(scope, version="v2", text="今天的正文", previous=[{"version": "v1"}])
     )
     refs = await _selection(repo, scope)
-    _, ctx = await talk.preview(ask(scope, *refs))
+    _, ctx = await talk.preview(ask(scope, *refs), now=clock())
     [cited] = ctx.excerpts
     assert not cited.excerpt.available and cited.excerpt.text is None
     assert ctx.warnings and "今天的正文" not in ctx.text
 
 
 async def test_confirm_adds_only_the_conversation_source(
+    clock: StepClock,
     repo: StoryRepository,
     talk: DiscussionRepository,
     scope: str,
@@ -75,10 +77,10 @@ async def test_confirm_adds_only_the_conversation_source(
 ) -> None:
     await repo.upsert_source(source(scope))
     refs = await _selection(repo, scope)
-    preview_id, ctx = await talk.preview(ask(scope, *refs, title="继续聊支付"))
+    preview_id, ctx = await talk.preview(ask(scope, *refs, title="继续聊支付"), now=clock())
     graph_before = await repo.story_graph(scope)
     counts_before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
-    outcome = await talk.confirm(decode(preview_id, repo._clock()))
+    outcome = await talk.confirm(decode(preview_id, clock()), now=clock())
     conv = outcome.conversation
     assert (
         not outcome.repeat and conv.kind is SourceKind.CONVERSATION and conv.title == "继续聊支付"
@@ -93,7 +95,7 @@ async def test_confirm_adds_only_the_conversation_source(
     assert graph_after.model_dump(exclude={"as_of"}) == graph_before.model_dump(exclude={"as_of"})
     opening = await repo.source_excerpt(scope, conv.id, conv.current_version, "chars:0-2000")
     assert opening.text == ctx.text
-    again = await talk.confirm(decode(preview_id, repo._clock()))
+    again = await talk.confirm(decode(preview_id, clock()), now=clock())
     assert again.repeat and again.conversation.id == conv.id
     assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == counts_after
 
@@ -104,13 +106,13 @@ async def test_a_live_preview_is_conflict_after_an_edit_but_a_pinned_moment_is_n
     await repo.upsert_source(source(scope))
     refs = await _selection(repo, scope)
     moment = clock()
-    live_id, _ = await talk.preview(ask(scope, *refs))
-    pinned_id, pinned = await talk.preview(ask(scope, *refs, as_of=moment))
+    live_id, _ = await talk.preview(ask(scope, *refs), now=clock())
+    pinned_id, pinned = await talk.preview(ask(scope, *refs, as_of=moment), now=clock())
     await repo.update_entity(
         scope, refs[0].id, EntityEdit(description="改为开发负责人"), seen_version=1, by=ALICE
     )
     with pytest.raises(Conflict):
-        await talk.confirm(decode(live_id, repo._clock()))
-    kept = await talk.confirm(decode(pinned_id, repo._clock()))
+        await talk.confirm(decode(live_id, clock()), now=clock())
+    kept = await talk.confirm(decode(pinned_id, clock()), now=clock())
     text = await repo.source_excerpt(scope, kept.conversation.id, "v1", "chars:0-2000")
     assert text.text == pinned.text and "测试负责人" in pinned.text

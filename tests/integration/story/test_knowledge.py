@@ -28,7 +28,7 @@ from tests.support.story import (
 
 @pytest.fixture
 def kn(neo4j_driver: AsyncDriver, settings: Settings, clock: StepClock) -> KnowledgeRepository:
-    return KnowledgeRepository(neo4j_driver, settings.neo4j_database, clock=clock)
+    return KnowledgeRepository(neo4j_driver, settings.neo4j_database)
 
 
 def ask(scope: str, *objects: ObjectRef, result_id: str | None = None) -> PreviewRequest:
@@ -69,6 +69,7 @@ async def _world(repo: StoryRepository, scope: str) -> dict[str, str]:
 
 
 async def test_preview_lists_new_and_supplemented_entries_and_writes_nothing(
+    clock: StepClock,
     repo: StoryRepository,
     kn: KnowledgeRepository,
     scope: str,
@@ -82,7 +83,8 @@ async def test_preview_lists_new_and_supplemented_entries_and_writes_nothing(
             scope,
             ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"]),
             ObjectRef(kind=ObjectKind.ENTITY, id=ids["支付模块"]),
-        )
+        ),
+        now=clock(),
     )
     assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before
     by_id = {e.source_id: e for e in plan.entries}
@@ -94,16 +96,16 @@ async def test_preview_lists_new_and_supplemented_entries_and_writes_nothing(
     assert wiki.link is not None and (wiki.link.source_id, wiki.link.version) == ("wiki-pay", "v1")
     assert wiki.text.startswith("# 支付模块\n\n已有的说明。")
     assert [(r.source_id, r.owner_id) for r in plan.read_only] == [("web-1", ids["张三"])]
-    assert decode(preview_id, repo._clock()).fingerprint
+    assert decode(preview_id, clock()).fingerprint
 
 
 async def test_confirm_writes_new_versions_and_keeps_the_old_one_readable(
-    repo: StoryRepository, kn: KnowledgeRepository, scope: str
+    clock: StepClock, repo: StoryRepository, kn: KnowledgeRepository, scope: str
 ) -> None:
     ids = await _world(repo, scope)
-    preview_id, plan = await kn.preview_save(ask(scope, result_id=ids["result"]))
-    token = decode(preview_id, repo._clock())
-    outcome = await kn.confirm_save(token, by=ALICE)
+    preview_id, plan = await kn.preview_save(ask(scope, result_id=ids["result"]), now=clock())
+    token = decode(preview_id, clock())
+    outcome = await kn.confirm_save(token, by=ALICE, now=clock())
     assert not outcome.repeat
     written = {s.id: s for s in outcome.entries}
     wiki_plan = next(e for e in plan.entries if e.source_id == "wiki-pay")
@@ -117,27 +119,29 @@ async def test_confirm_writes_new_versions_and_keeps_the_old_one_readable(
     assert {s.kind.value for s in outcome.entries} == {"knowledge"}
     assert "web-1" not in written  # the external source is never written
     # A retried confirm is a repeat; saving again supplements nothing.
-    assert (await kn.confirm_save(token, by=ALICE)).repeat
-    _, again = await kn.preview_save(ask(scope, result_id=ids["result"]))
+    assert (await kn.confirm_save(token, by=ALICE, now=clock())).repeat
+    _, again = await kn.preview_save(ask(scope, result_id=ids["result"]), now=clock())
     assert {e.action for e in again.entries} == {EntryAction.UNCHANGED}
 
 
 async def test_naming_an_external_source_as_entry_is_forbidden(
-    repo: StoryRepository, kn: KnowledgeRepository, scope: str
+    clock: StepClock, repo: StoryRepository, kn: KnowledgeRepository, scope: str
 ) -> None:
     ids = await _world(repo, scope)
     for entry in ("web-1", "conv-1"):
         with pytest.raises(Forbidden):
             await kn.preview_save(
-                ask(scope, ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"], entry=entry))
+                ask(scope, ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"], entry=entry)),
+                now=clock(),
             )
     with pytest.raises(NotFound):
         await kn.preview_save(
-            ask(scope, ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"], entry="nope"))
+            ask(scope, ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"], entry="nope")), now=clock()
         )
 
 
 async def test_a_preview_whose_graph_changed_is_conflict_and_writes_nothing(
+    clock: StepClock,
     repo: StoryRepository,
     kn: KnowledgeRepository,
     scope: str,
@@ -146,24 +150,24 @@ async def test_a_preview_whose_graph_changed_is_conflict_and_writes_nothing(
 ) -> None:
     ids = await _world(repo, scope)
     preview_id, _ = await kn.preview_save(
-        ask(scope, ObjectRef(kind=ObjectKind.ENTITY, id=ids["支付模块"]))
+        ask(scope, ObjectRef(kind=ObjectKind.ENTITY, id=ids["支付模块"])), now=clock()
     )
     await repo.upsert_source(
         source(scope, "wiki-pay", kind="knowledge", version="v2", text="# 支付模块\n\n改过了。")
     )
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
     with pytest.raises(Conflict):
-        await kn.confirm_save(decode(preview_id, repo._clock()), by=ALICE)
+        await kn.confirm_save(decode(preview_id, clock()), by=ALICE, now=clock())
     assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before
 
 
 async def test_an_object_of_another_scope_is_not_found(
-    repo: StoryRepository, kn: KnowledgeRepository, scope: str
+    clock: StepClock, repo: StoryRepository, kn: KnowledgeRepository, scope: str
 ) -> None:
     ids = await _world(repo, scope)
     with pytest.raises(NotFound):
         await kn.preview_save(
-            ask(f"{scope}-other", ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"]))
+            ask(f"{scope}-other", ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"])), now=clock()
         )
     other = await repo.publish_result(two_people(scope, "k2"), by=RUN)
     assert other.plan.entities  # the same scope still resolves

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engine.clock import utcnow
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import SourceBinding, SourceKind
 from graph.watch.catalogue import LibraryEntry
@@ -107,16 +108,16 @@ async def test_stop_delete_and_rebind_revoke_grants_and_recovery_never_restores_
     state = await world.watch()
     wid = state.watch.watch_id
     assert len(await world.repo.recover_grants(world.scope, wid)) == 1
-    await world.repo.stop(world.scope, wid)
+    await world.repo.stop(world.scope, wid, now=utcnow())
     records = await world.repo.grant_records(world.scope, wid)
     assert [g.get("revoke_reason") for g in records] == ["watch_stopped"]
     assert await world.repo.recover_grants(world.scope, wid) == ()
-    resumed = await world.repo.resume(world.scope, wid)
+    resumed = await world.repo.resume(world.scope, wid, now=utcnow())
     fresh = await world.repo.recover_grants(world.scope, wid)
     assert len(fresh) == 1 and len(await world.repo.grant_records(world.scope, wid)) == 2
     changed = world.document("d1", binding_id="b-doc2", title="发布流程 v3")
     [note] = [b for b in resumed.watch.bindings if b.kind is SourceKind.NOTE]
-    await world.repo.rebind(world.scope, wid, (note, changed))
+    await world.repo.rebind(world.scope, wid, (note, changed), now=utcnow())
     records = await world.repo.grant_records(world.scope, wid)
     assert sorted(g.get("revoke_reason") or "open" for g in records) == [
         "binding_changed",
@@ -125,7 +126,7 @@ async def test_stop_delete_and_rebind_revoke_grants_and_recovery_never_restores_
     ]
     [now_held] = await world.repo.recover_grants(world.scope, wid)
     assert now_held.binding_id == "b-doc2"
-    await world.repo.delete(world.scope, wid)
+    await world.repo.delete(world.scope, wid, now=utcnow())
     assert await world.repo.recover_grants(world.scope, wid) == ()
 
 

@@ -12,6 +12,7 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from arq.jobs import Job, JobStatus
 
+from engine.clock import utcnow
 from engine.settings import Settings
 from engine.watch.model import Observation, Outcome, OutcomeStatus
 from graph.watch.repository import WatchState
@@ -101,7 +102,7 @@ async def test_full_verification_enqueues_every_candidate(
     states = [await world.watch() for _ in range(3)]
     await observed(world, states[0], OutcomeStatus.SUCCESS, 1)
     stopped = await world.watch()
-    await world.repo.stop(world.scope, stopped.watch.watch_id)
+    await world.repo.stop(world.scope, stopped.watch.watch_id, now=utcnow())
     rid = f"full-{uuid.uuid4().hex[:6]}"
     report = await run_watch_round(
         {**ctx, "redis": pool}, scope=world.scope, full=True, round_id=rid, now=NOW
