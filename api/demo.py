@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from functools import partial
 
 from engine.settings import Settings
+from engine.story.corrections import RelationAction
 from engine.story.identity import new_entity_id
 from engine.story.inputs import EntityEdit, PublishResultInput, SourceInput
 from engine.story.models import Actor, make_id
@@ -389,7 +390,7 @@ async def load_into(repo: StoryRepository, scope: str = SCOPE) -> str:
     # Sources grow and results are published in the order they happened (a push before a
     # publish at the same minute), each at its own record time.
     steps: list[tuple[datetime, int, Callable[[], Awaitable[object]]]] = [
-        (at, 0, partial(repo.upsert_source, conversation(scope, name, upto), recorded_at=at))
+        (at, 0, partial(repo.upsert_source, conversation(scope, name, upto), now=at))
         for at, name, upto in SOURCE_PUSHES
     ]
     for at, build in publishes:
@@ -398,14 +399,14 @@ async def load_into(repo: StoryRepository, scope: str = SCOPE) -> str:
             (
                 at,
                 1,
-                partial(repo.publish_result, inp, by=Actor.run(f"run-{inp.key}"), recorded_at=at),
+                partial(repo.publish_result, inp, by=Actor.run(f"run-{inp.key}"), now=at),
             )
         )
     for _, _, write in sorted(steps, key=lambda s: (s[0], s[1])):
         await write()
     await _corrections(repo, scope)
     r5 = PublishResultInput.model_validate(result_5(scope))
-    await repo.publish_result(r5, by=Actor.run("run-demo-r5-review"), recorded_at=t(18, 9))
+    await repo.publish_result(r5, by=Actor.run("run-demo-r5-review"), now=t(18, 9))
     return (
         f"Loaded the v2.0 提测 demo into scope {scope!r}: 5 results recorded between "
         "2026-03-17 10:10 and 2026-03-18 09:00 (+08:00), with a person's corrections at 15:00."
@@ -426,7 +427,9 @@ async def _already_loaded(repo: StoryRepository, scope: str, first: PublishResul
 async def _corrections(repo: StoryRepository, scope: str) -> None:
     k3 = "demo-r3-zhangsan"
     blocked = make_id("rel", scope, k3, "pay-cb")
-    await repo.confirm_relation(scope, blocked, by=BOSS, why="已与张三核实", recorded_at=t(17, 15))
+    await repo.correct_relation(
+        scope, blocked, RelationAction.CONFIRM, by=BOSS, why="已与张三核实", now=t(17, 15)
+    )
     mock_id = ent(scope, k3, "mock")
     view = await repo.entity(scope, mock_id, as_of=t(17, 15))
     await repo.update_entity(
@@ -439,7 +442,7 @@ async def _corrections(repo: StoryRepository, scope: str) -> None:
         seen_version=view.entity.seq,
         by=BOSS,
         why="补充对账负责人",
-        recorded_at=t(17, 15, 5),
+        now=t(17, 15, 5),
     )
 
 

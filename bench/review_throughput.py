@@ -62,7 +62,7 @@ def conversation(n: int, start: datetime) -> str:
 async def push(svc: ReviewServices, scope: str, body: str, at: datetime) -> None:
     await StoryRepository(svc.driver, svc.settings.neo4j_database).upsert_source(
         SourceInput(scope=scope, id="chat", kind=SourceKind.CONVERSATION, version="v1", text=body),
-        recorded_at=at,
+        now=at,
     )
 
 

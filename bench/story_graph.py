@@ -50,7 +50,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from engine.clock import FOREVER
+from engine.clock import FOREVER, utcnow
 from engine.settings import PROJECT_ROOT, Settings
 from engine.story.inputs import PublishResultInput, SourceInput
 from engine.story.models import (
@@ -342,7 +342,7 @@ async def add_source(repo: StoryRepository, scope: str) -> None:
             version="v1",
             text="bench conversation",
         ),
-        recorded_at=YEAR0 - timedelta(days=2),
+        now=YEAR0 - timedelta(days=2),
     )
 
 
@@ -565,7 +565,7 @@ async def measure_publish(
     for i in range(rounds):
         inp = publish_input(scope, f"pub-{i}-{uuid.uuid4().hex[:6]}", size)
         t0 = time.perf_counter()
-        out = await repo.publish_result(inp, by=RUN)
+        out = await repo.publish_result(inp, by=RUN, now=utcnow())
         published.append(time.perf_counter() - t0)
         p = out.plan
         facts = (

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 from engine.errors import InvalidInput
 
@@ -57,6 +58,12 @@ def utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+@overload
+def instant(value: datetime, argument: str) -> datetime: ...
+@overload
+def instant(value: None, argument: str) -> None: ...
+@overload
+def instant(value: datetime | None, argument: str) -> datetime | None: ...
 def instant(value: datetime | None, argument: str) -> datetime | None:
     """A read argument (`asOf`, `validAt`, `from`, `to`) in UTC; without a zone: INVALID_INPUT."""
     if value is None:

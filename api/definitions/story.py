@@ -50,6 +50,7 @@ from api.definitions.story_types import (
     versioned,
 )
 from api.paging import ENTITIES, EVENTS, RELATIONS, read_after
+from engine.story.corrections import RelationAction
 from jobs.notify import GraphChangeHub
 from jobs.story import reads, writes
 
@@ -246,7 +247,7 @@ class Query:
         return connection(page, lambda e: versioned(Event, e))
 
 
-def relation_mutation(action: writes.RelationAction, description: str) -> Relation:
+def relation_mutation(action: RelationAction, description: str) -> Relation:
     """One resolver shape for the four relation corrections (seed 004 L5)."""
 
     async def resolve(
@@ -362,15 +363,15 @@ class Mutation:
         return versioned(Entity, updated)
 
     confirm_relation: Relation = relation_mutation(
-        "confirm", "Confirm a relation (a person's word)."
+        RelationAction.CONFIRM, "Confirm a relation (a person's word)."
     )
     reject_relation: Relation = relation_mutation(
-        "reject", "Reject a relation; it stays on record."
+        RelationAction.REJECT, "Reject a relation; it stays on record."
     )
     remove_relation: Relation = relation_mutation(
-        "remove", "Hide a relation (undoable; sources and references stay)."
+        RelationAction.REMOVE, "Hide a relation (undoable; sources and references stay)."
     )
-    restore_relation: Relation = relation_mutation("restore", "Undo a removal.")
+    restore_relation: Relation = relation_mutation(RelationAction.RESTORE, "Undo a removal.")
     accept_suggestion: Suggestion = suggestion_mutation(
         "accept", "Apply a suggestion: it becomes the person's edit."
     )

@@ -30,9 +30,7 @@ def as_of_now(deps: Deps, as_of: datetime | None) -> datetime:
 
 
 def story_repo(deps: Deps) -> StoryRepository:
-    return StoryRepository(
-        deps.driver, deps.database, clock=deps.clock, locale=deps.settings.locale
-    )
+    return StoryRepository(deps.driver, deps.database, locale=deps.settings.locale)
 
 
 def pages(deps: Deps) -> StoryPages:

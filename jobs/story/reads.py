@@ -55,7 +55,7 @@ class EntityDetail:
 async def _check_bounded(
     deps: Deps,
     scope: str,
-    as_of: datetime | None,
+    at: datetime,
     from_: datetime | None,
     to: datetime | None,
     story_id: str | None,
@@ -64,7 +64,7 @@ async def _check_bounded(
     Settings.story_max_unbounded_objects (INVALID_INPUT saying how to narrow it)."""
     if from_ is None and to is None and story_id is None:
         cap = deps.settings.story_max_unbounded_objects
-        await pages(deps).check_bounded(scope, as_of_now(deps, as_of), cap)
+        await pages(deps).check_bounded(scope, at, cap)
 
 
 async def story_graph(
@@ -82,11 +82,12 @@ async def story_graph(
 ) -> StoryGraph:
     """storyGraph; `bounded` refuses an unwindowed read of a scope above the cap."""
     scope = require_scope(principal, "reader", scope)
+    at = as_of_now(deps, as_of)
     if bounded:
-        await _check_bounded(deps, scope, as_of, from_, to, story_id)
+        await _check_bounded(deps, scope, at, from_, to, story_id)
     return await story_repo(deps).story_graph(
         scope,
-        as_of=as_of,
+        as_of=at,
         valid_at=valid_at,
         from_=from_,
         to=to,
@@ -105,8 +106,9 @@ async def graph_view(
     to: datetime | None = None,
 ) -> ViewWithRange:
     scope = require_scope(principal, "reader", scope)
-    await _check_bounded(deps, scope, as_of, from_, to, None)
-    view = await story_repo(deps).graph_view(scope, as_of=as_of, from_=from_, to=to)
+    at = as_of_now(deps, as_of)
+    await _check_bounded(deps, scope, at, from_, to, None)
+    view = await story_repo(deps).graph_view(scope, as_of=at, from_=from_, to=to)
     first, last = await ReplayStore(deps.driver, deps.database).recorded_range(scope)
     return ViewWithRange(view=view, first=first, last=last)
 
@@ -136,7 +138,7 @@ async def entity(
     deps: Deps, principal: Principal, scope: str, entity_id: str, *, as_of: datetime | None = None
 ) -> EntityView:
     scope = require_scope(principal, "reader", scope)
-    return await story_repo(deps).entity(scope, entity_id, as_of=as_of)
+    return await story_repo(deps).entity(scope, entity_id, as_of=as_of_now(deps, as_of))
 
 
 async def result(deps: Deps, principal: Principal, scope: str, result_id: str) -> ResultView:
@@ -159,8 +161,9 @@ async def entity_detail(
     cite it with the text of exactly their source version."""
     scope = require_scope(principal, "reader", scope)
     repo = story_repo(deps)
-    view = await repo.entity(scope, entity_id)
-    graph = await repo.story_graph(scope)
+    now = as_of_now(deps, None)
+    view = await repo.entity(scope, entity_id, as_of=now)
+    graph = await repo.story_graph(scope, as_of=now)
     touching = [r for r in relations_of(graph) if entity_id in (r.from_id, r.to_id)]
     cited = citing(graph, entity_id)
     shown = cited[:cited_limit]

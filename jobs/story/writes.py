@@ -4,7 +4,8 @@ suggestion actions).
 
 Each checks the `editor` role and the scope first (FORBIDDEN, naming no scope); the actor
 is the principal (`Principal.actor_id`); the repository reads, lets the engine decide and
-writes in one transaction; graphChanged subscribers hear of it after the commit.
+writes in one transaction at the use case's one `now` (`deps.clock()`); graphChanged
+subscribers hear of it after the commit.
 """
 
 from __future__ import annotations
@@ -17,23 +18,21 @@ from neo4j import AsyncManagedTransaction
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.story import inputs as engine_inputs
+from engine.story.corrections import RelationAction
 from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
 from engine.story.publish import PublishPlan
-from graph.story.repository import PublishOutcome
+from graph.story.publish import PublishOutcome
 from jobs.deps import Deps
 from jobs.story.common import announce, editor, story_repo
 
-RelationAction = Literal["confirm", "reject", "remove", "restore"]
 SuggestionAction = Literal["accept", "dismiss"]
-RELATION_ACTIONS: tuple[RelationAction, ...] = ("confirm", "reject", "remove", "restore")
-SUGGESTION_ACTIONS: tuple[SuggestionAction, ...] = ("accept", "dismiss")
 
 
 async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any]) -> Source:
     """Record an app's version(s) of a source; `data` is the input as plain values."""
     by = editor(principal, str(data["scope"]))
     parsed = engine_inputs.parse_input(engine_inputs.SourceInput, dict(data))
-    stored = await story_repo(deps).upsert_source(parsed)
+    stored = await story_repo(deps).upsert_source(parsed, now=deps.clock())
     await announce(deps, parsed.scope, "source", [stored.id], by)
     return stored
 
@@ -42,7 +41,9 @@ async def withdraw_source(
     deps: Deps, principal: Principal, scope: str, source_id: str, version: str, reason: str = ""
 ) -> SourceVersion:
     by = editor(principal, scope)
-    stored = await story_repo(deps).withdraw_source(scope, source_id, version, reason=reason, by=by)
+    stored = await story_repo(deps).withdraw_source(
+        scope, source_id, version, reason=reason, by=by, now=deps.clock()
+    )
     await announce(deps, scope, "source", [source_id], by)
     return stored
 
@@ -55,7 +56,7 @@ async def publish_result(
     scope = require_scope(principal, "editor", str(data["scope"]))
     parsed = engine_inputs.parse_input(engine_inputs.PublishResultInput, dict(data))
     by = Actor.run(run_id or f"api:{principal.name}")
-    outcome = await story_repo(deps).publish_result(parsed, by=by)
+    outcome = await story_repo(deps).publish_result(parsed, by=by, now=deps.clock())
     if not outcome.repeat:
         await announce(deps, scope, "result", [outcome.result.id], by)
     return outcome
@@ -73,7 +74,7 @@ async def publish_run_result(
     when the run was started (`jobs.review.lifecycle`), so no principal is asked here;
     graphChanged subscribers hear of it like of any other published result."""
     by = Actor.run(run_id)
-    outcome = await story_repo(deps).publish_result(inp, by=by, within=within)
+    outcome = await story_repo(deps).publish_result(inp, by=by, now=deps.clock(), within=within)
     if not outcome.repeat:
         await announce(deps, inp.scope, "result", [outcome.result.id], by)
     return outcome
@@ -94,7 +95,7 @@ async def update_entity(
     by = editor(principal, scope, user_id)
     parsed = engine_inputs.parse_input(engine_inputs.EntityEdit, dict(edit))
     updated = await story_repo(deps).update_entity(
-        scope, entity_id, parsed, seen_version=seen_version, by=by, why=why
+        scope, entity_id, parsed, seen_version=seen_version, by=by, why=why, now=deps.clock()
     )
     await announce(deps, scope, "entity", [updated.id], by)
     return updated
@@ -112,11 +113,16 @@ async def correct_relation(
     user_id: str | None = None,
 ) -> Relation:
     """Confirm, reject, remove or restore a relation (seed 004 L5)."""
-    if action not in RELATION_ACTIONS:
-        raise ValueError(f"unknown relation action {action!r}")
     by = editor(principal, scope, user_id)
-    act = getattr(story_repo(deps), f"{action}_relation")
-    relation: Relation = await act(scope, relation_id, by=by, why=why, seen_version=seen_version)
+    relation = await story_repo(deps).correct_relation(
+        scope,
+        relation_id,
+        action,
+        by=by,
+        why=why,
+        seen_version=seen_version,
+        now=deps.clock(),
+    )
     await announce(deps, scope, "relation", [relation.id], by)
     return relation
 
@@ -132,10 +138,9 @@ async def resolve_suggestion(
     user_id: str | None = None,
 ) -> Suggestion:
     """Accept (it becomes the person's edit) or dismiss a suggestion."""
-    if action not in SUGGESTION_ACTIONS:
-        raise ValueError(f"unknown suggestion action {action!r}")
     by = editor(principal, scope, user_id)
-    act = getattr(story_repo(deps), f"{action}_suggestion")
-    suggestion: Suggestion = await act(scope, suggestion_id, by=by, why=why)
+    suggestion = await story_repo(deps).resolve_suggestion(
+        scope, suggestion_id, accept=action == "accept", by=by, why=why, now=deps.clock()
+    )
     await announce(deps, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
     return suggestion

@@ -74,7 +74,7 @@ async def write_to_location(deps: Deps, scope: str, checkpoint: Checkpoint, now:
             version=version,
             text=f"{current.text}\n\n{render(checkpoint)}",
         ),
-        recorded_at=now,
+        now=now,
     )
 
 

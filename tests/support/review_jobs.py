@@ -64,7 +64,7 @@ async def push_conversation(
         SourceInput(
             scope=scope, id=source_id, kind=SourceKind.CONVERSATION, version=version, text=body
         ),
-        recorded_at=BASE,
+        now=BASE,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
+from engine.clock import utcnow
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import SourceBinding, SourceKind, Watch
@@ -69,7 +70,8 @@ class World:
                 title=title,
                 version=version,
                 text=text,
-            )
+            ),
+            now=utcnow(),
         )
 
     def note(self, note_id: str = "n1", binding_id: str = "b-note") -> SourceBinding:

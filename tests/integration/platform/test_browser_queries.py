@@ -79,12 +79,15 @@ def test_saved_queries_are_not_named_queries() -> None:
 async def world(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> dict[str, Any]:
     """A scope with two people, a relation, an edited entity, a concern with a message and
     a supervision run with a stage and two batches."""
-    repo = StoryRepository(neo4j_driver, settings.neo4j_database, clock=StepClock())
-    await repo.upsert_source(source(scope))
-    out = await repo.publish_result(two_people(scope, "k1"), by=RUN)
-    graph = await repo.story_graph(scope)
+    repo = StoryRepository(neo4j_driver, settings.neo4j_database)
+    clock = StepClock()
+    await repo.upsert_source(source(scope), now=clock())
+    out = await repo.publish_result(two_people(scope, "k1"), by=RUN, now=clock())
+    graph = await repo.story_graph(scope, as_of=clock())
     zs = next(e for e in graph.entities if e.name == "张三")
-    await repo.update_entity(scope, zs.id, EntityEdit(name="张三丰"), seen_version=zs.seq, by=ALICE)
+    await repo.update_entity(
+        scope, zs.id, EntityEdit(name="张三丰"), seen_version=zs.seq, by=ALICE, now=clock()
+    )
     concern_id, run_id = f"concern-{scope}", f"run-{scope}"
     await neo4j_driver.execute_query(
         """

@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from neo4j import AsyncDriver
 
 from api.demo import load_into
+from engine.clock import utcnow
 from engine.settings import Settings
 from graph.story.repository import StoryRepository
 
@@ -46,7 +47,7 @@ async def test_person_edit_survives_the_later_automatic_run_as_a_suggestion(
 ) -> None:
     repo = StoryRepository(neo4j_driver, settings.neo4j_database)
     await load_into(repo, scope)
-    now = await repo.story_graph(scope)
+    now = await repo.story_graph(scope, as_of=utcnow())
     plan = next(e for e in now.entities if e.name == "临时 mock 方案")
     assert plan.description == "mock 跑通主流程赶周五提测；上线后第一周由王五人工对账"
     pending = [s for s in now.suggestions if s.target_id == plan.id]

@@ -38,9 +38,10 @@ async def other_scope(neo4j_driver: AsyncDriver, settings: Settings) -> AsyncIte
 
 async def fill(driver: AsyncDriver, settings: Settings, scope: str, extra_key: str) -> None:
     """Two entities, a relation, an event, a source, a concern with a person and a watch."""
-    repo = StoryRepository(driver, settings.neo4j_database, clock=StepClock())
-    await repo.upsert_source(source(scope))
-    await repo.publish_result(two_people(scope, extra_key), by=RUN)
+    repo = StoryRepository(driver, settings.neo4j_database)
+    clock = StepClock()
+    await repo.upsert_source(source(scope), now=clock())
+    await repo.publish_result(two_people(scope, extra_key), by=RUN, now=clock())
     await driver.execute_query(
         """
         CREATE (c:Concern {concern_id: $scope + ':c1', scope: $scope, status: 'pending',

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from neo4j import AsyncDriver
 
+from engine.clock import utcnow
 from engine.errors import Busy, Disabled
 from engine.review import heartbeat as hb
 from engine.review import lock
@@ -198,6 +199,7 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
         EntityEdit(description="发布经理（用户修正）"),
         seen_version=entity.seq,
         by=Actor.user("u1"),
+        now=utcnow(),
     )
 
     model_server.reset()
@@ -208,7 +210,7 @@ async def test_user_correction_survives_a_later_automatic_run_as_suggestion(
     await run_worker(svc.settings)
     offered = [k["id"] for sent in leaf_requests(model_server) for k in sent["known_entities"]]
     assert entity.id in offered  # the automatic run was told about the stored 张三
-    view = await story_repo(svc.deps).entity(scope, entity.id)
+    view = await story_repo(svc.deps).entity(scope, entity.id, as_of=utcnow())
     assert view.entity.description == "发布经理（用户修正）"  # the user's edit wins
     [proposal] = [s for s in view.pending_suggestions if s.field == "description"]
     assert "张三：第7条" in proposal.proposed_value  # what the new messages say about 张三

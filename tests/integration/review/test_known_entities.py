@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from neo4j import AsyncDriver
 
+from engine.clock import utcnow
 from engine.review.types import Scope
 from engine.story.inputs import EntityEdit, PublishResultInput, parse_input
 from engine.story.models import Actor
@@ -74,6 +75,7 @@ async def test_second_review_reuses_the_stored_person_and_proposes_instead_of_ov
         EntityEdit(description="发布经理（用户修正）"),
         seen_version=zhang.seq,
         by=Actor.user("u1"),
+        now=utcnow(),
     )
 
     model_server.reset()
@@ -93,7 +95,7 @@ async def test_second_review_reuses_the_stored_person_and_proposes_instead_of_ov
     assert named == [zhang.id]  # one 张三 in the result, the stored one
     settings = svc.settings
     assert await count(neo4j_driver, settings, CURRENT_NAMED, scope=scope, name="张三") == 1
-    view = await story_repo(svc.deps).entity(scope, zhang.id)
+    view = await story_repo(svc.deps).entity(scope, zhang.id, as_of=utcnow())
     assert view.entity.description == "发布经理（用户修正）"  # the person's edit stays
     [proposal] = [s for s in view.pending_suggestions if s.field == "description"]
     assert proposal.current_value == "发布经理（用户修正）"
@@ -113,6 +115,7 @@ async def seed_person(svc: ReviewServices, scope: str, name: str) -> str:
             },
         ),
         by=Actor.run("seed"),
+        now=utcnow(),
     )
     [entity] = published.plan.entities
     return entity.id

@@ -19,6 +19,7 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
+from engine.clock import utcnow
 from engine.review.types import Scope
 from engine.settings import Settings
 from engine.story.inputs import EntityEdit
@@ -69,7 +70,7 @@ async def review_day(svc: ReviewServices, scope: str) -> str:
 
 
 async def titles_by_id(svc: ReviewServices, scope: str) -> dict[str, str]:
-    graph = await story_repo(svc.deps).story_graph(scope)
+    graph = await story_repo(svc.deps).story_graph(scope, as_of=utcnow())
     return {e.id: e.title for e in graph.events}
 
 
@@ -156,7 +157,7 @@ async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_g
     await review_day(svc, scope)
     first = await titles_by_id(svc, scope)
     assert sorted(first.values()) == sorted(f"{who}：{said}" for _, who, said in V1)
-    graph = await story_repo(svc.deps).story_graph(scope)
+    graph = await story_repo(svc.deps).story_graph(scope, as_of=utcnow())
     [zhang] = [e for e in graph.entities if e.name == "张三"]
     await story_repo(svc.deps).update_entity(
         scope,
@@ -164,6 +165,7 @@ async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_g
         EntityEdit(description="支付负责人（用户修正）"),
         seen_version=zhang.seq,
         by=Actor.user("u1"),
+        now=utcnow(),
     )
 
     await push_conversation(svc, scope, "chat-1", chat(V2), version="v2")
@@ -172,12 +174,12 @@ async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_g
     now = await titles_by_id(svc, scope)
     assert sorted(now.values()) == sorted(f"{who}：{said}" for _, who, said in V2), now
     assert {i: now[i] for i in first} == first
-    graph = await story_repo(svc.deps).story_graph(scope)
+    graph = await story_repo(svc.deps).story_graph(scope, as_of=utcnow())
     assert sorted(e.name for e in graph.entities) == ["张三", "李四", "王五"]
     assert [e.id for e in graph.entities if e.name == "张三"] == [zhang.id]
     [agree] = [e.id for e in graph.events if e.title == "李四：张三的方案我同意"]
     assert {c.entity_id for c in graph.changes if c.event_id == agree} >= {zhang.id}
-    view = await story_repo(svc.deps).entity(scope, zhang.id)
+    view = await story_repo(svc.deps).entity(scope, zhang.id, as_of=utcnow())
     assert view.entity.description == "支付负责人（用户修正）"
     assert [s.field for s in view.pending_suggestions] == ["description"]
     assert await count(neo4j_driver, svc.settings, CHANGES_PER_LINK, scope=scope) == 1

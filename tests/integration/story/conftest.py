@@ -1,5 +1,6 @@
-"""A story repository over the real Neo4j, with a clock the test moves forward
-(`StepClock`, in tests/support/story.py)."""
+"""A story repository over the real Neo4j, and a clock the test moves forward (`StepClock`,
+in tests/support/story.py) whose readings the test passes as each call's `now` or `as_of`,
+as a use case passes `deps.clock()`."""
 
 from __future__ import annotations
 
@@ -17,5 +18,5 @@ def clock() -> StepClock:
 
 
 @pytest.fixture
-def repo(neo4j_driver: AsyncDriver, settings: Settings, clock: StepClock) -> StoryRepository:
-    return StoryRepository(neo4j_driver, settings.neo4j_database, clock=clock)
+def repo(neo4j_driver: AsyncDriver, settings: Settings) -> StoryRepository:
+    return StoryRepository(neo4j_driver, settings.neo4j_database)

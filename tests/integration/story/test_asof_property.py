@@ -206,7 +206,7 @@ def _on_replay(world: StoryReplay, scope: str, op: Op) -> type[Exception] | None
 async def _on_repo(repo: StoryRepository, scope: str, op: Op) -> type[Exception] | None:
     try:
         if op.kind == "publish":
-            await repo.publish_result(op.args["inp"], by=RUN, recorded_at=op.at)
+            await repo.publish_result(op.args["inp"], by=RUN, now=op.at)
         elif op.kind == "edit":
             await repo.update_entity(
                 scope,
@@ -214,20 +214,16 @@ async def _on_repo(repo: StoryRepository, scope: str, op: Op) -> type[Exception]
                 op.args["edit"],
                 seen_version=op.args["seen"],
                 by=ALICE,
-                recorded_at=op.at,
+                now=op.at,
             )
         elif op.kind == "relation":
-            act = {
-                RelationAction.CONFIRM: repo.confirm_relation,
-                RelationAction.REJECT: repo.reject_relation,
-                RelationAction.REMOVE: repo.remove_relation,
-                RelationAction.RESTORE: repo.restore_relation,
-            }[op.args["action"]]
-            await act(scope, op.args["id"], by=ALICE, recorded_at=op.at)
-        elif op.args["accept"]:
-            await repo.accept_suggestion(scope, op.args["id"], by=ALICE, recorded_at=op.at)
+            await repo.correct_relation(
+                scope, op.args["id"], op.args["action"], by=ALICE, now=op.at
+            )
         else:
-            await repo.dismiss_suggestion(scope, op.args["id"], by=ALICE, recorded_at=op.at)
+            await repo.resolve_suggestion(
+                scope, op.args["id"], accept=op.args["accept"], by=ALICE, now=op.at
+            )
     except StorygraphError as exc:
         return type(exc)
     return None
@@ -254,7 +250,7 @@ async def test_as_of_equals_replay_of_the_operations_before_it(
     start = T0 + timedelta(days=30)
     try:
         src = source(sub)
-        await repo.upsert_source(src, recorded_at=start)
+        await repo.upsert_source(src, now=start)
         live = StoryReplay()
         live.upsert_source(src, start)
         ops: list[Op] = []

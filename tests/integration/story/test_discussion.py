@@ -25,8 +25,8 @@ def ask(scope: str, *objects: ObjectRef, **kw: object) -> PreviewRequest:
     return PreviewRequest(kind=PreviewKind.DISCUSSION, scope=scope, objects=list(objects), **kw)
 
 
-async def _selection(repo: StoryRepository, scope: str) -> list[ObjectRef]:
-    out = await repo.publish_result(two_people(scope, "k1"), by=RUN)
+async def _selection(clock: StepClock, repo: StoryRepository, scope: str) -> list[ObjectRef]:
+    out = await repo.publish_result(two_people(scope, "k1"), by=RUN, now=clock())
     zs = next(e for e in out.plan.entities if e.name == "张三")
     return [
         ObjectRef(kind=ObjectKind.ENTITY, id=zs.id),
@@ -42,8 +42,8 @@ async def test_preview_is_the_exact_context_and_writes_nothing(
     neo4j_driver: AsyncDriver,
     settings: Settings,
 ) -> None:
-    await repo.upsert_source(source(scope, text="张三说：支付回调明天联调"))
-    refs = await _selection(repo, scope)
+    await repo.upsert_source(source(scope, text="张三说：支付回调明天联调"), now=clock())
+    refs = await _selection(clock, repo, scope)
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
     _, ctx = await talk.preview(ask(scope, *refs), now=clock())
     assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before
@@ -58,9 +58,9 @@ async def test_an_unrecoverable_cited_version_is_a_warning_not_todays_text(
     clock: StepClock, repo: StoryRepository, talk: DiscussionRepository, scope: str
 ) -> None:
     await repo.upsert_source(
-        source(scope, version="v2", text="今天的正文", previous=[{"version": "v1"}])
+        source(scope, version="v2", text="今天的正文", previous=[{"version": "v1"}]), now=clock()
     )
-    refs = await _selection(repo, scope)
+    refs = await _selection(clock, repo, scope)
     _, ctx = await talk.preview(ask(scope, *refs), now=clock())
     [cited] = ctx.excerpts
     assert not cited.excerpt.available and cited.excerpt.text is None
@@ -75,10 +75,10 @@ async def test_confirm_adds_only_the_conversation_source(
     neo4j_driver: AsyncDriver,
     settings: Settings,
 ) -> None:
-    await repo.upsert_source(source(scope))
-    refs = await _selection(repo, scope)
+    await repo.upsert_source(source(scope), now=clock())
+    refs = await _selection(clock, repo, scope)
     preview_id, ctx = await talk.preview(ask(scope, *refs, title="继续聊支付"), now=clock())
-    graph_before = await repo.story_graph(scope)
+    graph_before = await repo.story_graph(scope, as_of=clock())
     counts_before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
     outcome = await talk.confirm(decode(preview_id, clock()), now=clock())
     conv = outcome.conversation
@@ -91,7 +91,7 @@ async def test_confirm_adds_only_the_conversation_source(
         "Source": counts_before["Source"] + 1,
         "SourceVersion": counts_before["SourceVersion"] + 1,
     }
-    graph_after = await repo.story_graph(scope)
+    graph_after = await repo.story_graph(scope, as_of=clock())
     assert graph_after.model_dump(exclude={"as_of"}) == graph_before.model_dump(exclude={"as_of"})
     opening = await repo.source_excerpt(scope, conv.id, conv.current_version, "chars:0-2000")
     assert opening.text == ctx.text
@@ -103,13 +103,18 @@ async def test_confirm_adds_only_the_conversation_source(
 async def test_a_live_preview_is_conflict_after_an_edit_but_a_pinned_moment_is_not(
     repo: StoryRepository, talk: DiscussionRepository, scope: str, clock: StepClock
 ) -> None:
-    await repo.upsert_source(source(scope))
-    refs = await _selection(repo, scope)
+    await repo.upsert_source(source(scope), now=clock())
+    refs = await _selection(clock, repo, scope)
     moment = clock()
     live_id, _ = await talk.preview(ask(scope, *refs), now=clock())
     pinned_id, pinned = await talk.preview(ask(scope, *refs, as_of=moment), now=clock())
     await repo.update_entity(
-        scope, refs[0].id, EntityEdit(description="改为开发负责人"), seen_version=1, by=ALICE
+        scope,
+        refs[0].id,
+        EntityEdit(description="改为开发负责人"),
+        seen_version=1,
+        by=ALICE,
+        now=clock(),
     )
     with pytest.raises(Conflict):
         await talk.confirm(decode(live_id, clock()), now=clock())

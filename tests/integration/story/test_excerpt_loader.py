@@ -9,6 +9,7 @@ from neo4j import AsyncDriver
 
 from api.context import Context
 from api.schema import build_schema
+from engine.clock import utcnow
 from engine.principal import OPEN_PRINCIPAL
 from engine.settings import Settings
 from engine.story.inputs import PublishResultInput, SourceInput
@@ -32,7 +33,8 @@ async def publish(repo: StoryRepository, scope: str, n: int) -> None:
                 "text": lines,
                 "previous": [{"version": "v1", "text": None}],
             }
-        )
+        ),
+        now=utcnow(),
     )
     refs = [
         {"source_id": "chat", "source_version": "v2", "locator": f"lines:{i}-{i}"}
@@ -54,6 +56,7 @@ async def publish(repo: StoryRepository, scope: str, n: int) -> None:
             }
         ),
         by=Actor.run("r"),
+        now=utcnow(),
     )
 
 

@@ -37,12 +37,12 @@ def ask(scope: str, *objects: ObjectRef, result_id: str | None = None) -> Previe
     )
 
 
-async def _world(repo: StoryRepository, scope: str) -> dict[str, str]:
-    await repo.upsert_source(source(scope))
+async def _world(clock: StepClock, repo: StoryRepository, scope: str) -> dict[str, str]:
+    await repo.upsert_source(source(scope), now=clock())
     await repo.upsert_source(
-        source(scope, "wiki-pay", kind="knowledge", text="# 支付模块\n\n已有的说明。")
+        source(scope, "wiki-pay", kind="knowledge", text="# 支付模块\n\n已有的说明。"), now=clock()
     )
-    await repo.upsert_source(source(scope, "web-1", kind="external", text="外部文章"))
+    await repo.upsert_source(source(scope, "web-1", kind="external", text="外部文章"), now=clock())
     out = await repo.publish_result(
         publish(
             scope,
@@ -61,6 +61,7 @@ async def _world(repo: StoryRepository, scope: str) -> dict[str, str]:
             relations=[{"ref": "r", "from": "zs", "to": "pay", "type": "owns"}],
         ),
         by=RUN,
+        now=clock(),
     )
     ids = {e.name: e.id for e in out.plan.entities}
     ids["rel"] = out.plan.relations[0].id
@@ -76,7 +77,7 @@ async def test_preview_lists_new_and_supplemented_entries_and_writes_nothing(
     neo4j_driver: AsyncDriver,
     settings: Settings,
 ) -> None:
-    ids = await _world(repo, scope)
+    ids = await _world(clock, repo, scope)
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
     preview_id, plan = await kn.preview_save(
         ask(
@@ -102,7 +103,7 @@ async def test_preview_lists_new_and_supplemented_entries_and_writes_nothing(
 async def test_confirm_writes_new_versions_and_keeps_the_old_one_readable(
     clock: StepClock, repo: StoryRepository, kn: KnowledgeRepository, scope: str
 ) -> None:
-    ids = await _world(repo, scope)
+    ids = await _world(clock, repo, scope)
     preview_id, plan = await kn.preview_save(ask(scope, result_id=ids["result"]), now=clock())
     token = decode(preview_id, clock())
     outcome = await kn.confirm_save(token, by=ALICE, now=clock())
@@ -127,7 +128,7 @@ async def test_confirm_writes_new_versions_and_keeps_the_old_one_readable(
 async def test_naming_an_external_source_as_entry_is_forbidden(
     clock: StepClock, repo: StoryRepository, kn: KnowledgeRepository, scope: str
 ) -> None:
-    ids = await _world(repo, scope)
+    ids = await _world(clock, repo, scope)
     for entry in ("web-1", "conv-1"):
         with pytest.raises(Forbidden):
             await kn.preview_save(
@@ -148,12 +149,13 @@ async def test_a_preview_whose_graph_changed_is_conflict_and_writes_nothing(
     neo4j_driver: AsyncDriver,
     settings: Settings,
 ) -> None:
-    ids = await _world(repo, scope)
+    ids = await _world(clock, repo, scope)
     preview_id, _ = await kn.preview_save(
         ask(scope, ObjectRef(kind=ObjectKind.ENTITY, id=ids["支付模块"])), now=clock()
     )
     await repo.upsert_source(
-        source(scope, "wiki-pay", kind="knowledge", version="v2", text="# 支付模块\n\n改过了。")
+        source(scope, "wiki-pay", kind="knowledge", version="v2", text="# 支付模块\n\n改过了。"),
+        now=clock(),
     )
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
     with pytest.raises(Conflict):
@@ -164,10 +166,10 @@ async def test_a_preview_whose_graph_changed_is_conflict_and_writes_nothing(
 async def test_an_object_of_another_scope_is_not_found(
     clock: StepClock, repo: StoryRepository, kn: KnowledgeRepository, scope: str
 ) -> None:
-    ids = await _world(repo, scope)
+    ids = await _world(clock, repo, scope)
     with pytest.raises(NotFound):
         await kn.preview_save(
             ask(f"{scope}-other", ObjectRef(kind=ObjectKind.ENTITY, id=ids["张三"])), now=clock()
         )
-    other = await repo.publish_result(two_people(scope, "k2"), by=RUN)
+    other = await repo.publish_result(two_people(scope, "k2"), by=RUN, now=clock())
     assert other.plan.entities  # the same scope still resolves

@@ -8,13 +8,23 @@ from neo4j import AsyncDriver
 from engine.errors import Conflict, InvalidInput
 from engine.settings import Settings
 from graph.story import StoryRepository
-from tests.support.story import RUN, T0, at, cite, publish, scope_counts, source, two_people
+from tests.support.story import (
+    RUN,
+    T0,
+    StepClock,
+    at,
+    cite,
+    publish,
+    scope_counts,
+    source,
+    two_people,
+)
 
 
 async def test_publish_writes_the_whole_result_citing_one_result_id(
-    repo: StoryRepository, scope: str
+    clock: StepClock, repo: StoryRepository, scope: str
 ) -> None:
-    await repo.upsert_source(source(scope))
+    await repo.upsert_source(source(scope), now=clock())
     inp = two_people(
         scope,
         "k1",
@@ -36,44 +46,53 @@ async def test_publish_writes_the_whole_result_citing_one_result_id(
         open_items=["第三方回调未联调"],
         feedback="提测有风险",
     )
-    out = await repo.publish_result(inp, by=RUN)
+    out = await repo.publish_result(inp, by=RUN, now=clock())
     assert not out.repeat
     view = await repo.result(scope, out.result.id)
     assert view.result.decisions == ["周五提测"] and view.result.open_items == ["第三方回调未联调"]
     assert view.result.feedback == "提测有风险"
     assert len(view.events) == 1 and len(view.entities) == 2 and len(view.relations) == 1
     assert len(view.changes) == 1 and len(view.summaries) == 1 and len(view.references) == 4
-    graph = await repo.story_graph(scope)
+    graph = await repo.story_graph(scope, as_of=clock())
     assert {r.result_id for r in graph.references} == {out.result.id}
     assert graph.summaries[0].source_ids == ["conv-1"]
 
 
 async def test_publish_is_idempotent_under_the_result_key(
-    repo: StoryRepository, scope: str, neo4j_driver: AsyncDriver, settings: Settings
+    clock: StepClock,
+    repo: StoryRepository,
+    scope: str,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
 ) -> None:
-    await repo.upsert_source(source(scope))
-    first = await repo.publish_result(two_people(scope, "k1"), by=RUN)
+    await repo.upsert_source(source(scope), now=clock())
+    first = await repo.publish_result(two_people(scope, "k1"), by=RUN, now=clock())
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
-    again = await repo.publish_result(two_people(scope, "k1"), by=RUN)
+    again = await repo.publish_result(two_people(scope, "k1"), by=RUN, now=clock())
     assert again.repeat and again.result.id == first.result.id
     assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before
     with pytest.raises(Conflict):
-        await repo.publish_result(two_people(scope, "k1", feedback="other"), by=RUN)
+        await repo.publish_result(two_people(scope, "k1", feedback="other"), by=RUN, now=clock())
 
 
 @pytest.mark.parametrize("case", ["missing_version", "other_scope"])
 async def test_rejected_publish_writes_nothing(
-    repo: StoryRepository, scope: str, neo4j_driver: AsyncDriver, settings: Settings, case: str
+    clock: StepClock,
+    repo: StoryRepository,
+    scope: str,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    case: str,
 ) -> None:
     other = f"{scope}-other"
     try:
         if case == "missing_version":
-            await repo.upsert_source(source(scope, version="v2"))
+            await repo.upsert_source(source(scope, version="v2"), now=clock())
         else:
-            await repo.upsert_source(source(other))
+            await repo.upsert_source(source(other), now=clock())
         before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
         with pytest.raises(InvalidInput) as err:
-            await repo.publish_result(two_people(scope, "k1"), by=RUN)
+            await repo.publish_result(two_people(scope, "k1"), by=RUN, now=clock())
         assert err.value.details["missing"] == ["conv-1@v1"]
         assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before
     finally:
@@ -83,9 +102,13 @@ async def test_rejected_publish_writes_nothing(
 
 
 async def test_summary_over_a_source_the_scope_lacks_rejects_the_result(
-    repo: StoryRepository, scope: str, neo4j_driver: AsyncDriver, settings: Settings
+    clock: StepClock,
+    repo: StoryRepository,
+    scope: str,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
 ) -> None:
-    await repo.upsert_source(source(scope))
+    await repo.upsert_source(source(scope), now=clock())
     before = await scope_counts(neo4j_driver, settings.neo4j_database, scope)
     bad = publish(
         scope,
@@ -102,5 +125,5 @@ async def test_summary_over_a_source_the_scope_lacks_rejects_the_result(
         ],
     )
     with pytest.raises(InvalidInput):
-        await repo.publish_result(bad, by=RUN)
+        await repo.publish_result(bad, by=RUN, now=clock())
     assert await scope_counts(neo4j_driver, settings.neo4j_database, scope) == before

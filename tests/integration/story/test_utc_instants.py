@@ -29,7 +29,7 @@ def _same(instant: datetime, tz: timezone) -> datetime:
 
 
 async def _written_in_beijing(repo: StoryRepository, scope: str) -> str:
-    await repo.upsert_source(source(scope), recorded_at=WRITTEN)
+    await repo.upsert_source(source(scope), now=WRITTEN)
     out = await repo.publish_result(
         publish(
             scope,
@@ -39,11 +39,11 @@ async def _written_in_beijing(repo: StoryRepository, scope: str) -> str:
             changes=[{"event": "e1", "entity": "zs", "kind": "proposed"}],
         ),
         by=RUN,
-        recorded_at=WRITTEN,
+        now=WRITTEN,
     )
     zs = out.plan.entities[0].id
     await repo.update_entity(
-        scope, zs, EntityEdit(name="张三丰"), seen_version=1, by=ALICE, recorded_at=EDITED
+        scope, zs, EntityEdit(name="张三丰"), seen_version=1, by=ALICE, now=EDITED
     )
     return zs
 
@@ -99,7 +99,8 @@ async def test_a_read_time_without_a_zone_is_invalid_input(
     repo: StoryRepository, scope: str, argument: str
 ) -> None:
     with pytest.raises(InvalidInput):
-        await repo.story_graph(scope, **{argument: datetime(2026, 9, 23, 10, 10)})
+        naive = datetime(2026, 9, 23, 10, 10)
+        await repo.story_graph(scope, **{"as_of": WRITTEN, argument: naive})
 
 
 async def test_migration_rewrites_times_stored_with_an_offset_so_reads_in_z_find_them(
@@ -138,7 +139,7 @@ async def test_written_instants_come_back_exactly_before_1970_and_to_the_microse
     must survive, as the same instant, both as a value read back and as a read's bound."""
     long_ago = datetime(1899, 12, 31, 23, 59, 59, 987654, tzinfo=BEIJING)
     recorded = datetime(2026, 9, 23, 10, 10, 10, 123456, tzinfo=BEIJING)
-    await repo.upsert_source(source(scope), recorded_at=recorded)
+    await repo.upsert_source(source(scope), now=recorded)
     await repo.publish_result(
         publish(
             scope,
@@ -146,7 +147,7 @@ async def test_written_instants_come_back_exactly_before_1970_and_to_the_microse
             events=[{"ref": "e1", "title": "旧事", "at": long_ago, "references": [cite()]}],
         ),
         by=RUN,
-        recorded_at=recorded,
+        now=recorded,
     )
     graph = await repo.story_graph(scope, as_of=recorded)
     (event,) = graph.events

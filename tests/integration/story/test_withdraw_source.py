@@ -17,8 +17,8 @@ from tests.support.story import ALICE, RUN, T0, StepClock, cite, entity, publish
 SECRET = "张三说：支付密钥是 sk-123"
 
 
-async def _cited(repo: StoryRepository, scope: str) -> None:
-    await repo.upsert_source(source(scope, version="v1", text=SECRET))
+async def _cited(clock: StepClock, repo: StoryRepository, scope: str) -> None:
+    await repo.upsert_source(source(scope, version="v1", text=SECRET), now=clock())
     await repo.publish_result(
         publish(
             scope,
@@ -35,6 +35,7 @@ async def _cited(repo: StoryRepository, scope: str) -> None:
             ],
         ),
         by=RUN,
+        now=clock(),
     )
 
 
@@ -56,9 +57,11 @@ async def test_withdrawn_text_is_gone_from_neo4j_and_citing_objects_stay(
     neo4j_driver: AsyncDriver,
     settings: Settings,
 ) -> None:
-    await _cited(repo, scope)
+    await _cited(clock, repo, scope)
     before = clock()
-    withdrawn = await repo.withdraw_source(scope, "conv-1", "v1", reason="用户删除了消息", by=ALICE)
+    withdrawn = await repo.withdraw_source(
+        scope, "conv-1", "v1", reason="用户删除了消息", by=ALICE, now=clock()
+    )
     assert withdrawn.text is None and withdrawn.withdrawn_at is not None
     keys = await _stored_keys(neo4j_driver, settings.neo4j_database, scope, "v1")
     assert "text" not in keys and "withdrawn_at" in keys
@@ -70,7 +73,7 @@ async def test_withdrawn_text_is_gone_from_neo4j_and_citing_objects_stay(
         database_=settings.neo4j_database,
     )
     assert records[0]["n"] == 0
-    graph = await repo.story_graph(scope)
+    graph = await repo.story_graph(scope, as_of=clock())
     assert [e.title for e in graph.events] == ["提测会议"]
     assert {e.name for e in graph.entities} == {"张三", "支付模块"}
     assert len(graph.relations) == 1 and len(graph.references) == 3
@@ -86,38 +89,46 @@ async def test_withdrawn_text_is_gone_from_neo4j_and_citing_objects_stay(
 
 
 async def test_a_withdrawn_version_never_shows_another_versions_text(
-    repo: StoryRepository, scope: str
+    clock: StepClock, repo: StoryRepository, scope: str
 ) -> None:
-    await _cited(repo, scope)
-    await repo.upsert_source(source(scope, version="v2", text="今天的正文"))
-    await repo.withdraw_source(scope, "conv-1", "v1", reason="redacted", by=ALICE)
-    graph = await repo.story_graph(scope)
+    await _cited(clock, repo, scope)
+    await repo.upsert_source(source(scope, version="v2", text="今天的正文"), now=clock())
+    await repo.withdraw_source(scope, "conv-1", "v1", reason="redacted", by=ALICE, now=clock())
+    graph = await repo.story_graph(scope, as_of=clock())
     ex = await repo.reference_excerpt(scope, graph.references[0].id)
     assert ex.version == "v1" and not ex.available and ex.text is None
     assert (await repo.source_excerpt(scope, "conv-1", "v2", "chars:0-5")).text == "今天的正文"
     with pytest.raises(Conflict):
-        await repo.upsert_source(source(scope, version="v1", text=SECRET))
+        await repo.upsert_source(source(scope, version="v1", text=SECRET), now=clock())
 
 
 async def test_withdrawing_again_is_idempotent_and_an_unknown_version_is_not_found(
-    repo: StoryRepository, scope: str
+    clock: StepClock, repo: StoryRepository, scope: str
 ) -> None:
-    await _cited(repo, scope)
-    first = await repo.withdraw_source(scope, "conv-1", "v1", reason="删除", by=ALICE)
-    again = await repo.withdraw_source(scope, "conv-1", "v1", reason="再次删除", by=ALICE)
+    await _cited(clock, repo, scope)
+    first = await repo.withdraw_source(scope, "conv-1", "v1", reason="删除", by=ALICE, now=clock())
+    again = await repo.withdraw_source(
+        scope, "conv-1", "v1", reason="再次删除", by=ALICE, now=clock()
+    )
     assert again.withdrawn_at == first.withdrawn_at
     assert again.withdrawal_reason == "删除"
     with pytest.raises(NotFound):
-        await repo.withdraw_source(scope, "conv-1", "v9", reason="", by=ALICE)
+        await repo.withdraw_source(scope, "conv-1", "v9", reason="", by=ALICE, now=clock())
     with pytest.raises(NotFound):
-        await repo.withdraw_source(f"{scope}-other", "conv-1", "v1", reason="", by=ALICE)
+        await repo.withdraw_source(
+            f"{scope}-other", "conv-1", "v1", reason="", by=ALICE, now=clock()
+        )
 
 
 async def test_reviews_read_no_text_of_a_withdrawn_version(
-    repo: StoryRepository, scope: str, neo4j_driver: AsyncDriver, settings: Settings
+    clock: StepClock,
+    repo: StoryRepository,
+    scope: str,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
 ) -> None:
-    await _cited(repo, scope)
-    await repo.withdraw_source(scope, "conv-1", "v1", reason="删除", by=ALICE)
+    await _cited(clock, repo, scope)
+    await repo.withdraw_source(scope, "conv-1", "v1", reason="删除", by=ALICE, now=clock())
     review = ReviewSources(neo4j_driver, settings.neo4j_database, settings.queue_name)
     texts = await review.texts(Scope(project_ids=(scope,)), [("conv-1", "v1")])
     assert SECRET not in texts.values() and all(not t for t in texts.values())
