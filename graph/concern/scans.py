@@ -19,18 +19,19 @@ from engine.concern.scheduler import ScheduledJob, TriggerKind
 from graph.base import Store
 from graph.concern.codec import utc
 
+# Each scan's named queries: over every scope, and the same scan in one scope.
+SCANS: dict[TriggerKind, tuple[str, str]] = {
+    TriggerKind.NEXT_ACTION_DUE: ("concern/scan_due", "concern/scan_due_in_scope"),
+    TriggerKind.TIMEOUT: ("concern/scan_timeouts", "concern/scan_timeouts_in_scope"),
+    TriggerKind.SCHEDULE_DUE: ("concern/scan_schedules", "concern/scan_schedules_in_scope"),
+}
+
 
 class ConcernScans(Store):
     async def _scan(
-        self,
-        keys: tuple[str, str],
-        kind: TriggerKind,
-        now: datetime,
-        scope: str | None,
-        limit: int,
+        self, kind: TriggerKind, now: datetime, scope: str | None, limit: int
     ) -> list[ScheduledJob]:
-        """`keys`: the scan over every scope, and the same scan in one scope."""
-        every, in_scope = keys
+        every, in_scope = SCANS[kind]
         if scope is None:
             (record,) = await self.query(every, now=utc(now), limit=limit)
         else:
@@ -43,35 +44,17 @@ class ConcernScans(Store):
     async def due(
         self, now: datetime, *, scope: str | None = None, limit: int = 500
     ) -> list[ScheduledJob]:
-        return await self._scan(
-            ("concern/scan_due", "concern/scan_due_in_scope"),
-            TriggerKind.NEXT_ACTION_DUE,
-            now,
-            scope,
-            limit,
-        )
+        return await self._scan(TriggerKind.NEXT_ACTION_DUE, now, scope, limit)
 
     async def timeouts(
         self, now: datetime, *, scope: str | None = None, limit: int = 500
     ) -> list[ScheduledJob]:
-        return await self._scan(
-            ("concern/scan_timeouts", "concern/scan_timeouts_in_scope"),
-            TriggerKind.TIMEOUT,
-            now,
-            scope,
-            limit,
-        )
+        return await self._scan(TriggerKind.TIMEOUT, now, scope, limit)
 
     async def schedules(
         self, now: datetime, *, scope: str | None = None, limit: int = 500
     ) -> list[ScheduledJob]:
-        return await self._scan(
-            ("concern/scan_schedules", "concern/scan_schedules_in_scope"),
-            TriggerKind.SCHEDULE_DUE,
-            now,
-            scope,
-            limit,
-        )
+        return await self._scan(TriggerKind.SCHEDULE_DUE, now, scope, limit)
 
     async def count_due(self, now: datetime) -> int:
         records = await self.query("concern/count_due", now=utc(now))
