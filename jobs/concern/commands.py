@@ -35,6 +35,7 @@ from engine.concern.scheduler import Trigger, TriggerKind
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.page import Page
 from engine.principal import Principal
+from engine.scope import require_scope
 from graph.concern.agenda import AgendaStore
 from graph.concern.listing import ConcernListing
 from graph.concern.outbox import Outbox, OutboxRow
@@ -130,7 +131,7 @@ async def list_concerns(
     with_total: bool = False,
 ) -> Page[Concern]:
     """One scope's concerns, newest first, filtered, keyset-paged after (created_at, id)."""
-    principal.require("reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await ConcernListing(deps.driver, deps.database).page(
         scope=scope,
         statuses=statuses,
@@ -143,7 +144,7 @@ async def list_concerns(
 
 
 async def agenda(deps: Deps, principal: Principal, scope: str) -> Agenda:
-    principal.require("reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await AgendaStore(deps.driver, deps.database).load(scope)
 
 
@@ -159,7 +160,7 @@ async def concern_messages(
     with_total: bool = False,
 ) -> Page[OutboxRow]:
     """Every message addressed to a person, in delivery order, keyset-paged."""
-    principal.require("reader", scope)
+    scope = require_scope(principal, "reader", scope)
     return await Outbox(deps.driver, deps.database).for_recipient(
         scope=scope,
         person_id=person_id,
@@ -183,7 +184,7 @@ async def raise_concern(
 ) -> Concern:
     """`data` may be given as the function that validates it, so a caller without the role
     or the scope is refused before its input is judged."""
-    principal.require("agenda", scope)
+    scope = require_scope(principal, "agenda", scope)
     if callable(data):
         data = data()
     now = event_time(deps, at)
@@ -271,7 +272,7 @@ async def upsert_person(
     deps: Deps, principal: Principal, scope: str, person: dict[str, Any]
 ) -> PersonContext:
     """Person master data read by resolve_person_context (seed 002 §八)."""
-    principal.require("agenda", scope)
+    scope = require_scope(principal, "agenda", scope)
     return await _persons(deps).upsert(scope, person)
 
 
@@ -283,7 +284,7 @@ async def request_scheduler_run(
     if scope is None:
         principal.require("admin")
     else:
-        principal.require("operator", scope)
+        scope = require_scope(principal, "operator", scope)
     if now is not None:
         principal.require("admin")
     moment = event_time(deps, now)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from engine.concern import model as m
 from engine.principal import Principal
+from engine.scope import require_scope
 from graph.concern.persons import PersonContext, PersonStore
 from jobs.deps import Deps
 
@@ -23,7 +24,7 @@ async def conversation_context(
     deps: Deps, principal: Principal, scope: str, person_id: str
 ) -> ConversationContext:
     """NOT_FOUND when the scope has no such person."""
-    principal.require("reader", scope)
+    scope = require_scope(principal, "reader", scope)
     persons = PersonStore(deps.driver, deps.database)
     person = await persons.resolve(scope, person_id)
     items = await persons.concern_slice(scope, person_id)

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from engine.errors import NotFound
 from engine.principal import Principal
+from engine.scope import require_scope
 from graph.concern.repository import ConcernRepository
 from graph.concern.scans import ConcernScans
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
@@ -40,7 +41,7 @@ async def run_scheduler(
     if scope is None:
         principal.require("admin")
     else:
-        principal.require("operator", scope)
+        scope = require_scope(principal, "operator", scope)
     moment = now or deps.clock()
     scans = ConcernScans(deps.driver, deps.database)
     found = [

@@ -38,6 +38,7 @@ from engine.llm.accounting import Accounting
 from engine.llm.errors import ModelError, ModelRateLimited
 from engine.llm.messages import ChatMessage, ChatRequest, ChatResult
 from engine.principal import Principal
+from engine.scope import require_scope
 from engine.settings import Settings
 from engine.watch.budget import (
     COMMAND_TIMEOUT_SECONDS,
@@ -184,7 +185,7 @@ async def run_check(
 ) -> dict[str, Any]:
     """One check of one watch under a stable run id; returns the run's report. A rate-limited
     model marks the run `deferred` and raises `ModelRateLimited` for the caller to defer."""
-    principal.require("operator", scope)
+    scope = require_scope(principal, "operator", scope)
     clock = deps.clock
     repo = WatchRepository(deps.driver, deps.database)
     records = WatchRecords(deps.driver, deps.database)
@@ -258,7 +259,7 @@ async def fail_lost_check(
     """A check whose job was lost and queued again once already, then lost again: the run is
     `failed` and its observation says so (failure_kind worker_lost), so the watch shows the
     failure instead of a check that never ends. The next round or runWatchNow checks again."""
-    principal.require("operator", scope)
+    scope = require_scope(principal, "operator", scope)
     records = WatchRecords(deps.driver, deps.database)
     now = deps.clock()
     message = "the check's worker stopped and its job was lost twice; check again"

@@ -108,7 +108,7 @@ async def run_round(
     round_id: str | None = None,
 ) -> dict[str, Any]:
     """One round over `scope`'s candidate watches; its report (see the module note)."""
-    principal.require("operator", scope)
+    scope = require_scope(principal, "operator", scope)
     rounds = _rounds(deps)
     now = deps.clock()
     round_id = round_id or default_round_id(now, full)

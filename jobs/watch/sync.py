@@ -23,6 +23,7 @@ from typing import Any
 
 from engine.errors import StorygraphError
 from engine.principal import Principal
+from engine.scope import require_scope
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind as StorySourceKind
 from engine.watch.budget import RecordSyncBudget, spend_sync_round
@@ -82,7 +83,7 @@ async def sync_checkpoint(
     deps: Deps, principal: Principal, *, scope: str, checkpoint_id: str
 ) -> dict[str, Any]:
     """One sync round of one checkpoint; its report (see the module note)."""
-    principal.require("operator", scope)
+    scope = require_scope(principal, "operator", scope)
     records = WatchRecords(deps.driver, deps.database)
     checkpoint, rounds = await records.checkpoint(scope, checkpoint_id)
     if checkpoint.sync_status is SyncStatus.SYNCED:
