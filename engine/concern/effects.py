@@ -80,6 +80,22 @@ class Escalate(_Effect):
     text: str
 
 
+class SupersedeReports(_Effect):
+    """seed 002 §七: the final 回流 ends the mid-course reports — these pending rows are
+    never sent (their outbox status becomes `superseded`)."""
+
+    kind: Literal["supersede"] = "supersede"
+    keys: tuple[str, ...]
+
+
+class RescheduleMessages(_Effect):
+    """Pending outbox rows moved to a new delivery time (a priority change moved the sending
+    window): `moves` is (row key, new deliver_at) pairs."""
+
+    kind: Literal["reschedule"] = "reschedule"
+    moves: tuple[tuple[str, AwareDatetime], ...]
+
+
 class AgendaOp(StrEnum):
     UPSERT = "upsert"
     REMOVE = "remove"
@@ -115,7 +131,13 @@ class AgendaUpdate(_Effect):
 
 
 Effect = Annotated[
-    SendMessage | ReportToOwner | BackflowMessage | Escalate | AgendaUpdate,
+    SendMessage
+    | ReportToOwner
+    | BackflowMessage
+    | Escalate
+    | AgendaUpdate
+    | SupersedeReports
+    | RescheduleMessages,
     Field(discriminator="kind"),
 ]
 

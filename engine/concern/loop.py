@@ -20,6 +20,8 @@ Order of rules:
    critical/high escalate and medium/low are dropped; the next_action is planned; mid-course
    reports (reports.py) are built — partial, contacted, timeout_retry, or the loop's own
    owner_update instead.
+8. A decision that closes the concern supersedes its undelivered mid-course reports
+   (`reports.supersede_reports`): the timeline says so, the outbox marks them superseded.
 `resolve` without `goal_met` is refused (`InvalidInput`): only the goal decides.
 """
 
@@ -57,6 +59,7 @@ from engine.concern.reports import (
     join_sentences,
     partial_text,
     report_recipient,
+    supersede_reports,
     timeout_retry_text,
 )
 from engine.concern.scheduler import Trigger, TriggerKind, is_stale
@@ -87,6 +90,10 @@ def decide(
     c = turn.c
     agenda = sync(concern, c, jid, turn.reason, now)
     effects = [*turn.effects, *([agenda] if agenda is not None else [])]
+    if is_terminal(c.status):
+        c, superseded = supersede_reports(c, context, now=now, job_id=jid, locale=policy.locale)
+        if superseded is not None:
+            effects.append(superseded)
     handled = [*c.handled_triggers, jid][-policy.handled_triggers_keep :]
     c = c.model_copy(
         update={"handled_triggers": handled, "revision": concern.revision + 1, "updated_at": now}

@@ -9,7 +9,10 @@ missing one. `now` comes from `deps.clock` unless the caller gives an event time
 - `raise_concern`: only callers holding the agenda role reach it (the cognitive hub); the
   engine builds the pending concern, the agenda registration and the `created` report; they
   are saved in one transaction and the report is handed to a worker for delivery. The first
-  contact is the agent loop's first turn (next_action due at once, found by the scheduler).
+  contact is the agent loop's first turn (next_action due at once): enqueued right after the
+  write under the stable job id the scheduler's scan derives for the same due item, so the
+  initial message is in conversation_log without waiting for a tick, and a scan that sees
+  it too enqueues nothing more (a schedule whose first run is due now is enqueued alike).
 - `advance_concern`: records the inbound message in conversation_log and enqueues the agent
   loop with the reply trigger; it never resolves. The same channel message twice records
   once and enqueues one job (same trigger, same job id).
@@ -31,7 +34,7 @@ from engine.concern.advance import InboundMessage, record_inbound
 from engine.concern.agenda import Agenda
 from engine.concern.model import Concern, RaiseConcernInput
 from engine.concern.policy import ConcernPolicy
-from engine.concern.scheduler import Trigger, TriggerKind
+from engine.concern.scheduler import Trigger, TriggerKind, due_trigger
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.principal import Principal
 from graph.concern.agenda import AgendaStore
@@ -195,10 +198,18 @@ async def raise_concern(
     context = await persons.loop_context(inputs, now=now, policy=policy)
     decision = decide_raise(data, concern_id=cid, now=now, policy=policy, context=context)
     concern = await _concerns(deps).create(decision, scope=scope, now=now)
-    if deps.pool is not None and any(e.kind == "report" for e in decision.effects):
-        await enqueue_delivery(
-            deps.pool, deps.settings.queue_name, concern_id=cid, key=decision.job_id, now=now
-        )
+    if deps.pool is not None:
+        if any(e.kind == "report" for e in decision.effects):
+            await enqueue_delivery(
+                deps.pool, deps.settings.queue_name, concern_id=cid, key=decision.job_id, now=now
+            )
+        first = due_trigger(concern, now)
+        if first is not None:
+            # the first loop turn at once (seed 002: the initial message is written to
+            # conversation_log on raising), under the job id the scheduler's scan derives
+            await enqueue_advance(
+                deps.pool, deps.settings.queue_name, concern_id=cid, trigger=first, now=now
+            )
     return concern
 
 

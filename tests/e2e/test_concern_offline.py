@@ -112,3 +112,61 @@ async def test_seed_complete_example_with_the_offline_model(
     assert {(m["status"], m["channel"]) for m in boss} == {("sent", "telegram")}
     final = api.concern(cid)
     assert final["status"] == "RESOLVED"
+
+
+SATURDAY = datetime(2035, 4, 21, 8, 30, tzinfo=ZoneInfo("Asia/Shanghai"))
+ALL_MESSAGES = """query($scope: String!, $person: String!) {
+  concernMessages(scope: $scope, personId: $person) {
+    edges { node { kind reportKinds text deliverAt status } } } }"""
+TIMELINE = """query($id: ID!) { concern(id: $id) { status
+  timeline { type detail } conversation { direction personId text } } }"""
+
+
+def _zhangsan_delegation(priority: str = "MEDIUM") -> dict[str, object]:
+    return {
+        "type": "DELEGATION",
+        "priority": priority,
+        "title": "联系张三确认提测时间",
+        "goal": "拿到张三的具体提测时间点",
+        "sourceDetail": "帮我问问张三提测什么时候能给",
+        "initiator": {"name": "老板", "channel": "telegram", "personId": "p_owner"},
+        "people": [{"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"}],
+    }
+
+
+async def test_raising_contacts_at_once_and_the_backflow_supersedes_progress_reports(
+    offline_stack: Server, scope: str
+) -> None:
+    """Issue 27 items 1 and 3: raised on a Saturday morning, the first loop turn runs at once
+    (no scheduler tick: the initial message is in conversation_log); the reports to the boss
+    wait for Monday 09:00 (high: working hours for reports; the message to 张三 goes at
+    once); 张三 answers with a day and the concern resolves; the back-flow
+    goes out, and the created / contacted reports never do — they are superseded, and the
+    timeline says so. A scheduler run on Monday delivers nothing more."""
+    api = ConcernClient(offline_stack, scope, SATURDAY)
+    cid = api.raise_(0, **_zhangsan_delegation("HIGH"))["id"]
+    # no runConcernScheduler: the raise itself enqueued the first turn
+    got = api.wait_revision(cid, lambda c: c["conversation"])
+    assert [(e["direction"], e["personId"]) for e in got["conversation"]] == [
+        ("OUTBOUND", "p_zhangsan")
+    ]
+    assert api.wait_for("p_zhangsan", 1)[0]["text"] == got["conversation"][0]["text"]
+    api.reply(cid, "p_zhangsan", "好的，周五提测", 20)
+    api.wait_revision(cid, lambda c: c["status"] == "RESOLVED")
+    api.scheduler(2 * 24 * 60 + 180)  # Monday 11:30: every deferred report is due
+
+    def boss() -> list[dict[str, object]]:
+        data = api.gql(ALL_MESSAGES, scope=scope, person="p_owner")["concernMessages"]
+        return [e["node"] for e in data["edges"]]
+
+    sent = api.wait_for("p_owner", 1)
+    assert [m["kind"] for m in sent] == ["backflow"], sent
+    assert {("+".join(m["reportKinds"]), m["status"]) for m in boss() if m["kind"] == "report"} == {
+        ("created", "superseded"),
+        ("contacted", "superseded"),
+    }
+    timeline = api.gql(TIMELINE, id=cid)["concern"]["timeline"]
+    assert any(
+        e["type"] == "REPORT" and e["detail"].startswith("2 条未发送的中途汇报已作废")
+        for e in timeline
+    ), timeline

@@ -192,8 +192,10 @@ async def test_disallowed_transition_is_conflict_and_writes_nothing(
         record_inbound(before.concern, late, at(20))
     assert await ConcernRepository(neo4j_driver, db).load(raised.concern_id) == before
     queued = [j.decode() for j in await pool.zrange(queue_name, 0, -1)]
-    # only the delivery of the `created` report: no loop job for the refused reply
-    assert len(queued) == 1 and queued[0].startswith("concern-deliver:")
+    # the delivery of the `created` report and the first turn raising enqueued: no loop job
+    # for the refused reply
+    assert sorted(j.split(":")[0] for j in queued) == ["concern", "concern-deliver"]
+    assert not any(":reply:" in j for j in queued)
 
 
 async def test_agenda_registers_updates_priority_and_moves_closed_concerns_to_decisions(
