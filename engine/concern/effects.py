@@ -55,6 +55,8 @@ class SendMessage(_Effect):
     channel: str
     text: str
     tone: Tone = Tone.NORMAL
+    # later than now when the priority's sending window is closed (window.py); None = now
+    deliver_at: AwareDatetime | None = None
 
 
 class ReportToOwner(_Effect):

@@ -52,6 +52,7 @@ from engine.concern.effects import (
 )
 from engine.concern.model import Concern, Priority, TimelineEntry, TimelineType
 from engine.concern.policy import ConcernPolicy
+from engine.concern.window import next_open
 
 TEMPLATES: dict[str, dict[str, str]] = {
     "zh": {
@@ -169,17 +170,7 @@ class ReportSlot(BaseModel):
 
 def next_working_time(t: datetime, policy: ConcernPolicy) -> datetime:
     """`t` itself inside working hours, else the start of the next working period."""
-    local = t.astimezone(policy.tz)
-    if local.weekday() in policy.workdays and policy.work_start <= local.time() < policy.work_end:
-        return t
-    day = local.date()
-    if not (local.weekday() in policy.workdays and local.time() < policy.work_start):
-        day += timedelta(days=1)
-    for _ in range(8):
-        if day.weekday() in policy.workdays:
-            return datetime.combine(day, policy.work_start, tzinfo=policy.tz)
-        day += timedelta(days=1)
-    raise ValueError("policy.workdays is empty")
+    return next_open(t, policy.work_start, policy.work_end, policy.workdays, policy)
 
 
 def schedule_report(

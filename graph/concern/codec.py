@@ -115,6 +115,8 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
             text=effect.text,
             tone=str(effect.tone),
         )
+        if effect.deliver_at is not None:
+            base["deliver_at"] = utc(effect.deliver_at)
     elif isinstance(effect, ReportToOwner):
         base.update(
             _recipient_fields(effect.recipient),

@@ -170,3 +170,42 @@ async def test_raising_contacts_at_once_and_the_backflow_supersedes_progress_rep
         e["type"] == "REPORT" and e["detail"].startswith("2 条未发送的中途汇报已作废")
         for e in timeline
     ), timeline
+
+
+async def test_counterparts_are_messaged_inside_their_prioritys_window(
+    offline_stack: Server, scope: str
+) -> None:
+    """Issue 27 item 4: raised at 07:13 on a Saturday, the medium concern's message to 张三
+    is recorded at once but held until Monday 09:00 (working hours), and its timeline says
+    so; a critical concern raised at the same minute reaches 李四 at once."""
+    early = SATURDAY.replace(hour=7, minute=13)
+    api = ConcernClient(offline_stack, scope, early)
+    medium = api.raise_(0, **_zhangsan_delegation("MEDIUM"))["id"]
+    critical = api.raise_(
+        0,
+        **{
+            **_zhangsan_delegation("CRITICAL"),
+            "title": "联系李四确认线上故障",
+            "people": [{"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"}],
+        },
+    )["id"]
+    api.wait_for("p_lisi", 1)  # critical: any time
+    held = api.wait_revision(medium, lambda c: c["conversation"])
+    assert held["status"] == "WAITING_REPLY"
+    timeline = api.gql(TIMELINE, id=medium)["concern"]["timeline"]
+    assert [e["detail"] for e in timeline if e["type"] == "ACTION_SEND"] == [
+        "已安排发送给张三（feishu）：medium 优先级只在工作时间发送，将于 2035-04-23 09:00 发出"
+    ]
+    queued = api.gql(ALL_MESSAGES, scope=scope, person="p_zhangsan")["concernMessages"]
+    [(status, deliver_at)] = [
+        (e["node"]["status"], e["node"]["deliverAt"]) for e in queued["edges"]
+    ]
+    assert status == "pending"
+    assert datetime.fromisoformat(deliver_at) == datetime(
+        2035, 4, 23, 9, 0, tzinfo=ZoneInfo("Asia/Shanghai")
+    )
+    api.scheduler(5 * 60)  # Saturday noon: still outside the window
+    assert api.sent_to("p_zhangsan") == []
+    api.scheduler(2 * 24 * 60 + 110)  # Monday 09:03
+    assert len(api.wait_for("p_zhangsan", 1)) == 1
+    assert critical != medium
