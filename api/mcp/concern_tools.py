@@ -1,5 +1,5 @@
 """Concern tools (seed 002 §九 对话侧能力): `raise_concern`, `advance_concern`,
-`check_concerns`, and the conversation context of a person as a resource.
+`check_concerns`, `change_concern_priority` (seed 002 §十一), and the conversation context of a person as a resource.
 
 `resolve_concern` is deliberately absent: only the agent loop closes a concern. Each tool
 calls the use case the GraphQL field calls (`jobs.concern`) with its caller's principal
@@ -153,6 +153,33 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 "job_id": done.job_id,
                 "enqueued": done.enqueued,
             }
+
+        return await answer(work())
+
+    @server.tool(
+        name="change_concern_priority",
+        description="Change a concern's priority (needs `agenda`): the Agenda entry, the "
+        "follow-up intervals and the sending window of held messages follow the new priority; "
+        "the timeline records it. A closed concern answers CONFLICT.",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+        ),
+    )
+    async def change_concern_priority(
+        ctx: Context,
+        scope: Scope,
+        concern_id: str,
+        priority: m.Priority,
+        at: Annotated[AwareDatetime | None, Field(description="when decided (default now)")] = None,
+    ) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            check_scope(scope)
+            principal = caller.require("agenda", scope)
+            concern = await commands.change_priority(
+                _deps(caller), principal, concern_id, priority, scope=scope, at=at
+            )
+            return {"scope": scope, "concern": shape.concern(concern)}
 
         return await answer(work())
 

@@ -209,3 +209,38 @@ async def test_counterparts_are_messaged_inside_their_prioritys_window(
     api.scheduler(2 * 24 * 60 + 110)  # Monday 09:03
     assert len(api.wait_for("p_zhangsan", 1)) == 1
     assert critical != medium
+
+
+CHANGE = """mutation($i: ChangeConcernPriorityInput!) {
+  changeConcernPriority(input: $i) { priority nextAction { when } } }"""
+AGENDA = (
+    """query($scope: String!) { agenda(scope: $scope) { concernRefs { concernId priority } } }"""
+)
+
+
+async def test_changing_the_priority_moves_the_agenda_the_window_and_the_follow_ups(
+    offline_stack: Server, scope: str
+) -> None:
+    """Issue 27 item 5: a medium concern raised at 07:13 on a Saturday holds its message to
+    张三 for Monday; raised to CRITICAL at 07:20 the message goes at once, the agenda entry
+    says CRITICAL, the next follow-up is critical's 30 minutes after it, and the timeline
+    records the change."""
+    early = SATURDAY.replace(hour=7, minute=13)
+    api = ConcernClient(offline_stack, scope, early)
+    cid = api.raise_(0, **_zhangsan_delegation("MEDIUM"))["id"]
+    api.wait_revision(cid, lambda c: c["conversation"])
+    assert api.sent_to("p_zhangsan") == []
+    changed = api.gql(CHANGE, i={"concernId": cid, "priority": "CRITICAL", "at": api.at(7)})
+    got = changed["changeConcernPriority"]
+    assert got["priority"] == "CRITICAL"
+    assert datetime.fromisoformat(got["nextAction"]["when"]) == datetime.fromisoformat(api.at(37))
+    [sent] = api.wait_for("p_zhangsan", 1)
+    assert datetime.fromisoformat(sent["deliverAt"]) == datetime.fromisoformat(api.at(7))
+    refs = api.gql(AGENDA, scope=scope)["agenda"]["concernRefs"]
+    assert [(r["concernId"], r["priority"]) for r in refs] == [(cid, "CRITICAL")]
+    timeline = api.gql(TIMELINE, id=cid)["concern"]["timeline"]
+    assert timeline[-1]["type"] == "PRIORITY_CHANGED"
+    assert timeline[-1]["detail"] == (
+        "优先级 medium → critical；下次跟进 2035-04-21 07:50；"
+        "1 条待发消息改按任何时间发送（2035-04-21 07:20 发出）"
+    )
