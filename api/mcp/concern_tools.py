@@ -1,5 +1,6 @@
 """Concern tools (seed 002 §九 对话侧能力): `raise_concern`, `advance_concern`,
-`check_concerns`, `change_concern_priority` (seed 002 §十一), and the conversation context of a person as a resource.
+`check_concerns`, `change_concern_priority` (seed 002 §十一), and the conversation context
+of a person as a resource.
 
 `resolve_concern` is deliberately absent: only the agent loop closes a concern. Each tool
 calls the use case the GraphQL field calls (`jobs.concern`) with its caller's principal
