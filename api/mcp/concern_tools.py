@@ -266,6 +266,16 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                         "concern_id": c.concern_id,
                         "title": c.title,
                         "goal": c.goal,
+                        # what we last said to this person in it (a scheduled item handed to
+                        # their conversation reads here)
+                        "asked": next(
+                            (
+                                e.text
+                                for e in reversed(c.conversation_log)
+                                if e.person_id == person_id and e.direction == m.Direction.OUTBOUND
+                            ),
+                            "",
+                        ),
                         "hint": "if this message answers it, call advance_concern",
                     }
                     for c in got.awaiting_reply

@@ -75,6 +75,15 @@ class BackflowMessage(_Effect):
     text: str
 
 
+class HandOff(_Effect):
+    """A scheduled item handed to the initiator's conversation (schedule mode
+    via_conversation, schedule.py); it waits there for their answer."""
+
+    kind: Literal["handoff"] = "handoff"
+    recipient: Recipient
+    text: str
+
+
 class Escalate(_Effect):
     kind: Literal["escalate"] = "escalate"
     reason: str
@@ -137,6 +146,7 @@ Effect = Annotated[
     | ReportToOwner
     | BackflowMessage
     | Escalate
+    | HandOff
     | AgendaUpdate
     | SupersedeReports
     | RescheduleMessages,

@@ -9,8 +9,11 @@ Order of rules:
    the concern has moved past (`scheduler.is_stale`) is a no-op: a job that runs twice never
    sends twice (and effect keys are stable anyway).
 2. `pending` enters the loop (`in_progress`); a related fact is written to the timeline.
-3. schedule_due on a schedule concern: the run goes to `executions`; a one-shot (or
-   finished) schedule resolves without back-flow (seed 002 回流条件).
+3. schedule_due on a schedule concern: the run does its mode's part (schedule.py: direct
+   message, hand-off to the initiator's conversation, or the system's own run) and goes to
+   `executions`; a one-shot (or finished) direct/system schedule then resolves without
+   back-flow (seed 002 回流条件); a handed-off run waits for the initiator's answer, which
+   completes it (and resolves a one-shot).
 4. step=drop — cancelled by the initiator ("算了不用问了"): dropped, no back-flow.
 5. goal_met (direct reply or indirect evidence such as a merge for "提测"): resolved, back-flow
    with the four fields, agenda ref removed and a recent decision written.
@@ -47,8 +50,8 @@ from engine.concern.model import (
     Concern,
     ConcernStatus,
     ConcernType,
-    Execution,
     PersonRef,
+    ScheduleMode,
     TimelineType,
 )
 from engine.concern.outreach import Outreach, plan_drafts, send
@@ -61,6 +64,14 @@ from engine.concern.reports import (
     report_recipient,
     supersede_reports,
     timeout_retry_text,
+)
+from engine.concern.schedule import (
+    answer_of,
+    execution,
+    hand_off,
+    run_direct,
+    system_outcome,
+    timeline,
 )
 from engine.concern.scheduler import Trigger, TriggerKind, is_stale
 from engine.concern.states import add_timeline, ensure_status, is_terminal, transition
@@ -141,6 +152,11 @@ class _Turn:
             self._close(S.DROPPED, "发起人取消：" + (self.out.summary or "不再需要"))
         elif self.trigger.kind == TriggerKind.SCHEDULE_DUE and self.c.type == ConcernType.SCHEDULE:
             self._run_schedule()
+        elif self._answers_handoff():
+            self._answer_handoff()
+        elif self.c.type == ConcernType.SCHEDULE and self.c.awaiting_run is not None:
+            # a handed-off run waits for the initiator, whatever else arrives
+            self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "仍在等待会话答复")
         elif self.out.goal_met:
             self._resolve()
         elif self.out.step == LoopStep.ESCALATE:
@@ -150,6 +166,14 @@ class _Turn:
             )
         else:
             self._advance()
+
+    def _answers_handoff(self) -> bool:
+        return (
+            self.c.type == ConcernType.SCHEDULE
+            and self.c.awaiting_run is not None
+            and self.trigger.kind == TriggerKind.REPLY
+            and self.c.is_initiator(self.trigger.person_id or "")
+        )
 
     def _silence_only(self) -> bool:
         """A time trigger with every pending counterpart silent: the silence table decides.
@@ -219,27 +243,61 @@ class _Turn:
         self.c = add_timeline(self.c, self.now, TimelineType.ESCALATION, reason)
 
     def _run_schedule(self) -> None:
+        """A due run does its mode's part (schedule.py); only then may the concern close."""
         trig = self.c.trigger
         assert trig is not None and trig.next_run_at is not None
         scheduled = trig.next_run_at
-        run = Execution(
-            scheduled_for=scheduled,
-            ran_at=self.now,
-            outcome=self.out.conclusion or self.out.step.value,
-            detail=self.out.summary,
-        )
         nxt = next_run_after(scheduled, trig.every, self.now)
         if nxt is not None and trig.until is not None and nxt > trig.until:
             nxt = None
+        locale, awaiting = self.policy.locale, self.c.awaiting_run
+        if trig.mode == ScheduleMode.DIRECT:
+            self.c, sends, detail = run_direct(
+                self.c, self.out, now=self.now, policy=self.policy, job_id=self.jid
+            )
+            self.effects.extend(sends)
+            outcome = "sent"
+        elif trig.mode == ScheduleMode.VIA_CONVERSATION:
+            self.c, handoff, detail = hand_off(
+                self.c, now=self.now, policy=self.policy, job_id=self.jid
+            )
+            if handoff is not None:
+                self.effects.append(handoff)
+            outcome, awaiting = "handed_off", scheduled
+        else:
+            outcome, detail = system_outcome(self.c, self.out, locale)
+        run = execution(scheduled, self.now, outcome, detail)
         self.c = self.c.model_copy(
             update={
                 "executions": [*self.c.executions, run],
                 "trigger": trig.model_copy(update={"next_run_at": nxt}),
+                "awaiting_run": awaiting,
+                "timeline": [
+                    *self.c.timeline,
+                    timeline(self.now, f"定时执行（{trig.mode}）：{detail}"),
+                ],
             }
         )
-        self.c = add_timeline(self.c, self.now, TimelineType.EXECUTION, f"定时执行：{run.outcome}")
-        if nxt is None:
+        if trig.mode == ScheduleMode.VIA_CONVERSATION:
+            self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "已交给会话，等待答复")
+        elif nxt is None:
             self._close(S.RESOLVED, "定时事项已执行完毕")
+
+    def _answer_handoff(self) -> None:
+        """The initiator answered a handed-off run: the run is done, recorded with the answer."""
+        assert self.c.awaiting_run is not None
+        answer = answer_of(self.c, self.trigger.person_id or "")
+        run = execution(self.c.awaiting_run, self.now, "answered", answer)
+        self.c = self.c.model_copy(
+            update={
+                "executions": [*self.c.executions, run],
+                "awaiting_run": None,
+                "timeline": [*self.c.timeline, timeline(self.now, f"会话已答复：{answer}")],
+            }
+        )
+        trig = self.c.trigger
+        if trig is None or trig.next_run_at is None:
+            self._close(S.RESOLVED, "定时事项已在会话中处理完毕")
 
     # -- not met: follow up, wait, investigate --------------------------------------------
 

@@ -10,6 +10,8 @@ back-flow carries [回流] title / 结果 / 关键信息 / 耗时.
 
 from __future__ import annotations
 
+import json
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -19,7 +21,9 @@ import pytest
 
 from engine.settings import Settings
 from tests.support.concern_api import ConcernClient
+from tests.support.mcp import http_client
 from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.webhook import Webhook
 
 T0 = datetime(2035, 4, 16, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Monday
 ASK = "你好，老板想了解一下 v2.0 什么时候能提测？"
@@ -244,3 +248,92 @@ async def test_changing_the_priority_moves_the_agenda_the_window_and_the_follow_
         "优先级 medium → critical；下次跟进 2035-04-21 07:50；"
         "1 条待发消息改按任何时间发送（2035-04-21 07:20 发出）"
     )
+
+
+SCHEDULED = """query($id: ID!) { concern(id: $id) { status
+  executions { outcome detail } conversation { direction personId text } } }"""
+
+
+@pytest.fixture
+def hooked_stack(
+    services: Settings, start_server: Callable[..., Server]
+) -> Iterator[tuple[Server, Webhook]]:
+    """The offline stack whose worker delivers every outbox row to a loopback chat webhook."""
+    queue = f"{services.queue_name}:concern-hook:{uuid.uuid4().hex[:6]}"
+    with Webhook(failing=False) as hook:
+        api = start_server(QUEUE_NAME=queue, CONCERN_WEBHOOK_URL=hook.url)
+        worker = spawn(
+            ["worker"],
+            process_env(
+                services, QUEUE_NAME=queue, MODEL_BASE_URL="", CONCERN_WEBHOOK_URL=hook.url
+            ),
+        )
+        yield api, hook
+        stop(worker)
+
+
+def _posted(hook: Webhook, kind: str, timeout: float = 60) -> list[dict[str, object]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = [b for b in hook.accepted if b["kind"] == kind]
+        if got:
+            return got
+        time.sleep(0.2)
+    raise AssertionError(f"no {kind} POST: {hook.accepted}")
+
+
+def _schedule(mode: str, people: list[dict[str, str]]) -> dict[str, object]:
+    return {
+        "type": "SCHEDULE",
+        "priority": "HIGH",
+        "title": "周五发版前确认回归结果",
+        "goal": "回归结果已确认",
+        "initiator": {"name": "老板", "channel": "telegram", "personId": "p_owner"},
+        "people": people,
+        "trigger": {"nextRunAt": SATURDAY.replace(hour=10).isoformat(), "mode": mode},
+    }
+
+
+async def test_scheduled_concerns_do_their_modes_part(
+    hooked_stack: tuple[Server, Webhook], scope: str
+) -> None:
+    """Issue 27 item 2 with the offline model (which answers "no reply" for a scheduled
+    run): direct messages 张三; via_conversation hands the item to the boss's conversation —
+    a webhook POST of kind handoff and the MCP conversation-context resource — and stays
+    open until the boss answers, which is recorded; system records its own outcome."""
+    api, hook = hooked_stack
+    client = ConcernClient(api, scope, SATURDAY.replace(hour=9))
+    zhang = [{"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"}]
+    direct = client.raise_(0, **_schedule("DIRECT", zhang))["id"]
+    handed = client.raise_(0, **_schedule("VIA_CONVERSATION", []))["id"]
+    system = client.raise_(0, **_schedule("SYSTEM", []))["id"]
+    client.scheduler(61)  # 10:01: every run is due
+
+    got = client.wait_revision(direct, lambda c: c["status"] == "RESOLVED")
+    assert got["executions"] == [{"outcome": "sent", "detail": "已发送给张三"}]
+    assert [m["text"] for m in client.wait_for("p_zhangsan", 1)] == [
+        "定时提醒：周五发版前确认回归结果。"
+    ]
+
+    waiting = client.wait_revision(handed, lambda c: c["status"] == "WAITING_REPLY")
+    assert [e["outcome"] for e in waiting["executions"]] == ["handed_off"]
+    [post] = _posted(hook, "handoff")
+    assert post["concern_id"] == handed and post["recipient"]["person_id"] == "p_owner"
+    assert post["text"].startswith("定时事项到点了：周五发版前确认回归结果。")
+    async with http_client(api.url, None) as mcp:
+        read = await mcp.read_resource(f"storygraph://{scope}/people/p_owner/context")
+    ctx = json.loads(read.contents[0].text)  # type: ignore[union-attr]
+    [item] = [i for i in ctx["awaiting_reply"] if i["concern_id"] == handed]
+    assert item["asked"] == post["text"]
+    assert client.concern(handed)["status"] == "WAITING_REPLY"  # never resolved unanswered
+    client.reply(handed, "p_owner", "回归全过了，可以发", 90)
+    done = client.wait_revision(handed, lambda c: c["status"] == "RESOLVED")
+    assert [(e["outcome"], e["detail"]) for e in done["executions"]] == [
+        ("handed_off", "已交给老板的会话处理，等待答复"),
+        ("answered", "回归全过了，可以发"),
+    ]
+
+    ran = client.wait_revision(system, lambda c: c["status"] == "RESOLVED")
+    [run] = client.gql(SCHEDULED, id=system)["concern"]["executions"]
+    assert run == {"outcome": "not_met", "detail": "系统已执行：周五发版前确认回归结果"}
+    assert ran["conversation"] == []
