@@ -41,15 +41,16 @@ from engine.concern.window import next_send_time
 TEXTS = {
     "zh": {
         "direct": "定时提醒：{title}。",
-        "handoff": "定时事项到点了：{title}。{goal}——请在对话里处理，处理完回复我一声。",
+        "handoff": "定时事项到点了：{title}（完成条件：{goal}）。"
+        "请在对话里处理，处理完回复我一声。",
         "handed": "已交给{name}的会话处理，等待答复",
         "sent": "已发送给{names}",
         "done": "系统已执行：{finding}",
     },
     "en": {
         "direct": "Scheduled reminder: {title}.",
-        "handoff": "A scheduled item is due: {title}. {goal} Please handle it in our "
-        "conversation and tell me when it is done.",
+        "handoff": "A scheduled item is due: {title} (done when: {goal}). Please handle it "
+        "in our conversation and tell me when it is done.",
         "handed": "handed to {name}'s conversation, waiting for the answer",
         "sent": "sent to {names}",
         "done": "the system ran it: {finding}",

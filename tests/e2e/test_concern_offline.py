@@ -319,7 +319,10 @@ async def test_scheduled_concerns_do_their_modes_part(
     assert [e["outcome"] for e in waiting["executions"]] == ["handed_off"]
     [post] = _posted(hook, "handoff")
     assert post["concern_id"] == handed and post["recipient"]["person_id"] == "p_owner"
-    assert post["text"].startswith("定时事项到点了：周五发版前确认回归结果。")
+    assert post["text"] == (
+        "定时事项到点了：周五发版前确认回归结果（完成条件：回归结果已确认）。"
+        "请在对话里处理，处理完回复我一声。"
+    )
     async with http_client(api.url, None) as mcp:
         read = await mcp.read_resource(f"storygraph://{scope}/people/p_owner/context")
     ctx = json.loads(read.contents[0].text)  # type: ignore[union-attr]
