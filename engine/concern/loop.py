@@ -30,7 +30,7 @@ Order of rules:
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from engine.concern.agenda import sync
 from engine.concern.attitude import plan_next_followup
@@ -51,7 +51,6 @@ from engine.concern.model import (
     ConcernStatus,
     ConcernType,
     PersonRef,
-    ScheduleMode,
     TimelineType,
 )
 from engine.concern.outreach import Outreach, plan_drafts, send
@@ -65,14 +64,7 @@ from engine.concern.reports import (
     supersede_reports,
     timeout_retry_text,
 )
-from engine.concern.schedule import (
-    answer_of,
-    execution,
-    hand_off,
-    run_direct,
-    system_outcome,
-    timeline,
-)
+from engine.concern.schedule import record_answer, run_due
 from engine.concern.scheduler import Trigger, TriggerKind, is_stale
 from engine.concern.states import add_timeline, ensure_status, is_terminal, transition
 from engine.concern.wording import limit_notice, limit_reason, silence_notice, stuck_notice
@@ -244,59 +236,18 @@ class _Turn:
 
     def _run_schedule(self) -> None:
         """A due run does its mode's part (schedule.py); only then may the concern close."""
-        trig = self.c.trigger
-        assert trig is not None and trig.next_run_at is not None
-        scheduled = trig.next_run_at
-        nxt = next_run_after(scheduled, trig.every, self.now)
-        if nxt is not None and trig.until is not None and nxt > trig.until:
-            nxt = None
-        locale, awaiting = self.policy.locale, self.c.awaiting_run
-        if trig.mode == ScheduleMode.DIRECT:
-            self.c, sends, detail = run_direct(
-                self.c, self.out, now=self.now, policy=self.policy, job_id=self.jid
-            )
-            self.effects.extend(sends)
-            outcome = "sent"
-        elif trig.mode == ScheduleMode.VIA_CONVERSATION:
-            self.c, handoff, detail = hand_off(
-                self.c, now=self.now, policy=self.policy, job_id=self.jid
-            )
-            if handoff is not None:
-                self.effects.append(handoff)
-            outcome, awaiting = "handed_off", scheduled
-        else:
-            outcome, detail = system_outcome(self.c, self.out, locale)
-        run = execution(scheduled, self.now, outcome, detail)
-        self.c = self.c.model_copy(
-            update={
-                "executions": [*self.c.executions, run],
-                "trigger": trig.model_copy(update={"next_run_at": nxt}),
-                "awaiting_run": awaiting,
-                "timeline": [
-                    *self.c.timeline,
-                    timeline(self.now, f"定时执行（{trig.mode}）：{detail}"),
-                ],
-            }
-        )
-        if trig.mode == ScheduleMode.VIA_CONVERSATION:
+        run = run_due(self.c, self.out, now=self.now, policy=self.policy, job_id=self.jid)
+        self.c = run.concern
+        self.effects.extend(run.effects)
+        if self.c.awaiting_run is not None:
             self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "已交给会话，等待答复")
-        elif nxt is None:
+        elif run.finished:
             self._close(S.RESOLVED, "定时事项已执行完毕")
 
     def _answer_handoff(self) -> None:
         """The initiator answered a handed-off run: the run is done, recorded with the answer."""
-        assert self.c.awaiting_run is not None
-        answer = answer_of(self.c, self.trigger.person_id or "")
-        run = execution(self.c.awaiting_run, self.now, "answered", answer)
-        self.c = self.c.model_copy(
-            update={
-                "executions": [*self.c.executions, run],
-                "awaiting_run": None,
-                "timeline": [*self.c.timeline, timeline(self.now, f"会话已答复：{answer}")],
-            }
-        )
-        trig = self.c.trigger
-        if trig is None or trig.next_run_at is None:
+        self.c, finished = record_answer(self.c, self.trigger.person_id or "", self.now)
+        if finished:
             self._close(S.RESOLVED, "定时事项已在会话中处理完毕")
 
     # -- not met: follow up, wait, investigate --------------------------------------------
@@ -477,16 +428,3 @@ class _Turn:
         )
         if report is not None:
             self.effects.append(report)
-
-
-def next_run_after(scheduled: datetime, every: timedelta | None, now: datetime) -> datetime | None:
-    """The first `scheduled + k * every` (k >= 1) later than `now`, in one step: a run that
-    missed many periods (a year-1 anchor every second) skips them arithmetically instead of
-    looping once per missed period on the worker's event loop."""
-    if every is None or every <= timedelta(0):
-        return None
-    missed = max(0, (now - scheduled) // every)
-    try:
-        return scheduled + (missed + 1) * every
-    except OverflowError:  # past the last representable instant: no further run
-        return None

@@ -15,15 +15,16 @@ When a schedule concern's run is due (`schedule_due`), its mode decides what hap
 
 A run that has not done its part never closes the concern: a one-shot direct or system run
 resolves after its message or its recorded outcome; a via-conversation run only once the
-answer came. A repeating schedule moves `next_run_at` on (`loop.next_run_after`); schedules
+answer came. A repeating schedule moves `next_run_at` on (`next_run_after`); schedules
 never flow back (seed 002 回流条件: the result is in `executions`).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from engine.concern.effects import HandOff, Recipient, SendMessage, effect_key
+from engine.concern.effects import Effect, HandOff, Recipient, SendMessage, effect_key
 from engine.concern.loop_output import LoopOutput
 from engine.concern.model import (
     CommStatus,
@@ -32,6 +33,7 @@ from engine.concern.model import (
     Direction,
     Execution,
     PersonRef,
+    ScheduleMode,
     TimelineEntry,
     TimelineType,
 )
@@ -190,3 +192,76 @@ def execution(scheduled: datetime, now: datetime, outcome: str, detail: str) -> 
 
 def timeline(now: datetime, detail: str) -> TimelineEntry:
     return TimelineEntry(ts=now, type=TimelineType.EXECUTION, detail=detail)
+
+
+@dataclass(frozen=True)
+class ScheduleRun:
+    concern: Concern
+    effects: tuple[Effect, ...]
+    finished: bool  # no further run and nothing awaited: the concern may resolve
+
+
+def run_due(
+    concern: Concern, out: LoopOutput, *, now: datetime, policy: ConcernPolicy, job_id: str
+) -> ScheduleRun:
+    """The due run of `concern` in its mode, recorded in `executions` and the timeline, with
+    `next_run_at` moved on (a handed-off run sets `awaiting_run`)."""
+    trig = concern.trigger
+    assert trig is not None and trig.next_run_at is not None
+    scheduled = trig.next_run_at
+    nxt = next_run_after(scheduled, trig.every, now)
+    if nxt is not None and trig.until is not None and nxt > trig.until:
+        nxt = None
+    c, awaiting = concern, concern.awaiting_run
+    effects: list[Effect] = []
+    if trig.mode == ScheduleMode.DIRECT:
+        c, sends, detail = run_direct(c, out, now=now, policy=policy, job_id=job_id)
+        effects.extend(sends)
+        outcome = "sent"
+    elif trig.mode == ScheduleMode.VIA_CONVERSATION:
+        c, handoff, detail = hand_off(c, now=now, policy=policy, job_id=job_id)
+        effects.extend([handoff] if handoff is not None else [])
+        outcome, awaiting = "handed_off", scheduled
+    else:
+        outcome, detail = system_outcome(c, out, policy.locale)
+    c = c.model_copy(
+        update={
+            "executions": [*c.executions, execution(scheduled, now, outcome, detail)],
+            "trigger": trig.model_copy(update={"next_run_at": nxt}),
+            "awaiting_run": awaiting,
+            "timeline": [*c.timeline, timeline(now, f"定时执行（{trig.mode}）：{detail}")],
+        }
+    )
+    return ScheduleRun(c, tuple(effects), finished=nxt is None and awaiting is None)
+
+
+def record_answer(concern: Concern, person_id: str, now: datetime) -> tuple[Concern, bool]:
+    """The initiator answered the handed-off run: recorded with the answer; True when no
+    further run is planned (the concern may resolve)."""
+    assert concern.awaiting_run is not None
+    answer = answer_of(concern, person_id)
+    c = concern.model_copy(
+        update={
+            "executions": [
+                *concern.executions,
+                execution(concern.awaiting_run, now, "answered", answer),
+            ],
+            "awaiting_run": None,
+            "timeline": [*concern.timeline, timeline(now, f"会话已答复：{answer}")],
+        }
+    )
+    trig = c.trigger
+    return c, trig is None or trig.next_run_at is None
+
+
+def next_run_after(scheduled: datetime, every: timedelta | None, now: datetime) -> datetime | None:
+    """The first `scheduled + k * every` (k >= 1) later than `now`, in one step: a run that
+    missed many periods (a year-1 anchor every second) skips them arithmetically instead of
+    looping once per missed period on the worker's event loop."""
+    if every is None or every <= timedelta(0):
+        return None
+    missed = max(0, (now - scheduled) // every)
+    try:
+        return scheduled + (missed + 1) * every
+    except OverflowError:  # past the last representable instant: no further run
+        return None
