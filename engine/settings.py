@@ -7,6 +7,7 @@ Built from the environment exactly once, by the process entry points in `api/` a
 
 from __future__ import annotations
 
+from datetime import time
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -109,6 +110,15 @@ class Settings(BaseSettings):
     model_concurrency: int = 4
     # The shortest `trigger.everySeconds` a schedule concern may repeat at.
     concern_min_every_seconds: int = 60
+    # Sending windows of concern messages (timezone above; days 0 = Monday, JSON lists):
+    # working hours hold medium/low messages to counterparts and the reports to initiators,
+    # extended hours hold high-priority messages; critical goes any time (README).
+    concern_work_start: time = time(9, 0)
+    concern_work_end: time = time(18, 0)
+    concern_workdays: list[int] = [0, 1, 2, 3, 4]
+    concern_extended_start: time = time(8, 0)
+    concern_extended_end: time = time(22, 0)
+    concern_extended_days: list[int] = [0, 1, 2, 3, 4, 5, 6]
     # Where concern messages (outbox rows) are delivered: a webhook receiving one JSON POST per
     # message with an Idempotency-Key header; unset = rows are only marked sent in the outbox.
     concern_webhook_url: str | None = None

@@ -2,7 +2,8 @@
 
 Mutations: `raiseConcern` (the cognitive hub — `agenda` role — is the only way a concern
 comes to exist; goal required), `advanceConcern` (records a reply and enqueues the agent
-loop; it never resolves), `reportConcernFact` (a related fact re-enters the loop),
+loop; it never resolves), `changeConcernPriority` (agenda role: Agenda ref, follow-up
+intervals and sending window follow), `reportConcernFact` (a related fact re-enters the loop),
 `upsertPerson` (person master data), `runConcernScheduler` (operator: run the scans now;
 over every scope or at a given clock, admin). Queries: `concerns` (Relay, keyset-paged;
 status / priority / person filters),
@@ -22,6 +23,7 @@ from strawberry.types import Info
 from api.context import Context
 from api.definitions.concern_inputs import (
     AdvanceConcernInput,
+    ChangeConcernPriorityInput,
     ConcernFactInput,
     PersonInput,
     RaiseConcernInput,
@@ -166,6 +168,20 @@ class Mutation:
         return AdvanceTicket(
             concern=Concern.from_model(done.concern), job_id=done.job_id, enqueued=done.enqueued
         )
+
+    @strawberry.mutation(
+        description="seed 002 §十一: change a concern's priority (agenda role) — Agenda "
+        "concern_refs, follow-up intervals and the sending window of held messages follow; "
+        "recorded in the timeline. A closed concern is CONFLICT."
+    )
+    async def change_concern_priority(
+        self, info: Info[Context, None], input: ChangeConcernPriorityInput
+    ) -> Concern:
+        ctx = info.context
+        concern = await commands.change_priority(
+            ctx.deps, ctx.caller(), str(input.concern_id), input.priority, at=input.at
+        )
+        return Concern.from_model(concern)
 
     @strawberry.mutation(description="A related fact (e.g. a merge) re-enters the agent loop.")
     async def report_concern_fact(

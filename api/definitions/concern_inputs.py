@@ -105,6 +105,18 @@ class AdvanceConcernInput:
     )
 
 
+@strawberry.input(
+    description="seed 002 §十一 priority 变化: the Agenda ref, follow-up intervals and the "
+    "sending window follow the new priority."
+)
+class ChangeConcernPriorityInput:
+    concern_id: strawberry.ID
+    priority: ConcernPriority  # type: ignore[valid-type]
+    at: datetime | None = strawberry.field(
+        default=None, description="When the change was decided (default: now)."
+    )
+
+
 @strawberry.input(description="A related fact the cognitive hub routes to a concern.")
 class ConcernFactInput:
     concern_id: strawberry.ID

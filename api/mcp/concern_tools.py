@@ -1,5 +1,6 @@
 """Concern tools (seed 002 §九 对话侧能力): `raise_concern`, `advance_concern`,
-`check_concerns`, and the conversation context of a person as a resource.
+`check_concerns`, `change_concern_priority` (seed 002 §十一), and the conversation context
+of a person as a resource.
 
 `resolve_concern` is deliberately absent: only the agent loop closes a concern. Each tool
 calls the use case the GraphQL field calls (`jobs.concern`) with its caller's principal
@@ -160,6 +161,33 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         return await answer(work())
 
     @server.tool(
+        name="change_concern_priority",
+        description="Change a concern's priority (needs `agenda`): the Agenda entry, the "
+        "follow-up intervals and the sending window of held messages follow the new priority; "
+        "the timeline records it. A closed concern answers CONFLICT.",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+        ),
+    )
+    async def change_concern_priority(
+        ctx: Context,
+        scope: Scope,
+        concern_id: str,
+        priority: m.Priority,
+        at: Annotated[AwareDatetime | None, Field(description="when decided (default now)")] = None,
+    ) -> CallToolResult:
+        async def work() -> dict[str, Any]:
+            caller = caller_of(ctx)
+            check_scope(scope)
+            principal = caller.require("agenda", scope)
+            concern = await commands.change_priority(
+                _deps(caller), principal, concern_id, priority, scope=scope, at=at
+            )
+            return {"scope": scope, "concern": shape.concern(concern)}
+
+        return await answer(work())
+
+    @server.tool(
         name="check_concerns",
         description="The concerns of a scope, newest first: by default the active ones "
         "(pending, in_progress, waiting_reply, escalated); optionally of one person or status. "
@@ -241,6 +269,16 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                         "concern_id": c.concern_id,
                         "title": c.title,
                         "goal": c.goal,
+                        # what we last said to this person in it (a scheduled item handed to
+                        # their conversation reads here)
+                        "asked": next(
+                            (
+                                e.text
+                                for e in reversed(c.conversation_log)
+                                if e.person_id == person_id and e.direction == m.Direction.OUTBOUND
+                            ),
+                            "",
+                        ),
                         "hint": "if this message answers it, call advance_concern",
                     }
                     for c in got.awaiting_reply

@@ -4,7 +4,7 @@
 |--------------------------------|---------------------------------------------------------|
 | raise_concern() succeeds       | add a `concern_refs` entry (id, priority, status, role)  |
 | resolve / drop (closing)       | remove from `concern_refs`, write `recent_decisions`     |
-| priority or status changes     | update the matching `concern_refs` entry                 |
+| priority or status changes     | update the matching `concern_refs` entry (priority.py)   |
 
 The engine emits `AgendaUpdate` effects; `apply_update` is the pure reducer the graph layer
 (or a test) uses to fold them into an `Agenda`. Applying the same update twice leaves the
@@ -22,12 +22,11 @@ from engine.concern.effects import (
     AgendaOp,
     AgendaRef,
     AgendaUpdate,
-    Decision,
     RecentDecision,
     effect_key,
 )
-from engine.concern.model import Concern, Priority, TimelineType
-from engine.concern.states import add_timeline, is_terminal
+from engine.concern.model import Concern
+from engine.concern.states import is_terminal
 
 
 class Agenda(BaseModel):
@@ -82,19 +81,6 @@ def sync(
     if agenda_ref(before) != agenda_ref(after) and not is_terminal(after.status):
         return register(after, job_id)
     return None
-
-
-def change_priority(concern: Concern, priority: Priority, now: datetime, job_id: str) -> Decision:
-    """A priority change: a timeline entry and the updated agenda ref (no-op if unchanged)."""
-    if priority == concern.priority or is_terminal(concern.status):
-        return Decision(new_concern=concern, job_id=job_id, noop=True)
-    updated = add_timeline(
-        concern.model_copy(update={"priority": priority, "revision": concern.revision + 1}),
-        now,
-        TimelineType.PRIORITY_CHANGED,
-        f"优先级 {concern.priority} → {priority}",
-    )
-    return Decision(new_concern=updated, effects=(register(updated, job_id),), job_id=job_id)
 
 
 def apply_update(agenda: Agenda, update: AgendaUpdate, *, keep: int = 50) -> Agenda:

@@ -7,9 +7,31 @@ decisions need here.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.concern.effects import Recipient
+
+
+class PendingMessage(BaseModel):
+    """An outbox row of this concern not sent yet (the shell reads them from the outbox):
+    what a closing decision supersedes and a priority change re-times."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    kind: str  # send_message | report | backflow | escalate
+    report_kinds: tuple[str, ...] = ()
+    recipient_person_id: str | None = None
+    recipient_name: str = ""
+    recorded_at: datetime
+    deliver_at: datetime
+
+    @property
+    def is_progress_report(self) -> bool:
+        """A mid-course report (seed 002 §七), not the closing notice of a dropped concern."""
+        return self.kind == "report" and "dropped" not in self.report_kinds
 
 
 class LoopContext(BaseModel):
@@ -25,3 +47,5 @@ class LoopContext(BaseModel):
     person_channels: dict[str, list[str]] = Field(default_factory=dict)
     # Mid-course reports already scheduled today for the report recipient (daily cap).
     reports_today: int = 0
+    # The concern's outbox rows still pending (not sent, not superseded).
+    pending_messages: tuple[PendingMessage, ...] = ()

@@ -55,6 +55,8 @@ class SendMessage(_Effect):
     channel: str
     text: str
     tone: Tone = Tone.NORMAL
+    # later than now when the priority's sending window is closed (window.py); None = now
+    deliver_at: AwareDatetime | None = None
 
 
 class ReportToOwner(_Effect):
@@ -73,11 +75,36 @@ class BackflowMessage(_Effect):
     text: str
 
 
+class HandOff(_Effect):
+    """A scheduled item handed to the initiator's conversation (schedule mode
+    via_conversation, schedule.py); it waits there for their answer."""
+
+    kind: Literal["handoff"] = "handoff"
+    recipient: Recipient
+    text: str
+
+
 class Escalate(_Effect):
     kind: Literal["escalate"] = "escalate"
     reason: str
     recipient: Recipient | None
     text: str
+
+
+class SupersedeReports(_Effect):
+    """seed 002 §七: the final 回流 ends the mid-course reports — these pending rows are
+    never sent (their outbox status becomes `superseded`)."""
+
+    kind: Literal["supersede"] = "supersede"
+    keys: tuple[str, ...]
+
+
+class RescheduleMessages(_Effect):
+    """Pending outbox rows moved to a new delivery time (a priority change moved the sending
+    window): `moves` is (row key, new deliver_at) pairs."""
+
+    kind: Literal["reschedule"] = "reschedule"
+    moves: tuple[tuple[str, AwareDatetime], ...]
 
 
 class AgendaOp(StrEnum):
@@ -115,7 +142,14 @@ class AgendaUpdate(_Effect):
 
 
 Effect = Annotated[
-    SendMessage | ReportToOwner | BackflowMessage | Escalate | AgendaUpdate,
+    SendMessage
+    | ReportToOwner
+    | BackflowMessage
+    | Escalate
+    | HandOff
+    | AgendaUpdate
+    | SupersedeReports
+    | RescheduleMessages,
     Field(discriminator="kind"),
 ]
 

@@ -9,8 +9,11 @@ Order of rules:
    the concern has moved past (`scheduler.is_stale`) is a no-op: a job that runs twice never
    sends twice (and effect keys are stable anyway).
 2. `pending` enters the loop (`in_progress`); a related fact is written to the timeline.
-3. schedule_due on a schedule concern: the run goes to `executions`; a one-shot (or
-   finished) schedule resolves without back-flow (seed 002 回流条件).
+3. schedule_due on a schedule concern: the run does its mode's part (schedule.py: direct
+   message, hand-off to the initiator's conversation, or the system's own run) and goes to
+   `executions`; a one-shot (or finished) direct/system schedule then resolves without
+   back-flow (seed 002 回流条件); a handed-off run waits for the initiator's answer, which
+   completes it (and resolves a one-shot).
 4. step=drop — cancelled by the initiator ("算了不用问了"): dropped, no back-flow.
 5. goal_met (direct reply or indirect evidence such as a merge for "提测"): resolved, back-flow
    with the four fields, agenda ref removed and a recent decision written.
@@ -20,12 +23,14 @@ Order of rules:
    critical/high escalate and medium/low are dropped; the next_action is planned; mid-course
    reports (reports.py) are built — partial, contacted, timeout_retry, or the loop's own
    owner_update instead.
+8. A decision that closes the concern supersedes its undelivered mid-course reports
+   (`reports.supersede_reports`): the timeline says so, the outbox marks them superseded.
 `resolve` without `goal_met` is refused (`InvalidInput`): only the goal decides.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from engine.concern.agenda import sync
 from engine.concern.attitude import plan_next_followup
@@ -45,7 +50,6 @@ from engine.concern.model import (
     Concern,
     ConcernStatus,
     ConcernType,
-    Execution,
     PersonRef,
     TimelineType,
 )
@@ -57,8 +61,10 @@ from engine.concern.reports import (
     join_sentences,
     partial_text,
     report_recipient,
+    supersede_reports,
     timeout_retry_text,
 )
+from engine.concern.schedule import record_answer, run_due
 from engine.concern.scheduler import Trigger, TriggerKind, is_stale
 from engine.concern.states import add_timeline, ensure_status, is_terminal, transition
 from engine.concern.wording import limit_notice, limit_reason, silence_notice, stuck_notice
@@ -87,6 +93,10 @@ def decide(
     c = turn.c
     agenda = sync(concern, c, jid, turn.reason, now)
     effects = [*turn.effects, *([agenda] if agenda is not None else [])]
+    if is_terminal(c.status):
+        c, superseded = supersede_reports(c, context, now=now, job_id=jid, locale=policy.locale)
+        if superseded is not None:
+            effects.append(superseded)
     handled = [*c.handled_triggers, jid][-policy.handled_triggers_keep :]
     c = c.model_copy(
         update={"handled_triggers": handled, "revision": concern.revision + 1, "updated_at": now}
@@ -134,6 +144,11 @@ class _Turn:
             self._close(S.DROPPED, "发起人取消：" + (self.out.summary or "不再需要"))
         elif self.trigger.kind == TriggerKind.SCHEDULE_DUE and self.c.type == ConcernType.SCHEDULE:
             self._run_schedule()
+        elif self._answers_handoff():
+            self._answer_handoff()
+        elif self.c.type == ConcernType.SCHEDULE and self.c.awaiting_run is not None:
+            # a handed-off run waits for the initiator, whatever else arrives
+            self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "仍在等待会话答复")
         elif self.out.goal_met:
             self._resolve()
         elif self.out.step == LoopStep.ESCALATE:
@@ -143,6 +158,14 @@ class _Turn:
             )
         else:
             self._advance()
+
+    def _answers_handoff(self) -> bool:
+        return (
+            self.c.type == ConcernType.SCHEDULE
+            and self.c.awaiting_run is not None
+            and self.trigger.kind == TriggerKind.REPLY
+            and self.c.is_initiator(self.trigger.person_id or "")
+        )
 
     def _silence_only(self) -> bool:
         """A time trigger with every pending counterpart silent: the silence table decides.
@@ -212,27 +235,20 @@ class _Turn:
         self.c = add_timeline(self.c, self.now, TimelineType.ESCALATION, reason)
 
     def _run_schedule(self) -> None:
-        trig = self.c.trigger
-        assert trig is not None and trig.next_run_at is not None
-        scheduled = trig.next_run_at
-        run = Execution(
-            scheduled_for=scheduled,
-            ran_at=self.now,
-            outcome=self.out.conclusion or self.out.step.value,
-            detail=self.out.summary,
-        )
-        nxt = next_run_after(scheduled, trig.every, self.now)
-        if nxt is not None and trig.until is not None and nxt > trig.until:
-            nxt = None
-        self.c = self.c.model_copy(
-            update={
-                "executions": [*self.c.executions, run],
-                "trigger": trig.model_copy(update={"next_run_at": nxt}),
-            }
-        )
-        self.c = add_timeline(self.c, self.now, TimelineType.EXECUTION, f"定时执行：{run.outcome}")
-        if nxt is None:
+        """A due run does its mode's part (schedule.py); only then may the concern close."""
+        run = run_due(self.c, self.out, now=self.now, policy=self.policy, job_id=self.jid)
+        self.c = run.concern
+        self.effects.extend(run.effects)
+        if self.c.awaiting_run is not None:
+            self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "已交给会话，等待答复")
+        elif run.finished:
             self._close(S.RESOLVED, "定时事项已执行完毕")
+
+    def _answer_handoff(self) -> None:
+        """The initiator answered a handed-off run: the run is done, recorded with the answer."""
+        self.c, finished = record_answer(self.c, self.trigger.person_id or "", self.now)
+        if finished:
+            self._close(S.RESOLVED, "定时事项已在会话中处理完毕")
 
     # -- not met: follow up, wait, investigate --------------------------------------------
 
@@ -412,16 +428,3 @@ class _Turn:
         )
         if report is not None:
             self.effects.append(report)
-
-
-def next_run_after(scheduled: datetime, every: timedelta | None, now: datetime) -> datetime | None:
-    """The first `scheduled + k * every` (k >= 1) later than `now`, in one step: a run that
-    missed many periods (a year-1 anchor every second) skips them arithmetically instead of
-    looping once per missed period on the worker's event loop."""
-    if every is None or every <= timedelta(0):
-        return None
-    missed = max(0, (now - scheduled) // every)
-    try:
-        return scheduled + (missed + 1) * every
-    except OverflowError:  # past the last representable instant: no further run
-        return None

@@ -202,6 +202,9 @@ class Concern(_Model):
     done_person_ids: list[str] = Field(default_factory=list)
     # Mid-course report bookkeeping (seed 002 §七 汇报频率约束).
     last_report_at: AwareDatetime | None = None
+    # A via-conversation schedule run handed to the initiator and not answered yet: its
+    # scheduled time (schedule.py).
+    awaiting_run: AwareDatetime | None = None
     # Job ids already decided, newest last (bounded by the policy).
     handled_triggers: list[str] = Field(default_factory=list)
     revision: int = 0
@@ -287,6 +290,14 @@ class RaiseConcernInput(_Model):
     def _schedule_needs_trigger(self) -> RaiseConcernInput:
         if self.type == ConcernType.SCHEDULE and self.trigger is None:
             raise ValueError("a schedule concern needs a trigger")
+        if self.trigger is not None and self.type == ConcernType.SCHEDULE:
+            ini = self.initiator
+            mode = self.trigger.mode
+            if mode == ScheduleMode.VIA_CONVERSATION and (ini is None or not ini.person_id):
+                # the item is handed to the initiator's conversation and waits for them
+                raise ValueError("a via_conversation schedule needs an initiator with a personId")
+            if mode == ScheduleMode.DIRECT and not self.people and ini is None:
+                raise ValueError("a direct schedule needs people to message or an initiator")
         if self.type == ConcernType.DELEGATION and self.initiator is None:
             # seed 002 §六 回流条件: a delegation always flows back to its initiator.
             raise ValueError("a delegation needs an initiator")

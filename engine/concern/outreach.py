@@ -17,7 +17,10 @@ This is where the interval table and the attitude policy bind the agent loop
 - at the limit nothing is sent and the caller applies `followup.limit_outcome`;
 - a person who left `silent_followups_before_alternatives` (3) follow-ups unanswered is tried
   on another reachable channel; with none left the concern escalates.
-Every message is also written to `conversation_log` (outbound) and the timeline.
+Every message is also written to `conversation_log` (outbound) and the timeline. A message
+decided outside its priority's sending window (window.py) is held in the outbox until the
+window opens; the timeline says when it goes, and the person's follow-up clock (last
+outbound, next gate) starts then.
 """
 
 from __future__ import annotations
@@ -37,11 +40,13 @@ from engine.concern.model import (
     ConversationEntry,
     Direction,
     PersonRef,
+    Priority,
     TimelineEntry,
     TimelineType,
 )
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, TriggerKind
+from engine.concern.window import next_send_time, when_text, window_label
 from engine.concern.wording import counterpart_message, silence_reason
 from engine.errors import InvalidInput
 
@@ -68,6 +73,25 @@ def plan_drafts(
     return [
         OutboundDraft(person_id=p.person_id, text=message_text(concern, p, locale)) for p in targets
     ]
+
+
+def send_detail(
+    name: str,
+    channel: str,
+    priority: Priority,
+    goes_at: datetime,
+    now: datetime,
+    policy: ConcernPolicy,
+) -> str:
+    """The timeline line of one message: sent, or held for its window and when it goes."""
+    en = policy.locale == "en"
+    via = (f" ({channel})" if en else f"（{channel}）") if channel else ""
+    if goes_at <= now:
+        return f"sent to {name}{via}" if en else f"已发送给{name}{via}"
+    label, when = window_label(priority, policy.locale), when_text(goes_at, policy)
+    if en:
+        return f"queued for {name}{via}: outside the {priority} window ({label}), goes at {when}"
+    return f"已安排发送给{name}{via}：{priority} 优先级只在{label}发送，将于 {when} 发出"
 
 
 class Outreach(BaseModel):
@@ -150,6 +174,10 @@ def send(
             channels[person.person_id] = alt
 
     new_count = concern.followup_count + (1 if counted else 0)
+    # the priority's sending window (window.py): a message decided outside it is recorded
+    # now and goes when the window opens; the person's clock starts then
+    goes_at = next_send_time(now, concern.priority, policy)
+    delayed = goes_at > now
     people = {p.person_id: p for p in concern.people}
     log = list(concern.conversation_log)
     timeline = list(concern.timeline)
@@ -168,9 +196,9 @@ def send(
             update={
                 "comm_status": CommStatus.WAITING_REPLY,
                 "last_channel": channel,
-                "last_outbound_at": now,
+                "last_outbound_at": goes_at,
                 "silent_followups": person.silent_followups + (1 if chase else 0),
-                "followup_not_before": now + (interval or final_wait(concern.priority)),
+                "followup_not_before": goes_at + (interval or final_wait(concern.priority)),
             }
         )
         tone = tone_for(person.last_attitude)
@@ -183,6 +211,7 @@ def send(
                 channel=channel,
                 text=draft.text,
                 tone=tone,
+                deliver_at=goes_at if delayed else None,
             )
         )
         log.append(
@@ -192,13 +221,16 @@ def send(
                 direction=Direction.OUTBOUND,
                 text=draft.text,
                 channel=channel,
-                ts=now,
+                ts=goes_at,
             )
         )
-        via = f"（{channel}）" if channel else ""
         timeline.append(
             TimelineEntry(
-                ts=now, type=TimelineType.ACTION_SEND, detail=f"已发送给{person.display_name}{via}"
+                ts=now,
+                type=TimelineType.ACTION_SEND,
+                detail=send_detail(
+                    person.display_name, channel, concern.priority, goes_at, now, policy
+                ),
             )
         )
     updated = concern.model_copy(

@@ -25,6 +25,10 @@ class ConcernPolicy(BaseModel):
     work_start: time = time(9, 0)
     work_end: time = time(18, 0)
     workdays: frozenset[int] = Field(default=frozenset({0, 1, 2, 3, 4}))  # Mon=0
+    # the sending window of high-priority messages to counterparts (window.py)
+    extended_start: time = time(8, 0)
+    extended_end: time = time(22, 0)
+    extended_days: frozenset[int] = Field(default=frozenset(range(7)))
     # seed 002 §六 对方态度识别: "3 次后考虑换渠道或升级"
     silent_followups_before_alternatives: int = 3
     recent_decisions_keep: int = 50
@@ -42,6 +46,12 @@ class ConcernPolicy(BaseModel):
             "timezone": settings.timezone,
             "locale": settings.locale,
             "min_every": timedelta(seconds=settings.concern_min_every_seconds),
+            "work_start": settings.concern_work_start,
+            "work_end": settings.concern_work_end,
+            "workdays": frozenset(settings.concern_workdays),
+            "extended_start": settings.concern_extended_start,
+            "extended_end": settings.concern_extended_end,
+            "extended_days": frozenset(settings.concern_extended_days),
         }
         values.update(overrides)
         return cls.model_validate(values)

@@ -27,6 +27,11 @@ Rate limits (汇报频率约束), applied by `schedule_report`:
 - outside working hours (policy timezone, work_start–work_end on workdays) deferred to the
   next working period; critical concerns are exempt ("priority 影响发送时段").
 The back-flow is the final result, not a mid-course report: none of these limits apply.
+
+When a concern closes (resolved or dropped) its mid-course reports still waiting in the
+outbox (deferred by the limits above) are superseded (`supersede_reports`): never sent after
+the back-flow, and the timeline says how many and which. The outbox's due query also never
+returns a mid-course report of a closed concern.
 """
 
 from __future__ import annotations
@@ -38,9 +43,16 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.concern.backflow import route
 from engine.concern.context import LoopContext
-from engine.concern.effects import Recipient, ReportKind, ReportToOwner, effect_key
+from engine.concern.effects import (
+    Recipient,
+    ReportKind,
+    ReportToOwner,
+    SupersedeReports,
+    effect_key,
+)
 from engine.concern.model import Concern, Priority, TimelineEntry, TimelineType
 from engine.concern.policy import ConcernPolicy
+from engine.concern.window import next_open
 
 TEMPLATES: dict[str, dict[str, str]] = {
     "zh": {
@@ -158,17 +170,7 @@ class ReportSlot(BaseModel):
 
 def next_working_time(t: datetime, policy: ConcernPolicy) -> datetime:
     """`t` itself inside working hours, else the start of the next working period."""
-    local = t.astimezone(policy.tz)
-    if local.weekday() in policy.workdays and policy.work_start <= local.time() < policy.work_end:
-        return t
-    day = local.date()
-    if not (local.weekday() in policy.workdays and local.time() < policy.work_start):
-        day += timedelta(days=1)
-    for _ in range(8):
-        if day.weekday() in policy.workdays:
-            return datetime.combine(day, policy.work_start, tzinfo=policy.tz)
-        day += timedelta(days=1)
-    raise ValueError("policy.workdays is empty")
+    return next_open(t, policy.work_start, policy.work_end, policy.workdays, policy)
 
 
 def schedule_report(
@@ -246,3 +248,28 @@ def build_report(
         update={"last_report_at": slot.deliver_at, "timeline": [*concern.timeline, entry]}
     )
     return updated, effect
+
+
+def supersede_reports(
+    concern: Concern, context: LoopContext, *, now: datetime, job_id: str, locale: str = "zh"
+) -> tuple[Concern, SupersedeReports | None]:
+    """A concern that just closed: its undelivered mid-course reports are superseded — the
+    back-flow (or the closing notice) is the last word, and nothing of before goes out after
+    it. The timeline names what was withdrawn."""
+    stale = [m for m in context.pending_messages if m.is_progress_report]
+    if not stale:
+        return concern, None
+    kinds = sorted({k for m in stale for k in m.report_kinds})
+    joined = "、".join(kinds) if locale != "en" else ", ".join(kinds)
+    detail = (
+        f"{len(stale)} superseded progress report(s) never sent ({joined}): the concern closed"
+        if locale == "en"
+        else f"{len(stale)} 条未发送的中途汇报已作废（{joined}）：事项已关闭，不再发送"
+    )
+    entry = TimelineEntry(ts=now, type=TimelineType.REPORT, detail=detail)
+    effect = SupersedeReports(
+        key=effect_key(job_id, "supersede", concern.concern_id),
+        concern_id=concern.concern_id,
+        keys=tuple(m.key for m in stale),
+    )
+    return concern.model_copy(update={"timeline": [*concern.timeline, entry]}), effect

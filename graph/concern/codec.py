@@ -19,6 +19,7 @@ from engine.concern.effects import (
     Decision,
     Effect,
     Escalate,
+    HandOff,
     Recipient,
     ReportToOwner,
     SendMessage,
@@ -115,6 +116,8 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
             text=effect.text,
             tone=str(effect.tone),
         )
+        if effect.deliver_at is not None:
+            base["deliver_at"] = utc(effect.deliver_at)
     elif isinstance(effect, ReportToOwner):
         base.update(
             _recipient_fields(effect.recipient),
@@ -124,7 +127,7 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
         )
     elif isinstance(effect, BackflowMessage):
         base.update(_recipient_fields(effect.recipient), text=effect.text)
-    elif isinstance(effect, Escalate):
+    elif isinstance(effect, Escalate | HandOff):
         base.update(_recipient_fields(effect.recipient), text=effect.text)
     else:
         return None

@@ -16,6 +16,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from engine.concern.context import PendingMessage
 from engine.page import Page
 from graph.base import Store
 from graph.concern.codec import utc
@@ -127,6 +128,22 @@ class Outbox(Store):
         await self.query(
             "concern/outbox_failed", write=True, key=key, worker_id=worker_id, error=error[:2000]
         )
+
+    async def pending_of(self, concern_id: str) -> list[PendingMessage]:
+        """The concern's rows not sent yet, as the engine reads them."""
+        records = await self.query("concern/outbox_pending_of_concern", concern_id=concern_id)
+        return [
+            PendingMessage(
+                key=r["key"],
+                kind=r["kind"],
+                report_kinds=tuple(r["report_kinds"] or ()),
+                recipient_person_id=r["recipient_person_id"],
+                recipient_name=r["recipient_name"] or "",
+                recorded_at=from_neo4j(r["recorded_at"]),
+                deliver_at=from_neo4j(r["deliver_at"]),
+            )
+            for r in records
+        ]
 
     async def of_concern(self, concern_id: str) -> list[OutboxRow]:
         records = await self.query("concern/outbox_of_concern", concern_id=concern_id)

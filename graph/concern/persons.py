@@ -24,6 +24,7 @@ from engine.errors import NotFound
 from graph.base import Store
 from graph.concern.channel_health import ChannelHealthStore
 from graph.concern.codec import concern_from_doc, utc
+from graph.concern.outbox import Outbox
 from graph.temporal import from_neo4j
 
 
@@ -163,8 +164,12 @@ class PersonStore(Store):
                 channel=o.preferred_channel or (o.channels[0] if o.channels else ""),
                 person_id=o.person_id,
             )
+        pending = await Outbox(self.driver, self.database, timeout=self.timeout).pending_of(
+            inputs.concern.concern_id
+        )
         context = LoopContext(
             owner=owner,
+            pending_messages=tuple(pending),
             preferred_channels=preferred_channels(inputs),
             unreachable_channels=unreachable,
             person_channels={pid: p.channels for pid, p in inputs.persons.items() if p.channels},

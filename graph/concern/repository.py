@@ -3,7 +3,9 @@
 `save_decision` writes a decision's new concern, its outbox rows (MERGE on effect keys) and
 its agenda updates in ONE transaction, guarded by the concern's `revision`: when another
 writer saved first, nothing is written and `Conflict` is raised (the caller reloads and
-decides again). A `noop` decision writes nothing. `create` is the same for a new concern (a
+decides again). A `noop` decision writes nothing. Superseded mid-course reports and
+re-timed messages (a closing decision, a priority change) are applied in the same
+transaction. `create` is the same for a new concern (a
 second create of the same id is a Conflict).
 """
 
@@ -15,7 +17,13 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from engine.concern.effects import AgendaOp, AgendaUpdate, Decision
+from engine.concern.effects import (
+    AgendaOp,
+    AgendaUpdate,
+    Decision,
+    RescheduleMessages,
+    SupersedeReports,
+)
 from engine.concern.model import Concern
 from engine.errors import Conflict, NotFound
 from graph.base import Store
@@ -53,6 +61,12 @@ class ConcernRepository(Store):
         rows = outbox_rows(decision, scope=scope, now=now)
         if rows:
             await self.rows(tx, "concern/outbox_write", rows=rows)
+        for e in decision.effects:
+            if isinstance(e, SupersedeReports) and e.keys:
+                await self.rows(tx, "concern/outbox_supersede", keys=list(e.keys), now=utc(now))
+            elif isinstance(e, RescheduleMessages) and e.moves:
+                moves = [{"key": k, "deliver_at": utc(at)} for k, at in e.moves]
+                await self.rows(tx, "concern/outbox_reschedule", moves=moves, now=utc(now))
         upserts, removals = _agenda_params(decision)
         if upserts:
             await self.rows(tx, "concern/agenda_upsert", scope=scope, refs=upserts)

@@ -9,10 +9,15 @@ missing one. `now` comes from `deps.clock` unless the caller gives an event time
 - `raise_concern`: only callers holding the agenda role reach it (the cognitive hub); the
   engine builds the pending concern, the agenda registration and the `created` report; they
   are saved in one transaction and the report is handed to a worker for delivery. The first
-  contact is the agent loop's first turn (next_action due at once, found by the scheduler).
+  contact is the agent loop's first turn (next_action due at once): enqueued right after the
+  write under the stable job id the scheduler's scan derives for the same due item, so the
+  initial message is in conversation_log without waiting for a tick, and a scan that sees
+  it too enqueues nothing more (a schedule whose first run is due now is enqueued alike).
 - `advance_concern`: records the inbound message in conversation_log and enqueues the agent
   loop with the reply trigger; it never resolves. The same channel message twice records
   once and enqueues one job (same trigger, same job id).
+- `change_priority`: `changeConcernPriority` (agenda role): Agenda ref, follow-up gates and
+  held messages' sending window follow the new priority; recorded in the timeline.
 - `report_fact`: a related fact from the cognitive hub (e.g. a GitLab merge) re-enters the
   loop as a `related_fact` trigger carrying the signal for the model.
 - `request_scheduler_run`: enqueue a scheduler run; over every scope (no scope) it needs
@@ -29,9 +34,11 @@ from typing import Any
 from engine.concern.admission import raise_concern as decide_raise
 from engine.concern.advance import InboundMessage, record_inbound
 from engine.concern.agenda import Agenda
-from engine.concern.model import Concern, RaiseConcernInput
+from engine.concern.effects import RescheduleMessages
+from engine.concern.model import Concern, Priority, RaiseConcernInput
 from engine.concern.policy import ConcernPolicy
-from engine.concern.scheduler import Trigger, TriggerKind
+from engine.concern.priority import change_priority as decide_priority
+from engine.concern.scheduler import Trigger, TriggerKind, due_trigger
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.page import Page
 from engine.principal import Principal
@@ -197,10 +204,18 @@ async def raise_concern(
     context = await persons.loop_context(inputs, now=now, policy=policy)
     decision = decide_raise(data, concern_id=cid, now=now, policy=policy, context=context)
     concern = await _concerns(deps).create(decision, scope=scope, now=now)
-    if deps.pool is not None and any(e.kind == "report" for e in decision.effects):
-        await enqueue_delivery(
-            deps.pool, deps.settings.queue_name, concern_id=cid, key=decision.job_id, now=now
-        )
+    if deps.pool is not None:
+        if any(e.kind == "report" for e in decision.effects):
+            await enqueue_delivery(
+                deps.pool, deps.settings.queue_name, concern_id=cid, key=decision.job_id, now=now
+            )
+        first = due_trigger(concern, now)
+        if first is not None:
+            # the first loop turn at once (seed 002: the initial message is written to
+            # conversation_log on raising), under the job id the scheduler's scan derives
+            await enqueue_advance(
+                deps.pool, deps.settings.queue_name, concern_id=cid, trigger=first, now=now
+            )
     return concern
 
 
@@ -239,6 +254,55 @@ async def advance_concern(
                 now=moment,
             )
         return Advanced(updated, trigger.job_id(concern_id), enqueued)
+    raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
+
+
+async def change_priority(
+    deps: Deps,
+    principal: Principal,
+    concern_id: str,
+    priority: Priority,
+    *,
+    scope: str | None = None,
+    at: datetime | None = None,
+) -> Concern:
+    """`changeConcernPriority` (agenda role): the Agenda ref, the follow-up gates and the
+    sending window of held messages follow the new priority, in one transaction with a
+    timeline entry (engine/concern/priority.py). A held message whose new window is open
+    is handed to a worker for delivery at once."""
+    stored = await visible_concern(deps, principal, "agenda", concern_id, scope=scope)
+    now = event_time(deps, at)
+    policy = policy_of(deps)
+    outbox = Outbox(deps.driver, deps.database)
+    for _ in range(RECORD_ATTEMPTS):
+        pending = tuple(await outbox.pending_of(concern_id))
+        decision = decide_priority(
+            stored.concern,
+            priority,
+            now=now,
+            job_id=f"priority:{concern_id}:{stored.concern.revision}",
+            policy=policy,
+            pending=pending,
+        )
+        if decision.noop:
+            return stored.concern
+        try:
+            await _concerns(deps).save_decision(
+                decision, scope=stored.scope, expected_revision=stored.concern.revision, now=now
+            )
+        except Conflict:
+            stored = await visible_concern(deps, principal, "agenda", concern_id)
+            continue
+        moved = [e for e in decision.effects if isinstance(e, RescheduleMessages)]
+        if deps.pool is not None and any(at_ <= now for e in moved for _, at_ in e.moves):
+            await enqueue_delivery(
+                deps.pool,
+                deps.settings.queue_name,
+                concern_id=concern_id,
+                key=decision.job_id,
+                now=now,
+            )
+        return decision.new_concern
     raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
 
 

@@ -578,6 +578,14 @@ TABLE: dict[str, list[Case]] = {
         lambda s, cid: {"concernId": cid, "personId": "p_b", "text": "attack"},
         "AdvanceConcernInput",
     ),
+    "changeConcernPriority": [
+        case(
+            "mutation($i: ChangeConcernPriorityInput!) { changeConcernPriority(input: $i) { id } }",
+            H,
+            lambda s: {"i": {"concernId": s.concern, "priority": "CRITICAL"}},
+            hidden="i.concernId",
+        ),
+    ],  # fmt: skip
     "reportConcernFact": concern_cases(
         "reportConcernFact",
         lambda s, cid: {"concernId": cid, "factId": "f1", "kind": "merge"},

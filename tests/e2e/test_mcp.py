@@ -38,7 +38,7 @@ STORY_TOOLS = {
     "get_entity",
     "get_result",
 }
-CONCERN_TOOLS = {"raise_concern", "advance_concern", "check_concerns"}
+CONCERN_TOOLS = {"raise_concern", "advance_concern", "check_concerns", "change_concern_priority"}
 REVIEW_TOOLS = {"start_review", "review_status"}
 
 PUBLISH = """mutation($input: PublishResultInput!) {
@@ -47,6 +47,9 @@ UPSERT = """mutation($input: UpsertSourceInput!) { upsertSource(input: $input) {
 CONFIRM = """mutation($scope: String!, $id: ID!) {
   confirmRelation(scope: $scope, id: $id, why: "checked") { confirmation } }"""
 RAISE_GQL = """mutation($input: RaiseConcernInput!) { raiseConcern(input: $input) { id } }"""
+AGENDA_GQL = (
+    """query($scope: String!) { agenda(scope: $scope) { concernRefs { concernId priority } } }"""
+)
 CONCERN_GQL = """query($id: ID!) { concern(id: $id) { status revision
   conversation { direction personId text } timeline { type detail } } }"""
 
@@ -400,6 +403,19 @@ async def test_agent_raises_and_advances_a_concern_and_the_worker_acts(
         listed = body(await client.call_tool("check_concerns", {"scope": scope}))
         assert [c["concern_id"] for c in listed["items"]] == [cid]
 
+        # seed 002 §十一 priority 变化: the agenda entry follows, the timeline records it
+        changed = body(
+            await client.call_tool(
+                "change_concern_priority",
+                {"scope": scope, "concern_id": cid, "priority": "critical"},
+            )
+        )["concern"]
+        assert changed["priority"] == "critical"
+        assert changed["recent_timeline"][-1]["type"] == "priority_changed"
+        assert changed["recent_timeline"][-1]["detail"].startswith("优先级 high → critical")
+        refs = gql(api, AGENDA_GQL, scope=scope)["agenda"]["concernRefs"]
+        assert [(r["concernId"], r["priority"]) for r in refs] == [(cid, "CRITICAL")]
+
         advanced = body(
             await client.call_tool(
                 "advance_concern",
@@ -500,6 +516,10 @@ async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) ->
             (
                 "advance_concern",
                 {"scope": scope, "concern_id": cid, "person_id": "p_zhangsan", "text": "周五"},
+            ),
+            (
+                "change_concern_priority",
+                {"scope": scope, "concern_id": cid, "priority": "critical"},
             ),
             (
                 "advance_concern",

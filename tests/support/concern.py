@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from engine.concern.admission import raise_concern
@@ -28,6 +28,14 @@ TZ = ZoneInfo("Asia/Shanghai")
 # Monday 2026-03-16, 10:00 in Shanghai: inside working hours.
 T0 = datetime(2026, 3, 16, 10, 0, tzinfo=TZ)
 POLICY = ConcernPolicy()
+# Every sending window open all day, every day: for tests of the interval table alone.
+ANY_HOUR = ConcernPolicy(
+    work_start=time(0),
+    work_end=time.max,
+    workdays=frozenset(range(7)),
+    extended_start=time(0),
+    extended_end=time.max,
+)
 BOSS = Initiator(name="老板", channel="telegram", channel_user_id="123", person_id="p_owner")
 
 

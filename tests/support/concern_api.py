@@ -29,6 +29,7 @@ RAISE = """mutation($input: RaiseConcernInput!) {
 SCHEDULER = """mutation($now: DateTime!, $scope: String!) {
   runConcernScheduler(now: $now, scope: $scope) }"""
 CONCERN = """query($id: ID!) { concern(id: $id) { status nextAction { when what }
+  executions { outcome detail }
   conversation { direction personId text } } }"""
 
 

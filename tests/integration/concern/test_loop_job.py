@@ -11,7 +11,7 @@ from arq.connections import ArqRedis
 from arq.worker import Retry
 from neo4j import AsyncDriver
 
-from engine.concern.scheduler import Trigger, TriggerKind
+from engine.concern.scheduler import Trigger, TriggerKind, scan_due_concerns
 from engine.settings import Settings
 from graph.concern.outbox import Outbox
 from graph.concern.repository import ConcernRepository
@@ -44,14 +44,16 @@ async def test_duplicate_triggers_run_the_loop_once(
     settings: Settings,
 ) -> None:
     raised = await raise_one()
-    trig = due_trigger(raised.next_action.when.isoformat())  # type: ignore[union-attr]
+    # raising enqueued the first turn under the id the scheduler's scan derives (issue 27 §3)
+    [scanned] = scan_due_concerns([raised], at(30))
+    trig = scanned.trigger
     first = await enqueue_advance(
         pool, queue_name, concern_id=raised.concern_id, trigger=trig, now=at(30)
     )
     second = await enqueue_advance(
         pool, queue_name, concern_id=raised.concern_id, trigger=trig, now=at(31)
     )
-    assert (first, second) == (True, False)
+    assert (first, second) == (False, False)
     worker = create_worker(
         settings.model_copy(update={"queue_name": queue_name}), burst=True, crons=False
     )
@@ -161,17 +163,20 @@ async def test_two_schedulers_enqueue_each_due_item_once(
 ) -> None:
     raised = [await raise_one(now=at(i)) for i in range(3)]
     await raise_one(now=at(100))  # not due yet at the scan time
+    queued_by_raise = {j.decode() for j in await pool.zrange(queue_name, 0, -1)}
     other = dict(job_ctx, worker_id="second-worker")
     runs = await asyncio.gather(
         run_concern_scheduler(job_ctx, now=at(30).isoformat(), scope=scope),
         run_concern_scheduler(other, now=at(30).isoformat(), scope=scope),
     )
     assert [r["due"] for r in runs] == [3, 3]
-    enqueued = [j for r in runs for j in r["enqueued"]]
-    assert len(enqueued) == len(set(enqueued)) == 3
-    assert {j.split(":")[1] for j in enqueued} == {c.concern_id for c in raised}
+    # each raise already enqueued its first turn under the id the scans derive (issue 27 §3):
+    # neither scheduler enqueues it again
+    scanned = {scan_due_concerns([c], at(30))[0].job_id for c in raised}
+    assert scanned <= queued_by_raise
+    assert [j for r in runs for j in r["enqueued"]] == []
     queued = {j.decode() for j in await pool.zrange(queue_name, 0, -1)}
-    assert {j for j in queued if j.startswith("concern:")} == set(enqueued)
+    assert len([j for j in queued if j.startswith("concern:")]) == 4
     later = await run_concern_scheduler(job_ctx, now=at(31).isoformat(), scope=scope)
     assert later["enqueued"] == []  # same due times, same ids: nothing new
     sent = {k for r in runs for k in r["sent"]}

@@ -9,10 +9,10 @@ from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
 from engine.concern.advance import InboundMessage, record_inbound
-from engine.concern.agenda import change_priority
 from engine.concern.loop import decide
 from engine.concern.loop_output import LoopOutput, LoopStep, OutboundDraft
 from engine.concern.model import ConcernStatus, Direction, Priority
+from engine.concern.priority import change_priority
 from engine.concern.scheduler import Trigger, TriggerKind
 from engine.errors import Conflict
 from engine.principal import WORKER
@@ -192,8 +192,10 @@ async def test_disallowed_transition_is_conflict_and_writes_nothing(
         record_inbound(before.concern, late, at(20))
     assert await ConcernRepository(neo4j_driver, db).load(raised.concern_id) == before
     queued = [j.decode() for j in await pool.zrange(queue_name, 0, -1)]
-    # only the delivery of the `created` report: no loop job for the refused reply
-    assert len(queued) == 1 and queued[0].startswith("concern-deliver:")
+    # the delivery of the `created` report and the first turn raising enqueued: no loop job
+    # for the refused reply
+    assert sorted(j.split(":")[0] for j in queued) == ["concern", "concern-deliver"]
+    assert not any(":reply:" in j for j in queued)
 
 
 async def test_agenda_registers_updates_priority_and_moves_closed_concerns_to_decisions(
@@ -201,7 +203,9 @@ async def test_agenda_registers_updates_priority_and_moves_closed_concerns_to_de
 ) -> None:
     db = settings.neo4j_database
     raised = await raise_one()
-    bumped = change_priority(raised, Priority.CRITICAL, at(1), "priority:1")
+    bumped = change_priority(
+        raised, Priority.CRITICAL, now=at(1), job_id="priority:1", policy=POLICY
+    )
     await ConcernRepository(neo4j_driver, db).save_decision(
         bumped, scope=scope, expected_revision=raised.revision, now=at(1)
     )

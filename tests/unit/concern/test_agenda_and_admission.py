@@ -6,11 +6,12 @@ import pytest
 from pydantic import ValidationError
 
 from engine.concern.admission import raise_concern
-from engine.concern.agenda import Agenda, apply_update, change_priority
+from engine.concern.agenda import Agenda, apply_update
 from engine.concern.effects import AgendaOp, AgendaUpdate, ReportToOwner
 from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
 from engine.concern.model import ConcernStatus, ConcernType, Priority, RaiseConcernInput
+from engine.concern.priority import change_priority
 from engine.concern.scheduler import Trigger, TriggerKind
 from tests.support.concern import BOSS, POLICY, at, out, person
 
@@ -61,12 +62,14 @@ def test_priority_change_updates_the_ref_and_same_priority_is_noop() -> None:
     c = raised_.new_concern
     (registered,) = [e for e in raised_.effects if isinstance(e, AgendaUpdate)]
     agenda = apply_update(Agenda(), registered)
-    d = change_priority(c, Priority.CRITICAL, at(5), "job-p")
+    d = change_priority(c, Priority.CRITICAL, now=at(5), job_id="job-p", policy=POLICY)
     (update,) = d.effects
     agenda = apply_update(agenda, update)  # type: ignore[arg-type]
     assert [r.priority for r in agenda.concern_refs] == [Priority.CRITICAL]
     assert d.new_concern.timeline[-1].type == "priority_changed"
-    assert change_priority(d.new_concern, Priority.CRITICAL, at(6), "job-q").noop
+    assert change_priority(
+        d.new_concern, Priority.CRITICAL, now=at(6), job_id="job-q", policy=POLICY
+    ).noop
 
 
 def test_resolve_removes_the_ref_and_writes_recent_decisions_once() -> None:

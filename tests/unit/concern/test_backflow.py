@@ -14,7 +14,7 @@ from engine.concern.backflow import (
     validate_backflow,
 )
 from engine.concern.context import LoopContext
-from engine.concern.effects import BackflowMessage, Recipient
+from engine.concern.effects import BackflowMessage, Recipient, SendMessage
 from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
 from engine.concern.model import ConcernType, Priority
@@ -148,7 +148,11 @@ def test_schedule_never_flows_back_and_results_go_to_executions() -> None:
     assert trig is not None and trig.kind == TriggerKind.SCHEDULE_DUE
     d = decide(c, trig, out(LoopStep.RESOLVE, goal_met=True, conclusion="已提醒"), at(61), POLICY)
     c = d.new_concern
-    assert [x.outcome for x in c.executions] == ["已提醒"]
+    # direct (the default mode) with no counterparts: the reminder goes to the initiator
+    assert [x.outcome for x in c.executions] == ["sent"]
+    assert [(e.person_id, e.text) for e in d.effects if isinstance(e, SendMessage)] == [
+        ("p_owner", "定时提醒：周报提醒。")
+    ]
     assert c.trigger is not None and c.trigger.next_run_at == at(60 + 7 * 24 * 60)
     assert not [e for e in d.effects if isinstance(e, BackflowMessage)]
     final = due_trigger(c, at(60 * 24 * 8))

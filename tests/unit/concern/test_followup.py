@@ -28,8 +28,9 @@ from engine.concern.followup import (
 from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
 from engine.concern.model import ConcernStatus, Priority
+from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import due_trigger
-from tests.support.concern import POLICY, at, out, raised
+from tests.support.concern import ANY_HOUR, POLICY, at, out, raised
 
 H = timedelta(hours=1)
 TABLE = {
@@ -90,7 +91,7 @@ def test_negative_count_is_rejected() -> None:
 
 
 def _chase_until_limit(
-    p: Priority, rounds: int, context: LoopContext | None = None
+    p: Priority, rounds: int, context: LoopContext | None = None, policy: ConcernPolicy = POLICY
 ) -> list[Decision]:
     """Contact once, then let every deadline pass with silence, sending a follow-up each time."""
     c = raised(priority=p)
@@ -99,7 +100,7 @@ def _chase_until_limit(
     for _ in range(rounds):
         trig = due_trigger(c, now)
         assert trig is not None
-        d = decide(c, trig, out(LoopStep.FOLLOW_UP), now, POLICY, context)
+        d = decide(c, trig, out(LoopStep.FOLLOW_UP), now, policy, context)
         decisions.append(d)
         c = d.new_concern
         if c.next_action is None or c.next_action.when is None:
@@ -149,7 +150,7 @@ def test_at_the_limit_high_escalates_and_medium_low_are_dropped(
 
 
 def test_follow_up_times_follow_the_table_from_the_last_message() -> None:
-    decisions = _chase_until_limit(Priority.MEDIUM, 10)
+    decisions = _chase_until_limit(Priority.MEDIUM, 10, policy=ANY_HOUR)  # the table alone
     whens = [d.new_concern.next_action.when for d in decisions[:-1] if d.new_concern.next_action]
     assert whens == [at(4 * 60), at(12 * 60), at(36 * 60), at(60 * 60)]  # last: final wait
 

@@ -13,10 +13,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engine.concern.admission import raise_concern
-from engine.concern.loop import decide, next_run_after
+from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
 from engine.concern.model import Concern, ConcernType, Priority, RaiseConcernInput, ScheduleTrigger
 from engine.concern.policy import ConcernPolicy
+from engine.concern.schedule import next_run_after
 from engine.concern.scheduler import due_trigger
 from engine.errors import InvalidInput
 from engine.settings import Settings
