@@ -41,7 +41,6 @@ from engine.model.messages import ChatMessage, ChatRequest, ChatResult
 from engine.principal import Principal
 from engine.settings import Settings
 from engine.watch.budget import (
-    COMMAND_TIMEOUT_SECONDS,
     BudgetPhase,
     ClosingRound,
     CorrectionRound,
@@ -117,12 +116,12 @@ class Conversation:
         tools = self.session.tools()
         calls: list[ToolCall] = []
         for call in result.tool_calls:
-            raw, ok = await call_tool(tools, call.name, call.arguments)
+            raw, counted = await call_tool(tools, call.name, call.arguments)
             redacted = redact_tool_result(raw)
             key = _source_key(raw)
             self.summaries.append(ToolSummary(tool=call.name, source_key=key, text=redacted))
             messages.append(ChatMessage.tool_result(call, redacted))
-            calls.append(ToolCall(name=call.name, succeeded=ok))
+            calls.append(counted)
         self.session.run = finish_round(self.run, ToolRound(calls=tuple(calls)))
 
     def _judge(self, text: str, now: datetime) -> None:
@@ -205,8 +204,7 @@ async def run_check(
             "agent_id": agent_id,
             "session_id": state.watch.session_id,
             "claimed_by": worker_id,
-            "command_timeout_seconds": COMMAND_TIMEOUT_SECONDS,
-            "background_jobs": False,
+            "background_jobs": False,  # the checker registers no job and runs no command
         },
     )
     run = start_run(state.watch, run_id, now, previous_steps=state.steps)

@@ -562,7 +562,7 @@ def test_the_offline_checker_in_a_worker_checks_a_note_with_numbered_steps(
     )
     [obs] = watch["observations"]
     assert obs["runId"] == "offline-e2e" and obs["error"] is None
-    assert obs["toolSummaries"][0].startswith("[read_note_source note:n1")
+    assert obs["toolSummaries"][0].startswith("[heartbeat_read_note_source note:n1")
     outcome = obs["outcome"]
     assert outcome["status"] == "success"
     assert outcome["factsRecorded"] and not outcome["deliverableDone"]
