@@ -17,7 +17,8 @@ gateway one request per round:
   final observation (`workflowChecks` included) and the check is judged for the last time.
 
 Then the observation, the step list and the redacted tool summaries are persisted together,
-the hand-off is MERGEd on its stable execution key (a duplicate is dropped), and saved
+the hand-off is MERGEd on its stable execution key (a duplicate is dropped), a new hand-off
+gets its delivery job and a `watch_handoff` hint (jobs/watch/delivery.py), and saved
 checkpoints get their own sync jobs. The retries the gateway took are recorded on the run
 and the observation (seed 000 "心跳记录显示退避次数"). Tools run outside the model request's
 retry boundary, so a retried request never replays a tool.
@@ -63,6 +64,7 @@ from graph.watch.records import WatchRecords
 from graph.watch.repository import WatchRepository
 from jobs.deps import Deps
 from jobs.watch import prompts as watch_prompts
+from jobs.watch.delivery import announce
 from jobs.watch.effects import enqueue_sync
 from jobs.watch.tools import TOOL_SPECS, CheckSession, call_tool
 
@@ -295,6 +297,7 @@ async def _finish(
         changed=conversation.changed if conversation else False,
     )
     handoff_status = "none"
+    announced: str | None = None
     if run.outcome is not None and error is None:
         observation, ledger, effects = complete_observation(
             watch,
@@ -309,6 +312,8 @@ async def _finish(
             if isinstance(effect, InjectIntoPartnerSession):
                 written = await records.hand_off(scope, effect.handoff)
                 handoff_status = "delivered" if written.delivered else "dropped"
+                if written.delivered:
+                    announced = written.handoff.execution_key
             elif isinstance(effect, HandOffDropped):
                 handoff_status = "dropped"
     summaries = conversation.summaries if conversation else []
@@ -351,6 +356,8 @@ async def _finish(
             "outcome_status": run.outcome.status.value if run.outcome else None,
         },
     )
+    if announced is not None:  # after the observation: a listener reads a finished check
+        await announce(deps, scope, announced)
     if deps.pool is not None:
         for checkpoint_id in session.checkpoints:
             await enqueue_sync(deps.pool, deps.settings, scope=scope, checkpoint_id=checkpoint_id)
