@@ -25,7 +25,7 @@ import websockets
 from engine.settings import Settings
 from jobs.concern.channel import sign
 from tests.support.mcp import http_client
-from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.processes import Server, process_env, start_worker, stop
 from tests.support.watch import until
 from tests.support.webhook import Webhook
 
@@ -63,7 +63,7 @@ def stack(start_server: Any, services: Settings, hook: Webhook) -> Iterator[Serv
     )
     for name in ("MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME"):
         env.pop(name, None)  # the offline checker
-    worker = spawn(["worker"], env)
+    worker = start_worker(services, env)
     yield api
     stop(worker)
 
@@ -94,8 +94,9 @@ def create_watch(api: Server, scope: str, session: str) -> str:
     return str(gql(api, CREATE, input=watch)["createWatch"]["id"])
 
 
-def check(api: Server, scope: str, wid: str, request: str) -> dict[str, Any]:
-    """Run one check and wait for its observation."""
+def check(api: Server, scope: str, wid: str, name: str) -> dict[str, Any]:
+    """Run one check and wait for its observation (run ids are unique across scopes)."""
+    request = f"{name}-{uuid.uuid4().hex[:8]}"
     assert gql(api, RUN, s=scope, id=wid, req=request)["runWatchNow"]["enqueued"]
 
     def observed() -> dict[str, Any] | None:
