@@ -77,17 +77,19 @@ async def deliver_watch_handoff(
     execution_key: str,
     clock: Callable[[], datetime] = utcnow,
 ) -> dict[str, Any]:
-    async with httpx.AsyncClient() as http:
-        try:
+    deps = Deps.from_ctx(ctx, clock=clock)
+    try:
+        shared = ctx.get("http")  # the worker process's one client
+        if isinstance(shared, httpx.AsyncClient):
             return await deliver_handoff(
-                Deps.from_ctx(ctx, clock=clock),
-                WORKER,
-                scope=scope,
-                execution_key=execution_key,
-                http=http,
+                deps, WORKER, scope=scope, execution_key=execution_key, http=shared
             )
-        except DeliveryRetry as exc:
-            raise Retry(defer=exc.seconds) from exc
+        async with httpx.AsyncClient() as http:
+            return await deliver_handoff(
+                deps, WORKER, scope=scope, execution_key=execution_key, http=http
+            )
+    except DeliveryRetry as exc:
+        raise Retry(defer=exc.seconds) from exc
 
 
 WATCH_FUNCTIONS: list[Function] = [

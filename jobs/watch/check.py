@@ -48,6 +48,7 @@ from engine.watch.budget import (
     ToolCall,
     ToolRound,
 )
+from engine.watch.delivery import DeliveryStatus
 from engine.watch.handoff import (
     HandOffDropped,
     HandOffLedger,
@@ -64,7 +65,7 @@ from graph.watch.records import WatchRecords
 from graph.watch.repository import WatchRepository
 from jobs.deps import Deps
 from jobs.watch import prompts as watch_prompts
-from jobs.watch.delivery import announce
+from jobs.watch.delivery import announce, never_sent
 from jobs.watch.effects import enqueue_sync
 from jobs.watch.tools import TOOL_SPECS, CheckSession, call_tool
 
@@ -298,6 +299,7 @@ async def _finish(
     )
     handoff_status = "none"
     announced: str | None = None
+    unsent: str | None = None
     if run.outcome is not None and error is None:
         observation, ledger, effects = complete_observation(
             watch,
@@ -314,8 +316,12 @@ async def _finish(
                 handoff_status = "delivered" if written.delivered else "dropped"
                 if written.delivered:
                     announced = written.handoff.execution_key
+                elif written.delivery.status is DeliveryStatus.PENDING:
+                    unsent = written.handoff.execution_key
             elif isinstance(effect, HandOffDropped):
                 handoff_status = "dropped"
+                if await never_sent(deps, scope, effect.execution_key):
+                    unsent = effect.execution_key
     summaries = conversation.summaries if conversation else []
     resume = build_resume_summary(summaries)
     budget = run.budget
@@ -358,6 +364,8 @@ async def _finish(
     )
     if announced is not None:  # after the observation: a listener reads a finished check
         await announce(deps, scope, announced)
+    elif unsent is not None:  # a repeat of a hand-off whose delivery job was lost
+        await announce(deps, scope, unsent, hint=False)
     if deps.pool is not None:
         for checkpoint_id in session.checkpoints:
             await enqueue_sync(deps.pool, deps.settings, scope=scope, checkpoint_id=checkpoint_id)

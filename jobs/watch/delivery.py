@@ -3,7 +3,9 @@ in engine/watch/delivery.py).
 
 - `announce(deps, scope, execution_key)`: after a new hand-off was stored, its delivery job is
   enqueued under a stable job id and a `watch_handoff` hint is published to the scope's
-  change channel (what `watchHandOffs(scope)` and `graphChanged` listen to).
+  change channel (what `watchHandOffs(scope)` and `graphChanged` listen to). A repeat of a
+  hand-off still `pending` (its job lost with a worker that died before enqueueing it) is
+  enqueued again without a hint; the stable job id and the claim keep it to one delivery.
 - `deliver_handoff(deps, principal, scope=..., execution_key=..., http=...)` (the arq job
   `deliver_watch_handoff`): claims one attempt, POSTs the hand-off to the webhook the way
   concern messages go out (JSON, `Idempotency-Key: <execution key>`, signed with
@@ -55,7 +57,7 @@ def _store(deps: Deps) -> HandOffDeliveries:
     return HandOffDeliveries(deps.driver, deps.database)
 
 
-async def announce(deps: Deps, scope: str, execution_key: str) -> None:
+async def announce(deps: Deps, scope: str, execution_key: str, *, hint: bool = True) -> None:
     """Enqueue the delivery of a hand-off just stored, and tell the scope's listeners."""
     if deps.pool is None:
         return
@@ -66,9 +68,16 @@ async def announce(deps: Deps, scope: str, execution_key: str) -> None:
         _job_id=delivery_job_id(execution_key),
         _queue_name=deps.settings.queue_name,
     )
-    await graph_changed(
-        deps.pool, scope, kind=rules.PAYLOAD_KIND, ids=[execution_key], by=deps.worker_id
-    )
+    if hint:
+        await graph_changed(
+            deps.pool, scope, kind=rules.PAYLOAD_KIND, ids=[execution_key], by=deps.worker_id
+        )
+
+
+async def never_sent(deps: Deps, scope: str, execution_key: str) -> bool:
+    """A stored hand-off whose delivery was never attempted (`pending`)."""
+    stored = await _store(deps).get(scope, execution_key)
+    return stored is not None and stored.delivery.status is rules.DeliveryStatus.PENDING
 
 
 async def _post(deps: Deps, http: httpx.AsyncClient, url: str, stored: StoredHandOff) -> None:
