@@ -24,6 +24,7 @@ import websockets
 
 from engine.settings import Settings
 from jobs.concern.channel import sign
+from jobs.notify import channel
 from tests.support.mcp import http_client
 from tests.support.processes import Server, process_env, start_worker, stop
 from tests.support.watch import until
@@ -134,7 +135,7 @@ async def live(ws: Any, services: Settings, scope: str, key: str) -> int:
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            await redis.publish(f"storygraph:graph-changed:{scope}", hint)
+            await redis.publish(channel(scope), hint)
             published += 1
             try:
                 message = json.loads(await asyncio.wait_for(ws.recv(), timeout=0.5))
