@@ -59,6 +59,7 @@ MUTATIONS: tuple[type, ...] = (
 SUBSCRIPTIONS: tuple[type, ...] = (
     story.Subscription,
     review.Subscription,
+    watch_delivery.Subscription,
 )
 
 Query = merge_types("Query", QUERIES)

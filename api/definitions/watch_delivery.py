@@ -8,10 +8,14 @@ Mutations:
 - `runWatchRound(scope, full)`: enqueue one heartbeat round over the scope's candidate
   watches under a stable round id (one item per round unless `full`).
 Query: `watchRound(scope, id)`: what a round closed and which checks it enqueued.
+Subscription: `watchHandOffs(scope)`: each new hand-off of the scope's watches as it is
+stored (seed 000 §5 "直接注入伙伴会话"), with its delivery state; a repeat with an execution key
+already handed off is never sent (jobs/watch/delivery.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from datetime import datetime
 
 import strawberry
@@ -19,11 +23,13 @@ from pydantic import ValidationError
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.watch_types import ReceiptType
+from api.definitions.watch_types import HandOffType, ReceiptType
 from engine.errors import InvalidInput
 from engine.watch.receipts import EntryKind, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport
+from jobs.notify import GraphChangeHub
 from jobs.watch import rounds
+from jobs.watch.delivery import handoff_stream
 
 MAX_ENTRIES = 500
 
@@ -178,3 +184,20 @@ class Mutation:
             ctx.deps, ctx.caller(), scope, full=full, round_id=round_id
         )
         return WatchRoundTicket(round_id=ticket.round_id, enqueued=ticket.enqueued)
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription(
+        description="Each new hand-off of the scope's watches for its partner session, as it "
+        "is stored (a repeated execution key is not sent again); `delivery` tells how it went "
+        "out when it was read."
+    )
+    async def watch_hand_offs(
+        self, info: Info[Context, None], scope: str
+    ) -> AsyncGenerator[HandOffType, None]:
+        ctx = info.context
+        hub: GraphChangeHub | None = getattr(ctx.request.app.state, "changes", None)
+        with ctx.subscription_slot():
+            async for stored in handoff_stream(ctx.deps, ctx.caller(), scope, hub):
+                yield HandOffType.from_stored(stored)

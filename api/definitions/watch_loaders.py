@@ -14,9 +14,10 @@ from typing import Any, TypeVar
 from strawberry.dataloader import DataLoader
 
 from api.context import Context
-from engine.watch.model import Checkpoint, HandOff
+from engine.watch.model import Checkpoint
 from engine.watch.report import ReceiptRecord
 from graph.watch.batch import WatchBatchReads
+from graph.watch.deliveries import StoredHandOff
 from graph.watch.receipts import WatchReceipts
 from graph.watch.records import StoredObservation
 
@@ -44,7 +45,7 @@ def observations(ctx: Context, scope: str, limit: int) -> DataLoader[str, list[S
     )
 
 
-def handoffs(ctx: Context, scope: str) -> DataLoader[str, list[HandOff]]:
+def handoffs(ctx: Context, scope: str) -> DataLoader[str, list[StoredHandOff]]:
     return _loader(ctx, f"watch.handoffs:{scope}", lambda ids: _reads(ctx).handoffs(scope, ids))
 
 

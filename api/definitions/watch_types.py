@@ -23,6 +23,7 @@ from api.context import Context
 from api.definitions import watch_loaders
 from api.definitions.story_types import Actor
 from engine.story.models import ActorKind
+from engine.watch.delivery import Delivery
 from engine.watch.model import (
     Checkpoint,
     Evidence,
@@ -35,6 +36,7 @@ from engine.watch.model import (
 )
 from engine.watch.outcome import delivery_state
 from engine.watch.report import ReceiptRecord
+from graph.watch.deliveries import StoredHandOff
 from graph.watch.records import StoredObservation
 from graph.watch.repository import WatchState
 
@@ -234,27 +236,61 @@ class HandOffStepType:
         )
 
 
+@strawberry.type(
+    name="WatchHandOffDelivery",
+    description="How a hand-off reached the partner session: a signed webhook POST (its "
+    "Idempotency-Key is the execution key), retried, then dead-lettered; or the session's "
+    "own channels (the watchHandOffs subscription and its MCP resource).",
+)
+class HandOffDeliveryType:
+    status: str = strawberry.field(description="pending | sending | retrying | delivered | dead")
+    attempts: int
+    channel: str | None = strawberry.field(description="webhook | session")
+    last_error: str | None
+    next_attempt_at: datetime | None
+    delivered_at: datetime | None
+
+    @classmethod
+    def from_model(cls, d: Delivery) -> HandOffDeliveryType:
+        return cls(
+            status=d.status.value,
+            attempts=d.attempts,
+            channel=d.channel.value if d.channel else None,
+            last_error=d.last_error,
+            next_attempt_at=d.next_attempt_at,
+            delivered_at=d.delivered_at,
+        )
+
+
 @strawberry.type(name="WatchHandOff")
 class HandOffType:
     execution_key: str
+    watch_id: str
     session_id: str
     run_id: str
     observation_id: str
     steps: list[HandOffStepType]
     dependencies: list[str]
     created_at: datetime
+    delivery: HandOffDeliveryType
 
     @classmethod
-    def from_model(cls, h: HandOff) -> HandOffType:
+    def from_model(cls, h: HandOff, delivery: Delivery | None = None) -> HandOffType:
         return cls(
             execution_key=h.execution_key,
+            watch_id=h.watch_id,
             session_id=h.session_id,
             run_id=h.run_id,
             observation_id=h.observation_id,
             steps=[HandOffStepType.from_model(s) for s in h.steps],
             dependencies=list(h.dependencies),
             created_at=h.created_at,
+            delivery=HandOffDeliveryType.from_model(delivery or Delivery()),
         )
+
+    @classmethod
+    def from_stored(cls, stored: StoredHandOff) -> HandOffType:
+        return cls.from_model(stored.handoff, stored.delivery)
 
 
 @strawberry.type(name="WatchCheckpoint")
@@ -401,7 +437,7 @@ class WatchType:
     @strawberry.field
     async def hand_offs(self, info: Info[Context, None]) -> list[HandOffType]:
         loader = watch_loaders.handoffs(info.context, self.scope)
-        return [HandOffType.from_model(h) for h in await loader.load(str(self.id))]
+        return [HandOffType.from_stored(h) for h in await loader.load(str(self.id))]
 
     @strawberry.field
     async def checkpoints(self, info: Info[Context, None], first: int = 20) -> list[CheckpointType]:

@@ -8,18 +8,24 @@
   budget.
 - At most 20 tool rounds plus 1 closing round (no tools, the final observation).
 - The independent record sync keeps its own 12-round cap.
-- Check commands run in the foreground for at most 50 s, register no background job as the
-  original agent and send no completion notification to the main chat.
+- The checker offers the seed's tool names (`heartbeat_read_note_source`,
+  `heartbeat_read_knowledge_source`, `heartbeat_read_record_baseline`,
+  `heartbeat_check_workflow`, `heartbeat_record_checkpoint`). The older bare names are
+  aliases, counted exactly like the name they stand for (`TOOL_ALIASES`).
+- A `heartbeat_check_workflow` call that records evidence (`update.updates`, or the alias
+  `update_workflow`) is verification, not step registration: evidence is what a check proves.
+- The checker runs no commands: there is no command tool (README "Watch checker tools").
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from typing import Any
 
 from pydantic import Field
 
-from engine.errors import Conflict, InvalidInput
+from engine.errors import Conflict
 from engine.watch.model import Frozen
 
 VERIFICATION_ROUNDS = 12
@@ -27,7 +33,6 @@ PREPARATION_ROUNDS = 8
 MAX_TOOL_ROUNDS = 20
 CLOSING_ROUNDS = 1
 RECORD_SYNC_ROUNDS = 12
-COMMAND_TIMEOUT_SECONDS = 50.0
 
 
 class ToolPurpose(StrEnum):
@@ -47,31 +52,58 @@ PREPARATION_PURPOSES = frozenset(
     }
 )
 
-# Checker tool names (seed 000 uses the `heartbeat_` prefix; issue 7 the bare names).
+READ_NOTE = "heartbeat_read_note_source"
+READ_KNOWLEDGE = "heartbeat_read_knowledge_source"
+READ_BASELINE = "heartbeat_read_record_baseline"
+CHECK_WORKFLOW = "heartbeat_check_workflow"
+RECORD_CHECKPOINT = "heartbeat_record_checkpoint"
+
+# The checker's tools by the seed's names (seed 000 读取 → 识别 → 核验, 续跑与版本).
 TOOL_PURPOSES: dict[str, ToolPurpose] = {
-    f"{prefix}{name}": purpose
-    for prefix in ("", "heartbeat_")
-    for name, purpose in {
-        "read_note_source": ToolPurpose.SOURCE_READ,
-        "read_knowledge_source": ToolPurpose.SOURCE_READ,
-        "read_record_baseline": ToolPurpose.BASELINE_READ,
-        "check_workflow": ToolPurpose.STEP_REGISTRATION,
-        "record_checkpoint": ToolPurpose.CHECKPOINT_SAVE,
-    }.items()
+    READ_NOTE: ToolPurpose.SOURCE_READ,
+    READ_KNOWLEDGE: ToolPurpose.SOURCE_READ,
+    READ_BASELINE: ToolPurpose.BASELINE_READ,
+    CHECK_WORKFLOW: ToolPurpose.STEP_REGISTRATION,
+    RECORD_CHECKPOINT: ToolPurpose.CHECKPOINT_SAVE,
 }
+# Older names a model or host may still call: each is the seed tool it names.
+TOOL_ALIASES: dict[str, str] = {
+    "read_note_source": READ_NOTE,
+    "read_knowledge_source": READ_KNOWLEDGE,
+    "read_record_baseline": READ_BASELINE,
+    "check_workflow": CHECK_WORKFLOW,
+    "update_workflow": CHECK_WORKFLOW,  # its `updates` are `update.updates`
+    "record_checkpoint": RECORD_CHECKPOINT,
+}
+EVIDENCE_ALIAS = "update_workflow"
 
 
-def purpose_of(tool_name: str) -> ToolPurpose:
-    return TOOL_PURPOSES.get(tool_name, ToolPurpose.INVESTIGATION)
+def canonical(tool_name: str) -> str:
+    """The seed's name of a checker tool (an alias resolved; any other name unchanged)."""
+    return TOOL_ALIASES.get(tool_name, tool_name)
+
+
+def records_evidence(tool_name: str, args: Mapping[str, Any]) -> bool:
+    """A workflow call that records step evidence (`update.updates` or `update_workflow`)."""
+    if tool_name == EVIDENCE_ALIAS:
+        return True
+    return canonical(tool_name) == CHECK_WORKFLOW and args.get("update") is not None
+
+
+def purpose_of(tool_name: str, *, evidence: bool = False) -> ToolPurpose:
+    if evidence:
+        return ToolPurpose.INVESTIGATION
+    return TOOL_PURPOSES.get(canonical(tool_name), ToolPurpose.INVESTIGATION)
 
 
 class ToolCall(Frozen):
     name: str = Field(min_length=1)
     succeeded: bool
+    evidence: bool = False  # it recorded step evidence (a verification call)
 
     @property
     def purpose(self) -> ToolPurpose:
-        return purpose_of(self.name)
+        return purpose_of(self.name, evidence=self.evidence or self.name == EVIDENCE_ALIAS)
 
 
 class ToolRound(Frozen):
@@ -179,23 +211,3 @@ def spend_sync_round(budget: RecordSyncBudget) -> RecordSyncBudget:
             f"record sync used its {RECORD_SYNC_ROUNDS} rounds", reason="sync_budget_exhausted"
         )
     return budget.model_copy(update={"rounds_used": budget.rounds_used + 1})
-
-
-# --- commands -----------------------------------------------------------------------------
-
-
-class CommandPolicy(Frozen):
-    """How the checker runs a shell command: foreground, bounded, no job, no wake-up."""
-
-    timeout_seconds: float
-    foreground: bool = True
-    register_background_job: bool = False
-    notify_main_chat: bool = False
-
-
-def command_policy(requested_timeout: float | None = None) -> CommandPolicy:
-    """Clamp a check command's timeout to 50 s; a non-positive request is invalid."""
-    if requested_timeout is not None and requested_timeout <= 0:
-        raise InvalidInput("a command timeout must be positive", field="timeout")
-    timeout = COMMAND_TIMEOUT_SECONDS if requested_timeout is None else requested_timeout
-    return CommandPolicy(timeout_seconds=min(timeout, COMMAND_TIMEOUT_SECONDS))

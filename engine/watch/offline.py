@@ -10,12 +10,15 @@ Each request is answered from the conversation alone (no hidden state), so a ret
 resumed request yields the same turn:
 
 1. read every bound note/document (`- <sourceKey> 「title」` lines of the opening message)
-   page by page through `read_note_source` / `read_knowledge_source`, one call per source per
-   round; a `restart` result (revision changed while paging) starts that source again;
-2. register the steps found by `engine.watch.offline_steps` with `check_workflow`;
-3. send one `update_workflow` batch: a check step is `done` only where some other line of
-   the bound sources literally contains its completion criterion (the evidence cites that
-   line); otherwise it is `blocked`, saying so. Execute steps are left pending;
+   page by page through `heartbeat_read_note_source` / `heartbeat_read_knowledge_source`, one
+   call per source per round; a `restart` result (revision changed while paging) starts that
+   source again (the older tool names in a transcript are read the same way);
+2. register the steps found by `engine.watch.offline_steps` with `heartbeat_check_workflow`
+   `steps`;
+3. send one `heartbeat_check_workflow` `update.updates` batch: a check step is `done` only
+   where some other line of the bound sources literally contains its completion criterion
+   (the evidence cites that line); otherwise it is `blocked`, saying so. Execute steps are
+   left pending;
 4. answer with the final JSON observation (also in the closing round, or after a
    correction prompt — it cannot do better, so a blocked check ends `blocked` honestly).
 
@@ -35,6 +38,13 @@ from typing import Any
 
 from engine.llm.accounting import Accounting, AttemptRecord, CallStats
 from engine.llm.messages import ChatMessage, ChatRequest, ChatResult, ToolCall
+from engine.watch.budget import (
+    CHECK_WORKFLOW,
+    READ_KNOWLEDGE,
+    READ_NOTE,
+    canonical,
+    records_evidence,
+)
 from engine.watch.model import StepKind
 from engine.watch.offline_steps import StepDraft, extract_steps, find_evidence
 
@@ -110,17 +120,18 @@ def transcript(request: ChatRequest) -> _Transcript:
         for call in m.tool_calls:
             result = results.get(call.id, {"error": "no result"})
             args = _args(call)
-            if call.name in ("read_note_source", "read_knowledge_source"):
+            name = canonical(call.name)
+            if name in (READ_NOTE, READ_KNOWLEDGE):
                 key = str(result.get("sourceKey") or args.get("sourceKey") or "")
                 if key in state.sources:
                     _read(state.sources[key], result)
                     if result.get("restart"):
                         state.registered = state.batch_sent = False
-            elif call.name == "check_workflow":
+            elif records_evidence(call.name, args):
+                state.batch_sent = True
+            elif name == CHECK_WORKFLOW:
                 state.registered = "error" not in result
                 state.workflow_failed = "error" in result
-            elif call.name == "update_workflow":
-                state.batch_sent = True
     return state
 
 
@@ -245,9 +256,7 @@ class OfflineWatchChecker:
                     self._call(
                         state,
                         i,
-                        "read_note_source"
-                        if s.key.startswith("note:")
-                        else "read_knowledge_source",
+                        READ_NOTE if s.key.startswith("note:") else READ_KNOWLEDGE,
                         {"sourceKey": s.key, "offset": s.next_offset, "limit": PAGE},
                     )
                     for i, s in enumerate(reads)
@@ -255,9 +264,10 @@ class OfflineWatchChecker:
             )
         if drafts and not state.registered and not state.workflow_failed:
             return self._result(
-                calls=[self._call(state, 0, "check_workflow", {"steps": workflow_of(drafts)})]
+                calls=[self._call(state, 0, CHECK_WORKFLOW, {"steps": workflow_of(drafts)})]
             )
         batch = evidence_batch(state, drafts) if state.registered else []
         if batch and not state.batch_sent:
-            return self._result(calls=[self._call(state, 0, "update_workflow", {"updates": batch})])
+            update = {"update": {"updates": batch}}
+            return self._result(calls=[self._call(state, 0, CHECK_WORKFLOW, update)])
         return self._result(final_answer(state, drafts))

@@ -11,9 +11,10 @@ from typing import Any, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
-from engine.watch.model import Checkpoint, HandOff
+from engine.watch.model import Checkpoint
 from graph.base import Store, rows
 from graph.watch import codec
+from graph.watch.deliveries import StoredHandOff, stored_handoff
 from graph.watch.records import StoredObservation
 
 T = TypeVar("T")
@@ -46,8 +47,8 @@ class WatchBatchReads(Store):
             limit=limit,
         )
 
-    async def handoffs(self, scope: str, watch_ids: Sequence[str]) -> list[list[HandOff]]:
-        return await self._many("watch/handoffs_of_watches", scope, watch_ids, codec.handoff_from)
+    async def handoffs(self, scope: str, watch_ids: Sequence[str]) -> list[list[StoredHandOff]]:
+        return await self._many("watch/handoffs_of_watches", scope, watch_ids, stored_handoff)
 
     async def checkpoints(
         self, scope: str, watch_ids: Sequence[str], limit: int

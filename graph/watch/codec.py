@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.watch.access import GrantBasis, ReadGrant
+from engine.watch.delivery import Delivery, DeliveryStatus
 from engine.watch.model import (
     Checkpoint,
     Evidence,
@@ -262,6 +263,32 @@ def handoff_props(scope: str, handoff: HandOff) -> dict[str, Any]:
         "steps": _dumps([s.model_dump(mode="json") for s in handoff.steps]),
         "dependencies": list(handoff.dependencies),
         "created_at": handoff.created_at,
+        "delivery_status": DeliveryStatus.PENDING.value,
+        "delivery_attempts": 0,
+    }
+
+
+def delivery_from(props: Mapping[str, Any]) -> Delivery:
+    """A hand-off's delivery state (one stored before deliveries existed reads `pending`)."""
+    p = plain(props)
+    return Delivery(
+        status=DeliveryStatus(p.get("delivery_status") or "pending"),
+        attempts=int(p.get("delivery_attempts") or 0),
+        channel=p.get("delivery_channel"),
+        last_error=p.get("delivery_error"),
+        next_attempt_at=p.get("delivery_next_attempt_at"),
+        delivered_at=p.get("delivered_at"),
+    )
+
+
+def delivery_props(delivery: Delivery) -> dict[str, Any]:
+    return {
+        "delivery_status": delivery.status.value,
+        "delivery_attempts": delivery.attempts,
+        "delivery_channel": delivery.channel.value if delivery.channel else None,
+        "delivery_error": delivery.last_error,
+        "delivery_next_attempt_at": delivery.next_attempt_at,
+        "delivered_at": delivery.delivered_at,
     }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound
+from engine.watch.delivery import Delivery
 from engine.watch.model import Checkpoint, HandOff, Observation, WorkflowStep
 from graph.base import Store, rows
 from graph.watch import codec
@@ -42,6 +43,7 @@ class StoredObservation:
 class HandOffWrite:
     handoff: HandOff
     delivered: bool  # False: the key was already delivered; this one was dropped
+    delivery: Delivery  # where the stored hand-off's delivery stands
 
 
 class WatchRecords(Store):
@@ -169,7 +171,11 @@ class WatchRecords(Store):
             found = (
                 await rows(tx, "watch/merge_handoff", handoff=codec.handoff_props(scope, handoff))
             )[0]
-            return HandOffWrite(codec.handoff_from(found["h"]), bool(found["delivered"]))
+            return HandOffWrite(
+                codec.handoff_from(found["h"]),
+                bool(found["delivered"]),
+                codec.delivery_from(found["h"]),
+            )
 
         result: HandOffWrite = await self.write(work)
         return result

@@ -8,6 +8,9 @@ from arq's ctx and calls one use case as WORKER.
   items and enqueues this round's check(s) (jobs/watch/rounds.py).
 - `sync_watch_checkpoint`: the independent record sync of one checkpoint, with its own
   12-round cap (jobs/watch/sync.py).
+- `deliver_watch_handoff`: one delivery attempt of a hand-off to the partner session
+  (jobs/watch/delivery.py); a failed attempt with attempts left becomes arq's Retry after
+  the rule's wait, the last one dead-letters the hand-off.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from arq.worker import Function, Retry, func
 from engine.llm.errors import ModelRateLimited
 from engine.principal import WORKER
 from engine.watch.budget import RECORD_SYNC_ROUNDS
+from engine.watch.delivery import MAX_ATTEMPTS
 from jobs.deps import Deps, JobNow
 from jobs.tasks.watch_round import run_watch_round
 from jobs.watch.check import check_gateway, run_check
+from jobs.watch.delivery import DELIVER_JOB, DeliveryRetry, deliver_handoff
 from jobs.watch.sync import RETRY_DEFER_SECONDS, SyncRetry, sync_checkpoint
 
 RATE_LIMIT_DEFER_SECONDS = 30
@@ -62,8 +67,32 @@ async def sync_watch_checkpoint(
         raise Retry(defer=RETRY_DEFER_SECONDS) from exc
 
 
+async def deliver_watch_handoff(
+    ctx: dict[str, Any],
+    *,
+    scope: str,
+    execution_key: str,
+    now: JobNow = None,
+) -> dict[str, Any]:
+    deps = Deps.from_ctx(ctx, now=now)
+    try:
+        shared = ctx.get("http")  # the worker process's one client
+        if isinstance(shared, httpx.AsyncClient):
+            return await deliver_handoff(
+                deps, WORKER, scope=scope, execution_key=execution_key, http=shared
+            )
+        async with httpx.AsyncClient() as http:
+            return await deliver_handoff(
+                deps, WORKER, scope=scope, execution_key=execution_key, http=http
+            )
+    except DeliveryRetry as exc:
+        raise Retry(defer=exc.seconds) from exc
+
+
 WATCH_FUNCTIONS: list[Function] = [
     func(run_watch_check, name="run_watch_check", max_tries=3),
     func(run_watch_round, name="run_watch_round", max_tries=3),
     func(sync_watch_checkpoint, name="sync_watch_checkpoint", max_tries=RECORD_SYNC_ROUNDS),
+    # one more try than attempts: a worker lost mid-attempt is taken again, never dropped
+    func(deliver_watch_handoff, name=DELIVER_JOB, max_tries=MAX_ATTEMPTS + 1),
 ]

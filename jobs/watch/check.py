@@ -17,7 +17,8 @@ gateway one request per round:
   final observation (`workflowChecks` included) and the check is judged for the last time.
 
 Then the observation, the step list and the redacted tool summaries are persisted together,
-the hand-off is MERGEd on its stable execution key (a duplicate is dropped), and saved
+the hand-off is MERGEd on its stable execution key (a duplicate is dropped), a new hand-off
+gets its delivery job and a `watch_handoff` hint (jobs/watch/delivery.py), and saved
 checkpoints get their own sync jobs. The retries the gateway took are recorded on the run
 and the observation (seed 000 "心跳记录显示退避次数"). Tools run outside the model request's
 retry boundary, so a retried request never replays a tool.
@@ -41,13 +42,13 @@ from engine.principal import Principal
 from engine.scope import require_scope
 from engine.settings import Settings
 from engine.watch.budget import (
-    COMMAND_TIMEOUT_SECONDS,
     BudgetPhase,
     ClosingRound,
     CorrectionRound,
     ToolCall,
     ToolRound,
 )
+from engine.watch.delivery import DeliveryStatus
 from engine.watch.handoff import (
     HandOffDropped,
     HandOffLedger,
@@ -65,6 +66,7 @@ from graph.watch.repository import WatchRepository
 from jobs.deps import Deps
 from jobs.llm.gateway import HttpModelGateway, build_gateway
 from jobs.watch import prompts as watch_prompts
+from jobs.watch.delivery import announce, never_sent
 from jobs.watch.effects import enqueue_sync
 from jobs.watch.tools import TOOL_SPECS, CheckSession, call_tool
 
@@ -118,12 +120,12 @@ class Conversation:
         tools = self.session.tools()
         calls: list[ToolCall] = []
         for call in result.tool_calls:
-            raw, ok = await call_tool(tools, call.name, call.arguments)
+            raw, counted = await call_tool(tools, call.name, call.arguments)
             redacted = redact_tool_result(raw)
             key = _source_key(raw)
             self.summaries.append(ToolSummary(tool=call.name, source_key=key, text=redacted))
             messages.append(ChatMessage.tool_result(call, redacted))
-            calls.append(ToolCall(name=call.name, succeeded=ok))
+            calls.append(counted)
         self.session.run = finish_round(self.run, ToolRound(calls=tuple(calls)))
 
     def _judge(self, text: str, now: datetime) -> None:
@@ -206,8 +208,7 @@ async def run_check(
             "agent_id": agent_id,
             "session_id": state.watch.session_id,
             "claimed_by": worker_id,
-            "command_timeout_seconds": COMMAND_TIMEOUT_SECONDS,
-            "background_jobs": False,
+            "background_jobs": False,  # the checker registers no job and runs no command
         },
     )
     run = start_run(state.watch, run_id, now, previous_steps=state.steps)
@@ -298,6 +299,8 @@ async def _finish(
         changed=conversation.changed if conversation else False,
     )
     handoff_status = "none"
+    announced: str | None = None
+    unsent: str | None = None
     if run.outcome is not None and error is None:
         observation, ledger, effects = complete_observation(
             watch,
@@ -312,8 +315,14 @@ async def _finish(
             if isinstance(effect, InjectIntoPartnerSession):
                 written = await records.hand_off(scope, effect.handoff)
                 handoff_status = "delivered" if written.delivered else "dropped"
+                if written.delivered:
+                    announced = written.handoff.execution_key
+                elif written.delivery.status is DeliveryStatus.PENDING:
+                    unsent = written.handoff.execution_key
             elif isinstance(effect, HandOffDropped):
                 handoff_status = "dropped"
+                if await never_sent(deps, scope, effect.execution_key):
+                    unsent = effect.execution_key
     summaries = conversation.summaries if conversation else []
     resume = build_resume_summary(summaries)
     budget = run.budget
@@ -354,6 +363,10 @@ async def _finish(
             "outcome_status": run.outcome.status.value if run.outcome else None,
         },
     )
+    if announced is not None:  # after the observation: a listener reads a finished check
+        await announce(deps, scope, announced)
+    elif unsent is not None:  # a repeat of a hand-off whose delivery job was lost
+        await announce(deps, scope, unsent, hint=False)
     if deps.pool is not None:
         for checkpoint_id in session.checkpoints:
             await enqueue_sync(deps.pool, deps.settings, scope=scope, checkpoint_id=checkpoint_id)

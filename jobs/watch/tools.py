@@ -1,14 +1,22 @@
 """The checker's tools (seed 000 读取 → 识别 → 核验): what the model may call during a check.
 
-- `read_note_source` / `read_knowledge_source`: paged reads of the current version of a
-  story-graph Source, authorised by `engine.watch.access` (scope, mounts, tag limits, the
-  single-document cross-project grant) and recorded by `engine.watch.run.read_page`; every
-  result carries the `sourceKey`. A knowledge title is matched verbatim.
-- `read_record_baseline`: the watch's last checkpoints (the baseline record).
-- `check_workflow`: registers the whole step list or rejects it whole.
-- `update_workflow`: `updates` — a batch of `{stepId, status, evidence}`, all or nothing.
-- `record_checkpoint`: validated by `engine.watch.checkpoint.record_checkpoint`, saved, and
-  synced later by its own durable task.
+The seed's names are offered (`engine.watch.budget`); the older bare names stay callable as
+aliases of the same tools, and the round budget counts them the same way.
+
+- `heartbeat_read_note_source` / `heartbeat_read_knowledge_source`: paged reads of the
+  current version of a story-graph Source, authorised by `engine.watch.access` (scope,
+  mounts, tag limits, the single-document cross-project grant) and recorded by
+  `engine.watch.run.read_page`; every result carries the `sourceKey`. A knowledge title is
+  matched verbatim.
+- `heartbeat_read_record_baseline`: the watch's last checkpoints (the baseline record).
+- `heartbeat_check_workflow`: `steps` registers the whole step list or rejects it whole;
+  `update.updates` records a batch of `{stepId, status, evidence}`, all or nothing (the
+  alias `update_workflow` takes the batch as `updates`).
+- `heartbeat_record_checkpoint`: validated by `engine.watch.checkpoint.record_checkpoint`,
+  saved, and synced later by its own durable task.
+
+There is no command tool: the checker reads sources and records; a model that asks for
+`bash` or another command tool is told so (DISABLED) and the round counts as verification.
 
 Each tool returns JSON text. Expected failures become `{"error": ...}` results and mark the
 call failed (a failed call makes its round a verification round, seed 000 budgets). The step
@@ -27,6 +35,17 @@ from engine.errors import StorygraphError
 from engine.ids import new_id
 from engine.llm.messages import ToolSpec
 from engine.watch import access
+from engine.watch.budget import (
+    CHECK_WORKFLOW,
+    EVIDENCE_ALIAS,
+    READ_BASELINE,
+    READ_KNOWLEDGE,
+    READ_NOTE,
+    RECORD_CHECKPOINT,
+    ToolCall,
+    canonical,
+    records_evidence,
+)
 from engine.watch.checkpoint import record_checkpoint
 from engine.watch.model import SourceKey, SourceKind, Watch
 from engine.watch.outcome import check_problems
@@ -86,7 +105,7 @@ _UPDATE = {
 
 TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
-        name="read_note_source",
+        name=READ_NOTE,
         description="Read one page of a bound note.",
         parameters={
             "type": "object",
@@ -98,7 +117,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         },
     ),
     ToolSpec(
-        name="read_knowledge_source",
+        name=READ_KNOWLEDGE,
         description="Read one page of a knowledge document by sourceKey, by library and "
         "document id, or by its exact title.",
         parameters={
@@ -113,30 +132,28 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         },
     ),
     ToolSpec(
-        name="read_record_baseline",
+        name=READ_BASELINE,
         description="The watch's last saved checkpoints.",
         parameters={"type": "object", "properties": {}},
     ),
     ToolSpec(
-        name="check_workflow",
-        description="Register the whole list of workflow steps.",
+        name=CHECK_WORKFLOW,
+        description="Register the whole list of workflow steps (`steps`), and/or record step "
+        "status and evidence as one all-or-nothing batch (`update.updates`).",
         parameters={
             "type": "object",
-            "properties": {"steps": {"type": "array", "items": _STEP}},
-            "required": ["steps"],
+            "properties": {
+                "steps": {"type": "array", "items": _STEP},
+                "update": {
+                    "type": "object",
+                    "properties": {"updates": {"type": "array", "items": _UPDATE}},
+                    "required": ["updates"],
+                },
+            },
         },
     ),
     ToolSpec(
-        name="update_workflow",
-        description="Record step status and evidence as one all-or-nothing batch.",
-        parameters={
-            "type": "object",
-            "properties": {"updates": {"type": "array", "items": _UPDATE}},
-            "required": ["updates"],
-        },
-    ),
-    ToolSpec(
-        name="record_checkpoint",
+        name=RECORD_CHECKPOINT,
         description="Save a check artefact for the record location (synced separately).",
         parameters={
             "type": "object",
@@ -168,12 +185,11 @@ class CheckSession:
 
     def tools(self) -> dict[str, ToolImpl]:
         return {
-            "read_note_source": self.read_note_source,
-            "read_knowledge_source": self.read_knowledge_source,
-            "read_record_baseline": self.read_record_baseline,
-            "check_workflow": self.check_workflow,
-            "update_workflow": self.update_workflow,
-            "record_checkpoint": self.record_checkpoint,
+            READ_NOTE: self.read_note_source,
+            READ_KNOWLEDGE: self.read_knowledge_source,
+            READ_BASELINE: self.read_record_baseline,
+            CHECK_WORKFLOW: self.check_workflow,
+            RECORD_CHECKPOINT: self.record_checkpoint,
         }
 
     async def _save_steps(self) -> None:
@@ -312,26 +328,30 @@ class CheckSession:
     # --- steps and evidence -------------------------------------------------------------
 
     async def check_workflow(self, args: dict[str, Any]) -> dict[str, Any]:
-        steps = args.get("steps")
-        if not isinstance(steps, list):
-            raise ToolFailed({"error": "steps must be a list", "field": "steps"})
-        try:
-            self.run = register_workflow(self.run, self.watch, steps)
-        except StorygraphError as exc:
-            raise _error(exc) from exc
-        await self._save_steps()
-        return {"registered": [s.step_id for s in self.run.steps]}
-
-    async def update_workflow(self, args: dict[str, Any]) -> dict[str, Any]:
-        updates = args.get("updates")
-        if not isinstance(updates, list):
-            raise ToolFailed({"error": "updates must be a list", "field": "updates"})
-        try:
-            self.run = record_evidence(self.run, self.watch, updates, self.clock())
-        except StorygraphError as exc:
-            raise _error(exc) from exc
-        await self._save_steps()
-        return {"updated": [u.get("stepId") or u.get("step_id") for u in updates]}
+        steps, update = args.get("steps"), args.get("update")
+        if steps is None and update is None:
+            raise ToolFailed({"error": "give steps, update.updates or both", "field": "steps"})
+        result: dict[str, Any] = {}
+        if steps is not None:
+            if not isinstance(steps, list):
+                raise ToolFailed({"error": "steps must be a list", "field": "steps"})
+            try:
+                self.run = register_workflow(self.run, self.watch, steps)
+            except StorygraphError as exc:
+                raise _error(exc) from exc
+            await self._save_steps()
+            result["registered"] = [s.step_id for s in self.run.steps]
+        if update is not None:
+            updates = update.get("updates") if isinstance(update, dict) else None
+            if not isinstance(updates, list):
+                raise ToolFailed({"error": "update.updates must be a list", "field": "update"})
+            try:
+                self.run = record_evidence(self.run, self.watch, updates, self.clock())
+            except StorygraphError as exc:
+                raise _error(exc) from exc
+            await self._save_steps()
+            result["updated"] = [u.get("stepId") or u.get("step_id") for u in updates]
+        return result
 
     # --- checkpoints --------------------------------------------------------------------
 
@@ -355,19 +375,42 @@ class CheckSession:
         return {"checkpointId": saved.checkpoint_id, "syncStatus": saved.sync_status.value}
 
 
-async def call_tool(tools: dict[str, ToolImpl], name: str, raw: str) -> tuple[str, bool]:
-    """Run one tool call; the JSON result text and whether it succeeded."""
-    impl = tools.get(name)
+COMMAND_TOOLS = frozenset({"bash", "shell", "run_command", "heartbeat_run_command", "exec"})
+NO_COMMANDS = (
+    "this checker runs no commands: it reads the bound sources and records steps, evidence "
+    "and checkpoints; anything a command would do belongs to the partner session's execution"
+)
+
+
+def _arguments(name: str, raw: str) -> dict[str, Any]:
+    """The call's arguments, an alias's reshaped to its seed tool's (`update_workflow`'s
+    `updates` become `update.updates`)."""
+    args = json.loads(raw) if raw.strip() else {}
+    if not isinstance(args, dict):
+        raise ValueError("arguments must be a JSON object")
+    if name == EVIDENCE_ALIAS:
+        return {"update": {"updates": args.get("updates")}}
+    return args
+
+
+async def call_tool(tools: dict[str, ToolImpl], name: str, raw: str) -> tuple[str, ToolCall]:
+    """Run one tool call (a seed name or its older alias): the JSON result text and the call
+    as the round budget counts it."""
+    impl = tools.get(canonical(name))
     if impl is None:
-        return json.dumps({"error": f"unknown tool {name}"}), False
+        payload: dict[str, Any] = {"error": f"unknown tool {name}", "tools": sorted(tools)}
+        if name in COMMAND_TOOLS:
+            payload = {"error": NO_COMMANDS, "code": "DISABLED", "tools": sorted(tools)}
+        return json.dumps(payload, ensure_ascii=False), ToolCall(name=name, succeeded=False)
     try:
-        args = json.loads(raw) if raw.strip() else {}
-        if not isinstance(args, dict):
-            raise ValueError("arguments must be a JSON object")
+        args = _arguments(name, raw)
     except ValueError as exc:
-        return json.dumps({"error": f"bad arguments: {exc}"}), False
+        failed = json.dumps({"error": f"bad arguments: {exc}"})
+        return failed, ToolCall(name=name, succeeded=False)
+    call = ToolCall(name=name, succeeded=True, evidence=records_evidence(name, args))
     try:
         result = await impl(args)
-    except ToolFailed as failed:
-        return json.dumps(failed.payload, ensure_ascii=False, default=str), False
-    return json.dumps(result, ensure_ascii=False, default=str), True
+    except ToolFailed as failure:
+        text = json.dumps(failure.payload, ensure_ascii=False, default=str)
+        return text, call.model_copy(update={"succeeded": False})
+    return json.dumps(result, ensure_ascii=False, default=str), call

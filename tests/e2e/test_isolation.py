@@ -654,6 +654,13 @@ TABLE: dict[str, list[Case]] = {
             lambda s: {"s": s.b},
         )
     ],  # fmt: skip
+    "watchHandOffs": [
+        case(
+            "subscription($s: String!) { watchHandOffs(scope: $s) { executionKey } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
     "runProgress": [
         case(
             "subscription($id: String!) { runProgress(runId: $id) { runId status } }",

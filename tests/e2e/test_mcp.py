@@ -137,7 +137,8 @@ async def test_tools_are_listed_without_resolve_concern_or_as_of(api: Server) ->
     raise_schema = next(t.input_schema for t in tools if t.name == "raise_concern")
     assert {"scope", "title", "goal"} <= set(raise_schema["required"])
     assert [t.uri_template for t in templates] == [
-        "storygraph://{scope}/people/{person_id}/context"
+        "storygraph://{scope}/people/{person_id}/context",
+        "storygraph://{scope}/sessions/{session_id}/watch-handoffs",
     ]
 
 
@@ -496,6 +497,19 @@ async def test_conversation_context_resource_lists_concerns_awaiting_the_persons
         with pytest.raises(MCPError) as refused:
             await outsider.read_resource(uri)
         assert "NOT_FOUND" in str(refused.value) and "张三" not in str(refused.value)
+
+
+async def test_a_partner_sessions_hand_offs_are_not_readable_from_another_scope(
+    api: Server, scope: str
+) -> None:
+    uri = f"storygraph://{scope}/sessions/s-1/watch-handoffs"
+    async with http_client(api.url, READER) as client:
+        got = json.loads((await client.read_resource(uri)).contents[0].text)  # type: ignore[union-attr]
+        assert got == {"scope": scope, "session_id": "s-1", "handoffs": []}
+    async with http_client(api.url, OUTSIDER) as outsider:
+        with pytest.raises(MCPError) as refused:
+            await outsider.read_resource(uri)
+        assert "NOT_FOUND" in str(refused.value)
 
 
 async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) -> None:

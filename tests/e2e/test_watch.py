@@ -8,9 +8,8 @@ not disturbed (seed 000 读取 → 识别 → 核验 → 交接, checkpoints, is
 from __future__ import annotations
 
 import json
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from engine.settings import Settings
 from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.scripted_model import ScriptedModelServer, ScriptedReply
+from tests.support.watch import until
 
 WATCH = """
 query($scope: String!, $id: ID!) { watch(scope: $scope, id: $id) {
@@ -48,16 +48,6 @@ def data(response: Any) -> dict[str, Any]:
 
 def errors(response: Any) -> list[dict[str, Any]]:
     return response.json()["errors"]  # type: ignore[no-any-return]
-
-
-def until(probe: Callable[[], Any], timeout: float = 40) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("condition not reached in time")
 
 
 def call(name: str, args: dict[str, Any]) -> ScriptedReply:
@@ -562,7 +552,7 @@ def test_the_offline_checker_in_a_worker_checks_a_note_with_numbered_steps(
     )
     [obs] = watch["observations"]
     assert obs["runId"] == "offline-e2e" and obs["error"] is None
-    assert obs["toolSummaries"][0].startswith("[read_note_source note:n1")
+    assert obs["toolSummaries"][0].startswith("[heartbeat_read_note_source note:n1")
     outcome = obs["outcome"]
     assert outcome["status"] == "success"
     assert outcome["factsRecorded"] and not outcome["deliverableDone"]

@@ -1,9 +1,12 @@
-"""Builders for watch engine tests: plain values, no services."""
+"""Builders for watch engine tests: plain values, no services; and `until`, the e2e tests'
+poll of a condition with a deadline."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from engine.watch.model import (
     Evidence,
@@ -21,6 +24,17 @@ NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 LATER = NOW + timedelta(minutes=5)
 RUN = "run-2"
 OLD_RUN = "run-1"
+
+
+def until(probe: Callable[[], Any], timeout: float = 40) -> Any:
+    """The first truthy value `probe` returns, polled every 0.2 s until `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError("condition not reached in time")
 
 
 def note_binding(

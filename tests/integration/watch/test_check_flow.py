@@ -23,12 +23,16 @@ from tests.support.watch_world import (
 async def test_successful_check_persists_steps_and_hands_off_once_with_retry_count(
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> None:
+    """A model that follows seed 000 calls only the tools by the seed's names."""
     state = await world.watch()
     model_server.script(
         s.status(503),  # one transient failure: retried after 1 s by the gateway
-        read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)})),
-        calls(("update_workflow", {"updates": [verified()]})),
+        calls(
+            ("heartbeat_read_note_source", {"noteId": "n1"}),
+            ("heartbeat_read_knowledge_source", {"sourceKey": world.doc_key}),
+        ),
+        calls(("heartbeat_check_workflow", {"steps": workflow(world)})),
+        calls(("heartbeat_check_workflow", {"update": {"updates": [verified()]}})),
         answer("版本号已核对", changed=True),
     )
     report = await world.check(ctx, state, run_id="run-1")
@@ -36,11 +40,12 @@ async def test_successful_check_persists_steps_and_hands_off_once_with_retry_cou
     assert report["retries"] == 1
 
     first = model_server.requests[1].body
-    assert {t["function"]["name"] for t in first["tools"]} >= {
-        "read_note_source",
-        "read_knowledge_source",
-        "check_workflow",
-        "record_checkpoint",
+    assert {t["function"]["name"] for t in first["tools"]} == {
+        "heartbeat_read_note_source",
+        "heartbeat_read_knowledge_source",
+        "heartbeat_read_record_baseline",
+        "heartbeat_check_workflow",
+        "heartbeat_record_checkpoint",
     }
     results = [json.loads(m["content"]) for m in tool_messages(model_server.requests[2].body)]
     assert [r["sourceKey"] for r in results] == [world.note_key, world.doc_key]
@@ -74,6 +79,28 @@ async def test_successful_check_persists_steps_and_hands_off_once_with_retry_cou
     assert len(await world.records.handoffs(world.scope, state.watch.watch_id)) == 1
     opening = model_server.requests[0].body["messages"][1]["content"]
     assert handoff.execution_key in opening and "reference only" in opening
+
+
+async def test_older_tool_names_are_aliases_the_budget_counts_alike_and_no_command_runs(
+    ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
+) -> None:
+    state = await world.watch(execution_enabled=False)
+    model_server.script(
+        read_all(world),  # the older names: preparation, like the seed's
+        calls(("check_workflow", {"steps": workflow(world)})),  # preparation
+        calls(("bash", {"command": "curl https://example.com"})),  # no command tool
+        calls(("update_workflow", {"updates": [verified()]})),  # evidence: verification
+        answer("已核对"),
+    )
+    report = await world.check(ctx, state)
+    assert report["outcome"] == "success"
+    refused = json.loads(tool_messages(model_server.requests[3].body)[-1]["content"])
+    assert refused["code"] == "DISABLED" and "runs no commands" in refused["error"]
+    assert "bash" not in refused["tools"] and "heartbeat_check_workflow" in refused["tools"]
+    [obs] = await world.observations(state)
+    assert (obs.props["preparation_rounds"], obs.props["verification_rounds"]) == (2, 2)
+    stored = await world.repo.get(world.scope, state.watch.watch_id)
+    assert stored.steps[0].status is StepStatus.DONE
 
 
 async def test_duplicate_trigger_of_one_run_id_runs_once(

@@ -32,10 +32,10 @@ async def test_offline_check_records_literal_evidence_and_hands_off(
     # reads, step registration, one evidence batch, the answer
     assert (obs.props["preparation_rounds"], obs.props["verification_rounds"]) == (2, 1)
     assert [t.split("]")[0] for t in obs.props["tool_summaries"]] == [
-        "[read_note_source note:n1",
-        f"[read_knowledge_source {world.doc_key}",
-        "[check_workflow",
-        "[update_workflow",
+        "[heartbeat_read_note_source note:n1",
+        f"[heartbeat_read_knowledge_source {world.doc_key}",
+        "[heartbeat_check_workflow",
+        "[heartbeat_check_workflow",
     ]
     [handoff] = await world.records.handoffs(world.scope, state.watch.watch_id)
     assert [st.step_id for st in handoff.steps] == ["s1", "s2"]

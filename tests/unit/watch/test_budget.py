@@ -6,12 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import Conflict, InvalidInput
+from engine.errors import Conflict
 from engine.watch.budget import (
-    COMMAND_TIMEOUT_SECONDS,
     MAX_TOOL_ROUNDS,
     PREPARATION_ROUNDS,
     RECORD_SYNC_ROUNDS,
+    TOOL_ALIASES,
+    TOOL_PURPOSES,
     VERIFICATION_ROUNDS,
     BudgetPhase,
     ClosingRound,
@@ -21,7 +22,6 @@ from engine.watch.budget import (
     RoundBudget,
     ToolCall,
     ToolRound,
-    command_policy,
     spend,
     spend_all,
     spend_sync_round,
@@ -155,11 +155,22 @@ def test_record_sync_keeps_its_own_twelve_round_cap() -> None:
     assert spend_sync_round(RecordSyncBudget()).rounds_used == 1
 
 
-def test_check_commands_run_in_the_foreground_for_at_most_fifty_seconds() -> None:
-    assert command_policy().timeout_seconds == COMMAND_TIMEOUT_SECONDS == 50
-    assert command_policy(600).timeout_seconds == 50
-    assert command_policy(12.5).timeout_seconds == 12.5
-    policy = command_policy(10)
-    assert policy.foreground and not policy.register_background_job and not policy.notify_main_chat
-    with pytest.raises(InvalidInput):
-        command_policy(0)
+def test_the_older_names_are_aliases_counted_like_the_seed_tools() -> None:
+    assert set(TOOL_PURPOSES) == {
+        "heartbeat_read_note_source",
+        "heartbeat_read_knowledge_source",
+        "heartbeat_read_record_baseline",
+        "heartbeat_check_workflow",
+        "heartbeat_record_checkpoint",
+    }
+    for alias, seed_name in TOOL_ALIASES.items():
+        if alias == "update_workflow":
+            continue
+        assert ToolCall(name=alias, succeeded=True).purpose is TOOL_PURPOSES[seed_name]
+    # recording evidence is verification under either name; registering steps is preparation
+    update = ToolCall(name="update_workflow", succeeded=True)
+    seed_update = ToolCall(name="heartbeat_check_workflow", succeeded=True, evidence=True)
+    for call in (update, seed_update):
+        budget = spend(RoundBudget(), ToolRound(calls=(call,)))
+        assert (budget.preparation_used, budget.verification_used) == (0, 1)
+    assert REGISTER.purpose is ToolCall(name="check_workflow", succeeded=True).purpose
