@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from engine.principal import Principal
-from engine.story.inputs import check_scope
+from engine.scope import require_scope
 from engine.watch import delivery as rules
 from engine.watch.delivery import DeliveryChannel
 from graph.watch.deliveries import HandOffDeliveries, StoredHandOff
@@ -141,8 +141,7 @@ async def handoff_stream(
 ) -> AsyncIterator[StoredHandOff]:
     """The scope's new hand-offs, each once, as they are stored (the scope is checked before
     anything is awaited from Redis)."""
-    checked = check_scope(scope)
-    principal.require("reader", checked)
+    checked = require_scope(principal, "reader", scope)
     if hub is not None:
         messages = hub.listen(checked)
     elif deps.pool is not None:
@@ -163,6 +162,5 @@ async def session_handoffs(
     deps: Deps, principal: Principal, scope: str, session_id: str
 ) -> list[StoredHandOff]:
     """The hand-offs addressed to one partner session, newest first, with their delivery."""
-    checked = check_scope(scope)
-    principal.require("reader", checked)
+    checked = require_scope(principal, "reader", scope)
     return await _store(deps).of_session(checked, session_id, SESSION_LIMIT)
