@@ -12,12 +12,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import NotFound
 from engine.review.compose import story_scope
 from engine.review.heartbeat import HeartbeatRun
-from graph.review.base import Repository
+from graph.base import Store
 from graph.review.codec import dumps
 from graph.temporal import from_neo4j, to_neo4j
 
@@ -38,7 +38,11 @@ def heartbeat_row(run: HeartbeatRun, deployment: str, claim_key: str) -> dict[st
     }
 
 
-class HeartbeatRuns(Repository):
+class HeartbeatRuns(Store):
+    def __init__(self, driver: AsyncDriver, database: str, *, deployment: str) -> None:
+        super().__init__(driver, database)
+        self.deployment = deployment  # the arq queue name: a deployment's global records
+
     async def claim(self, run: HeartbeatRun, claim_key: str) -> bool:
         """Store `run` under `claim_key` unless someone already did; True when this call did."""
 

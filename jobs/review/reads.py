@@ -23,8 +23,7 @@ from engine.review.settings import AppSettings
 from engine.review.types import Scope
 from graph.review.activity import ActivityFilters, ActivityKey, ActivityReads
 from jobs.deps import Deps
-from jobs.review.access import require_scope
-from jobs.review.commands import services, visible_run
+from jobs.review.common import activity_of, app_of, plans_of, require_scope, runs_of, visible_run
 
 RunKey = tuple[datetime, str]  # (created_at, run id): the keyset of the runs list
 
@@ -39,13 +38,13 @@ class RunPage:
 async def app_settings(deps: Deps, principal: Principal) -> AppSettings:
     """App settings; a missing heartbeatEnabled reads as false."""
     principal.require("reader")
-    return await services(deps).app.get()
+    return await app_of(deps).get()
 
 
 async def list_plans(deps: Deps, principal: Principal) -> list[HeartbeatPlan]:
     """Saved heartbeat plans of the caller's scopes."""
     principal.require("reader")
-    return await services(deps).plans.saved(scopes=principal.visible_scopes())
+    return await plans_of(deps).saved(scopes=principal.visible_scopes())
 
 
 async def page_runs(
@@ -61,14 +60,14 @@ async def page_runs(
     principal.require("reader")
     key = require_scope(principal, "reader", scope).key if scope is not None else None
     scopes = principal.visible_scopes()
-    runs = services(deps).runs
+    runs = runs_of(deps)
     stored = await runs.recent(scope_key=key, scopes=scopes, after=after, limit=first + 1)
     total = await runs.count(scope_key=key, scopes=scopes) if with_total else None
     return RunPage(runs=[s.run for s in stored[:first]], has_next=len(stored) > first, total=total)
 
 
 async def get_run(deps: Deps, principal: Principal, run_id: str) -> lc.SupervisionRun:
-    return (await visible_run(services(deps), principal, "reader", run_id)).run
+    return (await visible_run(deps, principal, "reader", run_id)).run
 
 
 ACTIVITY_BATCH_MAX = 500  # rows read per statement while a status filter skips rows
@@ -117,7 +116,7 @@ async def activity(
         since=since,
         until=until,
     )
-    store = services(deps).activity
+    store = activity_of(deps)
     rows: list[act.Activity] = []
     cursor, size = after, first + 1
     while len(rows) <= first:
@@ -154,10 +153,10 @@ async def follow_run(
 ) -> AsyncIterator[lc.SupervisionRun]:
     """A run as stored, read every `poll` seconds until it has stopped (the caller is checked
     before the first read)."""
-    svc = services(deps)
-    await visible_run(svc, principal, "reader", run_id)
+    await visible_run(deps, principal, "reader", run_id)
+    runs = runs_of(deps)
     while True:
-        run = (await svc.runs.get(run_id)).run
+        run = (await runs.get(run_id)).run
         yield run
         if run.stopped:
             return

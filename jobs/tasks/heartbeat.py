@@ -1,10 +1,14 @@
 """arq entry points of heartbeat plans (`jobs.review.heartbeat`): the cron tick, a report,
-the downstream automatic supervision. The worker acts on its own schedule, as `WORKER`."""
+the downstream automatic supervision. The worker acts on its own schedule, as `WORKER`;
+each takes `clock` as the other tasks do (a test moves time with it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from engine.clock import Clock, utcnow
+from engine.principal import WORKER
+from jobs.deps import Deps
 from jobs.review.heartbeat import (
     HEARTBEAT_REPORT,
     SUPERVISE_AUTOMATIC,
@@ -12,7 +16,7 @@ from jobs.review.heartbeat import (
     claim_due,
     report,
 )
-from jobs.review.services import ReviewServices
+from jobs.tasks.review import gateway_of
 
 __all__ = [
     "HEARTBEAT_REPORT",
@@ -23,13 +27,13 @@ __all__ = [
 ]
 
 
-async def heartbeat_tick(ctx: dict[str, Any]) -> int:
+async def heartbeat_tick(ctx: dict[str, Any], *, clock: Clock = utcnow) -> int:
     """Claim every due plan slot once; returns how many runs this worker claimed."""
-    return len(await claim_due(ReviewServices.from_ctx(ctx)))
+    return len(await claim_due(Deps.from_ctx(ctx, clock=clock), WORKER))
 
 
-async def heartbeat_report(ctx: dict[str, Any], *, run_id: str) -> str:
-    return await report(ReviewServices.from_ctx(ctx), run_id)
+async def heartbeat_report(ctx: dict[str, Any], *, run_id: str, clock: Clock = utcnow) -> str:
+    return await report(Deps.from_ctx(ctx, clock=clock), WORKER, run_id, gateway=gateway_of(ctx))
 
 
 async def supervise_automatic(
@@ -39,12 +43,15 @@ async def supervise_automatic(
     scope: dict[str, Any],
     window_s: float | None = None,
     per_run: int | None = None,
+    clock: Clock = utcnow,
 ) -> str:
     """The downstream supervision check of a heartbeat (automatic: waits for the lease)."""
     return await automatic(
-        ReviewServices.from_ctx(ctx),
+        Deps.from_ctx(ctx, clock=clock),
+        WORKER,
         heartbeat_run_id=heartbeat_run_id,
         scope=scope,
         window_s=window_s,
         per_run=per_run,
+        gateway=gateway_of(ctx),
     )

@@ -4,11 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.clock import Clock, utcnow
+from engine.principal import WORKER
+from jobs.deps import Deps
 from jobs.review.execution import execute
-from jobs.review.services import ReviewServices
+from jobs.review.model import Gateway
 
 
-async def supervise(ctx: dict[str, Any], *, run_id: str, owner: str, token: int) -> str:
+def gateway_of(ctx: dict[str, Any]) -> Gateway:
+    """The model gateway the worker opened at start-up (`review_startup`)."""
+    gateway: Gateway = ctx["gateway"]
+    return gateway
+
+
+async def supervise(
+    ctx: dict[str, Any], *, run_id: str, owner: str, token: int, clock: Clock = utcnow
+) -> str:
     """arq job: execute a supervision run a person or the heartbeat started (checked when it
-    was enqueued)."""
-    return await execute(ReviewServices.from_ctx(ctx), run_id, owner, token)
+    was enqueued), as `WORKER`."""
+    return await execute(
+        Deps.from_ctx(ctx, clock=clock), WORKER, run_id, owner, token, gateway=gateway_of(ctx)
+    )

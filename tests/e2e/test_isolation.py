@@ -771,7 +771,7 @@ async def seed_runs(driver: AsyncDriver, services: Settings, queue: str, s: Seed
     """A heartbeat and a failed supervision run of B, its raw model output carrying B's text."""
     scope = Scope.projects(s.b)
     s.run, s.heartbeat = f"sup-{uuid.uuid4().hex[:10]}", f"hb-{uuid.uuid4().hex[:10]}"
-    heartbeats = HeartbeatRuns(driver, services.neo4j_database, queue)
+    heartbeats = HeartbeatRuns(driver, services.neo4j_database, deployment=queue)
     await heartbeats.claim(
         hb.HeartbeatRun(run_id=s.heartbeat, config_id=s.plan, scope=scope,
                         trigger=Trigger.AUTOMATIC, state=hb.HeartbeatState.COMPLETED,
@@ -787,7 +787,9 @@ async def seed_runs(driver: AsyncDriver, services: Settings, queue: str, s: Seed
                         message="invalid", raw_output=f"张三说 {s.marker}")  # fmt: skip
     failed = run.model_copy(update={"status": lc.RunStatus.FAILED, "stopped": True,
                                     "ended_at": T0, "error": error})  # fmt: skip
-    await SupervisionRuns(driver, services.neo4j_database, queue).create(failed, RunOptions())
+    await SupervisionRuns(driver, services.neo4j_database, deployment=queue).create(
+        failed, RunOptions()
+    )
 
 
 def seed_a(api: Server, s: Seed) -> None:

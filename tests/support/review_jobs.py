@@ -13,7 +13,7 @@ from neo4j import AsyncDriver
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
-from jobs.review.services import ReviewServices
+from jobs.deps import Deps
 from jobs.story.common import story_repo
 from jobs.worker import create_worker
 from tests.support.scripted_model import text
@@ -58,9 +58,9 @@ def per_batch_for(body: str, batches: int) -> int:
 
 
 async def push_conversation(
-    svc: ReviewServices, scope: str, source_id: str, body: str, version: str = "v1"
+    deps: Deps, scope: str, source_id: str, body: str, version: str = "v1"
 ) -> None:
-    await story_repo(svc.deps).upsert_source(
+    await story_repo(deps).upsert_source(
         SourceInput(
             scope=scope, id=source_id, kind=SourceKind.CONVERSATION, version=version, text=body
         ),
