@@ -44,7 +44,7 @@ from graph.reconcile import ReconcileStore
 from jobs.concern.effects import enqueue_delivery
 from jobs.deps import Deps
 from jobs.liveness import live_workers
-from jobs.review.heartbeat import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
+from jobs.review.common import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
 from jobs.review.recovery import reconcile_runs
 from jobs.watch.check import fail_lost_check
 from jobs.watch.effects import check_job_id, enqueue_check

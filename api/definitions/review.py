@@ -91,6 +91,15 @@ class Query:
         ctx = info.context
         return SupervisionRun.from_model(await reads.get_run(ctx.deps, ctx.caller(), id))
 
+    @strawberry.field(
+        description="One heartbeat run with its report; NOT_FOUND once its plan's retention "
+        "removed it (its supervision run and result stay readable)."
+    )
+    async def heartbeat_run(self, info: Info[Context, None], id: str) -> HeartbeatRun:
+        ctx = info.context
+        run, report = await reads.heartbeat_run(ctx.deps, ctx.caller(), id)
+        return HeartbeatRun.from_model(run, report)
+
     @strawberry.field(description="Heartbeats joined to supervision runs by saved run id.")
     async def activity(
         self,

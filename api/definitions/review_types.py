@@ -52,6 +52,10 @@ class Plan:
     per_run: int | None
     created_at: datetime
     updated_at: datetime
+    retention_seconds: float = strawberry.field(
+        description="How long finished heartbeat runs and their reports are kept; an hourly "
+        "cron removes older ones (never the source progress, runs or results)."
+    )
 
     @classmethod
     def from_model(cls, p: HeartbeatPlan) -> Plan:
@@ -67,6 +71,7 @@ class Plan:
             per_run=p.budget.per_run,
             created_at=p.created_at,
             updated_at=p.updated_at,
+            retention_seconds=p.retention.total_seconds(),
         )
 
 
@@ -82,9 +87,18 @@ class PlanInput:
     window_seconds: float
     per_batch: int = 4000
     per_run: int | None = None
+    retention_seconds: float | None = strawberry.field(
+        default=None, description="Report history kept; null: 30 days, at least 1 hour."
+    )
 
     def to_data(self) -> dict[str, object]:
+        retention = (
+            {}
+            if self.retention_seconds is None
+            else {"retention": timedelta(seconds=self.retention_seconds)}
+        )
         return {
+            **retention,
             "config_id": self.config_id,
             "name": self.name,
             "scope": self.scope.to_model(),
@@ -104,9 +118,12 @@ class HeartbeatRun:
     ended_at: datetime | None
     supervision_run_id: str | None
     error: str | None
+    report: str | None = strawberry.field(
+        default=None, description="The report text, once the report is done (null before)."
+    )
 
     @classmethod
-    def from_model(cls, r: HeartbeatRunModel) -> HeartbeatRun:
+    def from_model(cls, r: HeartbeatRunModel, report: str | None = None) -> HeartbeatRun:
         return cls(
             id=r.run_id,
             config_id=r.config_id,
@@ -116,6 +133,7 @@ class HeartbeatRun:
             ended_at=r.ended_at,
             supervision_run_id=r.supervision_run_id,
             error=r.error,
+            report=report,
         )
 
 

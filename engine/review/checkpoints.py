@@ -209,3 +209,17 @@ def advance(checkpoint: Checkpoint, ledger: Ledger, *, now: datetime) -> Checkpo
         for start, end in ranges
     ]
     return advance_to(checkpoint, committed, now=now)
+
+
+def segment_times(
+    states: Sequence[SourceState], segments: Sequence[Segment]
+) -> dict[tuple[str, str, int], datetime]:
+    """When the text at each segment's start was written (the span containing it)."""
+    spans = {(s.source_id, s.version): s.spans for s in states}
+    times: dict[tuple[str, str, int], datetime] = {}
+    for seg in segments:
+        for span in spans.get(seg.source_key, ()):
+            if span.start <= seg.start < span.end:
+                times[(seg.source_id, seg.version, seg.start)] = span.at
+                break
+    return times

@@ -94,3 +94,30 @@ class HeartbeatRuns(Store):
             return HeartbeatRun.model_validate(json.loads(rows[0]["doc"]))
 
         return await self.write(work)
+
+    async def with_report(self, run_id: str) -> tuple[HeartbeatRun, str | None] | None:
+        """A run and the report text it stored (None until the report is done)."""
+        rows = await self.read_one("review/heartbeat_get", id=run_id, deployment=self.deployment)
+        if not rows:
+            return None
+        return HeartbeatRun.model_validate(json.loads(rows[0]["doc"])), rows[0]["report"]
+
+    async def expire(
+        self, *, config_id: str | None, kept: list[str], before: datetime, limit: int
+    ) -> int:
+        """Remove up to `limit` finished runs (and their reports) of plan `config_id` (None:
+        of no saved plan) claimed before `before`; how many went."""
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            rows = await self.rows(
+                tx,
+                "review/heartbeat_expire",
+                deployment=self.deployment,
+                config_id=config_id,
+                kept=kept,
+                before=to_neo4j(before),
+                limit=limit,
+            )
+            return int(rows[0]["deleted"]) if rows else 0
+
+        return await self.write(work)

@@ -43,6 +43,8 @@ DEFAULT_PER_BATCH = 4000  # characters of source text per leaf batch
 DEFAULT_WINDOW = timedelta(days=30)  # review window when a run has no plan
 QUEUED = "queued"  # worker id of a run no worker has picked up yet
 SUPERVISE = "supervise"  # the arq job that executes a run
+HEARTBEAT_REPORT = "heartbeat_report"  # the arq job of one heartbeat report
+SUPERVISE_AUTOMATIC = "supervise_automatic"  # the automatic check after a report
 ID_LENGTH = 20
 
 # --- repositories -------------------------------------------------------------------------

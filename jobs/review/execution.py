@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from arq import Retry
@@ -42,6 +41,7 @@ from engine.review.checkpoints import (
     SourceState,
     interval_segments,
     pending_segments,
+    segment_times,
 )
 from engine.review.compose import compose_result, earlier_entities, story_scope
 from engine.review.known import relevant_earlier
@@ -53,7 +53,7 @@ from engine.review.outputs import (
     parse_navigation_output,
 )
 from engine.review.runner import StepKind, next_step
-from engine.review.types import Segment, StageName
+from engine.review.types import StageName
 from engine.story.inputs import PublishResultInput, parse_input
 from engine.story.publish import PublishPlan
 from graph.review.codec import StoredRun
@@ -71,7 +71,13 @@ from jobs.review.common import (
     runs_of,
     sources_of,
 )
-from jobs.review.model import Gateway, leaf_answer, merge_answer, navigation_answer
+from jobs.review.model import (
+    Gateway,
+    leaf_answer,
+    merge_answer,
+    navigation_answer,
+    retry_after_seconds,
+)
 from jobs.review.pool import LeftLine, StageTimedOut
 from jobs.story import writes
 
@@ -82,20 +88,6 @@ PAGE_SIZE = 200  # manifest entries per collect page
 
 class LeaseLost(Exception):
     """The lease is no longer ours: stop without writing anything more."""
-
-
-def segment_times(
-    states: Sequence[SourceState], segments: Sequence[Segment]
-) -> dict[tuple[str, str, int], datetime]:
-    """When the text at each segment's start was written (the span containing it)."""
-    spans = {(s.source_id, s.version): s.spans for s in states}
-    times: dict[tuple[str, str, int], datetime] = {}
-    for seg in segments:
-        for span in spans.get(seg.source_key, ()):
-            if span.start <= seg.start < span.end:
-                times[(seg.source_id, seg.version, seg.start)] = span.at
-                break
-    return times
 
 
 class Execution:
@@ -135,9 +127,6 @@ class Execution:
             )
         except Conflict as exc:
             raise LeaseLost(str(exc)) from None
-
-    async def release(self) -> None:
-        await self.lease.release(owner=self.owner, token=self.token)
 
     async def stop_requested(self) -> bool:
         """Asked while waiting for a pool slot: a paused or cancelled run leaves the line
@@ -382,7 +371,7 @@ class Execution:
                     continue  # the next step reads the stop and records it
                 except ModelRateLimited as exc:
                     await self.requeue()
-                    raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
+                    raise Retry(defer=timedelta(seconds=retry_after_seconds(exc))) from None
                 except StageTimedOut as exc:
                     await self.fail(self._error(stored, lc.ErrorKind.TIMEOUT, str(exc)))
                 except ModelError as exc:
@@ -410,11 +399,6 @@ class Execution:
         if kind is lc.ErrorKind.SAVE and stage is StageName.COLLECT:
             kind = lc.ErrorKind.COLLECT
         return lc.RunError(stage=stage, kind=kind, message=message)
-
-
-def exc_retry_after(exc: ModelRateLimited) -> float:
-    retry_after = getattr(exc, "retry_after", None)
-    return float(retry_after) if retry_after else 5.0
 
 
 async def claim_execution(deps: Deps, run_id: str) -> None:

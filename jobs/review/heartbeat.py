@@ -37,7 +37,7 @@ from engine.review.checkpoints import CheckpointKey, Track, pending_segments
 from engine.review.compose import story_scope
 from engine.review.effects import ReleaseSlot, StartSupervision
 from engine.review.lifecycle import SupervisionRun
-from engine.review.plans import due_plans
+from engine.review.plans import DEFAULT_RETENTION, due_plans
 from engine.review.settings import Work, admit
 from engine.review.types import Scope
 from graph.review.codec import RunOptions
@@ -45,6 +45,8 @@ from jobs.deps import Deps
 from jobs.liveness import live_workers
 from jobs.review.common import (
     DEFAULT_WINDOW,
+    HEARTBEAT_REPORT,
+    SUPERVISE_AUTOMATIC,
     app_of,
     checkpoints_of,
     enqueue_execution,
@@ -54,16 +56,13 @@ from jobs.review.common import (
     sources_of,
     stage_timeout,
 )
-from jobs.review.execution import Execution, claim_execution, exc_retry_after
-from jobs.review.model import Gateway, report_answer
+from jobs.review.execution import Execution, claim_execution
+from jobs.review.model import Gateway, report_answer, retry_after_seconds
 from jobs.review.pool import StageTimedOut
 from jobs.review.recovery import recover_run
 from jobs.review.runs import Opened, automatic_supervision, wait_seconds
 
 log = logging.getLogger("storygraph.heartbeat")
-
-HEARTBEAT_REPORT = "heartbeat_report"
-SUPERVISE_AUTOMATIC = "supervise_automatic"
 
 
 async def claim_due(deps: Deps, principal: Principal) -> list[hb.HeartbeatRun]:
@@ -144,7 +143,7 @@ async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gate
                 texts = await sources.texts(run.scope, [s.source_key for s in pending.included])
                 text = await held.within(timeout, report_answer(gateway, pending.included, texts))
             except ModelRateLimited as exc:
-                raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
+                raise Retry(defer=timedelta(seconds=retry_after_seconds(exc))) from None
             except (ModelError, StageTimedOut) as exc:
                 message = exc.message if isinstance(exc, ModelError) else str(exc)
                 failed_at = deps.clock()
@@ -268,3 +267,32 @@ async def automatic(
             defer=timedelta(milliseconds=deferred.defer_score or 0),
         )
         return "deferred"
+
+
+EXPIRE_BATCH = 500  # heartbeat runs removed per statement
+
+
+async def expire_history(deps: Deps, principal: Principal) -> int:
+    """The retention cron (seed 004: 心跳报告沿用计划的历史保留和删除规则): every plan's finished
+    heartbeat runs and their reports older than the plan's retention are removed, those of
+    deleted plans after the default retention. Checkpoints, supervision runs and results
+    stay (删除报告或计划不重置来源进度). Every scope: `admin` (the worker's cron). Returns how
+    many runs were removed."""
+    principal.require("admin")
+    now = deps.clock()
+    heartbeats = heartbeats_of(deps)
+    plans = await plans_of(deps).saved()
+    kept = [p.config_id for p in plans]
+    rules = [(p.config_id, p.expires_before(now)) for p in plans]
+    removed = 0
+    for config_id, before in [*rules, (None, now - DEFAULT_RETENTION)]:
+        while True:
+            gone = await heartbeats.expire(
+                config_id=config_id, kept=kept, before=before, limit=EXPIRE_BATCH
+            )
+            removed += gone
+            if gone < EXPIRE_BATCH:
+                break
+    if removed:
+        log.info("heartbeat history expired", extra={"fields": {"removed": removed}})
+    return removed

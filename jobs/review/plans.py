@@ -20,6 +20,7 @@ from engine.review.settings import set_heartbeat_enabled as switch
 from engine.review.types import Scope
 from jobs.deps import Deps
 from jobs.review.common import (
+    HEARTBEAT_REPORT,
     ID_LENGTH,
     app_of,
     heartbeats_of,
@@ -28,7 +29,6 @@ from jobs.review.common import (
     stage_timeout,
     visible_plan,
 )
-from jobs.review.heartbeat import HEARTBEAT_REPORT
 
 
 async def save_plan(

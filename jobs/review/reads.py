@@ -14,16 +14,26 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, NotFound
 from engine.principal import Principal
 from engine.review import activity as act
 from engine.review import lifecycle as lc
+from engine.review.heartbeat import HeartbeatRun
 from engine.review.plans import HeartbeatPlan
 from engine.review.settings import AppSettings
 from engine.review.types import Scope
 from graph.review.activity import ActivityFilters, ActivityKey, ActivityReads
 from jobs.deps import Deps
-from jobs.review.common import activity_of, app_of, plans_of, require_scope, runs_of, visible_run
+from jobs.review.common import (
+    activity_of,
+    app_of,
+    heartbeats_of,
+    plans_of,
+    require_scope,
+    require_seen,
+    runs_of,
+    visible_run,
+)
 
 RunKey = tuple[datetime, str]  # (created_at, run id): the keyset of the runs list
 
@@ -64,6 +74,20 @@ async def page_runs(
     stored = await runs.recent(scope_key=key, scopes=scopes, after=after, limit=first + 1)
     total = await runs.count(scope_key=key, scopes=scopes) if with_total else None
     return RunPage(runs=[s.run for s in stored[:first]], has_next=len(stored) > first, total=total)
+
+
+async def heartbeat_run(
+    deps: Deps, principal: Principal, run_id: str
+) -> tuple[HeartbeatRun, str | None]:
+    """A heartbeat run with its report text (None until the report is done); NOT_FOUND for
+    another scope's run, a missing one, or one removed by its plan's retention."""
+    principal.require("reader")
+    missing = NotFound("no such heartbeat run", id=run_id)
+    found = await heartbeats_of(deps).with_report(run_id)
+    if found is None:
+        raise missing
+    require_seen(principal, "reader", found[0].scope, missing)
+    return found
 
 
 async def get_run(deps: Deps, principal: Principal, run_id: str) -> lc.SupervisionRun:

@@ -9,19 +9,15 @@ from typing import Any
 from engine.clock import Clock, utcnow
 from engine.principal import WORKER
 from jobs.deps import Deps
-from jobs.review.heartbeat import (
-    HEARTBEAT_REPORT,
-    SUPERVISE_AUTOMATIC,
-    automatic,
-    claim_due,
-    report,
-)
+from jobs.review.common import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
+from jobs.review.heartbeat import automatic, claim_due, expire_history, report
 from jobs.tasks.review import gateway_of
 
 __all__ = [
     "HEARTBEAT_REPORT",
     "SUPERVISE_AUTOMATIC",
     "heartbeat_report",
+    "heartbeat_retention",
     "heartbeat_tick",
     "supervise_automatic",
 ]
@@ -55,3 +51,8 @@ async def supervise_automatic(
         per_run=per_run,
         gateway=gateway_of(ctx),
     )
+
+
+async def heartbeat_retention(ctx: dict[str, Any], *, clock: Clock = utcnow) -> int:
+    """Cron: remove heartbeat runs and reports past their plan's retention; how many went."""
+    return await expire_history(Deps.from_ctx(ctx, clock=clock), WORKER)

@@ -33,7 +33,7 @@ from typing import Any
 import pytest_asyncio
 import redis
 import websockets
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.review import heartbeat as hb
 from engine.review import lifecycle as lc
@@ -302,6 +302,14 @@ TABLE: dict[str, list[Case]] = {
             "query($id: String!) { supervisionRun(id: $id) { id status error { rawOutput } } }",
             H,
             lambda s: {"id": s.run},
+            hidden="id",
+        ),
+    ],  # fmt: skip
+    "heartbeatRun": [
+        case(
+            "query($id: String!) { heartbeatRun(id: $id) { id state report } }",
+            H,
+            lambda s: {"id": s.heartbeat},
             hidden="id",
         ),
     ],  # fmt: skip
@@ -772,13 +780,16 @@ async def seed_runs(driver: AsyncDriver, services: Settings, queue: str, s: Seed
     scope = Scope.projects(s.b)
     s.run, s.heartbeat = f"sup-{uuid.uuid4().hex[:10]}", f"hb-{uuid.uuid4().hex[:10]}"
     heartbeats = HeartbeatRuns(driver, services.neo4j_database, deployment=queue)
-    await heartbeats.claim(
-        hb.HeartbeatRun(run_id=s.heartbeat, config_id=s.plan, scope=scope,
-                        trigger=Trigger.AUTOMATIC, state=hb.HeartbeatState.COMPLETED,
-                        claimed_at=T0, ended_at=T0 + timedelta(seconds=5),
-                        supervision_run_id=s.run),
-        f"k:{s.heartbeat}",
-    )  # fmt: skip
+    beat = hb.HeartbeatRun(run_id=s.heartbeat, config_id=s.plan, scope=scope,
+                           trigger=Trigger.AUTOMATIC, state=hb.HeartbeatState.COMPLETED,
+                           claimed_at=T0, ended_at=T0 + timedelta(seconds=5),
+                           supervision_run_id=s.run)  # fmt: skip
+    await heartbeats.claim(beat, f"k:{s.heartbeat}")
+
+    async def report(tx: AsyncManagedTransaction) -> None:  # its report names B's secret
+        await heartbeats.put_in(tx, beat, report=f"报告：张三说 {s.marker}")
+
+    await heartbeats.write(report)
     run = lc.create_run(
         run_id=s.run, scope=scope, trigger=Trigger.AUTOMATIC, mode=lc.ReviewMode.INCREMENTAL,
         worker_id="gone", per_batch=100, stage_timeout=timedelta(seconds=60), now=T0,

@@ -27,6 +27,7 @@ from graph.review.activity import ActivityFilters
 from graph.review.codec import RunOptions
 from jobs.deps import Deps
 from jobs.review.common import (
+    HEARTBEAT_REPORT,
     activity_of,
     app_of,
     heartbeats_of,
@@ -36,7 +37,7 @@ from jobs.review.common import (
     stage_timeout,
 )
 from jobs.review.execution import Execution
-from jobs.review.heartbeat import HEARTBEAT_REPORT, automatic, claim_due, report
+from jobs.review.heartbeat import automatic, claim_due, report
 from jobs.review.model import Gateway
 from jobs.review.runs import (
     Opened,
