@@ -6,12 +6,13 @@ from datetime import datetime, timedelta
 
 import strawberry
 
+from api.definitions.story_types import SourceRange
 from engine.review import activity as act
 from engine.review.heartbeat import HeartbeatRun as HeartbeatRunModel
 from engine.review.lifecycle import SupervisionRun as RunModel
 from engine.review.plans import HeartbeatPlan
 from engine.review.stages import progress
-from engine.review.types import Scope
+from engine.review.types import MissedRange, Scope, Segment
 
 
 @strawberry.type
@@ -32,6 +33,13 @@ class ReviewScopeInput:
 
     def to_model(self) -> Scope:
         return Scope(is_global=self.is_global, project_ids=tuple(self.project_ids))
+
+
+def source_range(r: Segment | MissedRange) -> SourceRange:
+    reason = r.reason.value if isinstance(r, MissedRange) else None
+    return SourceRange(
+        source_id=r.source_id, version=r.version, start=r.start, end=r.end, reason=reason
+    )
 
 
 @strawberry.type
@@ -194,6 +202,13 @@ class SupervisionRun:
     stages: list[StageProgress]
     batches: list[ReviewBatch]
     fraction: float
+    complete: bool = strawberry.field(
+        default=True,
+        description="False when some input could not be read (missed lists it); its result "
+        "is then published as not complete either.",
+    )
+    covered: list[SourceRange] = strawberry.field(default_factory=list)
+    missed: list[SourceRange] = strawberry.field(default_factory=list)
 
     @classmethod
     def from_model(cls, run: RunModel) -> SupervisionRun:
@@ -222,6 +237,9 @@ class SupervisionRun:
             else None,
             stages=prog.stages,
             fraction=prog.fraction,
+            complete=run.complete,
+            covered=[source_range(s) for s in run.covered()],
+            missed=[source_range(m) for m in run.missed],
             batches=[
                 ReviewBatch(
                     index=b.index,
@@ -273,6 +291,10 @@ class Activity:
     supervision: str | None
     result_id: str | None
     unlinked: bool
+    missed: int = strawberry.field(
+        default=0,
+        description="Ranges the supervision run could not read; status is partial then.",
+    )
 
     @classmethod
     def from_model(cls, row: act.Activity, lang: act.Lang) -> Activity:
@@ -289,4 +311,5 @@ class Activity:
             supervision=row.supervision.value if row.supervision else None,
             result_id=row.result_id,
             unlinked=row.unlinked,
+            missed=row.missed,
         )

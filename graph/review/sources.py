@@ -38,6 +38,7 @@ class ReviewSources(Store):
                     r["text"],
                     project_id=project_of(r["scope"]),
                     recorded_at=_when(r["recorded_at"], now),
+                    withdrawn=bool(r["withdrawn"]),
                 )
                 for r in rows
             ]

@@ -53,7 +53,7 @@ from engine.review.outputs import (
     parse_navigation_output,
 )
 from engine.review.runner import StepKind, next_step
-from engine.review.types import StageName
+from engine.review.types import MissedRange, MissReason, StageName
 from engine.story.inputs import PublishResultInput, parse_input
 from engine.story.publish import PublishPlan
 from graph.review.codec import StoredRun
@@ -84,6 +84,8 @@ from jobs.story import writes
 log = logging.getLogger("storygraph.review")
 
 PAGE_SIZE = 200  # manifest entries per collect page
+# the leaf output of a batch whose every segment's text was gone: no facts
+NOTHING_READ = '{"facts": [], "entities": [], "summary": ""}'
 
 
 class LeaseLost(Exception):
@@ -165,30 +167,47 @@ class Execution:
         )
 
     async def collect_page(self, stored: StoredRun, cursor: str | None) -> None:
-        included = (await self.selection(stored)).included
+        selection = await self.selection(stored)
+        included = selection.included
         start = int(cursor or 0)
         end = start + PAGE_SIZE
         page = ManifestPage(
             segments=included[start:end], next_cursor=str(end) if end < len(included) else None
         )
         now = self.deps.clock()
-        await self.mutate(lambda s: RunChange(lc.add_manifest_page(s.run, page, now=now)))
+        missed = selection.missed if cursor is None else ()  # recorded with the first page
+        await self.mutate(
+            lambda s: RunChange(lc.add_manifest_page(s.run, page, now=now, missed=missed))
+        )
 
     async def leaf(self, stored: StoredRun, index: int) -> None:
         batch = stored.run.ledger.batches[index]
         texts = await self.sources.texts(stored.run.scope, [s.source_key for s in batch.segments])
-        times = segment_times(await self.states(stored), batch.segments)
-        said = [texts.get(s.source_key, "")[s.start : s.end] for s in batch.segments]
+        # text withdrawn since collect is gone: recorded as missed, never read as ""
+        gone = [s for s in batch.segments if len(texts.get(s.source_key) or "") < s.end]
+        segments = [s for s in batch.segments if s not in gone]
+        missed = [MissedRange(**s.model_dump(), reason=MissReason.GONE) for s in gone]
+        output_id = f"{self.run_id}:leaf:{index}"
+        if not segments:  # nothing left to read: no model request
+            now = self.deps.clock()
+            await self.mutate(
+                lambda s: RunChange(
+                    lc.commit_leaf(s.run, index, output_id, now=now, missed=missed),
+                    leaf_outputs={index: NOTHING_READ},
+                )
+            )
+            return
+        times = segment_times(await self.states(stored), segments)
+        said = [texts[s.source_key][s.start : s.end] for s in segments]
         known = await self.known.lookup(story_scope(stored.run.scope), said)
         known_events = await self.known_events.lookup(
-            story_scope(stored.run.scope), [s.source_id for s in batch.segments], said
+            story_scope(stored.run.scope), [s.source_id for s in segments], said
         )
         leaf_raw, _ = await self.runs.outputs(self.run_id)
         earlier = relevant_earlier(
             earlier_entities([(i, parse_leaf_output(r)) for i, r in leaf_raw.items() if i < index]),
             said,
         )
-        output_id = f"{self.run_id}:leaf:{index}"
         async with self.pool.hold(
             output_id, on_wait=self.renew, leave_if=self.stop_requested
         ) as held:
@@ -197,7 +216,7 @@ class Execution:
                 stored.run.stage_timeout,
                 leaf_answer(
                     self.gateway,
-                    batch.segments,
+                    segments,
                     texts,
                     times=times,
                     known_entities=known,
@@ -209,7 +228,7 @@ class Execution:
             now = self.deps.clock()
             await self.mutate(
                 lambda s: RunChange(
-                    lc.commit_leaf(s.run, index, output_id, now=now),
+                    lc.commit_leaf(s.run, index, output_id, now=now, missed=missed),
                     leaf_outputs={index: raw},
                 )
             )
@@ -273,6 +292,8 @@ class Execution:
             root=root,
             segment_times=segment_times(await self.states(stored), segments),
             now=now,
+            covered=run.covered(),
+            missed=run.missed,
         )
         inp = parse_input(PublishResultInput, data)
 
