@@ -1,9 +1,8 @@
 """The staged supervision run: collect → leaves → navigation → publish (seed 004 整体逻辑架构).
 
-`execute(deps, WORKER, run_id, owner, token, gateway=...)` (arq job
-`jobs.tasks.review.supervise`) executes one run from its stored records: each loop reads
-the run back, asks `runner.next_step`, performs that one step and commits it in its own
-transaction (reading `deps.clock()` once for the decisions it commits). So:
+`Execution(...).run()` (from `jobs.review.runs.execute`, the `supervise` job) executes one
+run from its stored records: each loop reads the run back, asks `runner.next_step`, performs
+that one step and commits it in its own transaction (one `deps.clock()` read per step). So:
 - a leaf batch's output and offsets are committed together, one transaction per batch;
   a worker killed mid-batch loses only that batch, and a continued run redoes only it;
 - pause and cancel are stored by the API at once and seen here between batches; a batch
@@ -33,26 +32,14 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import Conflict, StorygraphError
 from engine.model.errors import ModelError, ModelOutputInvalid, ModelRateLimited
-from engine.principal import Principal
 from engine.review import lifecycle as lc
-from engine.review.checkpoints import (
-    InputBudget,
-    Selection,
-    SourceState,
-    interval_segments,
-    pending_segments,
-    segment_times,
-)
+from engine.review.checkpoints import SourceState, segment_times
 from engine.review.compose import compose_result, earlier_entities, story_scope
 from engine.review.known import relevant_earlier
 from engine.review.manifest import BatchState, ManifestPage, NavigationNode
 from engine.review.navigation import DEFAULT_FANOUT, ROOT, next_node, plan_tree
-from engine.review.outputs import (
-    InvalidModelOutput,
-    parse_leaf_output,
-    parse_navigation_output,
-)
-from engine.review.runner import StepKind, next_step
+from engine.review.outputs import InvalidModelOutput, parse_leaf_output, parse_navigation_output
+from engine.review.runner import StepKind, next_step, select_input
 from engine.review.types import MissedRange, MissReason, StageName
 from engine.story.inputs import PublishResultInput, parse_input
 from engine.story.publish import PublishPlan
@@ -143,31 +130,19 @@ class Execution:
 
     # --- steps ----------------------------------------------------------------------
 
-    async def selection(self, stored: StoredRun) -> Selection:
-        run, now = stored.run, self.deps.clock()
-        states = await self.states(stored)
-        budget = InputBudget(per_batch=run.per_batch, per_run=stored.options.per_run)
-        if run.mode is lc.ReviewMode.INTERVAL:
-            assert run.interval_start is not None and run.interval_end is not None
-            return interval_segments(
-                states,
-                scope=run.scope,
-                start=run.interval_start,
-                end=run.interval_end,
-                budget=budget,
-            )
-        checkpoint = await self.checkpoints.get(checkpoint_key(run.scope))
-        return pending_segments(
-            checkpoint,
-            states,
-            scope=run.scope,
-            window=stored.options.window or DEFAULT_WINDOW,
-            budget=budget,
-            now=now,
-        )
-
     async def collect_page(self, stored: StoredRun, cursor: str | None) -> None:
-        selection = await self.selection(stored)
+        run = stored.run
+        incremental = run.mode is lc.ReviewMode.INCREMENTAL
+        selection = select_input(
+            run,
+            await self.states(stored),
+            checkpoint=await self.checkpoints.get(checkpoint_key(run.scope))
+            if incremental
+            else None,
+            window=stored.options.window or DEFAULT_WINDOW,
+            per_run=stored.options.per_run,
+            now=self.deps.clock(),
+        )
         included = selection.included
         start = int(cursor or 0)
         end = start + PAGE_SIZE
@@ -420,30 +395,3 @@ class Execution:
         if kind is lc.ErrorKind.SAVE and stage is StageName.COLLECT:
             kind = lc.ErrorKind.COLLECT
         return lc.RunError(stage=stage, kind=kind, message=message)
-
-
-async def claim_execution(deps: Deps, run_id: str) -> None:
-    """The worker that picks a queued run up writes its id on it (for worker-start recovery)."""
-
-    def claim(s: StoredRun) -> RunChange:
-        return RunChange(s.run.model_copy(update={"worker_id": deps.worker_id}))
-
-    await runs_of(deps).mutate(run_id, claim)
-
-
-async def execute(
-    deps: Deps, principal: Principal, run_id: str, owner: str, token: int, *, gateway: Gateway
-) -> str:
-    """Execute a supervision run from its stored records (idempotent: a repeat of a finished
-    run does nothing).
-
-    An execution whose lease is no longer current stops before it writes anything: a job
-    redelivered after its worker was killed, while the run was recovered and continued under
-    a new lease. Had it written its worker id on the run, the run would be held by a live
-    worker that never executes it: `running` for good, out of the reconciler's reach."""
-    principal.require("operator")
-    if not await lease_of(deps).acquire_worker(owner=owner, token=token, worker_id=deps.worker_id):
-        log.warning("review lease lost", extra={"fields": {"run_id": run_id, "owner": owner}})
-        return "lease_lost"
-    await claim_execution(deps, run_id)
-    return await Execution(deps, run_id, owner, token, gateway=gateway).run()

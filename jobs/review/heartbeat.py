@@ -56,11 +56,11 @@ from jobs.review.common import (
     sources_of,
     stage_timeout,
 )
-from jobs.review.execution import Execution, claim_execution
+from jobs.review.execution import Execution
 from jobs.review.model import Gateway, report_answer, retry_after_seconds
 from jobs.review.pool import StageTimedOut
 from jobs.review.recovery import recover_run
-from jobs.review.runs import Opened, automatic_supervision, wait_seconds
+from jobs.review.runs import Opened, automatic_supervision, claim_execution, wait_seconds
 
 log = logging.getLogger("storygraph.heartbeat")
 

@@ -11,12 +11,14 @@ use is FORBIDDEN, another scope's run is NOT_FOUND like a missing one. Then, in 
   execution job is queued under a stable id (after commit);
 - pause and cancel are stored at once; the executing worker sees them between batches.
 `open_run` and `resume_run` are those lease-store-queue steps, shared by a person's request
-and the heartbeat's automatic check (which executes its run in place). Ids come from
-`deps.ids`, `now` from `deps.clock()`, read once per use case.
+and the heartbeat's automatic check (which executes its run in place); `execute` is the
+worker's `supervise` job, which runs the stored run's stages (`jobs.review.execution`).
+Ids come from `deps.ids`, `now` from `deps.clock()`, read once per use case.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -26,7 +28,7 @@ from engine.review import lock
 from engine.review.runner import choose_automatic
 from engine.review.settings import Work, admit
 from engine.review.types import Scope, Trigger
-from graph.review.codec import RunOptions
+from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
 from jobs.deps import Deps
 from jobs.review.common import (
@@ -44,6 +46,10 @@ from jobs.review.common import (
     stage_timeout,
     visible_run,
 )
+from jobs.review.execution import Execution
+from jobs.review.model import Gateway
+
+log = logging.getLogger("storygraph.review")
 
 
 @dataclass(frozen=True)
@@ -151,6 +157,36 @@ def wait_seconds(wait: lock.Wait, now: datetime) -> float:
     """How long automatic work defers while another review holds the lease."""
     left = (wait.retry_at - now) / timedelta(seconds=1)
     return max(1.0, min(left, 10.0))
+
+
+# --- the worker's execution ------------------------------------------------------------
+
+
+async def claim_execution(deps: Deps, run_id: str) -> None:
+    """The worker that picks a queued run up writes its id on it (for worker-start recovery)."""
+
+    def claim(s: StoredRun) -> RunChange:
+        return RunChange(s.run.model_copy(update={"worker_id": deps.worker_id}))
+
+    await runs_of(deps).mutate(run_id, claim)
+
+
+async def execute(
+    deps: Deps, principal: Principal, run_id: str, owner: str, token: int, *, gateway: Gateway
+) -> str:
+    """Execute a supervision run from its stored records (idempotent: a repeat of a finished
+    run does nothing).
+
+    An execution whose lease is no longer current stops before it writes anything: a job
+    redelivered after its worker was killed, while the run was recovered and continued under
+    a new lease. Had it written its worker id on the run, the run would be held by a live
+    worker that never executes it: `running` for good, out of the reconciler's reach."""
+    principal.require("operator")
+    if not await lease_of(deps).acquire_worker(owner=owner, token=token, worker_id=deps.worker_id):
+        log.warning("review lease lost", extra={"fields": {"run_id": run_id, "owner": owner}})
+        return "lease_lost"
+    await claim_execution(deps, run_id)
+    return await Execution(deps, run_id, owner, token, gateway=gateway).run()
 
 
 # --- the steps: lease, store, queue -------------------------------------------------------

@@ -1,4 +1,4 @@
-"""arq entry point of a supervision run's execution (`jobs.review.execution`)."""
+"""arq entry point of a supervision run's execution (`jobs.review.runs.execute`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 from engine.clock import Clock, utcnow
 from engine.principal import WORKER
 from jobs.deps import Deps
-from jobs.review.execution import execute
 from jobs.review.model import Gateway
+from jobs.review.runs import execute
 
 
 def gateway_of(ctx: dict[str, Any]) -> Gateway:

@@ -20,10 +20,9 @@ from graph.review.codec import RunOptions
 from jobs.deps import Deps
 from jobs.reconcile import job_known
 from jobs.review.common import QUEUED, lease_of, runs_of
-from jobs.review.execution import execute
 from jobs.review.model import Gateway
 from jobs.review.recovery import reconcile_runs
-from jobs.review.runs import Opened, open_run
+from jobs.review.runs import Opened, execute, open_run
 from tests.support.processes import forget_queue_async
 from tests.support.review_jobs import conversation, push_conversation
 
