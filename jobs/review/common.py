@@ -18,7 +18,9 @@ caller (issue 11).
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
+from typing import TypeVar
 
 from engine.errors import NotFound, StorygraphError
 from engine.principal import Principal
@@ -50,28 +52,22 @@ ID_LENGTH = 20
 # --- repositories -------------------------------------------------------------------------
 
 
-def runs_of(deps: Deps) -> SupervisionRuns:
-    return SupervisionRuns(deps.driver, deps.database, deployment=deps.settings.queue_name)
+Keyed = TypeVar(
+    "Keyed", SupervisionRuns, ReviewLease, HeartbeatRuns, AppSettingsStore, PlanStore, ActivityReads
+)
 
 
-def lease_of(deps: Deps) -> ReviewLease:
-    return ReviewLease(deps.driver, deps.database, deployment=deps.settings.queue_name)
+def keyed(cls: type[Keyed], deps: Deps) -> Keyed:
+    """A review repository whose records are global to the deployment (the queue name)."""
+    return cls(deps.driver, deps.database, deployment=deps.settings.queue_name)
 
 
-def heartbeats_of(deps: Deps) -> HeartbeatRuns:
-    return HeartbeatRuns(deps.driver, deps.database, deployment=deps.settings.queue_name)
-
-
-def app_of(deps: Deps) -> AppSettingsStore:
-    return AppSettingsStore(deps.driver, deps.database, deployment=deps.settings.queue_name)
-
-
-def plans_of(deps: Deps) -> PlanStore:
-    return PlanStore(deps.driver, deps.database, deployment=deps.settings.queue_name)
-
-
-def activity_of(deps: Deps) -> ActivityReads:
-    return ActivityReads(deps.driver, deps.database, deployment=deps.settings.queue_name)
+runs_of = functools.partial(keyed, SupervisionRuns)
+lease_of = functools.partial(keyed, ReviewLease)
+heartbeats_of = functools.partial(keyed, HeartbeatRuns)
+app_of = functools.partial(keyed, AppSettingsStore)
+plans_of = functools.partial(keyed, PlanStore)
+activity_of = functools.partial(keyed, ActivityReads)
 
 
 def checkpoints_of(deps: Deps) -> Checkpoints:

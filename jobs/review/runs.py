@@ -19,6 +19,7 @@ Ids come from `deps.ids`, `now` from `deps.clock()`, read once per use case.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -207,17 +208,9 @@ async def open_run(
 
     An interval run re-reads that interval; an incremental (automatic) one reads and, at
     publish, advances the supervision checkpoint. Checked by the caller."""
-    now = deps.clock()
     run_id = deps.ids("sup", ID_LENGTH)
-    owner = owner_for(deps, run_id)
-    worker = QUEUED if enqueue else deps.worker_id
-    lease = lease_of(deps)
-    got = await lease.acquire(
-        owner=owner, run_id=run_id, worker_id=worker, trigger=trigger, now=now, ttl=lease_ttl(deps)
-    )
-    if isinstance(got, lock.Wait):
-        return got
-    try:
+
+    async def store(worker: str, now: datetime) -> lc.SupervisionRun:
         run = lc.create_run(
             run_id=run_id,
             scope=scope,
@@ -231,12 +224,9 @@ async def open_run(
             interval=interval,
         )
         await runs_of(deps).create(run, options or RunOptions())
-        if enqueue:
-            await enqueue_execution(deps, run_id, owner, got.lease.token)
-    except BaseException:
-        await lease.release(owner=owner, token=got.lease.token)
-        raise
-    return Opened(run, owner, got.lease.token)
+        return run
+
+    return await _under_lease(deps, run_id, trigger=trigger, enqueue=enqueue, store=store)
 
 
 async def resume_run(
@@ -244,10 +234,34 @@ async def resume_run(
 ) -> Opened | lock.Wait:
     """The same run resumes under a new lease; committed leaves and nodes are kept.
     Checked by the caller."""
-    now = deps.clock()
     runs = runs_of(deps)
     stored = await runs.get(run_id)
     current = await _versions(deps, stored.run.scope)
+
+    async def store(worker: str, now: datetime) -> lc.SupervisionRun:
+        change = await runs.mutate(
+            run_id,
+            lambda s: RunChange(
+                lc.continue_run(s.run, worker_id=worker, current_versions=current, now=now)
+            ),
+        )
+        return change.run
+
+    return await _under_lease(deps, run_id, trigger=trigger, enqueue=enqueue, store=store)
+
+
+async def _under_lease(
+    deps: Deps,
+    run_id: str,
+    *,
+    trigger: Trigger,
+    enqueue: bool,
+    store: Callable[[str, datetime], Awaitable[lc.SupervisionRun]],
+) -> Opened | lock.Wait:
+    """Take the one-review lease for `run_id` (BUSY for a manual trigger, `Wait` for an
+    automatic one), store the run (`store(worker id, now)`), queue its execution after
+    commit; the lease is given back when any of it fails."""
+    now = deps.clock()
     owner = owner_for(deps, run_id)
     worker = QUEUED if enqueue else deps.worker_id
     lease = lease_of(deps)
@@ -257,18 +271,13 @@ async def resume_run(
     if isinstance(got, lock.Wait):
         return got
     try:
-        change = await runs.mutate(
-            run_id,
-            lambda s: RunChange(
-                lc.continue_run(s.run, worker_id=worker, current_versions=current, now=now)
-            ),
-        )
+        run = await store(worker, now)
         if enqueue:
             await enqueue_execution(deps, run_id, owner, got.lease.token)
     except BaseException:
         await lease.release(owner=owner, token=got.lease.token)
         raise
-    return Opened(change.run, owner, got.lease.token)
+    return Opened(run, owner, got.lease.token)
 
 
 async def _versions(deps: Deps, scope: Scope) -> dict[str, str]:

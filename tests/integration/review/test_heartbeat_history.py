@@ -21,7 +21,13 @@ from jobs.review.common import checkpoints_of, heartbeats_of
 from jobs.review.heartbeat import claim_due, expire_history
 from jobs.story.common import story_repo
 from tests.support.grounded_review import review_answer
-from tests.support.review_jobs import BASE, conversation, push_conversation, run_worker
+from tests.support.review_jobs import (
+    BASE,
+    conversation,
+    push_conversation,
+    run_worker,
+    scope_activity,
+)
 from tests.support.scripted_model import ScriptedModelServer
 
 
@@ -83,19 +89,8 @@ async def test_a_report_reads_back_and_goes_with_its_plans_retention_keeping_pro
     assert (await reads.get_run(deps, WORKER, run.run_id)).status is RunStatus.COMPLETED
     result = await story_repo(deps).result(scope, run.result_id)
     assert result.result.id == run.result_id and result.events  # its facts are there
-    page = await reads.activity(
-        deps,
-        WORKER,
-        statuses=None,
-        scope=Scope.projects(scope),
-        config_id=None,
-        since=None,
-        until=None,
-        first=10,
-        after=None,
-        with_total=False,
-    )
-    assert [(r.supervision_run_id, r.result_id) for r in page.rows] == [(run.run_id, run.result_id)]
+    rows = await scope_activity(deps, scope)
+    assert [(r.supervision_run_id, r.result_id) for r in rows] == [(run.run_id, run.result_id)]
     # removing the report reset no source progress: the next heartbeat finds nothing new
     assert await _progress(deps, scope) == progress
     await plans.run_plan_now(deps, WORKER, config_id)

@@ -20,7 +20,13 @@ from jobs.review.model import Gateway
 from jobs.review.runs import Opened, open_run, start_review
 from jobs.story.common import story_repo
 from tests.support.grounded_review import leaf_requests, review_answer
-from tests.support.review_jobs import BASE, conversation, push_conversation, run_worker
+from tests.support.review_jobs import (
+    BASE,
+    conversation,
+    push_conversation,
+    run_worker,
+    scope_activity,
+)
 from tests.support.scripted_model import ScriptedModelServer
 
 APP = Actor.user("app")
@@ -28,19 +34,7 @@ WINDOW = (BASE - timedelta(hours=1), BASE + timedelta(days=1))
 
 
 async def _activity_row(deps: Deps, scope: str, run_id: str) -> tuple[ActivityStatus, int]:
-    page = await reads.activity(
-        deps,
-        WORKER,
-        statuses=None,
-        scope=Scope.projects(scope),
-        config_id=None,
-        since=None,
-        until=None,
-        first=10,
-        after=None,
-        with_total=False,
-    )
-    [row] = [r for r in page.rows if r.supervision_run_id == run_id]
+    [row] = [r for r in await scope_activity(deps, scope) if r.supervision_run_id == run_id]
     return row.status, row.missed
 
 
