@@ -33,8 +33,8 @@ from engine.settings import Settings
 from graph.driver import open_driver
 from jobs.deps import Deps
 from jobs.queue import open_pool
-from jobs.review import commands, reads
-from jobs.review.services import DEFAULT_WINDOW
+from jobs.review import reads, runs
+from jobs.review.common import DEFAULT_WINDOW
 
 # The operator at this machine's terminal, holding the service's own settings: every scope.
 CLI_PRINCIPAL = Principal("cli", frozenset({"*"}), frozenset({"admin"}))
@@ -152,16 +152,16 @@ async def review_command(
                 raise ReviewCliError(f"--{action} needs --run ID")
             now = datetime.now(UTC)
             interval = (start or now - DEFAULT_WINDOW, end or now + timedelta(minutes=1))
-            run = await commands.start_review(
+            run = await runs.start_review(
                 deps, CLI_PRINCIPAL, _scope(projects, is_global), *interval
             )
             run_id = target.run_id = run.run_id
             console.print(f"Started review {run_id}.")
         elif action is not None:
             steer: dict[str, Callable[[Deps, Principal, str], Awaitable[object]]] = {
-                "pause": commands.pause_review,
-                "cancel": commands.cancel_review,
-                "continue": commands.continue_review,
+                "pause": runs.pause_review,
+                "cancel": runs.cancel_review,
+                "continue": runs.continue_review,
             }
             await steer[action](deps, CLI_PRINCIPAL, run_id)
             console.print(f"Asked review {run_id} to {action}.")

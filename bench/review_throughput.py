@@ -29,7 +29,7 @@ import httpx
 
 from engine.review import lifecycle as lc
 from engine.review.manifest import ManifestPage
-from engine.review.navigation import plan_tree
+from engine.review.navigation import DEFAULT_FANOUT, plan_tree
 from engine.review.types import Scope, Segment, Trigger
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
@@ -39,12 +39,14 @@ from graph.migrate import migrate
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
 from graph.story.repository import StoryRepository
+from jobs.deps import Deps
 from jobs.llm.gateway import build_gateway
 from jobs.localredis import with_redis_password
 from jobs.queue import open_pool
+from jobs.review.common import runs_of
 from jobs.review.execution import Execution
-from jobs.review.lifecycle import start_review
-from jobs.review.services import ReviewServices
+from jobs.review.model import Gateway
+from jobs.review.runs import Opened, open_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
 LEAF = json.dumps({"facts": [{"text": "提测推进"}], "summary": "批次"}, ensure_ascii=False)
@@ -59,52 +61,57 @@ def conversation(n: int, start: datetime) -> str:
     )
 
 
-async def push(svc: ReviewServices, scope: str, body: str, at: datetime) -> None:
-    await StoryRepository(svc.driver, svc.settings.neo4j_database).upsert_source(
+async def push(deps: Deps, scope: str, body: str, at: datetime) -> None:
+    await StoryRepository(deps.driver, deps.settings.neo4j_database).upsert_source(
         SourceInput(scope=scope, id="chat", kind=SourceKind.CONVERSATION, version="v1", text=body),
         now=at,
     )
 
 
 async def run_once(
-    svc: ReviewServices, scope: str, per_batch: int, model: ScriptedModelServer | None = None
+    deps: Deps,
+    gateway: Gateway,
+    scope: str,
+    per_batch: int,
+    model: ScriptedModelServer | None = None,
 ) -> lc.SupervisionRun:
     """One automatic run, executed in-process; once collect has planned the leaf batches,
     the scripted model gets one leaf answer per batch and one per navigation node."""
-    got = await start_review(
-        svc,
+    got = await open_run(
+        deps,
         Scope.projects(scope),
         trigger=Trigger.AUTOMATIC,
         enqueue=False,
         options=RunOptions(window=timedelta(days=7)),
         per_batch=per_batch,
     )
-    assert isinstance(got, tuple)
-    run, owner, token = got
-    execution = Execution(svc, run.run_id, owner, token)
+    assert isinstance(got, Opened)
+    run, owner, token = got.run, got.owner, got.token
+    execution = Execution(deps, run.run_id, owner, token, gateway=gateway)
     while True:
-        stored = await svc.runs.get(run.run_id)
+        stored = await runs_of(deps).get(run.run_id)
         if stored.run.ledger.batches or stored.run.stopped:
             break
         await execution.step(stored)
     if model is not None:
         # one leaf answer per batch, one navigation answer per node of the navigation tree
-        nodes = plan_tree([b.index for b in stored.run.ledger.batches], svc.nav_fanout)
+        nodes = plan_tree([b.index for b in stored.run.ledger.batches], DEFAULT_FANOUT)
         model.script(*[text(LEAF) for _ in stored.run.ledger.batches], *[text(NAV) for _ in nodes])
     await execution.run()
-    return (await svc.runs.get(run.run_id)).run
+    return (await runs_of(deps).get(run.run_id)).run
 
 
 async def throughput(
-    svc: ReviewServices,
+    deps: Deps,
+    gateway: Gateway,
     model: ScriptedModelServer,
     args: argparse.Namespace,
     scope: str,
     start: datetime,
 ) -> None:
-    await push(svc, scope, conversation(args.messages, start), start)
+    await push(deps, scope, conversation(args.messages, start), start)
     t0 = time.perf_counter()
-    run = await run_once(svc, scope, args.per_batch, model)
+    run = await run_once(deps, gateway, scope, args.per_batch, model)
     elapsed = time.perf_counter() - t0
     assert run.status is lc.RunStatus.COMPLETED, run.error
     segments = len(run.ledger.manifest.segments)
@@ -115,8 +122,8 @@ async def throughput(
     )
 
 
-async def batch_commit(svc: ReviewServices, scope: str, batches: int) -> None:
-    now = svc.now()
+async def batch_commit(deps: Deps, scope: str, batches: int) -> None:
+    now = deps.clock()
     run = lc.create_run(
         run_id=f"bench_{uuid.uuid4().hex[:12]}",
         scope=Scope.projects(scope),
@@ -134,16 +141,16 @@ async def batch_commit(svc: ReviewServices, scope: str, batches: int) -> None:
     )
     run = lc.add_manifest_page(run, ManifestPage(segments=segs), now=now)
     run = lc.finish_collect(run, now=now).state
-    await svc.runs.create(run, RunOptions())
+    await runs_of(deps).create(run, RunOptions())
     costs = []
     for i in range(batches):
         t0 = time.perf_counter()
 
         def commit(s: StoredRun, index: int = i) -> RunChange:
-            leaf = lc.commit_leaf(s.run, index, f"o{index}", now=svc.now())
+            leaf = lc.commit_leaf(s.run, index, f"o{index}", now=deps.clock())
             return RunChange(leaf, leaf_outputs={index: LEAF})
 
-        await svc.runs.mutate(run.run_id, commit)
+        await runs_of(deps).mutate(run.run_id, commit)
         costs.append((time.perf_counter() - t0) * 1000)
     print(
         f"batch commit: {batches} commits, mean {statistics.mean(costs):.1f} ms, "
@@ -153,17 +160,17 @@ async def batch_commit(svc: ReviewServices, scope: str, batches: int) -> None:
 
 
 async def no_change(
-    svc: ReviewServices, model: ScriptedModelServer, scopes: list[str], start: datetime
+    deps: Deps, gateway: Gateway, model: ScriptedModelServer, scopes: list[str], start: datetime
 ) -> None:
     for scope in scopes:
-        await push(svc, scope, conversation(20, start), start)
-        first = await run_once(svc, scope, 100_000, model)
+        await push(deps, scope, conversation(20, start), start)
+        first = await run_once(deps, gateway, scope, 100_000, model)
         assert first.status is lc.RunStatus.COMPLETED, first.error
     calls = model.calls
     times = []
     for scope in scopes:
         t0 = time.perf_counter()
-        run = await run_once(svc, scope, 100_000)
+        run = await run_once(deps, gateway, scope, 100_000)
         times.append((time.perf_counter() - t0) * 1000)
         assert run.outcome is lc.RunOutcome.NO_CHANGE
     assert model.calls == calls, "no_change called the model"
@@ -187,18 +194,13 @@ async def main(args: argparse.Namespace) -> None:
         with ScriptedModelServer() as model:
             cfg = settings.model_copy(update={"model_base_url": model.base_url})
             async with httpx.AsyncClient() as http:
-                svc = ReviewServices(
-                    settings=cfg,
-                    driver=driver,
-                    worker_id="bench",
-                    pool=redis,
-                    gateway=build_gateway(cfg, http=http),
-                )
-                await throughput(svc, model, args, scopes[0], start)
+                deps = Deps(settings=cfg, driver=driver, pool=redis, worker_id="bench")
+                gateway = build_gateway(cfg, http=http)
+                await throughput(deps, gateway, model, args, scopes[0], start)
                 model.reset()
-                await batch_commit(svc, scopes[1], args.commits)
+                await batch_commit(deps, scopes[1], args.commits)
                 model.reset()
-                await no_change(svc, model, scopes[2:], start)
+                await no_change(deps, gateway, model, scopes[2:], start)
     finally:
         for scope in scopes:
             await driver.execute_query(

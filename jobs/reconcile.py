@@ -44,9 +44,8 @@ from graph.reconcile import ReconcileStore
 from jobs.concern.effects import enqueue_delivery
 from jobs.deps import Deps
 from jobs.liveness import live_workers
-from jobs.review.heartbeat import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
+from jobs.review.common import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
 from jobs.review.recovery import reconcile_runs
-from jobs.review.services import ReviewServices
 from jobs.watch.check import fail_lost_check
 from jobs.watch.effects import check_job_id, enqueue_check
 
@@ -105,7 +104,8 @@ async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
         )
 
     reviews = await reconcile_runs(
-        ReviewServices.from_deps(deps),
+        deps,
+        principal,
         await live_workers(redis, queue),
         grace=GRACE,
         job_known=known,

@@ -33,7 +33,12 @@ from jobs.tasks.concern_scheduler import (
     run_concern_scheduler,
     scheduler_cron,
 )
-from jobs.tasks.heartbeat import heartbeat_report, heartbeat_tick, supervise_automatic
+from jobs.tasks.heartbeat import (
+    heartbeat_report,
+    heartbeat_retention,
+    heartbeat_tick,
+    supervise_automatic,
+)
 from jobs.tasks.probe import probe
 from jobs.tasks.reconcile import reconcile_cron
 from jobs.tasks.review import supervise
@@ -60,6 +65,7 @@ CRON_JOBS: list[CronJob] = [
     scheduler_cron(),
     cron(heartbeat_tick, name="heartbeat_tick", second=0, run_at_startup=True, unique=True),
     cron(watch_heartbeat_tick, name="watch_heartbeat_tick", minute={0, 30}, second=0, unique=True),
+    cron(heartbeat_retention, name="heartbeat_retention", minute=17, second=0, unique=True),
     reconcile_cron(),
 ]
 

@@ -29,7 +29,7 @@ from api.definitions.review_types import (
 )
 from api.paging import ACTIVITY, RUNS, read_after
 from engine.review import activity as act
-from jobs.review import commands, reads
+from jobs.review import plans, reads, runs
 
 POLL_SECONDS = 0.5
 
@@ -78,6 +78,15 @@ class Query:
         ctx = info.context
         return SupervisionRun.from_model(await reads.get_run(ctx.deps, ctx.caller(), id))
 
+    @strawberry.field(
+        description="One heartbeat run with its report; NOT_FOUND once its plan's retention "
+        "removed it (its supervision run and result stay readable)."
+    )
+    async def heartbeat_run(self, info: Info[Context, None], id: str) -> HeartbeatRun:
+        ctx = info.context
+        run, report = await reads.heartbeat_run(ctx.deps, ctx.caller(), id)
+        return HeartbeatRun.from_model(run, report)
+
     @strawberry.field(description="Heartbeats joined to supervision runs by saved run id.")
     async def activity(
         self,
@@ -116,7 +125,7 @@ class Mutation:
     @strawberry.mutation(description="Flip the app switch; creates, seeds or enables no plan.")
     async def set_heartbeat_enabled(self, info: Info[Context, None], enabled: bool) -> AppSettings:
         ctx = info.context
-        saved = await commands.set_heartbeat_enabled(ctx.deps, ctx.caller(), enabled)
+        saved = await plans.set_heartbeat_enabled(ctx.deps, ctx.caller(), enabled)
         return AppSettings(heartbeat_enabled=saved.heartbeat_enabled)
 
     @strawberry.mutation(
@@ -124,14 +133,12 @@ class Mutation:
     )
     async def save_plan(self, info: Info[Context, None], plan: PlanInput) -> Plan:
         ctx = info.context
-        saved = await commands.save_plan(
-            ctx.deps, ctx.caller(), plan.scope.to_model(), plan.to_data()
-        )
+        saved = await plans.save_plan(ctx.deps, ctx.caller(), plan.scope.to_model(), plan.to_data())
         return Plan.from_model(saved)
 
     @strawberry.mutation(description="Delete a plan; runs, history and progress stay.")
     async def delete_plan(self, info: Info[Context, None], config_id: str) -> bool:
-        await commands.delete_plan(info.context.deps, info.context.caller(), config_id)
+        await plans.delete_plan(info.context.deps, info.context.caller(), config_id)
         return True
 
     @strawberry.mutation(
@@ -139,9 +146,7 @@ class Mutation:
     )
     async def run_plan_now(self, info: Info[Context, None], config_id: str) -> HeartbeatRun:
         ctx = info.context
-        return HeartbeatRun.from_model(
-            await commands.run_plan_now(ctx.deps, ctx.caller(), config_id)
-        )
+        return HeartbeatRun.from_model(await plans.run_plan_now(ctx.deps, ctx.caller(), config_id))
 
     @strawberry.mutation(
         description="Re-read [from, to) of a scope now; BUSY while another review runs."
@@ -154,25 +159,25 @@ class Mutation:
         to: datetime,
     ) -> SupervisionRun:
         ctx = info.context
-        run = await commands.start_review(ctx.deps, ctx.caller(), scope.to_model(), from_, to)
+        run = await runs.start_review(ctx.deps, ctx.caller(), scope.to_model(), from_, to)
         return SupervisionRun.from_model(run)
 
     @strawberry.mutation(description="Resume a paused or failed run; committed batches are kept.")
     async def continue_review(self, info: Info[Context, None], id: str) -> SupervisionRun:
         ctx = info.context
-        return SupervisionRun.from_model(await commands.continue_review(ctx.deps, ctx.caller(), id))
+        return SupervisionRun.from_model(await runs.continue_review(ctx.deps, ctx.caller(), id))
 
     @strawberry.mutation
     async def pause_review(self, info: Info[Context, None], id: str) -> SupervisionRun:
         ctx = info.context
-        return SupervisionRun.from_model(await commands.pause_review(ctx.deps, ctx.caller(), id))
+        return SupervisionRun.from_model(await runs.pause_review(ctx.deps, ctx.caller(), id))
 
     @strawberry.mutation(
         description="Stored cancelled at once; reads cancelling until execution stops."
     )
     async def cancel_review(self, info: Info[Context, None], id: str) -> SupervisionRun:
         ctx = info.context
-        return SupervisionRun.from_model(await commands.cancel_review(ctx.deps, ctx.caller(), id))
+        return SupervisionRun.from_model(await runs.cancel_review(ctx.deps, ctx.caller(), id))
 
 
 @strawberry.type

@@ -6,12 +6,13 @@ from datetime import datetime, timedelta
 
 import strawberry
 
+from api.definitions.story_types import SourceRange
 from engine.review import activity as act
 from engine.review.heartbeat import HeartbeatRun as HeartbeatRunModel
 from engine.review.lifecycle import SupervisionRun as RunModel
 from engine.review.plans import HeartbeatPlan
 from engine.review.stages import progress
-from engine.review.types import Scope
+from engine.review.types import MissedRange, Scope, Segment
 
 
 @strawberry.type
@@ -34,6 +35,13 @@ class ReviewScopeInput:
         return Scope(is_global=self.is_global, project_ids=tuple(self.project_ids))
 
 
+def source_range(r: Segment | MissedRange) -> SourceRange:
+    reason = r.reason.value if isinstance(r, MissedRange) else None
+    return SourceRange(
+        source_id=r.source_id, version=r.version, start=r.start, end=r.end, reason=reason
+    )
+
+
 @strawberry.type
 class AppSettings:
     heartbeat_enabled: bool
@@ -52,6 +60,10 @@ class Plan:
     per_run: int | None
     created_at: datetime
     updated_at: datetime
+    retention_seconds: float = strawberry.field(
+        description="How long finished heartbeat runs and their reports are kept; an hourly "
+        "cron removes older ones (never the source progress, runs or results)."
+    )
 
     @classmethod
     def from_model(cls, p: HeartbeatPlan) -> Plan:
@@ -67,6 +79,7 @@ class Plan:
             per_run=p.budget.per_run,
             created_at=p.created_at,
             updated_at=p.updated_at,
+            retention_seconds=p.retention.total_seconds(),
         )
 
 
@@ -82,9 +95,18 @@ class PlanInput:
     window_seconds: float
     per_batch: int = 4000
     per_run: int | None = None
+    retention_seconds: float | None = strawberry.field(
+        default=None, description="Report history kept; null: 30 days, at least 1 hour."
+    )
 
     def to_data(self) -> dict[str, object]:
+        retention = (
+            {}
+            if self.retention_seconds is None
+            else {"retention": timedelta(seconds=self.retention_seconds)}
+        )
         return {
+            **retention,
             "config_id": self.config_id,
             "name": self.name,
             "scope": self.scope.to_model(),
@@ -104,9 +126,12 @@ class HeartbeatRun:
     ended_at: datetime | None
     supervision_run_id: str | None
     error: str | None
+    report: str | None = strawberry.field(
+        default=None, description="The report text, once the report is done (null before)."
+    )
 
     @classmethod
-    def from_model(cls, r: HeartbeatRunModel) -> HeartbeatRun:
+    def from_model(cls, r: HeartbeatRunModel, report: str | None = None) -> HeartbeatRun:
         return cls(
             id=r.run_id,
             config_id=r.config_id,
@@ -116,6 +141,7 @@ class HeartbeatRun:
             ended_at=r.ended_at,
             supervision_run_id=r.supervision_run_id,
             error=r.error,
+            report=report,
         )
 
 
@@ -176,6 +202,13 @@ class SupervisionRun:
     stages: list[StageProgress]
     batches: list[ReviewBatch]
     fraction: float
+    complete: bool = strawberry.field(
+        default=True,
+        description="False when some input could not be read (missed lists it); its result "
+        "is then published as not complete either.",
+    )
+    covered: list[SourceRange] = strawberry.field(default_factory=list)
+    missed: list[SourceRange] = strawberry.field(default_factory=list)
 
     @classmethod
     def from_model(cls, run: RunModel) -> SupervisionRun:
@@ -204,6 +237,9 @@ class SupervisionRun:
             else None,
             stages=prog.stages,
             fraction=prog.fraction,
+            complete=run.complete,
+            covered=[source_range(s) for s in run.covered()],
+            missed=[source_range(m) for m in run.missed],
             batches=[
                 ReviewBatch(
                     index=b.index,
@@ -255,6 +291,10 @@ class Activity:
     supervision: str | None
     result_id: str | None
     unlinked: bool
+    missed: int = strawberry.field(
+        default=0,
+        description="Ranges the supervision run could not read; status is partial then.",
+    )
 
     @classmethod
     def from_model(cls, row: act.Activity, lang: act.Lang) -> Activity:
@@ -271,4 +311,5 @@ class Activity:
             supervision=row.supervision.value if row.supervision else None,
             result_id=row.result_id,
             unlinked=row.unlinked,
+            missed=row.missed,
         )

@@ -19,6 +19,7 @@ from strawberry.types import Info
 from api.context import Context
 from engine.story import models as m
 from engine.story import views as v
+from engine.story.inputs import CoverageIn
 
 # GraphQL enums are the engine's own enums, registered in place (same classes).
 strawberry.enum(m.ChangeKind)
@@ -285,6 +286,35 @@ def source_version_type(model: m.SourceVersion) -> SourceVersion:
     return build(SourceVersion, model, available=model.available)
 
 
+@strawberry.type(
+    description="A range of one source version a review read or missed (seed 004 L4): end "
+    "null means the whole version; reason (missed ranges only): withdrawn, unrecoverable, "
+    "or gone (withdrawn after the run collected it)."
+)
+class SourceRange:
+    source_id: str
+    version: str
+    start: int
+    end: int | None
+    reason: str | None = None
+
+
+@strawberry.type(description="What a result's publisher read (covered) and could not (missed).")
+class ResultCoverage:
+    covered: list[SourceRange]
+    missed: list[SourceRange]
+
+    @classmethod
+    def from_json(cls, doc: str | None) -> ResultCoverage | None:
+        if doc is None:
+            return None
+        stated = CoverageIn.model_validate_json(doc)
+        return cls(
+            covered=[SourceRange(**r.model_dump()) for r in stated.covered],
+            missed=[SourceRange(**r.model_dump()) for r in stated.missed],
+        )
+
+
 @strawberry.type(description="One organising result: recap, feedback and graph cite its id.")
 class Result:
     id: strawberry.ID
@@ -297,6 +327,12 @@ class Result:
     feedback: str
     notify: bool
     warnings: list[str]
+    complete: bool = strawberry.field(
+        default=True,
+        description="False when its publisher missed input (seed 004 L4: 部分结果不标为完整); "
+        "coverage lists what was read and what was missed, with why.",
+    )
+    coverage: ResultCoverage | None = None
 
 
 @strawberry.type
@@ -346,7 +382,13 @@ class EntityView:
 
 
 def result_type(r: m.Result) -> Result:
-    return build(Result, r, id=strawberry.ID(r.id), by=actor(r.by))
+    return build(
+        Result,
+        r,
+        id=strawberry.ID(r.id),
+        by=actor(r.by),
+        coverage=ResultCoverage.from_json(r.coverage),
+    )
 
 
 def plain(cls: type[T], model: BaseModel) -> T:

@@ -1,6 +1,6 @@
 """Supervision review tools: start a review of one scope and follow a run.
 
-They call the use cases the GraphQL mutations call (`jobs.review.lifecycle`), under the
+They call the use cases the GraphQL mutations call (`jobs.review.runs`), under the
 same roles (`operator` to start, `reader` to look). The heartbeat app switch holds here as it
 does in GraphQL (seed 004 应用启停): with the app off, `start_review` refuses with DISABLED
 and claims nothing. Another scope's run reads as NOT_FOUND, exactly like a missing one.
@@ -21,7 +21,7 @@ from engine.review.stages import progress
 from engine.review.types import Scope
 from engine.scope import GLOBAL
 from jobs.deps import Deps
-from jobs.review import commands, reads
+from jobs.review import reads, runs
 
 StoryScope = Annotated[str, Field(description="a project id, or 'global'")]
 
@@ -77,7 +77,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             principal = caller.require("operator", scope)  # MCP: another scope is NOT_FOUND
             if from_time >= to_time:
                 raise InvalidInput("from_time must be before to_time")
-            run = await commands.start_review(
+            run = await runs.start_review(
                 _deps(caller), principal, _review_scope(scope), from_time, to_time
             )
             return run_view(run)

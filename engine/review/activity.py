@@ -36,6 +36,7 @@ class ActivityStatus(StrEnum):
     SKIPPED = "skipped"
     NO_CHANGE = "no_change"
     COMPLETED = "completed"
+    PARTIAL = "partial"  # completed, but some input could not be read (seed 004 L4)
     NO_RECORD = "no_record"
 
 
@@ -49,6 +50,7 @@ LABELS: dict[Lang, dict[ActivityStatus, str]] = {
         ActivityStatus.SKIPPED: "已跳过",
         ActivityStatus.NO_CHANGE: "无变化（未调用模型）",
         ActivityStatus.COMPLETED: "完成",
+        ActivityStatus.PARTIAL: "部分完成（有来源未能读取）",
         ActivityStatus.NO_RECORD: "无执行记录",
     },
     "en": {
@@ -60,6 +62,7 @@ LABELS: dict[Lang, dict[ActivityStatus, str]] = {
         ActivityStatus.SKIPPED: "Skipped",
         ActivityStatus.NO_CHANGE: "No change (model not called)",
         ActivityStatus.COMPLETED: "Completed",
+        ActivityStatus.PARTIAL: "Partial (some sources could not be read)",
         ActivityStatus.NO_RECORD: "No execution record",
     },
 }
@@ -88,6 +91,8 @@ def supervision_status(run: SupervisionRun | None) -> ActivityStatus:
         return ActivityStatus.NO_RECORD
     shown = run.display_status
     if shown is DisplayStatus.COMPLETED:
+        if not run.complete:  # never shown complete while something was missed
+            return ActivityStatus.PARTIAL
         if run.outcome is RunOutcome.NO_CHANGE:
             return ActivityStatus.NO_CHANGE
         return ActivityStatus.COMPLETED
@@ -107,6 +112,8 @@ def overall_status(
         return ActivityStatus.FAILED
     if supervision in (ActivityStatus.CANCELLED, ActivityStatus.PAUSED):
         return supervision
+    if supervision is ActivityStatus.PARTIAL:
+        return ActivityStatus.PARTIAL
     if stages and all(s is ActivityStatus.NO_CHANGE for s in stages):
         return ActivityStatus.NO_CHANGE
     if ActivityStatus.COMPLETED in stages:
@@ -129,6 +136,7 @@ class Activity(ReviewModel):
     report: ActivityStatus | None = None
     supervision: ActivityStatus | None = None  # None: unknown (old heartbeat without link)
     result_id: str | None = None  # results are addressed by id, never by position
+    missed: int = 0  # ranges the supervision run could not read (status partial then)
     unlinked: bool = False  # an old record shown on its own
 
     def label(self, lang: Lang = "zh") -> str:
@@ -148,6 +156,7 @@ def _supervision_row(run: SupervisionRun, *, unlinked: bool) -> Activity:
         scope_key=run.scope.key,
         supervision=status,
         result_id=run.result_id,
+        missed=len(run.missed),
         unlinked=unlinked,
     )
 
@@ -174,6 +183,7 @@ def heartbeat_row(hb: HeartbeatRun, supervisions: Sequence[SupervisionRun]) -> A
         report=report,
         supervision=supervision,
         result_id=sup.result_id if sup else None,
+        missed=len(sup.missed) if sup else 0,
         unlinked=not linked,
     )
 

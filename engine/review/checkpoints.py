@@ -30,7 +30,7 @@ from pydantic import Field, model_validator
 
 from engine.errors import Conflict, InvalidInput
 from engine.review.manifest import Ledger, committed_ranges, coverage_holes
-from engine.review.types import InputBudget, ReviewModel, Scope, Segment
+from engine.review.types import InputBudget, MissedRange, MissReason, ReviewModel, Scope, Segment
 
 
 class Track(StrEnum):
@@ -75,17 +75,26 @@ class Span(ReviewModel):
 
 
 class SourceState(ReviewModel):
-    """A source as it is now: id, current version, owning project (None: Global), spans."""
+    """A source as it is now: id, current version, owning project (None: Global), spans.
+    `unavailable`: why its current version's text cannot be read (no spans then), recorded
+    `recorded_at`."""
 
     source_id: str
     version: str
     project_id: str | None = None
     spans: tuple[Span, ...]
+    unavailable: MissReason | None = None
+    recorded_at: datetime | None = None
+
+    def missed(self) -> MissedRange:
+        assert self.unavailable is not None
+        return MissedRange(source_id=self.source_id, version=self.version, reason=self.unavailable)
 
 
 class Selection(ReviewModel):
     included: tuple[Segment, ...] = ()
     deferred: tuple[Segment, ...] = ()
+    missed: tuple[MissedRange, ...] = ()  # input the run should read and cannot
 
     @property
     def no_change(self) -> bool:
@@ -135,8 +144,16 @@ def pending_segments(
         )
     since = now - window
     candidates: list[Segment] = []
+    missed: list[MissedRange] = []
     for source in _in_scope(sources, scope):
         pos = checkpoint.positions.get(source.source_id)
+        if source.unavailable is not None:
+            # a version this track never read, recorded within the window, cannot be read
+            unread = pos is None or pos.version != source.version
+            at = source.recorded_at
+            if unread and (at is None or since <= at <= now):
+                missed.append(source.missed())
+            continue
         for span in sorted(source.spans, key=lambda s: s.start):
             if span.at > now:
                 continue
@@ -155,7 +172,7 @@ def pending_segments(
                     source_id=source.source_id, version=source.version, start=start, end=span.end
                 )
             )
-    return _take(candidates, budget)
+    return _take(candidates, budget).model_copy(update={"missed": tuple(missed)})
 
 
 def interval_segments(
@@ -169,13 +186,19 @@ def interval_segments(
     """Manual re-review of [start, end): bounded like any run, blind to automatic progress."""
     if end <= start:
         raise InvalidInput("the review interval must end after it starts")
+    in_scope = _in_scope(sources, scope)
     candidates = [
         Segment(source_id=s.source_id, version=s.version, start=span.start, end=span.end)
-        for s in _in_scope(sources, scope)
+        for s in in_scope
         for span in sorted(s.spans, key=lambda sp: sp.start)
         if start <= span.at < end
     ]
-    return _take(candidates, budget)
+    missed = [
+        s.missed()
+        for s in in_scope
+        if s.unavailable is not None and (s.recorded_at is None or start <= s.recorded_at < end)
+    ]
+    return _take(candidates, budget).model_copy(update={"missed": tuple(missed)})
 
 
 def advance_to(checkpoint: Checkpoint, segments: Iterable[Segment], *, now: datetime) -> Checkpoint:
@@ -209,3 +232,17 @@ def advance(checkpoint: Checkpoint, ledger: Ledger, *, now: datetime) -> Checkpo
         for start, end in ranges
     ]
     return advance_to(checkpoint, committed, now=now)
+
+
+def segment_times(
+    states: Sequence[SourceState], segments: Sequence[Segment]
+) -> dict[tuple[str, str, int], datetime]:
+    """When the text at each segment's start was written (the span containing it)."""
+    spans = {(s.source_id, s.version): s.spans for s in states}
+    times: dict[tuple[str, str, int], datetime] = {}
+    for seg in segments:
+        for span in spans.get(seg.source_key, ()):
+            if span.start <= seg.start < span.end:
+                times[(seg.source_id, seg.version, seg.start)] = span.at
+                break
+    return times

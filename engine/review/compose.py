@@ -39,7 +39,7 @@ from typing import Any
 from engine.errors import InvalidInput
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput, NavigationOutput
-from engine.review.types import Scope, Segment
+from engine.review.types import MissedRange, Scope, Segment
 from engine.scope import GLOBAL
 
 MAX_TITLE = 300
@@ -135,9 +135,13 @@ def compose_result(
     root: NavigationOutput,
     segment_times: Mapping[tuple[str, str, int], datetime],
     now: datetime,
+    covered: Sequence[Segment] = (),
+    missed: Sequence[MissedRange] = (),
 ) -> dict[str, Any]:
     """The `PublishResultInput` data of a run. `segment_times` maps (source, version, start)
-    of a committed segment to the time its text was written (the event's default time)."""
+    of a committed segment to the time its text was written (the event's default time).
+    `covered` / `missed`: the ranges the run read and those it could not, with why; with any
+    missed the result is published as not complete (seed 004 L4)."""
     events: list[dict[str, Any]] = []
     entities: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
@@ -243,6 +247,12 @@ def compose_result(
         "changes": _unique(changes),
         "summaries": summaries,
         "feedback": root.summary[:20_000],
+        "coverage": {
+            "covered": [
+                s.model_dump(include={"source_id", "version", "start", "end"}) for s in covered
+            ],
+            "missed": [{**m.model_dump(), "reason": m.reason.value} for m in missed],
+        },
     }
 
 

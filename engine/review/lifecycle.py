@@ -26,7 +26,7 @@ Anything else raises `Conflict`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -42,11 +42,12 @@ from engine.review.manifest import (
     add_page,
     commit_batch,
     commit_node,
+    committed_ranges,
     plan_leaves,
     resume,
 )
 from engine.review.outputs import InvalidModelOutput
-from engine.review.types import ReviewModel, Scope, StageName, Trigger
+from engine.review.types import MissedRange, ReviewModel, Scope, Segment, StageName, Trigger
 
 
 class RunStatus(StrEnum):
@@ -122,6 +123,25 @@ class SupervisionRun(ReviewModel):
     per_batch: int
     stages: st.StageBook = st.StageBook()
     ledger: Ledger = Ledger(manifest=SourceManifest())
+    # input it should have read and could not (seed 004 L4 部分来源不可用): a run with any is
+    # never presented as complete, nor is its result
+    missed: tuple[MissedRange, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """Everything the run should have read was read."""
+        return not self.missed
+
+    def covered(self) -> list[Segment]:
+        """The ranges committed batches read (merged per source version), less those whose
+        text was gone when read."""
+        covered: list[Segment] = []
+        for (sid, version), ranges in sorted(committed_ranges(self.ledger).items()):
+            gone = [(m.start, m.end) for m in self.missed if m.source_key == (sid, version)]
+            for start, end in ranges:
+                for a, b in _less(start, end, gone):
+                    covered.append(Segment(source_id=sid, version=version, start=a, end=b))
+        return covered
 
     @property
     def display_status(self) -> DisplayStatus:
@@ -186,10 +206,52 @@ def _require_running(run: SupervisionRun, action: str) -> None:
         raise _conflict(run, action)
 
 
-def add_manifest_page(run: SupervisionRun, page: ManifestPage, *, now: datetime) -> SupervisionRun:
+def _less(start: int, end: int, holes: Iterable[tuple[int, int | None]]) -> list[tuple[int, int]]:
+    """[start, end) less the holes (end None: to the end of the version)."""
+    parts = [(start, end)]
+    for h_start, h_end in holes:
+        stop = end if h_end is None else h_end
+        parts = [
+            piece
+            for a, b in parts
+            for piece in ((a, min(b, h_start)), (max(a, stop), b))
+            if piece[0] < piece[1]
+        ]
+    return parts
+
+
+def _with_missed(run: SupervisionRun, missed: Iterable[MissedRange]) -> tuple[MissedRange, ...]:
+    """The run's missed ranges with `missed` added: touching ranges of one source version
+    missed for the same reason merge into one."""
+    ranges = sorted({*run.missed, *missed}, key=lambda m: (m.source_key, m.reason, m.start))
+    merged: list[MissedRange] = []
+    for m in ranges:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and (last.source_key, last.reason) == (m.source_key, m.reason)
+            and last.end is not None
+            and m.start <= last.end
+        ):
+            end = None if m.end is None else max(last.end, m.end)
+            merged[-1] = last.model_copy(update={"end": end})
+        else:
+            merged.append(m)
+    return tuple(merged)
+
+
+def add_manifest_page(
+    run: SupervisionRun, page: ManifestPage, *, now: datetime, missed: Iterable[MissedRange] = ()
+) -> SupervisionRun:
+    """One collected page; `missed`: input of the run's selection that cannot be read."""
     _require_running(run, "collect for")
     manifest = add_page(run.ledger.manifest, page)
-    return _update(run, now, ledger=run.ledger.model_copy(update={"manifest": manifest}))
+    return _update(
+        run,
+        now,
+        ledger=run.ledger.model_copy(update={"manifest": manifest}),
+        missed=_with_missed(run, missed),
+    )
 
 
 def finish_collect(run: SupervisionRun, *, now: datetime) -> Decision[SupervisionRun]:
@@ -217,15 +279,26 @@ def finish_collect(run: SupervisionRun, *, now: datetime) -> Decision[Supervisio
 
 
 def commit_leaf(
-    run: SupervisionRun, index: int, output_id: str, *, now: datetime
+    run: SupervisionRun,
+    index: int,
+    output_id: str,
+    *,
+    now: datetime,
+    missed: Iterable[MissedRange] = (),
 ) -> SupervisionRun:
     """One leaf batch's output and offsets, committed on their own. A batch already in flight
-    when the run was paused may still land; after cancel nothing more is committed."""
+    when the run was paused may still land; after cancel nothing more is committed.
+    `missed`: segments of the batch whose text was gone when read."""
     if not (
         run.status is RunStatus.RUNNING or (run.status is RunStatus.PAUSED and not run.stopped)
     ):
         raise _conflict(run, "commit a batch of")
-    return _update(run, now, ledger=commit_batch(run.ledger, index, output_id, now=now))
+    return _update(
+        run,
+        now,
+        ledger=commit_batch(run.ledger, index, output_id, now=now),
+        missed=_with_missed(run, missed),
+    )
 
 
 def finish_leaves(run: SupervisionRun, *, now: datetime) -> SupervisionRun:

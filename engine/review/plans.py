@@ -50,6 +50,10 @@ class Schedule(ReviewModel):
         return self.anchor + ((now - self.anchor) // self.every) * self.every
 
 
+DEFAULT_RETENTION = timedelta(days=30)  # a plan's report history, unless it says otherwise
+MIN_RETENTION = timedelta(hours=1)
+
+
 class PlanDraft(ReviewModel):
     """What the plan modal holds. `config_id` is None for a new plan."""
 
@@ -60,6 +64,9 @@ class PlanDraft(ReviewModel):
     # The review window: how far back the first automatic run reads (seed 004 自动增量).
     window: timedelta
     budget: InputBudget
+    # How long the plan's finished heartbeat runs and their reports are kept (seed 004:
+    # 心跳报告沿用计划的历史保留和删除规则); a cron deletes older ones.
+    retention: timedelta = DEFAULT_RETENTION
 
 
 class HeartbeatPlan(ReviewModel):
@@ -72,6 +79,11 @@ class HeartbeatPlan(ReviewModel):
     budget: InputBudget
     created_at: datetime
     updated_at: datetime
+    retention: timedelta = DEFAULT_RETENTION  # plans saved before it keep the default
+
+    def expires_before(self, now: datetime) -> datetime:
+        """Finished heartbeat runs of this plan claimed before this instant are removed."""
+        return now - self.retention
 
     def to_draft(self) -> PlanDraft:
         """Open this plan in the modal for editing (writes nothing)."""
@@ -82,6 +94,7 @@ class HeartbeatPlan(ReviewModel):
             schedule=self.schedule,
             window=self.window,
             budget=self.budget,
+            retention=self.retention,
         )
 
 
@@ -95,6 +108,8 @@ def _check_draft(draft: PlanDraft) -> None:
         raise InvalidInput("a plan needs a name", field="name")
     if draft.window <= timedelta(0):
         raise InvalidInput("the review window must be positive", field="window")
+    if draft.retention < MIN_RETENTION:
+        raise InvalidInput("reports are kept at least one hour", field="retention")
 
 
 def save_plan(
@@ -122,6 +137,7 @@ def save_plan(
             enabled=True,
             window=draft.window,
             budget=draft.budget,
+            retention=draft.retention,
             created_at=now,
             updated_at=now,
         )
@@ -135,6 +151,7 @@ def save_plan(
             "schedule": draft.schedule,
             "window": draft.window,
             "budget": draft.budget,
+            "retention": draft.retention,
             "updated_at": now,
         }
     )

@@ -17,9 +17,16 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
+from engine.review.checkpoints import (
+    Checkpoint,
+    Selection,
+    SourceState,
+    interval_segments,
+    pending_segments,
+)
 from engine.review.lifecycle import (
     ErrorKind,
     ReviewMode,
@@ -32,7 +39,7 @@ from engine.review.lifecycle import (
 )
 from engine.review.manifest import navigation_root, next_pending
 from engine.review.stages import StageState
-from engine.review.types import ReviewModel, Scope, StageName, Trigger
+from engine.review.types import InputBudget, ReviewModel, Scope, StageName, Trigger
 
 
 class StepKind(StrEnum):
@@ -137,4 +144,27 @@ def _continuable(run: SupervisionRun, current_versions: Mapping[str, str]) -> bo
         run.status is RunStatus.FAILED
         and run.stopped
         and not sources_changed(run, current_versions)
+    )
+
+
+def select_input(
+    run: SupervisionRun,
+    states: Sequence[SourceState],
+    *,
+    checkpoint: Checkpoint | None,
+    window: timedelta,
+    per_run: int | None,
+    now: datetime,
+) -> Selection:
+    """What a run reads: its interval (blind to automatic progress), or what its supervision
+    checkpoint has not covered within `window` (`checkpoint` is asked for then)."""
+    budget = InputBudget(per_batch=run.per_batch, per_run=per_run)
+    if run.mode is ReviewMode.INTERVAL:
+        assert run.interval_start is not None and run.interval_end is not None
+        return interval_segments(
+            states, scope=run.scope, start=run.interval_start, end=run.interval_end, budget=budget
+        )
+    assert checkpoint is not None
+    return pending_segments(
+        checkpoint, states, scope=run.scope, window=window, budget=budget, now=now
     )

@@ -17,6 +17,7 @@ import re
 from datetime import UTC, datetime
 
 from engine.review.checkpoints import SourceState, Span
+from engine.review.types import MissReason
 
 _MESSAGE = re.compile(r"^\[(\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\]", re.MULTILINE)
 
@@ -51,11 +52,20 @@ def source_state(
     *,
     project_id: str | None,
     recorded_at: datetime,
+    withdrawn: bool = False,
 ) -> SourceState:
-    """A story-graph source as the checkpoint rules see it; an unrecoverable text has no units."""
+    """A story-graph source as the checkpoint rules see it. A version without text (withdrawn
+    by the app, or never supplied) has no units and says why it cannot be read."""
+    unavailable = None
+    if withdrawn:
+        unavailable = MissReason.WITHDRAWN
+    elif text is None:
+        unavailable = MissReason.UNRECOVERABLE
     return SourceState(
         source_id=source_id,
         version=version,
         project_id=project_id,
         spans=split_spans(text or "", recorded_at),
+        unavailable=unavailable,
+        recorded_at=recorded_at,
     )

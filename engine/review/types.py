@@ -146,3 +146,26 @@ class Segment(ReviewModel):
     @property
     def source_key(self) -> tuple[str, str]:
         return (self.source_id, self.version)
+
+
+class MissReason(StrEnum):
+    """Why a run could not read a range of its input (seed 004 L4: 部分来源不可用)."""
+
+    WITHDRAWN = "withdrawn"  # the app withdrew the version: its text left the store
+    UNRECOVERABLE = "unrecoverable"  # the version is known, its text was never supplied
+    GONE = "gone"  # the text was there when the run collected it and gone when it read it
+
+
+class MissedRange(ReviewModel):
+    """A range of one source version a run should have read and could not, with why.
+    `end` None: the whole version (its length is unknown without its text)."""
+
+    source_id: str
+    version: str
+    start: int = Field(default=0, ge=0)
+    end: int | None = None
+    reason: MissReason
+
+    @property
+    def source_key(self) -> tuple[str, str]:
+        return (self.source_id, self.version)

@@ -142,6 +142,25 @@ class SummaryIn(_In):
         return self
 
 
+class RangeIn(_In):
+    """A range of one source version; `end` None: the whole version. `reason`: why it was
+    missed (a missed range only)."""
+
+    source_id: Name
+    version: Name
+    start: int = Field(default=0, ge=0)
+    end: int | None = Field(default=None, ge=0)
+    reason: Name | None = None
+
+
+class CoverageIn(_In):
+    """What a result's publisher read and what it could not (seed 004 L4: 部分来源不可用…显示
+    已覆盖与遗漏范围；部分结果不标为完整). A result with any missed range is not complete."""
+
+    covered: list[RangeIn] = Field(default_factory=list)
+    missed: list[RangeIn] = Field(default_factory=list)
+
+
 class PublishResultInput(_In):
     """One whole organising result (seed 004 L3): written in one transaction or not at all."""
 
@@ -157,6 +176,7 @@ class PublishResultInput(_In):
     open_items: list[Text] = Field(default_factory=list)
     feedback: Text = ""
     notify: bool = False
+    coverage: CoverageIn | None = None  # None: the publisher states no coverage
 
     _scope = field_validator("scope")(check_scope)
 

@@ -291,6 +291,10 @@ class Result(BaseModel):
     feedback: str = ""
     notify: bool = False
     warnings: list[str] = Field(default_factory=list)
+    # False when its publisher missed input (seed 004 L4: 部分结果不标为完整); `coverage`:
+    # the publisher's `CoverageIn` as JSON, None when it stated none
+    complete: bool = True
+    coverage: str | None = None
 
 
 class Source(BaseModel):

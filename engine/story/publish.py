@@ -136,6 +136,8 @@ def decide_publish(
             open_items=list(inp.open_items),
             feedback=inp.feedback,
             notify=inp.notify,
+            complete=inp.coverage is None or not inp.coverage.missed,
+            coverage=inp.coverage.model_dump_json() if inp.coverage is not None else None,
         )
     )
     story_ids: dict[str, str] = {}

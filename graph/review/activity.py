@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.review.heartbeat import HeartbeatRun
 from engine.review.lifecycle import SupervisionRun
-from graph.review.base import Repository
+from graph.base import Store
 from graph.review.runs import SupervisionRuns
 from graph.temporal import from_epoch_us, to_neo4j
 
@@ -53,11 +53,15 @@ class ActivityBatch:
     read: int  # rows the page query returned (fewer than asked: the list ended)
 
 
-class ActivityReads(Repository):
+class ActivityReads(Store):
+    def __init__(self, driver: AsyncDriver, database: str, *, deployment: str) -> None:
+        super().__init__(driver, database)
+        self.deployment = deployment  # the arq queue name: a deployment's global records
+
     async def page(
         self, filters: ActivityFilters, *, after: ActivityKey | None, limit: int
     ) -> ActivityBatch:
-        runs = SupervisionRuns(self.driver, self.database, self.deployment)
+        runs = SupervisionRuns(self.driver, self.database, deployment=self.deployment)
 
         async def work(tx: AsyncManagedTransaction) -> ActivityBatch:
             params = {

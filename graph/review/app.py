@@ -12,18 +12,22 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import NotFound
 from engine.review.compose import story_scope
 from engine.review.plans import HeartbeatPlan
 from engine.review.settings import AppSettings
-from graph.review.base import Repository
+from graph.base import Store
 from graph.review.codec import dumps
 from graph.temporal import to_neo4j
 
 
-class AppSettingsStore(Repository):
+class AppSettingsStore(Store):
+    def __init__(self, driver: AsyncDriver, database: str, *, deployment: str) -> None:
+        super().__init__(driver, database)
+        self.deployment = deployment  # the arq queue name: a deployment's global records
+
     async def get(self) -> AppSettings:
         async def work(tx: AsyncManagedTransaction) -> AppSettings:
             rows = await self.rows(tx, "review/settings_get", key=self.deployment)
@@ -67,7 +71,11 @@ def plan_row(plan: HeartbeatPlan, deployment: str) -> dict[str, object]:
     }
 
 
-class PlanStore(Repository):
+class PlanStore(Store):
+    def __init__(self, driver: AsyncDriver, database: str, *, deployment: str) -> None:
+        super().__init__(driver, database)
+        self.deployment = deployment  # the arq queue name: a deployment's global records
+
     async def saved(self, *, scopes: Sequence[str] | None = None) -> list[HeartbeatPlan]:
         """Every plan, or those of `scopes` (story scopes) when given."""
 

@@ -13,11 +13,11 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import Conflict
 from engine.review.checkpoints import Checkpoint, CheckpointKey
-from graph.review.base import Repository
+from graph.base import Store
 from graph.review.codec import dumps
 
 
-class Checkpoints(Repository):
+class Checkpoints(Store):
     async def get_in(self, tx: AsyncManagedTransaction, key: CheckpointKey) -> Checkpoint:
         rows = await self.rows(
             tx, "review/checkpoint_get", track=key.track.value, scope_key=key.scope_key

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import NotFound
 from engine.review.compose import story_scope
 from engine.review.heartbeat import HeartbeatRun
-from graph.review.base import Repository
+from graph.base import Store
 from graph.review.codec import dumps
 from graph.temporal import from_neo4j, to_neo4j
 
@@ -38,7 +38,11 @@ def heartbeat_row(run: HeartbeatRun, deployment: str, claim_key: str) -> dict[st
     }
 
 
-class HeartbeatRuns(Repository):
+class HeartbeatRuns(Store):
+    def __init__(self, driver: AsyncDriver, database: str, *, deployment: str) -> None:
+        super().__init__(driver, database)
+        self.deployment = deployment  # the arq queue name: a deployment's global records
+
     async def claim(self, run: HeartbeatRun, claim_key: str) -> bool:
         """Store `run` under `claim_key` unless someone already did; True when this call did."""
 
@@ -88,5 +92,32 @@ class HeartbeatRuns(Repository):
             if not rows:
                 raise NotFound("no such heartbeat run", id=run_id)
             return HeartbeatRun.model_validate(json.loads(rows[0]["doc"]))
+
+        return await self.write(work)
+
+    async def with_report(self, run_id: str) -> tuple[HeartbeatRun, str | None] | None:
+        """A run and the report text it stored (None until the report is done)."""
+        rows = await self.read_one("review/heartbeat_get", id=run_id, deployment=self.deployment)
+        if not rows:
+            return None
+        return HeartbeatRun.model_validate(json.loads(rows[0]["doc"])), rows[0]["report"]
+
+    async def expire(
+        self, *, config_id: str | None, kept: list[str], before: datetime, limit: int
+    ) -> int:
+        """Remove up to `limit` finished runs (and their reports) of plan `config_id` (None:
+        of no saved plan) claimed before `before`; how many went."""
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            rows = await self.rows(
+                tx,
+                "review/heartbeat_expire",
+                deployment=self.deployment,
+                config_id=config_id,
+                kept=kept,
+                before=to_neo4j(before),
+                limit=limit,
+            )
+            return int(rows[0]["deleted"]) if rows else 0
 
         return await self.write(work)

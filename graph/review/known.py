@@ -12,11 +12,11 @@ from neo4j import AsyncManagedTransaction
 from engine.clock import FOREVER
 from engine.review.known import MAX_KNOWN, KnownEntity, lookup_keys, relevant
 from engine.review.known_events import MAX_KNOWN_EVENTS, KnownEvent, relevant_events
-from graph.review.base import Repository
+from graph.base import Store
 from graph.temporal import from_neo4j
 
 
-class KnownEntities(Repository):
+class KnownEntities(Store):
     async def lookup(
         self, story_scope: str, texts: Sequence[str], *, limit: int = MAX_KNOWN
     ) -> list[KnownEntity]:
@@ -49,7 +49,7 @@ class KnownEntities(Repository):
         return relevant(await self.read(work), texts, limit=limit)
 
 
-class KnownEvents(Repository):
+class KnownEvents(Store):
     async def lookup(
         self,
         story_scope: str,

@@ -15,11 +15,11 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.review import lock
 from engine.review.types import Trigger
-from graph.review.base import Repository
+from graph.base import Store
 from graph.temporal import from_neo4j, to_neo4j
 
 _EMPTY = {"owner": None, "run_id": None, "acquired_at": None, "expires_at": None, "worker_id": None}
@@ -48,7 +48,11 @@ def _row(lease: lock.Lease, worker_id: str) -> dict[str, Any]:
     }
 
 
-class ReviewLease(Repository):
+class ReviewLease(Store):
+    def __init__(self, driver: AsyncDriver, database: str, *, deployment: str) -> None:
+        super().__init__(driver, database)
+        self.deployment = deployment  # the arq queue name: a deployment's global records
+
     @property
     def key(self) -> str:
         return f"{lock.LOCK_KEY}:{self.deployment}"

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import NotFound
 from engine.review.lifecycle import SupervisionRun
-from graph.review.base import Repository
+from graph.base import Store
 from graph.review.codec import (
     RunOptions,
     StoredRun,
@@ -45,7 +45,11 @@ class RunChange:
 Decide = Callable[[StoredRun], RunChange]
 
 
-class SupervisionRuns(Repository):
+class SupervisionRuns(Store):
+    def __init__(self, driver: AsyncDriver, database: str, *, deployment: str) -> None:
+        super().__init__(driver, database)
+        self.deployment = deployment  # the arq queue name: a deployment's global records
+
     async def write_run(
         self,
         tx: AsyncManagedTransaction,

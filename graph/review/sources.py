@@ -12,24 +12,23 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
-from engine.clock import utcnow
 from engine.review.checkpoints import SourceState
 from engine.review.compose import project_of, story_scope
 from engine.review.spans import source_state
 from engine.review.types import Scope
-from graph.review.base import Repository
+from graph.base import Store
 from graph.temporal import from_neo4j
 
 
-def _when(value: object) -> datetime:
+def _when(value: object, now: datetime) -> datetime:
     """A source's recorded time (a driver DateTime, decoded by `graph.temporal`); a source
-    without one counts as recorded now."""
+    without one counts as recorded `now` (the use case's)."""
     decoded = from_neo4j(value)
-    return decoded if isinstance(decoded, datetime) else utcnow()
+    return decoded if isinstance(decoded, datetime) else now
 
 
-class ReviewSources(Repository):
-    async def states(self, scope: Scope) -> list[SourceState]:
+class ReviewSources(Store):
+    async def states(self, scope: Scope, *, now: datetime) -> list[SourceState]:
         async def work(tx: AsyncManagedTransaction) -> list[SourceState]:
             rows = await self.rows(tx, "review/sources_of_scopes", scopes=[story_scope(scope)])
             return [
@@ -38,7 +37,8 @@ class ReviewSources(Repository):
                     r["version"],
                     r["text"],
                     project_id=project_of(r["scope"]),
-                    recorded_at=_when(r["recorded_at"]),
+                    recorded_at=_when(r["recorded_at"], now),
+                    withdrawn=bool(r["withdrawn"]),
                 )
                 for r in rows
             ]

@@ -1,13 +1,11 @@
 """The review (supervision) use cases (seed 004 监督者): the shape every domain follows
-(jobs/README.md).
+(jobs/README.md). Each takes `(deps, principal, ...)`; the worker's own jobs pass `WORKER`.
 
-- `commands`: what a person asks (start, continue, pause, cancel a review; save, delete, run
-  a plan now; the heartbeat app switch), each `(deps, principal, ...)` checking role and scope
-  first (`access`).
+- `runs`: start, continue, pause, cancel a review; the heartbeat's automatic check.
+- `plans`: save, delete, run a plan now; the heartbeat app switch.
 - `reads`: app settings, plans, runs (keyset-paged), one run, activity, a run's progress.
-- `lifecycle`: the checked-already steps both people and the heartbeat use (lease, store,
-  queue); `execution`: a run's staged execution; `heartbeat`: plans' tick, report and the
-  automatic supervision after it; `recovery`: a starting worker's clean-up.
-- `services`: the review repositories and timings, built from `Deps`; `model`, `pool`: the
-  model requests of each stage and the FIFO pool they wait in.
+- `execution`: a run's staged execution (the `supervise` job); `heartbeat`: plans' tick
+  and report; `recovery`: a starting worker's clean-up and the reconciler's review case.
+- `common`: the review repositories, timings and caller checks built from `Deps`;
+  `model`, `pool`: the model requests of each stage and the FIFO pool they wait in.
 """

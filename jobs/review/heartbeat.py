@@ -30,84 +30,103 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound, StorygraphError
 from engine.llm.errors import ModelError, ModelRateLimited
+from engine.principal import Principal
 from engine.review import heartbeat as hb
 from engine.review import lock
 from engine.review.checkpoints import CheckpointKey, Track, pending_segments
 from engine.review.compose import story_scope
 from engine.review.effects import ReleaseSlot, StartSupervision
 from engine.review.lifecycle import SupervisionRun
-from engine.review.plans import due_plans
+from engine.review.plans import DEFAULT_RETENTION, due_plans
 from engine.review.settings import Work, admit
 from engine.review.types import Scope
 from graph.review.codec import RunOptions
+from jobs.deps import Deps
 from jobs.liveness import live_workers
-from jobs.review.execution import Execution, claim_execution, exc_retry_after
-from jobs.review.lifecycle import automatic_supervision, enqueue_execution, wait_seconds
-from jobs.review.model import report_answer
+from jobs.review.common import (
+    DEFAULT_WINDOW,
+    HEARTBEAT_REPORT,
+    SUPERVISE_AUTOMATIC,
+    app_of,
+    checkpoints_of,
+    enqueue_execution,
+    heartbeats_of,
+    plans_of,
+    review_pool,
+    sources_of,
+    stage_timeout,
+)
+from jobs.review.execution import Execution
+from jobs.review.model import Gateway, report_answer, retry_after_seconds
 from jobs.review.pool import StageTimedOut
 from jobs.review.recovery import recover_run
-from jobs.review.services import DEFAULT_WINDOW, ReviewServices
+from jobs.review.runs import Opened, automatic_supervision, claim_execution, wait_seconds
 
 log = logging.getLogger("storygraph.heartbeat")
 
-HEARTBEAT_REPORT = "heartbeat_report"
-SUPERVISE_AUTOMATIC = "supervise_automatic"
 
-
-async def claim_due(svc: ReviewServices) -> list[hb.HeartbeatRun]:
-    """Claim every due plan slot once; the runs this worker claimed."""
-    settings = await svc.app.get()
-    now = svc.now()
-    due = due_plans(await svc.plans.saved(), await svc.heartbeats.last_slots(), settings, now)
+async def claim_due(deps: Deps, principal: Principal) -> list[hb.HeartbeatRun]:
+    """Claim every due plan slot once, of every scope (`admin`: the worker's cron); the runs
+    this worker claimed."""
+    principal.require("admin")
+    settings = await app_of(deps).get()
+    now = deps.clock()
+    heartbeats = heartbeats_of(deps)
+    due = due_plans(await plans_of(deps).saved(), await heartbeats.last_slots(), settings, now)
     claimed: list[hb.HeartbeatRun] = []
     for item in due:
         run = hb.claim_scheduled(
             item,
             settings,
-            run_id=svc.ids("hb", 20),
-            worker_id=svc.worker_id,
+            run_id=deps.ids("hb", 20),
+            worker_id=deps.worker_id,
             now=now,
-            timeout=svc.stage_timeout,
+            timeout=stage_timeout(deps),
         )
         if run is None:
             continue
-        if await svc.heartbeats.claim(run, item.claim_key):
+        if await heartbeats.claim(run, item.claim_key):
             claimed.append(run)
-            if svc.pool is not None:
-                await svc.pool.enqueue_job(
+            if deps.pool is not None:
+                await deps.pool.enqueue_job(
                     HEARTBEAT_REPORT,
                     run_id=run.run_id,
                     _job_id=item.claim_key,
-                    _queue_name=svc.settings.queue_name,
+                    _queue_name=deps.settings.queue_name,
                 )
     return claimed
 
 
-async def report(svc: ReviewServices, run_id: str) -> str:
+async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gateway) -> str:
+    """One heartbeat report (the worker's job, as `WORKER`; a person's `runPlanNow` was
+    checked when it was enqueued)."""
+    principal.require("admin")
+    heartbeats = heartbeats_of(deps)
     try:
-        run = await svc.heartbeats.get(run_id)
+        run = await heartbeats.get(run_id)
     except NotFound:
         return "gone"  # its records were removed before the job ran
     if run.finished:
         return run.state.value
-    plan = await svc.plans.get(run.config_id) if run.config_id else None
-    now = svc.now()
+    plan = await plans_of(deps).get(run.config_id) if run.config_id else None
+    now = deps.clock()
     if plan is None or run.scope is None or (run.slot is not None and not plan.enabled):
-        await svc.heartbeats.mutate(
+        await heartbeats.mutate(
             run_id, lambda r: hb.skip_report(r, "plan gone or disabled", now=now).state
         )
         return hb.HeartbeatState.SKIPPED.value
     # seed 004: 报告在排队前冻结超时，获槽后领取 … 报告提交或无变化后先释放槽位，再执行监督
-    slots = svc.review_pool
+    slots = review_pool(deps)
     holder = f"report:{run_id}"
-    timeout = run.timeout or svc.stage_timeout
+    timeout = run.timeout or stage_timeout(deps)
+    sources = sources_of(deps)
     async with slots.hold(holder) as held:
-        settings = await svc.app.get()
+        settings = await app_of(deps).get()
         key = CheckpointKey.of(Track.REPORT, run.scope)
-        checkpoint = await svc.checkpoints.get(key)
+        checkpoint = await checkpoints_of(deps).get(key)
         pending = pending_segments(
             checkpoint,
-            await svc.sources.states(run.scope),
+            await sources.states(run.scope, now=now),
             scope=run.scope,
             window=plan.window,
             budget=plan.budget,
@@ -115,52 +134,51 @@ async def report(svc: ReviewServices, run_id: str) -> str:
         )
         decision = hb.start_report(run, pending, settings, now=now)
         if decision.state.finished:  # no_change: no model call
-            done = await svc.heartbeats.mutate(
+            done = await heartbeats.mutate(
                 run_id, lambda r: hb.start_report(r, pending, settings, now=now).state
             )
             effects = decision.effects
         else:
             try:
-                assert svc.gateway is not None
-                texts = await svc.sources.texts(run.scope, [s.source_key for s in pending.included])
-                text = await held.within(
-                    timeout, report_answer(svc.gateway, pending.included, texts)
-                )
+                texts = await sources.texts(run.scope, [s.source_key for s in pending.included])
+                text = await held.within(timeout, report_answer(gateway, pending.included, texts))
             except ModelRateLimited as exc:
-                raise Retry(defer=timedelta(seconds=exc_retry_after(exc))) from None
+                raise Retry(defer=timedelta(seconds=retry_after_seconds(exc))) from None
             except (ModelError, StageTimedOut) as exc:
                 message = exc.message if isinstance(exc, ModelError) else str(exc)
-                await svc.heartbeats.mutate(
-                    run_id, lambda r: hb.fail_report(r, message, now=svc.now()).state
+                failed_at = deps.clock()
+                await heartbeats.mutate(
+                    run_id, lambda r: hb.fail_report(r, message, now=failed_at).state
                 )
                 return hb.HeartbeatState.FAILED.value
-            done, effects = await _commit_report(svc, run_id, key, pending, text, run.scope)
+            done, effects = await _commit_report(deps, run_id, key, pending, text, run.scope)
         for effect in effects:
             if isinstance(effect, ReleaseSlot):
                 await slots.release(holder)  # before the downstream supervision is queued
-            elif isinstance(effect, StartSupervision) and svc.pool is not None:
-                await svc.pool.enqueue_job(
+            elif isinstance(effect, StartSupervision) and deps.pool is not None:
+                await deps.pool.enqueue_job(
                     SUPERVISE_AUTOMATIC,
                     heartbeat_run_id=run_id,
                     scope=effect.scope.model_dump(mode="json"),
                     window_s=plan.window.total_seconds(),
                     per_run=plan.budget.per_run,
                     _job_id=f"{SUPERVISE_AUTOMATIC}:{run_id}",
-                    _queue_name=svc.settings.queue_name,
+                    _queue_name=deps.settings.queue_name,
                 )
     return done.state.value
 
 
 async def _commit_report(
-    svc: ReviewServices, run_id: str, key: CheckpointKey, pending: Any, text: str, scope: Scope
+    deps: Deps, run_id: str, key: CheckpointKey, pending: Any, text: str, scope: Scope
 ) -> tuple[hb.HeartbeatRun, tuple[Any, ...]]:
     """Run and report checkpoint in one transaction (the checkpoint compare-and-set)."""
-    settings = await svc.app.get()
-    now = svc.now()
+    settings = await app_of(deps).get()
+    now = deps.clock()
+    heartbeats, checkpoints = heartbeats_of(deps), checkpoints_of(deps)
 
     async def work(tx: AsyncManagedTransaction) -> tuple[hb.HeartbeatRun, tuple[Any, ...]]:
-        run = await svc.heartbeats.locked(tx, run_id)
-        checkpoint = await svc.checkpoints.get_in(tx, key)
+        run = await heartbeats.locked(tx, run_id)
+        checkpoint = await checkpoints.get_in(tx, key)
         decision = hb.complete_report(
             run,
             report_id=f"report:{run_id}",
@@ -169,8 +187,8 @@ async def _commit_report(
             settings=settings,
             now=now,
         )
-        await svc.heartbeats.put_in(tx, decision.state.run, report=text)
-        await svc.checkpoints.put_in(
+        await heartbeats.put_in(tx, decision.state.run, report=text)
+        await checkpoints.put_in(
             tx,
             decision.state.checkpoint,
             expected=checkpoint.revision,
@@ -178,40 +196,43 @@ async def _commit_report(
         )
         return decision.state.run, decision.effects
 
-    return await svc.heartbeats.write(work)
+    return await heartbeats.write(work)
 
 
-async def _linked_run(svc: ReviewServices, heartbeat_run_id: str) -> SupervisionRun | None:
+async def _linked_run(deps: Deps, heartbeat_run_id: str) -> SupervisionRun | None:
     """The run this heartbeat's check already started, when the check is delivered again (arq
     runs a dead worker's job once more): failed as `worker_lost` first if the worker that
     executed it is gone, so it can be continued. None for a first delivery."""
-    beat = await svc.heartbeats.get(heartbeat_run_id)
+    beat = await heartbeats_of(deps).get(heartbeat_run_id)
     if beat.supervision_run_id is None:
         return None
-    assert svc.pool is not None
-    live = await live_workers(svc.pool, svc.settings.queue_name)
-    run, _ = await recover_run(svc, beat.supervision_run_id, live)
+    assert deps.pool is not None
+    live = await live_workers(deps.pool, deps.settings.queue_name)
+    run, _ = await recover_run(deps, beat.supervision_run_id, live)
     return run
 
 
 async def automatic(
-    svc: ReviewServices,
+    deps: Deps,
+    principal: Principal,
     *,
     heartbeat_run_id: str,
     scope: dict[str, Any],
     window_s: float | None = None,
     per_run: int | None = None,
+    gateway: Gateway,
 ) -> str:
     """The downstream supervision check of a heartbeat (automatic: waits for the lease)."""
-    if not admit(await svc.app.get(), Work.FOLLOW_UP_SUPERVISION):
+    if not admit(await app_of(deps).get(), Work.FOLLOW_UP_SUPERVISION):
         return "disabled"
     options = RunOptions(
         window=timedelta(seconds=window_s) if window_s else DEFAULT_WINDOW, per_run=per_run
     )
     try:
-        linked = await _linked_run(svc, heartbeat_run_id)
+        linked = await _linked_run(deps, heartbeat_run_id)
         got = await automatic_supervision(
-            svc,
+            deps,
+            principal,
             Scope.model_validate(scope),
             heartbeat_run_id=heartbeat_run_id,
             options=options,
@@ -221,29 +242,57 @@ async def automatic(
         log.warning("automatic supervision refused", extra={"fields": {"error": exc.message}})
         return "refused"
     if isinstance(got, lock.Wait):
-        raise Retry(defer=timedelta(seconds=wait_seconds(got, svc.now())))
+        raise Retry(defer=timedelta(seconds=wait_seconds(got, deps.clock())))
     if isinstance(got, SupervisionRun):
         log.info(
             "automatic supervision delivered again: its run stays as it stands",
             extra={"fields": {"run_id": got.run_id, "status": got.status.value}},
         )
         return got.status.value
-    stored, owner, token = got
-    await svc.heartbeats.mutate(
-        heartbeat_run_id, lambda r: hb.link_supervision(r, stored.run.run_id)
-    )
-    await claim_execution(svc, stored.run.run_id)
+    assert isinstance(got, Opened)
+    run_id, owner, token = got.run.run_id, got.owner, got.token
+    await heartbeats_of(deps).mutate(heartbeat_run_id, lambda r: hb.link_supervision(r, run_id))
+    await claim_execution(deps, run_id)
     try:
-        return await Execution(svc, stored.run.run_id, owner, token).run()
+        return await Execution(deps, run_id, owner, token, gateway=gateway).run()
     except Retry as deferred:
         # A 429 queued this run again. Hand it to the `supervise` job (same run, owner and
         # token), deferred by Retry-After, so the retry resumes this run instead of coming
         # back here and choosing (and waiting for) a new automatic run.
         await enqueue_execution(
-            svc,
-            stored.run.run_id,
+            deps,
+            run_id,
             owner,
             token,
             defer=timedelta(milliseconds=deferred.defer_score or 0),
         )
         return "deferred"
+
+
+EXPIRE_BATCH = 500  # heartbeat runs removed per statement
+
+
+async def expire_history(deps: Deps, principal: Principal) -> int:
+    """The retention cron (seed 004: 心跳报告沿用计划的历史保留和删除规则): every plan's finished
+    heartbeat runs and their reports older than the plan's retention are removed, those of
+    deleted plans after the default retention. Checkpoints, supervision runs and results
+    stay (删除报告或计划不重置来源进度). Every scope: `admin` (the worker's cron). Returns how
+    many runs were removed."""
+    principal.require("admin")
+    now = deps.clock()
+    heartbeats = heartbeats_of(deps)
+    plans = await plans_of(deps).saved()
+    kept = [p.config_id for p in plans]
+    rules = [(p.config_id, p.expires_before(now)) for p in plans]
+    removed = 0
+    for config_id, before in [*rules, (None, now - DEFAULT_RETENTION)]:
+        while True:
+            gone = await heartbeats.expire(
+                config_id=config_id, kept=kept, before=before, limit=EXPIRE_BATCH
+            )
+            removed += gone
+            if gone < EXPIRE_BATCH:
+                break
+    if removed:
+        log.info("heartbeat history expired", extra={"fields": {"removed": removed}})
+    return removed

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from engine.llm.errors import ModelRateLimited
 from engine.llm.messages import ChatMessage, ChatRequest
 from engine.llm.offline.extractor import speakers
 from engine.llm.tasks import ReviewDocument
@@ -227,3 +228,9 @@ async def report_answer(
         payload = [segment_payload(s, texts.get(s.source_key, "")) for s in segments]
         return await _chat(gateway, REPORT_SYSTEM, payload)
     return f"{len(segments)} new segments in {len({s.source_id for s in segments})} sources"
+
+
+def retry_after_seconds(exc: ModelRateLimited) -> float:
+    """How long a 429 defers the job: the answer's Retry-After, else 5 s."""
+    retry_after = getattr(exc, "retry_after", None)
+    return float(retry_after) if retry_after else 5.0

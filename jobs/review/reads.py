@@ -13,18 +13,27 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import datetime
 
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, NotFound
 from engine.page import Page
 from engine.principal import Principal
 from engine.review import activity as act
 from engine.review import lifecycle as lc
+from engine.review.heartbeat import HeartbeatRun
 from engine.review.plans import HeartbeatPlan
 from engine.review.settings import AppSettings
 from engine.review.types import Scope
 from graph.review.activity import ActivityFilters, ActivityKey, ActivityReads
 from jobs.deps import Deps
-from jobs.review.access import require_scope
-from jobs.review.commands import services, visible_run
+from jobs.review.common import (
+    activity_of,
+    app_of,
+    heartbeats_of,
+    plans_of,
+    require_scope,
+    require_seen,
+    runs_of,
+    visible_run,
+)
 
 RunKey = tuple[datetime, str]  # (created_at, run id): the keyset of the runs list
 
@@ -32,13 +41,13 @@ RunKey = tuple[datetime, str]  # (created_at, run id): the keyset of the runs li
 async def app_settings(deps: Deps, principal: Principal) -> AppSettings:
     """App settings; a missing heartbeatEnabled reads as false."""
     principal.require("reader")
-    return await services(deps).app.get()
+    return await app_of(deps).get()
 
 
 async def list_plans(deps: Deps, principal: Principal) -> list[HeartbeatPlan]:
     """Saved heartbeat plans of the caller's scopes."""
     principal.require("reader")
-    return await services(deps).plans.saved(scopes=principal.visible_scopes())
+    return await plans_of(deps).saved(scopes=principal.visible_scopes())
 
 
 async def page_runs(
@@ -54,14 +63,28 @@ async def page_runs(
     principal.require("reader")
     key = require_scope(principal, "reader", scope).key if scope is not None else None
     scopes = principal.visible_scopes()
-    runs = services(deps).runs
+    runs = runs_of(deps)
     stored = await runs.recent(scope_key=key, scopes=scopes, after=after, limit=first + 1)
     total = await runs.count(scope_key=key, scopes=scopes) if with_total else None
     return Page.of([s.run for s in stored], first, total)
 
 
+async def heartbeat_run(
+    deps: Deps, principal: Principal, run_id: str
+) -> tuple[HeartbeatRun, str | None]:
+    """A heartbeat run with its report text (None until the report is done); NOT_FOUND for
+    another scope's run, a missing one, or one removed by its plan's retention."""
+    principal.require("reader")
+    missing = NotFound("no such heartbeat run", id=run_id)
+    found = await heartbeats_of(deps).with_report(run_id)
+    if found is None:
+        raise missing
+    require_seen(principal, "reader", found[0].scope, missing)
+    return found
+
+
 async def get_run(deps: Deps, principal: Principal, run_id: str) -> lc.SupervisionRun:
-    return (await visible_run(services(deps), principal, "reader", run_id)).run
+    return (await visible_run(deps, principal, "reader", run_id)).run
 
 
 ACTIVITY_BATCH_MAX = 500  # rows read per statement while a status filter skips rows
@@ -103,7 +126,7 @@ async def activity(
         since=since,
         until=until,
     )
-    store = services(deps).activity
+    store = activity_of(deps)
     rows: list[act.Activity] = []
     cursor, size = after, first + 1
     while len(rows) <= first:
@@ -140,10 +163,10 @@ async def follow_run(
 ) -> AsyncIterator[lc.SupervisionRun]:
     """A run as stored, read every `poll` seconds until it has stopped (the caller is checked
     before the first read)."""
-    svc = services(deps)
-    await visible_run(svc, principal, "reader", run_id)
+    await visible_run(deps, principal, "reader", run_id)
+    runs = runs_of(deps)
     while True:
-        run = (await svc.runs.get(run_id)).run
+        run = (await runs.get(run_id)).run
         yield run
         if run.stopped:
             return

@@ -13,29 +13,33 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from engine.principal import Principal
 from engine.review.lifecycle import SupervisionRun
 from engine.review.runner import recover_on_worker_start
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
-from jobs.review.lifecycle import enqueue_execution
-from jobs.review.services import QUEUED, ReviewServices
+from jobs.deps import Deps
+from jobs.review.common import QUEUED, enqueue_execution, lease_of, runs_of
 
 
-async def recover(svc: ReviewServices, live: set[str]) -> list[str]:
-    """Mark unfinished runs of dead workers; free a dead holder's lease. Returns run ids."""
+async def recover(deps: Deps, principal: Principal, live: set[str]) -> list[str]:
+    """Mark unfinished runs of dead workers; free a dead holder's lease. Returns run ids.
+    Every scope's runs: `admin` (the worker acts as `WORKER`)."""
+    principal.require("admin")
+    now = deps.clock()
     keep = live | {QUEUED}
     recovered: list[str] = []
-    for stored in await svc.runs.unfinished():
-        if recover_on_worker_start([stored.run], keep, now=svc.now()):
-            _, changed = await recover_run(svc, stored.run.run_id, live)
+    for stored in await runs_of(deps).unfinished():
+        if recover_on_worker_start([stored.run], keep, now=now):
+            _, changed = await recover_run(deps, stored.run.run_id, live)
             if changed:
                 recovered.append(stored.run.run_id)
-    await svc.lease.release_dead(keep)
+    await lease_of(deps).release_dead(keep)
     return recovered
 
 
 async def recover_run(
-    svc: ReviewServices, run_id: str, live: set[str], *, queued_too: bool = False
+    deps: Deps, run_id: str, live: set[str], *, queued_too: bool = False
 ) -> tuple[SupervisionRun, bool]:
     """One run, as at a worker's start: while its execution has not stopped and its worker is
     not live, it is failed (worker_lost, continuable) or, when it was pausing or cancelling,
@@ -44,14 +48,15 @@ async def recover_run(
     again inside the run's transaction: a worker may have picked the run up since it was
     read. Returns the run as it now stands and whether this call changed it."""
     keep = live if queued_too else live | {QUEUED}
+    now = deps.clock()
 
     def decide(s: StoredRun) -> RunChange:
-        changed = recover_on_worker_start([s.run], keep, now=svc.now())
+        changed = recover_on_worker_start([s.run], keep, now=now)
         return RunChange(changed[0] if changed else s.run, value=bool(changed))
 
-    change = await svc.runs.mutate(run_id, decide)
+    change = await runs_of(deps).mutate(run_id, decide)
     if change.value:
-        await svc.lease.release_run(run_id)
+        await lease_of(deps).release_run(run_id)
     return change.run, bool(change.value)
 
 
@@ -62,7 +67,8 @@ class ReviewsReconciled:
 
 
 async def reconcile_runs(
-    svc: ReviewServices,
+    deps: Deps,
+    principal: Principal,
     live: set[str],
     *,
     grace: timedelta,
@@ -75,22 +81,23 @@ async def reconcile_runs(
     would ever run it. Runs of workers that died since the last worker start are recovered as
     at a worker's start. Safe on every worker at once: the job id is stable (arq refuses a
     second copy) and each change is decided again inside its own transaction."""
-    now = svc.now()
-    lease = await svc.lease.current()
+    principal.require("admin")
+    now = deps.clock()
+    lease = await lease_of(deps).current()
     result = ReviewsReconciled()
-    for stored in await svc.runs.unfinished():
+    for stored in await runs_of(deps).unfinished():
         run = stored.run
         if run.worker_id != QUEUED or run.stopped or now - run.updated_at < grace:
             continue
         if lease is not None and lease.run_id == run.run_id and not lease.expired(now):
             if await job_known(lease.owner):
                 continue
-            if await enqueue_execution(svc, run.run_id, lease.owner, lease.token):
+            if await enqueue_execution(deps, run.run_id, lease.owner, lease.token):
                 result.requeued.append(run.run_id)
             continue
 
-        _, failed = await recover_run(svc, run.run_id, live, queued_too=True)
+        _, failed = await recover_run(deps, run.run_id, live, queued_too=True)
         if failed:
             result.failed.append(run.run_id)
-    result.failed.extend(await recover(svc, live))
+    result.failed.extend(await recover(deps, principal, live))
     return result

@@ -71,7 +71,7 @@ async def publish_run_result(
 ) -> PublishOutcome:
     """The publish stage of a supervision run: its result, recorded as the run, with the
     run's own records written by `within` in the same transaction. The scope was checked
-    when the run was started (`jobs.review.lifecycle`), so no principal is asked here;
+    when the run was started (`jobs.review.runs`), so no principal is asked here;
     graphChanged subscribers hear of it like of any other published result."""
     by = Actor.run(run_id)
     outcome = await story_repo(deps).publish_result(inp, by=by, now=deps.clock(), within=within)

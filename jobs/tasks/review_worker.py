@@ -17,10 +17,11 @@ from typing import Any
 import httpx
 from arq.connections import ArqRedis
 
+from engine.principal import WORKER
+from jobs.deps import Deps
 from jobs.liveness import ALIVE_TTL_MS, alive_key, keep_alive, live_workers
 from jobs.llm.gateway import build_gateway
 from jobs.review.recovery import recover
-from jobs.review.services import ReviewServices
 
 log = logging.getLogger("storygraph.review.worker")
 
@@ -34,8 +35,8 @@ async def review_startup(ctx: dict[str, Any]) -> None:
     key = alive_key(settings.queue_name, ctx["worker_id"])
     await redis.set(key, "1", px=ALIVE_TTL_MS)
     ctx["review_alive"] = asyncio.create_task(keep_alive(redis, key), name="review-alive")
-    svc = ReviewServices.from_ctx(ctx)
-    recovered = await recover(svc, await live_workers(redis, settings.queue_name))
+    live = await live_workers(redis, settings.queue_name)
+    recovered = await recover(Deps.from_ctx(ctx), WORKER, live)
     if recovered:
         log.warning("recovered unfinished reviews", extra={"fields": {"runs": recovered}})
 

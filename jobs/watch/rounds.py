@@ -61,7 +61,7 @@ async def heartbeat_tick(deps: Deps, principal: Principal) -> int:
     how many were new."""
     principal.require("admin")
     settings = deps.settings
-    app = await AppSettingsStore(deps.driver, deps.database, settings.queue_name).get()
+    app = await AppSettingsStore(deps.driver, deps.database, deployment=settings.queue_name).get()
     if not admit(app, Work.SCHEDULED_CLAIM) or deps.pool is None:
         return 0
     round_id = slot_id(deps.clock())

@@ -33,7 +33,7 @@ from typing import Any
 import pytest_asyncio
 import redis
 import websockets
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.review import heartbeat as hb
 from engine.review import lifecycle as lc
@@ -302,6 +302,14 @@ TABLE: dict[str, list[Case]] = {
             "query($id: String!) { supervisionRun(id: $id) { id status error { rawOutput } } }",
             H,
             lambda s: {"id": s.run},
+            hidden="id",
+        ),
+    ],  # fmt: skip
+    "heartbeatRun": [
+        case(
+            "query($id: String!) { heartbeatRun(id: $id) { id state report } }",
+            H,
+            lambda s: {"id": s.heartbeat},
             hidden="id",
         ),
     ],  # fmt: skip
@@ -786,14 +794,17 @@ async def seed_runs(driver: AsyncDriver, services: Settings, queue: str, s: Seed
     """A heartbeat and a failed supervision run of B, its raw model output carrying B's text."""
     scope = Scope.projects(s.b)
     s.run, s.heartbeat = f"sup-{uuid.uuid4().hex[:10]}", f"hb-{uuid.uuid4().hex[:10]}"
-    heartbeats = HeartbeatRuns(driver, services.neo4j_database, queue)
-    await heartbeats.claim(
-        hb.HeartbeatRun(run_id=s.heartbeat, config_id=s.plan, scope=scope,
-                        trigger=Trigger.AUTOMATIC, state=hb.HeartbeatState.COMPLETED,
-                        claimed_at=T0, ended_at=T0 + timedelta(seconds=5),
-                        supervision_run_id=s.run),
-        f"k:{s.heartbeat}",
-    )  # fmt: skip
+    heartbeats = HeartbeatRuns(driver, services.neo4j_database, deployment=queue)
+    beat = hb.HeartbeatRun(run_id=s.heartbeat, config_id=s.plan, scope=scope,
+                           trigger=Trigger.AUTOMATIC, state=hb.HeartbeatState.COMPLETED,
+                           claimed_at=T0, ended_at=T0 + timedelta(seconds=5),
+                           supervision_run_id=s.run)  # fmt: skip
+    await heartbeats.claim(beat, f"k:{s.heartbeat}")
+
+    async def report(tx: AsyncManagedTransaction) -> None:  # its report names B's secret
+        await heartbeats.put_in(tx, beat, report=f"报告：张三说 {s.marker}")
+
+    await heartbeats.write(report)
     run = lc.create_run(
         run_id=s.run, scope=scope, trigger=Trigger.AUTOMATIC, mode=lc.ReviewMode.INCREMENTAL,
         worker_id="gone", per_batch=100, stage_timeout=timedelta(seconds=60), now=T0,
@@ -802,7 +813,9 @@ async def seed_runs(driver: AsyncDriver, services: Settings, queue: str, s: Seed
                         message="invalid", raw_output=f"张三说 {s.marker}")  # fmt: skip
     failed = run.model_copy(update={"status": lc.RunStatus.FAILED, "stopped": True,
                                     "ended_at": T0, "error": error})  # fmt: skip
-    await SupervisionRuns(driver, services.neo4j_database, queue).create(failed, RunOptions())
+    await SupervisionRuns(driver, services.neo4j_database, deployment=queue).create(
+        failed, RunOptions()
+    )
 
 
 def seed_a(api: Server, s: Seed) -> None:

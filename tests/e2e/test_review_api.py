@@ -110,8 +110,8 @@ async def test_activity_over_http_joins_by_run_id_filters_before_paging(
 ) -> None:
     api, _, queue = deployment
     mine = Scope.projects(scope)
-    heartbeats = HeartbeatRuns(neo4j_driver, services.neo4j_database, queue)
-    runs = SupervisionRuns(neo4j_driver, services.neo4j_database, queue)
+    heartbeats = HeartbeatRuns(neo4j_driver, services.neo4j_database, deployment=queue)
+    runs = SupervisionRuns(neo4j_driver, services.neo4j_database, deployment=queue)
     done = hb.HeartbeatState.COMPLETED
     minute = timedelta(minutes=1)
     # run ids are unique across deployments: clear what an interrupted earlier run left

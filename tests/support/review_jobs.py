@@ -10,10 +10,14 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
+from engine.principal import WORKER
+from engine.review.activity import Activity
+from engine.review.types import Scope
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
-from jobs.review.services import ReviewServices
+from jobs.deps import Deps
+from jobs.review import reads
 from jobs.story.common import story_repo
 from jobs.worker import create_worker
 from tests.support.scripted_model import text
@@ -58,9 +62,9 @@ def per_batch_for(body: str, batches: int) -> int:
 
 
 async def push_conversation(
-    svc: ReviewServices, scope: str, source_id: str, body: str, version: str = "v1"
+    deps: Deps, scope: str, source_id: str, body: str, version: str = "v1"
 ) -> None:
-    await story_repo(svc.deps).upsert_source(
+    await story_repo(deps).upsert_source(
         SourceInput(
             scope=scope, id=source_id, kind=SourceKind.CONVERSATION, version=version, text=body
         ),
@@ -96,3 +100,20 @@ def nav_reply(summary: str = "本阶段：v2.0 提测推进") -> Any:
 async def count(driver: AsyncDriver, settings: Settings, cypher: str, **params: Any) -> int:
     records, _, _ = await driver.execute_query(cypher, database_=settings.neo4j_database, **params)
     return int(records[0][0])
+
+
+async def scope_activity(deps: Deps, scope: str) -> list[Activity]:
+    """The first page of `activity(scope)`, newest first, as an all-scope caller reads it."""
+    page = await reads.activity(
+        deps,
+        WORKER,
+        statuses=None,
+        scope=Scope.projects(scope),
+        config_id=None,
+        since=None,
+        until=None,
+        first=50,
+        after=None,
+        with_total=False,
+    )
+    return page.rows

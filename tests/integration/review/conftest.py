@@ -19,9 +19,11 @@ from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
+from jobs.deps import Deps
 from jobs.llm.gateway import build_gateway
 from jobs.queue import open_pool
-from jobs.review.services import ReviewServices
+from jobs.review.common import app_of
+from jobs.review.model import Gateway
 from tests.support.processes import forget_queue_async
 from tests.support.review_jobs import BASE, clear_deployment
 from tests.support.scripted_model import ScriptedModelServer
@@ -46,25 +48,20 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
+@pytest.fixture
+def gateway(model_settings: Settings, http: httpx.AsyncClient) -> Gateway:
+    """The model gateway a worker opens at start-up, aimed at the scripted model server."""
+    return build_gateway(model_settings, http=http)
+
+
 @pytest_asyncio.fixture
-async def svc(
-    neo4j_driver: AsyncDriver,
-    model_settings: Settings,
-    pool: ArqRedis,
-    http: httpx.AsyncClient,
-    scope: str,
-) -> AsyncIterator[ReviewServices]:
-    """Review services as the API and a worker see them, app switch on, lease free."""
+async def deps(
+    neo4j_driver: AsyncDriver, model_settings: Settings, pool: ArqRedis, scope: str
+) -> AsyncIterator[Deps]:
+    """The deps a review use case gets from the API or a worker, app switch on, lease free."""
     await clear_deployment(neo4j_driver, model_settings)
-    services = ReviewServices(
-        settings=model_settings,
-        driver=neo4j_driver,
-        worker_id="test-api",
-        pool=pool,
-        gateway=build_gateway(model_settings, http=http),
-    )
-    await services.app.put(
-        (await services.app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE
-    )
-    yield services
+    deps = Deps(settings=model_settings, driver=neo4j_driver, pool=pool, worker_id="test-api")
+    app = app_of(deps)
+    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
+    yield deps
     await clear_deployment(neo4j_driver, model_settings)

@@ -13,8 +13,9 @@ from engine.review import heartbeat as hb
 from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import heartbeat_row
+from jobs.deps import Deps
 from jobs.review import reads
-from jobs.review.services import ReviewServices
+from jobs.review.common import runs_of
 from tests.support.review import T0, new_run
 
 MANY = 620
@@ -33,14 +34,12 @@ def _heartbeat(run_id: str, scope: str, minutes: int, state: hb.HeartbeatState) 
     )
 
 
-async def _all_pages(
-    svc: ReviewServices, who: Principal, first: int, **filters: object
-) -> list[str]:
+async def _all_pages(deps: Deps, who: Principal, first: int, **filters: object) -> list[str]:
     seen: list[str] = []
     after = None
     while True:
         page = await reads.activity(
-            svc.deps,
+            deps,
             who,
             statuses=filters.get("statuses"),  # type: ignore[arg-type]
             scope=None,
@@ -59,7 +58,7 @@ async def _all_pages(
 
 
 async def test_every_row_is_reachable_newest_first_and_a_status_filter_fills_its_pages(
-    svc: ReviewServices, neo4j_driver: AsyncDriver, scope: str
+    deps: Deps, neo4j_driver: AsyncDriver, scope: str
 ) -> None:
     other = f"{scope}-other"
     failed = hb.HeartbeatState.FAILED
@@ -70,23 +69,23 @@ async def test_every_row_is_reachable_newest_first_and_a_status_filter_fills_its
     ] + [_heartbeat(f"{scope}-x{i}", other, i, done) for i in range(30)]
     await neo4j_driver.execute_query(
         "UNWIND $rows AS row CREATE (h:HeartbeatRun) SET h = row",
-        rows=[heartbeat_row(b, svc.deployment, f"k:{b.run_id}") for b in beats],
-        database_=svc.settings.neo4j_database,
+        rows=[heartbeat_row(b, deps.settings.queue_name, f"k:{b.run_id}") for b in beats],
+        database_=deps.settings.neo4j_database,
     )
     # a manual run on its own, between heartbeats 300 and 301
     manual = new_run(f"{scope}-manual", scope=Scope.projects(scope), trigger=Trigger.MANUAL)
     manual = manual.model_copy(update={"created_at": T0 + timedelta(minutes=300, seconds=30)})
-    await svc.runs.create(manual, RunOptions())
+    await runs_of(deps).create(manual, RunOptions())
     try:
         who = Principal("p-reader", frozenset({scope}), frozenset({"reader"}))
         expected = [f"heartbeat:{scope}-h{i:04d}" for i in reversed(range(MANY))]
         expected.insert(MANY - 301, f"supervision:{scope}-manual")
-        assert await _all_pages(svc, who, 100) == expected  # the other scope never shows
+        assert await _all_pages(deps, who, 100) == expected  # the other scope never shows
 
         wanted = [f"heartbeat:{scope}-h{i:04d}" for i in reversed(range(MANY)) if i % 50 == 7]
-        assert await _all_pages(svc, who, 4, statuses=["failed"]) == wanted
+        assert await _all_pages(deps, who, 4, statuses=["failed"]) == wanted
         page = await reads.activity(
-            svc.deps,
+            deps,
             who,
             statuses=["failed"],
             scope=None,
@@ -102,5 +101,5 @@ async def test_every_row_is_reachable_newest_first_and_a_status_filter_fills_its
         await neo4j_driver.execute_query(
             "MATCH (h:HeartbeatRun) WHERE h.scope IN $scopes DETACH DELETE h",
             scopes=[scope, other],
-            database_=svc.settings.neo4j_database,
+            database_=deps.settings.neo4j_database,
         )

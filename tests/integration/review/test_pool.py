@@ -15,15 +15,19 @@ import pytest_asyncio
 from redis.asyncio import Redis
 
 from engine.llm.messages import ChatMessage, ChatRequest
+from engine.principal import WORKER
 from engine.review import lifecycle as lc
 from engine.review import pool as pl
+from engine.review.pool import DEFAULT_SLOTS
 from engine.review.types import Scope
 from engine.settings import Settings
+from jobs.deps import Deps
 from jobs.llm.gateway import HttpModelGateway
+from jobs.review.common import lease_of, review_pool, runs_of
 from jobs.review.execution import Execution
-from jobs.review.lifecycle import start_review
+from jobs.review.model import Gateway
 from jobs.review.pool import ReviewPool, StageTimedOut, pool_key
-from jobs.review.services import ReviewServices
+from jobs.review.runs import Opened, cancel_review, open_run
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -142,85 +146,83 @@ async def test_stage_timeout_counts_from_the_slot_grant(
 
 
 async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+    deps: Deps, gateway: Gateway, model_server: ScriptedModelServer, scope: str
 ) -> None:
-    await push_conversation(svc, scope, "chat-1", conversation(6))
+    await push_conversation(deps, scope, "chat-1", conversation(6))
     model_server.script(text("普通聊天"), leaf_reply("a"), nav_reply())
-    full = [await svc.review_pool.acquire(f"other:{i}") for i in range(svc.pool_slots)]
-    got = await start_review(
-        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
+    full = [await review_pool(deps).acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
+    got = await open_run(
+        deps, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
     )
-    assert isinstance(got, tuple)
-    worker = asyncio.create_task(run_worker(svc.settings))
+    assert isinstance(got, Opened)
+    worker = asyncio.create_task(run_worker(deps.settings))
     waiting = ()
     for _ in range(100):  # the worker starts and reaches the leaf (slow on a loaded machine)
         await asyncio.sleep(0.1)
-        if waiting := (await svc.review_pool.state()).waiting:
+        if waiting := (await review_pool(deps).state()).waiting:
             break
     await asyncio.sleep(0.5)
     assert model_server.calls == 0  # the leaf is in line behind the two holders
-    assert [t.holder for t in waiting] == [f"{got[0].run_id}:leaf:0"]
-    assert isinstance(svc.gateway, HttpModelGateway)
-    chat = await svc.gateway.chat(ChatRequest(messages=[ChatMessage.user("你好")]))
+    assert [t.holder for t in waiting] == [f"{got.run.run_id}:leaf:0"]
+    assert isinstance(gateway, HttpModelGateway)
+    chat = await gateway.chat(ChatRequest(messages=[ChatMessage.user("你好")]))
     assert chat.text == "普通聊天"  # ordinary chat never enters the pool
     for held in full:
-        await svc.review_pool.release(held.slot.holder)
+        await review_pool(deps).release(held.slot.holder)
     await worker
-    done = (await svc.runs.get(got[0].run_id)).run
+    done = (await runs_of(deps).get(got.run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
-    assert (await svc.review_pool.state()).held == ()
+    assert (await review_pool(deps).state()).held == ()
 
 
 async def test_a_run_keeps_the_timeout_it_was_created_with(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+    deps: Deps, gateway: Gateway, model_server: ScriptedModelServer, scope: str
 ) -> None:
     """The run is created with a 1 s stage timeout; the worker's own settings allow 180 s."""
-    await push_conversation(svc, scope, "chat-1", conversation(4))
-    short = replace(svc, settings=svc.settings.model_copy(update={"model_deadline_seconds": 1.0}))
-    short.__post_init__()
-    got = await start_review(
+    await push_conversation(deps, scope, "chat-1", conversation(4))
+    short = replace(deps, settings=deps.settings.model_copy(update={"model_deadline_seconds": 1.0}))
+    got = await open_run(
         short,
         Scope.projects(scope),
         interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
         enqueue=False,
     )
-    assert isinstance(got, tuple)
-    run, owner, token = got
+    assert isinstance(got, Opened)
+    run, owner, token = got.run, got.owner, got.token
     assert run.stage_timeout == timedelta(seconds=1)
     model_server.script(leaf_reply("slow"))
     model_server.replies[0].delay = 3.0
-    assert await Execution(svc, run.run_id, owner, token).run() == "failed"
-    failed = (await svc.runs.get(run.run_id)).run
+    assert await Execution(deps, run.run_id, owner, token, gateway=gateway).run() == "failed"
+    failed = (await runs_of(deps).get(run.run_id)).run
     assert failed.error is not None and failed.error.kind is lc.ErrorKind.TIMEOUT
     assert failed.error.stage.value == "leaves"
-    assert (await svc.review_pool.state()).held == ()
+    assert (await review_pool(deps).state()).held == ()
 
 
 async def test_a_run_cancelled_while_waiting_for_a_slot_leaves_the_line(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+    deps: Deps, model_server: ScriptedModelServer, scope: str
 ) -> None:
-    from jobs.review.lifecycle import cancel_review
 
-    await push_conversation(svc, scope, "chat-1", conversation(6))
-    full = [await svc.review_pool.acquire(f"other:{i}") for i in range(svc.pool_slots)]
-    got = await start_review(
-        svc, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
+    await push_conversation(deps, scope, "chat-1", conversation(6))
+    full = [await review_pool(deps).acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
+    got = await open_run(
+        deps, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
     )
-    assert isinstance(got, tuple)
-    worker = asyncio.create_task(run_worker(svc.settings))
+    assert isinstance(got, Opened)
+    worker = asyncio.create_task(run_worker(deps.settings))
     try:
         await asyncio.sleep(1.5)
-        assert [t.holder for t in (await svc.review_pool.state()).waiting] == [
-            f"{got[0].run_id}:leaf:0"
+        assert [t.holder for t in (await review_pool(deps).state()).waiting] == [
+            f"{got.run.run_id}:leaf:0"
         ]
-        await cancel_review(svc, got[0].run_id)
+        await cancel_review(deps, WORKER, got.run.run_id)
         await asyncio.wait_for(worker, timeout=30)  # the pool is still full: it left the line
     finally:
         for held in full:
-            await svc.review_pool.release(held.slot.holder)
-    stopped = (await svc.runs.get(got[0].run_id)).run
+            await review_pool(deps).release(held.slot.holder)
+    stopped = (await runs_of(deps).get(got.run.run_id)).run
     assert stopped.status is lc.RunStatus.CANCELLED and stopped.stopped
     assert model_server.calls == 0, "a cancelled run never asks the model"
-    state = await svc.review_pool.state()
+    state = await review_pool(deps).state()
     assert state.waiting == () and state.held == ()
-    assert await svc.lease.current() is None
+    assert await lease_of(deps).current() is None

@@ -12,39 +12,39 @@ from datetime import datetime, timedelta
 from arq.connections import ArqRedis
 from arq.jobs import Job, JobStatus
 
+from engine.principal import WORKER
 from engine.review import lifecycle as lc
 from engine.review.lifecycle import DisplayStatus
 from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
+from jobs.deps import Deps
 from jobs.reconcile import job_known
-from jobs.review.execution import execute
-from jobs.review.lifecycle import start_review
+from jobs.review.common import QUEUED, lease_of, runs_of
+from jobs.review.model import Gateway
 from jobs.review.recovery import reconcile_runs
-from jobs.review.services import QUEUED, ReviewServices
+from jobs.review.runs import Opened, execute, open_run
 from tests.support.processes import forget_queue_async
 from tests.support.review_jobs import conversation, push_conversation
 
 GRACE = timedelta(minutes=2)
 
 
-def at(svc: ReviewServices, moment: datetime) -> ReviewServices:
-    return dataclasses.replace(svc, clock=lambda: moment)
+def at(deps: Deps, moment: datetime) -> Deps:
+    return dataclasses.replace(deps, clock=lambda: moment)
 
 
-async def _queued_run_whose_job_was_lost(
-    svc: ReviewServices, pool: ArqRedis, scope: str
-) -> tuple[str, str]:
-    await push_conversation(svc, scope, "chat-1", conversation(6))
-    got = await start_review(
-        svc,
+async def _queued_run_whose_job_was_lost(deps: Deps, pool: ArqRedis, scope: str) -> tuple[str, str]:
+    await push_conversation(deps, scope, "chat-1", conversation(6))
+    got = await open_run(
+        deps,
         Scope.projects(scope),
         trigger=Trigger.AUTOMATIC,
         options=RunOptions(window=timedelta(days=7)),
     )
-    assert isinstance(got, tuple)
-    run, owner, _ = got
+    assert isinstance(got, Opened)
+    run, owner = got.run, got.owner
     assert run.worker_id == QUEUED
-    queue = svc.settings.queue_name
+    queue = deps.settings.queue_name
     assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.queued
     await forget_queue_async(pool, queue)  # Redis restarted without its queue
     assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.not_found
@@ -52,73 +52,73 @@ async def _queued_run_whose_job_was_lost(
 
 
 async def test_a_queued_run_whose_job_was_lost_is_queued_again_once(
-    svc: ReviewServices, pool: ArqRedis, scope: str
+    deps: Deps, pool: ArqRedis, scope: str
 ) -> None:
-    run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
-    queue = svc.settings.queue_name
+    run_id, owner = await _queued_run_whose_job_was_lost(deps, pool, scope)
+    queue = deps.settings.queue_name
 
     known = functools.partial(job_known, pool, queue)
 
-    created = (await svc.runs.get(run_id)).run.created_at
+    created = (await runs_of(deps).get(run_id)).run.created_at
     early = await reconcile_runs(
-        at(svc, created + timedelta(seconds=30)), set(), grace=GRACE, job_known=known
+        at(deps, created + timedelta(seconds=30)), WORKER, set(), grace=GRACE, job_known=known
     )
     assert early.requeued == [] and early.failed == [], "within the grace nothing is touched"
 
-    later = at(svc, created + GRACE + timedelta(seconds=1))
+    later = at(deps, created + GRACE + timedelta(seconds=1))
     first, second = await asyncio.gather(
-        reconcile_runs(later, set(), grace=GRACE, job_known=known),
-        reconcile_runs(later, set(), grace=GRACE, job_known=known),
+        reconcile_runs(later, WORKER, set(), grace=GRACE, job_known=known),
+        reconcile_runs(later, WORKER, set(), grace=GRACE, job_known=known),
     )
     assert first.requeued + second.requeued == [run_id]
     assert first.failed == second.failed == []
     assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.queued
-    again = await reconcile_runs(later, set(), grace=GRACE, job_known=known)
+    again = await reconcile_runs(later, WORKER, set(), grace=GRACE, job_known=known)
     assert again.requeued == [] and again.failed == []
-    run = (await svc.runs.get(run_id)).run
+    run = (await runs_of(deps).get(run_id)).run
     assert run.status is lc.RunStatus.RUNNING and not run.stopped
 
 
 async def test_a_queued_run_that_lost_its_job_and_its_lease_is_failed_visibly_and_continuable(
-    svc: ReviewServices, pool: ArqRedis, scope: str
+    deps: Deps, pool: ArqRedis, scope: str
 ) -> None:
-    run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
-    queue = svc.settings.queue_name
+    run_id, owner = await _queued_run_whose_job_was_lost(deps, pool, scope)
+    queue = deps.settings.queue_name
 
     known = functools.partial(job_known, pool, queue)
 
-    lease = await svc.lease.current()
+    lease = await lease_of(deps).current()
     assert lease is not None and lease.run_id == run_id
-    past_lease = at(svc, lease.expires_at + timedelta(seconds=1))
-    got = await reconcile_runs(past_lease, set(), grace=GRACE, job_known=known)
+    past_lease = at(deps, lease.expires_at + timedelta(seconds=1))
+    got = await reconcile_runs(past_lease, WORKER, set(), grace=GRACE, job_known=known)
     assert got.failed == [run_id] and got.requeued == []
-    run = (await svc.runs.get(run_id)).run
+    run = (await runs_of(deps).get(run_id)).run
     assert run.status is lc.RunStatus.FAILED and run.stopped
     assert run.error is not None and run.error.kind.value == "worker_lost"
     assert run.display_status is DisplayStatus.FAILED
     assert not run.blocks_new_review
-    assert await svc.lease.current() is None, "the lease is free for the next review"
+    assert await lease_of(deps).current() is None, "the lease is free for the next review"
     assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.not_found
-    again = await reconcile_runs(past_lease, set(), grace=GRACE, job_known=known)
+    again = await reconcile_runs(past_lease, WORKER, set(), grace=GRACE, job_known=known)
     assert again.failed == [] and again.requeued == []
 
 
 async def test_a_stale_execution_of_a_queued_run_leaves_it_for_the_reconciler(
-    svc: ReviewServices, pool: ArqRedis, scope: str
+    deps: Deps, gateway: Gateway, pool: ArqRedis, scope: str
 ) -> None:
     """An execution whose lease is no longer current (a job redelivered after a worker was
     killed, while the run was continued under a new lease) stops before it writes anything:
     it must not stamp its worker on the run, or the run, now held by a live worker that will
     never execute it, stays `running` for good and the reconciler never queues it again
     (found by tests/e2e/test_chaos.py, seed 840876279)."""
-    run_id, owner = await _queued_run_whose_job_was_lost(svc, pool, scope)
-    lease = await svc.lease.current()
+    run_id, owner = await _queued_run_whose_job_was_lost(deps, pool, scope)
+    lease = await lease_of(deps).current()
     assert lease is not None and lease.run_id == run_id
-    stale = await execute(svc, run_id, f"{owner}-before", lease.token - 1)
+    stale = await execute(deps, WORKER, run_id, f"{owner}-before", lease.token - 1, gateway=gateway)
     assert stale == "lease_lost"
-    run = (await svc.runs.get(run_id)).run
+    run = (await runs_of(deps).get(run_id)).run
     assert run.worker_id == QUEUED and run.status is lc.RunStatus.RUNNING
-    known = functools.partial(job_known, pool, svc.settings.queue_name)
-    later = at(svc, run.created_at + GRACE + timedelta(seconds=1))
-    got = await reconcile_runs(later, set(), grace=GRACE, job_known=known)
+    known = functools.partial(job_known, pool, deps.settings.queue_name)
+    later = at(deps, run.created_at + GRACE + timedelta(seconds=1))
+    got = await reconcile_runs(later, WORKER, set(), grace=GRACE, job_known=known)
     assert got.requeued == [run_id]

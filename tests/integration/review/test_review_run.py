@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import timedelta
 
 from neo4j import AsyncDriver
 
 from engine.errors import Busy
+from engine.principal import WORKER
 from engine.review import lifecycle as lc
 from engine.review.types import Scope, Trigger
+from jobs.deps import Deps
 from jobs.notify import channel
+from jobs.review.common import lease_of, runs_of
 from jobs.review.execution import Execution
-from jobs.review.lifecycle import start_review
-from jobs.review.services import ReviewServices
+from jobs.review.model import Gateway
+from jobs.review.runs import Opened, open_run, start_review
 from jobs.story.common import story_repo
 from tests.support.review_jobs import (
     BASE,
@@ -30,29 +32,29 @@ from tests.support.scripted_model import ScriptedModelServer
 
 
 async def test_27_message_conversation_is_reviewed_end_to_end(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+    deps: Deps, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
 ) -> None:
     body = conversation(27)
-    await push_conversation(svc, scope, "chat-1", body)
+    await push_conversation(deps, scope, "chat-1", body)
     model_server.script(leaf_reply("第一批"), nav_reply())
-    got = await start_review(
-        svc,
+    got = await open_run(
+        deps,
         Scope.projects(scope),
         trigger=Trigger.MANUAL,
         interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
         per_batch=len(body) + 10,
     )
-    assert isinstance(got, tuple)
-    run = got[0]
+    assert isinstance(got, Opened)
+    run = got.run
     assert run.status is lc.RunStatus.RUNNING  # stored running before collecting
-    assert (await svc.runs.get(run.run_id)).run.stages.records[0].state.value == "running"
-    assert svc.pool is not None
-    hints = svc.pool.pubsub()
+    assert (await runs_of(deps).get(run.run_id)).run.stages.records[0].state.value == "running"
+    assert deps.pool is not None
+    hints = deps.pool.pubsub()
     await hints.subscribe(channel(scope))
     assert (await hints.get_message(timeout=5))["type"] == "subscribe"  # listening from here
-    await run_worker(svc.settings)
+    await run_worker(deps.settings)
 
-    done = (await svc.runs.get(run.run_id)).run
+    done = (await runs_of(deps).get(run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert done.result_id is not None
     assert [r.state.value for r in done.stages.records] == ["saved"] * 4
@@ -60,7 +62,7 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
     assert model_server.calls == 2  # one leaf, one navigation
     leaf_prompt = model_server.requests[0].messages[-1]["content"]
     assert "第27条" in leaf_prompt and "第1条" in leaf_prompt
-    result = await story_repo(svc.deps).result(scope, done.result_id)
+    result = await story_repo(deps).result(scope, done.result_id)
     assert len(result.events) == 1 and result.summaries[0].text == "本阶段：v2.0 提测推进"
     # graphChanged subscribers (the graph view following now) hear of the published result
     heard = await hints.get_message(ignore_subscribe_messages=True, timeout=5)
@@ -73,12 +75,12 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
         "by": f"run:{run.run_id}",
         "at": None,
     }
-    assert await svc.lease.current() is None  # the lease is free after completion
+    assert await lease_of(deps).current() is None  # the lease is free after completion
     # manual interval reviews never move automatic progress
     assert (
         await count(
             neo4j_driver,
-            svc.settings,
+            deps.settings,
             "MATCH (c:ReviewCheckpoint {scope: $s}) RETURN count(c)",
             s=scope,
         )
@@ -87,21 +89,21 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
 
 
 async def test_larger_conversation_is_split_into_six_leaf_batches(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+    deps: Deps, model_server: ScriptedModelServer, scope: str
 ) -> None:
     body = conversation(60)
-    await push_conversation(svc, scope, "chat-big", body)
+    await push_conversation(deps, scope, "chat-big", body)
     per_batch = len(body) // 6 + 1
     model_server.script(*[leaf_reply(f"批{i}") for i in range(7)], nav_reply())
-    got = await start_review(
-        svc,
+    got = await open_run(
+        deps,
         Scope.projects(scope),
         interval=(BASE, BASE + timedelta(days=1)),
         per_batch=per_batch,
     )
-    assert isinstance(got, tuple)
-    await run_worker(svc.settings)
-    done = (await svc.runs.get(got[0].run_id)).run
+    assert isinstance(got, Opened)
+    await run_worker(deps.settings)
+    done = (await runs_of(deps).get(got.run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert len(done.ledger.batches) >= 6
     assert all(b.state.value == "committed" for b in done.ledger.batches)
@@ -109,51 +111,48 @@ async def test_larger_conversation_is_split_into_six_leaf_batches(
     covered = sorted((s.start, s.end) for b in done.ledger.batches for s in b.segments)
     assert covered[0][0] == 0 and covered[-1][1] == len(body)
     assert all(a[1] == b[0] for a, b in zip(covered, covered[1:], strict=False))
-    result = await story_repo(svc.deps).result(scope, done.result_id or "")
+    result = await story_repo(deps).result(scope, done.result_id or "")
     assert len(result.events) == len(done.ledger.batches)
 
 
 async def test_manual_start_while_busy_is_refused_at_once(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+    deps: Deps, model_server: ScriptedModelServer, scope: str
 ) -> None:
-    await push_conversation(svc, scope, "chat-1", conversation(3))
-    first = await start_review(
-        svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1))
-    )
-    assert isinstance(first, tuple)
+    await push_conversation(deps, scope, "chat-1", conversation(3))
+    first = await open_run(deps, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))
+    assert isinstance(first, Opened)
     try:
-        await start_review(svc, Scope.projects(scope), interval=(BASE, BASE + timedelta(days=1)))
+        await start_review(deps, WORKER, Scope.projects(scope), BASE, BASE + timedelta(days=1))
     except Busy as exc:
-        assert exc.details["holder_run_id"] == first[0].run_id
+        assert exc.details["holder_run_id"] == first.run.run_id
     else:
         raise AssertionError("a second manual review was not refused")
-    await svc.lease.release(owner=first[1], token=first[2])
+    await lease_of(deps).release(owner=first.owner, token=first.token)
 
 
 async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+    deps: Deps, gateway: Gateway, model_server: ScriptedModelServer, scope: str
 ) -> None:
     body = conversation(40)
-    await push_conversation(svc, scope, "chat-tree", body)
-    tree = replace(svc, nav_fanout=2)
-    tree.__post_init__()
+    await push_conversation(deps, scope, "chat-tree", body)
     model_server.script(
         *[leaf_reply(f"批{i}") for i in range(4)],
         nav_reply("前半"),
         nav_reply("后半"),
         nav_reply("全程：v2.0 提测推进"),
     )
-    got = await start_review(
-        tree,
+    got = await open_run(
+        deps,
         Scope.projects(scope),
         interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
         per_batch=per_batch_for(body, 4),
         enqueue=False,
     )
-    assert isinstance(got, tuple)
-    run, owner, token = got
-    assert await Execution(tree, run.run_id, owner, token).run() == "completed"
-    done = (await svc.runs.get(run.run_id)).run
+    assert isinstance(got, Opened)
+    run, owner, token = got.run, got.owner, got.token
+    tree = Execution(deps, run.run_id, owner, token, gateway=gateway, fanout=2)
+    assert await tree.run() == "completed"
+    done = (await runs_of(deps).get(run.run_id)).run
     assert len(done.ledger.batches) == 4
     nodes = {n.node_id: n for n in done.ledger.nodes}
     assert sorted(nodes) == ["n1.0", "n1.1", "root"]
@@ -162,6 +161,6 @@ async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
     assert model_server.calls == 7  # 4 leaves, 2 group nodes, 1 root
     root_prompt = model_server.requests[-1].messages[-1]["content"]
     assert "前半" in root_prompt and "后半" in root_prompt  # the root merges its children
-    result = await story_repo(svc.deps).result(scope, done.result_id or "")
+    result = await story_repo(deps).result(scope, done.result_id or "")
     assert result.summaries[0].text == "全程：v2.0 提测推进"
     assert len(result.events) == 4  # leaf facts are kept, not replaced by navigation

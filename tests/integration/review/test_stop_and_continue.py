@@ -10,12 +10,14 @@ import pytest
 from neo4j import AsyncDriver
 
 from engine.errors import Conflict
+from engine.principal import WORKER
 from engine.review import lifecycle as lc
 from engine.review.lifecycle import DisplayStatus
 from engine.review.types import Scope, Trigger
 from graph.review.codec import RunOptions
-from jobs.review.lifecycle import cancel_review, continue_review, pause_review, start_review
-from jobs.review.services import ReviewServices
+from jobs.deps import Deps
+from jobs.review.common import lease_of, runs_of
+from jobs.review.runs import Opened, cancel_review, continue_review, open_run, pause_review
 from jobs.story.common import story_repo
 from tests.support.review_jobs import (
     BASE,
@@ -44,84 +46,84 @@ def _slow(reply: ScriptedReply, seconds: float) -> ScriptedReply:
 
 
 async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+    deps: Deps, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
 ) -> None:
     body = conversation(30)
-    await push_conversation(svc, scope, "chat-1", body)
+    await push_conversation(deps, scope, "chat-1", body)
     model_server.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
-    got = await start_review(
-        svc,
+    got = await open_run(
+        deps,
         Scope.projects(scope),
         trigger=Trigger.AUTOMATIC,
         options=RunOptions(window=timedelta(days=7)),
         per_batch=len(body) // 3 + 1,
     )
-    assert isinstance(got, tuple)
-    run_id = got[0].run_id
-    worker = asyncio.create_task(run_worker(svc.settings))
+    assert isinstance(got, Opened)
+    run_id = got.run.run_id
+    worker = asyncio.create_task(run_worker(deps.settings))
     await _wait_calls(model_server, 1)  # batch 0 is with the model
-    cancelled = await cancel_review(svc, run_id)
+    cancelled = await cancel_review(deps, WORKER, run_id)
     assert cancelled.status is lc.RunStatus.CANCELLED
     assert cancelled.display_status is DisplayStatus.CANCELLING  # still executing
-    assert (await svc.runs.get(run_id)).run.blocks_new_review
+    assert (await runs_of(deps).get(run_id)).run.blocks_new_review
     await worker
 
-    run = (await svc.runs.get(run_id)).run
+    run = (await runs_of(deps).get(run_id)).run
     assert run.display_status is DisplayStatus.CANCELLED and run.stopped
     assert all(b.state.value == "pending" for b in run.ledger.batches)  # in-flight batch dropped
     assert run.result_id is None
     assert model_server.calls == 1  # no batch after the cancel
     assert (
         await count(
-            neo4j_driver, svc.settings, "MATCH (r:Result {scope: $s}) RETURN count(r)", s=scope
+            neo4j_driver, deps.settings, "MATCH (r:Result {scope: $s}) RETURN count(r)", s=scope
         )
         == 0
     )
     assert (
         await count(
             neo4j_driver,
-            svc.settings,
+            deps.settings,
             "MATCH (c:ReviewCheckpoint {scope: $s}) RETURN count(c)",
             s=scope,
         )
         == 0
     )
-    assert await svc.lease.current() is None
+    assert await lease_of(deps).current() is None
     with pytest.raises(Conflict):
-        await continue_review(svc, run_id)
+        await continue_review(deps, WORKER, run_id)
 
 
 async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
-    svc: ReviewServices, model_server: ScriptedModelServer, scope: str
+    deps: Deps, model_server: ScriptedModelServer, scope: str
 ) -> None:
     body = conversation(30)
-    await push_conversation(svc, scope, "chat-1", body)
+    await push_conversation(deps, scope, "chat-1", body)
     model_server.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
-    got = await start_review(
-        svc,
+    got = await open_run(
+        deps,
         Scope.projects(scope),
         interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
         per_batch=per_batch_for(body, 3),
     )
-    assert isinstance(got, tuple)
-    run_id = got[0].run_id
-    worker = asyncio.create_task(run_worker(svc.settings))
+    assert isinstance(got, Opened)
+    run_id = got.run.run_id
+    worker = asyncio.create_task(run_worker(deps.settings))
     await _wait_calls(model_server, 1)
-    paused = await pause_review(svc, run_id)
+    paused = await pause_review(deps, WORKER, run_id)
     assert paused.status is lc.RunStatus.PAUSED
     await worker
-    run = (await svc.runs.get(run_id)).run
+    run = (await runs_of(deps).get(run_id)).run
     assert run.status is lc.RunStatus.PAUSED and run.stopped
     committed = [b.index for b in run.ledger.batches if b.state.value == "committed"]
     assert committed == [0]  # the batch in flight landed; nothing after the pause
-    assert await svc.lease.current() is None
+    assert await lease_of(deps).current() is None
 
-    resumed = await continue_review(svc, run_id)
-    assert isinstance(resumed, tuple) and resumed[0].run_id == run_id
-    await run_worker(svc.settings)
-    done = (await svc.runs.get(run_id)).run
+    resumed = await continue_review(deps, WORKER, run_id)
+    assert resumed.run_id == run_id and resumed.status is lc.RunStatus.RUNNING
+    await run_worker(deps.settings)
+    done = (await runs_of(deps).get(run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert model_server.calls == 4  # 3 leaves + navigation: batch 0 was not asked again
     assert [b.attempts for b in done.ledger.batches] == [1, 1, 1]
-    result = await story_repo(svc.deps).result(scope, done.result_id or "")
+    result = await story_repo(deps).result(scope, done.result_id or "")
     assert len(result.events) == 3

@@ -4,6 +4,8 @@ with a warning, never another version's text, and the objects citing it stay."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from neo4j import AsyncDriver
 
@@ -129,8 +131,8 @@ async def test_reviews_read_no_text_of_a_withdrawn_version(
 ) -> None:
     await _cited(clock, repo, scope)
     await repo.withdraw_source(scope, "conv-1", "v1", reason="删除", by=ALICE, now=clock())
-    review = ReviewSources(neo4j_driver, settings.neo4j_database, settings.queue_name)
+    review = ReviewSources(neo4j_driver, settings.neo4j_database)
     texts = await review.texts(Scope(project_ids=(scope,)), [("conv-1", "v1")])
     assert SECRET not in texts.values() and all(not t for t in texts.values())
-    states = await review.states(Scope(project_ids=(scope,)))
+    states = await review.states(Scope(project_ids=(scope,)), now=datetime.now(UTC))
     assert [len(s.spans) for s in states] == [0]

@@ -32,7 +32,7 @@ async def pool(settings: Settings) -> AsyncIterator[ArqRedis]:
 
 
 async def switch(settings: Settings, driver: Any, on: bool) -> None:
-    store = AppSettingsStore(driver, settings.neo4j_database, settings.queue_name)
+    store = AppSettingsStore(driver, settings.neo4j_database, deployment=settings.queue_name)
     await store.put(set_heartbeat_enabled(AppSettings.from_stored(None), on), now=SLOT_TIME)
 
 

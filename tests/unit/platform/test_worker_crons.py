@@ -11,7 +11,13 @@ def test_a_worker_runs_the_crons_unless_told_not_to() -> None:
     assert {"reconcile"} <= names and len(names) >= 3, names
     quiet = worker_for(Settings.model_construct(worker_crons=False))
     assert quiet.cron_jobs == []
-    crons = {"reconcile", "concern_scheduler", "heartbeat_tick", "watch_heartbeat_tick"}
+    crons = {
+        "reconcile",
+        "concern_scheduler",
+        "heartbeat_tick",
+        "heartbeat_retention",
+        "watch_heartbeat_tick",
+    }
     assert set(quiet.functions) == set(default.functions) - crons  # every job kind still runs
 
 
