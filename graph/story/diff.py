@@ -54,6 +54,25 @@ def _model(kind: str, props: dict[str, Any] | None) -> Diffable | None:
 
 
 class StoryDiff(Store):
+    @staticmethod
+    def page_params(
+        scope: str,
+        since: datetime,
+        until: datetime,
+        after: tuple[int, str] | None,
+        limit: int,
+    ) -> dict[str, Any]:
+        """The parameters of `story/diff_page` (one row more than the page: has_next)."""
+        return {
+            "scope": scope,
+            "since": utc(since),  # compared as UTC instants (engine/story/clock.py)
+            "until": utc(until),
+            "after_at": from_epoch_us(after[0]) if after else EARLIEST,
+            "after_id": after[1] if after else "",
+            "limit": limit + 1,
+            "bookkeeping": _BOOKKEEPING,
+        }
+
     async def page(
         self,
         scope: str,
@@ -62,16 +81,8 @@ class StoryDiff(Store):
         after: tuple[int, str] | None,
         limit: int,
     ) -> DiffPage:
-        after_at = from_epoch_us(after[0]) if after else EARLIEST
         rows = await self.read_one(
-            "story/diff_page",
-            scope=scope,
-            since=utc(since),  # compared as UTC instants (engine/story/clock.py)
-            until=utc(until),
-            after_at=after_at,
-            after_id=after[1] if after else "",
-            limit=limit + 1,
-            bookkeeping=_BOOKKEEPING,
+            "story/diff_page", **self.page_params(scope, since, until, after, limit)
         )
         entries = []
         for row in rows[:limit]:
