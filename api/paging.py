@@ -26,6 +26,7 @@ from engine.errors import InvalidInput
 from engine.page import Page
 from engine.review.activity import Activity
 from engine.review.lifecycle import SupervisionRun
+from engine.story.diff import DiffEntry
 from engine.story.models import Entity, Event, Relation
 from graph.concern.outbox import OutboxRow
 from graph.watch.repository import WatchState
@@ -103,6 +104,10 @@ def _at_seq(key: tuple[Any, ...]) -> tuple[datetime, int, str]:
     return (from_epoch_us(key[0]), key[1], key[2])
 
 
+def _us_id(key: tuple[Any, ...]) -> tuple[int, str]:
+    return (key[0], key[1])
+
+
 ENTITIES: Keyset[Entity, tuple[str, str]] = Keyset(
     "entity", (str, str), lambda e: (e.name, e.id), _names
 )
@@ -156,3 +161,9 @@ def offset_page(items: Sequence[T], first: int | None, after: str | None) -> Cur
         [encode_offset(start + i) for i in range(len(window))],
         after,
     )
+
+
+# storyGraphDiff / story_diff: (the object's last change in the window, id)
+DIFF: Keyset[DiffEntry, tuple[int, str]] = Keyset(
+    "diff", (int, str), lambda e: (epoch_us(e.changed_at), e.object_id), _us_id
+)

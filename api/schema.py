@@ -25,6 +25,7 @@ from api.definitions import (
     review,
     scopes,
     story,
+    story_diff,
     watch,
     watch_delivery,
 )
@@ -38,6 +39,7 @@ from engine.settings import Settings
 QUERIES: tuple[type, ...] = (
     platform.Query,
     story.Query,
+    story_diff.Query,
     graph_replay.Query,
     watch.Query,
     watch_delivery.Query,

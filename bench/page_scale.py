@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, Query
 
 from api.context import Context
 from api.schema import build_schema
@@ -116,8 +116,14 @@ async def seed(driver: AsyncDriver, database: str, scope: str, entities: int) ->
 
 async def drop(driver: AsyncDriver, database: str, scope: str) -> None:
     async with driver.session(database=database) as session:  # IN TRANSACTIONS: auto-commit
+        # the outer transaction lasts the whole deletion: longer than the 30 s default on a
+        # busy machine (bench.story_graph's cleanup has the same bound)
         result = await session.run(
-            "MATCH (n {scope: $scope}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+            Query(
+                "MATCH (n {scope: $scope}) CALL (n) { DETACH DELETE n } "
+                "IN TRANSACTIONS OF 5000 ROWS",
+                timeout=3600,
+            ),
             scope=scope,
         )
         await result.consume()

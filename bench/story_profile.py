@@ -40,6 +40,7 @@ from engine.story.models import make_id
 from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.queries import queries
+from graph.story.diff import StoryDiff
 from graph.temporal import to_neo4j
 
 console = Console(width=150)
@@ -104,6 +105,9 @@ def params_for(key: str, declared: list[str], scope: str, scale: float) -> dict[
         "key": "bench",
         "ids": sample_ids(scope, key, n_entities),
     }
+    if key in ("story/diff_page", "story/diff_references"):  # the window's record times
+        values |= StoryDiff.page_params(scope, lo, hi, None, 50)
+        values["pairs"] = [{"owner": i, "result": result_id} for i in values["owner_ids"]]
     if key.endswith("_get") or key == "story/result_by_id":
         values["id"] = {
             "story/reference_get": make_id("ref", scope, "0"),

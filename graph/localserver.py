@@ -262,7 +262,9 @@ class LocalNeo4j:
         argfile.unlink(missing_ok=True)
         fd = os.open(argfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(f'dbms\nset-initial-password\n"{password}"\n')
+            # `--` ends the options: a password starting with "-" is the password, not an
+            # option neo4j-admin does not know (token_urlsafe starts with "-" 1 time in 64)
+            out.write(f'dbms\nset-initial-password\n--\n"{password}"\n')
         try:
             proc = subprocess.run(
                 [java, "-cp", f"{self.lib}/*", ADMIN_TOOL, f"@{argfile}"],

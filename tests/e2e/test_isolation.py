@@ -209,6 +209,14 @@ TABLE: dict[str, list[Case]] = {
             lambda s: {"s": s.b},
         )
     ],  # fmt: skip
+    "storyGraphDiff": [
+        case(
+            "query($s: String!, $t: DateTime!) { storyGraphDiff(scope: $s, since: $t) {"
+            " edges { node { objectId change fields { field before after } } } } }",
+            R,
+            lambda s: {"s": s.b, "t": "2000-01-01T00:00:00Z"},
+        )
+    ],  # fmt: skip
     "graphView": [
         case(
             "query($s: String!) { graphView(scope: $s) { nodes { label } } }",

@@ -32,6 +32,7 @@ TOKENS = [
 ]
 STORY_TOOLS = {
     "story_graph",
+    "story_diff",
     "list_entities",
     "list_relations",
     "list_events",
@@ -696,3 +697,33 @@ async def test_tool_arguments_obey_the_input_limits_and_a_refused_call_writes_no
         if e["direction"] == "INBOUND"
     ]
     assert [len(e["text"]) for e in inbound] == [1000]  # the refused reply was never recorded
+
+
+async def test_agent_reads_what_changed_since_a_moment_with_who_and_the_cited_passage(
+    api: Server, scope: str
+) -> None:
+    since = {"scope": scope, "since": "2000-01-01T00:00:00Z"}
+    async with http_client(api.url, FULL) as client:
+        assert body(await client.call_tool("story_diff", since))["items"] == []
+        publish_story(api, scope)
+        first = body(await client.call_tool("story_diff", {**since, "first": 2}))
+        pages = await all_pages(client, "story_diff", {**since, "first": 2})
+        bad = await client.call_tool(
+            "story_diff",
+            {"scope": scope, "since": "2030-01-01T00:00:00Z", "until": "2029-01-01T00:00:00Z"},
+        )
+    assert first["next"] is not None and len(first["items"]) == 2
+    items = [i for p in pages for i in p["items"]]
+    assert sorted((i["kind"], i["change"]) for i in items) == [
+        ("entity", "added"),
+        ("entity", "added"),
+        ("event", "added"),
+        ("relation", "added"),
+    ]
+    pay = next(
+        i for i in items if {"field": "name", "before": None, "after": "支付模块"} in i["fields"]
+    )
+    assert pay["by"].startswith("run:")
+    assert {c["source_id"] for c in pay["cites"]} == {"chat"}
+    assert "T" in pay["changed_at"] and pay["changed_at"].endswith("+00:00")
+    assert error_code(bad) == "INVALID_INPUT"

@@ -70,3 +70,26 @@ def test_the_password_is_set_before_the_first_start(
         assert records[0]["ok"] == 1
     with pytest.raises(AuthError), GraphDatabase.driver(uri, auth=("neo4j", "neo4j")) as d:
         d.verify_connectivity()
+
+
+def test_a_password_starting_with_a_dash_is_set_as_the_password(
+    fresh: LocalNeo4j, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """token_urlsafe starts with "-" one time in 64: neo4j-admin must not read it as an
+    option (a fresh clone's first `make test` failed to start Neo4j that way)."""
+    real_popen = subprocess.Popen
+
+    def launch(cmd: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = real_popen(cmd, **kwargs)
+        if localserver.ENTRY_POINT in cmd:
+            LAUNCHED.append(proc)  # the server JVM, reaped by the fixture
+        return proc
+
+    monkeypatch.setattr(localserver.subprocess, "Popen", launch)
+    password = "-dash-first-password"
+    fresh.settings.neo4j_password_file.write_text(password + "\n")
+    fresh.start()
+    uri = f"bolt://127.0.0.1:{fresh.settings.neo4j_bolt_port}"
+    with GraphDatabase.driver(uri, auth=("neo4j", password)) as driver:
+        records, _, _ = driver.execute_query("RETURN 1 AS ok")
+        assert records[0]["ok"] == 1

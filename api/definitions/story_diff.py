@@ -1,0 +1,113 @@
+"""`storyGraphDiff`: what was added, revised, retracted, removed or restored between two
+record times, by whom, why, through which result and citing which passage (issue 29).
+
+The list is paged in the database by a keyset (`api.paging.DIFF`: the object's last change in
+the window, id);
+every entry equals the difference of the as-of reads at `since` and `until`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+from strawberry.types import Info
+
+from api.context import Context
+from api.definitions.pagination import Connection, connection, page_size
+from api.definitions.story_types import Actor, Reference, actor, build
+from api.paging import DIFF, read_after
+from engine.page import Page
+from engine.story import diff as d
+from jobs.story import diff as use_case
+
+
+@strawberry.enum(description="How an object changed between since and until.")
+class DiffChange(Enum):
+    ADDED = "added"
+    REVISED = "revised"
+    RETRACTED = "retracted"
+    REMOVED = "removed"
+    RESTORED = "restored"
+
+
+@strawberry.type(description="One field's value believed at since (before) and at until (after).")
+class FieldChange:
+    field: str
+    before: str | None
+    after: str | None
+
+
+@strawberry.type(description="One object that changed between since and until.")
+class StoryDiffEntry:
+    object_kind: str
+    object_id: strawberry.ID
+    change: DiffChange
+    changed_at: datetime = strawberry.field(
+        description="The object's last change in the window (its record time)."
+    )
+    fields: list[FieldChange]
+    by: Actor | None = strawberry.field(description="Who made the change: a run or a person.")
+    why: str
+    result_id: str | None = strawberry.field(description="The result the change came from.")
+    references: list[Reference] = strawberry.field(
+        description="The passages the change cites (source version and locator)."
+    )
+
+
+def entry_type(e: d.DiffEntry, cited: list[Reference]) -> StoryDiffEntry:
+    return StoryDiffEntry(
+        object_kind=e.object_kind,
+        object_id=strawberry.ID(e.object_id),
+        change=DiffChange(e.change.value),
+        changed_at=e.changed_at,
+        fields=[FieldChange(field=f.field, before=f.before, after=f.after) for f in e.fields],
+        by=actor(e.by) if e.by is not None else None,
+        why=e.why,
+        result_id=e.result_id,
+        references=cited,
+    )
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(
+        description=(
+            "What changed in a scope's story graph between two record times (since, until]: "
+            "added, revised, retracted, removed or restored objects with before/after values, "
+            "who, why, the result and the cited passages. until defaults to now. Paged in the "
+            "database by (changedAt, id)."
+        )
+    )
+    async def story_graph_diff(
+        self,
+        info: Info[Context, None],
+        scope: str,
+        since: datetime,
+        until: datetime | None = None,
+        first: int | None = 50,
+        after: str | None = None,
+    ) -> Connection[StoryDiffEntry]:
+        answers: list[use_case.StoryDiffAnswer] = []
+
+        async def read(key: tuple[int, str] | None) -> Page[d.DiffEntry]:
+            answers.append(
+                await use_case.story_diff(
+                    info.context.deps,
+                    info.context.caller(),
+                    scope,
+                    since=since,
+                    until=until,
+                    first=page_size(first, info.context.settings.page_max_first),
+                    after=key,
+                )
+            )
+            return answers[0].page
+
+        page = await read_after(DIFF, after, read)
+        cited = answers[0].cited
+        return connection(
+            page,
+            lambda e: entry_type(e, [build(Reference, r) for r in cited.get(e.object_id, [])]),
+        )

@@ -1,0 +1,93 @@
+"""A change of the responsible person, recognised in plain text (offline rule model).
+
+"支付模块改由李四负责", "支付模块交给李四负责了", "李四接手支付模块", "Li Si now owns the
+payment module": each says who is responsible for something now. A review compares the claim
+with what the graph holds; against a confirmed or person-edited responsibility it is a pending
+difference, never a silent overwrite (seed 004 规则冲突: "新增证据与已确认结论冲突时显示待核
+对差异，不能自动断言旧观点失效").
+
+A claim names a person only as the text writes it: it is matched with people the caller
+already knows by id, never by an equal name alone (seed 004 同名不构成身份).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+_NAME_ZH = r"[\u4e00-\u9fa5A-Za-z][\u4e00-\u9fa5A-Za-z0-9_.-]{0,15}?"
+_NAME_EN = r"[A-Z][\w.-]*(?: [A-Z][\w.-]*){0,2}"
+_LEAD = re.compile(r"^(?:对|是的|嗯|好|没错|已经|现在|目前|从今天起|以后|后续|[，,\s])+")
+_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # 支付模块改由李四负责 / 支付模块现在由李四负责 / 支付模块转由李四来负责
+    re.compile(
+        rf"(?P<target>[^，,。；;]+?)(?:改由|改成由|改为由|现在由|转由|换成由|换由)\s*"
+        rf"(?P<person>{_NAME_ZH})\s*(?:来)?(?:负责|接手|主导|跟进|管)"
+    ),
+    # 支付模块交给李四负责 / 支付模块已经交给李四了 / 支付模块移交给李四
+    re.compile(
+        rf"(?P<target>[^，,。；;]+?)(?:已经)?(?:交给|转给|移交给|移交|交由)\s*"
+        rf"(?P<person>{_NAME_ZH})\s*(?:来)?(?:负责|处理|跟进|了|$|[，,。；;])"
+    ),
+    # 李四接手支付模块 / 李四接管了支付模块 / 李四负责支付模块了
+    re.compile(
+        rf"(?P<person>{_NAME_ZH})\s*(?:已经)?(?:接手|接管|接过)了?\s*(?P<target>[^，,。；;]+)"
+    ),
+    # Li Si now owns the payment module / Li Si has taken over the payment module
+    re.compile(
+        rf"(?P<person>{_NAME_EN})\s+(?:now owns|owns .+ now|has taken over|took over|"
+        rf"is now responsible for|now leads|is the new owner of)\s+(?:the\s+)?"
+        rf"(?P<target>[^,.;]+)",
+    ),
+    # The payment module is now owned by Li Si / was handed over to Li Si
+    re.compile(
+        rf"(?:the\s+)?(?P<target>[^,.;]+?)\s+(?:is now owned by|is now handled by|"
+        rf"was handed (?:over )?to|has been handed (?:over )?to|moved to)\s+"
+        rf"(?P<person>{_NAME_EN})",
+        re.IGNORECASE,
+    ),
+)
+
+
+class ResponsibilityClaim(BaseModel):
+    """`person` is responsible for `target` now, as the text at `start:end` says."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str
+    person: str
+    start: int
+    end: int
+
+
+def _clean(value: str) -> str:
+    value = _LEAD.sub("", value.strip())
+    return value.strip(" ，,。.；;了的")
+
+
+def find_claims(text: str) -> list[ResponsibilityClaim]:
+    """Every change of responsibility the text states, left to right, one per sentence span."""
+    claims: list[ResponsibilityClaim] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            target, person = _clean(m.group("target")), _clean(m.group("person"))
+            if not target or not person or target == person:
+                continue
+            taken.append((m.start(), m.end()))
+            claims.append(
+                ResponsibilityClaim(target=target, person=person, start=m.start(), end=m.end())
+            )
+    return sorted(claims, key=lambda c: c.start)
+
+
+def names_person(text: str, name: str) -> bool:
+    """Whether `text` names `name` (whole word for Latin names, substring for CJK)."""
+    if not name:
+        return False
+    if name.isascii():
+        return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.IGNORECASE) is not None
+    return name in text

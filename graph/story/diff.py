@@ -1,0 +1,104 @@
+"""The story graph's changes between two record times, one page per statement (issue 29).
+
+`cypher/story/diff_page.cypher` finds the objects changed in the window through each
+version label's (scope, recorded_at) index and returns each one's version at `since` and at
+`until`; `engine.story.diff` makes the entries. The references a page cites are one more
+statement (`cypher/story/diff_references.cypher`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from engine.clock import EARLIEST, from_epoch_us, utc
+from engine.page import Page
+from engine.story.diff import BOOKKEEPING, Diffable, DiffEntry, entry
+from engine.story.models import (
+    Entity,
+    Event,
+    Reference,
+    Relation,
+    Story,
+    Suggestion,
+    Summary,
+)
+from graph.base import Store
+from graph.story.codec import decode, from_props
+
+MODELS: dict[str, type[Diffable]] = {
+    "story": Story,
+    "event": Event,
+    "entity": Entity,
+    "relation": Relation,
+    "suggestion": Suggestion,
+    "summary": Summary,
+}
+_BOOKKEEPING = sorted(BOOKKEEPING - {"id", "scope"})
+
+
+def _model(kind: str, props: dict[str, Any] | None) -> Diffable | None:
+    if props is None:
+        return None
+    cls = MODELS[kind]
+    if cls is Summary:
+        return from_props(cls, props)
+    return decode(cls, props, believed=True)  # type: ignore[type-var]
+
+
+class StoryDiff(Store):
+    @staticmethod
+    def page_params(
+        scope: str,
+        since: datetime,
+        until: datetime,
+        after: tuple[int, str] | None,
+        limit: int,
+    ) -> dict[str, Any]:
+        """The parameters of `story/diff_page` (one row more than the page: has_next)."""
+        return {
+            "scope": scope,
+            "since": utc(since),  # compared as UTC instants (engine/story/clock.py)
+            "until": utc(until),
+            "after_at": from_epoch_us(after[0]) if after else EARLIEST,
+            "after_id": after[1] if after else "",
+            "limit": limit + 1,
+            "bookkeeping": _BOOKKEEPING,
+        }
+
+    async def page(
+        self,
+        scope: str,
+        since: datetime,
+        until: datetime,
+        after: tuple[int, str] | None,
+        limit: int,
+    ) -> Page[DiffEntry]:
+        rows = await self.read_one(
+            "story/diff_page", **self.page_params(scope, since, until, after, limit)
+        )
+        entries = []
+        for row in rows[:limit]:
+            after_model = _model(row["kind"], row["after"])
+            assert after_model is not None
+            made = entry(
+                row["kind"],
+                _model(row["kind"], row["before"]),
+                after_model,
+                from_epoch_us(row["at"]),
+            )
+            if made is not None:
+                entries.append(made)
+        return Page(entries, len(rows) > limit, None)
+
+    async def references(self, scope: str, entries: list[DiffEntry]) -> dict[str, list[Reference]]:
+        """The references each entry's change cites (by the result that made it)."""
+        pairs = [{"owner": e.object_id, "result": e.result_id} for e in entries if e.result_id]
+        if not pairs:
+            return {}
+        rows = await self.read_one("story/diff_references", scope=scope, pairs=pairs)
+        cited: dict[str, list[Reference]] = {}
+        for row in rows:
+            ref = from_props(Reference, row["r"])
+            cited.setdefault(ref.owner_id, []).append(ref)
+        return cited
