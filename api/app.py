@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import orjson
 from arq.connections import ArqRedis
-from cross_web import HTTPException
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from neo4j import AsyncDriver
 from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
@@ -25,12 +25,26 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
+from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types import ExecutionResult
 from strawberry.types.unset import UnsetType
 
 from api.auth import authenticate, check_binding, is_loopback
 from api.context import Context
 from api.export import export_endpoint
+from api.http_protocol import (
+    JSON,
+    SUBSCRIPTION_NEEDS_STREAM,
+    content_type,
+    failure_status,
+    is_subscription,
+    media_of,
+    negotiate,
+    not_acceptable,
+    remember_media,
+    response_body,
+)
 from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
@@ -56,7 +70,9 @@ class StorygraphGraphQL(GraphQL):
         super().__init__(
             build_schema(settings),
             graphql_ide="graphiql",
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+            # websockets, and GraphQL over Server-Sent Events (graphql-sse's distinct
+            # connections mode: a POST with `Accept: text/event-stream` per subscription)
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_SSE_PROTOCOL),
             # in flight on one websocket, queries and mutations included
             max_subscriptions_per_connection=settings.ws_max_operations,
         )
@@ -68,12 +84,67 @@ class StorygraphGraphQL(GraphQL):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
+        media = negotiate(Headers(scope=scope).get("accept"))
+        if media is None:
+            await not_acceptable()(scope, receive, send)
+            return
+        remember_media(scope, media)
         try:
             response = await self.run(Request(scope=scope, receive=receive))
         except HTTPException as exc:
             code = "BAD_REQUEST" if exc.status_code == 400 else "NOT_ALLOWED"
-            response = error_response(exc.reason, code, exc.status_code)
+            response = error_response(exc.reason, code, exc.status_code, content_type(media))
         await response(scope, receive, send)
+
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        """The response strawberry fills in; kept on the request so `process_result` can set
+        a request error's status, with the negotiated media type."""
+        sub = await super().get_sub_response(request)
+        sub.media_type = content_type(media_of(request.scope))
+        request.scope.setdefault("state", {})["sub_response"] = sub
+        return sub
+
+    async def process_result(  # type: ignore[override]
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        """Per the GraphQL-over-HTTP spec: a request error has no `data` entry and, under
+        `application/graphql-response+json`, status 400; every error carries a code."""
+        body, failed = response_body(result)
+        sub = (request.scope.get("state") or {}).get("sub_response")
+        if failed and isinstance(sub, Response) and not sub.status_code:
+            sub.status_code = failure_status(media_of(request.scope))
+        return body  # type: ignore[return-value]
+
+    def create_response(  # type: ignore[override]
+        self, response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse], sub_response: Response
+    ) -> Response:
+        response = super().create_response(response_data, sub_response)
+        response.headers["content-type"] = f"{sub_response.media_type or JSON}; charset=utf-8"
+        return response
+
+    async def execute_single(  # type: ignore[override]
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: object,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        """A subscription needs a stream (websockets, or Server-Sent Events with `Accept:
+        text/event-stream`); sent as a plain request it is refused with a clear 400."""
+        if request_data.protocol == "http" and is_subscription(
+            request_data.query, request_data.operation_name
+        ):
+            raise HTTPException(400, SUBSCRIPTION_NEEDS_STREAM)
+        return await super().execute_single(
+            request=request,
+            request_adapter=request_adapter,
+            sub_response=sub_response,
+            context=context,  # type: ignore[arg-type]
+            root_value=root_value,  # type: ignore[arg-type]
+            request_data=request_data,
+        )
 
     def encode_json(self, data: object) -> str:
         """Answers and websocket messages as compact JSON by orjson (json.dumps was ~1.5 ms of
@@ -277,7 +348,6 @@ def origin_allowed(settings: Settings, scope: Scope) -> bool:
 def _forbidden_origin() -> JSONResponse:
     return JSONResponse(
         {
-            "data": None,
             "errors": [
                 {
                     "message": "requests from this page's origin are not allowed",
@@ -300,7 +370,6 @@ def _is_ide_page(request: Request) -> bool:
 def _unauthenticated() -> JSONResponse:
     return JSONResponse(
         {
-            "data": None,
             "errors": [
                 {
                     "message": "a valid bearer token is required",
