@@ -44,6 +44,8 @@ from api.http_protocol import (
     not_acceptable,
     remember_media,
     response_body,
+    single_result,
+    syntax_error,
 )
 from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
@@ -121,6 +123,33 @@ class StorygraphGraphQL(GraphQL):
         response = super().create_response(response_data, sub_response)
         response.headers["content-type"] = f"{sub_response.media_type or JSON}; charset=utf-8"
         return response
+
+    async def execute_operation(  # type: ignore[override]
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        request_data: GraphQLRequestData | list[GraphQLRequestData],
+        context: Context,
+        root_value: object,
+        sub_response: Response,
+    ) -> Any:
+        """A stream request (Server-Sent Events) without a query is the client's mistake, a
+        400 like a plain request's, not a fault inside the stream."""
+        if isinstance(request_data, GraphQLRequestData):
+            if not request_data.query:
+                raise HTTPException(400, "No GraphQL query found in the request")
+            if request_data.protocol == "sse" and (error := syntax_error(request_data.query)):
+                # strawberry's stream raises a syntax error out of the stream; graphql-sse's
+                # protocol reports it inside, as a `next` event like a validation error
+                return single_result(ExecutionResult(data=None, errors=[error]))
+        return await super().execute_operation(
+            request=request,
+            request_adapter=request_adapter,
+            request_data=request_data,
+            context=context,  # type: ignore[arg-type]
+            root_value=root_value,  # type: ignore[arg-type]
+            sub_response=sub_response,
+        )
 
     async def execute_single(  # type: ignore[override]
         self,

@@ -14,6 +14,7 @@ request error looks like, which status it carries.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from graphql import GraphQLError, OperationType, get_operation_ast, parse
@@ -119,3 +120,16 @@ def not_acceptable() -> JSONResponse:
         "NOT_ACCEPTABLE",
         406,
     )
+
+
+def syntax_error(query: str) -> GraphQLError | None:
+    try:
+        parse(query)
+    except GraphQLError as error:
+        return error
+    return None
+
+
+async def single_result(result: ExecutionResult) -> AsyncIterator[ExecutionResult]:
+    """A stream of one result (an error reported inside an event stream)."""
+    yield result

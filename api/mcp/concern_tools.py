@@ -21,7 +21,7 @@ from pydantic import AwareDatetime, BaseModel, Field
 from api.definitions import concern_inputs as gql
 from api.definitions.pagination import decode_keyset, encode_keyset
 from api.mcp import shape
-from api.mcp.access import Caller, CallerSource, answer, failed
+from api.mcp.access import Caller, CallerSource, answer, failed, instants_iso
 from engine.concern import model as m
 from engine.concern.advance import InboundMessage
 from engine.story.inputs import check_scope
@@ -244,5 +244,5 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 ],
             },
             ensure_ascii=False,
-            default=str,
+            default=instants_iso,
         )

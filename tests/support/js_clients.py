@@ -4,6 +4,7 @@ a missing install fails the test with the command that fixes it, never a skip.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -31,3 +32,50 @@ def run_node(script: str, *args: str, timeout: float = 120) -> list[dict[str, An
     )
     assert done.returncode == 0, f"{script} failed:\n{done.stdout}\n{done.stderr}"
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+class SseSubscription:
+    """graphql-sse's own client (tests/js/sse.mjs, distinct connections mode) subscribed to
+    one operation; `line()` is its next happening (`connected`, `next`, `error`, `complete`,
+    `timeout`), waited for with a deadline."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def start(
+        cls,
+        url: str,
+        token: str | None,
+        query: str,
+        variables: dict[str, Any],
+        *,
+        events: int = 1,
+        timeout_s: float = 20,
+    ) -> SseSubscription:
+        node = shutil.which("node")
+        assert node and (JS_DIR / "node_modules").is_dir(), "run `bash ops/jsdeps.sh`"
+        args = [url, token or "-", query, json.dumps(variables), str(events)]
+        process = await asyncio.create_subprocess_exec(
+            node,
+            str(JS_DIR / "sse.mjs"),
+            *args,
+            str(int(timeout_s * 1000)),
+            cwd=JS_DIR,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        return cls(process)
+
+    async def line(self, timeout_s: float = 20) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        raw = await asyncio.wait_for(self.process.stdout.readline(), timeout=timeout_s)
+        if not raw:
+            err = await self.process.stderr.read() if self.process.stderr else b""
+            raise AssertionError(f"sse.mjs ended without a line: {err.decode()}")
+        return json.loads(raw)  # type: ignore[no-any-return]
+
+    async def close(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+        await self.process.wait()
