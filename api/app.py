@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,6 +51,15 @@ from api.http_protocol import (
 from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
+from api.past_cache import (
+    NotModified,
+    PastCache,
+    check_if_none_match,
+    etag,
+    if_none_match,
+    may_read,
+    past_read,
+)
 from api.schema import build_schema
 from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import API_PATIENCE_S, open_driver
@@ -79,6 +89,7 @@ class StorygraphGraphQL(GraphQL):
             max_subscriptions_per_connection=settings.ws_max_operations,
         )
         self.settings = settings
+        self.past = PastCache(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """strawberry answers an unreadable HTTP request (a body that is not JSON, no query)
@@ -92,9 +103,12 @@ class StorygraphGraphQL(GraphQL):
             return
         remember_media(scope, media)
         try:
+            check_if_none_match(Headers(scope=scope))
             response = await self.run(Request(scope=scope, receive=receive))
+        except NotModified as exc:
+            response = Response(status_code=304, headers=exc.headers)
         except HTTPException as exc:
-            code = "BAD_REQUEST" if exc.status_code == 400 else "NOT_ALLOWED"
+            code = "NOT_ALLOWED" if exc.status_code == 405 else "BAD_REQUEST"
             response = error_response(exc.reason, code, exc.status_code, content_type(media))
         await response(scope, receive, send)
 
@@ -166,14 +180,60 @@ class StorygraphGraphQL(GraphQL):
             request_data.query, request_data.operation_name
         ):
             raise HTTPException(400, SUBSCRIPTION_NEEDS_STREAM)
-        return await super().execute_single(
-            request=request,
-            request_adapter=request_adapter,
-            sub_response=sub_response,
-            context=context,  # type: ignore[arg-type]
-            root_value=root_value,  # type: ignore[arg-type]
-            request_data=request_data,
+
+        async def fresh() -> ExecutionResult:
+            return await super(StorygraphGraphQL, self).execute_single(
+                request=request,
+                request_adapter=request_adapter,
+                sub_response=sub_response,
+                context=context,  # type: ignore[arg-type]
+                root_value=root_value,  # type: ignore[arg-type]
+                request_data=request_data,
+            )
+
+        return await self.past_answer(request, sub_response, context, request_data, fresh)
+
+    async def past_answer(
+        self,
+        request: Request,
+        sub_response: Response,
+        context: Context,
+        request_data: GraphQLRequestData,
+        fresh: Callable[[], Awaitable[ExecutionResult]],
+    ) -> ExecutionResult:
+        """A read as of a settled past moment is answered from the past cache (computed
+        once per scope counter, `api/past_cache.py`) for a caller that may read its scopes,
+        with its ETag; a GET whose If-None-Match holds that ETag is answered 304."""
+        read = (
+            past_read(
+                request_data.query,
+                request_data.operation_name,
+                request_data.variables,
+                datetime.now(UTC),
+                self.past.settle,
+            )
+            if self.past.enabled
+            else None
         )
+        if read is None or not may_read(context.principal, read):
+            return await fresh()
+        pool = request.app.state.pool
+        key = await self.past.key(pool, read)
+        if key is None:
+            return await fresh()
+        tag = etag(key)
+        cache_headers = {"etag": tag, "cache-control": "private, no-cache", "vary": "Authorization"}
+        if request.method == "GET" and tag in if_none_match(request.headers):
+            raise NotModified(cache_headers)
+        held = await self.past.get(pool, key)
+        if held is not None:
+            sub_response.headers.update({**cache_headers, "x-past-cache": "hit"})
+            return ExecutionResult(data=orjson.loads(held), errors=None)
+        result = await fresh()
+        if not result.errors and result.data is not None:
+            await self.past.put(pool, key, orjson.dumps(result.data))
+            sub_response.headers.update({**cache_headers, "x-past-cache": "miss"})
+        return result
 
     def encode_json(self, data: object) -> str:
         """Answers and websocket messages as compact JSON by orjson (json.dumps was ~1.5 ms of

@@ -92,6 +92,13 @@ class Settings(BaseSettings):
     ws_max_operations: int = 20
     # subscriptions running at once on one websocket
     ws_max_subscriptions: int = 10
+    # Cached past answers (api/past_cache.py): the in-process LRU's bytes (0: no cache), the
+    # shared copy in Redis (time to live, largest entry kept there), and how old an asOf must
+    # be to count as past (longer than any transaction, so no write in flight can change it).
+    past_cache_bytes: int = 64 * 1024 * 1024
+    past_cache_redis_ttl_seconds: int = 3600
+    past_cache_redis_max_entry_bytes: int = 1024 * 1024
+    past_cache_settle_seconds: float = 60.0
     # the worker runs the crons (concern scheduler, watch heartbeat, review heartbeat tick,
     # reconciler); off only for a worker that must run nothing but the jobs it is given
     worker_crons: bool = True

@@ -19,6 +19,7 @@ from engine.story import inputs as engine_inputs
 from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
 from engine.story.publish import PublishPlan
 from graph.story.repository import PublishOutcome
+from jobs import past_epoch
 from jobs.deps import Deps
 from jobs.story.common import announce, editor, scoped, story_repo
 
@@ -41,7 +42,11 @@ async def withdraw_source(
     deps: Deps, principal: Principal, scope: str, source_id: str, version: str, reason: str = ""
 ) -> SourceVersion:
     by = editor(principal, scope)
+    await past_epoch.move(
+        deps.pool, scope
+    )  # cached past answers of the scope stop (jobs.past_epoch)
     stored = await story_repo(deps).withdraw_source(scope, source_id, version, reason=reason, by=by)
+    await past_epoch.move(deps.pool, scope)
     await announce(deps, scope, "source", [source_id], by)
     return stored
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any
 
+import httpx
 import pytest_asyncio
 import redis
 import websockets
@@ -685,7 +687,9 @@ async def deployment(
         {"token": P1, "name": P1_NAME, "scopes": [a],
          "roles": ["reader", "editor", "agenda", "operator"]},
     ]  # fmt: skip
-    api = start_server(API_TOKENS=json.dumps(tokens), QUEUE_NAME=queue)
+    # past answers count as settled after 1 s, so the cache rows below see B's data cached
+    api = start_server(API_TOKENS=json.dumps(tokens), QUEUE_NAME=queue,
+                       PAST_CACHE_SETTLE_SECONDS="1")  # fmt: skip
     seed = Seed(a=a, b=b, marker=f"B-SECRET-{tag}", library=f"lib-{tag}")
     await asyncio.to_thread(seed_b, api, seed)
     await seed_runs(neo4j_driver, services, queue, seed)
@@ -1003,3 +1007,52 @@ def test_the_actor_of_a_write_is_the_token_and_only_admin_acts_for_a_user(
     assert own["by"] == {"kind": "USER", "id": P1_NAME}
     for_user = gql(d.api, edit, ADMIN, s=s.a, id=second["id"], seen=second["seq"], user="boss")
     assert for_user["updateEntity"]["by"] == {"kind": "USER", "id": "boss via iso-admin"}
+
+
+# --- cached past answers (api/past_cache.py): kept per scope, served only to its readers ---
+
+PAST_READS = {
+    "storyGraph": "query($s: String!, $a: DateTime!) { storyGraph(scope: $s, asOf: $a) {"
+    " entities { name description } events { title } } }",
+    "graphView": "query($s: String!, $a: DateTime!) { graphView(scope: $s, asOf: $a) {"
+    " nodes { id label } } }",
+    "entities": "query($s: String!, $a: DateTime!) { entities(scope: $s, asOf: $a) {"
+    " edges { node { name description } } } }",
+    "events": "query($s: String!, $a: DateTime!) { events(scope: $s, asOf: $a) {"
+    " edges { node { title } } } }",
+    "relations": "query($s: String!, $a: DateTime!) { relations(scope: $s, asOf: $a) {"
+    " edges { node { type reason } } } }",
+}
+
+
+async def test_a_cached_past_answer_of_b_is_never_served_to_a_token_of_a(
+    deployment: Deployment,
+) -> None:
+    d, s = deployment, deployment.seed
+    as_of = datetime.now(UTC)
+    deadline = time.monotonic() + 10
+    while datetime.now(UTC) - as_of < timedelta(seconds=1.5):  # settled, polled
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+
+    def get(query: str, token: str, **headers: str) -> httpx.Response:
+        variables = json.dumps({"s": s.b, "a": as_of.isoformat()})
+        return httpx.get(f"{d.api.url}/graphql", params={"query": query, "variables": variables},
+                         headers={"authorization": f"Bearer {token}", **headers}, timeout=30)  # fmt: skip
+
+    problems: list[str] = []
+    for name, query in PAST_READS.items():
+        get(query, ADMIN)
+        held = get(query, ADMIN)
+        if held.headers.get("x-past-cache") != "hit" or s.marker not in held.text:
+            problems.append(f"{name}: admin's past answer is not cached: {held.headers}")
+        tag = held.headers.get("etag", '"none"')
+        for attempt in (get(query, P1), get(query, P1, **{"if-none-match": tag})):
+            code = attempt.json().get("errors", [{}])[0].get("extensions", {}).get("code")
+            leaked = s.marker in attempt.text or "etag" in attempt.headers
+            if attempt.status_code != 200 or code not in ("FORBIDDEN", "NOT_FOUND") or leaked:
+                problems.append(f"{name}: A's token got {attempt.status_code} {attempt.text[:200]}")
+        forged = get(query, "forged", **{"if-none-match": tag})
+        if forged.status_code != 401:
+            problems.append(f"{name}: a forged token got {forged.status_code}")
+    assert not problems, "\n".join(problems)
