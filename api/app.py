@@ -350,6 +350,17 @@ def create_app(settings: Settings) -> Starlette:
     return app
 
 
+def app_from_env() -> Starlette:
+    """The app of one `storygraph serve --workers N` worker: its own settings from the
+    environment (the parent put the host and port there), its own driver, pool and hub."""
+    from jobs.localredis import with_redis_password
+    from jobs.logs import configure_logging
+
+    settings = with_redis_password(Settings.from_env())
+    configure_logging(settings.log_level, settings.log_format)
+    return create_app(settings)
+
+
 class TokenGate:
     """With tokens configured, no GraphQL operation runs without a valid bearer token.
 

@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     # API
     api_host: str = "127.0.0.1"
     api_port: int = 8000
+    # API processes `storygraph serve` runs (uvicorn workers on one socket); None: one per
+    # core. They share nothing but Neo4j and Redis.
+    api_workers: int | None = Field(default=None, ge=1)
     api_tokens: list[ApiToken] = Field(default_factory=list)
     # Browser origins allowed to call the API (HTTP with an Origin header, and websockets),
     # besides the API's own origin and loopback pages. A page elsewhere cannot drive the API,
