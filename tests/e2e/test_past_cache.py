@@ -8,6 +8,7 @@ read every cached answer is held against."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import uuid
@@ -203,6 +204,40 @@ def test_metrics_report_size_hits_and_evictions(world: World) -> None:
     assert lines['storygraph_past_cache_lookups_total{found="miss"}'] >= 1
     assert lines["storygraph_past_cache_bytes"] > 0
     assert "storygraph_past_cache_evictions_total" in lines
+
+
+def test_a_persisted_query_travels_as_its_hash_and_gets_the_same_etag(world: World) -> None:
+    v = json.dumps({"s": world.scope, "a": world.marks[4].isoformat()})
+    digest = hashlib.sha256(VIEW.encode()).hexdigest()
+    ext = json.dumps({"persistedQuery": {"version": 1, "sha256Hash": digest}})
+    auth = {"authorization": f"Bearer {ADMIN}", "accept": "application/json"}
+
+    def by_hash(**headers: str) -> httpx.Response:
+        params = {"extensions": ext, "variables": v}
+        return httpx.get(f"{world.cached.url}/graphql", params=params,
+                         headers={**auth, **headers}, timeout=30)  # fmt: skip
+
+    unknown = by_hash()
+    if unknown.json().get("data") is None:  # a first run: the hash is not kept yet
+        assert unknown.json()["errors"][0]["extensions"]["code"] == "PERSISTED_QUERY_NOT_FOUND"
+        pair = {"query": VIEW, "variables": json.loads(v), "extensions": json.loads(ext)}
+        kept = httpx.post(f"{world.cached.url}/graphql", json=pair, headers=auth, timeout=30)
+        assert kept.json()["data"]["graphView"]["nodes"], kept.text
+    answer = by_hash()
+    assert answer.status_code == 200 and answer.json()["data"]["graphView"]["nodes"]
+    full = get(world.cached, VIEW, variables=json.loads(v))
+    assert answer.headers["etag"] == full.headers["etag"]
+    assert by_hash(**{"if-none-match": answer.headers["etag"]}).status_code == 304
+
+    wrong = {"query": "{ __typename }", "extensions": json.loads(ext)}
+    r = httpx.post(f"{world.cached.url}/graphql", json=wrong, headers=auth, timeout=30)
+    assert r.status_code == 400 and r.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
+    for hostile in ("../../etc", "*", "a" * 65, 7):
+        bad = json.dumps({"persistedQuery": {"version": 1, "sha256Hash": hostile}})
+        r = httpx.get(f"{world.cached.url}/graphql", params={"extensions": bad}, headers=auth,
+                      timeout=30)  # fmt: skip
+        assert r.status_code == 400, r.text
+        assert r.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
 
 
 def test_a_withdrawal_then_a_deletion_stop_the_cached_answers(world: World) -> None:
