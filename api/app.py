@@ -205,6 +205,7 @@ def _is_ide_page(request: Request) -> bool:
         request.method == "GET"
         and "text/html" in request.headers.get("accept", "")
         and not request.query_params.get("query")
+        and not request.query_params.get("extensions")  # a persisted query is a read
     )
 
 

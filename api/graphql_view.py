@@ -20,7 +20,11 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
-from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions import (
+    GRAPHQL_SSE_PROTOCOL,
+    GRAPHQL_TRANSPORT_WS_PROTOCOL,
+    MULTIPART_SUBSCRIPTION_PROTOCOL,
+)
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UnsetType
 
@@ -67,7 +71,12 @@ class StorygraphGraphQL(GraphQL):
             graphql_ide="graphiql",
             # websockets, and GraphQL over Server-Sent Events (graphql-sse's distinct
             # connections mode: a POST with `Accept: text/event-stream` per subscription)
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_SSE_PROTOCOL),
+            # and multipart HTTP (Apollo Client: `Accept: multipart/mixed;subscriptionSpec=1.0`)
+            subscription_protocols=(
+                GRAPHQL_TRANSPORT_WS_PROTOCOL,
+                GRAPHQL_SSE_PROTOCOL,
+                MULTIPART_SUBSCRIPTION_PROTOCOL,
+            ),
             # in flight on one websocket, queries and mutations included
             max_subscriptions_per_connection=settings.ws_max_operations,
         )
@@ -143,7 +152,7 @@ class StorygraphGraphQL(GraphQL):
                 return ExecutionResult(data=None, errors=[unknown])
             if not request_data.query:
                 raise HTTPException(400, "No GraphQL query found in the request")
-            if request_data.protocol == "sse" and (error := syntax_error(request_data.query)):
+            if request_data.protocol != "http" and (error := syntax_error(request_data.query)):
                 # strawberry's stream raises a syntax error out of the stream; graphql-sse's
                 # protocol reports it inside, as a `next` event like a validation error
                 return single_result(ExecutionResult(data=None, errors=[error]))

@@ -229,6 +229,11 @@ def test_a_persisted_query_travels_as_its_hash_and_gets_the_same_etag(world: Wor
     assert answer.headers["etag"] == full.headers["etag"]
     assert by_hash(**{"if-none-match": answer.headers["etag"]}).status_code == 304
 
+    # the GraphiQL page loads without a token; a hash-only GET that looks like a page is a read
+    as_page = httpx.get(f"{world.cached.url}/graphql", params={"extensions": ext, "variables": v},
+                        headers={"accept": "text/html"}, timeout=30)  # fmt: skip
+    assert as_page.status_code == 401 and "支付" not in as_page.text
+
     wrong = {"query": "{ __typename }", "extensions": json.loads(ext)}
     r = httpx.post(f"{world.cached.url}/graphql", json=wrong, headers=auth, timeout=30)
     assert r.status_code == 400 and r.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"

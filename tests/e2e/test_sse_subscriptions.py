@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
@@ -219,3 +220,45 @@ async def test_a_document_that_does_not_validate_is_reported_in_the_stream_with_
         assert (await client.line())["event"] == "complete"
     finally:
         await client.close()
+
+
+MULTIPART = 'multipart/mixed;subscriptionSpec="1.0", application/json'
+
+
+async def test_graph_changed_over_multipart_http_the_way_apollo_client_subscribes(
+    api: Server, scopes: tuple[str, str]
+) -> None:
+    body = {"query": CHANGED, "variables": {"s": scopes[0]}}
+    headers = {"authorization": f"Bearer {SCOPED}", "accept": MULTIPART}
+    async with (
+        httpx.AsyncClient(timeout=30) as client,
+        client.stream("POST", f"{api.url}/graphql", json=body, headers=headers) as r,
+    ):
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("multipart/mixed")
+        seen: list[str] = []
+
+        async def read() -> None:
+            async for chunk in r.aiter_text():
+                seen.append(chunk)
+
+        reader = asyncio.ensure_future(read())
+        deadline = time.monotonic() + 30
+        while '"payload"' not in "".join(seen):
+            assert time.monotonic() < deadline, seen
+            event = {"ref": "e", "title": "提测", "at": "2026-03-16T10:00:00Z"}
+            result = {"scope": scopes[0], "key": uuid.uuid4().hex[:8], "events": [event]}
+            await asyncio.to_thread(api.graphql, PUBLISH, {"input": result}, EDITOR)
+            await asyncio.wait([reader], timeout=1.0)  # the change travels while we wait
+        reader.cancel()
+        text = "".join(seen)
+        part = text[text.index('{"payload"') :].split("\r\n", 1)[0]
+        change = json.loads(part)["payload"]["data"]["graphChanged"]
+        assert change == {"scope": scopes[0], "kind": "result", "ids": change["ids"]}
+    async with httpx.AsyncClient(timeout=10) as client:
+        forged = await client.post(
+            f"{api.url}/graphql",
+            json=body,
+            headers={"authorization": "Bearer forged", "accept": MULTIPART},
+        )
+    assert forged.status_code == 401
