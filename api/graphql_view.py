@@ -139,8 +139,9 @@ class StorygraphGraphQL(GraphQL):
         root_value: object,
         sub_response: Response,
     ) -> Any:
-        """A stream request (Server-Sent Events) without a query is the client's mistake, a
-        400 like a plain request's, not a fault inside the stream."""
+        """Before strawberry runs it: a persisted query's text is kept or looked up
+        (`api/persisted_queries.py`); a request without a query is a 400, a stream's too (not
+        a fault inside the stream); a stream's syntax error is reported inside the stream."""
         if isinstance(request_data, GraphQLRequestData):
             try:
                 request_data = await persisted_queries.resolve(request.app.state.pool, request_data)
