@@ -44,6 +44,7 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
+from tests.support.js_clients import SseSubscription
 from tests.support.processes import Server, forget_queue
 
 ADMIN, P1 = "iso-admin-token", "iso-p1-token"
@@ -1055,4 +1056,30 @@ async def test_a_cached_past_answer_of_b_is_never_served_to_a_token_of_a(
         forged = get(query, "forged", **{"if-none-match": tag})
         if forged.status_code != 401:
             problems.append(f"{name}: a forged token got {forged.status_code}")
+    assert not problems, "\n".join(problems)
+
+
+async def test_every_subscription_over_sse_refuses_a_token_of_a_like_over_websockets(
+    deployment: Deployment,
+) -> None:
+    """The subscription rows of TABLE, sent over Server-Sent Events (graphql-sse's own client)
+    with A's token: the same code as over websockets, nothing of B in the answer."""
+    d, s = deployment, deployment.seed
+    problems: list[str] = []
+    for name, cases in TABLE.items():
+        for c in cases:
+            if operation_kind(c.query) != "subscription":
+                continue
+            variables = c.variables(s)
+            over_ws = await subscribe(d.api, c.query, variables, P1)
+            stream = await SseSubscription.start(f"{d.api.url}/graphql", P1, c.query, variables)
+            try:
+                assert (await stream.line())["event"] == "connected"
+                got = await stream.line()
+            finally:
+                await stream.close()
+            ws_codes = [e["extensions"]["code"] for e in over_ws.get("errors") or []]
+            sse_codes = [e["extensions"]["code"] for e in got["payload"].get("errors") or []]
+            if not sse_codes or sse_codes != ws_codes or s.marker in json.dumps(got):
+                problems.append(f"{name}: websocket {ws_codes}, SSE {got}")
     assert not problems, "\n".join(problems)
