@@ -18,6 +18,7 @@ run: install
 
 test: install
 	@bash ops/deps.sh browser
+	@bash ops/jsdeps.sh
 	bash ops/test.sh
 
 # The schema fuzzer, long: at least 10,000 generated operations; prints the figures.

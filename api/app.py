@@ -6,35 +6,25 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
-from urllib.parse import urlsplit
 
-import orjson
 from arq.connections import ArqRedis
-from cross_web import HTTPException
 from neo4j import AsyncDriver
 from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
-from strawberry.types.unset import UnsetType
 
-from api.auth import authenticate, check_binding, is_loopback
-from api.context import Context
+from api.auth import authenticate, check_binding, origin_allowed
 from api.export import export_endpoint
-from api.limits import BodyLimit, error_response
+from api.graphql_view import StorygraphGraphQL
+from api.limits import BodyLimit
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
-from api.schema import build_schema
 from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import API_PATIENCE_S, open_driver
 from graph.migrate import migrate
@@ -47,75 +37,6 @@ from jobs.serialization import SERIALIZERS
 log = logging.getLogger("storygraph.api")
 WEB_DIR = PROJECT_ROOT / "web"
 VENDOR_DIR = PROJECT_ROOT / "vendor"  # third-party browser assets, served from here, never a CDN
-
-
-class StorygraphGraphQL(GraphQL):
-    """GraphQL over HTTP and websockets; the context carries process resources and the caller."""
-
-    def __init__(self, settings: Settings) -> None:
-        super().__init__(
-            build_schema(settings),
-            graphql_ide="graphiql",
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
-            # in flight on one websocket, queries and mutations included
-            max_subscriptions_per_connection=settings.ws_max_operations,
-        )
-        self.settings = settings
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """strawberry answers an unreadable HTTP request (a body that is not JSON, no query)
-        in plain text; a GraphQL client gets the error envelope with a code instead."""
-        if scope["type"] != "http":
-            await super().__call__(scope, receive, send)
-            return
-        try:
-            response = await self.run(Request(scope=scope, receive=receive))
-        except HTTPException as exc:
-            code = "BAD_REQUEST" if exc.status_code == 400 else "NOT_ALLOWED"
-            response = error_response(exc.reason, code, exc.status_code)
-        await response(scope, receive, send)
-
-    def encode_json(self, data: object) -> str:
-        """Answers and websocket messages as compact JSON by orjson (json.dumps was ~1.5 ms of
-        a 500-object storyGraph answer), non-ASCII characters unescaped. Text, not bytes:
-        strawberry sends bytes on a websocket as a binary frame, which graphql-transport-ws
-        clients do not read."""
-        return orjson.dumps(data).decode()
-
-    def is_websocket_origin_allowed(self, request: WebSocket, origin: str) -> bool:  # type: ignore[override]
-        """strawberry's own cross-origin websocket check follows the same rule as HTTP."""
-        return origin_ok(self.settings, origin, request.headers.get("host"))
-
-    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:  # type: ignore[override]
-        """A websocket is authenticated like HTTP: the token comes from `connection_init`'s
-        payload (`{"Authorization": "Bearer <token>"}`, which browsers can send) or from the
-        upgrade request's header; with tokens configured, a connection without a valid one
-        is closed (4403) before any operation runs."""
-        params = context.connection_params or {}
-        presented = params.get("Authorization") or params.get("authorization")
-        if isinstance(presented, str) and presented:
-            context.principal = authenticate(self.settings, presented)
-        if context.principal is None:
-            raise ConnectionRejectionError(
-                {"message": "a valid bearer token is required", "code": "UNAUTHENTICATED"}
-            )
-        return None
-
-    async def render_graphql_ide(self, request: Request) -> Response:  # type: ignore[override]
-        """Our GraphiQL page: its scripts come from `/static/graphiql/` (vendor/graphiql), so it
-        loads on a machine without internet; it opens on an example query of this API."""
-        return HTMLResponse((WEB_DIR / "graphiql.html").read_text(encoding="utf-8"))
-
-    async def get_context(self, request: Request | WebSocket, response: Any = None) -> Context:  # type: ignore[override]
-        state = request.app.state
-        header = request.headers.get("authorization")
-        return Context(
-            request=request,  # type: ignore[arg-type]
-            settings=self.settings,
-            driver=state.driver,
-            pool=state.pool,
-            principal=authenticate(self.settings, header),
-        )
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -190,6 +111,17 @@ def create_app(settings: Settings) -> Starlette:
     return app
 
 
+def app_from_env() -> Starlette:
+    """The app of one `storygraph serve --workers N` worker: its own settings from the
+    environment (the parent put the host and port there), its own driver, pool and hub."""
+    from jobs.localredis import with_redis_password
+    from jobs.logs import configure_logging
+
+    settings = with_redis_password(Settings.from_env())
+    configure_logging(settings.log_level, settings.log_format)
+    return create_app(settings)
+
+
 class TokenGate:
     """With tokens configured, no GraphQL operation runs without a valid bearer token.
 
@@ -254,30 +186,9 @@ async def migrate_or_wait(driver: AsyncDriver, database: str) -> asyncio.Task[li
     return asyncio.create_task(migrate_when_available(driver, database), name="migrate")
 
 
-def origin_ok(settings: Settings, origin: str, host: str | None) -> bool:
-    """A browser's Origin must be the API's own, a loopback page, or one of
-    `settings.api_allowed_origins`."""
-    if origin in settings.api_allowed_origins:
-        return True
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return False  # "null" (sandboxed frames, files) and anything odd
-    if is_loopback(parts.hostname):
-        return True
-    return host is not None and parts.netloc == host
-
-
-def origin_allowed(settings: Settings, scope: Scope) -> bool:
-    """No Origin (not a browser) passes; otherwise `origin_ok`."""
-    headers = Headers(scope=scope)
-    origin = headers.get("origin")
-    return origin is None or origin_ok(settings, origin, headers.get("host"))
-
-
 def _forbidden_origin() -> JSONResponse:
     return JSONResponse(
         {
-            "data": None,
             "errors": [
                 {
                     "message": "requests from this page's origin are not allowed",
@@ -294,13 +205,13 @@ def _is_ide_page(request: Request) -> bool:
         request.method == "GET"
         and "text/html" in request.headers.get("accept", "")
         and not request.query_params.get("query")
+        and not request.query_params.get("extensions")  # a persisted query is a read
     )
 
 
 def _unauthenticated() -> JSONResponse:
     return JSONResponse(
         {
-            "data": None,
             "errors": [
                 {
                     "message": "a valid bearer token is required",

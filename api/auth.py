@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+from urllib.parse import urlsplit
+
+from starlette.datastructures import Headers
+from starlette.types import Scope
 
 from engine.principal import OPEN_PRINCIPAL, Principal
 from engine.settings import ApiToken, Settings
@@ -56,3 +60,23 @@ def authenticate(settings: Settings, authorization: str | None) -> Principal | N
 
 def _matches(token: ApiToken, presented: bytes) -> bool:
     return hmac.compare_digest(token.token.get_secret_value().encode(), presented)
+
+
+def origin_ok(settings: Settings, origin: str, host: str | None) -> bool:
+    """A browser's Origin must be the API's own, a loopback page, or one of
+    `settings.api_allowed_origins`."""
+    if origin in settings.api_allowed_origins:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False  # "null" (sandboxed frames, files) and anything odd
+    if is_loopback(parts.hostname):
+        return True
+    return host is not None and parts.netloc == host
+
+
+def origin_allowed(settings: Settings, scope: Scope) -> bool:
+    """No Origin (not a browser) passes; otherwise `origin_ok`."""
+    headers = Headers(scope=scope)
+    origin = headers.get("origin")
+    return origin is None or origin_ok(settings, origin, headers.get("host"))

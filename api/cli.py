@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -124,20 +125,40 @@ def _demo(settings: Settings) -> None:
     print(load_demo_sync(settings))
 
 
-def _serve(settings: Settings, host: str | None, port: int | None) -> None:
+def _serve(
+    settings: Settings, host: str | None, port: int | None, workers: int | None = None
+) -> None:
+    """One process, or `workers` uvicorn worker processes on one socket (default: one per
+    core), each building its own app from the environment (`api.app.app_from_env`); they
+    share only Neo4j and Redis (graphChanged fans out through Redis pub/sub)."""
     import uvicorn
 
     from api.app import create_app
+    from api.auth import check_binding
     from jobs.logs import configure_logging
 
     if host:
         settings = settings.model_copy(update={"api_host": host})
     if port:
         settings = settings.model_copy(update={"api_port": port})
+    count = workers or settings.api_workers or os.cpu_count() or 1
     configure_logging(settings.log_level, settings.log_format)
-    app = create_app(settings)
+    if count == 1:
+        app = create_app(settings)
+        uvicorn.run(
+            app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False
+        )
+        return
+    check_binding(settings)  # refuse an open non-loopback binding here, once, not per worker
+    os.environ.update(API_HOST=settings.api_host, API_PORT=str(settings.api_port))
     uvicorn.run(
-        app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False
+        "api.app:app_from_env",
+        factory=True,
+        workers=count,
+        host=settings.api_host,
+        port=settings.api_port,
+        log_config=None,
+        access_log=False,
     )
 
 
@@ -239,8 +260,6 @@ def _review(settings: Settings, args: argparse.Namespace) -> None:
 
 
 def _mcp(settings: Settings, token: str | None) -> None:
-    import os
-
     from api.mcp.server import serve_stdio
     from jobs.logs import configure_logging
 
@@ -272,6 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the HTTP API")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
+    serve.add_argument(
+        "--workers", type=int, help="API processes (default API_WORKERS, else one per core)"
+    )
     sub.add_parser("worker", help="run an arq worker")
     for name in ("neo4j", "redis"):
         s = sub.add_parser(name, help=f"the local {name} server")
@@ -305,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
 def dispatch(args: argparse.Namespace, settings: Settings) -> None:
     commands: dict[str, Callable[[], None]] = {
         "up": lambda: _up(settings, not args.no_demo),
-        "serve": lambda: _serve(settings, args.host, args.port),
+        "serve": lambda: _serve(settings, args.host, args.port, args.workers),
         "worker": lambda: _worker(settings),
         "neo4j": lambda: _neo4j(settings, args.action),
         "redis": lambda: _redis(settings, args.action),

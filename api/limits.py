@@ -11,11 +11,15 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
-def error_response(message: str, code: str, status: int) -> JSONResponse:
-    """The GraphQL error envelope for a refusal that happens before GraphQL runs."""
+def error_response(
+    message: str, code: str, status: int, media_type: str = "application/json"
+) -> JSONResponse:
+    """The GraphQL error envelope for a refusal that happens before GraphQL runs: a request
+    error, so no `data` entry (GraphQL spec, "Response")."""
     return JSONResponse(
-        {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]},
+        {"errors": [{"message": message, "extensions": {"code": code}}]},
         status_code=status,
+        media_type=media_type,
     )
 
 

@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     # API
     api_host: str = "127.0.0.1"
     api_port: int = 8000
+    # API processes `storygraph serve` runs (uvicorn workers on one socket); None: one per
+    # core. They share nothing but Neo4j and Redis.
+    api_workers: int | None = Field(default=None, ge=1)
     api_tokens: list[ApiToken] = Field(default_factory=list)
     # Browser origins allowed to call the API (HTTP with an Origin header, and websockets),
     # besides the API's own origin and loopback pages. A page elsewhere cannot drive the API,
@@ -93,6 +96,13 @@ class Settings(BaseSettings):
     ws_max_operations: int = 20
     # subscriptions running at once on one websocket
     ws_max_subscriptions: int = 10
+    # Cached past answers (api/past_cache.py): the in-process LRU's bytes (0: no cache), the
+    # shared copy in Redis (time to live, largest entry kept there), and how old an asOf must
+    # be to count as past (longer than any transaction, so no write in flight can change it).
+    past_cache_bytes: int = 64 * 1024 * 1024
+    past_cache_redis_ttl_seconds: int = 3600
+    past_cache_redis_max_entry_bytes: int = 1024 * 1024
+    past_cache_settle_seconds: float = 60.0
     # the worker runs the crons (concern scheduler, watch heartbeat, review heartbeat tick,
     # reconciler); off only for a worker that must run nothing but the jobs it is given
     worker_crons: bool = True

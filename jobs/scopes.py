@@ -14,6 +14,7 @@ from engine.clock import utc
 from engine.principal import Principal
 from engine.scope import require_scope
 from graph.scopes import ScopeCounts, ScopeDeleted, ScopeStore
+from jobs import past_epoch
 from jobs.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -35,9 +36,11 @@ async def list_scopes(deps: Deps, principal: Principal) -> list[ScopeCounts]:
 async def delete_scope(deps: Deps, principal: Principal, scope: str) -> ScopeDeleted:
     """Delete every node of `scope` (batched, in transactions) and record who did it."""
     require_scope(principal, "admin", scope)
+    await past_epoch.move(deps.pool, scope)  # cached past answers of the scope stop
     done = await _store(deps).delete(
         scope, record_id=deps.ids("scopedel"), by=principal.name, at=utc(deps.clock())
     )
+    await past_epoch.move(deps.pool, scope)
     log.warning(
         "scope deleted",
         extra={

@@ -9,6 +9,7 @@ source ops/services.sh
 # the peer (@neo4j/graphql, pinned by bench/peer/package-lock.json) for bench.peer_compare
 (cd bench/peer && npm ci --no-audit --no-fund --loglevel=error)
 $BIN/python -m bench.peer_compare --scale "${PEER_SCALE:-0.05}"
+$BIN/python -m bench.protocols --scale "${PEER_SCALE:-0.05}"
 $BIN/python -m bench.page_scale
 $BIN/python -m bench.diff_scale
 $BIN/python -m bench.story_profile --scale "${PROFILE_SCALE:-0.1}"

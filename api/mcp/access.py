@@ -13,6 +13,7 @@ behind a request id here exactly as it is there.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -70,10 +71,21 @@ def caller_from_request(ctx: Context) -> Caller:
     return caller
 
 
+def instants_iso(value: object) -> str:
+    """`json.dumps`'s default for an MCP answer: an instant (or a date) in ISO 8601, as the
+    GraphQL DateTime scalar writes it (`2026-12-04T23:09:59.676946+00:00`), anything else
+    as its text."""
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    return str(value)
+
+
 def ok(body: dict[str, Any]) -> CallToolResult:
     """A tool answer: the JSON a model reads, and the same object as structured content."""
-    text = json.dumps(body, ensure_ascii=False, default=str)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body)
+    text = json.dumps(body, ensure_ascii=False, default=instants_iso)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=json.loads(text)
+    )
 
 
 def failed(exc: Exception) -> CallToolResult:

@@ -21,7 +21,7 @@ from mcp_types import INVALID_PARAMS, CallToolResult, ToolAnnotations
 from pydantic import AwareDatetime, BaseModel, Field
 
 from api.mcp import shape
-from api.mcp.access import Caller, CallerSource, answer, failed
+from api.mcp.access import Caller, CallerSource, answer, failed, instants_iso
 from api.paging import CONCERNS, read_after
 from engine.concern import model as m
 from engine.concern.advance import InboundMessage
@@ -285,5 +285,5 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 ],
             },
             ensure_ascii=False,
-            default=str,
+            default=instants_iso,
         )

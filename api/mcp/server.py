@@ -118,6 +118,11 @@ class McpEndpoint:
         if principal is None:
             await _unauthenticated(scope, receive, send)
             return
+        if request.method != "POST":
+            # stateless streamable HTTP: no SSE stream to open with GET and no session to
+            # end with DELETE (MCP spec, "Listening for Messages from the Server")
+            await _not_allowed(scope, receive, send)
+            return
         state = request.app.state
         scope[CALLER_KEY] = Caller(self.settings, state.driver, state.pool, principal)
         await self.manager.handle_request(scope, receive, send)
@@ -130,6 +135,22 @@ async def _unauthenticated(scope: Scope, receive: Receive, send: Send) -> None:
         {"error": {"code": "UNAUTHENTICATED", "message": "a valid bearer token is required"}},
         status_code=401,
         headers={"WWW-Authenticate": 'Bearer realm="storygraph"'},
+    )
+    await response(scope, receive, send)
+
+
+async def _not_allowed(scope: Scope, receive: Receive, send: Send) -> None:
+    from starlette.responses import JSONResponse
+
+    response = JSONResponse(
+        {
+            "error": {
+                "code": "METHOD_NOT_ALLOWED",
+                "message": "this MCP server is stateless: send each JSON-RPC message as a POST",
+            }
+        },
+        status_code=405,
+        headers={"Allow": "POST"},
     )
     await response(scope, receive, send)
 

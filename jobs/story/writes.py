@@ -22,6 +22,7 @@ from engine.story.corrections import RelationAction
 from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
 from engine.story.publish import PublishPlan
 from graph.story.publish import PublishOutcome
+from jobs import past_epoch
 from jobs.deps import Deps
 from jobs.story.common import announce, editor, story_repo
 
@@ -41,9 +42,12 @@ async def withdraw_source(
     deps: Deps, principal: Principal, scope: str, source_id: str, version: str, reason: str = ""
 ) -> SourceVersion:
     by = editor(principal, scope)
+    # cached past answers of the scope stop (jobs.past_epoch): before and after the write
+    await past_epoch.move(deps.pool, scope)
     stored = await story_repo(deps).withdraw_source(
         scope, source_id, version, reason=reason, by=by, now=deps.clock()
     )
+    await past_epoch.move(deps.pool, scope)
     await announce(deps, scope, "source", [source_id], by)
     return stored
 

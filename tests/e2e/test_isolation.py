@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any
 
+import httpx
 import pytest_asyncio
 import redis
 import websockets
@@ -42,6 +44,7 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
+from tests.support.js_clients import SseSubscription
 from tests.support.processes import Server, forget_queue
 
 ADMIN, P1 = "iso-admin-token", "iso-p1-token"
@@ -716,7 +719,9 @@ async def deployment(
         {"token": P1, "name": P1_NAME, "scopes": [a],
          "roles": ["reader", "editor", "agenda", "operator"]},
     ]  # fmt: skip
-    api = start_server(API_TOKENS=json.dumps(tokens), QUEUE_NAME=queue)
+    # past answers count as settled after 1 s, so the cache rows below see B's data cached
+    api = start_server(API_TOKENS=json.dumps(tokens), QUEUE_NAME=queue,
+                       PAST_CACHE_SETTLE_SECONDS="1")  # fmt: skip
     seed = Seed(a=a, b=b, marker=f"B-SECRET-{tag}", library=f"lib-{tag}")
     await asyncio.to_thread(seed_b, api, seed)
     await seed_runs(neo4j_driver, services, queue, seed)
@@ -1039,3 +1044,78 @@ def test_the_actor_of_a_write_is_the_token_and_only_admin_acts_for_a_user(
     assert own["by"] == {"kind": "USER", "id": P1_NAME}
     for_user = gql(d.api, edit, ADMIN, s=s.a, id=second["id"], seen=second["seq"], user="boss")
     assert for_user["updateEntity"]["by"] == {"kind": "USER", "id": "boss via iso-admin"}
+
+
+# --- cached past answers (api/past_cache.py): kept per scope, served only to its readers ---
+
+PAST_READS = {
+    "storyGraph": "query($s: String!, $a: DateTime!) { storyGraph(scope: $s, asOf: $a) {"
+    " entities { name description } events { title } } }",
+    "graphView": "query($s: String!, $a: DateTime!) { graphView(scope: $s, asOf: $a) {"
+    " nodes { id label } } }",
+    "entities": "query($s: String!, $a: DateTime!) { entities(scope: $s, asOf: $a) {"
+    " edges { node { name description } } } }",
+    "events": "query($s: String!, $a: DateTime!) { events(scope: $s, asOf: $a) {"
+    " edges { node { title } } } }",
+    "relations": "query($s: String!, $a: DateTime!) { relations(scope: $s, asOf: $a) {"
+    " edges { node { type reason } } } }",
+}
+
+
+async def test_a_cached_past_answer_of_b_is_never_served_to_a_token_of_a(
+    deployment: Deployment,
+) -> None:
+    d, s = deployment, deployment.seed
+    as_of = datetime.now(UTC)
+    deadline = time.monotonic() + 10
+    while datetime.now(UTC) - as_of < timedelta(seconds=1.5):  # settled, polled
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+
+    def get(query: str, token: str, **headers: str) -> httpx.Response:
+        variables = json.dumps({"s": s.b, "a": as_of.isoformat()})
+        return httpx.get(f"{d.api.url}/graphql", params={"query": query, "variables": variables},
+                         headers={"authorization": f"Bearer {token}", **headers}, timeout=30)  # fmt: skip
+
+    problems: list[str] = []
+    for name, query in PAST_READS.items():
+        get(query, ADMIN)
+        held = get(query, ADMIN)
+        if held.headers.get("x-past-cache") != "hit" or s.marker not in held.text:
+            problems.append(f"{name}: admin's past answer is not cached: {held.headers}")
+        tag = held.headers.get("etag", '"none"')
+        for attempt in (get(query, P1), get(query, P1, **{"if-none-match": tag})):
+            code = attempt.json().get("errors", [{}])[0].get("extensions", {}).get("code")
+            leaked = s.marker in attempt.text or "etag" in attempt.headers
+            if attempt.status_code != 200 or code not in ("FORBIDDEN", "NOT_FOUND") or leaked:
+                problems.append(f"{name}: A's token got {attempt.status_code} {attempt.text[:200]}")
+        forged = get(query, "forged", **{"if-none-match": tag})
+        if forged.status_code != 401:
+            problems.append(f"{name}: a forged token got {forged.status_code}")
+    assert not problems, "\n".join(problems)
+
+
+async def test_every_subscription_over_sse_refuses_a_token_of_a_like_over_websockets(
+    deployment: Deployment,
+) -> None:
+    """The subscription rows of TABLE, sent over Server-Sent Events (graphql-sse's own client)
+    with A's token: the same code as over websockets, nothing of B in the answer."""
+    d, s = deployment, deployment.seed
+    problems: list[str] = []
+    for name, cases in TABLE.items():
+        for c in cases:
+            if operation_kind(c.query) != "subscription":
+                continue
+            variables = c.variables(s)
+            over_ws = await subscribe(d.api, c.query, variables, P1)
+            stream = await SseSubscription.start(f"{d.api.url}/graphql", P1, c.query, variables)
+            try:
+                assert (await stream.line())["event"] == "connected"
+                got = await stream.line()
+            finally:
+                await stream.close()
+            ws_codes = [e["extensions"]["code"] for e in over_ws.get("errors") or []]
+            sse_codes = [e["extensions"]["code"] for e in got["payload"].get("errors") or []]
+            if not sse_codes or sse_codes != ws_codes or s.marker in json.dumps(got):
+                problems.append(f"{name}: websocket {ws_codes}, SSE {got}")
+    assert not problems, "\n".join(problems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -727,3 +728,48 @@ async def test_agent_reads_what_changed_since_a_moment_with_who_and_the_cited_pa
     assert {c["source_id"] for c in pay["cites"]} == {"chat"}
     assert "T" in pay["changed_at"] and pay["changed_at"].endswith("+00:00")
     assert error_code(bad) == "INVALID_INPUT"
+
+
+def test_get_and_delete_on_the_stateless_mcp_endpoint_are_405_at_once(api: Server) -> None:
+    """Stateless streamable HTTP offers no SSE stream to GET and no session to DELETE: the
+    MCP spec's answer is 405, given at once (before, a GET was held open until the client
+    gave up). Without a token it is 401 first."""
+    for method in ("GET", "DELETE"):
+        r = httpx.request(
+            method,
+            f"{api.url}/mcp",
+            headers={"authorization": f"Bearer {FULL}", "accept": "text/event-stream"},
+            timeout=5,
+        )
+        assert r.status_code == 405, (method, r.text)
+        assert r.headers["allow"] == "POST"
+        assert r.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    assert httpx.get(f"{api.url}/mcp", timeout=5).status_code == 401
+    forged = httpx.get(f"{api.url}/mcp", headers={"authorization": "Bearer nope"}, timeout=5)
+    assert forged.status_code == 401
+
+
+PY_INSTANT = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
+ISO_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
+
+
+async def test_every_instant_in_an_mcp_answer_is_iso_8601_like_graphql(
+    api: Server, scope: str
+) -> None:
+    publish_story(api, scope)
+    async with http_client(api.url, FULL) as client:
+        graph = await client.call_tool("story_graph", {"scope": scope})
+        entities = await client.call_tool("list_entities", {"scope": scope})
+    for result in (graph, entities):
+        text = result.content[0].text  # type: ignore[union-attr]
+        structured = json.dumps(body(result), ensure_ascii=False)
+        for written in (text, structured):
+            assert not PY_INSTANT.search(written), written[:400]
+            assert ISO_INSTANT.search(written), written[:400]
+    event = body(graph)["events"][0]
+    gql_at = gql(
+        api,
+        "query($s: String!) { storyGraph(scope: $s) { events { at } } }",
+        s=scope,
+    )["storyGraph"]["events"][0]["at"]
+    assert event["at"] == gql_at

@@ -82,6 +82,8 @@ def process_env(settings: Settings, **extra: str) -> dict[str, str]:
         REDIS_PORT=str(settings.redis_port),
         QUEUE_NAME=settings.queue_name,
         LOG_LEVEL="WARNING",
+        # one API process unless a test asks for more (`serve` defaults to one per core)
+        API_WORKERS="1",
     )
     env.update(extra)
     return env

@@ -33,11 +33,16 @@ const S = {
 const viz = (window.viz = { S, timings: {}, ready: false, renderedMoment: null });
 
 // ---------------------------------------------------------------- GraphQL
-async function gql(query, variables) {
-  const headers = { "content-type": "application/json" };
+// { get: true }: a read as of a past moment goes as GET, so the browser keeps the answer and
+// revalidates it by ETag (If-None-Match -> 304); the API computes each past answer once.
+async function gql(query, variables, { get = false } = {}) {
+  const headers = get ? {} : { "content-type": "application/json" };
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.authorization = "Bearer " + token;
-  const r = await fetch("/graphql", { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+  const r = get
+    ? await fetch("/graphql?" + new URLSearchParams({ query, variables: JSON.stringify(variables) }),
+      { headers, cache: "no-cache" })
+    : await fetch("/graphql", { method: "POST", headers, body: JSON.stringify({ query, variables }) });
   let body;
   try { body = await r.json(); } catch { throw new GqlError("HTTP", `HTTP ${r.status}`); }
   if (body.errors && body.errors.length) {
@@ -472,7 +477,7 @@ function select(id, from) {
 
 async function detailGraph() {
   const key = `${S.scope}|${S.T}`;
-  if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, a: asOfArg(S.T) }).then((d) => d.storyGraph));
+  if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, a: asOfArg(S.T) }, { get: true }).then((d) => d.storyGraph));
   try { return await S.detailCache.get(key); } catch (e) { S.detailCache.delete(key); throw e; }
 }
 

@@ -1,0 +1,234 @@
+"""Past answers computed once (DESIGN "Caching the past").
+
+A read whose every root field is a time-sliced story read (`storyGraph`, `graphView`,
+`entities`, `relations`, `events`) with an `asOf` older than `past_cache_settle_seconds` can
+change only when a source version of its scope is withdrawn or the scope is deleted; both
+move the scope's counter (`jobs.past_epoch`). Its answer is kept under a key built from the
+query text, operation name and variables (hashed: no caller text becomes a key), the scopes
+and their counters, in an in-process LRU bounded by bytes and in Redis (with a TTL and an
+entry size bound), so every API process shares it. The answer is served only to a caller
+that may read every scope it names (`reader` on each): any other caller runs the read and
+gets what the read gives it (FORBIDDEN). Its key's hash is the answer's ETag.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import orjson
+from cross_web import HTTPException
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    GraphQLError,
+    OperationType,
+    StringValueNode,
+    VariableNode,
+    get_operation_ast,
+    parse,
+)
+from prometheus_client import Counter, Gauge
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from api.metrics import REGISTRY
+from engine.principal import Principal
+from engine.settings import Settings
+from jobs import past_epoch
+
+log = logging.getLogger("storygraph.api.past_cache")
+
+PAST_READS = frozenset({"storyGraph", "graphView", "entities", "relations", "events"})
+REDIS_PREFIX = "storygraph:past:answer:"
+
+LOOKUPS = Counter(
+    "storygraph_past_cache_lookups_total",
+    "Past answers looked up, by where they were found (memory, redis, miss)",
+    ["found"],
+    registry=REGISTRY,
+)
+EVICTIONS = Counter(
+    "storygraph_past_cache_evictions_total",
+    "Past answers dropped from the in-process LRU to stay within its bytes",
+    registry=REGISTRY,
+)
+SIZE = Gauge(
+    "storygraph_past_cache_bytes", "Bytes of past answers held in process", registry=REGISTRY
+)
+ENTRIES = Gauge("storygraph_past_cache_entries", "Past answers held in process", registry=REGISTRY)
+
+
+@dataclass(frozen=True)
+class PastRead:
+    scopes: tuple[str, ...]
+    digest: str  # the query, operation name and variables, hashed
+
+
+@lru_cache(maxsize=512)
+def _parsed(query: str) -> DocumentNode | None:
+    try:
+        return parse(query)
+    except GraphQLError:
+        return None
+
+
+def _value(node: object, variables: dict[str, object]) -> object:
+    if isinstance(node, StringValueNode):
+        return node.value
+    if isinstance(node, VariableNode):
+        return variables.get(node.name.value)
+    return None
+
+
+def _instant(value: object) -> dt.datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.utcoffset() is not None else None
+
+
+def past_read(
+    query: str | None,
+    operation_name: str | None,
+    variables: dict[str, object] | None,
+    now: dt.datetime,
+    settle: dt.timedelta,
+) -> PastRead | None:
+    """The cacheable read a request asks for, or None (anything else, or not yet past)."""
+    if not query or "asOf" not in query:
+        return None
+    document = _parsed(query)
+    if document is None:
+        return None
+    operation = get_operation_ast(document, operation_name)
+    if operation is None or operation.operation != OperationType.QUERY:
+        return None
+    variables = variables or {}
+    scopes: set[str] = set()
+    for selection in operation.selection_set.selections:
+        if not isinstance(selection, FieldNode):
+            return None
+        if selection.name.value == "__typename":
+            continue
+        if selection.name.value not in PAST_READS:
+            return None
+        args = {a.name.value: _value(a.value, variables) for a in selection.arguments or ()}
+        scope, as_of = args.get("scope"), _instant(args.get("asOf"))
+        if not isinstance(scope, str) or as_of is None or as_of > now - settle:
+            return None
+        scopes.add(scope)
+    if not scopes:
+        return None
+    raw = orjson.dumps([query, operation_name, variables], option=orjson.OPT_SORT_KEYS)
+    return PastRead(tuple(sorted(scopes)), hashlib.sha256(raw).hexdigest())
+
+
+def may_read(principal: Principal | None, read: PastRead) -> bool:
+    return (
+        principal is not None
+        and principal.has_role("reader")
+        and all(principal.can_scope(s) for s in read.scopes)
+    )
+
+
+class PastCache:
+    """The in-process LRU (bounded by bytes) in front of the shared copy in Redis."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.max_bytes = settings.past_cache_bytes
+        self.ttl = settings.past_cache_redis_ttl_seconds
+        self.max_entry = settings.past_cache_redis_max_entry_bytes
+        self.settle = dt.timedelta(seconds=settings.past_cache_settle_seconds)
+        self.entries: OrderedDict[str, bytes] = OrderedDict()
+        self.size = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.max_bytes > 0
+
+    async def key(self, redis: Redis, read: PastRead) -> str | None:
+        """The answer's key under the scopes' current counters; None without Redis (no
+        counter can be trusted, so nothing is cached or served)."""
+        try:
+            counters = await past_epoch.read(redis, read.scopes)
+        except (RedisError, OSError) as exc:
+            log.warning("past cache off: Redis unreachable", extra={"fields": {"error": str(exc)}})
+            return None
+        material = "\n".join([counters, *read.scopes, read.digest]).encode()
+        return hashlib.sha256(material).hexdigest()
+
+    async def get(self, redis: Redis, key: str) -> bytes | None:
+        held = self.entries.get(key)
+        if held is not None:
+            self.entries.move_to_end(key)
+            LOOKUPS.labels("memory").inc()
+            return held
+        try:
+            shared = await redis.get(REDIS_PREFIX + key)
+        except (RedisError, OSError):
+            shared = None
+        if isinstance(shared, bytes):
+            LOOKUPS.labels("redis").inc()
+            self._keep(key, shared)
+            return shared
+        LOOKUPS.labels("miss").inc()
+        return None
+
+    async def put(self, redis: Redis, key: str, answer: bytes) -> None:
+        self._keep(key, answer)
+        if len(answer) <= self.max_entry:
+            try:
+                await redis.set(REDIS_PREFIX + key, answer, ex=self.ttl)
+            except (RedisError, OSError) as exc:
+                log.warning("past answer not shared", extra={"fields": {"error": str(exc)}})
+
+    def _keep(self, key: str, answer: bytes) -> None:
+        if len(answer) > self.max_bytes:
+            return
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.size -= len(old)
+        self.entries[key] = answer
+        self.size += len(answer)
+        while self.size > self.max_bytes:
+            _, dropped = self.entries.popitem(last=False)
+            self.size -= len(dropped)
+            EVICTIONS.inc()
+        SIZE.set(self.size)
+        ENTRIES.set(len(self.entries))
+
+
+def etag(key: str) -> str:
+    return f'"past-{key[:40]}"'
+
+
+MAX_IF_NONE_MATCH = 1024
+
+
+class NotModified(Exception):
+    """The client holds the current answer: 304 with these headers."""
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        super().__init__("not modified")
+        self.headers = headers
+
+
+def check_if_none_match(headers: Mapping[str, str]) -> None:
+    """An If-None-Match longer than any list of our ETags is refused (431), never parsed."""
+    value = headers.get("if-none-match")
+    if value is not None and len(value) > MAX_IF_NONE_MATCH:
+        raise HTTPException(431, f"If-None-Match is longer than {MAX_IF_NONE_MATCH} characters")
+
+
+def if_none_match(headers: Mapping[str, str]) -> set[str]:
+    value = headers.get("if-none-match") or ""
+    return {part.strip().removeprefix("W/") for part in value.split(",") if part.strip()}
