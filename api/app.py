@@ -159,6 +159,10 @@ def create_app(settings: Settings) -> Starlette:
             return JSONResponse({"error": "web/viz.html is missing"}, status_code=404)
         return FileResponse(page)
 
+    async def favicon(_: Request) -> Response:
+        # one SVG icon for every page (browsers ask /favicon.ico whatever the page links)
+        return FileResponse(WEB_DIR / "favicon.svg", media_type="image/svg+xml")
+
     async def index(_: Request) -> Response:
         # The project's own Neo4j serves Browser on loopback; a configured server has its own.
         browser = (
@@ -176,6 +180,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
             Route("/export/{file}", TokenGate(export_endpoint(settings), settings)),
             Route("/healthz", healthz),
+            Route("/favicon.ico", favicon),
             Route("/metrics", metrics_endpoint),
             Route("/viz", viz),
             Mount("/viz", StaticFiles(directory=WEB_DIR / "viz"), name="viz-assets"),
