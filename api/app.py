@@ -31,6 +31,7 @@ from strawberry.types.unset import UnsetType
 from api.auth import authenticate, check_binding, is_loopback
 from api.context import Context
 from api.export import export_endpoint
+from api.guide import guide_endpoint
 from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
@@ -181,6 +182,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/export/{file}", TokenGate(export_endpoint(settings), settings)),
             Route("/healthz", healthz),
             Route("/favicon.ico", favicon),
+            Route("/guide/storygraph.html", guide_endpoint, methods=["GET", "OPTIONS"]),
             Route("/metrics", metrics_endpoint),
             Route("/viz", viz),
             Mount("/viz", StaticFiles(directory=WEB_DIR / "viz"), name="viz-assets"),
