@@ -33,6 +33,9 @@ async def demo_loaded(neo4j_driver: AsyncDriver, services: Settings) -> AsyncIte
     """The guide's queries read scope `demo`, as on `make run`."""
     await load_into(StoryRepository(neo4j_driver, services.neo4j_database), "demo")
     yield
+    await neo4j_driver.execute_query(
+        "MATCH (n {scope: 'demo'}) DETACH DELETE n", database_=services.neo4j_database
+    )
 
 
 def test_the_guide_is_served_to_browser_with_the_saved_queries(api: Server) -> None:
