@@ -145,10 +145,22 @@ async def test_every_block_of_the_tour_runs_in_order(
 ) -> None:
     answers: dict[str, Any] = {}
     blocks = tour_blocks()
-    for block in blocks:
-        run(api, block, answers)
+    try:
+        for block in blocks:
+            run(api, block, answers)
+    finally:  # the tour turns the heartbeat app off itself; a failed tour must too
+        api.graphql("mutation { setHeartbeatEnabled(enabled: false) { heartbeatEnabled } }")
     # what the tour tells the reader they will see
     assert answers["acceptSuggestion"]["status"] == "ACCEPTED"
+    assert answers["setHeartbeatEnabled"]["heartbeatEnabled"] is False
+    by_run = [
+        s
+        for s in answers["storyGraph"]["suggestions"]
+        if s["by"]["id"] == answers["startReview"]["id"]
+    ]
+    assert by_run and by_run[0]["status"] == "PENDING", answers["storyGraph"]
+    names = [e["name"] for e in answers["storyGraph"]["entities"]]
+    assert names.count("张三") == 1, "the review reused the MAIN 张三"
     morning = answers["morning"]
     assert [e["title"] for e in morning["events"]] == ["老板委托询问 v2.0 提测时间"]
     assert len(answers["afternoon"]["events"]) == 4
