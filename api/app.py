@@ -22,7 +22,8 @@ from starlette.websockets import WebSocket
 from api.auth import authenticate, check_binding, origin_allowed
 from api.export import export_endpoint
 from api.graphql_view import StorygraphGraphQL
-from api.limits import BodyLimit
+from api.guide import guide_endpoint
+from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
 from engine.settings import PROJECT_ROOT, Settings
@@ -80,6 +81,10 @@ def create_app(settings: Settings) -> Starlette:
             return JSONResponse({"error": "web/viz.html is missing"}, status_code=404)
         return FileResponse(page)
 
+    async def favicon(_: Request) -> Response:
+        # one SVG icon for every page (browsers ask /favicon.ico whatever the page links)
+        return FileResponse(WEB_DIR / "favicon.svg", media_type="image/svg+xml")
+
     async def index(_: Request) -> Response:
         # The project's own Neo4j serves Browser on loopback; a configured server has its own.
         browser = (
@@ -97,6 +102,8 @@ def create_app(settings: Settings) -> Starlette:
             Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
             Route("/export/{file}", TokenGate(export_endpoint(settings), settings)),
             Route("/healthz", healthz),
+            Route("/favicon.ico", favicon),
+            Route("/guide/storygraph.html", guide_endpoint, methods=["GET", "OPTIONS"]),
             Route("/metrics", metrics_endpoint),
             Route("/viz", viz),
             Mount("/viz", StaticFiles(directory=WEB_DIR / "viz"), name="viz-assets"),

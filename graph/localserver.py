@@ -67,6 +67,25 @@ class Neo4jStatus:
         )
 
 
+def guide_url(settings: Settings) -> str:
+    """Where the API serves the storygraph guide for Neo4j Browser (`:play <url>`)."""
+    # `localhost` is on Browser's default allowlist, so the guide also opens when the post-connect
+    # command runs before Browser has read this server's allowlist
+    return f"http://localhost:{settings.api_port}/guide/storygraph.html"
+
+
+def browser_settings(settings: Settings) -> list[str]:
+    """Neo4j Browser on the project's server: open storygraph's guide (served by the API on
+    loopback) on connect, fetch guides from loopback only, send no product analytics.
+    (`browser.allow_outgoing_connections` is not a setting of Neo4j Community: the server
+    refuses to start with it, so Browser's own fonts and feeds stay as they are.)"""
+    return [
+        f"browser.post_connect_cmd=play {guide_url(settings)}",
+        "browser.remote_content_hostname_whitelist=127.0.0.1,localhost",
+        "client.allow_telemetry=false",
+    ]
+
+
 def generated_password(path: Path) -> str:
     """The stored password, created (random, 0600) the first time."""
     return secret_file(path, lambda: secrets.token_urlsafe(18))
@@ -156,6 +175,7 @@ class LocalNeo4j:
             "db.tx_log.rotation.retention_policy=1 files",
             # the server's own bound on every transaction (clients set the same per transaction)
             f"db.transaction.timeout={s.neo4j_tx_timeout_seconds:g}s",
+            *browser_settings(s),
         ]
         (conf / "neo4j.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
         return conf

@@ -19,9 +19,10 @@ from api.context import Context
 from jobs.story import reads
 
 TABLES_DOC = (
-    "Rows (times are epoch milliseconds, UTC): entities [id, seq, name, kind, status, "
-    "recorded, retracted]; relations [id, seq, fromId, toId, type, confirmation, removed, "
-    "recorded, retracted]; events [id, seq, title, at, storyId, recorded, retracted]; "
+    "Rows (times are epoch milliseconds, UTC; by is who recorded the version, `user:<id>` "
+    "or `run:<id>`): entities [id, seq, name, kind, status, recorded, retracted, by]; "
+    "relations [id, seq, fromId, toId, type, confirmation, removed, recorded, retracted, by]; "
+    "events [id, seq, title, at, storyId, recorded, retracted, by]; "
     "changes [id, eventId, entityId, kind, recorded]; summaries [id, start, end, text, "
     "recorded]; moments [recorded, ...] (results and corrections, ascending)."
 )

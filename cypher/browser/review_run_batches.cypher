@@ -1,9 +1,11 @@
 // One supervision run (seed 004): its stages (collect -> leaves -> navigation -> publish) and
 // its leaf batches in order, with their state, attempts and when each was committed.
 // Find an id: MATCH (r:SupervisionRun) RETURN r.id, r.scope, r.status, r.created_at
-:param run_id => 'run-REPLACE-ME';
-
-MATCH (r:SupervisionRun {id: $run_id})
+// Pasted as it is, it shows the newest supervision run; put a run id on the WITH line for another.
+WITH '' AS run_id  // '': the newest run
+MATCH (r:SupervisionRun)
+WHERE r.deployment IS NOT NULL AND r.created_at IS NOT NULL AND (run_id = '' OR r.id = run_id)
+WITH r ORDER BY r.created_at DESC LIMIT 1
 OPTIONAL MATCH (r)-[:HAS_STAGE]->(s:ReviewStage)
 WITH r, collect(s {.stage, .state, .started_at, .ended_at}) AS stages
 MATCH path = (r)-[:HAS_BATCH]->(b:ReviewBatch)

@@ -11,6 +11,7 @@ import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import ConsoleMessage, Page, Route, async_playwright
@@ -34,14 +35,15 @@ class OfflinePage:
 
 
 @asynccontextmanager
-async def offline_page() -> AsyncIterator[OfflinePage]:
-    """A fresh page whose network is loopback only."""
+async def offline_page(**context: Any) -> AsyncIterator[OfflinePage]:
+    """A fresh page whose network is loopback only (`context`: Playwright's new_context
+    options, e.g. timezone_id, locale, viewport)."""
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(
             executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"]
         )
         try:
-            context = await browser.new_context()
+            context = await browser.new_context(**context)
             page = await context.new_page()
             seen = OfflinePage(page)
 

@@ -8,7 +8,9 @@
 
 const $ = (id) => document.getElementById(id);
 const R = 1000;
-const DENSE_DAY = 4; // a day with this many events is drawn as one cluster point
+const DENSE_DAY = 4; // a day with this many events is drawn as one cluster point...
+const FEW_EVENTS = 40; // ...once the scope has more events than this (fewer: each its own point)
+const STACK_GAP = 0.05; // events closer than this angle (radians) are stacked outwards
 const TOKEN_KEY = "storygraph.token";
 const REPLAY_Q = `query($s: String!, $from: DateTime, $to: DateTime) {
   graphReplay(scope: $s, from: $from, to: $to) { scope tables } }`;
@@ -66,16 +68,21 @@ const iso = (ms) => new Date(ms).toISOString();
 const asOfArg = (ms) => iso(ms).slice(0, 23) + "999Z";
 const pad = (n) => String(n).padStart(2, "0");
 const localDay = (ms) => { const d = new Date(ms); return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`; };
-const localTime = (ms) => { const d = new Date(ms); return `${localDay(ms)} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`; };
+// the page shows times in the browser's zone and says which (UTC±hh:mm), never a bare clock
+const zoneOf = (ms) => { const o = -new Date(ms).getTimezoneOffset(), a = Math.abs(o); return `UTC${o < 0 ? "−" : "+"}${pad(Math.floor(a / 60))}:${pad(a % 60)}`; };
+const clock = (ms) => { const d = new Date(ms); return `${localDay(ms)} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`; };
+const localTime = (ms) => `${clock(ms)} ${zoneOf(ms)}`;
+const shortTime = (ms) => clock(ms).slice(0, 16);  // list rows: their heading names the zone
 const at = (versions, T) => { for (let i = versions.length - 1; i >= 0; i--) { const v = versions[i]; if (v.rec <= T && T < v.ret) return v; } return null; };
+const onRing = (a, r) => ({ x: r * Math.cos(a), y: r * Math.sin(a) });
 function hash(s) { let h = 2166136261; for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); } return (h >>> 0) / 4294967296; }
 
 // ---------------------------------------------------------------- model from tables
 function buildModel(t) {
   const group = (rows, make) => { const m = new Map(); for (const r of rows) { const v = make(r); (m.get(v.id) || m.set(v.id, []).get(v.id)).push(v); } for (const vs of m.values()) vs.sort((a, b) => a.seq - b.seq); return m; };
-  S.ents = group(t.entities, (r) => ({ id: r[0], seq: r[1], name: r[2], kind: r[3], status: r[4], rec: r[5], ret: r[6] }));
-  S.rels = group(t.relations, (r) => ({ id: r[0], seq: r[1], from: r[2], to: r[3], type: r[4], conf: r[5], removed: r[6], rec: r[7], ret: r[8] }));
-  S.evs = group(t.events, (r) => ({ id: r[0], seq: r[1], title: r[2], at: r[3], story: r[4], rec: r[5], ret: r[6] }));
+  S.ents = group(t.entities, (r) => ({ id: r[0], seq: r[1], name: r[2], kind: r[3], status: r[4], rec: r[5], ret: r[6], by: r[7] }));
+  S.rels = group(t.relations, (r) => ({ id: r[0], seq: r[1], from: r[2], to: r[3], type: r[4], conf: r[5], removed: r[6], rec: r[7], ret: r[8], by: r[9] }));
+  S.evs = group(t.events, (r) => ({ id: r[0], seq: r[1], title: r[2], at: r[3], story: r[4], rec: r[5], ret: r[6], by: r[7] }));
   S.chg = t.changes.map((r) => ({ id: r[0], ev: r[1], en: r[2], kind: r[3], rec: r[4] }));
   S.sums = new Map(t.summaries.map((r) => [r[0], { id: r[0], start: r[1], end: r[2], text: r[3], rec: r[4] }]));
   S.moments = t.moments.length ? t.moments.slice() : [];
@@ -94,20 +101,25 @@ function layout() {
   const t0 = Math.min(...times, ...sumTimes), t1 = Math.max(...times, ...sumTimes);
   const span = t1 - t0 || 1;
   const angle = (t) => -Math.PI / 2 + 2 * Math.PI * 0.94 * (Math.min(Math.max(t, t0), t1) - t0) / span;
-  const onRing = (a, r) => ({ x: r * Math.cos(a), y: r * Math.sin(a) });
   // events by local day; dense days become one cluster point (display only, never an entity)
   const byDay = new Map();
   for (const e of evLast.sort((a, b) => a.at - b.at)) (byDay.get(localDay(e.at)) || byDay.set(localDay(e.at), []).get(localDay(e.at))).push(e);
   S.days = new Map(); S.evNode = new Map();
-  let k = 0;
+  let lastAngle = -Infinity, level = 0;
   for (const [day, evs] of byDay) {
-    if (evs.length >= DENSE_DAY) {
+    if (evs.length >= DENSE_DAY && evLast.length > FEW_EVENTS) {
       const id = "day:" + day, mean = evs.reduce((s, e) => s + e.at, 0) / evs.length;
       S.days.set(id, { id, day, events: evs.map((e) => e.id) });
       pos.set(id, onRing(angle(mean), R));
       for (const e of evs) S.evNode.set(e.id, id);
     } else {
-      for (const e of evs) { pos.set(e.id, onRing(angle(e.at), R + (k++ % 2 ? 22 : 0))); S.evNode.set(e.id, e.id); }
+      // events at (nearly) one moment are stacked outwards from the ring, one step each
+      for (const e of evs) {
+        const a = angle(e.at);
+        level = a - lastAngle < STACK_GAP ? level + 1 : 0;
+        if (!level) lastAngle = a;
+        pos.set(e.id, onRing(a, R + 34 * level)); S.evNode.set(e.id, e.id);
+      }
     }
   }
   // stage arcs just outside the ring
@@ -130,8 +142,21 @@ function layout() {
   }
   for (const vs of S.rels.values()) { const r = vs[vs.length - 1]; degree.set(r.from, (degree.get(r.from) || 0) + 1); degree.set(r.to, (degree.get(r.to) || 0) + 1); }
   const ids = [...S.ents.keys()].sort((a, b) => (degree.get(b) || 0) - (degree.get(a) || 0) || (a < b ? -1 : 1));
+  S.rank = ids;  // most connected first: the order names appear in as one zooms in
   const want = (id) => { const v = evAngles.get(id); return v && (v.x || v.y) ? Math.atan2(v.y, v.x) : 2 * Math.PI * hash(id); };
   const N = ids.length, inner = N < 30 ? 0.3 * R : 0.1 * R, outer = 0.8 * R;
+  S.groups = new Map();
+  if (S.groupBy === "kind") placeByKind(ids, pos, inner, outer);
+  else placeRings(ids, pos, want, inner, outer);
+  let x1 = -R, y1 = -R, x2 = R, y2 = R;
+  for (const p of pos.values()) { x1 = Math.min(x1, p.x); y1 = Math.min(y1, p.y); x2 = Math.max(x2, p.x); y2 = Math.max(y2, p.y); }
+  const m = 30;  // half a node and a label
+  S.bounds = { x1: x1 - m, y1: y1 - m, x2: x2 + m, y2: y2 + m };
+  return pos;
+}
+// entities on rings inside the time ring, busiest innermost, each near its events' angle
+function placeRings(ids, pos, want, inner, outer) {
+  const N = ids.length;
   const spacing = Math.min(240, Math.max(22, Math.sqrt(Math.PI * (outer * outer - inner * inner) / Math.max(N, 1)) * 0.9));
   let r = inner, i = 0;
   while (i < N) {
@@ -141,17 +166,34 @@ function layout() {
     ring.forEach((id, j) => pos.set(id, onRing(base + 2 * Math.PI * j / ring.length, r)));
     i += cap; r += spacing;
   }
-  let x1 = -R, y1 = -R, x2 = R, y2 = R;
-  for (const p of pos.values()) { x1 = Math.min(x1, p.x); y1 = Math.min(y1, p.y); x2 = Math.max(x2, p.x); y2 = Math.max(y2, p.y); }
-  const m = 30;  // half a node and a label
-  S.bounds = { x1: x1 - m, y1: y1 - m, x2: x2 + m, y2: y2 + m };
-  return pos;
+}
+// grouped (a cluster layout): the entities of one kind share a sector of the disk, busiest
+// innermost, and a group node names the kind and its size at the sector's outer edge
+function placeByKind(ids, pos, inner, outer) {
+  const kinds = new Map();
+  for (const id of ids) { const k = S.ents.get(id).at(-1).kind || "—"; (kinds.get(k) || kinds.set(k, []).get(k)).push(id); }
+  let a0 = -Math.PI / 2;
+  for (const [kind, members] of [...kinds].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))) {
+    const width = 2 * Math.PI * members.length / ids.length, gap = Math.min(0.12, width * 0.2), span = width - gap;
+    const spacing = Math.max(22, Math.sqrt((outer * outer - inner * inner) * span / 2 / members.length) * 0.9);
+    let r = Math.max(inner, spacing / Math.max(span, 0.05)), i = 0;
+    while (i < members.length) {
+      const row = members.slice(i, i + Math.max(1, Math.floor(span * r / spacing)));
+      row.forEach((id, j) => pos.set(id, onRing(a0 + gap / 2 + span * (j + 0.5) / row.length, r)));
+      i += row.length; r += spacing;
+    }
+    const id = "group:" + kind;
+    S.groups.set(id, { id, kind, members, label: `${kind} (${members.length})` });
+    pos.set(id, onRing(a0 + width / 2, r + 20));
+    a0 += width;
+  }
 }
 
 // ---------------------------------------------------------------- cytoscape
 // Each property a selector sets is applied to every element it matches before the first
 // frame, so the common selectors set few: label typography lives with the labelled states,
 // arrows, dashes and dots only where the graph is small (class "arrow"; at scale, "fast").
+const SELECTED = "#06b6d4";
 const STYLE = [
   { selector: "node.entity", style: { "width": 18, "height": 18, "background-color": "#60a5fa", "border-width": 1, "border-color": "#1e3a8a" } },
   // candidates: grey fill, solid border (a dashed border on 1,000 nodes costs a few hundred ms a paint)
@@ -177,11 +219,23 @@ const STYLE = [
   { selector: ".labelled, .hover, :selected", style: { "label": "data(label)", "font-size": 12, "min-zoomed-font-size": 6 } },
   { selector: "node.labelled, node.hover, node:selected", style: { "text-valign": "bottom", "text-margin-y": 3,
       "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
-  { selector: "edge.labelled, edge.hover, edge:selected", style: { "font-size": 11 } },
+  { selector: "edge.labelled, edge.hover, edge:selected", style: { "font-size": 11, "text-rotation": "autorotate", "color": "#374151",
+      "text-background-color": "#fff", "text-background-opacity": 0.85, "text-background-padding": 1 } },
   { selector: "node.day.hover, node.day:selected", style: { "label": "data(label)", "text-valign": "center", "text-margin-y": 0, "text-background-opacity": 0, "font-size": 11 } },
-  { selector: "node:selected", style: { "border-width": 3, "border-color": "#dc2626", "z-index": 10 } },
-  { selector: "edge:selected", style: { "line-color": "#dc2626", "target-arrow-color": "#dc2626", "width": 4, "opacity": 1, "z-index": 10 } },
+  // the selection is cyan with a halo: no standing uses it (confirmed green, rejected red,
+  // suggested grey, entity blue, candidate grey, event amber, stage violet)
+  { selector: "node:selected", style: { "border-width": 4, "border-color": SELECTED, "overlay-color": SELECTED, "overlay-opacity": 0.25, "overlay-padding": 6, "z-index": 10 } },
+  { selector: "edge:selected", style: { "line-color": SELECTED, "target-arrow-color": SELECTED, "width": 4, "opacity": 1, "z-index": 10,
+      "underlay-color": SELECTED, "underlay-opacity": 0.3, "underlay-padding": 4 } },
   { selector: ".near", style: { "opacity": 1 } },
+  // level of detail: named entities (the most connected, more as one zooms in, the selection's
+  // neighbourhood); the font size is set per zoom (labelStyle) so a name stays readable
+  { selector: "node.named", style: { "label": "data(label)", "text-valign": "bottom", "text-margin-y": 3, "min-zoomed-font-size": 0,
+      "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
+  { selector: "node.group", style: { "label": "data(label)", "shape": "round-rectangle", "width": 8, "height": 8, "background-opacity": 0,
+      "font-size": 40, "font-weight": "bold", "color": "#1e3a8a", "text-valign": "center", "events": "no", "min-zoomed-font-size": 0 } },
+  { selector: ".faded", style: { "opacity": 0.12, "label": "" } },
+  { selector: ".filtered", style: { "display": "none" } },
   { selector: ".gone", style: { "display": "none" } },
 ];
 
@@ -209,10 +263,15 @@ function placeRing() {
 }
 // fit the ring and every laid-out position (known without asking Cytoscape for bounding
 // boxes, which would compute every element's rendered style before the first frame)
+const FIT_PAD = 20, MIN_ZOOM = 0.05, MAX_ZOOM = 6;
+function fitZoom(w, h) {
+  const { x1, y1, x2, y2 } = S.bounds;
+  return Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, Math.min((w - 2 * FIT_PAD) / (x2 - x1), (h - 2 * FIT_PAD) / (y2 - y1))));
+}
 function fitAll() {
-  const cy = S.cy, pad = 20, { x1, y1, x2, y2 } = S.bounds;
-  const w = cy.width(), h = cy.height();
-  const zoom = Math.min(cy.maxZoom(), Math.max(cy.minZoom(), Math.min((w - 2 * pad) / (x2 - x1), (h - 2 * pad) / (y2 - y1))));
+  const cy = S.cy, { x1, y1, x2, y2 } = S.bounds;
+  const w = cy.width(), h = cy.height(), zoom = fitZoom(w, h);
+  S.fitZoom = zoom;
   cy.viewport({ zoom, pan: { x: (w - zoom * (x1 + x2)) / 2, y: (h - zoom * (y1 + y2)) / 2 } });
 }
 const keyOf = (s) => `${s.label}|${s.cls || ""}|${s.count || ""}`;
@@ -222,6 +281,7 @@ function elements(pos) {
   const few = S.ents.size <= 80, fewEv = S.evs.size <= 40;
   for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}` }); }
   for (const [id, vs] of S.evs) if (S.evNode.get(id) === id) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${fewEv ? " labelled" : ""}` }); }
+  for (const [id, g] of S.groups) els.push({ group: "nodes", data: { id, label: g.label, kind: "group" }, position: pos.get(id), classes: "group", selectable: false, grabbable: false });
   for (const [id, d] of S.days) els.push({ group: "nodes", data: { id, label: `${d.day} · ${d.events.length} events`, count: String(d.events.length), kind: "day" }, position: pos.get(id), classes: "day" });
   for (const [id, s] of S.sums) {
     els.push({ group: "nodes", data: { id, label: s.text.slice(0, 40), kind: "summary" }, position: pos.get(id), classes: "stage labelled" });
@@ -246,14 +306,17 @@ function elements(pos) {
     else if (k === "day") shown.set(d.id, keyOf({ label: d.label, count: d.count }));
     else if (k === "summary") shown.set(d.id, keyOf({ label: d.label }));
     else if (k === "arc" || k === "change") shown.set(d.id, keyOf({}));
+    else if (k === "group") shown.set(d.id, keyOf({ label: d.label }));
   }
   return els;
 }
 
+// where there is room (a small graph) every relation line carries its type
+const FEW_RELATIONS = 60;
 function relationElement(id, big) {
-  const v = S.rels.get(id).at(-1);
+  const v = S.rels.get(id).at(-1), named = !big && S.rels.size <= FEW_RELATIONS;
   return { group: "edges", data: { id, source: v.from, target: v.to, label: v.type, kind: "relation" },
-           classes: `relation ${v.conf}${v.removed ? " removed" : ""}${big ? " fast" : " arrow"}` };
+           classes: `relation ${v.conf}${v.removed ? " removed" : ""}${big ? " fast" : " arrow"}${named ? " labelled" : ""}` };
 }
 // At scale (thousands of lines) the relations are not graph elements until they are needed:
 // Cytoscape styles, measures and draws every element on its first frame, and 2,000 relation
@@ -274,8 +337,8 @@ function drawRelations() {
   const groups = new Map(), drawn = new Set();
   for (const id of S.rels.keys()) {
     const s = S.vis && S.vis.get(id);
-    if (!s) continue;
-    const key = s.v.conf + (s.v.removed ? " removed" : "");
+    if (!s || (S.pass && !S.pass.has(id))) continue;
+    const key = s.v.conf + (s.v.removed ? " removed" : "") + (S.focus && !S.focus.has(id) ? " faded" : "");
     (groups.get(key) || groups.set(key, []).get(key)).push(s.v);
     drawn.add(id);
   }
@@ -283,7 +346,7 @@ function drawRelations() {
     const [color, width] = REL_STROKE[key.split(" ")[0]] || REL_STROKE.suggested;
     ctx.beginPath();
     for (const v of list) { const a = S.pos.get(v.from), b = S.pos.get(v.to); ctx.moveTo(a.x, a.y); ctx.lineTo(b.x, b.y); }
-    ctx.strokeStyle = color; ctx.lineWidth = width; ctx.globalAlpha = key.endsWith("removed") ? 0.3 : 1;
+    ctx.strokeStyle = color; ctx.lineWidth = width; ctx.globalAlpha = key.endsWith("faded") ? 0.08 : key.endsWith("removed") ? 0.3 : 1;
     ctx.stroke();
   }
   ctx.globalAlpha = 1;
@@ -324,15 +387,17 @@ function draw() {
   const t0 = performance.now();
   const pos = layout();
   if (S.cy) S.cy.destroy();
+  S.fitZoom = fitZoom($("cy").clientWidth, $("cy").clientHeight);
+  S.focus = null; S.pass = null;
   const big = isBig();
   const els = elements(pos);
   const t1 = performance.now();
   S.cy = window.cy = cytoscape({
-    container: $("cy"), elements: els, style: STYLE, layout: { name: "keep" },
-    minZoom: 0.05, maxZoom: 6, wheelSensitivity: 0.3, pixelRatio: 1, textureOnViewport: big, hideEdgesOnViewport: big, motionBlur: false,
+    container: $("cy"), elements: els, style: styleFor(labelSize(S.fitZoom)), layout: { name: "keep" },
+    minZoom: MIN_ZOOM, maxZoom: MAX_ZOOM, wheelSensitivity: 0.3, pixelRatio: 1, textureOnViewport: big, hideEdgesOnViewport: big, motionBlur: false,
     boxSelectionEnabled: false, autoungrabify: true, selectionType: "single",
   });
-  if (S.ents.size <= 80) S.cy.style().selector("node, edge").style("font-size", 30).update();  // readable at fit
+  if (S.ents.size <= 80) S.cy.style().selector("node").style("font-size", 30).selector("edge").style("font-size", 22).update();  // readable at fit
   // Cytoscape (3.35) builds its layered textures synchronously on the first frame (every
   // element drawn into a texture, then into a layer): at scale that doubles the first paint.
   // Marked as already started, the cache queues layers for idle time and the first frame
@@ -341,7 +406,7 @@ function draw() {
   if (lyr && lyr.firstGet === true) lyr.firstGet = false;
   viz.timings.layoutMs = t1 - t0; viz.timings.cyMs = performance.now() - t1;
   S.pos = pos; S.relLayer = big;
-  S.cy.on("viewport", () => { placeRing(); drawRelations(); });
+  S.cy.on("viewport", () => { placeRing(); drawRelations(); scheduleLabels(); });
   S.cy.on("resize", drawRelations);
   S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.id, "graph"); });
   // a tap on the background unselects everything once the tap is handled: pick the line after
@@ -358,6 +423,7 @@ function stateAt(T) {
   const evVis = new Set();
   for (const [id, vs] of S.evs) { const v = at(vs, T); if (v) { evVis.add(id); vis.set(id, { label: v.title, v }); } }  // clustered ones too (list, detail)
   for (const [id, d] of S.days) { const n = d.events.filter((e) => evVis.has(e)).length; if (n) vis.set(id, { label: `${d.day} · ${n} events`, count: String(n) }); }
+  for (const [id, g] of S.groups || []) vis.set(id, { label: g.label });
   for (const [id, s] of S.sums) if (s.rec <= T) { vis.set(id, { label: s.text.slice(0, 40) }); for (const dot of S.arcs.get(id)) vis.set(dot, {}); }
   for (const [id, vs] of S.rels) {
     const v = at(vs, T);
@@ -403,16 +469,132 @@ function applyMoment(index) {
   return total.length;
 }
 
+// ---------------------------------------------------------------- names by level of detail
+// At scale the most connected entities are named at the fitted zoom, more as one zooms in
+// (x1.8: up to MORE_NAMED, x3.5: all), plus the selection's neighbourhood; below x3.5 a name
+// that would overlap one already placed (in rank order) waits for more zoom. A name is drawn
+// at LABEL_PX on screen whatever the zoom. A small graph names everything (draw).
+const LABEL_PX = 13, TOP_NAMED = 40, MORE_NAMED = 250;
+const labelSize = (zoom) => Math.round(LABEL_PX / (zoom || 1) * 10) / 10;
+const styleFor = (size) => [...STYLE, { selector: "node.named, node.entity.hover, node.event.hover, node.entity:selected, node.event:selected",
+  style: { "font-size": size, "min-zoomed-font-size": 0, "text-margin-y": size / 4 } }];
+// the first `limit` ids (in order) whose names, at zoom z, do not overlap a name already taken
+function spreadOut(ids, limit, z) {
+  const taken = [], out = [], h = (2 * LABEL_PX + 2) / z;  // a label box with its background
+  for (const id of ids) {
+    if (out.length >= limit) break;
+    const p = S.pos.get(id), name = S.ents.get(id).at(-1).name || "";
+    if (!p) continue;
+    const w = (name.length * LABEL_PX * 0.75 + 8) / z;
+    if (taken.some((q) => Math.abs(q.x - p.x) < (q.w + w) / 2 && Math.abs(q.y - p.y) < h)) continue;
+    taken.push({ x: p.x, y: p.y, w }); out.push(id);
+  }
+  return out;
+}
+function scheduleLabels() { clearTimeout(S.lodTimer); S.lodTimer = setTimeout(applyLabels, 100); }
+function applyLabels() {
+  if (!S.cy || !S.rank || S.ents.size <= 80) return;
+  const z = S.cy.zoom(), ratio = z / (S.fitZoom || z);
+  const shown = S.rank.filter((id) => S.vis?.has(id) && (!S.pass || S.pass.has(id)));
+  const want = new Set(ratio < 3.5 ? spreadOut(shown, ratio < 1.8 ? TOP_NAMED : MORE_NAMED, z) : shown);
+  if (S.focus) for (const id of S.focus) if (S.ents.has(id)) want.add(id);
+  S.cy.batch(() => { for (const id of S.rank) { const el = S.cy.getElementById(id), on = want.has(id); if (on !== el.hasClass("named")) el.toggleClass("named", on); } });
+  const size = labelSize(z);
+  if (S.labelSize !== size) { S.labelSize = size; S.cy.style().fromJson(styleFor(size)).update(); }
+  viz.labels = { zoom: z, named: want.size, size };
+}
+
+// ---------------------------------------------------------------- filters: the list and the graph
+// The list's text filter, the kind and the standing filter hide what does not match in the
+// list AND in the graph. An entity matches by name, kind and status; a relation when both ends
+// match (or its type holds the text) and its confirmation is the standing asked for (then only
+// entities on such relations stay); an event by its title.
+const ENTITY_STANDINGS = new Set(["main", "candidate"]);
+const filterState = () => ({ q: $("filter").value.trim().toLowerCase(), kind: $("kindFilter").value, standing: $("standingFilter").value });
+function passing(f) {
+  if (!f.q && !f.kind && !f.standing || !S.vis) return null;
+  const pass = new Set(), vis = S.vis, relStanding = !!f.standing && !ENTITY_STANDINGS.has(f.standing);
+  for (const id of S.ents.keys()) {
+    const s = vis.get(id);
+    if (s && (!f.kind || s.v.kind === f.kind) && (!f.standing || relStanding || s.v.status === f.standing) &&
+        (!f.q || `${s.label} ${s.v.kind} ${s.v.status}`.toLowerCase().includes(f.q))) pass.add(id);
+  }
+  const ends = new Set();
+  for (const id of S.rels.keys()) {
+    const s = vis.get(id);
+    if (!s || (relStanding && s.v.conf !== f.standing)) continue;
+    const byType = !!f.q && s.v.type.toLowerCase().includes(f.q) && (!f.kind || [s.v.from, s.v.to].every((e) => vis.get(e)?.v.kind === f.kind));
+    if (byType || (pass.has(s.v.from) && pass.has(s.v.to))) { pass.add(id); ends.add(s.v.from); ends.add(s.v.to); }
+  }
+  if (relStanding) { for (const id of S.ents.keys()) if (!ends.has(id)) pass.delete(id); }
+  for (const id of ends) pass.add(id);
+  for (const id of S.evs.keys()) { const s = vis.get(id); if (s && (!f.q || s.label.toLowerCase().includes(f.q))) pass.add(id); }
+  return pass;
+}
+const FILTERED_KINDS = new Set(["entity", "relation", "event"]);
+function applyGraphFilter(pass) {
+  if (!S.cy || (!pass && !S.pass)) { S.pass = pass; return; }
+  S.pass = pass;
+  S.cy.batch(() => S.cy.nodes().add(S.cy.edges(".relation")).forEach((el) => {
+    const out = !!pass && FILTERED_KINDS.has(el.data("kind")) && !pass.has(el.id());
+    if (out !== el.hasClass("filtered")) el.toggleClass("filtered", out);
+  }));
+  drawRelations();
+}
+// the kinds of the scope, for the kind filter (kept when the scope still has the one chosen)
+function fillKinds() {
+  const kinds = [...new Set([...S.ents.values()].map((vs) => vs.at(-1).kind).filter(Boolean))].sort();
+  const sel = $("kindFilter"), keep = sel.value;
+  sel.innerHTML = `<option value="">any kind</option>` + kinds.map((k) => `<option value="${esc(k)}">${esc(k)}</option>`).join("");
+  sel.value = kinds.includes(keep) ? keep : "";
+}
+
+// ---------------------------------------------------------------- the selection's neighbourhood
+// Selecting an entity keeps it, its relations, the entities at their other ends and the events
+// that change it at full strength and fades the rest; any other selection fades nothing.
+const NEVER_FADED = new Set(["arc", "group", "summary", "day"]);
+function focusOn(id) {
+  const vis = S.vis || new Map();
+  let focus = null;
+  if (id && S.ents.has(id) && vis.has(id)) {
+    focus = new Set([id]);
+    for (const rid of S.rels.keys()) {
+      const s = vis.get(rid);
+      if (s && (s.v.from === id || s.v.to === id)) { focus.add(rid); focus.add(s.v.from); focus.add(s.v.to); }
+    }
+    for (const c of S.chg) if (c.en === id && vis.has(c.id)) { focus.add(c.id); focus.add(S.evNode.get(c.ev)); }
+  }
+  if (!focus && !S.focus) return;
+  S.focus = focus;
+  S.cy.batch(() => S.cy.elements().forEach((el) => {
+    const fade = !!focus && !focus.has(el.id()) && !NEVER_FADED.has(el.data("kind"));
+    if (fade !== el.hasClass("faded")) el.toggleClass("faded", fade);
+  }));
+  drawRelations(); applyLabels();
+}
+
+// ---------------------------------------------------------------- grouping
+// "group by kind" lays the entities out in one sector per kind (placeByKind); the choice is in
+// the URL. Positions change, so the graph is drawn again at the moment shown.
+function regroup() {
+  S.groupBy = $("groupKind").checked ? "kind" : null;
+  if (!S.tables) return;
+  draw(); S.shown = new Map(); S.cy.elements().forEach((el) => S.shown.set(el.id(), undefined));
+  applyMoment(S.index); fitAll(); placeRing(); drawRelations(); applyLabels();
+  viz.grouped = S.groupBy;
+}
+$("groupKind").addEventListener("change", regroup);
+
 // ---------------------------------------------------------------- the text list
 function buildList() {
-  const ul = $("list"); ul.innerHTML = ""; S.listItems = new Map();
+  const ul = $("list"); ul.innerHTML = ""; S.listItems = new Map(); S.listGroups = [];
   const frag = document.createDocumentFragment();
-  const group = (title) => { const li = document.createElement("li"); li.className = "group"; li.textContent = title; li.setAttribute("role", "presentation"); frag.appendChild(li); };
-  const item = (id, text) => { const li = document.createElement("li"); li.textContent = text; li.dataset.id = id; li.id = "li-" + id; li.setAttribute("role", "option"); li.tabIndex = -1; frag.appendChild(li); S.listItems.set(id, li); };
+  const group = (title) => { const li = document.createElement("li"); li.className = "group"; li.textContent = title; li.setAttribute("role", "presentation"); frag.appendChild(li); S.listGroups.push({ li, items: [] }); };
+  const item = (id, text) => { const li = document.createElement("li"); li.textContent = text; li.dataset.id = id; li.id = "li-" + id; li.setAttribute("role", "option"); li.tabIndex = -1; frag.appendChild(li); S.listItems.set(id, li); S.listGroups.at(-1).items.push(li); };
   group("Stages");
   [...S.sums.values()].sort((a, b) => a.start - b.start).forEach((s) => item(s.id, `${localDay(s.start)} – ${localDay(s.end)}: ${s.text}`));
-  group("Events");
-  [...S.evs.values()].map((vs) => vs[vs.length - 1]).sort((a, b) => a.at - b.at).forEach((e) => item(e.id, `${localTime(e.at).slice(0, 16)} ${e.title}`));
+  group(`Events (${zoneOf(Date.now())})`);
+  [...S.evs.values()].map((vs) => vs[vs.length - 1]).sort((a, b) => a.at - b.at).forEach((e) => item(e.id, `${shortTime(e.at)} ${e.title}`));
   group("Entities");
   [...S.ents.values()].map((vs) => vs[vs.length - 1]).sort((a, b) => a.name.localeCompare(b.name)).forEach((e) => item(e.id, e.name));
   group("Relations");
@@ -429,14 +611,23 @@ function updateList(vis) {
     let text = null;
     if (S.ents.has(id)) text = `${s.label} (${s.v.kind}, ${s.v.status})`;
     else if (S.rels.has(id)) text = `${name(s.v.from)} —${s.v.type}→ ${name(s.v.to)} [${s.v.conf}${s.v.removed ? ", removed" : ""}]`;
-    else if (S.evs.has(id)) text = `${localTime(s.v.at).slice(0, 16)} ${s.label}`;
+    else if (S.evs.has(id)) text = `${shortTime(s.v.at)} ${s.label}`;
     if (text !== null && S.listText.get(id) !== text) { li.textContent = text; S.listText.set(id, text); }
   }
   applyFilter();
 }
 function applyFilter() {
-  const q = $("filter").value.trim().toLowerCase();
-  for (const li of S.listItems.values()) li.hidden = !!q && !li.textContent.toLowerCase().includes(q);
+  const f = filterState(), pass = passing(f);
+  for (const [id, li] of S.listItems) {
+    li.hidden = pass && (S.ents.has(id) || S.rels.has(id) || S.evs.has(id)) ? !pass.has(id)
+      : !!f.q && !li.textContent.toLowerCase().includes(f.q);
+  }
+  hideEmptyGroups();
+  applyGraphFilter(pass);
+}
+// a group heading shows only while one of its rows does
+function hideEmptyGroups() {
+  for (const g of S.listGroups || []) g.li.hidden = !g.items.some((li) => !li.hidden && !li.classList.contains("gone"));
 }
 function visibleItems() { return [...S.listItems.values()].filter((li) => !li.hidden && !li.classList.contains("gone")); }
 $("list").addEventListener("click", (e) => { const li = e.target.closest("li[data-id]"); if (li) select(li.dataset.id, "list"); });
@@ -453,6 +644,8 @@ $("list").addEventListener("keydown", (e) => {
 });
 $("list").addEventListener("focus", (e) => { if (e.target === $("list")) { const li = S.sel && S.listItems.get(S.sel); (li && !li.classList.contains("gone") ? li : visibleItems()[0])?.focus(); } });
 $("filter").addEventListener("input", applyFilter);
+$("kindFilter").addEventListener("change", applyFilter);
+$("standingFilter").addEventListener("change", applyFilter);
 
 // ---------------------------------------------------------------- selection + detail
 function markSelected(id) {
@@ -461,6 +654,7 @@ function markSelected(id) {
   relationEdge(id);
   const el = S.cy.getElementById(id);
   if (el.nonempty()) { el.select(); if (el.isNode()) changeEdges(el).addClass("near"); }
+  focusOn(id);
   for (const li of document.querySelectorAll('#list li[aria-selected="true"]')) li.setAttribute("aria-selected", "false");
   const li = S.listItems.get(id);
   if (li) { li.setAttribute("aria-selected", "true"); $("list").setAttribute("aria-activedescendant", li.id); }
@@ -483,7 +677,14 @@ async function detailGraph() {
 
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const link = (id, text) => `<a data-go="${esc(id)}">${esc(text)}</a>`;
-const by = (b) => b ? `${b.kind.toLowerCase()} ${b.id}` : "";
+// who made a version, in words: a person, a concern (its runs are named concern:…) or a run
+const by = (b) => {
+  if (!b) return "";
+  const kind = String(b.kind).toLowerCase();
+  if (kind === "user") return `person ${b.id}`;
+  return b.id.startsWith("concern") ? `concern ${b.id.replace(/^concern[:-]/, "")}` : `run ${b.id}`;
+};
+const byLabel = (label) => { if (!label) return ""; const i = label.indexOf(":"); return by({ kind: label.slice(0, i), id: label.slice(i + 1) }); };
 
 function refsHtml(g, id) {
   const refs = g.references.filter((r) => r.ownerId === id);
@@ -506,8 +707,18 @@ function suggestionsHtml(g, id) {
 const knowledgeHtml = (kind, id) => `<h3>Use it</h3><span class="actions">
   <button data-act="previewSave" data-kind="${kind}" data-id="${esc(id)}">Save to knowledge…</button>
   <button data-act="previewDiscuss" data-kind="${kind}" data-id="${esc(id)}">Continue discussion…</button></span><div id="preview"></div>`;
+// a heading with its list, or nothing at all when the list is empty
+const listHtml = (title, items) => items.length ? `<h3>${esc(title)}</h3><ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul>` : "";
 function versionsHtml(vs, fmt) {
-  return "<h3>History</h3><ol class='history'>" + vs.map((v) => `<li>v${v.seq} ${localTime(v.rec)}${v.ret < 2e14 ? " → " + localTime(v.ret) : " (current)"}: ${esc(fmt(v))}</li>`).join("") + "</ol>";
+  return "<h3>History</h3><ol class='history'>" + vs.map((v) => `<li>v${v.seq} ${localTime(v.rec)}${v.ret < 2e14 ? " → " + localTime(v.ret) : " (current)"}${v.by ? " by " + esc(byLabel(v.by)) : ""}: ${esc(fmt(v))}</li>`).join("") + "</ol>";
+}
+
+// what a person may do to a relation in its standing: a removed one can only be restored;
+// a confirmed one is not offered Confirm again, a rejected one not Reject
+function relationActions(r) {
+  if (r.removed) return ["restore"];
+  const c = r.confirmation.toLowerCase();
+  return [...(c === "confirmed" ? [] : ["confirm"]), ...(c === "rejected" ? [] : ["reject"]), "remove"];
 }
 
 // The detail panel is drawn by the newest request only (a slower, older one is dropped), and a
@@ -576,7 +787,7 @@ async function drawDetail(id, current) {
     html = `<h2>${link(r.fromId, nameOf(r.fromId))} —${esc(r.type)}→ ${link(r.toId, nameOf(r.toId))}</h2>
       <div class="meta">relation · <b class="confirmation">${r.confirmation.toLowerCase()}</b>${r.removed ? " · <b>removed</b>" : ""} · v${r.seq} by ${esc(by(r.by))}</div>
       <h3>Reason</h3><p>${esc(r.reason) || "<i>none</i>"}</p>
-      <span class="actions">${["confirm", "reject", r.removed ? "restore" : "remove"].map((a) =>
+      <span class="actions">${relationActions(r).map((a) =>
         `<button data-act="relation" data-op="${a}" data-id="${esc(id)}" data-seq="${r.seq}">${a[0].toUpperCase() + a.slice(1)}</button>`).join("")}</span>
       ${refsHtml(g, id)}${suggestionsHtml(g, id)}
       ${versionsHtml(S.rels.get(id), (v) => `${v.conf}${v.removed ? ", removed" : ""}`)}${knowledgeHtml("RELATION", id)}`;
@@ -593,8 +804,8 @@ async function drawDetail(id, current) {
     if (!s) { box.innerHTML = `<p class="error">${esc(id)} is not readable at this moment.</p>`; return; }
     html = `<h2>Stage ${esc(localDay(Date.parse(s.intervalStart)))} – ${esc(localDay(Date.parse(s.intervalEnd)))}</h2>
       <p>${esc(s.text)}</p>${refsHtml(g, id)}
-      <h3>Events</h3><ul>${s.eventIds.map((e) => `<li>${link(e, g.events.find((x) => x.id === e)?.title || e)}</li>`).join("")}</ul>
-      <h3>Entities</h3><ul>${s.entityIds.map((e) => `<li>${link(e, nameOf(e))}</li>`).join("")}</ul>${knowledgeHtml("SUMMARY", id)}`;
+      ${listHtml("Events", s.eventIds.map((e) => link(e, g.events.find((x) => x.id === e)?.title || e)))}
+      ${listHtml("Entities", s.entityIds.map((e) => link(e, nameOf(e))))}${knowledgeHtml("SUMMARY", id)}`;
   } else if (S.chg.some((c) => c.id === id)) {
     const c = g.changes.find((x) => x.id === id);
     html = c ? `<h2>${esc(c.kind.toLowerCase())}</h2><p>${link(c.eventId, g.events.find((x) => x.id === c.eventId)?.title || c.eventId)} → ${link(c.entityId, nameOf(c.entityId))}</p><p>${esc(c.note)}</p>${refsHtml(g, id)}`
@@ -666,6 +877,7 @@ function readUrl() {
   $("scope").value = q.get("scope") || "demo";
   $("from").value = q.get("from") || ""; $("to").value = q.get("to") || "";
   S.sel = q.get("sel");
+  S.groupBy = q.get("group") === "kind" ? "kind" : null; $("groupKind").checked = !!S.groupBy;
   S.wantAt = q.get("at") ? Date.parse(q.get("at")) : null;
   $("follow").checked = !S.wantAt;
 }
@@ -675,6 +887,7 @@ function writeUrl() {
   if ($("to").value) q.set("to", $("to").value);
   if (!$("follow").checked && S.moments.length) q.set("at", iso(S.T));
   if (S.sel) q.set("sel", S.sel);
+  if (S.groupBy) q.set("group", S.groupBy);
   history.replaceState(null, "", "?" + q.toString());
 }
 function showMessage(text) { const m = $("message"); m.hidden = !text; m.textContent = text || ""; }
@@ -688,6 +901,8 @@ const painted = () => new Promise((resolve) => requestAnimationFrame(() => {
 async function load({ keepView = false } = {}) {
   const t0 = performance.now();
   S.scope = $("scope").value.trim();
+  const bad = ["from", "to"].filter((k) => $(k).value && !/^\d{4}-\d{2}-\d{2}$/.test($(k).value.trim()));
+  if (bad.length) { showMessage(`Write ${bad.join(" and ")} as 年-月-日 (YYYY-MM-DD), e.g. 2026-03-17.`); return; }
   const vars = { s: S.scope, from: $("from").value ? new Date($("from").value + "T00:00:00").toISOString() : null,
                  to: $("to").value ? new Date($("to").value + "T23:59:59.999").toISOString() : null };
   $("status").textContent = "loading…";
@@ -701,6 +916,7 @@ async function load({ keepView = false } = {}) {
   const viewport = keepView && S.cy ? { zoom: S.cy.zoom(), pan: { ...S.cy.pan() } } : null;
   buildModel(tables);
   S.tables = tables;
+  fillKinds();
   const empty = !S.ents.size && !S.evs.size && !S.sums.size;
   $("ringLayer").style.display = empty ? "none" : "";
   const t1 = performance.now();
@@ -730,7 +946,7 @@ async function load({ keepView = false } = {}) {
   applyMoment(index);
   const t3 = performance.now();
   if (viewport) S.cy.viewport(viewport); else fitAll();
-  placeRing(); drawRelations();
+  placeRing(); drawRelations(); applyLabels();
   const t4 = performance.now();
   await painted();
   viz.timings.fitMs = t4 - t3; viz.timings.paintMs = performance.now() - t4;
@@ -856,15 +1072,21 @@ $("detail").addEventListener("focusout", () => setTimeout(missedSince, 0));
 
 // The scope picker: the scopes this token may read, with their sizes (the `scopes` query),
 // fetched after the first paint so it never delays the drawing.
+// Scopes with no entity and no event have nothing to draw: left out unless "empty scopes" is
+// ticked (the scope shown stays listed).
 async function fillScopes() {
   try {
-    const list = (await gql("{ scopes { scope entities events } }")).scopes;
+    const all = $("emptyScopes").checked;
+    const list = (await gql("{ scopes { scope entities events } }")).scopes
+      .filter((s) => all || s.entities + s.events > 0 || s.scope === S.scope);
     $("scopeList").innerHTML = list.map((s) =>
       `<option value="${esc(s.scope)}">${s.entities} entities · ${s.events} events</option>`).join("");
   } catch (e) {
     $("scopeList").innerHTML = ""; // without a usable token the picker stays empty
   } finally { viz.scopesReady = true; }
 }
+
+$("emptyScopes").addEventListener("change", () => { viz.scopesReady = false; fillScopes(); });
 
 readUrl();
 load().finally(() => { subscribe(); fillScopes(); });

@@ -1,12 +1,12 @@
-"""Neo4j Browser explains the data (issue 15 item 5).
+"""Neo4j Browser explains the data (issue 15 item 5, issue 32 item 3).
 
 Identity nodes carry a readable caption, written in the same transaction as each new version
-(and backfilled by migration 064); every saved query in `cypher/browser/` runs as Browser
-runs a pasted script: each `:param name => expr;` line evaluated as `RETURN expr` on the
-server, then the one Cypher query with those parameters. Here the ids on the `:param` lines
-are replaced by ones of data this test creates; each query must return rows and read
-through indexes (no label scan, no all-nodes scan), like tests/integration/platform/
-test_query_plans.py checks the named queries.
+(and backfilled by migration 064); every saved query in `cypher/browser/` is ONE Cypher
+statement (no `:param` lines, which turn a paste into a script frame that draws no graph)
+whose first line `WITH <value> AS <name>, ...` holds what a person edits. Pasted as it is, it
+runs; here the values on that line are replaced by ones of data this test creates; each query
+must return rows and read through indexes (no label scan, no all-nodes scan), like
+tests/integration/platform/test_query_plans.py checks the named queries.
 """
 
 from __future__ import annotations
@@ -27,26 +27,25 @@ from tests.support.story import ALICE, RUN, StepClock, source, two_people
 
 BROWSER = CYPHER_DIR / "browser"
 FILES = sorted(BROWSER.glob("*.cypher"))
-PARAM = re.compile(r"^:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?);\s*$")
+TEXT = {p.name: p.read_text(encoding="utf-8") for p in FILES}
+WITH_LINE = re.compile(r"^WITH\s+(.+?)\s*(?://.*)?$")
+PAIR = re.compile(r"(.+?)\s+AS\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:,\s*|$)")
 
 
 def parse(path: Path) -> tuple[dict[str, str], str]:
-    """The `:param` lines (name -> Cypher expression) and the query after them."""
-    params: dict[str, str] = {}
-    body: list[str] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip().startswith("//"):
-            continue
-        if line.startswith(":"):
-            found = PARAM.match(line)
-            assert found, f"{path.name}: not a `:param name => expr;` line: {line!r}"
-            assert not body, f"{path.name}: :param lines must come before the query"
-            params[found.group(1)] = found.group(2)
-            continue
-        body.append(line)
-    query = "\n".join(body).strip()
-    assert query and ";" not in query.rstrip(";"), f"{path.name}: one query after the :params"
-    return params, query.rstrip(";")
+    """The values of the first `WITH` line (name -> Cypher expression) and the query after it."""
+    lines = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if not line.strip().startswith("//")
+    ]
+    assert not [line for line in lines if line.startswith(":")], f"{path.name}: a Browser command"
+    found = WITH_LINE.match(lines[0])
+    assert found, f"{path.name}: starts with the `WITH <value> AS <name>` line a person edits"
+    params = {name: expr for expr, name in PAIR.findall(found.group(1))}
+    query = "\n".join(lines[1:]).strip()
+    assert query and ";" not in query, f"{path.name}: one statement"
+    return params, query
 
 
 def operators(plan: dict[str, Any]) -> list[str]:
@@ -92,13 +91,15 @@ async def world(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> di
     await neo4j_driver.execute_query(
         """
         CREATE (c:Concern {concern_id: $concern_id, scope: $scope, status: 'waiting_reply',
-                           title: '催李四提测', goal: '周四提测', revision: 1})
+                           title: '催李四提测', goal: '周四提测', revision: 1,
+                           created_at: datetime('2026-03-01T09:00:00Z')})
         MERGE (p:Person {scope: $scope, person_id: 'ls'})
         CREATE (c)-[:INVOLVES {role_in_concern: 'owner'}]->(p)
         CREATE (:OutboxMessage {key: $concern_id + ':1', concern_id: $concern_id, scope: $scope,
                                 status: 'sent', recipient_person_id: 'ls',
                                 deliver_at: datetime('2026-03-01T10:00:00Z')})
-        CREATE (r:SupervisionRun {id: $run_id, scope: $scope, status: 'completed'})
+        CREATE (r:SupervisionRun {id: $run_id, scope: $scope, status: 'completed',
+                                  deployment: 'test', created_at: datetime()})
         CREATE (r)-[:HAS_STAGE]->(:ReviewStage {run_id: $run_id, stage: 'leaves',
                                                  state: 'completed', scope: $scope})
         CREATE (r)-[:HAS_BATCH]->(:ReviewBatch {run_id: $run_id, index: 0, state: 'committed',
@@ -174,15 +175,17 @@ async def test_saved_query_runs_as_pasted_and_uses_indexes(
     neo4j_driver: AsyncDriver, settings: Settings, world: dict[str, Any], path: Path
 ) -> None:
     db = settings.neo4j_database
-    params_text, query = parse(path)
-    assert params_text, f"{path.name} sets its parameters with :param lines"
+    params_text, body = parse(path)
+    assert params_text, f"{path.name} starts with the values a person edits"
+    # pasted as it is (comments and all), it is one statement that runs
+    await neo4j_driver.execute_query(TEXT[path.name], database_=db)
     params: dict[str, Any] = {}
-    for name, expr in params_text.items():  # as Browser does: RETURN <expr> on the server
+    for name, expr in params_text.items():
         records, _, _ = await neo4j_driver.execute_query(f"RETURN {expr} AS value", database_=db)
         params[name] = records[0]["value"]
-    used = set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", query))
-    assert used == set(params), (path.name, used, set(params))
+    assert not re.findall(r"\$[A-Za-z_]", body), f"{path.name}: no parameters to set first"
     params.update({k: world[k] for k in params if k in world})
+    query = "WITH " + ", ".join(f"${n} AS {n}" for n in params) + "\n" + body
 
     records, _, _ = await neo4j_driver.execute_query(query, params, database_=db)
     assert records, f"{path.name} returned no rows"
