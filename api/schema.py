@@ -24,6 +24,7 @@ from api.definitions import (
     platform,
     review,
     scopes,
+    search,
     story,
     watch,
     watch_delivery,
@@ -45,6 +46,7 @@ QUERIES: tuple[type, ...] = (
     concern.Query,
     knowledge.Query,
     scopes.Query,
+    search.Query,
 )
 MUTATIONS: tuple[type, ...] = (
     platform.Mutation,

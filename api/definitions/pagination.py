@@ -104,7 +104,7 @@ def page_size(first: int | None, cap: int) -> int:
     return first
 
 
-def encode_keyset(kind: str, key: Sequence[str | int]) -> str:
+def encode_keyset(kind: str, key: Sequence[str | int | float]) -> str:
     return base64.urlsafe_b64encode(json.dumps([kind, *key]).encode()).decode()
 
 

@@ -62,6 +62,7 @@ from engine.story.views import (
 )
 from graph.base import Store
 from graph.queries import Queries
+from graph.search.passages import remove_passages, write_passages
 from graph.story.codec import from_props, to_props, version_row, write_row
 from graph.story.window import WHOLE_SCOPE_READS, graph_from_lists, window_params
 
@@ -181,6 +182,7 @@ class StoryRepository(Store):
                 source=to_props(source),
                 versions=[to_props(v) for v in new],
             )
+            await write_passages(tx, new)  # issue 30: the versions' lines, searchable
             return source
 
         return await self._write(work)
@@ -224,6 +226,7 @@ class StoryRepository(Store):
                 withdrawn_by=props["withdrawn_by"],
                 withdrawal_reason=props["withdrawal_reason"],
             )
+            await remove_passages(tx, scope, source_id, version)  # their text leaves too
             return from_props(SourceVersion, written[0]["v"])
 
         return await self._write(work)
