@@ -26,7 +26,7 @@ from starlette.types import Receive, Scope, Send
 
 from api.auth import authenticate, is_loopback
 from api.guards import InputLimits, check_sizes
-from api.mcp import concern_tools, review_tools, story_tools
+from api.mcp import concern_tools, review_tools, search_tools, story_tools
 from api.mcp.access import CALLER_KEY, Caller, CallerSource, caller_from_request, failed
 from engine.errors import InvalidInput
 from engine.settings import Settings
@@ -76,6 +76,7 @@ def build_server(settings: Settings, caller_of: CallerSource) -> StorygraphMCP:
     story_tools.register(server, caller_of)
     concern_tools.register(server, caller_of)
     review_tools.register(server, caller_of)
+    search_tools.register(server, caller_of)
     return server
 
 

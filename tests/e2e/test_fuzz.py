@@ -77,3 +77,30 @@ def test_generated_operations_get_coded_answers_and_no_other_scope(
         run()
     print(tally.figures())
     assert not tally.problems, "\n".join(tally.problems[:20])
+
+
+def test_search_with_lucene_syntax_gets_coded_answers_and_no_other_scope(
+    fuzzed: tuple[Server, list[str]],
+) -> None:
+    """search (issue 30): quotes, wildcards, fuzzy marks, operators, fields and unbalanced
+    parentheses in the text are searched as words or refused with INVALID_INPUT."""
+    server, known = fuzzed
+    tally = Tally()
+    with httpx.Client(
+        base_url=server.url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=30
+    ) as client:
+
+        @settings(
+            max_examples=EXAMPLES // 3,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            database=None,
+        )
+        @given(from_schema(SCHEMA, fields=["search"], custom_scalars=realistic_scalars(known)))
+        def run(query: str) -> None:
+            tally.check(query, client.post("/graphql", json={"query": query}))
+
+        run()
+    print(tally.figures())
+    assert not tally.problems, "\n".join(tally.problems[:20])
+    assert tally.reached > 0
