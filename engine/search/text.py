@@ -5,9 +5,11 @@ User text never reaches Lucene as syntax (issue 30, DESIGN "Search"): it is cut 
 `+ - ! ^ [ ] { } / \\ |` — separates words and is dropped), operator words (`AND`, `OR`,
 `NOT`, `TO`) are lowered so they are plain words, and the query is built from those words
 only: each word as a term, a Latin word of 3+ letters also as a prefix (`callb*` finds
-"callback": partial words), and the whole text as a phrase boosted x2 (a passage quoted
-loosely still ranks first when quoted exactly). Empty text, text over the configured limit
-and text without a single word are INVALID_INPUT, never a Lucene parse error.
+"callback": partial words), a Chinese word of 3+ characters also as a phrase boosted x3 (the
+bare word matches any of its bigrams, so a loosely quoted passage is still found; the phrase
+puts the exact wording first), and the whole text as a phrase boosted x2. Empty text, text
+over the configured limit and text without a single word are INVALID_INPUT, never a Lucene
+parse error.
 
 Chinese is indexed by Neo4j's `cjk` analyzer (bigrams; README "Search" has the measurement
 against `standard`), so a Chinese word of 2+ characters matches wherever it occurs.
@@ -63,6 +65,8 @@ def parse_search_text(text: str, max_chars: int) -> SearchText:
         clauses.append(f'"{w}"' if w in _OPERATORS else w)
         if _LATIN.match(w) and len(w) >= PREFIX_MIN and not w.isdigit():
             clauses.append(f"{w}*")
+        elif _CJK.search(w) and len(w) > 2:
+            clauses.append(f'"{w}"^3')
     if len(words) > 1:
         clauses.append('"' + " ".join(words) + '"^2')
     return SearchText(text=trimmed, words=tuple(words), lucene=" ".join(clauses))
