@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from engine.errors import InvalidInput
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# a run of letters and digits; dots inside one keep a version or a number whole ("v2.0", "3.5")
+_WORD = re.compile(r"[^\W_]+(?:\.[^\W_]+)*", re.UNICODE)
 _LATIN = re.compile(r"^[0-9a-z]+$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _OPERATORS = frozenset({"and", "or", "not", "to"})

@@ -15,7 +15,7 @@ from engine.search.text import highlights, parse_search_text
 from engine.story.sources import cut
 
 # what the query may contain besides words: our own prefix star, phrase quotes and boosts
-_OURS = re.compile(r'^(?:[^\W_]+\*?|"[^"\\:*~()]+"(?:\^\d)?)$')
+_OURS = re.compile(r'^(?:[^\W_.]+(?:\.[^\W_]+)*\*?|"[^"\\:*~()]+"(?:\^\d)?)$')
 
 
 @given(st.text(max_size=80))
@@ -27,7 +27,7 @@ def test_any_text_becomes_words_or_is_refused(text: str) -> None:
     for clause in parsed.lucene.split(" ") if '"' not in parsed.lucene else []:
         assert _OURS.match(clause), clause
     for word in parsed.words:
-        assert re.fullmatch(r"[^\W_]+", word)
+        assert re.fullmatch(r"[^\W_]+(?:\.[^\W_]+)*", word)
         assert word not in {"AND", "OR", "NOT", "TO"}
 
 
