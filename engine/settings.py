@@ -87,6 +87,8 @@ class Settings(BaseSettings):
     page_max_first: int = 500
     # search (issue 30): the longest text a search accepts (longer is INVALID_INPUT)
     search_max_chars: int = 200
+    # search ranks only this many best-scoring full-text matches (README "Search")
+    search_candidates: int = 200
     # storyGraph/graphView without from/to or storyId: refused above this many events,
     # entities or relations in the scope (issue 14: no read without a bound)
     story_max_unbounded_objects: int = 5000

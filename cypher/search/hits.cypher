@@ -1,4 +1,4 @@
-// params: index_query, scope, as_of, valid_at, kinds, standings, weights, earlier_weight, after, limit
+// params: index_query, scope, as_of, valid_at, kinds, standings, weights, earlier_weight, after, limit, candidates
 // search (issue 30): the full-text hits of one scope as of $as_of, one row per object, ranked
 // by engine/search/ranking.py's formula (the weights arrive as parameters), then paged after
 // the keyset $after ({rank, mentions, key}) in the database.
@@ -6,6 +6,9 @@
 // a passage's version's); an object answers with its version believed at $as_of, never one
 // retracted before it; text matched only in an earlier version (an earlier name) counts as
 // not current. $valid_at keeps entities and relations valid then and events that happened.
+// Only the $candidates best-scoring matches (after the scope, time and kind filters) are
+// ranked: Lucene yields them best first, so the read stops there (README "Search").
+// The same line in several versions of a source is one hit: the latest version known then.
 CALL db.index.fulltext.queryNodes('search_text', $index_query) YIELD node, score
 WHERE node.scope = $scope AND node.recorded_at <= $as_of
 WITH node, score,
@@ -17,6 +20,7 @@ WITH node, score,
        ELSE 'passage'
      END AS kind
 WHERE kind IN $kinds
+WITH node, score, kind LIMIT $candidates
 OPTIONAL MATCH (:StoryObject {id: node.id})-[:VERSION]->(at)
   WHERE at.recorded_at <= $as_of AND at.retracted_at > $as_of
 WITH node, score, kind, CASE WHEN kind IN ['summary', 'passage'] THEN node ELSE at END AS cur
@@ -32,6 +36,15 @@ ORDER BY score DESC
 WITH kind, cur, coalesce(cur.id, cur.key) AS key, max(score) AS score,
      max(CASE WHEN current THEN 1 ELSE 0 END) = 1 AS current,
      collect(node {.name, .title, .description, .reason, .text, .seq, current: current})[0..3] AS matched
+// one hit per line of a source: its latest version recorded by then
+WITH kind, cur, key, score, current, matched,
+     CASE WHEN kind = 'passage' THEN cur.source_id + '#' + cur.locator + '#' + cur.text
+          ELSE key END AS line
+ORDER BY cur.recorded_at DESC
+WITH kind, line, head(collect({cur: cur, key: key, score: score, current: current,
+                               matched: matched})) AS top
+WITH kind, top.cur AS cur, top.key AS key, top.score AS score, top.current AS current,
+     top.matched AS matched
 WITH kind, cur, key, score, current, matched,
      CASE
        WHEN kind = 'passage' THEN 'confirmed'

@@ -38,6 +38,7 @@ class SearchStore(Store):
         standings: Sequence[Standing] | None,
         after: tuple[float, int, str] | None,
         limit: int,
+        candidates: int = 200,
     ) -> HitPage:
         found = await self.read_one(
             "search/hits",
@@ -53,6 +54,7 @@ class SearchStore(Store):
             if after is None
             else {"rank": after[0], "mentions": after[1], "key": after[2]},
             limit=limit,
+            candidates=max(candidates, limit + 1),
         )
         row = found[0]
         page = [_hit(h, text.words) for h in row["page"]]

@@ -54,5 +54,6 @@ async def search(
         standings=list(ask.standings) if ask.standings else None,
         after=ask.after,
         limit=ask.first,
+        candidates=deps.settings.search_candidates,
     )
     return at, page

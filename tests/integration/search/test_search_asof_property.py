@@ -8,7 +8,8 @@ For every checkpoint T and every word, `search(asOf=T)` must return exactly:
   its version believed at T (its name then), `current` exactly when that version holds it;
 - the events believed at T whose title or description holds it;
 - the lines of source versions recorded by T (and not withdrawn: their text is gone) that
-  hold it, each at its locator.
+  hold it, each at its locator; a line repeated unchanged in later versions once, in the
+  latest version recorded by T.
 Nothing recorded after T and no version retracted before T is ever returned."""
 
 from __future__ import annotations
@@ -176,13 +177,16 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                     for e in snap.events.values()
                     if _holds(e.title, word) or _holds(e.description, word)
                 }
-                want_passages = {
-                    passage_key("conv-1", v, p.locator)
-                    for v, at_v in recorded.items()
-                    if at_v <= t and v not in withdrawn_now and texts[v] is not None
-                    for p in split_passages(texts[v] or "")
-                    if _holds(p.text, word)
-                }
+                latest: dict[tuple[str, str], tuple[Any, str]] = {}  # one hit per line
+                for v, at_v in recorded.items():
+                    if at_v > t or v in withdrawn_now or texts[v] is None:
+                        continue
+                    for p in split_passages(texts[v] or ""):
+                        if _holds(p.text, word):
+                            line = (p.locator, p.text)
+                            if line not in latest or latest[line][0] < at_v:
+                                latest[line] = (at_v, passage_key("conv-1", v, p.locator))
+                want_passages = {key for _, key in latest.values()}
                 assert {k for (kind, k) in got if kind is HitKind.ENTITY} == want_entities, (
                     t,
                     word,
