@@ -10,7 +10,7 @@ from engine.errors import Forbidden, InvalidInput
 from engine.principal import Principal
 from engine.search.ranking import HitKind, Standing
 from engine.story.inputs import EntityEdit
-from engine.story.models import Entity
+from engine.story.models import Entity, Event
 from graph.story import StoryRepository
 from jobs.deps import Deps
 from jobs.search.reads import SearchAsk, search
@@ -194,3 +194,25 @@ async def test_confirmed_relation_ranks_above_suggested_with_the_same_text(
     assert [h.standing for h in page.hits] == [Standing.CONFIRMED, Standing.SUGGESTED]
     only = await _find(deps, scope, "灰度发布", standings=[Standing.SUGGESTED])
     assert [h.key for h in only.hits] != [] and second not in [h.key for h in only.hits]
+
+
+async def test_valid_at_keeps_only_events_that_had_happened(
+    repo: StoryRepository, deps: Deps, scope: str
+) -> None:
+    await repo.upsert_source(source(scope), recorded_at=T0)
+    await repo.publish_result(
+        publish(
+            scope,
+            "k1",
+            events=[
+                {"ref": "a", "title": "灰度发布 第一批", "at": T0 + timedelta(days=1)},
+                {"ref": "b", "title": "灰度发布 第二批", "at": T0 + timedelta(days=5)},
+            ],
+        ),
+        by=RUN,
+        recorded_at=T0 + timedelta(hours=1),
+    )
+    between = await _find(deps, scope, "灰度发布", valid_at=T0 + timedelta(days=3))
+    assert [h.obj.title for h in between.hits if isinstance(h.obj, Event)] == ["灰度发布 第一批"]
+    after = await _find(deps, scope, "灰度发布", valid_at=T0 + timedelta(days=6))
+    assert len(after.hits) == 2
