@@ -32,12 +32,12 @@ from typing import Any
 
 from neo4j import AsyncDriver
 
-from api.demo import load_into
+from api.demo import BOSS, ent, load_into, t
 from engine.principal import Principal
 from engine.search.hits import Hit
 from engine.search.text import parse_search_text
 from engine.settings import Settings
-from engine.story.inputs import SourceInput
+from engine.story.inputs import EntityEdit, SourceInput
 from engine.story.models import SourceKind
 from graph.driver import open_driver
 from graph.migrate import migrate
@@ -83,6 +83,7 @@ async def seed(repo: StoryRepository, driver: AsyncDriver, database: str, scopes
     from bench.story_graph import YEAR0, generate, write_steps
 
     await load_into(repo, scopes["demo"])
+    await rename_later(repo, scopes["demo"])
     data = generate(scopes["bench"], scale, seed=7)
     q = queries()
     for step in write_steps(data, datetime.min.replace(tzinfo=YEAR0.tzinfo), datetime.max.replace(
@@ -99,6 +100,27 @@ async def seed(repo: StoryRepository, driver: AsyncDriver, database: str, scopes
         ),
         recorded_at=YEAR0,
     )
+
+
+RENAMES = (  # a person renames two demo entities the next morning: earlier names to find
+    ("demo-r2-lisi", "frontend", "Web client"),
+    ("demo-r1-delegation", "wangwu", "Wang Wu"),
+)
+
+
+async def rename_later(repo: StoryRepository, scope: str) -> None:
+    for key, ref, name in RENAMES:
+        entity_id = ent(scope, key, ref)
+        view = await repo.entity(scope, entity_id, as_of=t(18, 9, 30))
+        await repo.update_entity(
+            scope,
+            entity_id,
+            EntityEdit(name=name),
+            seen_version=view.entity.seq,
+            by=BOSS,
+            why="renamed",
+            recorded_at=t(18, 10),
+        )
 
 
 async def evaluate(deps: Deps, scopes: dict[str, str], query_set: dict[str, Any]) -> Quality:

@@ -21,7 +21,8 @@ async def test_lexical_recall_at_10_of_the_labelled_queries(
     query_set = load_set()
     assert len(query_set["queries"]) >= 60
     assert {q["scope"] for q in query_set["queries"]} == {"demo", "bench"}
-    assert {"name", "partial", "quote", "as_of"} <= {q["category"] for q in query_set["queries"]}
+    categories = {q["category"] for q in query_set["queries"]}
+    assert {"name", "earlier_name", "partial", "quote", "as_of"} <= categories
     bench_scope = f"{scope}-bench-{uuid.uuid4().hex[:4]}"
     scopes = {"demo": scope, "bench": bench_scope}
     try:
@@ -35,3 +36,4 @@ async def test_lexical_recall_at_10_of_the_labelled_queries(
         )
     assert quality.recall_at_10 >= 0.9, quality.misses
     assert quality.by_category["as_of"] >= 0.9, quality.misses
+    assert quality.by_category["earlier_name"] == 1.0, quality.misses
