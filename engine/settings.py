@@ -89,6 +89,10 @@ class Settings(BaseSettings):
     input_max_text_chars: int = 1_000_000
     input_max_list_items: int = 2_000
     page_max_first: int = 500
+    # search (issue 30): the longest text a search accepts (longer is INVALID_INPUT)
+    search_max_chars: int = 200
+    # search ranks only this many best-scoring full-text matches (README "Search")
+    search_candidates: int = 200
     # storyGraph/graphView without from/to or storyId: refused above this many events,
     # entities or relations in the scope (issue 14: no read without a bound)
     story_max_unbounded_objects: int = 5000

@@ -21,6 +21,7 @@ from engine.story.previews import (
     fingerprint,
 )
 from graph.base import Store
+from graph.search.passages import write_passages
 from graph.story.codec import from_props, to_props
 from graph.story.knowledge import present_writes
 from graph.story.selection import load_selection
@@ -80,6 +81,7 @@ class DiscussionRepository(Store):
                 await self.rows(
                     tx, "story/write_source", source=to_props(source), versions=[to_props(first)]
                 )
+                await write_passages(tx, [first])  # issue 30: the conversation, searchable
                 return DiscussionOutcome(repeat=False, conversation=source)
             found = await self.rows(tx, "knowledge/sources", scope=scope, ids=[source.id])
             stored = [from_props(Source, r["s"]) for r in found]

@@ -27,6 +27,7 @@ from engine.story.previews import (
     fingerprint,
 )
 from graph.base import Store, rows
+from graph.search.passages import entry_version, write_passages
 from graph.story.codec import from_props
 from graph.story.selection import load_selection
 
@@ -107,6 +108,7 @@ class KnowledgeRepository(Store):
                 written = await self.rows(tx, "knowledge/write_entries", rows=rows)
                 if len(written) != 1 or written[0]["written"] != len(rows):
                     raise Conflict("an entry changed while saving; nothing was written")
+                await write_passages(tx, [entry_version(r) for r in rows])  # issue 30
             return False, await self._sources(tx, scope, [r["source_id"] for r in rows])
 
         repeat, sources = await self.write(work)

@@ -14,6 +14,7 @@ from engine.story.inputs import SourceInput
 from engine.story.models import Actor, Reference, Source, SourceVersion
 from engine.story.sources import decide_source_upsert, decide_withdrawal, excerpt
 from engine.story.views import Excerpt
+from graph.search.passages import remove_passages, write_passages
 from graph.story.codec import from_props, to_props
 from graph.story.store import StoryStore
 
@@ -39,6 +40,7 @@ class StorySources(StoryStore):
                 source=to_props(source),
                 versions=[to_props(v) for v in new],
             )
+            await write_passages(tx, new)  # issue 30: the versions' lines, searchable
             return source
 
         return await self._write(work)
@@ -82,6 +84,7 @@ class StorySources(StoryStore):
                 withdrawn_by=props["withdrawn_by"],
                 withdrawal_reason=props["withdrawal_reason"],
             )
+            await remove_passages(tx, scope, source_id, version)  # their text leaves too
             return from_props(SourceVersion, written[0]["v"])
 
         return await self._write(work)

@@ -10,6 +10,7 @@ import uuid
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from hypothesis_graphql import from_schema
 
 from engine.settings import PROJECT_ROOT
@@ -55,25 +56,43 @@ def fuzzed(start_server) -> tuple[Server, list[str]]:  # type: ignore[no-untyped
     return server, known
 
 
-def test_generated_operations_get_coded_answers_and_no_other_scope(
-    fuzzed: tuple[Server, list[str]],
-) -> None:
-    server, known = fuzzed
+def fuzz(server: Server, operations: st.SearchStrategy[str], examples: int) -> Tally:
+    """Send `examples` generated operations with the scoped token; the tally of answers."""
     tally = Tally()
     with httpx.Client(
         base_url=server.url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=30
     ) as client:
 
         @settings(
-            max_examples=EXAMPLES,
+            max_examples=examples,
             deadline=None,
             suppress_health_check=list(HealthCheck),
             database=None,
         )
-        @given(from_schema(SCHEMA, custom_scalars=realistic_scalars(known)))
+        @given(operations)
         def run(query: str) -> None:
             tally.check(query, client.post("/graphql", json={"query": query}))
 
         run()
     print(tally.figures())
+    return tally
+
+
+def test_generated_operations_get_coded_answers_and_no_other_scope(
+    fuzzed: tuple[Server, list[str]],
+) -> None:
+    server, known = fuzzed
+    tally = fuzz(server, from_schema(SCHEMA, custom_scalars=realistic_scalars(known)), EXAMPLES)
     assert not tally.problems, "\n".join(tally.problems[:20])
+
+
+def test_search_with_lucene_syntax_gets_coded_answers_and_no_other_scope(
+    fuzzed: tuple[Server, list[str]],
+) -> None:
+    """search (issue 30): quotes, wildcards, fuzzy marks, operators, fields and unbalanced
+    parentheses in the text are searched as words or refused with INVALID_INPUT."""
+    server, known = fuzzed
+    search = from_schema(SCHEMA, fields=["search"], custom_scalars=realistic_scalars(known))
+    tally = fuzz(server, search, EXAMPLES // 3)
+    assert not tally.problems, "\n".join(tally.problems[:20])
+    assert tally.reached > 0

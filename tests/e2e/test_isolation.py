@@ -220,6 +220,20 @@ TABLE: dict[str, list[Case]] = {
             lambda s: {"s": s.b, "t": "2000-01-01T00:00:00Z"},
         )
     ],  # fmt: skip
+    "search": [
+        case(
+            "query($s: String!, $t: String!) { search(scope: $s, text: $t) "
+            "{ edges { node { id passage } } } }",
+            R,
+            lambda s: {"s": s.b, "t": s.marker},
+        ),
+        case(
+            "query($s: String!, $t: String!) { search(scope: $s, text: $t) "
+            "{ totalCount edges { node { id passage } } } }",
+            L,
+            lambda s: {"s": s.a, "t": f"回调 支付 {s.marker}"},
+        ),
+    ],  # fmt: skip
     "graphView": [
         case(
             "query($s: String!) { graphView(scope: $s) { nodes { label } } }",

@@ -42,6 +42,7 @@ STORY_TOOLS = {
 }
 CONCERN_TOOLS = {"raise_concern", "advance_concern", "check_concerns", "change_concern_priority"}
 REVIEW_TOOLS = {"start_review", "review_status"}
+SEARCH_TOOLS = {"search"}
 
 PUBLISH = """mutation($input: PublishResultInput!) {
   publishResult(input: $input, runId: "run-mcp") { result { id } } }"""
@@ -128,12 +129,12 @@ async def test_tools_are_listed_without_resolve_concern_or_as_of(api: Server) ->
         tools = (await client.list_tools()).tools
         templates = (await client.list_resource_templates()).resource_templates
     names = {t.name for t in tools}
-    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS
+    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS
     assert "resolve_concern" not in names
     for tool in tools:
         schema = json.dumps(tool.input_schema).lower()
         assert "as_of" not in schema and "asof" not in schema, tool.name
-    for name in STORY_TOOLS - {"get_result", "list_events"}:
+    for name in (STORY_TOOLS | SEARCH_TOOLS) - {"get_result", "list_events"}:
         described = next(t.description for t in tools if t.name == name) or ""
         assert "suggested" in described and "never state it as fact" in described, name
     raise_schema = next(t.input_schema for t in tools if t.name == "raise_concern")
@@ -526,6 +527,7 @@ async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) ->
             ("story_graph", {"scope": scope}),
             ("list_entities", {"scope": scope}),
             ("list_events", {"scope": scope}),
+            ("search", {"scope": scope, "text": "支付模块"}),
             ("get_entity", {"scope": scope, "entity_id": entity_id}),
             ("check_concerns", {"scope": scope}),
             ("raise_concern", concern_input(scope)),
@@ -561,6 +563,31 @@ async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) ->
     assert inbound == [] and not any("周五" in m["text"] for m in concern["conversation"])
 
 
+async def test_agent_searches_what_is_known_now_and_gets_the_line_it_came_from(
+    api: Server, scope: str
+) -> None:
+    publish_story(api, scope)
+    async with http_client(api.url, FULL) as client:
+        found = body(await client.call_tool("search", {"scope": scope, "text": "第三方回调"}))
+        lines = body(
+            await client.call_tool("search", {"scope": scope, "text": "回调", "kinds": ["passage"]})
+        )
+        syntax = await client.call_tool("search", {"scope": scope, "text": '"*~:()'})
+        empty = await client.call_tool("search", {"scope": scope, "text": "  "})
+        quoted = body(await client.call_tool("search", {"scope": scope, "text": '支付 AND "回调'}))
+    assert found["mode"] == "lexical" and found["total"] >= 2
+    kinds = {item["kind"] for item in found["items"]}
+    assert {"entity", "event", "passage"} <= kinds
+    entity = next(i for i in found["items"] if i["kind"] == "entity")
+    assert entity["name"] == "第三方回调接口" and entity["standing"] == "suggested"
+    assert [entity["passage"][a:b] for a, b in entity["highlights"]] == ["第三方回调"]
+    [line] = lines["items"]
+    assert line["source"] == {"source_id": "chat", "version": "v1", "locator": "lines:1-1"}
+    assert line["passage"] == "张三: 支付模块卡在第三方回调"
+    assert error_code(syntax) == "INVALID_INPUT" and error_code(empty) == "INVALID_INPUT"
+    assert quoted["total"] >= 1
+
+
 async def test_roles_are_checked_like_graphql(api: Server, scope: str) -> None:
     async with http_client(api.url, READER) as client:
         refused = await client.call_tool("raise_concern", concern_input(scope))
@@ -591,7 +618,7 @@ async def test_storygraph_mcp_over_stdio_lists_tools_and_reads(
     async with stdio_client(process_env(services)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         graph = body(await client.call_tool("story_graph", {"scope": scope}))
-    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS
+    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS
     assert graph["counts"]["entities"] == 2
     env = process_env(services, API_TOKENS=json.dumps(TOKENS))
     async with stdio_client(env, "--token", OUTSIDER) as client:

@@ -23,6 +23,27 @@ SCOPE = "p1"
 GOOD_TIMES = ["2026-03-16T10:00:00Z", "2026-03-16T10:00:00+08:00", "2026-03-17T09:30:00-05:00"]
 BAD_TIMES = ["2026-03-16T10:00:00", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "garbage", ""]
 WORDS = ["张三", "v2.0 提测", "review", "global", "o:0", "o:-5", "person", "note"]
+# Lucene syntax a search box receives (issue 30): never a parse error nor INTERNAL
+LUCENE = [
+    '"张三',
+    "call*",
+    "回调~2",
+    "a AND b",
+    "title:x",
+    "(open",
+    "OR",
+    "\\",
+    "[a TO b]",
+    "+-!^",
+    "*",
+    "NOT 张三)",
+    'name:"x"',
+    "a && || b",
+    "/re.*/",
+    "x" * 300,
+    "",
+    "  ",
+]
 
 
 def _mostly(good: st.SearchStrategy[Any], bad: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -36,7 +57,7 @@ def realistic_scalars(known_ids: list[str]) -> dict[str, st.SearchStrategy[Any]]
     text = st.text(max_size=20)
     string = _mostly(
         st.one_of(st.just(SCOPE), st.sampled_from(ids), st.sampled_from(GOOD_TIMES),
-                  st.sampled_from(WORDS)),
+                  st.sampled_from(WORDS), st.sampled_from(LUCENE)),
         st.one_of(text, st.just(OTHER_SCOPE)),
     )  # fmt: skip
     return {

@@ -63,6 +63,7 @@ def test_every_saved_query_is_listed() -> None:
         "entity_history.cypher",
         "concern_path.cypher",
         "review_run_batches.cypher",
+        "search.cypher",
     }
     readme = (BROWSER / "README.md").read_text(encoding="utf-8")
     assert all(n in readme for n in names)
@@ -202,5 +203,10 @@ async def test_saved_query_runs_as_pasted_and_uses_indexes(
     if path.stem == "entity_history":
         assert [(r["seq"], r["name"]) for r in records] == [(1, "张三"), (2, "张三丰")]
         assert str(records[-1]["retracted_at"]).startswith("9999-12-31")
+    if path.stem == "search":  # the entity renamed 张三丰 and the source line, by the index
+        assert "NodeIndexSeek" in " ".join(ops) or "ProcedureCall" in ops, ops
+        found = {(r["kind"], r["matched_in"], r["now_called"]) for r in records}
+        assert ("EntityVersion", "current", "张三丰") in found
+        assert any(r["kind"] == "Passage" and r["locator"] == "lines:1-1" for r in records)
     if path.stem == "review_run_batches":
         assert [r["batch"] for r in records] == [0, 1]

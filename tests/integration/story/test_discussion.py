@@ -7,6 +7,7 @@ import pytest
 from neo4j import AsyncDriver
 
 from engine.errors import Conflict
+from engine.search.passages import split_passages
 from engine.settings import Settings
 from engine.story.inputs import EntityEdit
 from engine.story.models import ObjectKind, SourceKind
@@ -90,6 +91,8 @@ async def test_confirm_adds_only_the_conversation_source(
         **counts_before,
         "Source": counts_before["Source"] + 1,
         "SourceVersion": counts_before["SourceVersion"] + 1,
+        # its lines, searchable (issue 30)
+        "Passage": counts_before.get("Passage", 0) + len(split_passages(ctx.text)),
     }
     graph_after = await repo.story_graph(scope, as_of=clock())
     assert graph_after.model_dump(exclude={"as_of"}) == graph_before.model_dump(exclude={"as_of"})

@@ -1,0 +1,24 @@
+// Search a scope as known at a moment, through the full-text index `search_text` (issue 30):
+// entity versions (names, earlier names, descriptions), event versions, relation reasons,
+// stage summaries and source passages (one per line, with its locator). Only text recorded
+// at or before as_of is searched; each row shows the object's version believed then. `text`
+// here is a Lucene query (the API escapes user text; here you may use "phrases", word*).
+// Set as_of to a past instant, e.g. datetime('2026-03-17T08:00:00Z'), to search the past.
+:param scope => 'demo';
+:param text => '张三';
+:param as_of => datetime();
+
+CALL db.index.fulltext.queryNodes('search_text', $text) YIELD node, score
+WHERE node.scope = $scope AND node.recorded_at <= $as_of
+OPTIONAL MATCH (o:StoryObject {id: node.id})-[:VERSION]->(then)
+  WHERE then.recorded_at <= $as_of AND then.retracted_at > $as_of
+RETURN head([l IN labels(node) WHERE l <> 'StoryObject']) AS kind,
+       coalesce(node.id, node.key) AS id,
+       coalesce(node.name, node.title, node.reason, node.text) AS matched,
+       node.description AS description,
+       CASE WHEN then IS NULL OR then = node THEN 'current' ELSE 'earlier version' END AS matched_in,
+       coalesce(then.name, then.title) AS now_called,
+       node.source_id AS source, node.version AS source_version, node.locator AS locator,
+       round(score, 3) AS score
+ORDER BY score DESC
+LIMIT 50

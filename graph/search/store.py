@@ -1,0 +1,96 @@
+"""The full-text read of search (issue 30): one statement, `cypher/search/hits.cypher`.
+
+Lucene scores, the time slice, the standing and the ranking formula (engine/search/ranking.py,
+its weights passed as parameters) are all applied in the database, and so is the keyset page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from engine.search.hits import Hit, HitObject, HitPage, PassageRef, matched_passage
+from engine.search.ranking import EARLIER_TEXT_WEIGHT, HitKind, Standing, weight_params
+from engine.search.text import SearchText
+from engine.story.models import Entity, Event, Relation, Summary
+from graph.base import Store
+from graph.story.codec import decode, from_props
+from graph.temporal import from_neo4j
+
+_MODELS: dict[HitKind, type[HitObject]] = {
+    HitKind.ENTITY: Entity,
+    HitKind.EVENT: Event,
+    HitKind.RELATION: Relation,
+    HitKind.SUMMARY: Summary,
+}
+
+
+class SearchStore(Store):
+    async def search(
+        self,
+        scope: str,
+        text: SearchText,
+        *,
+        as_of: datetime,
+        valid_at: datetime | None,
+        kinds: Sequence[HitKind],
+        standings: Sequence[Standing] | None,
+        after: tuple[float, int, str] | None,
+        limit: int,
+        candidates: int = 200,
+    ) -> HitPage:
+        found = await self.read_one(
+            "search/hits",
+            index_query=text.lucene,
+            scope=scope,
+            as_of=as_of,
+            valid_at=valid_at,
+            kinds=[k.value for k in kinds],
+            standings=None if standings is None else [s.value for s in standings],
+            weights=weight_params(),
+            earlier_weight=EARLIER_TEXT_WEIGHT,
+            after=None
+            if after is None
+            else {"rank": after[0], "mentions": after[1], "key": after[2]},
+            limit=limit,
+            candidates=max(candidates, limit + 1),
+        )
+        row = found[0]
+        page = [_hit(h, text.words) for h in row["page"]]
+        return HitPage(hits=page[:limit], has_next=len(page) > limit, total=row["total"])
+
+
+def _hit(row: dict[str, Any], words: tuple[str, ...]) -> Hit:
+    kind = HitKind(row["kind"])
+    props: dict[str, Any] = row["v"]
+    field, passage, spans = matched_passage(props, row["matched"], words)
+    obj: HitObject | None = None
+    ref: PassageRef | None = None
+    if kind is HitKind.PASSAGE:
+        ref = PassageRef(
+            source_id=props["source_id"],
+            version=props["version"],
+            locator=props["locator"],
+            recorded_at=from_neo4j(props["recorded_at"]),
+        )
+    elif kind is HitKind.SUMMARY:
+        obj = from_props(Summary, props)
+    else:
+        model = _MODELS[kind]
+        assert model is not Summary
+        obj = decode(model, props, believed=True)  # type: ignore[type-var]
+    return Hit(
+        kind=kind,
+        key=row["key"],
+        obj=obj,
+        passage_ref=ref,
+        standing=Standing(row["standing"]),
+        current=row["current"],
+        field=field,
+        passage=passage,
+        spans=spans,
+        score=float(row["score"]),
+        rank=float(row["rank"]),
+        mentions=int(row["mentions"]),
+    )

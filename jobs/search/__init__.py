@@ -1,0 +1,1 @@
+"""Search use cases (issue 30)."""

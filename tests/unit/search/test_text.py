@@ -1,0 +1,77 @@
+"""User text -> Lucene query (issue 30): no Lucene syntax survives; highlights; passages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import InvalidInput
+from engine.search.passages import split_passages
+from engine.search.ranking import Standing, rank
+from engine.search.text import highlights, parse_search_text
+from engine.story.sources import cut
+
+# what the query may contain besides words: our own prefix star, phrase quotes and boosts
+_OURS = re.compile(r'^(?:[^\W_.]+(?:\.[^\W_]+)*\*?|"[^"\\:*~()]+"(?:\^\d)?)$')
+
+
+@given(st.text(max_size=80))
+def test_any_text_becomes_words_or_is_refused(text: str) -> None:
+    try:
+        parsed = parse_search_text(text, 200)
+    except InvalidInput:
+        return
+    for clause in parsed.lucene.split(" ") if '"' not in parsed.lucene else []:
+        assert _OURS.match(clause), clause
+    for word in parsed.words:
+        assert re.fullmatch(r"[^\W_]+(?:\.[^\W_]+)*", word)
+        assert word not in {"AND", "OR", "NOT", "TO"}
+
+
+@pytest.mark.parametrize(
+    ("text", "lucene"),
+    [
+        ("callback", "callback callback*"),
+        ('"unbalanced (paren AND x:y~2', 'unbalanced unbalanced* paren paren* "and" and* x y 2 '
+         '"unbalanced paren and x y 2"^2'),
+        ("回调接口", '回调接口 "回调接口"^3'),
+        ("支付 gateway", '支付 gateway gateway* "支付 gateway"^2'),
+    ],
+)  # fmt: skip
+def test_lucene_query_of_user_text(text: str, lucene: str) -> None:
+    got = parse_search_text(text, 200).lucene
+    assert got == lucene
+
+
+@pytest.mark.parametrize("text", ["", "   ", '"*~:()', "x" * 11])
+def test_empty_wordless_and_long_text_is_invalid_input(text: str) -> None:
+    with pytest.raises(InvalidInput):
+        parse_search_text(text, 10)
+
+
+def test_highlights_mark_words_prefixes_and_chinese() -> None:
+    text = "李四: the Callbacks of 支付回调接口"
+    spans = highlights(text, ("callb", "回调"))
+    assert [text[a:b] for a, b in spans] == ["Callbacks", "回调"]
+    assert highlights("recall", ("call",)) == []  # not inside a word
+
+
+def test_passages_are_lines_addressed_like_references() -> None:
+    text = "第一行\n\n  \r\nthird line\r\nlast"
+    got = split_passages(text)
+    assert [(p.locator, p.text) for p in got] == [
+        ("lines:1-1", "第一行"),
+        ("lines:4-4", "third line"),
+        ("lines:5-5", "last"),
+    ]
+    assert all(cut(text, p.locator) == p.text for p in got)
+
+
+def test_standing_and_currency_order_the_same_score() -> None:
+    assert rank(2.0, Standing.CONFIRMED, True) > rank(2.0, Standing.SUGGESTED, True)
+    assert rank(2.0, Standing.PERSON_EDITED, True) == rank(2.0, Standing.CONFIRMED, True)
+    assert rank(2.0, Standing.SUGGESTED, True) > rank(2.0, Standing.SUGGESTED, False)
+    assert rank(2.0, Standing.SUGGESTED, False) > rank(2.0, Standing.REMOVED, True)
