@@ -23,7 +23,7 @@ from api.auth import authenticate, check_binding, origin_allowed
 from api.export import export_endpoint
 from api.graphql_view import StorygraphGraphQL
 from api.guide import guide_endpoint
-from api.limits import BodyLimit, error_response
+from api.limits import BodyLimit
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
 from engine.settings import PROJECT_ROOT, Settings

@@ -26,6 +26,7 @@ from engine.errors import InvalidInput
 from engine.page import Page
 from engine.review.activity import Activity
 from engine.review.lifecycle import SupervisionRun
+from engine.search.hits import Hit
 from engine.story.diff import DiffEntry
 from engine.story.models import Entity, Event, Relation
 from graph.concern.outbox import OutboxRow
@@ -57,7 +58,7 @@ class Keyset(Generic[T, K]):
 
     kind: str
     types: tuple[type, ...]
-    values: Callable[[T], Sequence[str | int]]
+    values: Callable[[T], Sequence[str | int | float]]
     key: Callable[[tuple[Any, ...]], K]
 
     def encode(self, item: T) -> str:
@@ -166,4 +167,8 @@ def offset_page(items: Sequence[T], first: int | None, after: str | None) -> Cur
 # storyGraphDiff / story_diff: (the object's last change in the window, id)
 DIFF: Keyset[DiffEntry, tuple[int, str]] = Keyset(
     "diff", (int, str), lambda e: (epoch_us(e.changed_at), e.object_id), _us_id
+)
+# search / MCP search: (rank, mentions, key), best first
+SEARCH: Keyset[Hit, tuple[float, int, str]] = Keyset(
+    "search", (float, int, str), lambda h: (h.rank, h.mentions, h.key), lambda k: (k[0], k[1], k[2])
 )

@@ -98,7 +98,7 @@ async def seed(repo: StoryRepository, driver: AsyncDriver, database: str, scopes
             version="v1",
             text="\n".join(notes),
         ),
-        recorded_at=YEAR0,
+        now=YEAR0,
     )
 
 
@@ -119,7 +119,7 @@ async def rename_later(repo: StoryRepository, scope: str) -> None:
             seen_version=view.entity.seq,
             by=BOSS,
             why="renamed",
-            recorded_at=t(18, 10),
+            now=t(18, 10),
         )
 
 

@@ -15,8 +15,9 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import PageInfo, decode_keyset, encode_keyset, page_size
+from api.definitions.pagination import PageInfo, page_size
 from api.definitions.story_types import Entity, Event, Relation, Summary, build, versioned
+from api.paging import SEARCH
 from engine.search import hits as h
 from engine.search.ranking import HitKind, Standing
 from engine.story import models as m
@@ -150,7 +151,6 @@ class Query:
         first: int | None = 20,
         after: str | None = None,
     ) -> SearchConnection:
-        key = decode_keyset("search", after, (float, int, str))
         at, page = await search(
             info.context.deps,
             info.context.caller(),
@@ -160,14 +160,14 @@ class Query:
                 first=page_size(first, info.context.settings.page_max_first),
                 kinds=kinds,
                 standings=standing,
-                after=(key[0], key[1], key[2]) if key else None,
+                after=SEARCH.decode(after),
             ),
             as_of=as_of,
             valid_at=valid_at,
         )
         edges = [
             SearchEdge(
-                cursor=encode_keyset("search", [hit.rank, hit.mentions, hit.key]),
+                cursor=SEARCH.encode(hit),
                 node=_hit(hit, at),
             )
             for hit in page.hits

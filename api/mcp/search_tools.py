@@ -16,16 +16,14 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
 from pydantic import AwareDatetime, Field
 
-from api.definitions.pagination import decode_keyset, encode_keyset
 from api.mcp import shape
 from api.mcp.access import CallerSource, answer
 from api.mcp.story_tools import READ_ONLY, After, First, Scope, reader
+from api.paging import SEARCH
 from engine.search.hits import Hit
 from engine.search.ranking import HitKind, Standing
 from engine.story import models as m
 from jobs.search.reads import SearchAsk, search
-
-CURSOR = "search"
 
 
 def hit_row(hit: Hit) -> dict[str, Any]:
@@ -90,7 +88,6 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             deps, principal = reader(caller_of(ctx), scope)
-            key = decode_keyset(CURSOR, after, (float, int, str))
             known_at, page = await search(
                 deps,
                 principal,
@@ -102,7 +99,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     standings=[Standing(s.replace("-", "_")) for s in standing]
                     if standing
                     else None,
-                    after=(key[0], key[1], key[2]) if key else None,
+                    after=SEARCH.decode(after),
                 ),
                 valid_at=valid_at,
             )
@@ -113,9 +110,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 "mode": "lexical" if page.lexical_only else "hybrid",
                 "total": page.total,
                 "items": [hit_row(h) for h in page.hits],
-                "next": encode_keyset(CURSOR, [last.rank, last.mentions, last.key])
-                if page.has_next and last
-                else None,
+                "next": SEARCH.encode(last) if page.has_next and last else None,
             }
 
         return await answer(work())

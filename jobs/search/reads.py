@@ -13,14 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from engine.clock import instant
 from engine.principal import Principal
+from engine.scope import require_scope
 from engine.search.hits import HitPage
 from engine.search.ranking import HitKind, Standing
 from engine.search.text import parse_search_text
-from engine.story.clock import instant
 from graph.search.store import SearchStore
 from jobs.deps import Deps
-from jobs.story.common import as_of_now, scoped
+from jobs.story.common import as_of_now
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ async def search(
     valid_at: datetime | None = None,
 ) -> tuple[datetime, HitPage]:
     """One page of hits in `scope` as of `as_of` (returned first; now when not given)."""
-    scope = scoped(principal, "reader", scope)
+    scope = require_scope(principal, "reader", scope)
     parsed = parse_search_text(ask.text, deps.settings.search_max_chars)
     at = as_of_now(deps, as_of)
     page = await SearchStore(deps.driver, deps.database).search(

@@ -17,8 +17,8 @@ def clock() -> StepClock:
 
 
 @pytest.fixture
-def repo(neo4j_driver: AsyncDriver, settings: Settings, clock: StepClock) -> StoryRepository:
-    return StoryRepository(neo4j_driver, settings.neo4j_database, clock=clock)
+def repo(neo4j_driver: AsyncDriver, settings: Settings) -> StoryRepository:
+    return StoryRepository(neo4j_driver, settings.neo4j_database)
 
 
 @pytest.fixture

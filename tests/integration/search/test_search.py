@@ -10,6 +10,7 @@ import pytest
 from engine.errors import Forbidden, InvalidInput
 from engine.principal import Principal
 from engine.search.ranking import HitKind, Standing
+from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit
 from engine.story.models import Entity, Event
 from graph.story import StoryRepository
@@ -37,7 +38,7 @@ async def test_passage_hit_points_at_its_line_with_highlights(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:
     text = "张三：支付回调接口明天联调\n李四：the callback interface times out\n王五：好的"
-    await repo.upsert_source(source(scope, text=text), recorded_at=T0)
+    await repo.upsert_source(source(scope, text=text), now=T0)
     page = await _find(deps, scope, "callback interface", kinds=[HitKind.PASSAGE])
     assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
     hit = page.hits[0]
@@ -51,16 +52,16 @@ async def test_passage_hit_points_at_its_line_with_highlights(
 async def test_withdrawn_version_is_no_longer_found(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:
-    await repo.upsert_source(source(scope, text="机密：收购计划"), recorded_at=T0)
+    await repo.upsert_source(source(scope, text="机密：收购计划"), now=T0)
     assert (await _find(deps, scope, "收购计划")).hits
-    await repo.withdraw_source(scope, "conv-1", "v1", reason="redacted", by=ALICE)
+    await repo.withdraw_source(scope, "conv-1", "v1", reason="redacted", by=ALICE, now=T0 + timedelta(minutes=1))
     assert (await _find(deps, scope, "收购计划")).hits == []
 
 
 async def test_earlier_name_finds_the_entity_as_it_is_now_ranked_below_current_names(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:
-    await repo.upsert_source(source(scope), recorded_at=T0)
+    await repo.upsert_source(source(scope), now=T0)
     out = await repo.publish_result(
         publish(
             scope,
@@ -71,7 +72,7 @@ async def test_earlier_name_finds_the_entity_as_it_is_now_ranked_below_current_n
             ],
         ),
         by=RUN,
-        recorded_at=T0 + timedelta(hours=1),
+        now=T0 + timedelta(hours=1),
     )
     ids = {e.name: e.id for e in out.plan.entities}
     renamed = ids["Atlas 网关"]
@@ -81,7 +82,7 @@ async def test_earlier_name_finds_the_entity_as_it_is_now_ranked_below_current_n
         EntityEdit(name="Helios 网关"),
         seen_version=1,
         by=ALICE,
-        recorded_at=T0 + timedelta(hours=2),
+        now=T0 + timedelta(hours=2),
     )
     now = await _find(deps, scope, "Atlas", kinds=[HitKind.ENTITY])
     assert [h.key for h in now.hits] == [ids["Atlas 看板"], renamed]  # current name first
@@ -105,7 +106,7 @@ async def test_pages_follow_the_cursor_without_repeats(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:
     lines = "\n".join(f"第{i}条：部署窗口 deploy window {i}" for i in range(7))
-    await repo.upsert_source(source(scope, text=lines), recorded_at=T0)
+    await repo.upsert_source(source(scope, text=lines), now=T0)
     seen: list[str] = []
     after = None
     while True:
@@ -123,7 +124,7 @@ async def test_pages_follow_the_cursor_without_repeats(
 async def test_lucene_syntax_in_user_text_is_searched_as_words(
     repo: StoryRepository, deps: Deps, scope: str, text: str
 ) -> None:
-    await repo.upsert_source(source(scope, text="title x open fuzzy call a b"), recorded_at=T0)
+    await repo.upsert_source(source(scope, text="title x open fuzzy call a b"), now=T0)
     words = [w for w in re.findall(r"[^\W_]+", text) if w]
     if not text.strip() or len(text) > 200 or not words:
         with pytest.raises(InvalidInput):  # empty, too long or wordless: refused
@@ -149,7 +150,7 @@ async def test_another_scope_is_forbidden(deps: Deps, scope: str) -> None:
 async def test_confirmed_relation_ranks_above_suggested_with_the_same_text(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:
-    await repo.upsert_source(source(scope), recorded_at=T0)
+    await repo.upsert_source(source(scope), now=T0)
     out = await repo.publish_result(
         publish(
             scope,
@@ -175,10 +176,10 @@ async def test_confirmed_relation_ranks_above_suggested_with_the_same_text(
             ],
         ),
         by=RUN,
-        recorded_at=T0 + timedelta(hours=1),
+        now=T0 + timedelta(hours=1),
     )
     second = sorted(r.id for r in out.plan.relations)[1]
-    await repo.confirm_relation(scope, second, by=ALICE, recorded_at=T0 + timedelta(hours=2))
+    await repo.correct_relation(scope, second, RelationAction.CONFIRM, by=ALICE, now=T0 + timedelta(hours=2))
     page = await _find(deps, scope, "灰度发布", kinds=[HitKind.RELATION])
     assert [h.key for h in page.hits][0] == second
     assert [h.standing for h in page.hits] == [Standing.CONFIRMED, Standing.SUGGESTED]
@@ -189,7 +190,7 @@ async def test_confirmed_relation_ranks_above_suggested_with_the_same_text(
 async def test_valid_at_keeps_only_events_that_had_happened(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:
-    await repo.upsert_source(source(scope), recorded_at=T0)
+    await repo.upsert_source(source(scope), now=T0)
     await repo.publish_result(
         publish(
             scope,
@@ -200,7 +201,7 @@ async def test_valid_at_keeps_only_events_that_had_happened(
             ],
         ),
         by=RUN,
-        recorded_at=T0 + timedelta(hours=1),
+        now=T0 + timedelta(hours=1),
     )
     between = await _find(deps, scope, "灰度发布", valid_at=T0 + timedelta(days=3))
     assert [h.obj.title for h in between.hits if isinstance(h.obj, Event)] == ["灰度发布 第一批"]

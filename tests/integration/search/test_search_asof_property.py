@@ -121,7 +121,7 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                         }
                     )
                     world.publish(inp, RUN, at)
-                    await repo.publish_result(inp, by=RUN, recorded_at=at)
+                    await repo.publish_result(inp, by=RUN, now=at)
                 elif spec["op"] == "edit":
                     ids = sorted(e.id for e in world.entities.values())
                     if not ids:
@@ -131,13 +131,13 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                     seq = world.entities[eid].seq
                     world.update_entity(sub, eid, edit, seq, ALICE, at)
                     await repo.update_entity(
-                        sub, eid, edit, seen_version=seq, by=ALICE, recorded_at=at
+                        sub, eid, edit, seen_version=seq, by=ALICE, now=at
                     )
                 elif spec["op"] == "source":
                     version = f"v{i}"
                     inp_s = source(sub, version=version, text="\n".join(spec["lines"]))
                     world.upsert_source(inp_s, at)
-                    await repo.upsert_source(inp_s, recorded_at=at)
+                    await repo.upsert_source(inp_s, now=at)
                     versions.append(version)
                 else:
                     if not versions:
@@ -145,7 +145,7 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                     version = versions[spec["target"] % len(versions)]
                     world.withdraw_source(sub, "conv-1", version, "redacted", ALICE, at)
                     await repo.withdraw_source(
-                        sub, "conv-1", version, reason="redacted", by=ALICE, recorded_at=at
+                        sub, "conv-1", version, reason="redacted", by=ALICE, now=at
                     )
             except StorygraphError:
                 continue
