@@ -27,6 +27,7 @@ from engine.page import Page
 from engine.review.activity import Activity
 from engine.review.lifecycle import SupervisionRun
 from engine.story.diff import DiffEntry
+from engine.story.inbox import InboxItem
 from engine.story.models import Entity, Event, Relation
 from graph.concern.outbox import OutboxRow
 from graph.watch.repository import WatchState
@@ -166,4 +167,12 @@ def offset_page(items: Sequence[T], first: int | None, after: str | None) -> Cur
 # storyGraphDiff / story_diff: (the object's last change in the window, id)
 DIFF: Keyset[DiffEntry, tuple[int, str]] = Keyset(
     "diff", (int, str), lambda e: (epoch_us(e.changed_at), e.object_id), _us_id
+)
+
+# inbox: (the suggestion's record time, id), newest first
+INBOX: Keyset[InboxItem, tuple[int, str]] = Keyset(
+    "inbox",
+    (int, str),
+    lambda i: (epoch_us(i.suggestion.recorded_at), i.suggestion.id),
+    _us_id,
 )

@@ -1,0 +1,66 @@
+"""The inbox in Neo4j (issue 29): a scope's pending suggestions and differences, newest
+first, paged by a keyset in Cypher, each with the evidence it cites."""
+
+from __future__ import annotations
+
+from engine.clock import epoch_us
+from engine.story.inputs import EntityEdit
+from graph.story import StoryRepository
+from graph.story.inbox import StoryInbox
+from tests.support.story import ALICE, RUN, StepClock, cite, entity, publish, source, two_people
+
+
+async def _field_suggestion(
+    clock: StepClock, repo: StoryRepository, scope: str, key: str, description: str, zs: str
+) -> str:
+    out = await repo.publish_result(
+        publish(
+            scope,
+            key,
+            entities=[
+                entity(
+                    "z",
+                    "张三",
+                    id=zs,
+                    description=description,
+                    references=[cite(locator="chars:0-4")],
+                )
+            ],
+        ),
+        by=RUN,
+        now=clock(),
+    )
+    (sugg,) = out.plan.suggestions
+    return sugg.id
+
+
+async def test_inbox_lists_pending_suggestions_newest_first_with_evidence(
+    clock: StepClock, repo: StoryRepository, scope: str
+) -> None:
+    await repo.upsert_source(source(scope), now=clock())
+    out = await repo.publish_result(two_people(scope, "k1"), by=RUN, now=clock())
+    zs = next(e.id for e in out.plan.entities if e.name == "张三")
+    await repo.update_entity(
+        scope, zs, EntityEdit(description="验收负责人"), seen_version=1, by=ALICE, now=clock()
+    )
+    first = await _field_suggestion(clock, repo, scope, "k2", "开发", zs)
+    second = await _field_suggestion(clock, repo, scope, "k3", "运维", zs)
+    inbox = StoryInbox(repo.driver, repo.database)
+
+    page = await inbox.page(scope, ["difference", "field"], None, 1)
+    assert [i.suggestion.id for i in page.items] == [second] and page.has_next
+    (item,) = page.items
+    assert item.suggestion.current_value == "验收负责人"
+    assert item.suggestion.proposed_value == "运维" and item.suggestion.by == RUN
+    assert [(r.source_id, r.source_version, r.locator) for r in item.evidence] == [
+        ("conv-1", "v1", "chars:0-4")
+    ]
+    key = (epoch_us(item.suggestion.recorded_at), item.suggestion.id)
+    rest = await inbox.page(scope, ["difference", "field"], key, 5)
+    assert [i.suggestion.id for i in rest.items] == [first] and not rest.has_next
+    assert (await inbox.page(scope, ["difference"], None, 5)).items == []
+    assert await inbox.counts(scope) == {"field": 2}
+
+    await repo.resolve_suggestion(scope, second, accept=False, by=ALICE, now=clock())
+    assert [i.suggestion.id for i in (await inbox.page(scope, ["field"], None, 5)).items] == [first]
+    assert await inbox.counts(scope) == {"field": 1}
