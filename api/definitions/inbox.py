@@ -27,7 +27,9 @@ class InboxItem:
     proposed_value: str
     proposed_by: Actor = strawberry.field(description="Who proposed it: the run (or person).")
     proposed_at: datetime
-    seen_version: int = strawberry.field(description="Pass back when acting on the item.")
+    seen_version: int = strawberry.field(
+        description="The target's current version: pass it back when acting (stale: CONFLICT)."
+    )
     evidence: list[Reference] = strawberry.field(
         description="The cited passages; each excerpt is the exact version's text or unavailable."
     )
@@ -49,7 +51,7 @@ def item_type(i: Item) -> InboxItem:
         proposed_value=s.proposed_value,
         proposed_by=actor(s.by),
         proposed_at=s.recorded_at,
-        seen_version=s.seq,
+        seen_version=i.target_version,
         evidence=[build(Reference, r) for r in i.evidence],
     )
 

@@ -11,4 +11,8 @@ WHERE v.scope = $scope AND v.retracted_at = $forever AND v.status = 'pending'
 WITH v
 ORDER BY v.recorded_at DESC, v.id DESC
 LIMIT $limit
-RETURN v {.*} AS v
+// the target's current version: the seenVersion to pass back when acting on the item
+OPTIONAL MATCH (:StoryObject {id: v.target_id})-[:VERSION]->(t)
+  WHERE t.retracted_at = $forever
+RETURN v {.*} AS v, t.seq AS target_seq
+ORDER BY v.recorded_at DESC, v.id DESC

@@ -33,6 +33,7 @@ class InboxItem:
 
     suggestion: Suggestion
     evidence: list[Reference]
+    target_version: int  # the target's current version: a person's seenVersion
 
 
 def counts(rows: dict[str, int]) -> dict[str, int]:

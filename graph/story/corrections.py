@@ -110,6 +110,8 @@ class StoryCorrections(StoryStore):
         by: Actor,
         why: str = "",
         now: datetime,
+        seen_version: int | None = None,
+        value: str | None = None,
     ) -> Suggestion:
         """Accept (the proposal becomes the person's edit of its target, theirs from now on)
         or dismiss a suggestion."""
@@ -121,7 +123,9 @@ class StoryCorrections(StoryStore):
             assert isinstance(sugg, Suggestion)
             target = await self._current(tx, sugg.target_kind, scope, sugg.target_id)
             assert isinstance(target, Entity | Relation)
-            resolved, updated = decide.resolve_suggestion(sugg, target, accept, now, by, why)
+            resolved, updated = decide.resolve_suggestion(
+                sugg, target, accept, now, by, why, seen_version, value
+            )
             await self._write_versions(tx, ObjectKind.SUGGESTION, [resolved])
             if updated is not None:
                 await self._write_versions(tx, sugg.target_kind, [updated])

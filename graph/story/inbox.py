@@ -35,7 +35,10 @@ class StoryInbox(Store):
             ]
             for r in await self.read_one("inbox/evidence", scope=scope, items=wanted):
                 cited.setdefault(r["sid"], []).append(from_props(Reference, r["r"]))
-        items = [InboxItem(s, cited.get(s.id, [])) for s in suggestions]
+        items = [
+            InboxItem(s, cited.get(s.id, []), r["target_seq"] or 0)
+            for s, r in zip(suggestions, rows, strict=False)
+        ]
         return Page(items, len(rows) > limit, None)
 
     async def counts(self, scope: str) -> dict[str, int]:

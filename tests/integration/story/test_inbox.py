@@ -3,8 +3,12 @@ first, paged by a keyset in Cypher, each with the evidence it cites."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine.clock import epoch_us
+from engine.errors import Conflict
 from engine.story.inputs import EntityEdit
+from engine.story.models import SuggestionStatus
 from graph.story import StoryRepository
 from graph.story.inbox import StoryInbox
 from tests.support.story import ALICE, RUN, StepClock, cite, entity, publish, source, two_people
@@ -64,3 +68,44 @@ async def test_inbox_lists_pending_suggestions_newest_first_with_evidence(
     await repo.resolve_suggestion(scope, second, accept=False, by=ALICE, now=clock())
     assert [i.suggestion.id for i in (await inbox.page(scope, ["field"], None, 5)).items] == [first]
     assert await inbox.counts(scope) == {"field": 1}
+
+
+async def test_acting_on_an_item_checks_the_version_seen_and_takes_an_edited_value(
+    clock: StepClock, repo: StoryRepository, scope: str
+) -> None:
+    await repo.upsert_source(source(scope), now=clock())
+    out = await repo.publish_result(two_people(scope, "k1"), by=RUN, now=clock())
+    zs = next(e.id for e in out.plan.entities if e.name == "张三")
+    await repo.update_entity(
+        scope, zs, EntityEdit(description="验收负责人"), seen_version=1, by=ALICE, now=clock()
+    )
+    sid = await _field_suggestion(clock, repo, scope, "k2", "开发", zs)
+    inbox = StoryInbox(repo.driver, repo.database)
+    (item,) = (await inbox.page(scope, ["field"], None, 5)).items
+    seen = item.target_version
+    assert seen == 2
+    # someone edits the target after the person looked: their accept is stale
+    await repo.update_entity(
+        scope, zs, EntityEdit(description="负责人"), seen_version=2, by=ALICE, now=clock()
+    )
+    with pytest.raises(Conflict):
+        await repo.resolve_suggestion(
+            scope, sid, accept=True, by=ALICE, now=clock(), seen_version=seen
+        )
+    assert (await repo.entity(scope, zs, as_of=clock())).entity.description == "负责人"
+    (item,) = (await inbox.page(scope, ["field"], None, 5)).items
+    accepted = await repo.resolve_suggestion(
+        scope,
+        sid,
+        accept=True,
+        by=ALICE,
+        now=clock(),
+        seen_version=item.target_version,
+        value="开发负责人",
+    )
+    assert accepted.status is SuggestionStatus.ACCEPTED
+    view = await repo.entity(scope, zs, as_of=clock())
+    assert view.entity.description == "开发负责人" and view.entity.by == ALICE
+    assert (await inbox.page(scope, ["field"], None, 5)).items == []
+    with pytest.raises(Conflict):  # dismissing an accepted item
+        await repo.resolve_suggestion(scope, sid, accept=False, by=ALICE, now=clock())
