@@ -33,6 +33,9 @@ class InboxItem:
     evidence: list[Reference] = strawberry.field(
         description="The cited passages; each excerpt is the exact version's text or unavailable."
     )
+    repeat_of: str | None = strawberry.field(
+        description="Back on new evidence: the dismissed suggestion it repeats (its evidence too)."
+    )
 
 
 @strawberry.type(description="Pending inbox items per kind (for badges).")
@@ -53,6 +56,7 @@ def item_type(i: Item) -> InboxItem:
         proposed_at=s.recorded_at,
         seen_version=i.target_version,
         evidence=[build(Reference, r) for r in i.evidence],
+        repeat_of=s.repeat_of,
     )
 
 

@@ -15,6 +15,7 @@ from engine.story import corrections as decide
 from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor, Amendment, Entity, ObjectKind, Relation, Suggestion, make_id
+from graph.story import dismissals
 from graph.story.codec import to_props
 from graph.story.store import StoryStore
 
@@ -127,6 +128,8 @@ class StoryCorrections(StoryStore):
                 sugg, target, accept, now, by, why, seen_version, value
             )
             await self._write_versions(tx, ObjectKind.SUGGESTION, [resolved])
+            if not accept:  # remembered by fingerprint (issue 29)
+                await dismissals.remember(self, tx, sugg, now)
             if updated is not None:
                 await self._write_versions(tx, sugg.target_kind, [updated])
             return resolved

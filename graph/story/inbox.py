@@ -31,7 +31,13 @@ class StoryInbox(Store):
         cited: dict[str, list[Reference]] = {}
         if suggestions:
             wanted = [
-                {"id": s.id, "target": s.target_id, "result": s.result_id} for s in suggestions
+                {
+                    "id": s.id,
+                    "target": s.target_id,
+                    "result": s.result_id,
+                    "repeat_of": s.repeat_of,
+                }
+                for s in suggestions
             ]
             for r in await self.read_one("inbox/evidence", scope=scope, items=wanted):
                 cited.setdefault(r["sid"], []).append(from_props(Reference, r["r"]))
