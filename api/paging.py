@@ -28,6 +28,7 @@ from engine.review.activity import Activity
 from engine.review.lifecycle import SupervisionRun
 from engine.search.hits import Hit
 from engine.story.diff import DiffEntry
+from engine.story.inbox import InboxItem
 from engine.story.models import Entity, Event, Relation
 from graph.concern.outbox import OutboxRow
 from graph.watch.repository import WatchState
@@ -171,4 +172,12 @@ DIFF: Keyset[DiffEntry, tuple[int, str]] = Keyset(
 # search / MCP search: (rank, mentions, key), best first
 SEARCH: Keyset[Hit, tuple[float, int, str]] = Keyset(
     "search", (float, int, str), lambda h: (h.rank, h.mentions, h.key), lambda k: (k[0], k[1], k[2])
+)
+
+# inbox: (the suggestion's record time, id), newest first
+INBOX: Keyset[InboxItem, tuple[int, str]] = Keyset(
+    "inbox",
+    (int, str),
+    lambda i: (epoch_us(i.suggestion.recorded_at), i.suggestion.id),
+    _us_id,
 )

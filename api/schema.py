@@ -20,6 +20,7 @@ from strawberry.types import ExecutionContext
 from api.definitions import (
     concern,
     graph_replay,
+    inbox,
     knowledge,
     platform,
     review,
@@ -41,6 +42,7 @@ QUERIES: tuple[type, ...] = (
     platform.Query,
     story.Query,
     story_diff.Query,
+    inbox.Query,
     graph_replay.Query,
     watch.Query,
     watch_delivery.Query,

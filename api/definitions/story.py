@@ -280,6 +280,8 @@ def suggestion_mutation(action: writes.SuggestionAction, description: str) -> Su
         id: strawberry.ID,
         why: str = "",
         user_id: str | None = None,
+        seen_version: int | None = None,
+        value: str | None = None,
     ) -> Suggestion:
         suggestion = await writes.resolve_suggestion(
             info.context.deps,
@@ -289,6 +291,8 @@ def suggestion_mutation(action: writes.SuggestionAction, description: str) -> Su
             str(id),
             why=why,
             user_id=user_id,
+            seen_version=seen_version,
+            value=value,
         )
         return versioned(Suggestion, suggestion)
 
@@ -373,9 +377,15 @@ class Mutation:
     )
     restore_relation: Relation = relation_mutation(RelationAction.RESTORE, "Undo a removal.")
     accept_suggestion: Suggestion = suggestion_mutation(
-        "accept", "Apply a suggestion: it becomes the person's edit."
+        "accept",
+        "Apply a suggestion: it becomes the person's edit; value: the person's edit of the "
+        "proposal, accepted in its place; seenVersion: the target's version seen (stale: "
+        "CONFLICT).",
     )
-    dismiss_suggestion: Suggestion = suggestion_mutation("dismiss", "Dismiss a suggestion.")
+    dismiss_suggestion: Suggestion = suggestion_mutation(
+        "dismiss",
+        "Dismiss a suggestion (an accepted one: CONFLICT); remembered by fingerprint.",
+    )
 
 
 @strawberry.type

@@ -187,6 +187,13 @@ class Suggestion(Versioned):
     proposed_value: str
     reason: str
     status: SuggestionStatus
+    repeat_of: str | None = strawberry.field(
+        default=None,
+        description=(
+            "The dismissed suggestion this one proposes again: on the same evidence it is "
+            "recorded dismissed (not in the inbox); on new evidence it is back, citing both."
+        ),
+    )
 
 
 @strawberry.type(description="How an event touched an entity.")

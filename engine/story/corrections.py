@@ -274,19 +274,33 @@ def resolve_suggestion(
     now: datetime,
     by: Actor,
     why: str,
+    seen_version: int | None = None,
+    value: str | None = None,
 ) -> tuple[Suggestion, Entity | Relation | None]:
-    """Accept (the proposal becomes a person's edit of the target) or dismiss a suggestion."""
+    """Accept (the proposal becomes a person's edit of the target) or dismiss a suggestion.
+    `seen_version` is the target's version the person saw (stale: CONFLICT); `value` is the
+    person's edit of the proposal ("edit and then accept"), accepted in its place."""
     if suggestion.status is not SuggestionStatus.PENDING:
         raise Conflict(
             "the suggestion is already resolved", id=suggestion.id, status=suggestion.status
         )
+    if seen_version is not None and seen_version != target.seq:
+        raise Conflict(
+            "the target changed since it was seen",
+            id=target.id,
+            seen_version=seen_version,
+            current_version=target.seq,
+        )
+    if value is not None and not accept:
+        raise InvalidInput("only an accepted suggestion takes an edited value", id=suggestion.id)
     status = SuggestionStatus.ACCEPTED if accept else SuggestionStatus.DISMISSED
     resolved = next_version(
         suggestion, now, by, why or f"{status.value} by a person", status=status
     )
     if not accept:
         return resolved, None
-    field, value = suggestion.field, suggestion.proposed_value
+    field = suggestion.field
+    value = suggestion.proposed_value if value is None else value
     updated: Entity | Relation
     if isinstance(target, Entity):
         updated = next_version(

@@ -210,6 +210,9 @@ class Suggestion(Version):
     proposed_value: str
     reason: str = ""
     status: SuggestionStatus = SuggestionStatus.PENDING
+    # the dismissed suggestion this one proposes again (issue 29): on the same evidence it is
+    # recorded dismissed; on new evidence it is pending and cites the old evidence too
+    repeat_of: str | None = None
 
 
 class Change(BaseModel):

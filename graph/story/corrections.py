@@ -15,6 +15,7 @@ from engine.story import corrections as decide
 from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor, Amendment, Entity, ObjectKind, Relation, Suggestion, make_id
+from graph.story import dismissals
 from graph.story.codec import to_props
 from graph.story.store import StoryStore
 
@@ -110,6 +111,8 @@ class StoryCorrections(StoryStore):
         by: Actor,
         why: str = "",
         now: datetime,
+        seen_version: int | None = None,
+        value: str | None = None,
     ) -> Suggestion:
         """Accept (the proposal becomes the person's edit of its target, theirs from now on)
         or dismiss a suggestion."""
@@ -121,8 +124,12 @@ class StoryCorrections(StoryStore):
             assert isinstance(sugg, Suggestion)
             target = await self._current(tx, sugg.target_kind, scope, sugg.target_id)
             assert isinstance(target, Entity | Relation)
-            resolved, updated = decide.resolve_suggestion(sugg, target, accept, now, by, why)
+            resolved, updated = decide.resolve_suggestion(
+                sugg, target, accept, now, by, why, seen_version, value
+            )
             await self._write_versions(tx, ObjectKind.SUGGESTION, [resolved])
+            if not accept:  # remembered by fingerprint (issue 29)
+                await dismissals.remember(self, tx, sugg, now)
             if updated is not None:
                 await self._write_versions(tx, sugg.target_kind, [updated])
             return resolved

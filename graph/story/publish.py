@@ -15,6 +15,7 @@ from engine.errors import Conflict, InvalidInput
 from engine.story.inputs import PublishResultInput
 from engine.story.models import Actor, Entity, Event, ObjectKind, Relation, Result, Story
 from engine.story.publish import PublishContext, PublishPlan, decide_publish
+from graph.story import dismissals
 from graph.story.codec import from_props, to_props, write_row
 from graph.story.store import StoryStore
 
@@ -127,6 +128,7 @@ class StoryPublisher(StoryStore):
             ctx = await self._publish_context(tx, inp)
             plan = decide_publish(inp, ctx, now, by)
             if not plan.repeat:
+                await dismissals.recall(self, tx, plan)  # repeats of dismissed proposals
                 await self._write_plan(tx, plan)
             if within is not None:
                 await within(tx, plan)

@@ -140,11 +140,22 @@ async def resolve_suggestion(
     *,
     why: str = "",
     user_id: str | None = None,
+    seen_version: int | None = None,
+    value: str | None = None,
 ) -> Suggestion:
-    """Accept (it becomes the person's edit) or dismiss a suggestion."""
+    """Accept (it becomes the person's edit; `value` is the person's edit of the proposal)
+    or dismiss a suggestion; `seen_version` is the target's version they saw (stale:
+    CONFLICT)."""
     by = editor(principal, scope, user_id)
     suggestion = await story_repo(deps).resolve_suggestion(
-        scope, suggestion_id, accept=action == "accept", by=by, why=why, now=deps.clock()
+        scope,
+        suggestion_id,
+        accept=action == "accept",
+        by=by,
+        why=why,
+        now=deps.clock(),
+        seen_version=seen_version,
+        value=value,
     )
     await announce(deps, scope, "suggestion", [suggestion.id, suggestion.target_id], by)
     return suggestion

@@ -234,6 +234,17 @@ TABLE: dict[str, list[Case]] = {
             lambda s: {"s": s.a, "t": f"回调 支付 {s.marker}"},
         ),
     ],  # fmt: skip
+    "inbox": [
+        case(
+            "query($s: String!) { inbox(scope: $s) { edges { node { kind proposedValue"
+            " evidence { locator } } } } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
+    "inboxCounts": [
+        case("query($s: String!) { inboxCounts(scope: $s) { total } }", R, lambda s: {"s": s.b})
+    ],  # fmt: skip
     "graphView": [
         case(
             "query($s: String!) { graphView(scope: $s) { nodes { label } } }",

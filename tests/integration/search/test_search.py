@@ -54,7 +54,9 @@ async def test_withdrawn_version_is_no_longer_found(
 ) -> None:
     await repo.upsert_source(source(scope, text="机密：收购计划"), now=T0)
     assert (await _find(deps, scope, "收购计划")).hits
-    await repo.withdraw_source(scope, "conv-1", "v1", reason="redacted", by=ALICE, now=T0 + timedelta(minutes=1))
+    await repo.withdraw_source(
+        scope, "conv-1", "v1", reason="redacted", by=ALICE, now=T0 + timedelta(minutes=1)
+    )
     assert (await _find(deps, scope, "收购计划")).hits == []
 
 
@@ -179,7 +181,9 @@ async def test_confirmed_relation_ranks_above_suggested_with_the_same_text(
         now=T0 + timedelta(hours=1),
     )
     second = sorted(r.id for r in out.plan.relations)[1]
-    await repo.correct_relation(scope, second, RelationAction.CONFIRM, by=ALICE, now=T0 + timedelta(hours=2))
+    await repo.correct_relation(
+        scope, second, RelationAction.CONFIRM, by=ALICE, now=T0 + timedelta(hours=2)
+    )
     page = await _find(deps, scope, "灰度发布", kinds=[HitKind.RELATION])
     assert [h.key for h in page.hits][0] == second
     assert [h.standing for h in page.hits] == [Standing.CONFIRMED, Standing.SUGGESTED]

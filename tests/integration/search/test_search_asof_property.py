@@ -130,9 +130,7 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                     edit = EntityEdit(**{spec["field"]: spec["value"]})
                     seq = world.entities[eid].seq
                     world.update_entity(sub, eid, edit, seq, ALICE, at)
-                    await repo.update_entity(
-                        sub, eid, edit, seen_version=seq, by=ALICE, now=at
-                    )
+                    await repo.update_entity(sub, eid, edit, seen_version=seq, by=ALICE, now=at)
                 elif spec["op"] == "source":
                     version = f"v{i}"
                     inp_s = source(sub, version=version, text="\n".join(spec["lines"]))

@@ -44,11 +44,20 @@ PARAMS: dict[str, Any] = {
     "upper": FOREVER,
     "limit": 51,
     "cap": 5001,
+    # the diff (graph/story/diff.py) and the inbox (graph/story/inbox.py, dismissals.py)
+    "since": T0,
+    "until": FOREVER,
+    "after_at": FOREVER,
+    "bookkeeping": ["seq"],
+    "pairs": [{"owner": "a", "result": "r", "target": "t", "field": "f"}],
+    "kinds": ["field"],
+    "items": [{"id": "a", "target": "t", "result": "r", "repeat_of": None}],
 }
 READS = sorted(
     k
     for k, q in Queries().named().items()
-    if k.split("/")[0] in ("story", "knowledge") and not k.split("/")[1].startswith("write_")
+    if k.split("/")[0] in ("story", "knowledge", "inbox")
+    and not k.split("/")[1].startswith("write_")
 )
 
 

@@ -1,0 +1,33 @@
+"""`inbox` and `inboxCounts` (issue 29): what waits for a person in a scope. The reader role
+on the scope is checked first (FORBIDDEN, naming no scope); unknown kinds are INVALID_INPUT.
+Acting on an item is `acceptSuggestion` / `dismissSuggestion` (jobs.story.writes)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.page import Page
+from engine.principal import Principal
+from engine.scope import require_scope
+from engine.story.inbox import InboxItem, counts, inbox_kinds
+from graph.story.inbox import StoryInbox
+from jobs.deps import Deps
+
+
+async def inbox(
+    deps: Deps,
+    principal: Principal,
+    scope: str,
+    *,
+    kinds: Sequence[str] | None,
+    first: int,
+    after: tuple[int, str] | None,
+) -> Page[InboxItem]:
+    scope = require_scope(principal, "reader", scope)
+    wanted = inbox_kinds(kinds)
+    return await StoryInbox(deps.driver, deps.database).page(scope, wanted, after, first)
+
+
+async def inbox_counts(deps: Deps, principal: Principal, scope: str) -> dict[str, int]:
+    scope = require_scope(principal, "reader", scope)
+    return counts(await StoryInbox(deps.driver, deps.database).counts(scope))

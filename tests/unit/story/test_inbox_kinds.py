@@ -1,0 +1,16 @@
+"""The inbox's kinds (issue 29): unknown kinds are INVALID_INPUT; none means all."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import InvalidInput
+from engine.story.inbox import counts, inbox_kinds
+
+
+def test_kinds_default_to_all_and_unknown_ones_are_invalid() -> None:
+    assert inbox_kinds(None) == ["difference", "field"]
+    assert inbox_kinds(["FIELD"]) == ["field"]
+    with pytest.raises(InvalidInput):
+        inbox_kinds(["FIELD", "GOSSIP"])
+    assert counts({"field": 2}) == {"FIELD": 2, "DIFFERENCE": 0}
