@@ -116,4 +116,4 @@ async def scope_activity(deps: Deps, scope: str) -> list[Activity]:
         after=None,
         with_total=False,
     )
-    return page.rows
+    return page.items

@@ -45,7 +45,9 @@ async def test_a_source_withdrawn_before_the_review_is_reported_missed_not_compl
     body = conversation(4)
     await push_conversation(deps, scope, "chat-1", body)
     await push_conversation(deps, scope, "chat-2", conversation(3))
-    await story_repo(deps).withdraw_source(scope, "chat-2", "v1", reason="用户删除", by=APP)
+    await story_repo(deps).withdraw_source(
+        scope, "chat-2", "v1", reason="用户删除", by=APP, now=deps.clock()
+    )
 
     run = await start_review(deps, WORKER, Scope.projects(scope), *WINDOW)
     await run_worker(deps.settings)
@@ -83,7 +85,9 @@ async def test_text_gone_after_collection_is_missed_not_read_as_empty(
     planned = {s.source_id for b in stored.run.ledger.batches for s in b.segments}
     assert planned == {"chat-1", "chat-2"}
 
-    await story_repo(deps).withdraw_source(scope, "chat-1", "v1", reason="用户删除", by=APP)
+    await story_repo(deps).withdraw_source(
+        scope, "chat-1", "v1", reason="用户删除", by=APP, now=deps.clock()
+    )
     assert await execution.run() == "completed"
     done = (await runs_of(deps).get(got.run.run_id)).run
     assert not done.complete
