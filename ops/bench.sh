@@ -14,3 +14,4 @@ $BIN/python -m bench.story_profile --scale "${PROFILE_SCALE:-0.1}"
 $BIN/python -m bench.story_graph --scale "${STORY_SCALE:-0.1}"
 $BIN/python -m bench.concern_scan
 $BIN/python -m bench.review_throughput
+$BIN/python -m bench.graph_view
