@@ -24,6 +24,7 @@ from jobs.review.execution import Execution
 from jobs.review.lifecycle import start_review
 from jobs.review.pool import ReviewPool, StageTimedOut, pool_key
 from jobs.review.services import ReviewServices
+from tests.support.grounded_review import sent_texts
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -176,6 +177,7 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
     done = (await svc.runs.get(got[0].run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert (await svc.review_pool.state()).held == ()
+    assert sent_texts(model_server) == [conversation(6)]  # what the leaf answer stood for
 
 
 async def test_a_run_keeps_the_timeout_it_was_created_with(
