@@ -20,3 +20,4 @@ $BIN/python -m bench.review_throughput
 # and, with SEARCH_FULL=1, at 1.0 (the 1.0 load takes hours here)
 $BIN/python -m bench.search_quality --scale 0.1 --compare standard
 if [ "${SEARCH_FULL:-0}" = 1 ]; then $BIN/python -m bench.search_quality --scale 1.0; fi
+$BIN/python -m bench.graph_view

@@ -222,7 +222,7 @@ class SupervisionRun:
             status=run.display_status.value,
             outcome=run.outcome.value if run.outcome else None,
             heartbeat_run_id=run.heartbeat_run_id,
-            result_id=run.result_id,
+            result_id=run.published_result_id,
             created_at=run.created_at,
             ended_at=run.ended_at,
             interval_start=run.interval_start,

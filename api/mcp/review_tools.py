@@ -42,7 +42,7 @@ def run_view(run: SupervisionRun) -> dict[str, Any]:
     return {
         "id": run.run_id,
         "status": run.display_status.value,
-        "result_id": run.result_id,
+        "result_id": run.published_result_id,
         "fraction": prog.fraction,
         "stages": [
             {"stage": s.stage.value, "state": s.state.value, "done": s.done, "total": s.total}

@@ -155,7 +155,7 @@ def _supervision_row(run: SupervisionRun, *, unlinked: bool) -> Activity:
         supervision_run_id=run.run_id,
         scope_key=run.scope.key,
         supervision=status,
-        result_id=run.result_id,
+        result_id=run.published_result_id,
         missed=len(run.missed),
         unlinked=unlinked,
     )
@@ -182,7 +182,7 @@ def heartbeat_row(hb: HeartbeatRun, supervisions: Sequence[SupervisionRun]) -> A
         scope_key=hb.scope.key if hb.scope is not None else None,
         report=report,
         supervision=supervision,
-        result_id=sup.result_id if sup else None,
+        result_id=sup.published_result_id if sup else None,
         missed=len(sup.missed) if sup else 0,
         unlinked=not linked,
     )

@@ -13,6 +13,12 @@ while execution or cleanup has not stopped yet). Allowed transitions:
 - `completed` with a result only through `publish`, the result transaction, which also
   advances the automatic checkpoint; collect finding nothing pending completes the run as
   no_change without a model call and without publishing.
+- A published run reads `completed` (and shows its result id) only once a LATER transaction
+  has recorded it stopped (`mark_stopped`, by the worker right after the result transaction,
+  or by recovery when that worker died). Neo4j applies a committed transaction's records
+  before its index entries, so a reader could see the run's new status while the result it
+  names is not yet found by id (issue 26 item 7); a transaction that starts after the
+  result transaction returned sees all of it.
 - A failure in collect, model, validation or save → `failed` with the error and end time;
   committed batches stay, and the run may be continued while its sources are unchanged
   ("来源变更目前要求重新回顾").
@@ -147,7 +153,14 @@ class SupervisionRun(ReviewModel):
     def display_status(self) -> DisplayStatus:
         if self.status is RunStatus.CANCELLED and not self.stopped:
             return DisplayStatus.CANCELLING
+        if self.status is RunStatus.COMPLETED and not self.stopped:
+            return DisplayStatus.RUNNING  # its result transaction may still be applying
         return DisplayStatus(self.status.value)
+
+    @property
+    def published_result_id(self) -> str | None:
+        """The result id, once the run reads completed (its result can be read by then)."""
+        return self.result_id if self.display_status is DisplayStatus.COMPLETED else None
 
     @property
     def blocks_new_review(self) -> bool:
@@ -331,7 +344,9 @@ def publish(
     run: SupervisionRun, *, result_id: str, checkpoint: Checkpoint | None, now: datetime
 ) -> Published:
     """The result transaction: the only way to `completed` with a result, and the only place
-    the automatic checkpoint advances (incremental runs; interval runs pass None)."""
+    the automatic checkpoint advances (incremental runs; interval runs pass None). The run
+    is not yet stopped: it reads completed once `mark_stopped` has recorded that in a later
+    transaction (see the module note)."""
     _require_running(run, "publish")
     stages = st.record_publish(run.stages, run.ledger, now=now)
     new_checkpoint: Checkpoint | None = None
@@ -349,7 +364,6 @@ def publish(
         status=RunStatus.COMPLETED,
         outcome=RunOutcome.NEW_RESULT,
         result_id=result_id,
-        stopped=True,
         ended_at=now,
     )
     return Published(run=done, checkpoint=new_checkpoint)
@@ -390,10 +404,11 @@ def cancel(run: SupervisionRun, *, now: datetime) -> Decision[SupervisionRun]:
 
 
 def mark_stopped(run: SupervisionRun, *, now: datetime) -> Decision[SupervisionRun]:
-    """The executing worker has stopped (after pause or cancel): release the lease."""
+    """The executing worker has stopped (after pause, cancel or the result transaction):
+    release the lease."""
     if run.stopped:
         return Decision(run)
-    if run.status not in (RunStatus.PAUSED, RunStatus.CANCELLED):
+    if run.status not in (RunStatus.PAUSED, RunStatus.CANCELLED, RunStatus.COMPLETED):
         raise _conflict(run, "mark stopped")
     ended = now if run.status is RunStatus.CANCELLED else run.ended_at
     stopped = _update(run, now, stopped=True, ended_at=ended)

@@ -4,8 +4,9 @@
   worker that picks up a run after a crash or a continue does exactly the missing work.
 - `recover_on_worker_start` (seed 004 活动记录: "重开应用将没有完成的监督运行标为失败，旧成功
   结果保持可读"): running runs of dead workers become failed (worker_lost); runs of dead
-  workers that were pausing or cancelling are marked stopped. Paused runs stay paused and
-  continuable; completed ones are untouched.
+  workers that were pausing or cancelling, or that died between the result transaction and
+  recording the stop, are marked stopped. Paused runs stay paused and continuable; stopped
+  ones are untouched.
 - `choose_automatic` (seed 004: "自动回顾等待占用释放，再检查未完成运行和增量来源"): once the
   automatic check has the lease, it continues the scope's latest automatic run if that one
   failed and its sources are unchanged, and otherwise starts a new run. A cancelled run is
@@ -50,7 +51,7 @@ class StepKind(StrEnum):
     NAVIGATE = "navigate"  # build and commit navigation nodes up to a root
     FINISH_NAVIGATION = "finish_navigation"
     PUBLISH = "publish"
-    STOP = "stop"  # paused or cancelled: stop executing, then `mark_stopped`
+    STOP = "stop"  # paused, cancelled or published: stop executing, then `mark_stopped`
     DONE = "done"
 
 

@@ -17,7 +17,9 @@ that one step and commits it in its own transaction (one `deps.clock()` read per
   run queued, so another worker's start-up recovery leaves it for the deferred job;
 - the run becomes completed only inside the publish transaction, which also writes the
   result (through the story use case `jobs.story.writes.publish_run_result`, which tells
-  graphChanged subscribers) and advances the checkpoint.
+  graphChanged subscribers) and advances the checkpoint; it reads completed once the next
+  step has recorded it stopped in a transaction of its own, begun after the result
+  transaction returned, so a client that reads `completed` always finds the result.
 """
 
 from __future__ import annotations

@@ -10,12 +10,19 @@ POST by its Idempotency-Key. Each round asks for one piece of every kind of work
 random moment and kills the worker; a fresh worker starts at once. Then the last worker is
 left to finish, and:
 
-- every outbox row is `sent` and reached the receiver; a message is never sent under two keys
-  (same concern, person, kind and text): `duplicated`; a POST repeated under ONE key (a kill
-  between the POST and its bookkeeping) is a redelivery the receiver drops by that key;
-- every requested watch check ends with its observation (completed or failed, never stuck);
-- every heartbeat run ends; every supervision run completes, or is failed and completes on
-  continueReview; no entity name or event is stored twice.
+The audit counts what the test STARTED (its tickets), not what it finds:
+- every concern raised told its owner once that it was raised (`created`) and asked both
+  people; every outbox row is `sent` and reached the receiver; a message is never sent under
+  two keys (same concern, person, kind and text): `duplicated`; a POST repeated under ONE
+  key (a kill between the POST and its bookkeeping) is a re-post the receiver drops by that
+  key (printed);
+- every watch check requested has exactly one watch run, completed or failed;
+- every heartbeat report started has exactly one heartbeat run, in a final state; every
+  supervision review started completes, or is failed and completes on continueReview (or is
+  refused continuation because its sources changed since); no entity name or event is
+  stored twice, no result belongs to two runs;
+- every job a kill interrupted (its arq in-progress key outlived the killed worker) ran
+  again to its end on a later worker: `redelivered` equals the jobs interrupted.
 
 `make test` runs CHAOS_KILLS=4 (about two minutes); `make chaos` runs CHAOS_KILLS=20 and
 restarts Neo4j mid-review as well (CHAOS_NEO4J=1), printing kills, restarts, jobs, lost and
@@ -39,10 +46,15 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from arq.constants import in_progress_key_prefix, job_key_prefix
+from arq.jobs import Job, deserialize_job
 from neo4j import AsyncDriver
+from redis.asyncio import Redis
 
 from engine.settings import PROJECT_ROOT, Settings
 from jobs.localredis import LocalRedis
+from jobs.serialization import deserialize
+from jobs.worker import CRON_JOBS
 from tests.support.processes import (
     Server,
     free_port,
@@ -83,7 +95,9 @@ class Tally:
     jobs: Counter[str] = field(default_factory=Counter)
     lost: list[str] = field(default_factory=list)
     duplicated: list[str] = field(default_factory=list)
-    redelivered: int = 0
+    interrupted: list[str] = field(default_factory=list)  # job ids a kill landed in
+    redelivered: int = 0  # of those, the jobs that ran again to their end
+    reposted: int = 0  # POSTs the receiver got again under the same key
 
     def line(self) -> str:
         return (
@@ -91,8 +105,40 @@ class Tally:
             f"({', '.join(self.restarts) or '-'}) jobs={sum(self.jobs.values())} "
             f"({', '.join(f'{k} {v}' for k, v in sorted(self.jobs.items()))}) "
             f"lost={len(self.lost)} duplicated={len(self.duplicated)} "
-            f"redelivered={self.redelivered}"
+            f"interrupted={len(self.interrupted)} redelivered={self.redelivered} "
+            f"reposted={self.reposted}"
         )
+
+
+@dataclass
+class Tickets:
+    """Everything the test started, by the id it was given."""
+
+    concerns: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    reviews: list[str] = field(default_factory=list)
+    heartbeats: list[str] = field(default_factory=list)
+
+
+CRONS = {job.name for job in CRON_JOBS}
+
+
+async def jobs_in_progress(redis: Redis) -> list[str]:
+    """Job ids whose arq in-progress key exists (after a SIGKILL: the jobs it interrupted),
+    the crons' ticks left out: a tick cut short is not run again but superseded by the next
+    one (the first chaos runs found every worker's start-up heartbeat_tick among them)."""
+    found = []
+    async for key in redis.scan_iter(match=f"{in_progress_key_prefix}*"):
+        job_id = key.decode().removeprefix(in_progress_key_prefix)
+        data = await redis.get(job_key_prefix + job_id)
+        function = (
+            deserialize_job(data, deserializer=deserialize).function
+            if data is not None
+            else job_id.split(":", 1)[0]
+        )
+        if function not in CRONS:
+            found.append(job_id)
+    return found
 
 
 def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
@@ -128,6 +174,7 @@ START_REVIEW = (
     " startReview(scope: $sc, from: $f, to: $t) { id } }"
 )
 RUN_PLAN = "mutation($id: String!) { runPlanNow(configId: $id) { id } }"
+FINAL_HEARTBEAT = ("completed", "failed", "skipped", "no_change")
 RUNS = (
     "query($sc: ReviewScopeInput!) { supervisionRuns(scope: $sc, first: 100) {"
     " edges { node { id status resultId error { kind message } } } } }"
@@ -157,6 +204,7 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
     api_proc = spawn(["serve"], dict(env, API_PORT=str(port)))
     api = Server(f"http://127.0.0.1:{port}", api_proc, env)
     worker = None
+    queue = Redis.from_url(settings.effective_redis_url)
     try:
         wait_http(api.url, api_proc)
         worker = start_worker(settings, env)
@@ -187,11 +235,10 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
                "anchor": (BASE + timedelta(days=30)).isoformat(), "windowSeconds": 86400.0},
         )["savePlan"]["configId"]  # fmt: skip
 
-        concerns: list[str] = []
-        checks: list[str] = []
+        tickets = Tickets()
         for i in range(KILLS):
             # one piece of every kind of work
-            concerns.append(
+            tickets.concerns.append(
                 gql(
                     api,
                     RAISE,
@@ -218,7 +265,7 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
             gql(api, SCHEDULER, now=(T0 + timedelta(minutes=30 + i)).isoformat(), s=scope)
             tally.jobs["scheduler"] += 1
             ticket = gql(api, RUN_CHECK, s=scope, id=watch_id, r=f"chaos-{i}")["runWatchNow"]
-            checks.append(ticket["runId"])
+            tickets.checks.append(ticket["runId"])
             tally.jobs["watch check"] += 1
             gql(api, UPSERT, i={"scope": scope, "id": "chat", "kind": "CONVERSATION",
                                 "version": f"v{i + 1}", "text": chat(6 + 3 * i)})  # fmt: skip
@@ -230,8 +277,12 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
                 )  # fmt: skip
                 if not started.get("errors"):
                     tally.jobs["review"] += 1
-            elif not attempt(api, RUN_PLAN, id=plan).get("errors"):
-                tally.jobs["heartbeat report"] += 1
+                    tickets.reviews.append(started["data"]["startReview"]["id"])
+            else:
+                beat = attempt(api, RUN_PLAN, id=plan)
+                if not beat.get("errors"):
+                    tally.jobs["heartbeat report"] += 1
+                    tickets.heartbeats.append(beat["data"]["runPlanNow"]["id"])
             if i == KILLS // 2:
                 # Redis restarts with this round's jobs queued: AOF keeps them
                 redis_server.stop()
@@ -245,15 +296,20 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
             worker.send_signal(signal.SIGKILL)
             worker.wait()
             tally.kills += 1
+            tally.interrupted += [
+                j for j in await jobs_in_progress(queue) if j not in tally.interrupted
+            ]  # a key of an earlier kill may still be alive
             worker = start_worker(settings, env)
 
-        await settle(api, scope, tally, watch_id, checks, concerns, neo4j_driver, settings)
-        await audit(api, scope, tally, receiver, neo4j_driver, settings, watch_id, checks)
+        await settle(api, scope, tally, watch_id, tickets, neo4j_driver, settings)
+        await audit(api, scope, tally, receiver, neo4j_driver, settings, watch_id, tickets)
+        await audit_redelivery(queue, tally)
     finally:
         print("\n" + tally.line())
         if worker is not None and worker.poll() is None:
             stop(worker)
         stop(api_proc)
+        await queue.aclose()
         await neo4j_driver.execute_query(
             "MATCH (n) WHERE n.deployment = $q DETACH DELETE n",
             q=settings.queue_name,
@@ -262,6 +318,7 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
     assert tally.kills == KILLS
     assert tally.lost == [], tally.lost
     assert tally.duplicated == [], tally.duplicated
+    assert tally.redelivered == len(tally.interrupted), tally.line()
 
 
 async def wait_until(what: str, done: Callable[[], bool | Awaitable[bool]], tally: Tally) -> None:
@@ -279,12 +336,12 @@ async def settle(
     scope: str,
     tally: Tally,
     watch_id: str,
-    checks: list[str],
-    concerns: list[str],
+    tickets: Tickets,
     neo4j_driver: AsyncDriver,
     settings: Settings,
 ) -> None:
     """Let the last worker finish; continue failed reviews (they must be continuable)."""
+    checks, concerns = tickets.checks, tickets.concerns
     observed = (
         "query($s: String!, $id: ID!) { watch(scope: $s, id: $id) {"
         " observations(first: 100) { runId } } }"
@@ -327,12 +384,14 @@ async def settle(
                 codes = {e["extensions"]["code"] for e in answer.get("errors") or []}
                 if "CONFLICT" in codes and "sources changed" in str(answer["errors"]):
                     superseded.add(run["id"])
-        return all(r["status"] == "completed" or r["id"] in superseded for r in runs)
+        started = {r["id"] for r in runs} >= set(tickets.reviews)
+        return started and all(r["status"] == "completed" or r["id"] in superseded for r in runs)
 
     await wait_until("supervision runs", reviews_done, tally)
     if tally.lost and tally.lost[-1].startswith("supervision runs"):
         tally.lost[-1] += f": {last}"
     tally.jobs["review (failed, sources changed since)"] = len(superseded)
+    tickets.reviews += [r["id"] for r in last if r["id"] not in tickets.reviews]  # automatic
 
     # the lease is free and reviewing works after the faults: one more review completes
     final: list[str] = []
@@ -352,6 +411,7 @@ async def settle(
         return True
 
     await wait_until("a review after the faults to start", final_started, tally)
+    tickets.reviews += final
     status = "query($id: String!) { supervisionRun(id: $id) { status } }"
     await wait_until(
         "the review after the faults",
@@ -361,6 +421,12 @@ async def settle(
         tally,
     )
     await wait_until("supervision runs, again", reviews_done, tally)
+    status_of = {r["id"]: r["status"] for r in last}
+    tally.lost += [
+        f"review {run_id}: {status_of.get(run_id)}"
+        for run_id in tickets.reviews
+        if status_of.get(run_id) != "completed" and run_id not in superseded
+    ]
 
     pokes = iter(range(1, 10_000))
 
@@ -413,13 +479,13 @@ async def audit(
     driver: AsyncDriver,
     settings: Settings,
     watch_id: str,
-    checks: list[str],
+    tickets: Tickets,
 ) -> None:
     db = settings.neo4j_database
     rows, _, _ = await driver.execute_query(
         "MATCH (o:OutboxMessage {scope: $s}) RETURN o.key AS key, o.status AS status,"
         " o.concern_id AS concern, o.recipient_person_id AS person, o.kind AS kind,"
-        " o.text AS text",
+        " o.text AS text, o.report_kinds AS report_kinds",
         s=scope,
         database_=db,
     )
@@ -432,34 +498,49 @@ async def audit(
                 f"outbox {r['key']} ({r['status']}, delivered: {r['key'] in delivered})"
             )
         seen[(r["concern"], r["person"], r["kind"], r["text"])] += 1
-        tally.redelivered += max(0, len(delivered.get(r["key"], [])) - 1)
+        tally.reposted += max(0, len(delivered.get(r["key"], [])) - 1)
     tally.duplicated += [f"message {k[:3]} stored {n} times" for k, n in seen.items() if n > 1]
     people = Counter((b["concern_id"], b["recipient"]["person_id"], b["kind"], b["text"])
                      for posts in delivered.values() for b in posts[:1])  # fmt: skip
     tally.duplicated += [f"message {k[:3]} sent under {n} keys" for k, n in people.items() if n > 1]
     asked = {(b["concern_id"], b["recipient"]["person_id"]) for posts in delivered.values()
              for b in posts if b["recipient"]["person_id"] != "p_owner"}  # fmt: skip
-    concerns = {r["concern"] for r in rows}
-    for concern in concerns:
+    created = Counter(
+        r["concern"]
+        for r in rows
+        if r["person"] == "p_owner" and "created" in (r["report_kinds"] or [])
+    )
+    for concern in tickets.concerns:  # the concerns raised, not the ones the outbox names
         for person in ("p_zhangsan", "p_lisi"):
             if (concern, person) not in asked:
                 tally.lost.append(f"{person} was never asked for {concern}")
+        if created[concern] != 1:
+            tally.lost.append(f"the owner of {concern} was told {created[concern]} times")
+    tally.duplicated += [
+        f"concern {c} outside the test" for c in created if c not in tickets.concerns
+    ]
 
     runs, _, _ = await driver.execute_query(
         "MATCH (r:WatchRun {scope: $s, watch_id: $w}) RETURN r.id AS id, r.status AS status",
         s=scope, w=watch_id, database_=db,
     )  # fmt: skip
+    per_check = Counter(r["id"] for r in runs)
     status = {r["id"]: r["status"] for r in runs}
-    tally.lost += [f"watch check {c}: {status.get(c)}" for c in checks
+    tally.lost += [f"watch check {c}: {status.get(c)}" for c in tickets.checks
                    if status.get(c) not in ("completed", "failed")]  # fmt: skip
+    tally.duplicated += [f"watch check {c} ran {n} times" for c, n in per_check.items() if n > 1]
+    tally.duplicated += [f"watch run {c} never requested" for c in per_check
+                         if c not in tickets.checks]  # fmt: skip
 
     beats, _, _ = await driver.execute_query(
         "MATCH (h:HeartbeatRun {deployment: $d}) RETURN h.id AS id, h.state AS state",
         d=settings.queue_name, database_=db,
     )  # fmt: skip
-    tally.jobs["heartbeat report"] = max(tally.jobs["heartbeat report"], len(beats))
-    tally.lost += [f"heartbeat {b['id']} still {b['state']}" for b in beats
-                   if b["state"] == "claimed"]  # fmt: skip
+    per_beat = Counter(b["id"] for b in beats)
+    state = {b["id"]: b["state"] for b in beats}
+    tally.lost += [f"heartbeat {h}: {state.get(h)}" for h in tickets.heartbeats
+                   if state.get(h) not in FINAL_HEARTBEAT]  # fmt: skip
+    tally.duplicated += [f"heartbeat {h} stored {n} times" for h, n in per_beat.items() if n > 1]
 
     graph = gql(
         api,
@@ -478,3 +559,15 @@ async def audit(
     tally.duplicated += [
         f"result {r['result']} of {r['runs']} runs" for r in results if r["runs"] > 1
     ]
+
+
+async def audit_redelivery(queue: Redis, tally: Tally) -> None:
+    """Every job a kill interrupted ran again to its end: arq kept its result with a later
+    try, or (a job that failed for good) the worker kept its failure."""
+    for job_id in tally.interrupted:
+        info = await Job(job_id, queue, _deserializer=deserialize).result_info()
+        failed = await queue.exists(f"storygraph:failed:{job_id}")
+        if (info is not None and info.job_try > 1) or failed:
+            tally.redelivered += 1
+        else:
+            tally.lost.append(f"job {job_id} interrupted by a kill never ran again: {info}")

@@ -30,6 +30,10 @@ OWNER_UPDATE = (
     "上线后第一周人工对账。需要你决定：接受临时方案赶周五，还是等沙箱到了再上。"
 )
 ASK = "你好，老板想了解 v2.0 什么时候能提测？"
+GOAL = "拿到张三和李四各自 v2.0 的提测时间"
+ZHANG_REPLY = (
+    "后端支付模块卡在第三方回调，沙箱还没到。临时方案：先用 mock 跑通主流程，上线后第一周人工对账。"
+)
 
 
 def at(minutes: float) -> str:
@@ -147,7 +151,7 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
             "type": "DELEGATION",
             "priority": "HIGH",
             "title": "问张三和李四 v2.0 提测时间",
-            "goal": "拿到张三和李四各自 v2.0 的提测时间",
+            "goal": GOAL,
             "sourceDetail": "帮我问一下张三李四，v2.0 什么时候能提测",
             "initiator": {
                 "name": "老板",
@@ -185,14 +189,7 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
     assert (twice["jobId"], twice["enqueued"]) == (first["jobId"], False)
 
     # ... 又过了 1 小时，张三回复了复杂内容
-    reply(
-        api,
-        cid,
-        "p_zhangsan",
-        "后端支付模块卡在第三方回调，沙箱还没到。"
-        "临时方案：先用 mock 跑通主流程，上线后第一周人工对账。",
-        210,
-    )
+    reply(api, cid, "p_zhangsan", ZHANG_REPLY, 210)
     wait_for(api, scope, "p_owner", 4)
     reply(api, cid, "p_owner", "接受临时方案，赶周五", 240)
     wait_for(api, scope, "p_zhangsan", 3)
@@ -218,8 +215,24 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
     ]
     assert {(m["status"], m["attempts"], m["channel"]) for m in boss} == {("sent", 1, "telegram")}
     assert model_server.calls == 5, "one model turn per trigger; the repeated reply ran nothing"
-    last_prompt = json.dumps(model_server.requests[-1].messages, ensure_ascii=False)
-    assert "前端部分周四能提测" in last_prompt and "好的，按临时方案周五提测" in last_prompt
+    # every scripted turn answered a request that carried what it answers from: the goal,
+    # both counterparts, and each reply heard so far (the repeated one once)
+    contexts = [r.user_json() for r in model_server.requests]
+    assert [c["goal"] for c in contexts] == [GOAL] * 5
+    assert [sorted(p["person_id"] for p in c["counterparts"]) for c in contexts] == [
+        ["p_lisi", "p_zhangsan"]
+    ] * 5
+    heard = [
+        [(e["person_id"], e["text"]) for e in c["conversation_log"] if e["direction"] == "inbound"]
+        for c in contexts
+    ]
+    replies = [
+        ("p_lisi", "前端部分周四能提测"),
+        ("p_zhangsan", ZHANG_REPLY),
+        ("p_owner", "接受临时方案，赶周五"),
+        ("p_zhangsan", "好的，按临时方案周五提测"),
+    ]
+    assert heard == [replies[:n] for n in range(5)]
 
     final = gql(
         api,

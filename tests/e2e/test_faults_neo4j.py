@@ -1,10 +1,11 @@
-"""Neo4j outages end in bounded answers and recovery, not hangs or dead processes.
+"""Neo4j outages end in answers and recovery, not hangs or dead processes.
 
 The test runs its OWN Neo4j on free ports (never the shared one): the API and a worker
-start while it is down, answer `health` with neo4j false at once and other requests with
-UNAVAILABLE in bounded time; when it comes up they become healthy by themselves (the
-migrations run then) and a job round-trips; a second outage under running processes is
-answered the same way.
+start while it is down, answer `health` with neo4j false and other requests with
+UNAVAILABLE (each answer must come before the client gives up, `ANSWER_WITHIN_S`; how
+long they took is printed, never asserted: no wall-clock bounds in tests); when it comes up
+they become healthy by themselves (the migrations run then) and a job round-trips; a second
+outage under running processes is answered the same way.
 """
 
 from __future__ import annotations
@@ -25,8 +26,7 @@ from tests.support.processes import free_port, process_env, spawn, stop, wait_ht
 
 HEALTH = "{ health { neo4j redis } }"
 READ = '{ workerProbe(id: "nothing-here") { id } }'
-HEALTH_BOUND_S = 3.0
-READ_BOUND_S = 10.0
+ANSWER_WITHIN_S = 60.0  # the client's patience: an answer after it is a hang
 
 
 @pytest.fixture
@@ -52,17 +52,16 @@ def own_neo4j(services: Settings) -> Iterator[tuple[Settings, LocalNeo4j]]:
 def _post(url: str, query: str, variables: dict | None = None) -> tuple[dict, float]:  # type: ignore[type-arg]
     started = time.monotonic()
     payload = {"query": query, "variables": variables or {}}
-    body = httpx.post(f"{url}/graphql", json=payload, timeout=60).json()
+    body = httpx.post(f"{url}/graphql", json=payload, timeout=ANSWER_WITHIN_S).json()
     return body, time.monotonic() - started
 
 
 def _assert_outage_answers(url: str) -> None:
-    health, took = _post(url, HEALTH)
+    health, health_took = _post(url, HEALTH)
     assert health["data"]["health"] == {"neo4j": False, "redis": True}
-    assert took < HEALTH_BOUND_S, f"health took {took:.1f} s while Neo4j was down"
-    read, took = _post(url, READ)
+    read, read_took = _post(url, READ)
     assert read["errors"][0]["extensions"]["code"] == "UNAVAILABLE", read
-    assert took < READ_BOUND_S, f"a read took {took:.1f} s to answer UNAVAILABLE"
+    print(f"Neo4j down: health answered in {health_took:.1f} s, a read in {read_took:.1f} s")
 
 
 def _wait_neo4j_healthy(url: str, within_s: float = 60) -> None:
@@ -91,7 +90,7 @@ def _round_trip(url: str) -> None:
 @pytest.mark.timeout(300)  # three Neo4j starts (~15 s each on 2 cores) and two outages
 # LocalNeo4j starts a detached server and drops its Popen handle on purpose
 @pytest.mark.filterwarnings("ignore:subprocess .* is still running:ResourceWarning")
-def test_api_and_worker_start_during_a_neo4j_outage_answer_in_bounded_time_and_recover(
+def test_api_and_worker_start_during_a_neo4j_outage_answer_unavailable_and_recover(
     own_neo4j: tuple[Settings, LocalNeo4j],
 ) -> None:
     settings, server = own_neo4j

@@ -8,6 +8,7 @@ again, enqueues a probe, and expects the same worker process to run it.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from engine.settings import Settings
 from graph.probes import ProbeStore
 from jobs.localredis import LocalRedis
 from jobs.queue import enqueue_probe, open_pool
-from tests.support.processes import own_redis, process_env, start_worker, stop
+from tests.support.processes import log_of, own_redis, process_env, start_worker, stop
 
 
 @pytest.fixture(name="own_redis")
@@ -38,6 +39,17 @@ async def _probe_written(
             return True
         await asyncio.sleep(0.2)
     return False
+
+
+async def _logged(worker: subprocess.Popen[bytes], line: str, within_s: float = 30) -> None:
+    """Wait (polling its log, with a deadline) until the worker has logged `line`."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if line in log_of(worker):
+            return
+        assert worker.poll() is None, f"the worker exited: {log_of(worker)[-2000:]}"
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"the worker never logged {line!r}: {log_of(worker)[-2000:]}")
 
 
 async def _enqueue(settings: Settings, probe_id: str) -> None:
@@ -60,10 +72,10 @@ async def test_worker_survives_a_redis_restart_and_runs_the_next_job(
         assert await _probe_written(neo4j_driver, settings, before, 20)
 
         server.stop()
-        await asyncio.sleep(3)
+        await _logged(worker, "Redis is unreachable; the worker keeps retrying")  # noticed
         server.start()
         # the worker reconnects instead of exiting (it used to die on its health-key cleanup)
-        await asyncio.sleep(2)
+        await _logged(worker, "Redis is back; the worker resumed")
         assert worker.poll() is None, "the worker exited when Redis restarted"
 
         after = f"fault-{uuid.uuid4().hex[:8]}"

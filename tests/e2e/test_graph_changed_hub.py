@@ -18,7 +18,7 @@ from engine.settings import Settings
 from jobs.localredis import with_redis_password
 from jobs.notify import hub_client_name
 from tests.support.processes import Server
-from tests.support.story_api import PUBLISH
+from tests.support.story_api import PUBLISH, first_changes
 
 SUBSCRIBERS = 6
 SUBSCRIBE = "subscription($s: String!) { graphChanged(scope: $s) { scope kind ids } }"
@@ -60,16 +60,18 @@ async def test_subscribers_share_one_redis_connection_and_all_get_the_change(
         stack.push_async_callback(redis.aclose)
         # half on each scope: each gets its own scope's change only
         sockets = [await subscribe(stack, own_api, scopes[i % 2]) for i in range(SUBSCRIBERS)]
-        await asyncio.sleep(1.0)  # the subscriptions register with the hub
-        subscriber = await clients_of(redis, name)
-        assert len(subscriber) == 1, subscriber
-        assert subscriber[0]["psub"] == "1" and subscriber[0]["sub"] == "0", subscriber
-        for scope in scopes:
-            answer = await asyncio.to_thread(own_api.graphql, PUBLISH, {"input": one_event(scope)})
-            assert answer.json()["data"], answer.text
-        for i, ws in enumerate(sockets):
-            message = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+
+        async def publish(n: int) -> None:
+            for scope in scopes:
+                event = one_event(scope) | {"key": f"k{n}"}
+                answer = await asyncio.to_thread(own_api.graphql, PUBLISH, {"input": event})
+                assert answer.json()["data"], answer.text
+
+        for i, message in enumerate(await first_changes(sockets, publish)):
             assert message["type"] == "next", message
             change = message["payload"]["data"]["graphChanged"]
             assert (change["scope"], change["kind"]) == (scopes[i % 2], "result")
+        subscriber = await clients_of(redis, name)
+        assert len(subscriber) == 1, subscriber
+        assert subscriber[0]["psub"] == "1" and subscriber[0]["sub"] == "0", subscriber
         assert len(await clients_of(redis, name)) == 1

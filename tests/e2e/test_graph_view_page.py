@@ -7,7 +7,6 @@ the URL keeps scope, moment and selection, an unknown scope says so, and 1,000 e
 
 from __future__ import annotations
 
-import statistics
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -23,7 +22,7 @@ from api.demo import load_into
 from engine.settings import PROJECT_ROOT, Settings
 from graph.story.repository import StoryRepository
 from tests.support.browser import offline_page
-from tests.support.graph_view import publish_large_scope
+from tests.support.graph_view import move_slider, open_view, publish_large_scope
 from tests.support.processes import Server
 
 pytestmark = pytest.mark.browser
@@ -56,11 +55,6 @@ async def shot(page: Page, name: str) -> Path:
     return path
 
 
-async def open_view(page: Page, url: str) -> None:
-    await page.goto(url, wait_until="load")
-    await page.wait_for_function("() => window.viz && window.viz.ready", timeout=20_000)
-
-
 async def detail_shown(page: Page, object_id: str) -> None:
     """Wait until the detail panel has been drawn for this object at the current moment."""
     await page.wait_for_function(
@@ -88,22 +82,6 @@ async def visible_edges(page: Page, kind: str) -> set[str]:
             "(kind) => cy.edges().filter(e => e.data('kind') === kind && !e.hasClass('gone'))"
             ".map(e => e.id())",
             kind,
-        )
-    )
-
-
-async def move_slider(page: Page, index: int) -> float:
-    """Move the slider as a person does (an input event) and return ms until painted."""
-    return float(
-        await page.evaluate(
-            """async (i) => {
-              const s = document.getElementById('moment'), t = performance.now();
-              s.value = String(i); s.dispatchEvent(new Event('input', { bubbles: true }));
-              while (viz.renderedMoment !== i) await new Promise(r => requestAnimationFrame(r));
-              await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-              return performance.now() - t;
-            }""",
-            index,
         )
     )
 
@@ -340,35 +318,28 @@ LINE_TO_CLICK = """() => {
   throw new Error('no clear line to click');
 }"""
 
-COLD_OPEN_GUARD_MS = 2500
-FIRST_PAINT_GUARD_MS = 1000
-OPENS = 4
-SLIDER_GUARD_MS = 1000
+OPENS = 2
 
 
-async def test_a_thousand_entities_render_and_replay_within_the_guard(
+async def test_a_thousand_entities_render_replay_and_pick_a_line(
     api: Server, neo4j_driver: AsyncDriver, services: Settings
 ) -> None:
+    """The scale of issue 15 on the page: every entity and relation line drawn, an earlier
+    moment with fewer lines, and a click on a line selecting its relation. How long opening
+    and replay take is measured by `bench/graph_view.py` (against its 2,500 / 1,000 ms
+    guards), not asserted here."""
     scope = f"viz-large-{uuid.uuid4().hex[:8]}"
     try:
         publish_large_scope(api, scope, entities=1000, relations=2000, events=600, batches=4)
         async with offline_page() as seen:
             page = seen.page
             await page.set_viewport_size({"width": 1400, "height": 900})
-            await page.goto(f"{api.url}/viz?scope=__warm__", wait_until="load")  # browser caches
-            paints, in_page = [], []
-            for _ in range(OPENS):
-                started = time.perf_counter()
+            for _ in range(OPENS):  # a cold open, then one with the browser's caches
                 await open_view(page, f"{api.url}/viz?scope={scope}")
-                paints.append((time.perf_counter() - started) * 1000)
-                in_page.append(await page.evaluate("() => viz.timings.firstPaint"))
-                print(
-                    "page timings (ms):", await page.evaluate("() => JSON.stringify(viz.timings)")
-                )
-            first_paint = statistics.median(paints[1:])
             assert len(await visible_ids(page, "entity")) == 1000
             assert len(await drawn_relations(page)) == 2000  # lines under the graph at scale
-            moves = [await move_slider(page, i) for i in (1, 0, 3, 2)]
+            for i in (1, 0, 3, 2):
+                await move_slider(page, i)
             assert 0 < len(await drawn_relations(page)) < 2000  # an earlier moment has fewer
             await shot(page, "graph_view_1000_entities")
             # a click on a line selects its relation, which becomes a graph edge
@@ -382,21 +353,6 @@ async def test_a_thousand_entities_render_and_replay_within_the_guard(
             await detail_shown(page, target)
             assert await page.evaluate("(id) => cy.getElementById(id).selected()", target)
             assert "relation" in (await page.locator("#detail .meta").first.inner_text())
-        print(
-            "1,000 entities / 2,000 relations / 600 events: opened "
-            + ", ".join(f"{p:.0f}" for p in paints)
-            + " ms (navigation start to painted: "
-            + ", ".join(f"{p:.0f}" for p in in_page)
-            + " ms), slider moves "
-            + ", ".join(f"{m:.0f}" for m in moves)
-            + " ms"
-        )
-        # printed against the targets, never asserted (wall-clock times on a shared machine)
-        print(
-            f"targets: first open {paints[0]:.0f} / {COLD_OPEN_GUARD_MS} ms, median open "
-            f"{first_paint:.0f} / {FIRST_PAINT_GUARD_MS} ms, slowest slider move "
-            f"{max(moves):.0f} / {SLIDER_GUARD_MS} ms"
-        )
     finally:
         await _drop(neo4j_driver, services, scope)
 

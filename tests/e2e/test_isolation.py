@@ -15,7 +15,11 @@ Expectations:
 - LISTS: answers (no errors) that hold nothing of B.
 - OPEN: not scoped; may answer anything but must not leak.
 Every answer is searched for B's scope name, marker strings and object ids; after all the
-attempts, B's data read with the admin token is unchanged.
+attempts, B's data read with the admin token is unchanged, and so is every node of B (its
+heartbeat and supervision runs, watch rounds and runs, document and note sources, concern,
+outbox, library entry: `tests/support/isolation_snapshot.py`) and every job of the
+deployment's queue that names B. A worker runs on that queue throughout, so a job an attack
+slipped in would run and change B's nodes; both snapshots are taken once it has drained.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 import httpx
 import pytest_asyncio
 import redis
+import redis.asyncio as aioredis
 import websockets
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
@@ -44,8 +49,9 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
+from tests.support.isolation_snapshot import drained, queue_jobs, scope_nodes
 from tests.support.js_clients import SseSubscription
-from tests.support.processes import Server, forget_queue
+from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 
 ADMIN, P1 = "iso-admin-token", "iso-p1-token"
 P1_NAME = "iso-app"
@@ -747,13 +753,17 @@ async def deployment(
     # past answers count as settled after 1 s, so the cache rows below see B's data cached
     api = start_server(API_TOKENS=json.dumps(tokens), QUEUE_NAME=queue,
                        PAST_CACHE_SETTLE_SECONDS="1")  # fmt: skip
+    # a worker on the deployment's queue for the whole test: a job an attack slipped in runs,
+    # and what it did shows in B's nodes
+    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue))
     seed = Seed(a=a, b=b, marker=f"B-SECRET-{tag}", library=f"lib-{tag}")
-    await asyncio.to_thread(seed_b, api, seed)
-    await seed_runs(neo4j_driver, services, queue, seed)
-    await asyncio.to_thread(seed_a, api, seed)
     try:
+        await asyncio.to_thread(seed_b, api, seed)
+        await seed_runs(neo4j_driver, services, queue, seed)
+        await asyncio.to_thread(seed_a, api, seed)
         yield Deployment(api, seed, queue)
     finally:
+        stop(worker)
         r = redis.Redis.from_url(services.effective_redis_url)
         forget_queue(r, queue)
         r.close()
@@ -869,6 +879,10 @@ def seed_a(api: Server, s: Seed) -> None:
                              "bindings": [note_binding("n")]})["createWatch"]["id"]  # fmt: skip
 
 
+# kinds of B's nodes the snapshot must hold (besides the story graph's own)
+COVERED = {"HeartbeatRun", "SupervisionRun", "WatchRound", "WatchRun", "Watch", "Concern", "Source",
+           "SourceVersion", "Result", "Entity", "Relation"}  # fmt: skip
+
 SNAPSHOT = """query($s: String!, $entity: ID!, $watch: ID!, $concern: ID!, $run: String!) {
   storyGraph(scope: $s, includeRemoved: true) {
     entities { id name description seq } relations { id confirmation removed seq }
@@ -887,7 +901,15 @@ SNAPSHOT = """query($s: String!, $entity: ID!, $watch: ID!, $concern: ID!, $run:
 
 
 async def snapshot(d: Deployment, driver: AsyncDriver, services: Settings) -> dict[str, Any]:
+    """B as its admin reads it, every node of B, and every job of the queue naming B's
+    objects, once the worker has done what was due."""
     s = d.seed
+    queue = aioredis.Redis.from_url(services.effective_redis_url)
+    try:
+        await drained(queue, d.queue)
+        jobs = await queue_jobs(queue, d.queue, s.secrets())
+    finally:
+        await queue.aclose()
     seen = await asyncio.to_thread(
         gql, d.api, SNAPSHOT, ADMIN, s=s.b, entity=s.entity, watch=s.watch, concern=s.concern,
         run=s.run,
@@ -902,6 +924,10 @@ async def snapshot(d: Deployment, driver: AsyncDriver, services: Settings) -> di
         for r in library
         if r["props"].get("scope") != s.a
     ]
+    seen["nodes"] = await scope_nodes(
+        driver, services.neo4j_database, s.b, s.library, other_scope=s.a
+    )
+    seen["jobs"] = jobs
     return seen
 
 
@@ -1033,6 +1059,9 @@ async def test_a_token_of_one_scope_cannot_read_change_or_learn_about_another_sc
 
     before = await snapshot(d, neo4j_driver, services)
     assert before["library"], "B's library entry is stored"
+    kinds = {label for node in before["nodes"] for label in json.loads(node)["labels"]}
+    assert COVERED <= kinds, COVERED - kinds
+    assert before["jobs"], "the seed's own jobs of B are in the snapshot"
     problems: list[str] = []
     for name in sorted(TABLE):
         for n, c in enumerate(TABLE[name]):

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 import redis
 
 from engine.settings import Settings
+from tests.support.grounded_review import sent_texts
 from tests.support.processes import forget_queue, process_env, spawn, stop
 from tests.support.review_api import RUN, gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
@@ -96,6 +97,12 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         assert [b["attempts"] for b in done["batches"]] == [1] * n  # nothing redone twice
         assert [s["state"] for s in done["stages"]] == ["saved"] * 4
         assert model_server.calls == 2 + (n - 1) + 1
+        # each scripted leaf answer stood for the messages its request carried: the batch cut
+        # by the kill was sent again with the same messages, and the batches sent cover the
+        # conversation once, in order
+        sent = sent_texts(model_server)
+        assert len(sent) == n + 1 and sent[1] == sent[2]
+        assert "".join(sent[:1] + sent[2:]) == lines
         result = gql(
             api,
             "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { events { id } } }",

@@ -24,6 +24,7 @@ from engine.settings import Settings
 from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import SupervisionRuns
+from tests.support.grounded_review import sent_texts
 from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 from tests.support.review_api import gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
@@ -276,6 +277,9 @@ async def test_run_progress_streams_stages_over_a_websocket_until_the_run_ends(
     fractions = [p["fraction"] for p in seen]
     assert fractions == sorted(fractions)
     assert len(seen) == len({json.dumps(p, sort_keys=True) for p in seen})  # changes only
+    # the scripted answers stood for what was sent: the conversation, then the leaf summary
+    assert sent_texts(model_server) == [conversation(20)]
+    assert [b["summary"] for b in model_server.requests[-1].user_json()["batches"]] == ["批0"]
 
 
 async def test_invalid_model_answer_is_readable_verbatim_on_the_failed_run(
@@ -293,5 +297,6 @@ async def test_invalid_model_answer_is_readable_verbatim_on_the_failed_run(
     run = (await asyncio.to_thread(gql, api, query, id=run_id))["supervisionRun"]
     assert run["error"]["stage"] == "leaves" and run["error"]["kind"] == "validation"
     assert run["error"]["rawOutput"] == raw
+    assert sent_texts(model_server) == [conversation(20)]  # the answer refused was to these
     leaves = next(s for s in run["stages"] if s["stage"] == "leaves")
     assert leaves["state"] == "failed" and leaves["error"]

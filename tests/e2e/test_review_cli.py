@@ -19,11 +19,16 @@ import pytest
 import redis
 
 from engine.settings import PROJECT_ROOT, Settings
+from tests.support.grounded_review import sent_texts
 from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 from tests.support.review_api import gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+CHAT = "".join(
+    f"[{(BASE + timedelta(minutes=i)).isoformat()}] 成员{i % 3}: 第{i}条 提测进展\n"
+    for i in range(40)
+)
 STAGES = ("collect", "leaves", "navigation", "publish")
 
 
@@ -40,10 +45,6 @@ def deployment(
     env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=model_server.base_url)
     worker = spawn(["worker"], env)
     gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
-    lines = "".join(
-        f"[{(BASE + timedelta(minutes=i)).isoformat()}] 成员{i % 3}: 第{i}条 提测进展\n"
-        for i in range(40)
-    )
     gql(
         api,
         "mutation($s: UpsertSourceInput!) { upsertSource(input: $s) { id } }",
@@ -52,7 +53,7 @@ def deployment(
             "id": "chat-cli",
             "kind": "CONVERSATION",
             "version": "v1",
-            "text": lines,
+            "text": CHAT,
         },
     )
     try:
@@ -139,6 +140,9 @@ def test_review_command_shows_each_stage_and_the_final_status(
     again = cli([sys.executable, "-m", "api.cli", "review", "--run", run_id], env)
     assert again.returncode == 0
     assert f"Run {run_id} completed" in again.stdout
+    # the scripted answers stood for what was sent: the conversation, then the leaf summary
+    assert sent_texts(model_server) == [CHAT]
+    assert [b["summary"] for b in model_server.requests[-1].user_json()["batches"]] == ["批0"]
 
 
 def test_review_command_refuses_while_another_review_runs(
@@ -191,3 +195,4 @@ def test_ctrl_c_detaches_and_the_review_goes_on(
     assert f"--run {run_id}" in out
     done: dict[str, Any] = wait_run(api, run_id, "completed")
     assert [s["state"] for s in done["stages"]] == ["saved"] * 4
+    assert sent_texts(model_server) == [CHAT]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -15,8 +16,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 
 from engine.settings import PROJECT_ROOT, Settings
+from jobs.liveness import alive_key
 from tests.support.processes import (
     Server,
     free_port,
@@ -49,6 +52,10 @@ def _wait_health(url: str, want: dict[str, object], within_s: float = 30) -> dic
             return seen
         time.sleep(0.3)
     raise AssertionError(f"health never became {want}; last {seen}")
+
+
+def _alive_keys(r: redis.Redis, queue: str) -> set[str]:
+    return {k.decode() for k in r.scan_iter(match=alive_key(queue, "*"))}
 
 
 def _children(pid: int) -> list[tuple[int, str]]:
@@ -114,11 +121,10 @@ class Lines:
 
 
 @pytest.fixture
-def up(services: Settings) -> Iterator[tuple[str, subprocess.Popen[str], Lines]]:
+def up(services: Settings) -> Iterator[tuple[str, subprocess.Popen[str], Lines, str]]:
     port = free_port()
-    env = process_env(
-        services, API_PORT=str(port), QUEUE_NAME=f"storygraph:up:{uuid.uuid4().hex[:8]}"
-    )
+    queue = f"storygraph:up:{uuid.uuid4().hex[:8]}"
+    env = process_env(services, API_PORT=str(port), QUEUE_NAME=queue)
     proc = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "up", "--no-demo"],
         cwd=PROJECT_ROOT,
@@ -131,7 +137,7 @@ def up(services: Settings) -> Iterator[tuple[str, subprocess.Popen[str], Lines]]
     url = f"http://127.0.0.1:{port}"
     try:
         lines.wait_for("storygraph is up", within_s=90)
-        yield url, proc, lines
+        yield url, proc, lines, queue
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -143,9 +149,9 @@ def up(services: Settings) -> Iterator[tuple[str, subprocess.Popen[str], Lines]]
 
 
 def test_up_restarts_a_killed_worker_and_says_so(
-    up: tuple[str, subprocess.Popen[str], Lines],
+    up: tuple[str, subprocess.Popen[str], Lines, str], services: Settings
 ) -> None:
-    url, proc, lines = up
+    url, proc, lines, queue = up
     _wait_health(url, {"workers": 1, "healthy": True})
     first = _worker_child(proc)
 
@@ -156,7 +162,15 @@ def test_up_restarts_a_killed_worker_and_says_so(
     second = _worker_child(proc)
     assert second != first
     # the dead worker's liveness key expires; the new one's is the only one left
-    time.sleep(7)
+    new_only = {alive_key(queue, f"{socket.gethostname()}:{second}")}
+    r = redis.Redis.from_url(services.effective_redis_url)
+    try:
+        deadline = time.monotonic() + 30
+        while (left := _alive_keys(r, queue)) != new_only and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert left == new_only, left
+    finally:
+        r.close()
     assert _health(url) == {"neo4j": True, "redis": True, "workers": 1, "healthy": True}
 
     # a second crash right away waits longer (backoff), and is said too

@@ -31,7 +31,7 @@ from tests.support.processes import (
     start_worker,
     stop,
 )
-from tests.support.story_api import PUBLISH, UPSERT
+from tests.support.story_api import PUBLISH, UPSERT, first_changes
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=3)
 CHANGES = "subscription($s: String!) { graphChanged(scope: $s) { scope kind ids } }"
@@ -148,14 +148,16 @@ async def test_a_subscriber_on_one_api_sees_what_is_done_through_the_other(
     await asyncio.to_thread(gql, pair.b, UPSERT, input=chat(scope))
     async with AsyncExitStack() as stack:
         changes = await subscribe(stack, pair.a, CHANGES, s=scope)
-        await asyncio.sleep(1.0)  # the subscription registers with A's hub
-        result = {
-            "scope": scope,
-            "key": "k2",
-            "events": [{"ref": "e", "title": "联调", "at": BASE.isoformat()}],
-        }
-        await asyncio.to_thread(gql, pair.b, PUBLISH, input=result)
-        message = json.loads(await asyncio.wait_for(changes.recv(), timeout=15))
+
+        async def publish(n: int) -> None:
+            result = {
+                "scope": scope,
+                "key": f"k{n + 2}",
+                "events": [{"ref": "e", "title": "联调", "at": BASE.isoformat()}],
+            }
+            await asyncio.to_thread(gql, pair.b, PUBLISH, input=result)
+
+        [message] = await first_changes([changes], publish)
         assert message["type"] == "next", message
         assert message["payload"]["data"]["graphChanged"]["scope"] == scope
 

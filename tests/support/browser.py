@@ -35,15 +35,15 @@ class OfflinePage:
 
 
 @asynccontextmanager
-async def offline_page(**context: Any) -> AsyncIterator[OfflinePage]:
-    """A fresh page whose network is loopback only (`context`: Playwright's new_context
+async def offline_page(**options: Any) -> AsyncIterator[OfflinePage]:
+    """A fresh page whose network is loopback only (`options`: Playwright's new_context
     options, e.g. timezone_id, locale, viewport)."""
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(
             executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"]
         )
         try:
-            context = await browser.new_context(**context)
+            context = await browser.new_context(**options)
             page = await context.new_page()
             seen = OfflinePage(page)
 

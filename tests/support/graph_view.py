@@ -1,4 +1,5 @@
-"""Data for graph view page tests: a large scope written through `publishResult`.
+"""Data for graph view page tests: a large scope written through `publishResult`; opening
+the view and moving its slider as a person does (also used by `bench/graph_view.py`).
 
 The scale of issue 15 (1,000 entities, 2,000 relations, 600 events) is written as a few big
 results, one per batch, so the scope has one record moment per batch for the replay slider.
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta, timezone
+
+from playwright.async_api import Page
 
 from tests.support.processes import Server
 
@@ -89,3 +92,24 @@ def publish_large_scope(
         assert "errors" not in answer, answer["errors"]
         moments.append(answer["data"]["publishResult"]["result"]["recordedAt"])
     return moments
+
+
+async def open_view(page: Page, url: str) -> None:
+    await page.goto(url, wait_until="load")
+    await page.wait_for_function("() => window.viz && window.viz.ready", timeout=20_000)
+
+
+async def move_slider(page: Page, index: int) -> float:
+    """Move the slider as a person does (an input event) and return ms until painted."""
+    return float(
+        await page.evaluate(
+            """async (i) => {
+              const s = document.getElementById('moment'), t = performance.now();
+              s.value = String(i); s.dispatchEvent(new Event('input', { bubbles: true }));
+              while (viz.renderedMoment !== i) await new Promise(r => requestAnimationFrame(r));
+              await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+              return performance.now() - t;
+            }""",
+            index,
+        )
+    )

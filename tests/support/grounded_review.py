@@ -16,8 +16,9 @@ review (seed 004) only from what the request carries.
   it was given; no facts.
 - anything else (the heartbeat report): a plain sentence counting the segments it was given.
 
-Use with `server.answer_with(review_answer)`; `leaf_requests(server)` and
-`offered_ids(server)` read back what the product sent.
+Use with `server.answer_with(review_answer)`; `leaf_requests(server)`, `sent_texts(server)`
+and `offered_ids(server)` read back what the product sent (also for tests that script their
+answers, to assert the context those answers stand for).
 """
 
 from __future__ import annotations
@@ -132,6 +133,13 @@ def leaf_requests(server: ScriptedModelServer) -> list[dict[str, Any]]:
         if isinstance(payload, dict) and "segments" in payload:
             out.append(payload)
     return out
+
+
+def sent_texts(server: ScriptedModelServer) -> list[str]:
+    """The source text each leaf request carried (its segments' texts joined), in order."""
+    return [
+        "".join(str(seg.get("text") or "") for seg in p["segments"]) for p in leaf_requests(server)
+    ]
 
 
 def offered_event_ids(server: ScriptedModelServer) -> set[str]:

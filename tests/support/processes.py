@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
@@ -183,7 +184,8 @@ def queue_keys(queue: str, job_ids: list[str]) -> list[str]:
 def forget_queue(client: redis.Redis, queue: str) -> None:
     """Empty a test's queue by its real keys, so a job enqueued and never run cannot execute
     inside a later test's worker."""
-    ids = [i.decode() if isinstance(i, bytes) else str(i) for i in client.zrange(queue, 0, -1)]
+    members: list[Any] = client.zrange(queue, 0, -1)  # type: ignore[assignment]
+    ids = [i.decode() if isinstance(i, bytes) else str(i) for i in members]
     client.delete(*queue_keys(queue, ids))
 
 

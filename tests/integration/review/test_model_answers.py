@@ -20,6 +20,7 @@ from jobs.review.runs import Opened, open_run
 from jobs.tasks.review import supervise
 from jobs.tasks.review_worker import alive_key
 from jobs.worker import worker_context
+from tests.support.grounded_review import sent_texts
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -39,7 +40,8 @@ async def test_rate_limited_leaf_defers_the_job_by_retry_after_then_completes(
     neo4j_driver: AsyncDriver,
     http: httpx.AsyncClient,
 ) -> None:
-    await push_conversation(deps, scope, "chat-1", conversation(5))
+    body = conversation(5)
+    await push_conversation(deps, scope, "chat-1", body)
     model_server.script(status(429, "slow down", retry_after="2"), leaf_reply("a"), nav_reply())
     got = await start(deps, scope)
     run, owner, token = got.run, got.owner, got.token
@@ -72,12 +74,17 @@ async def test_rate_limited_leaf_defers_the_job_by_retry_after_then_completes(
     done = (await runs_of(deps).get(run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert model_server.calls == 3
+    # the deferred job asked again for the same batch, whose messages both requests carried;
+    # the navigation request merged the leaf's summary
+    assert sent_texts(model_server) == [body, body]
+    assert [b["summary"] for b in model_server.requests[-1].user_json()["batches"]] == ["a"]
 
 
 async def test_invalid_leaf_answer_fails_the_stage_and_keeps_the_raw_output(
     deps: Deps, model_server: ScriptedModelServer, scope: str
 ) -> None:
-    await push_conversation(deps, scope, "chat-1", conversation(5))
+    body = conversation(5)
+    await push_conversation(deps, scope, "chat-1", body)
     raw = '{"summary": "没有 facts 数组"}'
     model_server.script(text(raw))
     run = (await start(deps, scope)).run
@@ -88,6 +95,7 @@ async def test_invalid_leaf_answer_fails_the_stage_and_keeps_the_raw_output(
     assert failed.error.kind is lc.ErrorKind.VALIDATION
     assert failed.error.stage.value == "leaves"
     assert failed.error.raw_output == raw
+    assert sent_texts(model_server) == [body]  # the answer refused was to these messages
     assert failed.stages.get(failed.error.stage).state.value == "failed"
     assert all(b.state.value != "committed" for b in failed.ledger.batches)
     assert await lease_of(deps).current() is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from datetime import timedelta
 
@@ -28,6 +28,7 @@ from jobs.review.execution import Execution
 from jobs.review.model import Gateway
 from jobs.review.pool import ReviewPool, StageTimedOut, pool_key
 from jobs.review.runs import Opened, cancel_review, open_run
+from tests.support.grounded_review import sent_texts
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -49,6 +50,18 @@ async def two_workers(services: Settings) -> AsyncIterator[tuple[Redis, Redis, s
     await a.delete(pool_key(queue))
     await a.aclose()
     await b.aclose()
+
+
+async def until(
+    holds: Callable[[pl.PoolState], bool], pool: ReviewPool, within_s: float = 10
+) -> pl.PoolState:
+    """The pool's state once `holds` is true of it (polled, with a deadline)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if holds(state := await pool.state()):
+            return state
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the pool never reached the state wanted: {await pool.state()}")
 
 
 def timings(slots: int, slot_ttl: float = 15.0) -> pl.PoolTimings:
@@ -109,12 +122,11 @@ async def test_an_expired_slot_of_a_crashed_holder_is_reclaimed(
 ) -> None:
     a, b, queue = two_workers
     crashed = ReviewPool(a, queue, timings=timings(1, slot_ttl=0.6), poll=0.05)
-    await crashed.acquire("crashed")  # granted, then never renewed nor released
+    lost = await crashed.acquire("crashed")  # granted, then never renewed nor released
     alive = ReviewPool(b, queue, timings=timings(1, slot_ttl=0.6), poll=0.05)
-    started = time.monotonic()
     held = await alive.acquire("next")
-    waited = time.monotonic() - started
-    assert 0.3 < waited < 5
+    # granted once the crashed holder's lease had run out, by the pool's own records
+    assert held.slot.granted_at >= lost.slot.expires_at
     state = await alive.state()
     assert [s.holder for s in state.held] == ["next"] and held.slot.number == 2
 
@@ -127,16 +139,16 @@ async def test_stage_timeout_counts_from_the_slot_grant(
     mine = ReviewPool(b, queue, timings=timings(1), poll=0.05)
     timeout = timedelta(seconds=1)
 
-    async def occupy(seconds: float) -> None:
+    async def occupy() -> None:
         async with other.hold("other"):
-            await asyncio.sleep(seconds)
+            await until(lambda s: s.ticket_of("leaf") is not None, other)
+            await asyncio.sleep(1.2)  # the other holder's work, while "leaf" waits in line
 
-    blocker = asyncio.create_task(occupy(1.2))
-    await asyncio.sleep(0.1)
-    started = time.monotonic()
-    async with mine.hold("leaf") as held:  # waits ~1.1 s in line: more than the timeout
+    blocker = asyncio.create_task(occupy())
+    await until(lambda s: s.slot_of("other") is not None, mine)
+    async with mine.hold("leaf") as held:  # in line for over 1.2 s: more than the timeout
+        assert held.slot.granted_at - held.slot.enqueued_at > timeout  # the pool's records
         assert await held.within(timeout, asyncio.sleep(0.5, "done")) == "done"
-    assert time.monotonic() - started > timeout.total_seconds()
     await blocker
 
     async with mine.hold("slow") as held:
@@ -156,12 +168,8 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
     )
     assert isinstance(got, Opened)
     worker = asyncio.create_task(run_worker(deps.settings))
-    waiting = ()
-    for _ in range(100):  # the worker starts and reaches the leaf (slow on a loaded machine)
-        await asyncio.sleep(0.1)
-        if waiting := (await review_pool(deps).state()).waiting:
-            break
-    await asyncio.sleep(0.5)
+    # the worker starts and reaches the leaf (slow on a loaded machine)
+    waiting = (await until(lambda s: bool(s.waiting), review_pool(deps), within_s=30)).waiting
     assert model_server.calls == 0  # the leaf is in line behind the two holders
     assert [t.holder for t in waiting] == [f"{got.run.run_id}:leaf:0"]
     assert isinstance(gateway, HttpModelGateway)
@@ -173,6 +181,7 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
     done = (await runs_of(deps).get(got.run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert (await review_pool(deps).state()).held == ()
+    assert sent_texts(model_server) == [conversation(6)]  # what the leaf answer stood for
 
 
 async def test_a_run_keeps_the_timeout_it_was_created_with(
@@ -211,10 +220,8 @@ async def test_a_run_cancelled_while_waiting_for_a_slot_leaves_the_line(
     assert isinstance(got, Opened)
     worker = asyncio.create_task(run_worker(deps.settings))
     try:
-        await asyncio.sleep(1.5)
-        assert [t.holder for t in (await review_pool(deps).state()).waiting] == [
-            f"{got.run.run_id}:leaf:0"
-        ]
+        state = await until(lambda s: bool(s.waiting), review_pool(deps), within_s=30)
+        assert [t.holder for t in state.waiting] == [f"{got.run.run_id}:leaf:0"]
         await cancel_review(deps, WORKER, got.run.run_id)
         await asyncio.wait_for(worker, timeout=30)  # the pool is still full: it left the line
     finally:

@@ -18,6 +18,7 @@ from jobs.review.execution import Execution
 from jobs.review.model import Gateway
 from jobs.review.runs import Opened, open_run, start_review
 from jobs.story.common import story_repo
+from tests.support.grounded_review import leaf_requests, review_answer
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -91,28 +92,37 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
 async def test_larger_conversation_is_split_into_six_leaf_batches(
     deps: Deps, model_server: ScriptedModelServer, scope: str
 ) -> None:
+    """Six batches, six leaf requests and one navigation root: the prompt-grounded model
+    answers one fact per message it was sent, so every message becomes exactly one event
+    only when each batch's request carried its messages' text."""
     body = conversation(60)
     await push_conversation(deps, scope, "chat-big", body)
-    per_batch = len(body) // 6 + 1
-    model_server.script(*[leaf_reply(f"批{i}") for i in range(7)], nav_reply())
+    model_server.answer_with(review_answer)
     got = await open_run(
         deps,
         Scope.projects(scope),
-        interval=(BASE, BASE + timedelta(days=1)),
-        per_batch=per_batch,
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1)),
+        per_batch=per_batch_for(body, 6),
     )
     assert isinstance(got, Opened)
     await run_worker(deps.settings)
     done = (await runs_of(deps).get(got.run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
-    assert len(done.ledger.batches) >= 6
-    assert all(b.state.value == "committed" for b in done.ledger.batches)
+    assert [b.state.value for b in done.ledger.batches] == ["committed"] * 6
     # every character of the manifest is covered exactly once by the batches
     covered = sorted((s.start, s.end) for b in done.ledger.batches for s in b.segments)
     assert covered[0][0] == 0 and covered[-1][1] == len(body)
     assert all(a[1] == b[0] for a, b in zip(covered, covered[1:], strict=False))
+    sent = leaf_requests(model_server)
+    assert [sum(len(seg["text"]) for seg in p["segments"]) for p in sent] == [
+        sum(s.end - s.start for s in b.segments) for b in done.ledger.batches
+    ]
+    assert model_server.calls == 7  # six leaves and the root
     result = await story_repo(deps).result(scope, done.result_id or "")
-    assert len(result.events) == len(done.ledger.batches)
+    said = [line.split(": ", 1) for line in body.splitlines()]
+    assert sorted(e.title for e in result.events) == sorted(
+        f"{who.split('] ')[1]}：{what}" for who, what in said
+    )
 
 
 async def test_manual_start_while_busy_is_refused_at_once(

@@ -19,6 +19,7 @@ from jobs.deps import Deps
 from jobs.review.common import lease_of, runs_of
 from jobs.review.runs import Opened, cancel_review, continue_review, open_run, pause_review
 from jobs.story.common import story_repo
+from tests.support.grounded_review import sent_texts
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -73,6 +74,8 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
     assert all(b.state.value == "pending" for b in run.ledger.batches)  # in-flight batch dropped
     assert run.result_id is None
     assert model_server.calls == 1  # no batch after the cancel
+    first = "".join(body[g.start : g.end] for g in run.ledger.batches[0].segments)
+    assert sent_texts(model_server) == [first]  # the one request carried batch 0's messages
     assert (
         await count(
             neo4j_driver, deps.settings, "MATCH (r:Result {scope: $s}) RETURN count(r)", s=scope
@@ -124,6 +127,13 @@ async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
     done = (await runs_of(deps).get(run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
     assert model_server.calls == 4  # 3 leaves + navigation: batch 0 was not asked again
+    # each scripted leaf answer stood for the batch its request carried, and the navigation
+    # request merged the three leaves' summaries
+    assert sent_texts(model_server) == [
+        "".join(body[g.start : g.end] for g in b.segments) for b in done.ledger.batches
+    ]
+    navigation = model_server.requests[-1].user_json()
+    assert [b["summary"] for b in navigation["batches"]] == ["a", "b", "c"]
     assert [b.attempts for b in done.ledger.batches] == [1, 1, 1]
     result = await story_repo(deps).result(scope, done.result_id or "")
     assert len(result.events) == 3

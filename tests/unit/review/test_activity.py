@@ -50,7 +50,8 @@ def sup_completed(run_id: str = "s1", heartbeat: str | None = "h1") -> lc.Superv
     run = ready_to_publish(
         new_run(run_id, mode=lc.ReviewMode.INTERVAL, heartbeat_run_id=heartbeat), seg("a", 0, 10)
     )
-    return lc.publish(run, result_id="res-1", checkpoint=None, now=T0).run
+    published = lc.publish(run, result_id="res-1", checkpoint=None, now=T0).run
+    return lc.mark_stopped(published, now=T0).state
 
 
 def sup_no_change(run_id: str = "s1") -> lc.SupervisionRun:

@@ -53,7 +53,14 @@ def test_next_step_walks_the_stages_from_records() -> None:
         checkpoint=None,
         now=T0,
     ).run
-    assert next_step(done).kind is StepKind.DONE
+    # published: the worker records the stop in a transaction of its own, and only then
+    # does the run read completed (its result transaction has closed by then)
+    assert next_step(done).kind is StepKind.STOP
+    assert done.display_status is lc.DisplayStatus.RUNNING and done.published_result_id is None
+    stopped = lc.mark_stopped(done, now=T0).state
+    assert next_step(stopped).kind is StepKind.DONE
+    assert stopped.display_status is lc.DisplayStatus.COMPLETED
+    assert stopped.published_result_id == "r"
 
 
 def test_paused_or_cancelling_run_is_told_to_stop() -> None:
@@ -82,7 +89,7 @@ def test_worker_start_marks_unfinished_runs_of_dead_workers_failed() -> None:
     alive_running = new_run("r2", worker_id="alive")
     paused = lc.mark_stopped(lc.pause(new_run("r3", worker_id="dead"), now=T0).state, now=T0).state
     cancelling = lc.cancel(new_run("r4", worker_id="dead"), now=T0).state
-    completed = lc.publish(
+    published = lc.publish(
         navigated(
             leaves_done(
                 collected(new_run("r5", worker_id="dead", mode=lc.ReviewMode.INTERVAL), *SEGS)
@@ -92,14 +99,20 @@ def test_worker_start_marks_unfinished_runs_of_dead_workers_failed() -> None:
         checkpoint=None,
         now=T0,
     ).run
+    completed = lc.mark_stopped(published.model_copy(update={"run_id": "r6"}), now=T0).state
     later = T0 + timedelta(hours=1)
     changed = {
         r.run_id: r
         for r in recover_on_worker_start(
-            [dead_running, alive_running, paused, cancelling, completed], {"alive"}, now=later
+            [dead_running, alive_running, paused, cancelling, published, completed],
+            {"alive"},
+            now=later,
         )
     }
-    assert set(changed) == {"r1", "r4"}
+    # r5 died between its result transaction and recording the stop: it is stopped now
+    assert set(changed) == {"r1", "r4", "r5"}
+    assert changed["r5"].display_status is lc.DisplayStatus.COMPLETED
+    assert changed["r5"].published_result_id == "res" and changed["r5"].ended_at == T0
     assert changed["r1"].status is lc.RunStatus.FAILED and changed["r1"].ended_at == later
     assert changed["r1"].error is not None
     assert changed["r1"].error.kind is lc.ErrorKind.WORKER_LOST

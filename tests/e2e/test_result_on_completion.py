@@ -1,0 +1,134 @@
+"""A supervision run reads `completed` only once its result can be read (seed 004: the run
+completes in the result transaction alone), also while the machine is busy.
+
+issue 26 item 7: under load a client polled a run, read `completed` with its `resultId`, and
+`result(scope, id)` asked right after answered NOT_FOUND. Here reviews run while CPU-burning
+processes keep both cores busy; a client polls each run over HTTP as fast as it answers and
+reads the result the moment it reads `completed`. Every such read must find the result, with
+the events the run published.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import redis
+
+from engine.settings import Settings
+from tests.support.processes import Server, forget_queue, process_env, spawn, stop
+
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+ROUNDS = 6
+LINES = 120
+BURNERS = 4
+POLLERS = 4  # clients polling each run at once, each reading the result on `completed`
+RUN = "query($id: String!) { supervisionRun(id: $id) { status resultId error { message } } }"
+RESULT = (
+    "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { result { id } events { id } } }"
+)
+
+
+@pytest.fixture
+def busy_machine() -> Iterator[None]:
+    """Processes that only burn CPU while the test runs (stopped by their own pids)."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(BURNERS)]
+    try:
+        yield
+    finally:
+        for proc in burners:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture
+def deployment(
+    services: Settings,
+    start_server,  # type: ignore[no-untyped-def]
+) -> Iterator[Server]:
+    """An API and a worker on a queue of their own (offline rule model), app switched on."""
+    queue = f"{services.queue_name}:result-visible-{uuid.uuid4().hex[:6]}"
+    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="")
+    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=""))
+    post(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
+    try:
+        yield api
+    finally:
+        stop(worker)
+        r = redis.Redis.from_url(services.effective_redis_url)
+        forget_queue(r, queue)
+        r.close()
+
+
+def post(api: Server, query: str, **variables: Any) -> dict[str, Any]:
+    body: dict[str, Any] = api.graphql(query, variables).json()
+    assert "errors" not in body, body
+    return body
+
+
+def chat(round_: int) -> str:
+    start = BASE + timedelta(hours=round_)
+    return "".join(
+        f"[{(start + timedelta(minutes=i)).isoformat()}] 成员{i % 5}: "
+        f"第{round_}轮第{i}条：接口 #{round_ * 100 + i} 已联调，等待回归\n"
+        for i in range(LINES)
+    )
+
+
+def poll_then_read(api: Server, scope: str, run_id: str) -> tuple[dict[str, Any], Any]:
+    """Poll the run with no pause until it stops; then read its result at once. The run as
+    first read stopped, and the result answer (data or errors)."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        run: dict[str, Any] = post(api, RUN, id=run_id)["data"]["supervisionRun"]
+        if run["status"] in ("completed", "failed", "cancelled"):
+            if run["status"] != "completed":
+                return run, None
+            return run, api.graphql(RESULT, {"s": scope, "id": run["resultId"]}).json()
+    raise AssertionError(f"run {run_id} did not stop in time")
+
+
+@pytest.mark.timeout(600)  # six reviews on two cores that four burners keep busy
+def test_result_is_readable_the_moment_a_busy_run_reads_completed(
+    busy_machine: None, deployment: Server, scope: str
+) -> None:
+    api = deployment
+    misses: list[tuple[str, Any]] = []
+    for round_ in range(ROUNDS):
+        post(
+            api,
+            "mutation($s: UpsertSourceInput!) { upsertSource(input: $s) { id } }",
+            s={
+                "scope": scope,
+                "id": f"chat-{round_}",
+                "kind": "CONVERSATION",
+                "version": "v1",
+                "text": chat(round_),
+            },
+        )
+        run_id = post(
+            api,
+            "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+            " startReview(scope: $sc, from: $f, to: $t) { id } }",
+            sc={"projectIds": [scope]},
+            f=(BASE + timedelta(hours=round_)).isoformat(),
+            t=(BASE + timedelta(hours=round_, minutes=LINES)).isoformat(),
+        )["data"]["startReview"]["id"]
+        with ThreadPoolExecutor(POLLERS) as pool:
+            polls = [pool.submit(poll_then_read, api, scope, run_id) for _ in range(POLLERS)]
+            answers = [p.result() for p in polls]
+        for run, answer in answers:
+            assert run["status"] == "completed", run
+            if "errors" in answer:
+                misses.append((run_id, answer["errors"]))
+                continue
+            assert answer["data"]["result"]["result"]["id"] == run["resultId"]
+            assert len(answer["data"]["result"]["events"]) == LINES, answer
+    assert misses == [], misses
