@@ -1,0 +1,106 @@
+"""A review turns the facts people state into signals in the story graph (issue 28, seed 002
+§三 3–4): 李四's "前端部分周四能提测" on a Monday becomes one commitment signal due that
+Thursday, citing the exact line and the run; reviewing the same message again adds none;
+as of before the run there is none. Default offline model, real worker, real Neo4j."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+import pytest_asyncio
+from arq.connections import ArqRedis
+from neo4j import AsyncDriver
+
+from engine.clock import utcnow
+from engine.errors import InvalidInput
+from engine.review.types import Scope
+from engine.settings import Settings
+from engine.signal.derive import from_fact
+from engine.signal.model import Passage, SignalKind
+from jobs.deps import Deps
+from jobs.review.common import app_of, runs_of
+from jobs.review.runs import Opened, open_run
+from jobs.signal.record import signal_store
+from tests.support.review_jobs import BASE, clear_deployment, push_conversation, run_worker
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+SAID = datetime(2026, 3, 16, 10, 0, tzinfo=SHANGHAI)  # a Monday
+LINE = f"[{SAID.isoformat()}] 李四: 前端部分周四能提测\n"
+
+
+@pytest_asyncio.fixture
+async def offline_deps(
+    neo4j_driver: AsyncDriver, services: Settings, pool: ArqRedis, scope: str
+) -> AsyncIterator[Deps]:
+    """Review deps and workers with no model configured: the offline rule model."""
+    settings = services.model_copy(update={"model_base_url": None, "timezone": "Asia/Shanghai"})
+    await clear_deployment(neo4j_driver, settings)
+    deps = Deps(settings=settings, driver=neo4j_driver, pool=pool, worker_id="test-api")
+    app = app_of(deps)
+    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
+    yield deps
+    await clear_deployment(neo4j_driver, settings)
+
+
+async def review(deps: Deps, scope: str) -> str:
+    got = await open_run(
+        deps, Scope.projects(scope), interval=(SAID - timedelta(hours=1), SAID + timedelta(hours=1))
+    )
+    assert isinstance(got, Opened)
+    await run_worker(deps.settings)
+    run = (await runs_of(deps).get(got.run.run_id)).run
+    assert run.result_id, run
+    return run.run_id
+
+
+async def test_a_promise_in_a_reviewed_conversation_is_one_commitment_signal_due_thursday(
+    offline_deps: Deps, scope: str
+) -> None:
+    deps = offline_deps
+    store = signal_store(deps)
+    await push_conversation(deps, scope, "chat-1", LINE)
+    before = utcnow()
+    run_id = await review(deps, scope)
+
+    page = await store.page(scope, as_of=utcnow(), first=10)
+    [signal] = page.items
+    assert signal.kind is SignalKind.COMMITMENT
+    assert signal.who == "李四" and signal.what == "前端部分提测"
+    assert signal.due == datetime(2026, 3, 19, 18, 0, tzinfo=SHANGHAI)
+    assert (signal.source_id, signal.source_version) == ("chat-1", "v1")
+    start = LINE.index("前端部分周四能提测")  # the exact words of that line, as the fact cites
+    assert signal.locator == f"chars:{start}-{start + len('前端部分周四能提测')}"
+    assert signal.said_at == SAID
+    assert signal.run_id == run_id and signal.via_result
+    assert (await store.page(scope, as_of=before, first=10)).items == []
+
+    await review(deps, scope)  # the same message reviewed again: no second signal
+    assert [s.id for s in (await store.page(scope, as_of=utcnow(), first=10)).items] == [signal.id]
+    assert (await store.page(scope, as_of=utcnow(), kind="blocker", first=10)).items == []
+
+
+async def test_a_signal_whose_passage_is_not_in_the_scope_is_rejected(
+    offline_deps: Deps, scope: str
+) -> None:
+    deps = offline_deps
+    draft = from_fact(
+        "commitment",
+        "李四：前端部分周四能提测",
+        Passage(source_id="nowhere", source_version="v1", locator="chars:0-10"),
+        SAID,
+        "Asia/Shanghai",
+    )
+    assert draft is not None
+    store = signal_store(deps)
+
+    async def work(tx):  # type: ignore[no-untyped-def]
+        return await store.record_in(
+            tx, [draft], scope=scope, run_id="run-x", result_id="res-x", now=utcnow()
+        )
+
+    with pytest.raises(InvalidInput):
+        await store.write(work)
+    assert (await store.page(scope, as_of=utcnow(), first=10)).items == []
