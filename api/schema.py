@@ -24,6 +24,7 @@ from api.definitions import (
     platform,
     review,
     scopes,
+    signal,
     story,
     story_diff,
     watch,
@@ -47,6 +48,7 @@ QUERIES: tuple[type, ...] = (
     concern.Query,
     knowledge.Query,
     scopes.Query,
+    signal.Query,
 )
 MUTATIONS: tuple[type, ...] = (
     platform.Mutation,

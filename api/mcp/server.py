@@ -26,7 +26,14 @@ from starlette.types import Receive, Scope, Send
 
 from api.auth import authenticate, is_loopback
 from api.guards import InputLimits, check_sizes
-from api.mcp import concern_tools, diff_tools, review_tools, story_tools, watch_tools
+from api.mcp import (
+    concern_tools,
+    diff_tools,
+    review_tools,
+    signal_tools,
+    story_tools,
+    watch_tools,
+)
 from api.mcp.access import CALLER_KEY, Caller, CallerSource, caller_from_request, failed
 from engine.errors import InvalidInput
 from engine.settings import Settings
@@ -75,6 +82,7 @@ def build_server(settings: Settings, caller_of: CallerSource) -> StorygraphMCP:
     server.limits = InputLimits.of(settings)
     story_tools.register(server, caller_of)
     diff_tools.register(server, caller_of)
+    signal_tools.register(server, caller_of)
     concern_tools.register(server, caller_of)
     review_tools.register(server, caller_of)
     watch_tools.register(server, caller_of)

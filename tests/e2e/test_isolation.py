@@ -262,6 +262,13 @@ TABLE: dict[str, list[Case]] = {
     "events": [
         case(f"query($s: String!) {{ events(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
     ],  # fmt: skip
+    "signals": [
+        case(
+            "query($s: String!) { signals(scope: $s) { edges { node { id what } } } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
     "watches": [
         case(f"query($s: String!) {{ watches(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
     ],  # fmt: skip

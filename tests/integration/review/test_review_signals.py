@@ -14,8 +14,11 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
+from api.context import Context
+from api.schema import build_schema
 from engine.clock import utcnow
 from engine.errors import InvalidInput
+from engine.principal import OPEN_PRINCIPAL
 from engine.review.types import Scope
 from engine.settings import Settings
 from engine.signal.derive import from_fact
@@ -29,6 +32,11 @@ from tests.support.review_jobs import BASE, clear_deployment, push_conversation,
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 SAID = datetime(2026, 3, 16, 10, 0, tzinfo=SHANGHAI)  # a Monday
 LINE = f"[{SAID.isoformat()}] 李四: 前端部分周四能提测\n"
+SIGNALS = """query($s: String!, $at: DateTime, $k: SignalKind) {
+  signals(scope: $s, asOf: $at, kind: $k, first: 1) {
+    edges { cursor node { id kind who what due locator sourceVersion runId } }
+    pageInfo { hasNextPage } }
+  storyGraph(scope: $s, asOf: $at) { signals { id due } } }"""
 
 
 @pytest_asyncio.fixture
@@ -80,6 +88,32 @@ async def test_a_promise_in_a_reviewed_conversation_is_one_commitment_signal_due
     await review(deps, scope)  # the same message reviewed again: no second signal
     assert [s.id for s in (await store.page(scope, as_of=utcnow(), first=10)).items] == [signal.id]
     assert (await store.page(scope, as_of=utcnow(), kind="blocker", first=10)).items == []
+
+    # over GraphQL: time-sliced like every read, and in storyGraph
+    now = (await gql(deps, scope))["signals"]
+    [edge] = now["edges"]
+    assert edge["node"]["due"] == "2026-03-19T10:00:00+00:00" and edge["node"]["who"] == "李四"
+    assert edge["node"]["runId"] == run_id and not now["pageInfo"]["hasNextPage"]
+    assert (await gql(deps, scope))["storyGraph"]["signals"][0]["id"] == signal.id
+    before_run = await gql(deps, scope, at=before.isoformat())
+    assert before_run["signals"]["edges"] == [] and before_run["storyGraph"]["signals"] == []
+    assert (await gql(deps, scope, kind="BLOCKER"))["signals"]["edges"] == []
+
+
+async def gql(deps: Deps, scope: str, at: str | None = None, kind: str | None = None) -> dict:
+    context = Context(
+        request=None,
+        settings=deps.settings,
+        driver=deps.driver,
+        pool=deps.pool,
+        principal=OPEN_PRINCIPAL,
+    )  # type: ignore[arg-type]
+    result = await build_schema().execute(
+        SIGNALS, variable_values={"s": scope, "at": at, "k": kind}, context_value=context
+    )
+    assert result.errors is None, result.errors
+    assert result.data is not None
+    return result.data
 
 
 async def test_a_signal_whose_passage_is_not_in_the_scope_is_rejected(
