@@ -49,6 +49,7 @@ QUERIES: tuple[type, ...] = (
     knowledge.Query,
     scopes.Query,
     signal.Query,
+    signal.PolicyQuery,
 )
 MUTATIONS: tuple[type, ...] = (
     platform.Mutation,
@@ -59,6 +60,7 @@ MUTATIONS: tuple[type, ...] = (
     concern.Mutation,
     knowledge.Mutation,
     scopes.Mutation,
+    signal.Mutation,
 )
 SUBSCRIPTIONS: tuple[type, ...] = (
     story.Subscription,

@@ -12,6 +12,7 @@ from api.context import Context
 from api.definitions.pagination import Connection, connection, page_size
 from api.definitions.signal_types import Signal, SignalKind, SignalStatus, signal_type
 from api.paging import SIGNALS, read_after
+from jobs.signal import policy as policies
 from jobs.signal.reads import signals_page
 
 
@@ -69,3 +70,74 @@ async def story_graph_signals(
         status=status,
     )
     return [signal_type(s) for s in page.items]
+
+
+@strawberry.type(description="One version of a scope's agenda policy (issue 28).")
+class AgendaPolicy:
+    scope: str
+    version: int
+    loop_enabled: bool
+    owner_person_id: str | None
+    owner_name: str
+    owner_channel: str
+    act_on: list[SignalKind]  # the kinds the agenda acts on; signals of others are ignored
+    by: str  # who saved this version ("" for the defaults)
+    recorded_at: datetime | None
+
+
+def policy_type(scope: str, stored: policies.StoredPolicy) -> AgendaPolicy:
+    p = stored.policy
+    return AgendaPolicy(
+        scope=scope,
+        version=p.version,
+        loop_enabled=p.loop_enabled,
+        owner_person_id=p.owner_person_id,
+        owner_name=p.owner_name,
+        owner_channel=p.owner_channel,
+        act_on=[k for k in SignalKind if p.rule(k).act],
+        by=stored.by,
+        recorded_at=stored.recorded_at,
+    )
+
+
+@strawberry.input
+class AgendaPolicyInput:
+    loop_enabled: bool
+    act_on: list[SignalKind]
+    owner_person_id: str | None = None
+    owner_name: str = ""
+    owner_channel: str = ""
+
+
+@strawberry.type
+class PolicyQuery:
+    @strawberry.field(description="The scope's current agenda policy (operator or admin).")
+    async def agenda_policy(self, info: Info[Context, None], scope: str) -> AgendaPolicy:
+        stored = await policies.agenda_policy(info.context.deps, info.context.caller(), scope)
+        return policy_type(scope, stored)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(
+        description="A new version of the scope's agenda policy, made against seenVersion "
+        "(stale: CONFLICT, nothing written); operator or admin."
+    )
+    async def save_agenda_policy(
+        self,
+        info: Info[Context, None],
+        scope: str,
+        policy: AgendaPolicyInput,
+        seen_version: int,
+    ) -> AgendaPolicy:
+        edit = policies.PolicyEdit(
+            loop_enabled=policy.loop_enabled,
+            owner_person_id=policy.owner_person_id,
+            owner_name=policy.owner_name,
+            owner_channel=policy.owner_channel,
+            act_on=frozenset(policy.act_on),
+        )
+        stored = await policies.save_agenda_policy(
+            info.context.deps, info.context.caller(), scope, edit, seen_version=seen_version
+        )
+        return policy_type(scope, stored)

@@ -15,8 +15,19 @@ from engine.signal.stored import Signal as SignalModel
 
 strawberry.enum(sm.SignalKind)
 strawberry.enum(sm.SignalStatus)
+strawberry.enum(sm.DecisionKind)
 SignalKind: TypeAlias = sm.SignalKind
 SignalStatus: TypeAlias = sm.SignalStatus
+DecisionKind: TypeAlias = sm.DecisionKind
+
+
+@strawberry.type(description="What the agenda decided for a signal, by which policy version.")
+class SignalDecision:
+    kind: DecisionKind
+    concern_id: str | None  # raised / supplemented: the concern (raising it is not wired yet)
+    reason: str
+    policy_version: int
+    label: str  # `raised con-…`, `ignored: no reachable person`
 
 
 @strawberry.type(description="A signal found by a review, as one version (issue 28).")
@@ -39,7 +50,23 @@ class Signal(Versioned):
     field: str
     confirmed_value: str
     proposed_value: str
+    decision: SignalDecision | None  # None: undecided (the scope's loop is off)
 
 
 def signal_type(s: SignalModel) -> Signal:
-    return versioned(Signal, s)
+    decision = None
+    if s.decision_kind is not None and s.decision_policy_version is not None:
+        made = sm.SignalDecision(
+            kind=s.decision_kind,
+            policy_version=s.decision_policy_version,
+            concern_id=s.decision_concern_id,
+            reason=s.decision_reason,
+        )
+        decision = SignalDecision(
+            kind=made.kind,
+            concern_id=made.concern_id,
+            reason=made.reason,
+            policy_version=made.policy_version,
+            label=made.label(),
+        )
+    return versioned(Signal, s, decision=decision)

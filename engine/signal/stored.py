@@ -24,7 +24,8 @@ from engine.review.compose import event_text
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
 from engine.signal.derive import from_difference, from_fact
-from engine.signal.model import Passage, SignalDraft, SignalKind, SignalStatus
+from engine.signal.model import DecisionKind, Passage, SignalDraft, SignalKind, SignalStatus
+from engine.signal.policy import AgendaPolicy, DecideContext, decide
 from engine.story.models import (
     Actor,
     Reference,
@@ -57,6 +58,11 @@ class Signal(Version):
     field: str = ""
     confirmed_value: str = ""
     proposed_value: str = ""
+    # the agenda's decision, recorded with the signal when the scope's loop is on (None: off)
+    decision_kind: DecisionKind | None = None
+    decision_concern_id: str | None = None
+    decision_reason: str = ""
+    decision_policy_version: int | None = None
 
 
 def signal_id(scope: str, fingerprint: str) -> str:
@@ -138,9 +144,13 @@ def new_signals(
     result_id: str,
     now: datetime,
     known: Iterable[str] = (),
+    policy: AgendaPolicy | None = None,
 ) -> list[Signal]:
     """First versions of the drafts not yet recorded (`known`: ids the scope holds); one
-    signal per fingerprint even when a result states the same passage twice."""
+    signal per fingerprint even when a result states the same passage twice. With the
+    scope's `policy`, each carries the agenda's decision (`decide`; nobody is bound to a
+    concern person yet, so no person is reachable; the concern a raise names is derived
+    from the signal id, raising it is not wired yet)."""
     seen = set(known)
     out = []
     for d in drafts:
@@ -149,6 +159,11 @@ def new_signals(
             continue
         seen.add(sid)
         p = d.passage
+        decided = None
+        if policy is not None:
+            ctx = DecideContext(signal_id=sid, new_concern_id=f"con-{sid}")
+            decided = decide(d, policy, ctx)
+        decision = decided.decision if decided is not None else None
         out.append(
             Signal(
                 id=sid,
@@ -176,6 +191,10 @@ def new_signals(
                 field=d.field,
                 confirmed_value=d.confirmed_value,
                 proposed_value=d.proposed_value,
+                decision_kind=decision.kind if decision else None,
+                decision_concern_id=decision.concern_id if decision else None,
+                decision_reason=decision.reason if decision else "",
+                decision_policy_version=decision.policy_version if decision else None,
             )
         )
     return out

@@ -12,6 +12,7 @@ from neo4j import AsyncManagedTransaction
 from engine.errors import InvalidInput
 from engine.page import Page
 from engine.signal.model import SignalDraft
+from engine.signal.policy import AgendaPolicy
 from engine.signal.stored import Signal, new_signals, signal_id
 from graph.base import Store
 from graph.story.codec import decode, version_row
@@ -27,6 +28,7 @@ class SignalStore(Store):
         run_id: str,
         result_id: str,
         now: datetime,
+        policy: AgendaPolicy | None = None,
     ) -> list[Signal]:
         """Record the drafts this scope does not hold yet (by fingerprint); a draft whose
         passage names no source version of the scope rejects the whole write."""
@@ -36,7 +38,13 @@ class SignalStore(Store):
         ids = sorted({signal_id(scope, d.fingerprint) for d in drafts})
         known = [r["id"] for r in await self.rows(tx, "signal/signal_ids", scope=scope, ids=ids)]
         signals = new_signals(
-            drafts, scope=scope, run_id=run_id, result_id=result_id, now=now, known=known
+            drafts,
+            scope=scope,
+            run_id=run_id,
+            result_id=result_id,
+            now=now,
+            known=known,
+            policy=policy,
         )
         if not signals:
             return []

@@ -15,6 +15,7 @@ from engine.signal.stored import Signal, drafts_from_leaves, drafts_from_suggest
 from engine.story.publish import PublishPlan
 from graph.signal.store import SignalStore
 from jobs.deps import Deps
+from jobs.signal.policy import policies
 
 
 def signal_store(deps: Deps) -> SignalStore:
@@ -34,6 +35,7 @@ async def record_review_signals(
     which after a committed publish is nothing."""
     drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone)
     drafts += drafts_from_suggestions(plan.suggestions, plan.references)
+    policy = await policies(deps).current_in(tx, plan.result.scope)
     return await signal_store(deps).record_in(
         tx,
         drafts,
@@ -41,4 +43,5 @@ async def record_review_signals(
         run_id=run_id,
         result_id=plan.result.id,
         now=plan.result.recorded_at,
+        policy=policy,
     )

@@ -26,6 +26,7 @@ from engine.signal.model import Passage, SignalKind
 from jobs.deps import Deps
 from jobs.review.common import app_of, runs_of
 from jobs.review.runs import Opened, open_run
+from jobs.signal.policy import PolicyEdit, save_agenda_policy
 from jobs.signal.record import signal_store
 from tests.support.review_jobs import BASE, clear_deployment, push_conversation, run_worker
 
@@ -34,7 +35,8 @@ SAID = datetime(2026, 3, 16, 10, 0, tzinfo=SHANGHAI)  # a Monday
 LINE = f"[{SAID.isoformat()}] 李四: 前端部分周四能提测\n"
 SIGNALS = """query($s: String!, $at: DateTime, $k: SignalKind) {
   signals(scope: $s, asOf: $at, kind: $k, first: 1) {
-    edges { cursor node { id kind who what due locator sourceVersion runId } }
+    edges { cursor node { id kind who what due locator sourceVersion runId
+      decision { kind reason policyVersion label } } }
     pageInfo { hasNextPage } }
   storyGraph(scope: $s, asOf: $at) { signals { id due } } }"""
 
@@ -94,6 +96,13 @@ async def test_a_promise_in_a_reviewed_conversation_is_one_commitment_signal_due
     [edge] = now["edges"]
     assert edge["node"]["due"] == "2026-03-19T10:00:00+00:00" and edge["node"]["who"] == "李四"
     assert edge["node"]["runId"] == run_id and not now["pageInfo"]["hasNextPage"]
+    # the default agenda decided, and said why: nobody is bound to reach 李四 yet
+    assert edge["node"]["decision"] == {
+        "kind": "IGNORED",
+        "reason": "no reachable person",
+        "policyVersion": 1,
+        "label": "ignored: no reachable person",
+    }
     assert (await gql(deps, scope))["storyGraph"]["signals"][0]["id"] == signal.id
     before_run = await gql(deps, scope, at=before.isoformat())
     assert before_run["signals"]["edges"] == [] and before_run["storyGraph"]["signals"] == []
@@ -138,3 +147,32 @@ async def test_a_signal_whose_passage_is_not_in_the_scope_is_rejected(
     with pytest.raises(InvalidInput):
         await store.write(work)
     assert (await store.page(scope, as_of=utcnow(), first=10)).items == []
+
+
+async def test_a_scope_with_the_loop_off_records_signals_and_decides_nothing(
+    offline_deps: Deps, scope: str
+) -> None:
+    deps = offline_deps
+    off = PolicyEdit(False, None, "", "", frozenset({SignalKind.COMMITMENT}))
+    await save_agenda_policy(deps, OPEN_PRINCIPAL, scope, off, seen_version=1)
+    await push_conversation(deps, scope, "chat-1", LINE)
+    await review(deps, scope)
+    [edge] = (await gql(deps, scope))["signals"]["edges"]
+    assert edge["node"]["kind"] == "COMMITMENT" and edge["node"]["decision"] is None
+
+
+async def test_a_policy_that_does_not_follow_commitments_ignores_them_with_its_version(
+    offline_deps: Deps, scope: str
+) -> None:
+    deps = offline_deps
+    quiet = PolicyEdit(True, "p_wangwu", "王五", "feishu", frozenset({SignalKind.DIFFERENCE}))
+    await save_agenda_policy(deps, OPEN_PRINCIPAL, scope, quiet, seen_version=1)
+    await push_conversation(deps, scope, "chat-1", LINE)
+    await review(deps, scope)
+    [edge] = (await gql(deps, scope))["signals"]["edges"]
+    assert edge["node"]["decision"] == {
+        "kind": "IGNORED",
+        "reason": "commitment signals are not followed up by this policy",
+        "policyVersion": 2,
+        "label": "ignored: commitment signals are not followed up by this policy",
+    }
