@@ -26,6 +26,7 @@ from api.definitions import (
     review,
     scopes,
     search,
+    signal,
     story,
     story_diff,
     watch,
@@ -51,6 +52,8 @@ QUERIES: tuple[type, ...] = (
     knowledge.Query,
     scopes.Query,
     search.Query,
+    signal.Query,
+    signal.PolicyQuery,
 )
 MUTATIONS: tuple[type, ...] = (
     platform.Mutation,
@@ -61,6 +64,7 @@ MUTATIONS: tuple[type, ...] = (
     concern.Mutation,
     knowledge.Mutation,
     scopes.Mutation,
+    signal.Mutation,
 )
 SUBSCRIPTIONS: tuple[type, ...] = (
     story.Subscription,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 from functools import cache, lru_cache
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, TypeVar
 
 import strawberry
 from pydantic import BaseModel
@@ -40,6 +40,9 @@ ObjectKind: TypeAlias = m.ObjectKind
 ActorKind: TypeAlias = m.ActorKind
 
 T = TypeVar("T")
+_SIGNALS = "api.definitions.signal_types"
+if TYPE_CHECKING:
+    from api.definitions.signal_types import Signal, SignalKind, SignalStatus
 
 
 @cache
@@ -379,6 +382,18 @@ class StoryGraph:
     summaries: list[Summary]
     references: list[Reference]
     suggestions: list[Suggestion]
+
+    @strawberry.field(description="The signals believed at asOf (issue 28), of one kind/status.")
+    async def signals(
+        self,
+        info: Info[Context, None],
+        kind: Annotated[SignalKind, strawberry.lazy(_SIGNALS)] | None = None,
+        status: Annotated[SignalStatus, strawberry.lazy(_SIGNALS)] | None = None,
+        first: int = 50,
+    ) -> list[Annotated[Signal, strawberry.lazy(_SIGNALS)]]:
+        from api.definitions.signal import story_graph_signals
+
+        return await story_graph_signals(info, self.scope, self.as_of, kind, status, first)
 
 
 @strawberry.type(description="entity(id, asOf): the version believed then, and every version.")

@@ -31,6 +31,7 @@ from api.mcp import (
     diff_tools,
     review_tools,
     search_tools,
+    signal_tools,
     story_tools,
     watch_tools,
 )
@@ -82,6 +83,7 @@ def build_server(settings: Settings, caller_of: CallerSource) -> StorygraphMCP:
     server.limits = InputLimits.of(settings)
     story_tools.register(server, caller_of)
     diff_tools.register(server, caller_of)
+    signal_tools.register(server, caller_of)
     concern_tools.register(server, caller_of)
     review_tools.register(server, caller_of)
     watch_tools.register(server, caller_of)

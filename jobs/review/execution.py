@@ -68,6 +68,7 @@ from jobs.review.model import (
     retry_after_seconds,
 )
 from jobs.review.pool import LeftLine, StageTimedOut
+from jobs.signal.record import record_review_signals
 from jobs.story import writes
 
 log = logging.getLogger("storygraph.review")
@@ -262,12 +263,13 @@ class Execution:
         root = parse_navigation_output(node_raw[ROOT][0])
         segments = [s for b in committed for s in b.segments]
         now = self.deps.clock()
+        times = segment_times(await self.states(stored), segments)
         data = compose_result(
             run_id=self.run_id,
             scope=run.scope,
             leaves=leaves,
             root=root,
-            segment_times=segment_times(await self.states(stored), segments),
+            segment_times=times,
             now=now,
             covered=run.covered(),
             missed=run.missed,
@@ -289,6 +291,7 @@ class Execution:
                 await self.checkpoints.put_in(
                     tx, published.checkpoint, expected=expected, scope_tag=story_scope(run.scope)
                 )
+            await record_review_signals(self.deps, tx, plan, leaves, times, run_id=self.run_id)
 
         await writes.publish_run_result(self.deps, inp, run_id=self.run_id, within=within)
 

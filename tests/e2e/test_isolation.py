@@ -296,6 +296,28 @@ TABLE: dict[str, list[Case]] = {
     "events": [
         case(f"query($s: String!) {{ events(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
     ],  # fmt: skip
+    "agendaPolicy": [
+        case(
+            "query($s: String!) { agendaPolicy(scope: $s) { version ownerName } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
+    "saveAgendaPolicy": [
+        case(
+            "mutation($s: String!) { saveAgendaPolicy(scope: $s, seenVersion: 1,"
+            " policy: {loopEnabled: false, actOn: []}) { version } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
+    "signals": [
+        case(
+            "query($s: String!) { signals(scope: $s) { edges { node { id what } } } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
     "watches": [
         case(f"query($s: String!) {{ watches(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
     ],  # fmt: skip

@@ -43,6 +43,7 @@ STORY_TOOLS = {
 CONCERN_TOOLS = {"raise_concern", "advance_concern", "check_concerns", "change_concern_priority"}
 REVIEW_TOOLS = {"start_review", "review_status"}
 SEARCH_TOOLS = {"search"}
+SIGNAL_TOOLS = {"list_signals"}
 
 PUBLISH = """mutation($input: PublishResultInput!) {
   publishResult(input: $input, runId: "run-mcp") { result { id } } }"""
@@ -129,7 +130,7 @@ async def test_tools_are_listed_without_resolve_concern_or_as_of(api: Server) ->
         tools = (await client.list_tools()).tools
         templates = (await client.list_resource_templates()).resource_templates
     names = {t.name for t in tools}
-    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS
+    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS | SIGNAL_TOOLS
     assert "resolve_concern" not in names
     for tool in tools:
         schema = json.dumps(tool.input_schema).lower()
@@ -528,6 +529,7 @@ async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) ->
             ("list_entities", {"scope": scope}),
             ("list_events", {"scope": scope}),
             ("search", {"scope": scope, "text": "支付模块"}),
+            ("list_signals", {"scope": scope}),
             ("get_entity", {"scope": scope, "entity_id": entity_id}),
             ("check_concerns", {"scope": scope}),
             ("raise_concern", concern_input(scope)),
@@ -556,6 +558,8 @@ async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) ->
             assert "支付模块" not in text and scope not in text, name
         own = body(await client.call_tool("story_graph", {"scope": "elsewhere"}))
         assert own["counts"]["entities"] == 0
+        mine = body(await client.call_tool("list_signals", {"scope": "elsewhere"}))
+        assert mine == {"scope": "elsewhere", "items": [], "next": None}
     concern = gql(api, CONCERN_GQL, id=cid)["concern"]
     # the outsider's reply was never recorded (the package's worker may meanwhile have made
     # the concern's first contact: an outbound message is the product working, not a leak)
@@ -618,7 +622,7 @@ async def test_storygraph_mcp_over_stdio_lists_tools_and_reads(
     async with stdio_client(process_env(services)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         graph = body(await client.call_tool("story_graph", {"scope": scope}))
-    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS
+    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS | SIGNAL_TOOLS
     assert graph["counts"]["entities"] == 2
     env = process_env(services, API_TOKENS=json.dumps(TOKENS))
     async with stdio_client(env, "--token", OUTSIDER) as client:

@@ -1,0 +1,72 @@
+"""GraphQL output type of a signal (issue 28): what a review learned that someone may have to
+settle — a commitment with who, what and the due time, a blocker or risk with what it blocks,
+a question, or a difference with its confirmed and proposed values — citing its passage."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TypeAlias
+
+import strawberry
+
+from api.definitions.story_types import Versioned, versioned
+from engine.signal import model as sm
+from engine.signal.stored import Signal as SignalModel
+
+strawberry.enum(sm.SignalKind)
+strawberry.enum(sm.SignalStatus)
+strawberry.enum(sm.DecisionKind)
+SignalKind: TypeAlias = sm.SignalKind
+SignalStatus: TypeAlias = sm.SignalStatus
+DecisionKind: TypeAlias = sm.DecisionKind
+
+
+@strawberry.type(description="What the agenda decided for a signal, by which policy version.")
+class SignalDecision:
+    kind: DecisionKind
+    concern_id: str | None  # raised / supplemented: the concern (raising it is not wired yet)
+    reason: str
+    policy_version: int
+    label: str  # `raised con-…`, `ignored: no reachable person`
+
+
+@strawberry.type(description="A signal found by a review, as one version (issue 28).")
+class Signal(Versioned):
+    kind: SignalKind
+    status: SignalStatus
+    text: str
+    source_id: str
+    source_version: str
+    locator: str
+    run_id: str
+    said_at: datetime | None
+    who: str
+    what: str
+    due: datetime | None
+    due_text: str
+    blocks: str
+    target_kind: str
+    target_id: str
+    field: str
+    confirmed_value: str
+    proposed_value: str
+    decision: SignalDecision | None  # None: undecided (the scope's loop is off)
+
+
+def signal_type(s: SignalModel) -> Signal:
+    decision = None
+    if s.decision_kind is not None and s.decision_policy_version is not None:
+        made = sm.SignalDecision(
+            kind=s.decision_kind,
+            policy_version=s.decision_policy_version,
+            concern_id=s.decision_concern_id,
+            reason=s.decision_reason,
+        )
+        decision = SignalDecision(
+            kind=made.kind,
+            concern_id=made.concern_id,
+            reason=made.reason,
+            policy_version=made.policy_version,
+            label=made.label(),
+        )
+    return versioned(Signal, s, decision=decision)

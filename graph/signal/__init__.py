@@ -1,0 +1,1 @@
+"""Signals in the story graph (issue 28)."""

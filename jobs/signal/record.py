@@ -1,0 +1,47 @@
+"""The review's publish stage records its signals (issue 28) in the publish transaction:
+the facts of kind commitment, blocker, risk and question the leaves stated, and every
+pending difference the result records, each citing its passage and the run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from neo4j import AsyncManagedTransaction
+
+from engine.review.manifest import LeafBatch
+from engine.review.outputs import LeafOutput
+from engine.signal.stored import Signal, drafts_from_leaves, drafts_from_suggestions
+from engine.story.publish import PublishPlan
+from graph.signal.store import SignalStore
+from jobs.deps import Deps
+from jobs.signal.policy import policies
+
+
+def signal_store(deps: Deps) -> SignalStore:
+    return SignalStore(deps.driver, deps.database)
+
+
+async def record_review_signals(
+    deps: Deps,
+    tx: AsyncManagedTransaction,
+    plan: PublishPlan,
+    leaves: Sequence[tuple[LeafBatch, LeafOutput]],
+    segment_times: Mapping[tuple[str, str, int], datetime],
+    *,
+    run_id: str,
+) -> list[Signal]:
+    """Inside the publish transaction (`within`): a repeat records only what is missing,
+    which after a committed publish is nothing."""
+    drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone)
+    drafts += drafts_from_suggestions(plan.suggestions, plan.references)
+    policy = await policies(deps).current_in(tx, plan.result.scope)
+    return await signal_store(deps).record_in(
+        tx,
+        drafts,
+        scope=plan.result.scope,
+        run_id=run_id,
+        result_id=plan.result.id,
+        now=plan.result.recorded_at,
+        policy=policy,
+    )
