@@ -22,6 +22,7 @@ that one step and commits it in its own transaction (one `deps.clock()` read per
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from datetime import timedelta
@@ -32,6 +33,7 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import Conflict, StorygraphError
 from engine.llm.errors import ModelError, ModelOutputInvalid, ModelRateLimited
+from engine.llm.ledger import Attribution, Stage
 from engine.review import lifecycle as lc
 from engine.review.checkpoints import SourceState, segment_times
 from engine.review.compose import compose_result, earlier_entities, story_scope
@@ -46,6 +48,7 @@ from engine.story.publish import PublishPlan
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
 from jobs.deps import Deps
+from jobs.llm.ledger import Meter, metering
 from jobs.review.common import (
     DEFAULT_WINDOW,
     QUEUED,
@@ -103,11 +106,30 @@ class Execution:
         self.known, self.known_events = known_of(deps)
         self.pool = review_pool(deps)
         self._states: list[SourceState] | None = None
+        self._meter: Meter | None = None  # the model calls of the step in progress
 
     # --- plumbing -------------------------------------------------------------------
 
     async def mutate(self, decide: Any) -> RunChange:
         return await self.runs.mutate(self.run_id, decide)
+
+    def metered(self, stored: StoredRun, stage: Stage, batch: str) -> Meter:
+        """The meter of this step's model calls (cost ledger); `commit` writes them."""
+        who = Attribution(
+            stage=stage, scope=story_scope(stored.run.scope), run_id=self.run_id, batch=batch
+        )
+        self._meter = Meter(who)
+        return self._meter
+
+    async def commit(self, decide: Any) -> RunChange:
+        """`mutate`, writing in the same transaction the model calls of the step that are
+        not written yet (the ledger costs no round trip of its own)."""
+        meter = self._meter
+        calls = meter.entries(at=self.deps.clock()) if meter is not None else []
+        change = await self.mutate(lambda s: dataclasses.replace(decide(s), calls=calls))
+        if meter is not None:
+            meter.paid()
+        return change
 
     async def renew(self) -> None:
         try:
@@ -183,25 +205,27 @@ class Execution:
             earlier_entities([(i, parse_leaf_output(r)) for i, r in leaf_raw.items() if i < index]),
             said,
         )
+        meter = self.metered(stored, Stage.LEAF, str(index))
         async with self.pool.hold(
             output_id, on_wait=self.renew, leave_if=self.stop_requested
         ) as held:
             await self.renew()
-            raw = await held.within(
-                stored.run.stage_timeout,
-                leaf_answer(
-                    self.gateway,
-                    segments,
-                    texts,
-                    times=times,
-                    known_entities=known,
-                    earlier_entities=earlier,
-                    known_events=known_events,
-                ),
-            )
+            with metering(meter):
+                raw = await held.within(
+                    stored.run.stage_timeout,
+                    leaf_answer(
+                        self.gateway,
+                        segments,
+                        texts,
+                        times=times,
+                        known_entities=known,
+                        earlier_entities=earlier,
+                        known_events=known_events,
+                    ),
+                )
             parse_leaf_output(raw)  # the contract: a facts array, or the stage fails
             now = self.deps.clock()
-            await self.mutate(
+            await self.commit(
                 lambda s: RunChange(
                     lc.commit_leaf(s.run, index, output_id, now=now, missed=missed),
                     leaf_outputs={index: raw},
@@ -235,7 +259,8 @@ class Execution:
             output_id, on_wait=self.renew, leave_if=self.stop_requested
         ) as held:
             await self.renew()
-            raw = await held.within(run.stage_timeout, request())
+            with metering(self.metered(stored, Stage.NAVIGATION, node_plan.node_id)):
+                raw = await held.within(run.stage_timeout, request())
             parse_navigation_output(raw)
             now = self.deps.clock()
             node = NavigationNode(
@@ -245,7 +270,7 @@ class Execution:
                 committed_at=now,
                 is_root=node_plan.is_root,
             )
-            await self.mutate(
+            await self.commit(
                 lambda s: RunChange(
                     lc.commit_navigation_node(s.run, node, now=now),
                     node_outputs={node.node_id: raw},
@@ -297,13 +322,14 @@ class Execution:
         def queued(s: StoredRun) -> RunChange:
             return RunChange(s.run.model_copy(update={"worker_id": QUEUED}))
 
-        await self.mutate(queued)
+        await self.commit(queued)  # with the calls the 429 cost
         await self.lease.acquire_worker(owner=self.owner, token=self.token, worker_id=QUEUED)
 
     async def fail(self, error: lc.RunError) -> None:
         try:
             now = self.deps.clock()
-            await self.mutate(lambda s: RunChange(lc.fail(s.run, error, now=now).state))
+            # with the calls the failed step made: they were paid for
+            await self.commit(lambda s: RunChange(lc.fail(s.run, error, now=now).state))
         except Conflict:
             pass  # stopped or finished meanwhile: its own record stands
 

@@ -1,0 +1,119 @@
+"""The cost ledger of model calls (issue 29 item 4): one entry per model request.
+
+An entry says which stage asked (leaf, navigation, heartbeat report, concern loop, watch
+check), which model answered, the prompt and completion tokens the response's `usage`
+reported, the retries and the latency, and what it is attributed to (supervision run and
+batch, concern, watch, scope). A server that omits `usage` gets an estimate marked
+`estimated: true`: ceil(characters / 4) for the prompt and for the completion (the common
+rule of thumb for English; CJK text is under-counted by it, which the flag makes visible).
+The offline rule model makes no HTTP call; its calls are recorded with model "offline" and
+estimated tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from engine.llm.accounting import CallStats
+
+CHARS_PER_TOKEN = 4
+OFFLINE_LEDGER_MODEL = "offline"
+
+
+class Stage(StrEnum):
+    LEAF = "leaf"
+    NAVIGATION = "navigation"
+    REPORT = "heartbeat_report"
+    CONCERN_LOOP = "concern_loop"
+    WATCH_CHECK = "watch_check"
+    OTHER = "other"
+
+
+def estimate_tokens(chars: int) -> int:
+    """The documented estimate when a server omits `usage`: ceil(chars / 4)."""
+    return -(-max(0, chars) // CHARS_PER_TOKEN)
+
+
+class Attribution(BaseModel):
+    """What a call is charged to. `scope` is the story scope key of the owner."""
+
+    stage: Stage
+    scope: str
+    run_id: str | None = None
+    batch: str | None = None  # a leaf's batch index or a navigation node id
+    concern_id: str | None = None
+    watch_id: str | None = None
+
+
+class LedgerEntry(BaseModel):
+    id: str
+    stage: Stage
+    model: str
+    scope: str
+    run_id: str | None = None
+    batch: str | None = None
+    concern_id: str | None = None
+    watch_id: str | None = None
+    outcome: str = "ok"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+    retries: int = 0
+    latency_ms: float = 0.0
+    at: datetime
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def entry(entry_id: str, who: Attribution, stats: CallStats, *, at: datetime) -> LedgerEntry:
+    return LedgerEntry(
+        id=entry_id,
+        **who.model_dump(),
+        model=stats.model,
+        outcome=stats.outcome,
+        prompt_tokens=stats.prompt_tokens,
+        completion_tokens=stats.completion_tokens,
+        estimated=stats.estimated,
+        retries=stats.retries,
+        latency_ms=round(stats.latency_seconds * 1000, 3),
+        at=at,
+    )
+
+
+def offline_stats(prompt_chars: int, completion_chars: int) -> CallStats:
+    """The stats of one offline rule-model call: no HTTP, tokens estimated."""
+    return CallStats(
+        model=OFFLINE_LEDGER_MODEL,
+        prompt_tokens=estimate_tokens(prompt_chars),
+        completion_tokens=estimate_tokens(completion_chars),
+        estimated=True,
+    )
+
+
+class CostSum(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    estimated_calls: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def total(entries: Iterable[LedgerEntry]) -> CostSum:
+    out = CostSum()
+    for e in entries:
+        out.calls += 1
+        out.prompt_tokens += e.prompt_tokens
+        out.completion_tokens += e.completion_tokens
+        out.retries += e.retries
+        out.estimated_calls += int(e.estimated)
+    return out
