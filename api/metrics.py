@@ -15,6 +15,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from jobs.llm.metrics import StageTokenCollector
+
 REGISTRY = CollectorRegistry(auto_describe=True)
 REQUESTS = Counter(
     "storygraph_http_requests_total",
@@ -22,6 +24,7 @@ REQUESTS = Counter(
     ["route", "status"],
     registry=REGISTRY,
 )
+REGISTRY.register(StageTokenCollector())  # model calls made in this process, by stage and model
 LATENCY = Histogram(
     "storygraph_http_request_seconds", "HTTP request latency by route", ["route"], registry=REGISTRY
 )

@@ -19,6 +19,7 @@ from strawberry.types import ExecutionContext
 
 from api.definitions import (
     concern,
+    cost,
     graph_replay,
     knowledge,
     platform,
@@ -40,6 +41,7 @@ QUERIES: tuple[type, ...] = (
     platform.Query,
     story.Query,
     story_diff.Query,
+    cost.Query,
     graph_replay.Query,
     watch.Query,
     watch_delivery.Query,

@@ -117,3 +117,50 @@ def total(entries: Iterable[LedgerEntry]) -> CostSum:
         out.retries += e.retries
         out.estimated_calls += int(e.estimated)
     return out
+
+
+class CostLine(BaseModel):
+    """The sum of the ledger entries sharing one owner, stage and model."""
+
+    stage: str
+    model: str
+    run_id: str | None = None
+    batch: str | None = None
+    concern_id: str | None = None
+    watch_id: str | None = None
+    cost: CostSum
+
+
+def add(a: CostSum, b: CostSum) -> CostSum:
+    return CostSum(
+        calls=a.calls + b.calls,
+        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
+        completion_tokens=a.completion_tokens + b.completion_tokens,
+        retries=a.retries + b.retries,
+        estimated_calls=a.estimated_calls + b.estimated_calls,
+    )
+
+
+def sum_lines(lines: Iterable[CostLine]) -> CostSum:
+    out = CostSum()
+    for line in lines:
+        out = add(out, line.cost)
+    return out
+
+
+def by_owner(lines: Iterable[CostLine], owner: str) -> dict[str, CostSum]:
+    """Sums per `owner` ("run_id", "concern_id" or "watch_id"); lines without one are left out."""
+    out: dict[str, CostSum] = {}
+    for line in lines:
+        key = getattr(line, owner)
+        if key is not None:
+            out[key] = add(out.get(key, CostSum()), line.cost)
+    return out
+
+
+def by_stage(lines: Iterable[CostLine]) -> dict[tuple[str, str], CostSum]:
+    out: dict[tuple[str, str], CostSum] = {}
+    for line in lines:
+        key = (line.stage, line.model)
+        out[key] = add(out.get(key, CostSum()), line.cost)
+    return out

@@ -20,6 +20,26 @@ from engine.llm.accounting import CallStats
 from engine.llm.ledger import Attribution, LedgerEntry, entry, offline_stats
 
 
+class StageTokens:
+    """Process-wide token counters by (stage, model), exported as Prometheus counters."""
+
+    def __init__(self) -> None:
+        self._by: dict[tuple[str, str], list[int]] = {}
+
+    def add(self, stage: str, stats: CallStats) -> None:
+        row = self._by.setdefault((stage, stats.model), [0, 0, 0])
+        row[0] += stats.prompt_tokens
+        row[1] += stats.completion_tokens
+        row[2] += 1
+
+    def snapshot(self) -> dict[tuple[str, str], tuple[int, int, int]]:
+        """(prompt tokens, completion tokens, calls) per (stage, model)."""
+        return {key: (p, c, n) for key, (p, c, n) in self._by.items()}
+
+
+STAGE_TOKENS = StageTokens()
+
+
 class Meter:
     def __init__(self, who: Attribution) -> None:
         self.who = who
@@ -27,6 +47,7 @@ class Meter:
 
     def record(self, stats: CallStats) -> None:
         self._stats.append((uuid4().hex, stats))
+        STAGE_TOKENS.add(self.who.stage.value, stats)
 
     @property
     def calls(self) -> int:

@@ -217,6 +217,14 @@ TABLE: dict[str, list[Case]] = {
             lambda s: {"s": s.b, "t": "2000-01-01T00:00:00Z"},
         )
     ],  # fmt: skip
+    "costLedger": [
+        case(
+            "query($s: String!, $t: DateTime!) { costLedger(scope: $s, from: $t) {"
+            " total { calls tokens } lines { runId stage } } }",
+            R,
+            lambda s: {"s": s.b, "t": "2000-01-01T00:00:00Z"},
+        )
+    ],  # fmt: skip
     "graphView": [
         case(
             "query($s: String!) { graphView(scope: $s) { nodes { label } } }",

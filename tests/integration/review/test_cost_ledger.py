@@ -8,14 +8,21 @@ commits the batch or node, so the ledger and the stand-in's request log agree on
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
 from neo4j import AsyncDriver
+from prometheus_client import CollectorRegistry, generate_latest
 
-from engine.llm.ledger import estimate_tokens
+from engine.errors import Forbidden, InvalidInput
+from engine.llm.ledger import by_owner, by_stage, estimate_tokens, sum_lines
+from engine.principal import Principal
 from engine.review.types import Scope
 from jobs.deps import Deps
+from jobs.llm.cost import cost_ledger, run_cost
+from jobs.llm.ledger import STAGE_TOKENS
+from jobs.llm.metrics import StageTokenCollector
 from jobs.review.common import runs_of
 from jobs.review.runs import Opened, open_run
 from tests.support.grounded_review import review_answer, review_answer_without_usage
@@ -101,3 +108,55 @@ async def test_a_server_omitting_usage_gets_an_estimate_marked_estimated(
     )
     assert sorted(c["prompt_tokens"] for c in calls) == expected
     assert all(c["completion_tokens"] > 0 for c in calls)
+
+
+registry = CollectorRegistry()
+registry.register(StageTokenCollector())
+READER = Principal("reader", frozenset({"*"}), frozenset({"reader"}))
+
+
+async def test_cost_ledger_sums_a_scopes_calls_per_run_stage_and_batch(
+    deps: Deps, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    model_server.answer_with(review_answer)
+    await push_conversation(deps, scope, "chat-1", chat())
+    counted = STAGE_TOKENS.snapshot()
+    run_id = await review(deps, scope)
+    prompt = sum(len(r.user_text) for r in model_server.requests)
+
+    got = await cost_ledger(deps, READER, scope, since=BASE - timedelta(days=3650), until=None)
+    total = sum_lines(got.lines)
+    assert total.calls == model_server.calls and total.prompt_tokens == prompt
+    assert by_owner(got.lines, "run_id") == {run_id: total}
+    stages = by_stage(got.lines)
+    assert {stage for stage, _ in stages} == {"leaf", "navigation"}
+    assert sum(s.calls for s in stages.values()) == model_server.calls
+    # the Prometheus counters of tokens by stage and model grew by the same amounts
+    scraped = generate_latest(registry).decode()
+    for (stage, model), cost in stages.items():
+        was = counted.get((stage, model), (0, 0, 0))
+        line = (
+            f'storygraph_model_stage_tokens_total{{kind="prompt",model="{model}",stage="{stage}"}}'
+        )
+        assert f"{line} {float(was[0] + cost.prompt_tokens)}" in scraped, scraped
+    # a window that ends before the run holds nothing
+    before = await cost_ledger(
+        deps, READER, scope, since=BASE - timedelta(days=3650), until=BASE - timedelta(days=3649)
+    )
+    assert before.lines == []
+    # the run's own cost (per batch) sums to the same
+    assert sum_lines(await run_cost(deps, READER, scope, run_id)) == total
+    # a time without a zone, and from after to, are INVALID_INPUT
+    with pytest.raises(InvalidInput):
+        await cost_ledger(deps, READER, scope, since=datetime(2026, 1, 1), until=None)
+    with pytest.raises(InvalidInput):
+        await cost_ledger(deps, READER, scope, since=BASE, until=BASE - timedelta(seconds=1))
+    # another scope's caller is refused without learning anything
+    with pytest.raises(Forbidden):
+        await cost_ledger(
+            deps,
+            Principal("other", frozenset({"elsewhere"}), frozenset({"reader"})),
+            scope,
+            since=BASE,
+            until=None,
+        )
