@@ -213,6 +213,10 @@ class SupervisionRun:
     )
     covered: list[SourceRange] = strawberry.field(default_factory=list)
     missed: list[SourceRange] = strawberry.field(default_factory=list)
+    pause_reason: str | None = strawberry.field(
+        default=None,
+        description="Why the service paused it (e.g. its token budget); none for a person's pause.",
+    )
     story_scope: strawberry.Private[str] = GLOBAL  # the scope its ledger entries carry
 
     @strawberry.field(
@@ -253,6 +257,7 @@ class SupervisionRun:
             covered=[source_range(s) for s in run.covered()],
             missed=[source_range(m) for m in run.missed],
             story_scope=ledger_scope(run.scope),
+            pause_reason=run.pause_reason,
             batches=[
                 ReviewBatch(
                     index=b.index,

@@ -164,3 +164,22 @@ def by_stage(lines: Iterable[CostLine]) -> dict[tuple[str, str], CostSum]:
         key = (line.stage, line.model)
         out[key] = add(out.get(key, CostSum()), line.cost)
     return out
+
+
+BUDGET_REASON = {
+    "zh": (
+        "已超出每次运行的 token 预算 {budget}（本次已用 {spent}）；"
+        "继续回顾（continueReview）可接着运行"
+    ),
+    "en": "token budget of {budget} per run exceeded ({spent} used); continueReview goes on",
+}
+
+
+def over_budget(spent: int, budget: int | None) -> bool:
+    """A run execution that has spent its token budget stops before its next model call."""
+    return budget is not None and spent >= budget
+
+
+def budget_reason(spent: int, budget: int, locale: str = "zh") -> str:
+    template = BUDGET_REASON.get(locale, BUDGET_REASON["zh"])
+    return template.format(budget=budget, spent=spent)

@@ -33,7 +33,7 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import Conflict, StorygraphError
 from engine.llm.errors import ModelError, ModelOutputInvalid, ModelRateLimited
-from engine.llm.ledger import Attribution, Stage
+from engine.llm.ledger import Attribution, Stage, budget_reason, over_budget
 from engine.review import lifecycle as lc
 from engine.review.checkpoints import SourceState, segment_times
 from engine.review.compose import compose_result, earlier_entities, story_scope
@@ -107,6 +107,7 @@ class Execution:
         self.pool = review_pool(deps)
         self._states: list[SourceState] | None = None
         self._meter: Meter | None = None  # the model calls of the step in progress
+        self.spent = 0  # tokens this execution's calls cost (the per-run budget counts them)
 
     # --- plumbing -------------------------------------------------------------------
 
@@ -129,7 +130,21 @@ class Execution:
         change = await self.mutate(lambda s: dataclasses.replace(decide(s), calls=calls))
         if meter is not None:
             meter.paid()
+        self.spent += sum(c.tokens for c in calls)
         return change
+
+    async def pause_if_over_budget(self) -> bool:
+        """Past REVIEW_RUN_TOKEN_BUDGET: pause with the reason (continueReview goes on;
+        the batches and nodes committed so far are kept and never asked again)."""
+        budget = self.deps.settings.review_run_token_budget
+        if not over_budget(self.spent, budget):
+            return False
+        assert budget is not None
+        reason = budget_reason(self.spent, budget, self.deps.settings.locale)
+        now = self.deps.clock()
+        await self.mutate(lambda s: RunChange(lc.pause(s.run, now=now, reason=reason).state))
+        log.info("review paused: token budget", extra={"fields": {"run_id": self.run_id}})
+        return True
 
     async def renew(self) -> None:
         try:
@@ -353,6 +368,8 @@ class Execution:
             await self.collect_page(stored, step.cursor)
         elif kind is StepKind.FINISH_COLLECT:
             await self.mutate(lambda s: RunChange(lc.finish_collect(s.run, now=now).state))
+        elif kind in (StepKind.LEAF, StepKind.NAVIGATE) and await self.pause_if_over_budget():
+            return True  # the next step reads the pause and records the stop
         elif kind is StepKind.LEAF:
             assert step.batch_index is not None
             await self.leaf(stored, step.batch_index)
