@@ -33,4 +33,15 @@ CALL (r) {
   MERGE (r)-[:MADE_CALL]->(c)
   RETURN count(c) AS calls
 }
+CALL (r) {
+  // the deployment-wide totals per stage and model that /metrics exports as counters
+  UNWIND $calls AS row
+  WITH row.stage AS stage, row.model AS model, count(row) AS n,
+       sum(row.prompt_tokens) AS prompt, sum(row.completion_tokens) AS completion
+  MERGE (t:ModelCallTotal {stage: stage, model: model})
+  ON CREATE SET t.calls = 0, t.prompt_tokens = 0, t.completion_tokens = 0
+  SET t.calls = t.calls + n, t.prompt_tokens = t.prompt_tokens + prompt,
+      t.completion_tokens = t.completion_tokens + completion
+  RETURN count(t) AS totals
+}
 RETURN r.id AS id

@@ -53,3 +53,12 @@ class CostLedger(Store):
     async def of_runs(self, run_ids: Sequence[str]) -> list[CostLine]:
         rows = await self.query("llm/cost_of_runs", run_ids=list(run_ids))
         return [cost_line(r) for r in rows]
+
+
+async def call_totals(store: Store) -> list[tuple[str, str, int, int, int]]:
+    """(stage, model, calls, prompt tokens, completion tokens), deployment-wide."""
+    rows = await store.query("llm/call_totals")
+    return [
+        (r["stage"], r["model"], r["calls"], r["prompt_tokens"], r["completion_tokens"])
+        for r in rows
+    ]

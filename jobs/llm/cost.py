@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from engine.clock import instant, utc
 from engine.llm.ledger import CostLine
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.story.diff import check_window
-from graph.llm.ledger import CostLedger
+from graph.llm.ledger import CostLedger, call_totals
 from jobs.deps import Deps
 
 
@@ -45,3 +46,8 @@ async def run_cost(deps: Deps, principal: Principal, scope: str, run_id: str) ->
     """The ledger lines of one supervision run of `scope` (per batch, stage and model)."""
     require_scope(principal, "reader", scope)
     return await ledger_of(deps).of_runs([run_id])
+
+
+async def ledger_totals(deps_driver: Any, database: str) -> list[tuple[str, str, int, int, int]]:
+    """The deployment-wide totals per stage and model (for /metrics; no scope, no caller)."""
+    return await call_totals(CostLedger(deps_driver, database))

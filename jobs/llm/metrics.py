@@ -66,3 +66,29 @@ class StageTokenCollector(Collector):
             calls.add_metric([stage, model], float(n))
         yield tokens
         yield calls
+
+
+class LedgerTotalsCollector(Collector):
+    """The cost ledger's deployment-wide totals by stage and model (read before a scrape),
+    so the API's /metrics counts the calls every worker made."""
+
+    def __init__(self, totals: list[tuple[str, str, int, int, int]]) -> None:
+        self.totals = totals
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        tokens = CounterMetricFamily(
+            "storygraph_ledger_tokens",
+            "tokens of recorded model calls by stage, model and kind, all workers",
+            labels=["stage", "model", "kind"],
+        )
+        calls = CounterMetricFamily(
+            "storygraph_ledger_calls",
+            "recorded model calls by stage and model, all workers",
+            labels=["stage", "model"],
+        )
+        for stage, model, n, prompt, completion in self.totals:
+            tokens.add_metric([stage, model, "prompt"], float(prompt))
+            tokens.add_metric([stage, model, "completion"], float(completion))
+            calls.add_metric([stage, model], float(n))
+        yield tokens
+        yield calls

@@ -20,7 +20,7 @@ from engine.llm.ledger import by_owner, by_stage, estimate_tokens, sum_lines
 from engine.principal import Principal
 from engine.review.types import Scope
 from jobs.deps import Deps
-from jobs.llm.cost import cost_ledger, run_cost
+from jobs.llm.cost import cost_ledger, ledger_totals, run_cost
 from jobs.llm.ledger import STAGE_TOKENS
 from jobs.llm.metrics import StageTokenCollector
 from jobs.review.common import runs_of
@@ -110,6 +110,10 @@ async def test_a_server_omitting_usage_gets_an_estimate_marked_estimated(
     assert all(c["completion_tokens"] > 0 for c in calls)
 
 
+def db(deps: Deps) -> str:
+    return deps.settings.neo4j_database
+
+
 registry = CollectorRegistry()
 registry.register(StageTokenCollector())
 READER = Principal("reader", frozenset({"*"}), frozenset({"reader"}))
@@ -121,6 +125,7 @@ async def test_cost_ledger_sums_a_scopes_calls_per_run_stage_and_batch(
     model_server.answer_with(review_answer)
     await push_conversation(deps, scope, "chat-1", chat())
     counted = STAGE_TOKENS.snapshot()
+    stored_before = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
     run_id = await review(deps, scope)
     prompt = sum(len(r.user_text) for r in model_server.requests)
 
@@ -139,6 +144,15 @@ async def test_cost_ledger_sums_a_scopes_calls_per_run_stage_and_batch(
             f'storygraph_model_stage_tokens_total{{kind="prompt",model="{model}",stage="{stage}"}}'
         )
         assert f"{line} {float(was[0] + cost.prompt_tokens)}" in scraped, scraped
+    # and the deployment-wide totals /metrics reads (ModelCallTotal) grew by the same
+    stored = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
+    for key, cost in stages.items():
+        calls, prompt_was, completion_was = stored_before.get(key, (0, 0, 0))
+        assert stored[key] == (
+            calls + cost.calls,
+            prompt_was + cost.prompt_tokens,
+            completion_was + cost.completion_tokens,
+        )
     # a window that ends before the run holds nothing
     before = await cost_ledger(
         deps, READER, scope, since=BASE - timedelta(days=3650), until=BASE - timedelta(days=3649)
