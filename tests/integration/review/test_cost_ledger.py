@@ -174,3 +174,29 @@ async def test_cost_ledger_sums_a_scopes_calls_per_run_stage_and_batch(
             since=BASE,
             until=None,
         )
+
+
+async def test_the_offline_model_s_calls_are_recorded_as_offline_with_estimated_tokens(
+    deps: Deps, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    offline = deps.settings.model_copy(update={"model_base_url": None})
+    await push_conversation(deps, scope, "chat-1", chat())
+    got = await open_run(
+        deps,
+        Scope.projects(scope),
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(hours=1)),
+    )
+    assert isinstance(got, Opened)
+    await run_worker(offline)
+    run = (await runs_of(deps).get(got.run.run_id)).run
+    assert run.result_id, run
+
+    calls = await ledger_of(neo4j_driver, deps, run.run_id)
+    assert model_server.calls == 0  # no HTTP request at all
+    assert [(c["stage"], c["model"]) for c in calls] == [
+        ("leaf", "offline"),
+        ("navigation", "offline"),
+    ]
+    assert all(
+        c["estimated"] and c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls
+    )
