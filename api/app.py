@@ -47,6 +47,7 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.driver = open_driver(settings, patience_s=API_PATIENCE_S)
+        app.state.neo4j_database = settings.neo4j_database  # /metrics reads the ledger totals
         app.state.pool = await open_pool_or_lazy(settings)
         # one Redis subscriber for every graphChanged subscription of this process
         app.state.changes = GraphChangeHub(settings.effective_redis_url)

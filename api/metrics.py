@@ -15,6 +15,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from jobs.llm.cost import ledger_totals
+from jobs.llm.metrics import LedgerTotalsCollector, StageTokenCollector
+
 REGISTRY = CollectorRegistry(auto_describe=True)
 REQUESTS = Counter(
     "storygraph_http_requests_total",
@@ -22,6 +25,7 @@ REQUESTS = Counter(
     ["route", "status"],
     registry=REGISTRY,
 )
+REGISTRY.register(StageTokenCollector())  # model calls made in this process, by stage and model
 LATENCY = Histogram(
     "storygraph_http_request_seconds", "HTTP request latency by route", ["route"], registry=REGISTRY
 )
@@ -53,5 +57,15 @@ class MetricsMiddleware:
             REQUESTS.labels(route, str(status["code"])).inc()
 
 
-async def metrics_endpoint(_: Request) -> Response:
-    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+async def metrics_endpoint(request: Request) -> Response:
+    body = generate_latest(REGISTRY)
+    state = request.app.state
+    try:  # the cost ledger's totals of every worker's calls (a few nodes)
+        totals = await ledger_totals(state.driver, state.neo4j_database)
+    except Exception:  # noqa: BLE001 - Neo4j away: the process metrics still answer
+        totals = None
+    if totals is not None:
+        ledger = CollectorRegistry()
+        ledger.register(LedgerTotalsCollector(totals))
+        body += generate_latest(ledger)
+    return Response(body, media_type=CONTENT_TYPE_LATEST)

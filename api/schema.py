@@ -19,6 +19,7 @@ from strawberry.types import ExecutionContext
 
 from api.definitions import (
     concern,
+    cost,
     graph_replay,
     inbox,
     knowledge,
@@ -44,6 +45,7 @@ QUERIES: tuple[type, ...] = (
     story.Query,
     story_diff.Query,
     inbox.Query,
+    cost.Query,
     graph_replay.Query,
     watch.Query,
     watch_delivery.Query,

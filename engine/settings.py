@@ -122,6 +122,9 @@ class Settings(BaseSettings):
     model_deadline_seconds: float = 180.0
     model_request_timeout_seconds: float = 60.0
     model_concurrency: int = 4
+    # Tokens (prompt + completion, cost ledger) one execution of a supervision run may spend;
+    # past it the run pauses with the reason and `continueReview` goes on. Unset = unlimited.
+    review_run_token_budget: int | None = None
     # The shortest `trigger.everySeconds` a schedule concern may repeat at.
     concern_min_every_seconds: int = 60
     # Sending windows of concern messages (timezone above; days 0 = Monday, JSON lists):

@@ -23,7 +23,7 @@ from engine.settings import Settings
 from graph.driver import open_driver
 from graph.startup import migrate_when_available
 from jobs.llm.gateway import ModelGateway, build_gateway
-from jobs.llm.metrics import ModelCollector
+from jobs.llm.metrics import ModelCollector, StageTokenCollector
 from jobs.queue import redis_settings
 from jobs.resilient_worker import ResilientWorker
 from jobs.serialization import SERIALIZERS
@@ -117,6 +117,7 @@ def _on_startup(settings: Settings):  # type: ignore[no-untyped-def]
         )
         if settings.worker_metrics_port:
             REGISTRY.register(ModelCollector(ctx["accounting"]))
+            REGISTRY.register(StageTokenCollector())
             start_http_server(settings.worker_metrics_port, addr="127.0.0.1")
         await review_startup(ctx)
         fields = {"worker_id": ctx["worker_id"], "queue": settings.queue_name}

@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import strawberry
+from strawberry.types import Info
 
+from api.context import Context
+from api.definitions.cost import RunCost, resolve_run_cost
 from api.definitions.story_types import SourceRange
 from engine.review import activity as act
 from engine.review.heartbeat import HeartbeatRun as HeartbeatRunModel
@@ -13,6 +16,7 @@ from engine.review.lifecycle import SupervisionRun as RunModel
 from engine.review.plans import HeartbeatPlan
 from engine.review.stages import progress
 from engine.review.types import MissedRange, Scope, Segment
+from engine.scope import GLOBAL
 
 
 @strawberry.type
@@ -209,6 +213,18 @@ class SupervisionRun:
     )
     covered: list[SourceRange] = strawberry.field(default_factory=list)
     missed: list[SourceRange] = strawberry.field(default_factory=list)
+    pause_reason: str | None = strawberry.field(
+        default=None,
+        description="Why the service paused it (e.g. its token budget); none for a person's pause.",
+    )
+    story_scope: strawberry.Private[str] = GLOBAL  # the scope its ledger entries carry
+
+    @strawberry.field(
+        description="What its model calls cost (cost ledger): in all, and per batch "
+        "(leaf index or navigation node), stage and model."
+    )
+    async def cost(self, info: Info[Context, None]) -> RunCost:
+        return await resolve_run_cost(info, self.story_scope, self.id)
 
     @classmethod
     def from_model(cls, run: RunModel) -> SupervisionRun:
@@ -240,6 +256,8 @@ class SupervisionRun:
             complete=run.complete,
             covered=[source_range(s) for s in run.covered()],
             missed=[source_range(m) for m in run.missed],
+            story_scope=ledger_scope(run.scope),
+            pause_reason=run.pause_reason,
             batches=[
                 ReviewBatch(
                     index=b.index,
@@ -254,6 +272,11 @@ class SupervisionRun:
                 for b in run.ledger.batches
             ],
         )
+
+
+def ledger_scope(scope: Scope) -> str:
+    """The story scope a run's ledger entries carry (the one it publishes into)."""
+    return GLOBAL if scope.is_global or not scope.project_ids else scope.project_ids[0]
 
 
 def run_progress(run: RunModel) -> RunProgress:

@@ -63,6 +63,7 @@ class CallStats(BaseModel):
     waits: list[float] = Field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    estimated: bool = False  # the server omitted `usage`: tokens are engine.llm.ledger's estimate
     latency_seconds: float = 0.0
     queued_seconds: float = 0.0
 

@@ -132,6 +132,7 @@ class SupervisionRun(ReviewModel):
     # input it should have read and could not (seed 004 L4 部分来源不可用): a run with any is
     # never presented as complete, nor is its result
     missed: tuple[MissedRange, ...] = ()
+    pause_reason: str | None = None  # why the service paused it (a person's pause has none)
 
     @property
     def complete(self) -> bool:
@@ -382,11 +383,13 @@ def fail(run: SupervisionRun, error: RunError, *, now: datetime) -> Decision[Sup
     return Decision(failed, (ReleaseLease(run_id=run.run_id),))
 
 
-def pause(run: SupervisionRun, *, now: datetime) -> Decision[SupervisionRun]:
+def pause(
+    run: SupervisionRun, *, now: datetime, reason: str | None = None
+) -> Decision[SupervisionRun]:
     if run.status is RunStatus.PAUSED:
         return Decision(run)
     _require_running(run, "pause")
-    paused = _update(run, now, status=RunStatus.PAUSED)
+    paused = _update(run, now, status=RunStatus.PAUSED, pause_reason=reason)
     return Decision(paused, (StopExecution(run_id=run.run_id),))
 
 
@@ -452,6 +455,7 @@ def continue_run(
         stopped=False,
         worker_id=worker_id,
         error=None,
+        pause_reason=None,
         ended_at=None,
         stages=stages,
         ledger=resume(run.ledger),

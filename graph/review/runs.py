@@ -18,8 +18,10 @@ from typing import Any
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import NotFound
+from engine.llm.ledger import LedgerEntry
 from engine.review.lifecycle import SupervisionRun
 from graph.base import Store
+from graph.llm.ledger import call_row
 from graph.review.codec import (
     RunOptions,
     StoredRun,
@@ -40,6 +42,7 @@ class RunChange:
     leaf_outputs: Mapping[int, str] = field(default_factory=dict)
     node_outputs: Mapping[str, str] = field(default_factory=dict)
     value: Any = None
+    calls: Sequence[LedgerEntry] = ()  # model calls to write into the cost ledger with it
 
 
 Decide = Callable[[StoredRun], RunChange]
@@ -58,6 +61,7 @@ class SupervisionRuns(Store):
         *,
         leaf_outputs: Mapping[int, str] | None = None,
         node_outputs: Mapping[str, str] | None = None,
+        calls: Sequence[LedgerEntry] = (),
     ) -> None:
         leaf_outputs = leaf_outputs or {}
         node_outputs = node_outputs or {}
@@ -68,6 +72,7 @@ class SupervisionRuns(Store):
             stages=stage_rows(run),
             batches=[batch_row(b, leaf_outputs.get(b.index)) for b in run.ledger.batches],
             nodes=[node_row(n, node_outputs.get(n.node_id)) for n in run.ledger.nodes],
+            calls=[call_row(c) for c in calls],
         )
 
     async def create(self, run: SupervisionRun, options: RunOptions) -> None:
@@ -111,6 +116,7 @@ class SupervisionRuns(Store):
                 stored.options,
                 leaf_outputs=change.leaf_outputs,
                 node_outputs=change.node_outputs,
+                calls=change.calls,
             )
             return change
 

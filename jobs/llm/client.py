@@ -27,7 +27,9 @@ from engine.llm.errors import (
     ModelTimeout,
     ModelUnavailable,
 )
+from engine.llm.ledger import estimate_tokens
 from engine.llm.messages import ChatRequest, ChatResult, Completion, completion_from_body
+from jobs.llm import ledger
 from jobs.llm.retry import (
     SEED_POLICY,
     AttemptDeadline,
@@ -164,6 +166,14 @@ class OpenAIChatClient:
             raise error.with_stats(stats) from exc
         stats.prompt_tokens = completion.usage.prompt_tokens
         stats.completion_tokens = completion.usage.completion_tokens
+        if not (stats.prompt_tokens or stats.completion_tokens):  # the server omitted usage
+            said = completion.text + json.dumps(
+                [c.to_wire() for c in completion.tool_calls], ensure_ascii=False
+            )
+            sent = json.dumps(payload.get("messages"), ensure_ascii=False)
+            stats.prompt_tokens = estimate_tokens(len(sent))
+            stats.completion_tokens = estimate_tokens(len(said) - 2)  # without "[]"
+            stats.estimated = True
         self._finish(stats, log, deadline, "ok")
         return ChatResult(**completion.model_dump(), stats=stats)
 
@@ -174,6 +184,7 @@ class OpenAIChatClient:
         stats.outcome = outcome
         stats.latency_seconds = deadline.elapsed()
         self.accounting.metrics.record(stats)
+        ledger.record(stats)
 
     async def _attempt(
         self,

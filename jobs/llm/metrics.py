@@ -8,6 +8,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from engine.llm.accounting import Accounting
+from jobs.llm.ledger import STAGE_TOKENS
 
 
 class ModelCollector(Collector):
@@ -43,3 +44,51 @@ class ModelCollector(Collector):
             in_flight.add_metric([model], float(c.in_flight))
         yield failures
         yield in_flight
+
+
+class StageTokenCollector(Collector):
+    """Tokens of the metered model calls (cost ledger) by stage and model, this process."""
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        tokens = CounterMetricFamily(
+            "storygraph_model_stage_tokens",
+            "tokens of model calls by stage, model and kind (prompt, completion)",
+            labels=["stage", "model", "kind"],
+        )
+        calls = CounterMetricFamily(
+            "storygraph_model_stage_calls",
+            "model calls by stage and model",
+            labels=["stage", "model"],
+        )
+        for (stage, model), (prompt, completion, n) in sorted(STAGE_TOKENS.snapshot().items()):
+            tokens.add_metric([stage, model, "prompt"], float(prompt))
+            tokens.add_metric([stage, model, "completion"], float(completion))
+            calls.add_metric([stage, model], float(n))
+        yield tokens
+        yield calls
+
+
+class LedgerTotalsCollector(Collector):
+    """The cost ledger's deployment-wide totals by stage and model (read before a scrape),
+    so the API's /metrics counts the calls every worker made."""
+
+    def __init__(self, totals: list[tuple[str, str, int, int, int]]) -> None:
+        self.totals = totals
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        tokens = CounterMetricFamily(
+            "storygraph_ledger_tokens",
+            "tokens of recorded model calls by stage, model and kind, all workers",
+            labels=["stage", "model", "kind"],
+        )
+        calls = CounterMetricFamily(
+            "storygraph_ledger_calls",
+            "recorded model calls by stage and model, all workers",
+            labels=["stage", "model"],
+        )
+        for stage, model, n, prompt, completion in self.totals:
+            tokens.add_metric([stage, model, "prompt"], float(prompt))
+            tokens.add_metric([stage, model, "completion"], float(completion))
+            calls.add_metric([stage, model], float(n))
+        yield tokens
+        yield calls

@@ -24,6 +24,7 @@ that one step and commits it in its own transaction (one `deps.clock()` read per
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from datetime import timedelta
@@ -34,6 +35,7 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import Conflict, StorygraphError
 from engine.llm.errors import ModelError, ModelOutputInvalid, ModelRateLimited
+from engine.llm.ledger import Attribution, Stage, budget_reason, over_budget
 from engine.review import lifecycle as lc
 from engine.review.checkpoints import SourceState, segment_times
 from engine.review.compose import compose_result, earlier_entities, story_scope
@@ -48,6 +50,7 @@ from engine.story.publish import PublishPlan
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
 from jobs.deps import Deps
+from jobs.llm.ledger import Meter, metering
 from jobs.review.common import (
     DEFAULT_WINDOW,
     QUEUED,
@@ -106,11 +109,45 @@ class Execution:
         self.known, self.known_events = known_of(deps)
         self.pool = review_pool(deps)
         self._states: list[SourceState] | None = None
+        self._meter: Meter | None = None  # the model calls of the step in progress
+        self.spent = 0  # tokens this execution's calls cost (the per-run budget counts them)
 
     # --- plumbing -------------------------------------------------------------------
 
     async def mutate(self, decide: Any) -> RunChange:
         return await self.runs.mutate(self.run_id, decide)
+
+    def metered(self, stored: StoredRun, stage: Stage, batch: str) -> Meter:
+        """The meter of this step's model calls (cost ledger); `commit` writes them."""
+        who = Attribution(
+            stage=stage, scope=story_scope(stored.run.scope), run_id=self.run_id, batch=batch
+        )
+        self._meter = Meter(who)
+        return self._meter
+
+    async def commit(self, decide: Any) -> RunChange:
+        """`mutate`, writing in the same transaction the model calls of the step that are
+        not written yet (the ledger costs no round trip of its own)."""
+        meter = self._meter
+        calls = meter.entries(at=self.deps.clock()) if meter is not None else []
+        change = await self.mutate(lambda s: dataclasses.replace(decide(s), calls=calls))
+        if meter is not None:
+            meter.paid()
+        self.spent += sum(c.tokens for c in calls)
+        return change
+
+    async def pause_if_over_budget(self) -> bool:
+        """Past REVIEW_RUN_TOKEN_BUDGET: pause with the reason (continueReview goes on;
+        the batches and nodes committed so far are kept and never asked again)."""
+        budget = self.deps.settings.review_run_token_budget
+        if not over_budget(self.spent, budget):
+            return False
+        assert budget is not None
+        reason = budget_reason(self.spent, budget, self.deps.settings.locale)
+        now = self.deps.clock()
+        await self.mutate(lambda s: RunChange(lc.pause(s.run, now=now, reason=reason).state))
+        log.info("review paused: token budget", extra={"fields": {"run_id": self.run_id}})
+        return True
 
     async def renew(self) -> None:
         try:
@@ -186,25 +223,27 @@ class Execution:
             earlier_entities([(i, parse_leaf_output(r)) for i, r in leaf_raw.items() if i < index]),
             said,
         )
+        meter = self.metered(stored, Stage.LEAF, str(index))
         async with self.pool.hold(
             output_id, on_wait=self.renew, leave_if=self.stop_requested
         ) as held:
             await self.renew()
-            raw = await held.within(
-                stored.run.stage_timeout,
-                leaf_answer(
-                    self.gateway,
-                    segments,
-                    texts,
-                    times=times,
-                    known_entities=known,
-                    earlier_entities=earlier,
-                    known_events=known_events,
-                ),
-            )
+            with metering(meter):
+                raw = await held.within(
+                    stored.run.stage_timeout,
+                    leaf_answer(
+                        self.gateway,
+                        segments,
+                        texts,
+                        times=times,
+                        known_entities=known,
+                        earlier_entities=earlier,
+                        known_events=known_events,
+                    ),
+                )
             parse_leaf_output(raw)  # the contract: a facts array, or the stage fails
             now = self.deps.clock()
-            await self.mutate(
+            await self.commit(
                 lambda s: RunChange(
                     lc.commit_leaf(s.run, index, output_id, now=now, missed=missed),
                     leaf_outputs={index: raw},
@@ -238,7 +277,8 @@ class Execution:
             output_id, on_wait=self.renew, leave_if=self.stop_requested
         ) as held:
             await self.renew()
-            raw = await held.within(run.stage_timeout, request())
+            with metering(self.metered(stored, Stage.NAVIGATION, node_plan.node_id)):
+                raw = await held.within(run.stage_timeout, request())
             parse_navigation_output(raw)
             now = self.deps.clock()
             node = NavigationNode(
@@ -248,7 +288,7 @@ class Execution:
                 committed_at=now,
                 is_root=node_plan.is_root,
             )
-            await self.mutate(
+            await self.commit(
                 lambda s: RunChange(
                     lc.commit_navigation_node(s.run, node, now=now),
                     node_outputs={node.node_id: raw},
@@ -302,13 +342,14 @@ class Execution:
         def queued(s: StoredRun) -> RunChange:
             return RunChange(s.run.model_copy(update={"worker_id": QUEUED}))
 
-        await self.mutate(queued)
+        await self.commit(queued)  # with the calls the 429 cost
         await self.lease.acquire_worker(owner=self.owner, token=self.token, worker_id=QUEUED)
 
     async def fail(self, error: lc.RunError) -> None:
         try:
             now = self.deps.clock()
-            await self.mutate(lambda s: RunChange(lc.fail(s.run, error, now=now).state))
+            # with the calls the failed step made: they were paid for
+            await self.commit(lambda s: RunChange(lc.fail(s.run, error, now=now).state))
         except Conflict:
             pass  # stopped or finished meanwhile: its own record stands
 
@@ -332,6 +373,8 @@ class Execution:
             await self.collect_page(stored, step.cursor)
         elif kind is StepKind.FINISH_COLLECT:
             await self.mutate(lambda s: RunChange(lc.finish_collect(s.run, now=now).state))
+        elif kind in (StepKind.LEAF, StepKind.NAVIGATE) and await self.pause_if_over_budget():
+            return True  # the next step reads the pause and records the stop
         elif kind is StepKind.LEAF:
             assert step.batch_index is not None
             await self.leaf(stored, step.batch_index)

@@ -23,6 +23,7 @@ from engine.review.known_events import KnownEvent, match_event
 from engine.review.outputs import LeafOutput, NavigationOutput
 from engine.review.types import Segment
 from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway
+from jobs.llm.ledger import record_offline
 
 Gateway = HttpModelGateway | OfflineModelGateway
 MAX_DESCRIPTION = 500  # characters of an entity description the offline leaf proposes
@@ -168,10 +169,12 @@ async def leaf_answer(
     for key, item in entities.items():
         if said.get(key):
             item["description"] = "；".join(said[key])[:MAX_DESCRIPTION]
-    return json.dumps(
+    answer = json.dumps(
         {"facts": facts, "entities": list(entities.values()), "summary": f"{len(facts)} facts"},
         ensure_ascii=False,
     )
+    record_offline(LEAF_SYSTEM + "".join(bodies), answer)
+    return answer
 
 
 async def navigation_answer(
@@ -191,9 +194,11 @@ async def navigation_answer(
         return await _chat(gateway, NAVIGATION_SYSTEM, payload)
     lines = [f.text for _, out in leaves for f in out.facts][:10]
     summary = "；".join(lines) if lines else "本次回顾没有新的事实"
-    return json.dumps(
+    answer = json.dumps(
         {"summary": summary, "children": [str(i) for i, _ in leaves]}, ensure_ascii=False
     )
+    record_offline(NAVIGATION_SYSTEM + "".join(out.summary for _, out in leaves), answer)
+    return answer
 
 
 async def merge_answer(
@@ -210,10 +215,12 @@ async def merge_answer(
         }
         return await _chat(gateway, NAVIGATION_SYSTEM, payload)
     summary = "；".join(out.summary for _, out in children) or "本次回顾没有新的事实"
-    return json.dumps(
+    answer = json.dumps(
         {"summary": summary, "children": [node_id for node_id, _ in children]},
         ensure_ascii=False,
     )
+    record_offline(NAVIGATION_SYSTEM + "".join(out.summary for _, out in children), answer)
+    return answer
 
 
 def navigation_payload(output: NavigationOutput) -> str:
@@ -227,7 +234,12 @@ async def report_answer(
     if isinstance(gateway, HttpModelGateway):
         payload = [segment_payload(s, texts.get(s.source_key, "")) for s in segments]
         return await _chat(gateway, REPORT_SYSTEM, payload)
-    return f"{len(segments)} new segments in {len({s.source_id for s in segments})} sources"
+    answer = f"{len(segments)} new segments in {len({s.source_id for s in segments})} sources"
+    record_offline(
+        REPORT_SYSTEM + "".join(texts.get(s.source_key, "")[s.start : s.end] for s in segments),
+        answer,
+    )
+    return answer
 
 
 def retry_after_seconds(exc: ModelRateLimited) -> float:

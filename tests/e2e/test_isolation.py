@@ -251,6 +251,14 @@ TABLE: dict[str, list[Case]] = {
     "inboxCounts": [
         case("query($s: String!) { inboxCounts(scope: $s) { total } }", R, lambda s: {"s": s.b})
     ],  # fmt: skip
+    "costLedger": [
+        case(
+            "query($s: String!, $t: DateTime!) { costLedger(scope: $s, from: $t) {"
+            " total { calls tokens } lines { runId stage } } }",
+            R,
+            lambda s: {"s": s.b, "t": "2000-01-01T00:00:00Z"},
+        )
+    ],  # fmt: skip
     "graphView": [
         case(
             "query($s: String!) { graphView(scope: $s) { nodes { label } } }",

@@ -115,14 +115,22 @@ def navigation(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def review_answer(req: LoggedRequest) -> ScriptedReply:
+def review_answer(req: LoggedRequest, *, usage: bool = True) -> ScriptedReply:
+    """The grounded answer. Its `usage` counts what the request carried: prompt tokens are
+    the characters of the user message, completion tokens those of the answer (so a ledger
+    sum can be checked against the requests); `usage=False` omits it, as some servers do."""
     payload = req.user_json()
     if isinstance(payload, dict) and "segments" in payload:
-        return text(json.dumps(leaf(payload), ensure_ascii=False))
-    if isinstance(payload, dict) and ("batches" in payload or "nodes" in payload):
-        return text(json.dumps(navigation(payload), ensure_ascii=False))
-    count = len(payload) if isinstance(payload, list) else 0
-    return text(f"报告：{count} 段新内容")
+        answer = json.dumps(leaf(payload), ensure_ascii=False)
+    elif isinstance(payload, dict) and ("batches" in payload or "nodes" in payload):
+        answer = json.dumps(navigation(payload), ensure_ascii=False)
+    else:
+        answer = f"报告：{len(payload) if isinstance(payload, list) else 0} 段新内容"
+    return text(answer, usage=(len(req.user_text), len(answer)) if usage else None)
+
+
+def review_answer_without_usage(req: LoggedRequest) -> ScriptedReply:
+    return review_answer(req, usage=False)
 
 
 def leaf_requests(server: ScriptedModelServer) -> list[dict[str, Any]]:

@@ -62,7 +62,7 @@ class ScriptedReply:
     chunk_size: int = 4  # characters of text per streamed chunk
     fault: Fault = "none"
     fault_after_chunks: int = 1  # chunks (or body bytes / 2) sent before the fault
-    usage: tuple[int, int] = (11, 7)
+    usage: tuple[int, int] | None = (11, 7)  # None: the server omits `usage`
 
 
 def text(content: str, **kw: Any) -> ScriptedReply:
@@ -193,18 +193,13 @@ def _chunks(reply: ScriptedReply, model: str) -> list[dict[str, Any]]:
         )
     finish = "tool_calls" if reply.tool_calls else "stop"
     out.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
-    out.append(
-        {
-            **base,
-            "choices": [],
-            "usage": {
-                "prompt_tokens": reply.usage[0],
-                "completion_tokens": reply.usage[1],
-                "total_tokens": sum(reply.usage),
-            },
-        }
-    )
+    if reply.usage is not None:
+        out.append({**base, "choices": [], "usage": _usage(reply.usage)})
     return out
+
+
+def _usage(usage: tuple[int, int]) -> dict[str, int]:
+    return {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
 
 
 def _completion(reply: ScriptedReply, model: str) -> dict[str, Any]:
@@ -218,7 +213,7 @@ def _completion(reply: ScriptedReply, model: str) -> dict[str, Any]:
             }
             for c in reply.tool_calls
         ]
-    return {
+    body: dict[str, Any] = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "model": model,
@@ -229,12 +224,10 @@ def _completion(reply: ScriptedReply, model: str) -> dict[str, Any]:
                 "finish_reason": "tool_calls" if reply.tool_calls else "stop",
             }
         ],
-        "usage": {
-            "prompt_tokens": reply.usage[0],
-            "completion_tokens": reply.usage[1],
-            "total_tokens": sum(reply.usage),
-        },
     }
+    if reply.usage is not None:
+        body["usage"] = _usage(reply.usage)
+    return body
 
 
 class _ScriptedResponse(Response):

@@ -1,0 +1,64 @@
+"""The cost ledger in Neo4j: `(:ModelCall)` nodes, written with their owner's records.
+
+A supervision run's calls are written by `review/run_write` in the transaction that
+commits the batch or node they were made for (no round trip of their own), hung on the run
+with `MADE_CALL`. Sums are read per run, batch, concern, watch and scope by index
+(cypher/schema/082_model_calls.cypher).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from engine.llm.ledger import CostLine, CostSum, LedgerEntry
+from graph.base import Store
+from graph.temporal import to_neo4j
+
+
+def call_row(entry: LedgerEntry) -> dict[str, Any]:
+    row = entry.model_dump(mode="python")
+    row["stage"] = entry.stage.value
+    row["at"] = to_neo4j(entry.at)
+    return row
+
+
+def cost_line(record: Any) -> CostLine:
+    row = dict(record)
+    return CostLine(
+        stage=row["stage"],
+        model=row["model"],
+        run_id=row["run_id"],
+        batch=row["batch"],
+        concern_id=row["concern_id"],
+        watch_id=row["watch_id"],
+        cost=CostSum(
+            calls=row["calls"],
+            prompt_tokens=row["prompt_tokens"],
+            completion_tokens=row["completion_tokens"],
+            retries=row["retries"],
+            estimated_calls=row["estimated_calls"],
+        ),
+    )
+
+
+class CostLedger(Store):
+    async def in_scope(self, scope: str, since: datetime, until: datetime) -> list[CostLine]:
+        rows = await self.query(
+            "llm/cost_in_scope", scope=scope, since=to_neo4j(since), until=to_neo4j(until)
+        )
+        return [cost_line(r) for r in rows]
+
+    async def of_runs(self, run_ids: Sequence[str]) -> list[CostLine]:
+        rows = await self.query("llm/cost_of_runs", run_ids=list(run_ids))
+        return [cost_line(r) for r in rows]
+
+
+async def call_totals(store: Store) -> list[tuple[str, str, int, int, int]]:
+    """(stage, model, calls, prompt tokens, completion tokens), deployment-wide."""
+    rows = await store.query("llm/call_totals")
+    return [
+        (r["stage"], r["model"], r["calls"], r["prompt_tokens"], r["completion_tokens"])
+        for r in rows
+    ]

@@ -1,0 +1,202 @@
+"""The cost ledger of a supervision run (issue 29 item 4): every model request a run makes
+is a `ModelCall` with its stage, model, the tokens the response's `usage` reported (an
+estimate marked `estimated` when the server omits it), retries and latency, attributed to
+the run, its batch or navigation node, and its scope — written in the transaction that
+commits the batch or node, so the ledger and the stand-in's request log agree one to one.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from neo4j import AsyncDriver
+from prometheus_client import CollectorRegistry, generate_latest
+
+from engine.errors import Forbidden, InvalidInput
+from engine.llm.ledger import by_owner, by_stage, estimate_tokens, sum_lines
+from engine.principal import Principal
+from engine.review.types import Scope
+from jobs.deps import Deps
+from jobs.llm.cost import cost_ledger, ledger_totals, run_cost
+from jobs.llm.ledger import STAGE_TOKENS
+from jobs.llm.metrics import StageTokenCollector
+from jobs.review.common import runs_of
+from jobs.review.runs import Opened, open_run
+from tests.support.grounded_review import review_answer, review_answer_without_usage
+from tests.support.review_jobs import BASE, push_conversation, run_worker
+from tests.support.scripted_model import ScriptedModelServer
+
+LINES = [
+    (0, "张三", "支付模块卡在第三方回调接口"),
+    (2, "李四", "前端部分周四能提测"),
+    (4, "王五", "我来协调沙箱"),
+]
+CALLS = (
+    "MATCH (r:SupervisionRun {id: $run_id})-[:MADE_CALL]->(c:ModelCall) "
+    "RETURN c {.*} AS c ORDER BY c.stage, c.batch"
+)
+
+
+def chat() -> str:
+    return "".join(
+        f"[{(BASE + timedelta(minutes=m)).isoformat()}] {who}: {said}\n" for m, who, said in LINES
+    )
+
+
+async def review(deps: Deps, scope: str, per_batch: int | None = None) -> str:
+    got = await open_run(
+        deps,
+        Scope.projects(scope),
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(hours=1)),
+    )
+    assert isinstance(got, Opened)
+    await run_worker(deps.settings)
+    run = (await runs_of(deps).get(got.run.run_id)).run
+    assert run.result_id, run
+    return run.run_id
+
+
+async def ledger_of(driver: AsyncDriver, deps: Deps, run_id: str) -> list[dict[str, Any]]:
+    records, _, _ = await driver.execute_query(
+        CALLS, run_id=run_id, database_=deps.settings.neo4j_database
+    )
+    return [dict(r["c"]) for r in records]
+
+
+async def test_each_model_request_of_a_run_is_one_ledger_entry_with_the_reported_usage(
+    deps: Deps, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    model_server.answer_with(review_answer)
+    await push_conversation(deps, scope, "chat-1", chat())
+    run_id = await review(deps, scope)
+
+    calls = await ledger_of(neo4j_driver, deps, run_id)
+    assert len(calls) == model_server.calls == len(model_server.requests) >= 2
+    assert {c["stage"] for c in calls} == {"leaf", "navigation"}
+    assert {c["model"] for c in calls} == {deps.settings.model_name}
+    assert {c["scope"] for c in calls} == {scope}
+    assert all(c["outcome"] == "ok" and c["retries"] == 0 for c in calls)
+    assert not any(c["estimated"] for c in calls)
+    assert all(c["latency_ms"] > 0 and c["at"] is not None for c in calls)
+    # the grounded stand-in reports prompt tokens = characters of the user message and
+    # completion tokens = characters of its answer: the ledger carries exactly those
+    sent = sorted(len(r.user_text) for r in model_server.requests)
+    assert sorted(c["prompt_tokens"] for c in calls) == sent
+    assert all(c["completion_tokens"] > 0 for c in calls)
+    leaf_batches = [c["batch"] for c in calls if c["stage"] == "leaf"]
+    assert leaf_batches == sorted(set(leaf_batches)) and leaf_batches[0] == "0"
+    assert [c["batch"] for c in calls if c["stage"] == "navigation"][-1] is not None
+
+
+async def test_a_server_omitting_usage_gets_an_estimate_marked_estimated(
+    deps: Deps, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    model_server.answer_with(review_answer_without_usage)
+    await push_conversation(deps, scope, "chat-1", chat())
+    run_id = await review(deps, scope)
+
+    calls = await ledger_of(neo4j_driver, deps, run_id)
+    assert len(calls) == model_server.calls >= 2
+    assert all(c["estimated"] for c in calls)
+    # the documented estimate: ceil(characters / 4) of the messages sent
+    expected = sorted(
+        estimate_tokens(len(json.dumps(r.messages, ensure_ascii=False)))
+        for r in model_server.requests
+    )
+    assert sorted(c["prompt_tokens"] for c in calls) == expected
+    assert all(c["completion_tokens"] > 0 for c in calls)
+
+
+def db(deps: Deps) -> str:
+    return deps.settings.neo4j_database
+
+
+registry = CollectorRegistry()
+registry.register(StageTokenCollector())
+READER = Principal("reader", frozenset({"*"}), frozenset({"reader"}))
+
+
+async def test_cost_ledger_sums_a_scopes_calls_per_run_stage_and_batch(
+    deps: Deps, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    model_server.answer_with(review_answer)
+    await push_conversation(deps, scope, "chat-1", chat())
+    counted = STAGE_TOKENS.snapshot()
+    stored_before = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
+    run_id = await review(deps, scope)
+    prompt = sum(len(r.user_text) for r in model_server.requests)
+
+    got = await cost_ledger(deps, READER, scope, since=BASE - timedelta(days=3650), until=None)
+    total = sum_lines(got.lines)
+    assert total.calls == model_server.calls and total.prompt_tokens == prompt
+    assert by_owner(got.lines, "run_id") == {run_id: total}
+    stages = by_stage(got.lines)
+    assert {stage for stage, _ in stages} == {"leaf", "navigation"}
+    assert sum(s.calls for s in stages.values()) == model_server.calls
+    # the Prometheus counters of tokens by stage and model grew by the same amounts
+    scraped = generate_latest(registry).decode()
+    for (stage, model), cost in stages.items():
+        was = counted.get((stage, model), (0, 0, 0))
+        line = (
+            f'storygraph_model_stage_tokens_total{{kind="prompt",model="{model}",stage="{stage}"}}'
+        )
+        assert f"{line} {float(was[0] + cost.prompt_tokens)}" in scraped, scraped
+    # and the deployment-wide totals /metrics reads (ModelCallTotal) grew by the same
+    stored = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
+    for key, cost in stages.items():
+        calls, prompt_was, completion_was = stored_before.get(key, (0, 0, 0))
+        assert stored[key] == (
+            calls + cost.calls,
+            prompt_was + cost.prompt_tokens,
+            completion_was + cost.completion_tokens,
+        )
+    # a window that ends before the run holds nothing
+    before = await cost_ledger(
+        deps, READER, scope, since=BASE - timedelta(days=3650), until=BASE - timedelta(days=3649)
+    )
+    assert before.lines == []
+    # the run's own cost (per batch) sums to the same
+    assert sum_lines(await run_cost(deps, READER, scope, run_id)) == total
+    # a time without a zone, and from after to, are INVALID_INPUT
+    with pytest.raises(InvalidInput):
+        await cost_ledger(deps, READER, scope, since=datetime(2026, 1, 1), until=None)
+    with pytest.raises(InvalidInput):
+        await cost_ledger(deps, READER, scope, since=BASE, until=BASE - timedelta(seconds=1))
+    # another scope's caller is refused without learning anything
+    with pytest.raises(Forbidden):
+        await cost_ledger(
+            deps,
+            Principal("other", frozenset({"elsewhere"}), frozenset({"reader"})),
+            scope,
+            since=BASE,
+            until=None,
+        )
+
+
+async def test_the_offline_model_s_calls_are_recorded_as_offline_with_estimated_tokens(
+    deps: Deps, model_server: ScriptedModelServer, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    offline = deps.settings.model_copy(update={"model_base_url": None})
+    await push_conversation(deps, scope, "chat-1", chat())
+    got = await open_run(
+        deps,
+        Scope.projects(scope),
+        interval=(BASE - timedelta(hours=1), BASE + timedelta(hours=1)),
+    )
+    assert isinstance(got, Opened)
+    await run_worker(offline)
+    run = (await runs_of(deps).get(got.run.run_id)).run
+    assert run.result_id, run
+
+    calls = await ledger_of(neo4j_driver, deps, run.run_id)
+    assert model_server.calls == 0  # no HTTP request at all
+    assert [(c["stage"], c["model"]) for c in calls] == [
+        ("leaf", "offline"),
+        ("navigation", "offline"),
+    ]
+    assert all(
+        c["estimated"] and c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls
+    )
