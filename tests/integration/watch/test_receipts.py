@@ -14,6 +14,7 @@ from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport
 from graph.watch.receipts import WatchReceipts
 from graph.watch.repository import WatchState
+from tests.support.grounded_watch import Grounding
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import NOW, World, answer, calls, read_all, verified, workflow
 
@@ -22,12 +23,18 @@ async def handed_off(
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> tuple[WatchState, str]:
     state = await world.watch()
+    turns = Grounding()
     model_server.script(
-        read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)})),
-        answer("已核对", [verified()]),
+        turns(read_all(world), "note:n1", world.doc_key),
+        turns(
+            calls(("check_workflow", {"steps": workflow(world)})),
+            "核对官网版本号必须为 v2.3",
+            "生成发布草稿",
+        ),
+        turns(answer("已核对", [verified()]), '"registered": ["s1", "s2"]'),
     )
     report = await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     assert report["handoff"] == "delivered"
     [handoff] = await world.records.handoffs(world.scope, state.watch.watch_id)
     return state, handoff.execution_key

@@ -13,6 +13,7 @@ from api.context import Context
 from api.schema import build_schema
 from engine.principal import Principal
 from engine.settings import Settings
+from tests.support.grounded_watch import Grounding
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import World, answer, calls, read_all, verified, workflow
 
@@ -55,12 +56,18 @@ async def test_evidence_a_person_records_names_the_person_not_the_checkers_run(
 ) -> None:
     state = await world.watch()
     wid = state.watch.watch_id
+    turns = Grounding()
     model_server.script(
-        read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)})),
-        answer("已核对", [verified()]),
+        turns(read_all(world), "note:n1", world.doc_key),
+        turns(
+            calls(("check_workflow", {"steps": workflow(world)})),
+            "核对官网版本号必须为 v2.3",
+            "生成发布草稿",
+        ),
+        turns(answer("已核对", [verified()]), '"registered": ["s1", "s2"]'),
     )
     await world.check(ctx, state, run_id="check-1")
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     before = (await gql(world, settings, WATCH, {"s": world.scope, "id": wid}))["watch"]
     s1 = before["steps"][0]
     assert (s1["evidenceRunId"], s1["evidenceBy"]) == ("check-1", {"kind": "RUN", "id": "check-1"})
