@@ -23,13 +23,23 @@ from typing import Any
 from tests.support.scripted_model import LoggedRequest, Responder, ScriptedReply, text
 
 
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _leaves(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _leaves(v)]
+    return [str(value)]
+
+
 def _plain(content: Any) -> str:
-    """A message's content as text, JSON tool results re-dumped without ASCII escapes."""
+    """A message's content as text; a JSON tool result re-dumped without ASCII escapes and
+    followed by its string values (so a needle may be a fragment of the JSON or a text)."""
     raw = str(content or "")
     try:
-        return json.dumps(json.loads(raw), ensure_ascii=False)
+        parsed = json.loads(raw)
     except (json.JSONDecodeError, TypeError):
         return raw
+    return "\n".join([json.dumps(parsed, ensure_ascii=False), *_leaves(parsed)])
 
 
 def heard(req: LoggedRequest) -> str:
@@ -54,10 +64,11 @@ class Grounding:
             said = heard(req)
             lacking = [f"result of {c}" for c in sorted(self._pending - tool_results(req))]
             lacking += [n for n in needs if n not in said]
-            self._pending = {str(c["id"]) for c in reply.tool_calls}
             if lacking:
                 self.misses.extend(lacking)
+                self._pending = set()
                 return text("缺少上下文：" + "、".join(lacking))
+            self._pending = {str(c["id"]) for c in reply.tool_calls}
             return reply
 
         return respond
