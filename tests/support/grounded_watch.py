@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 from tests.support.scripted_model import LoggedRequest, Responder, ScriptedReply, text
+from tests.support.watch_world import World, answer, calls, read_all, verified, workflow
 
 
 def _leaves(value: Any) -> list[str]:
@@ -72,3 +73,18 @@ class Grounding:
             return reply
 
         return respond
+
+
+def plain_check(turns: Grounding, world: World, summary: str = "已核对") -> list[Responder]:
+    """The grounded turns of a plain check of the seeded world: read both bound sources (their
+    keys from the opening prompt), register the document's two steps (its lines from the read
+    results), report s1 done (the ids `check_workflow` registered)."""
+    return [
+        turns(read_all(world), world.note_key, world.doc_key),
+        turns(
+            calls(("check_workflow", {"steps": workflow(world)})),
+            "核对官网版本号必须为 v2.3",
+            "生成发布草稿",
+        ),
+        turns(answer(summary, [verified()]), '"registered": ["s1", "s2"]'),
+    ]

@@ -8,7 +8,7 @@ from typing import Any
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import OutcomeStatus, StepKind, StepStatus
 from tests.support import scripted_model as s
-from tests.support.grounded_watch import Grounding
+from tests.support.grounded_watch import Grounding, plain_check
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import (
     World,
@@ -84,15 +84,7 @@ async def test_successful_check_persists_steps_and_hands_off_once_with_retry_cou
     # The same sources and steps checked again: the stable execution key is dropped.
     model_server.reset()
     turns = Grounding()
-    model_server.script(
-        turns(read_all(world), "note:n1", world.doc_key),
-        turns(
-            calls(("check_workflow", {"steps": workflow(world)})),
-            "核对官网版本号必须为 v2.3",
-            "生成发布草稿",
-        ),
-        turns(answer("无变化", [verified()]), '"registered": ["s1", "s2"]'),
-    )
+    model_server.script(*plain_check(turns, world, "无变化"))
     again = await world.check(ctx, state, run_id="run-2")
     assert turns.misses == [], "each scripted turn stands on what the product sent"
     assert again["outcome"] == "success" and again["handoff"] == "dropped"

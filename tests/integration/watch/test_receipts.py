@@ -14,9 +14,9 @@ from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport
 from graph.watch.receipts import WatchReceipts
 from graph.watch.repository import WatchState
-from tests.support.grounded_watch import Grounding
+from tests.support.grounded_watch import Grounding, plain_check
 from tests.support.scripted_model import ScriptedModelServer
-from tests.support.watch_world import NOW, World, answer, calls, read_all, verified, workflow
+from tests.support.watch_world import NOW, World
 
 
 async def handed_off(
@@ -24,15 +24,7 @@ async def handed_off(
 ) -> tuple[WatchState, str]:
     state = await world.watch()
     turns = Grounding()
-    model_server.script(
-        turns(read_all(world), "note:n1", world.doc_key),
-        turns(
-            calls(("check_workflow", {"steps": workflow(world)})),
-            "核对官网版本号必须为 v2.3",
-            "生成发布草稿",
-        ),
-        turns(answer("已核对", [verified()]), '"registered": ["s1", "s2"]'),
-    )
+    model_server.script(*plain_check(turns, world))
     report = await world.check(ctx, state)
     assert turns.misses == [], "each scripted turn stands on what the product sent"
     assert report["handoff"] == "delivered"

@@ -9,7 +9,7 @@ from typing import Any
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import Checkpoint
 from tests.support import scripted_model as s
-from tests.support.grounded_watch import Grounding
+from tests.support.grounded_watch import Grounding, plain_check
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import (
     NOW,
@@ -164,15 +164,7 @@ async def test_restarted_check_rereads_and_treats_old_evidence_as_reference_only
 ) -> None:
     state = await world.watch()
     turns = Grounding()
-    model_server.script(
-        turns(read_all(world), "note:n1", world.doc_key),
-        turns(
-            calls(("check_workflow", {"steps": workflow(world)})),
-            "核对官网版本号必须为 v2.3",
-            "生成发布草稿",
-        ),
-        turns(answer("已核对", [verified()]), '"registered": ["s1", "s2"]'),
-    )
+    model_server.script(*plain_check(turns, world))
     await world.check(ctx, state, run_id="run-a")
     assert turns.misses == [], "each scripted turn stands on what the product sent"
     model_server.reset()

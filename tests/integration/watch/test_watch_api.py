@@ -13,9 +13,9 @@ from api.context import Context
 from api.schema import build_schema
 from engine.principal import Principal
 from engine.settings import Settings
-from tests.support.grounded_watch import Grounding
+from tests.support.grounded_watch import Grounding, plain_check
 from tests.support.scripted_model import ScriptedModelServer
-from tests.support.watch_world import World, answer, calls, read_all, verified, workflow
+from tests.support.watch_world import World
 
 ALICE = Principal("alice", frozenset({"*"}), frozenset({"reader", "editor"}))
 
@@ -57,15 +57,7 @@ async def test_evidence_a_person_records_names_the_person_not_the_checkers_run(
     state = await world.watch()
     wid = state.watch.watch_id
     turns = Grounding()
-    model_server.script(
-        turns(read_all(world), "note:n1", world.doc_key),
-        turns(
-            calls(("check_workflow", {"steps": workflow(world)})),
-            "核对官网版本号必须为 v2.3",
-            "生成发布草稿",
-        ),
-        turns(answer("已核对", [verified()]), '"registered": ["s1", "s2"]'),
-    )
+    model_server.script(*plain_check(turns, world))
     await world.check(ctx, state, run_id="check-1")
     assert turns.misses == [], "each scripted turn stands on what the product sent"
     before = (await gql(world, settings, WATCH, {"s": world.scope, "id": wid}))["watch"]
