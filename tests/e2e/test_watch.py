@@ -190,6 +190,7 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
         return w if w["observations"] else None
 
     until(observed)
+    assert turns.misses == [], "each scripted turn stands on what the worker sent"
     # read again: the observation and the step list are committed in one transaction, but one
     # GraphQL answer reads its fields one after the other, so the answer that first showed the
     # observation may hold the step list read just before that commit
@@ -204,7 +205,6 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
     ]
     assert watch["handOffs"][0]["sessionId"] == "s-1"
     assert model_server.calls == 4 and "tools" in model_server.requests[0].body
-    assert turns.misses == [], "each scripted turn stands on what the worker sent"
 
     bad = api.graphql(
         CHECKPOINT, {"scope": scope, "id": wid, "data": "not an object", "instructions": 7}
