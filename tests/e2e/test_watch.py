@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from engine.settings import Settings
+from tests.support.grounded_watch import Grounding
 from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.scripted_model import ScriptedModelServer, ScriptedReply
 from tests.support.watch import until
@@ -154,21 +155,29 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
             "completionCriteria": "草稿已生成",
         },
     ]
+    turns = Grounding()
     model_server.script(
-        call("read_note_source", {"noteId": "n1"}),
-        call("read_knowledge_source", {"title": "发布流程"}),
-        call("check_workflow", {"steps": steps}),
-        ScriptedReply(
-            text=json.dumps(
-                {
-                    "summary": "已核对",
-                    "changed": True,
-                    "workflowChecks": [
-                        {"stepId": "s1", "status": "done", "evidence": "官网显示 v2.3"}
-                    ],
-                },
-                ensure_ascii=False,
-            )
+        turns(call("read_note_source", {"noteId": "n1"}), "note:n1"),
+        turns(call("read_knowledge_source", {"title": "发布流程"}), "「发布流程」"),
+        turns(
+            call("check_workflow", {"steps": steps}),
+            "核对官网版本号必须为 v2.3",
+            "生成发布草稿",
+        ),
+        turns(
+            ScriptedReply(
+                text=json.dumps(
+                    {
+                        "summary": "已核对",
+                        "changed": True,
+                        "workflowChecks": [
+                            {"stepId": "s1", "status": "done", "evidence": "官网显示 v2.3"}
+                        ],
+                    },
+                    ensure_ascii=False,
+                )
+            ),
+            '"registered": ["s1", "s2"]',
         ),
     )
     ticket = data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "retest-1"}))
@@ -181,6 +190,7 @@ def test_watch_checked_by_a_worker_through_the_scripted_model(
         return w if w["observations"] else None
 
     until(observed)
+    assert turns.misses == [], "each scripted turn stands on what the worker sent"
     # read again: the observation and the step list are committed in one transaction, but one
     # GraphQL answer reads its fields one after the other, so the answer that first showed the
     # observation may hold the step list read just before that commit
@@ -323,36 +333,46 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
     )["createWatch"]["id"]
     doc_key = f"doc:{library}/d1"
     model_server.reset()
+    turns = Grounding()
     model_server.script(
-        call("read_knowledge_source", {"sourceKey": doc_key}),
-        call(
-            "check_workflow",
-            {
-                "steps": [
-                    {
-                        "stepId": "s1",
-                        "kind": "check",
-                        "source": doc_key,
-                        "method": "看版本",
-                        "completionCriteria": "v2.3",
-                    },
-                    {
-                        "stepId": "s2",
-                        "kind": "execute",
-                        "source": doc_key,
-                        "method": "写草稿",
-                        "completionCriteria": "草稿已生成",
-                    },
-                ]
-            },
-        ),
-        ScriptedReply(
-            text=json.dumps(
+        turns(call("read_knowledge_source", {"sourceKey": doc_key}), doc_key),
+        turns(
+            call(
+                "check_workflow",
                 {
-                    "summary": "ok",
-                    "workflowChecks": [{"stepId": "s1", "status": "done", "evidence": "版本 v2.3"}],
-                }
-            )
+                    "steps": [
+                        {
+                            "stepId": "s1",
+                            "kind": "check",
+                            "source": doc_key,
+                            "method": "看版本",
+                            "completionCriteria": "v2.3",
+                        },
+                        {
+                            "stepId": "s2",
+                            "kind": "execute",
+                            "source": doc_key,
+                            "method": "写草稿",
+                            "completionCriteria": "草稿已生成",
+                        },
+                    ]
+                },
+            ),
+            "核对版本号为 v2.3",
+            "生成发布草稿",
+        ),
+        turns(
+            ScriptedReply(
+                text=json.dumps(
+                    {
+                        "summary": "ok",
+                        "workflowChecks": [
+                            {"stepId": "s1", "status": "done", "evidence": "版本 v2.3"}
+                        ],
+                    }
+                )
+            ),
+            '"registered": ["s1", "s2"]',
         ),
     )
     data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "r-receipt"}))
@@ -364,6 +384,7 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
             and w
         )
     )
+    assert turns.misses == [], "each scripted turn stands on what the worker sent"
     key = watch["handOffs"][0]["executionKey"]
     assert watch["deliveryState"] == "facts_recorded"
 

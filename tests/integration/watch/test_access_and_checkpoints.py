@@ -11,8 +11,10 @@ from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import SourceBinding, SourceKind
 from graph.watch.catalogue import LibraryEntry
 from jobs.tasks.watch import sync_watch_checkpoint
+from tests.support.grounded_watch import Grounding
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import (
+    DOC_TEXT,
     NOW,
     World,
     answer,
@@ -42,16 +44,22 @@ async def test_single_document_binding_reads_across_projects_and_nothing_else(
         execution_enabled=False,
         mounted=frozenset({foreign}),
     )
+    turns = Grounding()
     model_server.script(
-        calls(
-            ("read_knowledge_source", {"libraryId": foreign, "documentId": "f1"}),
-            ("read_knowledge_source", {"libraryId": foreign, "documentId": "f2"}),
+        turns(
+            calls(
+                ("read_knowledge_source", {"libraryId": foreign, "documentId": "f1"}),
+                # f2 is not bound: the model guesses it, the product must refuse
+                ("read_knowledge_source", {"libraryId": foreign, "documentId": "f2"}),
+            ),
+            f"doc:{foreign}/f1",
         ),
-        answer("x"),
+        turns(answer("x"), "外部文档 f1"),
         answer("x"),
         answer("x"),
     )
     await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     bound, other = results(model_server, 1)
     assert bound["sourceKey"] == f"doc:{foreign}/f1" and bound["text"] == "外部文档 f1"
     assert other["code"] == "FORBIDDEN" and other["reason"] == "other_project"
@@ -74,16 +82,24 @@ async def test_library_binding_titles_and_tag_limits_keep_project_limits(
     state = await world.watch(
         world.note(), whole_library, execution_enabled=False, tag_limits=frozenset({"财务"})
     )
+    turns = Grounding()
     model_server.script(
-        calls(
-            ("read_knowledge_source", {"title": "发布流程 v2（内部）"}),
-            ("read_knowledge_source", {"title": "发布流程 v2"}),
+        turns(
+            calls(
+                ("read_knowledge_source", {"title": "发布流程 v2（内部）"}),
+                ("read_knowledge_source", {"title": "发布流程 v2"}),
+            ),
+            # the whole library is bound (its titles are not listed): the model asks for
+            # titles the product must check against the library and the tag limits
+            "资料库",
+            "Tag limits: 财务",
         ),
-        answer("x"),
+        turns(answer("x"), "tag_limit"),
         answer("x"),
         answer("x"),
     )
     await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     tagged, fuzzy = results(model_server, 1)
     assert tagged["reason"] == "tag_limit" and tagged["allowed_tags"] == ["财务"]
     assert fuzzy["code"] == "INVALID_INPUT" and "no knowledge document titled" in fuzzy["error"]
@@ -91,13 +107,18 @@ async def test_library_binding_titles_and_tag_limits_keep_project_limits(
 
     await world.catalogue.place(LibraryEntry(lib, "d1", world.scope, frozenset({"财务"})))
     model_server.reset()
+    turns = Grounding()
     model_server.script(
-        calls(("read_knowledge_source", {"title": "发布流程 v2（内部）"})),
-        answer("x"),
+        turns(
+            calls(("read_knowledge_source", {"title": "发布流程 v2（内部）"})),
+            "资料库",
+        ),
+        turns(answer("x"), DOC_TEXT),
         answer("x"),
         answer("x"),
     )
     await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     [exact] = results(model_server, 1)
     assert exact["sourceKey"] == world.doc_key and exact["title"] == "发布流程 v2（内部）"
 
@@ -137,39 +158,51 @@ async def test_checkpoint_tool_field_errors_then_sync_is_its_own_task(
     state = await world.watch(execution_enabled=False)
     wid = state.watch.watch_id
     premature = {"watchId": wid, "data": "文本", "instructions": 5}
+    turns = Grounding()
     model_server.script(
-        calls(
-            ("record_checkpoint", premature),
-            ("record_checkpoint", {"watchId": "w-other", "data": {}, "instructions": ""}),
-        ),
-        read_all(world),
-        calls(
-            ("check_workflow", {"steps": workflow(world)}),
-            ("update_workflow", {"updates": [verified()]}),
-        ),
-        calls(
-            (
-                "record_checkpoint",
-                {
-                    "watchId": wid,
-                    "location": "note:rec",
-                    "data": {"version": "v2.3"},
-                    "instructions": "追加",
-                },
+        turns(
+            calls(
+                ("record_checkpoint", premature),
+                ("record_checkpoint", {"watchId": "w-other", "data": {}, "instructions": ""}),
             ),
-            (
-                "record_checkpoint",
-                {
-                    "watchId": wid,
-                    "location": "ftp://elsewhere",
-                    "data": {"version": "v2.3"},
-                    "instructions": "追加",
-                },
-            ),
+            f"Watch {wid}",
         ),
-        answer("已核对"),
+        turns(read_all(world), "no_record_location", "unknown_watch", "note:n1", world.doc_key),
+        turns(
+            calls(
+                ("check_workflow", {"steps": workflow(world)}),
+                ("update_workflow", {"updates": [verified()]}),
+            ),
+            "核对官网版本号必须为 v2.3",
+            "生成发布草稿",
+        ),
+        turns(
+            calls(
+                (
+                    "record_checkpoint",
+                    {
+                        "watchId": wid,
+                        "location": "note:rec",
+                        "data": {"version": "v2.3"},
+                        "instructions": "追加",
+                    },
+                ),
+                (
+                    "record_checkpoint",
+                    {
+                        "watchId": wid,
+                        "location": "ftp://elsewhere",
+                        "data": {"version": "v2.3"},
+                        "instructions": "追加",
+                    },
+                ),
+            ),
+            '"registered": ["s1", "s2"]',
+        ),
+        turns(answer("已核对"), "checkpointId"),
     )
     report = await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     assert report["outcome"] == "success"
     invalid, unknown = results(model_server, 1)
     assert {p["code"] for p in invalid["problems"]} == {

@@ -14,20 +14,19 @@ from engine.watch.receipts import EntryKind, ReceiptStatus, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport
 from graph.watch.receipts import WatchReceipts
 from graph.watch.repository import WatchState
+from tests.support.grounded_watch import Grounding, plain_check
 from tests.support.scripted_model import ScriptedModelServer
-from tests.support.watch_world import NOW, World, answer, calls, read_all, verified, workflow
+from tests.support.watch_world import NOW, World
 
 
 async def handed_off(
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> tuple[WatchState, str]:
     state = await world.watch()
-    model_server.script(
-        read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)})),
-        answer("已核对", [verified()]),
-    )
+    turns = Grounding()
+    model_server.script(*plain_check(turns, world))
     report = await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     assert report["handoff"] == "delivered"
     [handoff] = await world.records.handoffs(world.scope, state.watch.watch_id)
     return state, handoff.execution_key

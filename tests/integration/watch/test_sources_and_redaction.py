@@ -9,6 +9,7 @@ from typing import Any
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import Checkpoint
 from tests.support import scripted_model as s
+from tests.support.grounded_watch import Grounding, plain_check
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import (
     NOW,
@@ -43,13 +44,22 @@ async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_rea
         ("read_note_source", {"noteId": "n1"}),
     )
     after_restart.delay = 1.0
+    turns = Grounding()
     model_server.script(
-        calls(("read_knowledge_source", {"sourceKey": world.doc_key, "offset": 0, "limit": 10})),
-        calls(("check_workflow", {"steps": workflow(world)})),
-        delayed,
-        after_restart,
-        calls(("check_workflow", {"steps": workflow(world)})),
-        answer("新版本已核对", [verified(evidence="官网显示 v2.4")], changed=True),
+        turns(
+            calls(
+                ("read_knowledge_source", {"sourceKey": world.doc_key, "offset": 0, "limit": 10})
+            ),
+            world.doc_key,
+        ),
+        turns(calls(("check_workflow", {"steps": workflow(world)})), "1. 核对官网版本号"),
+        turns(delayed, '"registered": ["s1", "s2"]', '"nextOffset": 10'),
+        turns(after_restart, '"restart": true', "revoked"),
+        turns(calls(("check_workflow", {"steps": workflow(world)})), "v2.4", "3. 通知群。"),
+        turns(
+            answer("新版本已核对", [verified(evidence="官网显示 v2.4")], changed=True),
+            '"registered": ["s1", "s2"]',
+        ),
     )
     job = asyncio.create_task(world.check(ctx, state, run_id="run-rev"))
     await _wait_for_calls(model_server, 3)
@@ -60,6 +70,7 @@ async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_rea
     await _wait_for_calls(model_server, 4)
     assert (await world.repo.get(world.scope, wid)).steps == (), "old checklist revoked"
     report = await job
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     [restart] = [json.loads(m["content"]) for m in tool_messages(model_server.requests[3].body)][
         -1:
     ]
@@ -78,14 +89,18 @@ async def test_bad_step_source_names_the_step_and_only_this_watch_sources_nothin
     steps = workflow(world)
     steps[1] = {**steps[1], "source": other.watch.bindings[0].key.value}  # type: ignore[union-attr]
     bad = [steps[0], steps[1], {**steps[0], "stepId": "s3", "source": "官网"}]
+    turns = Grounding()
     model_server.script(
-        read_all(world),
-        calls(("check_workflow", {"steps": bad})),
-        answer("放弃"),
+        turns(read_all(world), "note:n1", world.doc_key),
+        turns(
+            calls(("check_workflow", {"steps": bad})), "核对官网版本号必须为 v2.3", "生成发布草稿"
+        ),
+        turns(answer("放弃"), "nothing saved"),
         answer("放弃"),
         answer("放弃"),
     )
     await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     [error] = [json.loads(m["content"]) for m in tool_messages(model_server.requests[2].body)][-1:]
     assert error["code"] == "INVALID_INPUT" and "nothing saved" in error["error"]
     assert "step s2" in error["error"] and "step s3" in error["error"]
@@ -119,14 +134,16 @@ async def test_credential_field_never_swallows_evidence_and_urls_stop_before_chi
             recorded_at=NOW,
         ),
     )
+    turns = Grounding()
     model_server.script(
-        calls(("read_record_baseline", {})),
-        read_all(world),
-        answer("只读"),
+        turns(calls(("read_record_baseline", {})), "note:n1", world.doc_key),
+        turns(read_all(world), "上次官网 v2.2"),
+        turns(answer("只读"), "token=[REDACTED] 核验：官网版本 v2.3"),
         answer("只读"),
         answer("只读"),
     )
     await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     sent = tool_messages(model_server.requests[2].body)
     baseline = json.loads(sent[0]["content"])["checkpoints"][0]["data"]
     assert baseline == {"apiToken": "[REDACTED]", "evidence": "上次官网 v2.2"}
@@ -146,12 +163,10 @@ async def test_restarted_check_rereads_and_treats_old_evidence_as_reference_only
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> None:
     state = await world.watch()
-    model_server.script(
-        read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)})),
-        answer("已核对", [verified()]),
-    )
+    turns = Grounding()
+    model_server.script(*plain_check(turns, world))
     await world.check(ctx, state, run_id="run-a")
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     model_server.reset()
     # The restarted check claims success without reading or verifying anything again.
     model_server.script(answer("和上次一样", [verified()]), answer("同上"), answer("同上"))
@@ -170,16 +185,22 @@ async def test_long_resume_summary_is_cut_and_marks_what_to_reread(
 ) -> None:
     await world.put_source("n1", "长" * 3900, version="r2", title="每周检查笔记")
     state = await world.watch(execution_enabled=False)
+    turns = Grounding()
     model_server.script(
-        calls(
-            ("read_note_source", {"noteId": "n1", "limit": 4000}),
-            ("read_knowledge_source", {"sourceKey": world.doc_key}),
+        turns(
+            calls(
+                ("read_note_source", {"noteId": "n1", "limit": 4000}),
+                ("read_knowledge_source", {"sourceKey": world.doc_key}),
+            ),
+            "note:n1",
+            world.doc_key,
         ),
-        answer("读完"),
+        turns(answer("读完"), "长" * 3900),
         answer("读完"),
         answer("读完"),
     )
     await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     resumed = await world.repo.get(world.scope, state.watch.watch_id)
     assert resumed.resume_truncated and "截断/truncated" in resumed.resume_summary
     assert len(resumed.resume_summary) <= 4000
@@ -194,14 +215,20 @@ async def test_transient_failure_mid_loop_does_not_replay_executed_tools(
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> None:
     state = await world.watch()
+    turns = Grounding()
     model_server.script(
-        calls(("check_workflow", {"steps": workflow(world)})),  # before any read
-        read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)})),
+        calls(("check_workflow", {"steps": workflow(world)})),  # before any read: refused
+        turns(read_all(world), "note:n1", world.doc_key),
+        turns(
+            calls(("check_workflow", {"steps": workflow(world)})),
+            "核对官网版本号必须为 v2.3",
+            "生成发布草稿",
+        ),
         s.reset_mid_stream("partial", after_chunks=1),
-        answer("已核对", [verified()]),
+        turns(answer("已核对", [verified()]), '"registered": ["s1", "s2"]'),  # the retried request
     )
     report = await world.check(ctx, state)
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     assert report["outcome"] == "success" and report["retries"] == 1
     [obs] = await world.observations(state)
     assert len(obs.props["tool_summaries"]) == 4, "each tool ran once"

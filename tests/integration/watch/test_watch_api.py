@@ -13,8 +13,9 @@ from api.context import Context
 from api.schema import build_schema
 from engine.principal import Principal
 from engine.settings import Settings
+from tests.support.grounded_watch import Grounding, plain_check
 from tests.support.scripted_model import ScriptedModelServer
-from tests.support.watch_world import World, answer, calls, read_all, verified, workflow
+from tests.support.watch_world import World
 
 ALICE = Principal("alice", frozenset({"*"}), frozenset({"reader", "editor"}))
 
@@ -55,12 +56,10 @@ async def test_evidence_a_person_records_names_the_person_not_the_checkers_run(
 ) -> None:
     state = await world.watch()
     wid = state.watch.watch_id
-    model_server.script(
-        read_all(world),
-        calls(("check_workflow", {"steps": workflow(world)})),
-        answer("已核对", [verified()]),
-    )
+    turns = Grounding()
+    model_server.script(*plain_check(turns, world))
     await world.check(ctx, state, run_id="check-1")
+    assert turns.misses == [], "each scripted turn stands on what the product sent"
     before = (await gql(world, settings, WATCH, {"s": world.scope, "id": wid}))["watch"]
     s1 = before["steps"][0]
     assert (s1["evidenceRunId"], s1["evidenceBy"]) == ("check-1", {"kind": "RUN", "id": "check-1"})
