@@ -3,15 +3,14 @@
 // stage summaries and source passages (one per line, with its locator). Only text recorded
 // at or before as_of is searched; each row shows the object's version believed then. `text`
 // here is a Lucene query (the API escapes user text; here you may use "phrases", word*).
-// Set as_of to a past instant, e.g. datetime('2026-03-17T08:00:00Z'), to search the past.
-:param scope => 'demo';
-:param text => '张三';
-:param as_of => datetime();
-
-CALL db.index.fulltext.queryNodes('search_text', $text) YIELD node, score
-WHERE node.scope = $scope AND node.recorded_at <= $as_of
+// Pasted as it is, it searches the demo now; edit the values on the WITH line (set as_of to a
+// past instant, e.g. datetime('2026-03-17T08:00:00Z'), to search the past).
+WITH 'demo' AS scope, '张三' AS text, datetime() AS as_of
+CALL db.index.fulltext.queryNodes('search_text', text) YIELD node, score
+WITH scope, as_of, node, score
+WHERE node.scope = scope AND node.recorded_at <= as_of
 OPTIONAL MATCH (o:StoryObject {id: node.id})-[:VERSION]->(then)
-  WHERE then.recorded_at <= $as_of AND then.retracted_at > $as_of
+  WHERE then.recorded_at <= as_of AND then.retracted_at > as_of
 RETURN head([l IN labels(node) WHERE l <> 'StoryObject']) AS kind,
        coalesce(node.id, node.key) AS id,
        coalesce(node.name, node.title, node.reason, node.text) AS matched,

@@ -64,7 +64,7 @@ async def run_of_b(
     failed = run.model_copy(
         update={"status": lc.RunStatus.FAILED, "stopped": True, "ended_at": T0, "error": error}
     )
-    runs = SupervisionRuns(neo4j_driver, services.neo4j_database, services.queue_name)
+    runs = SupervisionRuns(neo4j_driver, services.neo4j_database, deployment=services.queue_name)
     await runs.create(failed, RunOptions())
     yield run_id
     await neo4j_driver.execute_query(

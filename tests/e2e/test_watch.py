@@ -376,17 +376,18 @@ def test_partner_receipts_over_http_and_a_heartbeat_round_by_the_worker(
         ),
     )
     data(api.graphql(RUN, {"scope": scope, "id": wid, "req": "r-receipt"}))
-    # the hand-off is written just before the check's observation and steps: wait for both
+    # the hand-off is written just before the check's observation and steps: wait for all
+    # three (the step evidence is what makes the facts recorded)
     watch = until(
         lambda: (
             (w := data(api.graphql(STATE, {"s": scope, "id": wid}))["watch"])["handOffs"]
             and w["observations"]
+            and w["deliveryState"] == "facts_recorded"
             and w
         )
     )
     assert turns.misses == [], "each scripted turn stands on what the worker sent"
     key = watch["handOffs"][0]["executionKey"]
-    assert watch["deliveryState"] == "facts_recorded"
 
     def entries(*middle: dict[str, Any], final: bool = True) -> list[dict[str, Any]]:
         items = [{"kind": "handoff", "at": "2026-03-02T10:00:00Z", "executionKey": key}, *middle]

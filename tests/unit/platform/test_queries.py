@@ -57,7 +57,9 @@ def test_schema_migrations_are_ordered_and_non_empty() -> None:
     assert all(m.statements for m in migrations)
     # Schema statements, or a one-off data rewrite (e.g. 051_utc_instants) that MATCHes first.
     assert all(
-        s.upper().startswith(("CREATE", "DROP", "MATCH")) for m in migrations for s in m.statements
+        s.upper().startswith(("CREATE", "DROP", "MATCH", "CALL DB.AWAITINDEX"))
+        for m in migrations
+        for s in m.statements
     )
 
 
@@ -68,7 +70,7 @@ def test_every_named_query_is_loaded_by_a_literal_name_a_search_finds() -> None:
 
     code = "\n".join(
         p.read_text()
-        for layer in ("api", "jobs", "graph", "engine")
+        for layer in ("api", "jobs", "graph", "engine", "bench")
         for p in (PROJECT_ROOT / layer).rglob("*.py")
     )
     unnamed = sorted(key for key in load_queries() if f'"{key}"' not in code)
