@@ -89,12 +89,15 @@ def _values(model: BaseModel | None) -> dict[str, Any]:
 
 
 def changed_fields(before: BaseModel | None, after: BaseModel) -> tuple[FieldChange, ...]:
+    """The fields whose values differ; an added object lists only the fields it fills (an
+    empty list or text is no value to show)."""
     old, new = _values(before), _values(after)
-    return tuple(
+    changes = (
         FieldChange(field=name, before=render(old.get(name)), after=render(new.get(name)))
         for name in sorted(set(old) | set(new))
         if old.get(name) != new.get(name)
     )
+    return tuple(c for c in changes if c.before is not None or c.after not in (None, ""))
 
 
 def classify(before: BaseModel | None, after: BaseModel) -> DiffKind | None:
