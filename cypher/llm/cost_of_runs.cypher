@@ -1,6 +1,6 @@
 // params: run_ids
 // The cost ledger of some supervision runs: their model calls summed per run, batch (leaf
-// index or navigation node), stage and model. Sought by the (run_id, batch) index.
+// index or navigation node), stage and model. Sought by the run_id index (086).
 UNWIND $run_ids AS run_id
 MATCH (c:ModelCall {run_id: run_id})
 RETURN c.stage AS stage, c.model AS model, c.run_id AS run_id, c.batch AS batch,

@@ -47,7 +47,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from arq.constants import in_progress_key_prefix, job_key_prefix
-from arq.jobs import Job, deserialize_job
+from arq.jobs import Job, JobStatus, deserialize_job
 from neo4j import AsyncDriver
 from redis.asyncio import Redis
 
@@ -107,6 +107,8 @@ class Tally:
             f"lost={len(self.lost)} duplicated={len(self.duplicated)} "
             f"interrupted={len(self.interrupted)} redelivered={self.redelivered} "
             f"reposted={self.reposted}"
+            + (f" | lost: {self.lost}" if self.lost else "")
+            + (f" | duplicated: {self.duplicated}" if self.duplicated else "")
         )
 
 
@@ -563,9 +565,21 @@ async def audit(
 
 async def audit_redelivery(queue: Redis, tally: Tally) -> None:
     """Every job a kill interrupted ran again to its end: arq kept its result with a later
-    try, or (a job that failed for good) the worker kept its failure."""
+    try, or (a job that failed for good) the worker kept its failure. A job may still be on
+    its way when the work has settled (a heartbeat's automatic supervision defers itself
+    while the review lease is held): each is polled, with a deadline, until it ends."""
+    deadline = time.monotonic() + SETTLE_S
     for job_id in tally.interrupted:
-        info = await Job(job_id, queue, _deserializer=deserialize).result_info()
+        job = Job(job_id, queue, _deserializer=deserialize)
+        while time.monotonic() < deadline:
+            if await job.status() not in (
+                JobStatus.deferred,
+                JobStatus.queued,
+                JobStatus.in_progress,
+            ):
+                break
+            await asyncio.sleep(0.5)
+        info = await job.result_info()
         failed = await queue.exists(f"storygraph:failed:{job_id}")
         if (info is not None and info.job_try > 1) or failed:
             tally.redelivered += 1
