@@ -266,7 +266,9 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
             tally.jobs["concern"] += 1
             gql(api, SCHEDULER, now=(T0 + timedelta(minutes=30 + i)).isoformat(), s=scope)
             tally.jobs["scheduler"] += 1
-            ticket = gql(api, RUN_CHECK, s=scope, id=watch_id, r=f"chaos-{i}")["runWatchNow"]
+            ticket = gql(api, RUN_CHECK, s=scope, id=watch_id, r=f"chaos-{scope}-{i}")[
+                "runWatchNow"
+            ]
             tickets.checks.append(ticket["runId"])
             tally.jobs["watch check"] += 1
             gql(api, UPSERT, i={"scope": scope, "id": "chat", "kind": "CONVERSATION",
@@ -305,7 +307,7 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
 
         await settle(api, scope, tally, watch_id, tickets, neo4j_driver, settings)
         await audit(api, scope, tally, receiver, neo4j_driver, settings, watch_id, tickets)
-        await audit_redelivery(queue, tally)
+        await audit_redelivery(queue, settings.queue_name, tally)
     finally:
         print("\n" + tally.line())
         if worker is not None and worker.poll() is None:
@@ -531,8 +533,10 @@ async def audit(
     tally.lost += [f"watch check {c}: {status.get(c)}" for c in tickets.checks
                    if status.get(c) not in ("completed", "failed")]  # fmt: skip
     tally.duplicated += [f"watch check {c} ran {n} times" for c, n in per_check.items() if n > 1]
+    # a heartbeat round of the app (every half hour) may check the watch too: its runs are
+    # the app's own, not requests of this test
     tally.duplicated += [f"watch run {c} never requested" for c in per_check
-                         if c not in tickets.checks]  # fmt: skip
+                         if c not in tickets.checks and not c.startswith("round:")]  # fmt: skip
 
     beats, _, _ = await driver.execute_query(
         "MATCH (h:HeartbeatRun {deployment: $d}) RETURN h.id AS id, h.state AS state",
@@ -563,14 +567,14 @@ async def audit(
     ]
 
 
-async def audit_redelivery(queue: Redis, tally: Tally) -> None:
+async def audit_redelivery(queue: Redis, queue_name: str, tally: Tally) -> None:
     """Every job a kill interrupted ran again to its end: arq kept its result with a later
     try, or (a job that failed for good) the worker kept its failure. A job may still be on
     its way when the work has settled (a heartbeat's automatic supervision defers itself
     while the review lease is held): each is polled, with a deadline, until it ends."""
     deadline = time.monotonic() + SETTLE_S
     for job_id in tally.interrupted:
-        job = Job(job_id, queue, _deserializer=deserialize)
+        job = Job(job_id, queue, _queue_name=queue_name, _deserializer=deserialize)
         while time.monotonic() < deadline:
             if await job.status() not in (
                 JobStatus.deferred,
