@@ -15,7 +15,7 @@ from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit, PublishResultInput
 from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
-from tests.support.story import ALICE, RUN, T0, cite
+from tests.support.story import ALICE, RUN, T0, cite, source
 
 ZONES = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((0, 0), (8, 0), (-5, 0), (5, 30))]
 _zone = st.sampled_from(ZONES)
@@ -221,3 +221,25 @@ async def on_repo(repo: StoryRepository, scope: str, op: Op) -> type[Exception] 
     except StorygraphError as exc:
         return type(exc)
     return None
+
+
+async def record_history(
+    repo: StoryRepository, scope: str, specs: list[dict[str, Any]], start: datetime
+) -> list[Op]:
+    """Push the conversation source at `start`, then the drawn operations a minute apart,
+    each on the repository and on the replay model, which must agree on every refusal;
+    returns the operations that applied."""
+    src = source(scope)
+    await repo.upsert_source(src, now=start)
+    live = StoryReplay()
+    live.upsert_source(src, start)
+    ops: list[Op] = []
+    for i, spec in enumerate(specs):
+        at = (start + timedelta(minutes=i + 1)).astimezone(spec["tz"])
+        op = concretise(spec, scope, i, live, at)
+        if op is None:
+            continue
+        expected = on_replay(live, scope, op)
+        assert await on_repo(repo, scope, op) == expected, op
+        ops.append(op)
+    return ops

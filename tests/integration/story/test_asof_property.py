@@ -18,7 +18,7 @@ from engine.settings import Settings
 from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
 from tests.support.story import T0, source
-from tests.support.story_history import OPS, ZONES, Op, concretise, on_replay, on_repo
+from tests.support.story_history import OPS, ZONES, on_replay, record_history
 
 _counter = iter(range(10**9))
 
@@ -41,18 +41,7 @@ async def test_as_of_equals_replay_of_the_operations_before_it(
     start = T0 + timedelta(days=30)
     try:
         src = source(sub)
-        await repo.upsert_source(src, now=start)
-        live = StoryReplay()
-        live.upsert_source(src, start)
-        ops: list[Op] = []
-        for i, spec in enumerate(specs):
-            at = (start + timedelta(minutes=i + 1)).astimezone(spec["tz"])
-            op = concretise(spec, sub, i, live, at)
-            if op is None:
-                continue
-            expected = on_replay(live, sub, op)
-            assert await on_repo(repo, sub, op) == expected, op
-            ops.append(op)
+        ops = await record_history(repo, sub, specs, start)
         checkpoints = [start - timedelta(seconds=1), start] + [
             op.at + delta for op in ops for delta in (timedelta(0), timedelta(seconds=30))
         ]

@@ -16,13 +16,12 @@ from neo4j import AsyncDriver
 
 from engine.settings import Settings
 from engine.story.diff import DiffEntry, entry
-from engine.story.replay import StoryReplay
 from engine.story.views import StoryGraph
 from graph.story import StoryRepository
 from graph.story.diff import StoryDiff
 from graph.temporal import to_epoch_us
-from tests.support.story import T0, source
-from tests.support.story_history import OPS, Op, concretise, on_replay, on_repo
+from tests.support.story import T0
+from tests.support.story_history import OPS, record_history
 
 _counter = iter(range(10**9))
 
@@ -85,19 +84,7 @@ async def test_the_diff_equals_the_difference_of_the_as_of_reads(
     start = T0 + timedelta(days=30)
     store = StoryDiff(neo4j_driver, settings.neo4j_database)
     try:
-        src = source(sub)
-        await repo.upsert_source(src, now=start)
-        live = StoryReplay()
-        live.upsert_source(src, start)
-        ops: list[Op] = []
-        for i, spec in enumerate(specs):
-            at = (start + timedelta(minutes=i + 1)).astimezone(spec["tz"])
-            op = concretise(spec, sub, i, live, at)
-            if op is None:
-                continue
-            on_replay(live, sub, op)
-            await on_repo(repo, sub, op)
-            ops.append(op)
+        ops = await record_history(repo, sub, specs, start)
         moments = [start - timedelta(seconds=1)] + [
             op.at + delta for op in ops for delta in (timedelta(0), timedelta(seconds=30))
         ]
