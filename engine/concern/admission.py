@@ -76,7 +76,12 @@ def raise_concern(
         priority=data.priority,
         title=data.title,
         goal=data.goal,
-        source=Source(type=str(data.type), detail=data.source_detail, initiator=ini),
+        source=Source(
+            type=str(data.type),
+            detail=data.source_detail,
+            initiator=ini,
+            signal_id=data.signal_id,
+        ),
         people=people,
         timeline=[TimelineEntry(ts=now, type=TimelineType.DISCOVERED, detail="Concern 创建")],
         delegation=data.delegation,

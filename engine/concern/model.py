@@ -98,6 +98,9 @@ class Source(_Model):
     type: str
     detail: str = ""
     initiator: Initiator | None = None
+    # The story-graph signal the agenda raised this concern for (issue 28: its answer goes
+    # back into the graph); None for concerns people or agents raise.
+    signal_id: str | None = None
 
 
 class PersonRef(_Model):
@@ -248,6 +251,7 @@ class RaiseConcernInput(_Model):
     trigger: ScheduleTrigger | None = None
     agenda_role: str = "tracking"
     first_action: str = ""
+    signal_id: str | None = None  # set only by the agenda raising a concern for a signal
 
     @classmethod
     def asking(

@@ -50,6 +50,7 @@ def concern_props(concern: Concern, scope: str) -> dict[str, Any]:
         "title": concern.title,
         "goal": concern.goal,
         "agenda_role": concern.agenda_role,
+        "signal_id": concern.source.signal_id,
         "initiator_person_id": ini.person_id if ini is not None else None,
         "next_action_when": utc(na.when if na is not None else None),
         "next_run_at": utc(trig.next_run_at if trig is not None else None),
