@@ -20,6 +20,7 @@ from engine.clock import utc
 class ActorKind(StrEnum):
     USER = "user"
     RUN = "run"
+    PERSON = "person"  # a concern person (seed 002 person id) answering through a concern
 
 
 class Actor(BaseModel):
@@ -37,6 +38,10 @@ class Actor(BaseModel):
     @classmethod
     def run(cls, run_id: str) -> Actor:
         return cls(kind=ActorKind.RUN, id=run_id)
+
+    @classmethod
+    def person(cls, person_id: str) -> Actor:
+        return cls(kind=ActorKind.PERSON, id=person_id)
 
     @property
     def is_user(self) -> bool:
@@ -140,6 +145,7 @@ class Version(BaseModel):
     by: Actor
     why: str = ""
     via_result: str | None = None  # the result that wrote this version, if a result did
+    via_concern: str | None = None  # the concern whose answer wrote it (with by=person:<id>)
 
     @field_validator("recorded_at", "retracted_at")
     @classmethod
