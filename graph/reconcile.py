@@ -69,12 +69,16 @@ class ReconcileStore(Store):
             for r in found
         ]
 
-    async def mark_check_requeued(self, run_id: str, *, seen: int, now: datetime) -> bool:
+    async def mark_check_requeued(
+        self, scope: str, run_id: str, *, seen: int, now: datetime
+    ) -> bool:
         """Count one re-queue; False when another reconciler counted it first."""
 
         async def work(tx: AsyncManagedTransaction) -> bool:
             return bool(
-                await self.rows(tx, "reconcile/watch_run_requeue", id=run_id, seen=seen, now=now)
+                await self.rows(
+                    tx, "reconcile/watch_run_requeue", scope=scope, id=run_id, seen=seen, now=now
+                )
             )
 
         return await self.write(work)

@@ -128,7 +128,9 @@ async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
         ids = {"scope": check.scope, "watch_id": check.watch_id, "run_id": check.run_id}
         if await known(check_job_id(check.scope, check.watch_id, check.run_id)):
             continue
-        if not await store.mark_check_requeued(check.run_id, seen=check.requeues, now=now):
+        if not await store.mark_check_requeued(
+            check.scope, check.run_id, seen=check.requeues, now=now
+        ):
             continue  # another reconciler took this one
         if check.requeues < CHECK_REQUEUES:
             await enqueue_check(

@@ -1,7 +1,8 @@
 // params: run
-// One run per stable id: a duplicate trigger finds the existing run. A run recorded
+// One run per stable id in its scope: a duplicate trigger finds the existing run (the same
+// request id in another scope is another run). A run recorded
 // `queued` (requested, not yet taken) becomes `running`, claimed by the first worker.
-MERGE (r:WatchRun {id: $run.id})
+MERGE (r:WatchRun {scope: $run.scope, id: $run.id})
 ON CREATE SET r = $run
 WITH r
 FOREACH (_ IN CASE WHEN r.status = 'queued' THEN [1] ELSE [] END |

@@ -3,6 +3,6 @@
 // A requested check is recorded before its job is enqueued, so a job lost before any
 // worker took it is still known to the reconciler. An existing run is left as it is.
 UNWIND $runs AS run
-MERGE (r:WatchRun {id: run.id})
+MERGE (r:WatchRun {scope: run.scope, id: run.id})
 ON CREATE SET r = run
 RETURN r.id AS id, r.status AS status

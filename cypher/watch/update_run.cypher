@@ -1,5 +1,4 @@
 // params: scope, id, props
-MATCH (r:WatchRun {id: $id})
-WHERE r.scope = $scope
+MATCH (r:WatchRun {scope: $scope, id: $id})
 SET r += $props
 RETURN r {.*} AS r

@@ -324,6 +324,12 @@ class HandOff(Frozen):
     created_at: datetime
 
 
+def observation_id(watch_id: str, run_id: str) -> str:
+    """One observation per run of a watch: a run id is unique only within its scope (a
+    runWatchNow requestId), the watch id is unique everywhere."""
+    return f"obs-{watch_id}-{run_id}"
+
+
 class Observation(Frozen):
     """What one check run saw. Old observations have `workflow_checks=None` and stay readable
     (seed 000 "旧观察无步骤清单仍可读取")."""

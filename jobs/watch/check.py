@@ -55,7 +55,7 @@ from engine.watch.handoff import (
     InjectIntoPartnerSession,
     complete_observation,
 )
-from engine.watch.model import Observation, OutcomeStatus
+from engine.watch.model import Observation, OutcomeStatus, observation_id
 from engine.watch.offline import OfflineWatchChecker
 from engine.watch.outcome import correction_prompt
 from engine.watch.redaction import ToolSummary, build_resume_summary, redact_tool_result
@@ -265,7 +265,7 @@ async def fail_lost_check(
     now = deps.clock()
     message = "the check's worker stopped and its job was lost twice; check again"
     observation = Observation(
-        observation_id=f"obs-{run_id}",
+        observation_id=observation_id(watch_id, run_id),
         watch_id=watch_id,
         run_id=run_id,
         observed_at=now,
@@ -291,7 +291,7 @@ async def _finish(
     scope, run, watch, records = session.scope, session.run, session.watch, session.records
     now = deps.clock()
     observation = Observation(
-        observation_id=f"obs-{run.run_id}",
+        observation_id=observation_id(watch.watch_id, run.run_id),
         watch_id=watch.watch_id,
         run_id=run.run_id,
         observed_at=now,

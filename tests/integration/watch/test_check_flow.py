@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from neo4j import AsyncDriver
+
+from engine.settings import Settings
 from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import OutcomeStatus, StepKind, StepStatus
 from tests.support import scripted_model as s
@@ -15,6 +18,7 @@ from tests.support.watch_world import (
     answer,
     calls,
     read_all,
+    seed_world,
     tool_messages,
     verified,
     workflow,
@@ -299,3 +303,28 @@ async def test_model_failure_after_retries_is_reported_as_it_was_with_the_retry_
     assert obs.props["retries"] == 2 and obs.props["failure_kind"] == "model"
     # The reads executed before the failure are kept (redacted) and not replayed.
     assert len(obs.props["tool_summaries"]) == 2
+
+
+async def test_the_same_run_id_in_another_scope_is_another_run(
+    ctx: dict[str, Any],
+    world: World,
+    model_server: ScriptedModelServer,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    other_scope: str,
+) -> None:
+    """A runWatchNow requestId is a repeat only within its scope: another project that
+    happens to send the same request id gets its own check, not a dropped duplicate."""
+    other = await seed_world(neo4j_driver, settings.neo4j_database, other_scope)
+    mine, theirs = (
+        await world.watch(execution_enabled=False),
+        await other.watch(execution_enabled=False),
+    )
+    model_server.script(answer("看过了"), answer("x"), answer("也看过了"), answer("y"))
+    first = await world.check(ctx, mine, run_id="shared-request")
+    calls_after_first = model_server.calls
+    second = await other.check(ctx, theirs, run_id="shared-request")
+    assert first.get("duplicate") is not True and second.get("duplicate") is not True
+    assert model_server.calls > calls_after_first
+    assert len(await world.observations(mine)) == 1
+    assert len(await other.observations(theirs)) == 1
