@@ -114,6 +114,10 @@ FIELD_NAMES: dict[str, dict[str, str]] = {
 }
 
 
+# a difference between named values, as a person reads it ("负责人：张三 → 李四")
+CHANGE_TEXT = {"zh": "{field}：{confirmed} → {proposed}", "en": "{field}: {confirmed} → {proposed}"}
+
+
 def field_name(field: str, locale: str) -> str:
     names = FIELD_NAMES.get(field)
     return names.get(locale, names["zh"]) if names else field
@@ -144,7 +148,13 @@ def drafts_from_suggestions(
                 field=field,
                 confirmed_value=confirmed,
                 proposed_value=proposed,
-                text=s.reason or f"{field}: {proposed}",
+                text=(
+                    CHANGE_TEXT.get(locale, CHANGE_TEXT["zh"]).format(
+                        field=field, confirmed=confirmed, proposed=proposed
+                    )
+                    if s.current_label or s.proposed_label
+                    else s.reason or f"{field}: {proposed}"
+                ),
                 suggestion_id=s.id,
                 passage=Passage(
                     source_id=ref.source_id, source_version=ref.source_version, locator=ref.locator
