@@ -268,16 +268,23 @@ def decide_publish(
         if r.retracted_at is None and not r.removed and r.confirmation is not Confirmation.REJECTED
     }
     names = {item.ref: item.name for item in inp.entities}
+    # a result that states several holders of one thing (a review reading "张三负责…" and,
+    # later in the conversation, "…改由李四负责") says the last one holds it
+    last_holder = {
+        (entity_ids[rel.to], rel.type): rel.ref
+        for rel in inp.relations
+        if rel.type in SINGLE_HOLDER_TYPES and rel.stance is Stance.SUPPORTS
+    }
     touched: set[str] = set()  # relations this result already wrote; later items add evidence
     for rel in inp.relations:
         from_id, to_id = entity_ids[rel.from_], entity_ids[rel.to]
+        superseded = last_holder.get((to_id, rel.type), rel.ref) != rel.ref
+        if superseded and rel.stance is Stance.SUPPORTS:
+            continue
         existing = current.get((from_id, to_id, rel.type))
         held = holders.get((to_id, rel.type)) if rel.type in SINGLE_HOLDER_TYPES else None
         if existing is None and held is not None and rel.stance is Stance.SUPPORTS:
             holder, holder_name = held
-            if holder.id in touched:
-                warnings.append(f"relation {rel.ref!r}: a second holder in one result, left out")
-                continue
             touched.add(holder.id)
             moved, suggestion = holder_change(
                 holder, from_id, (holder_name, names[rel.from_]), result_id, now, by

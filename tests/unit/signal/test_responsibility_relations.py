@@ -204,3 +204,23 @@ def test_a_rejected_holder_does_not_stand_in_the_way() -> None:
     assert plan.suggestions == []
     [new] = plan.relations
     assert new.id != "rel_1" and new.from_id == lisi
+
+
+def test_a_result_stating_two_holders_says_the_last_one_holds_it() -> None:
+    """A review of the whole conversation ("张三负责支付模块" … "支付模块改由李四负责") after
+    李四 was confirmed proposes nothing: the conversation's last word is the confirmed one."""
+    both = change_to_lisi().model_dump(by_alias=True)
+    both["entities"].insert(0, {"ref": "zh", "name": "张三", "id": ZHANG.id, "status": "main"})
+    earlier = {**both["relations"][0], "ref": "r0", "from": "zh"}
+    both["relations"].insert(0, earlier)
+    lisi = entity("ent_" + "c" * 24, "李四")
+    both["entities"][1]["id"] = lisi.id
+    held = holder(Confirmation.CONFIRMED).model_copy(update={"from_id": lisi.id})
+    ctx = PublishContext(
+        entities={PAY.id: PAY, ZHANG.id: ZHANG, lisi.id: lisi},
+        relations=[held],
+        holders=[(held, "李四")],
+        source_versions={"chat": frozenset({"v2"})},
+    )
+    plan = decide_publish(parse_input(PublishResultInput, both), ctx, NOW, Actor.run("run-3"))
+    assert plan.suggestions == [] and plan.relations == []
