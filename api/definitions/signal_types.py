@@ -50,6 +50,10 @@ class Signal(Versioned):
     field: str
     confirmed_value: str
     proposed_value: str
+    suggestion_id: str = strawberry.field(
+        default="",
+        description="A difference: the pending suggestion a person accepts or dismisses.",
+    )
     decision: SignalDecision | None  # None: undecided (the scope's loop is off)
 
 

@@ -190,6 +190,12 @@ class Suggestion(Versioned):
     proposed_value: str
     reason: str
     status: SuggestionStatus
+    current_label: str = strawberry.field(
+        default="", description="The current value as a person reads it (a holder's name)."
+    )
+    proposed_label: str = strawberry.field(
+        default="", description="The proposed value as a person reads it (a holder's name)."
+    )
     repeat_of: str | None = strawberry.field(
         default=None,
         description=(

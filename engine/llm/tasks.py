@@ -106,7 +106,19 @@ class ExtractedFact(BaseModel):
     at: datetime | None = None  # a time the sentence names, resolved against the doc time
 
 
+class ExtractedRelation(BaseModel):
+    """`from_id` -[type]-> `to_id` (local entity ids), as the sentence at `span` states it;
+    `change`: the sentence says it changed ("改由李四负责"), not only that it holds."""
+
+    from_id: str
+    to_id: str
+    type: str
+    span: Span
+    change: bool = False
+
+
 class Extraction(BaseModel):
     source_id: str
     facts: list[ExtractedFact] = Field(default_factory=list)
     entities: list[ExtractedEntity] = Field(default_factory=list)
+    relations: list[ExtractedRelation] = Field(default_factory=list)

@@ -23,6 +23,12 @@ same result id. Rules kept here:
   the model's answer cannot set another status;
 - an event's title reads as the event: a message header the model copied into a fact
   ("[2026-09-20T10:00:00+08:00] 李四: …") becomes "李四：…", never the raw time;
+- a relation a leaf states (`relations`: from and to name entities of its own answer, a type,
+  and the segments it cites) is passed on between the run-wide entity refs, citing those
+  segments (or its batch's); one naming an entity the answer does not hold is left out. It
+  carries no reason: its references point at the words, never copy them. What it does to a
+  stored relation (a new one, new evidence, or a pending difference against a confirmed
+  holder) is the story engine's decision (engine/story/corrections.py);
 - the navigation root gives the stage summary and the feedback; navigation never adds facts;
 - the result key is the run id, so a retried publish is a repeat, not a second result.
 
@@ -35,6 +41,8 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
+
+from pydantic import ValidationError
 
 from engine.errors import InvalidInput
 from engine.review.manifest import LeafBatch
@@ -145,6 +153,7 @@ def compose_result(
     events: list[dict[str, Any]] = []
     entities: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
+    relations: list[dict[str, Any]] = []
     by_stored_id: dict[str, str] = {}
     shared: dict[str, dict[str, Any]] = {}  # the one entity item of each stored id
     by_ref: dict[str, dict[str, Any]] = {}  # entity items by their run-wide ref
@@ -227,6 +236,7 @@ def compose_result(
                             "kind": str(extra.get("change") or "proposed"),
                         }
                     )
+        relations += _relations(batch, output, local)
     summaries: list[dict[str, Any]] = []
     if events:
         summaries.append(
@@ -245,6 +255,7 @@ def compose_result(
         "events": events,
         "entities": entities,
         "changes": _unique(changes),
+        "relations": relations,
         "summaries": summaries,
         "feedback": root.summary[:20_000],
         "coverage": {
@@ -254,6 +265,34 @@ def compose_result(
             "missed": [{**m.model_dump(), "reason": m.reason.value} for m in missed],
         },
     }
+
+
+def _relations(
+    batch: LeafBatch, output: LeafOutput, local: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """The relations a leaf answer states, between the run-wide refs of its entities."""
+    found = []
+    for k, raw in enumerate(getattr(output, "relations", None) or []):
+        if not isinstance(raw, Mapping):
+            continue
+        ends = local.get(str(raw.get("from"))), local.get(str(raw.get("to")))
+        kind = str(raw.get("type") or "").strip()[:100]
+        if ends[0] is None or ends[1] is None or ends[0] == ends[1] or not kind:
+            continue
+        try:
+            refs = [Segment.model_validate(r) for r in raw.get("refs") or []]
+        except ValidationError:
+            refs = []
+        found.append(
+            {
+                "ref": f"b{batch.index}.r{k}",
+                "from": ends[0],
+                "to": ends[1],
+                "type": kind,
+                "references": [_reference(r) for r in refs or batch.segments],
+            }
+        )
+    return found
 
 
 def _add_description(item: dict[str, Any], more: object) -> None:

@@ -48,6 +48,10 @@ class KnownEntity(BaseModel):
             "description": self.description[:MAX_DESCRIPTION],
         }
 
+    def person_payload(self) -> dict[str, object]:
+        """A known person as a leaf request lists it in `known_people`."""
+        return {"id": self.id, "name": self.name, "aliases": list(self.aliases)}
+
 
 def lookup_keys(texts: Iterable[str]) -> list[str]:
     """The distinct two-character windows of `texts` without whitespace: every name of two

@@ -7,13 +7,20 @@
 - Model output is validated against the schema; an invalid one fails the stage with
   `InvalidModelOutput`, which keeps the raw text so it can be inspected and the run retried.
 
-Extra keys (events, entities, relations for the story graph) pass through untouched; their
-own contract belongs to the story-graph publish path.
+Extra keys (events, entities, relations for the story graph) pass through; their own
+contract belongs to the story-graph publish path, except what only the request can tell:
+a leaf answer is checked against what it was sent (`check_grounded`). An entity (a person
+above all) may carry a stored `id` only if the request offered it (`known_entities`,
+`known_people`), a fact an event `id` only if `known_events` listed it, an entity a
+`same_as` only if `earlier_entities` listed that ref, and a relation names entities of the
+answer. Anything else is invented, and the whole answer fails like a malformed one (seed
+004 同名不构成身份: a model cannot make someone a stored person by naming an id).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -121,3 +128,57 @@ def parse_navigation_output(raw: str) -> NavigationOutput:
     """Validate a navigation merge answer, or raise `InvalidModelOutput`."""
     result: NavigationOutput = _parse(raw, StageName.NAVIGATION, NavigationOutput)
     return result
+
+
+class Offered(BaseModel):
+    """What a leaf request offered the model to name by id."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entity_ids: frozenset[str] = frozenset()  # known_entities and known_people
+    event_ids: frozenset[str] = frozenset()  # known_events
+    earlier_refs: frozenset[str] = frozenset()  # earlier_entities
+
+
+def _unoffered(value: object, offered: Collection[str]) -> bool:
+    return value not in (None, "") and (not isinstance(value, str) or value not in offered)
+
+
+def grounding_problems(output: LeafOutput, offered: Offered) -> list[str]:
+    """Every id in a leaf answer its request did not offer (empty: the answer is grounded)."""
+    problems = []
+    refs: set[str] = set()
+    for i, raw in enumerate(getattr(output, "entities", None) or []):
+        if not isinstance(raw, Mapping):
+            continue
+        refs.add(str(raw.get("ref") or raw.get("local_id") or f"e{i}"))
+        if _unoffered(raw.get("id"), offered.entity_ids):
+            problems.append(f"entities.{i}.id: {raw.get('id')!r} was not offered")
+        if _unoffered(raw.get("same_as"), offered.earlier_refs):
+            problems.append(f"entities.{i}.same_as: {raw.get('same_as')!r} was not offered")
+    for i, fact in enumerate(output.facts):
+        event_id = (fact.model_extra or {}).get("id")
+        if _unoffered(event_id, offered.event_ids):
+            problems.append(f"facts.{i}.id: {event_id!r} was not offered")
+    for i, raw in enumerate(getattr(output, "relations", None) or []):
+        if not isinstance(raw, Mapping):
+            continue
+        for end in ("from", "to"):
+            if raw.get(end) not in refs:
+                problems.append(f"relations.{i}.{end}: {raw.get(end)!r} is no entity of the answer")
+    return problems
+
+
+def check_grounded(raw: str, offered: Offered) -> LeafOutput:
+    """Validate a leaf answer and that it names only what its request offered, or raise
+    `InvalidModelOutput` (the raw text kept)."""
+    output = parse_leaf_output(raw)
+    problems = grounding_problems(output, offered)
+    if problems:
+        raise InvalidModelOutput(
+            "leaves output names what its request did not offer: " + "; ".join(problems),
+            stage=StageName.LEAVES,
+            raw_output=raw,
+            problems=problems,
+        )
+    return output

@@ -163,6 +163,7 @@ def from_difference(
     passage: Passage,
     said_at: datetime | None,
     who: str = "",
+    suggestion_id: str = "",
 ) -> SignalDraft:
     """A pending difference against confirmed knowledge as a signal (seed 004 规则冲突)."""
     return SignalDraft(
@@ -177,4 +178,5 @@ def from_difference(
         field=field,
         confirmed_value=confirmed_value,
         proposed_value=proposed_value,
+        suggestion_id=suggestion_id,
     )

@@ -71,6 +71,7 @@ class SignalDraft(BaseModel):
     field: str = ""
     confirmed_value: str = ""
     proposed_value: str = ""
+    suggestion_id: str = ""  # difference: the pending suggestion a person settles
 
     @model_validator(mode="after")
     def _complete(self) -> SignalDraft:

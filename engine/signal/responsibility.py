@@ -6,6 +6,11 @@ with what the graph holds; against a confirmed or person-edited responsibility i
 difference, never a silent overwrite (seed 004 规则冲突: "新增证据与已确认结论冲突时显示待核
 对差异，不能自动断言旧观点失效").
 
+A plain statement of who is responsible ("张三负责支付模块", "支付模块由张三负责", "支付模块的
+负责人是张三", "Zhang San is responsible for the payment module", "The payment module is
+owned by Zhang San") is found by `find_holders`; a review records it as a responsibility
+relation (`RESPONSIBLE_FOR`, person -> thing). A change is never read as a statement.
+
 A claim names a person only as the text writes it: it is matched with people the caller
 already knows by id, never by an equal name alone (seed 004 同名不构成身份).
 """
@@ -50,6 +55,59 @@ _PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 
+# a plain statement of who is responsible (not a change); tried where no change claim stands
+_HOLDER_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # 支付模块的负责人是张三 / 支付模块负责人：张三
+    re.compile(rf"(?P<target>[^，,。；;]+?)的?负责人(?:是|为|[:：])\s*(?P<person>{_NAME_ZH})$"),
+    # 张三负责支付模块 / 张三来负责支付模块 / 张三主导支付模块
+    re.compile(
+        rf"^(?P<person>{_NAME_ZH})\s*(?:来|将|会)?(?:负责|主导|主管)(?![人的])\s*(?P<target>[^，,。；;]+)"
+    ),
+    # 支付模块由张三负责 / 支付模块目前由张三负责
+    re.compile(rf"(?P<target>[^，,。；;]+?)由\s*(?P<person>{_NAME_ZH})\s*(?:来)?(?:负责|主导)"),
+    # Zhang San is responsible for the payment module / Zhang San owns the payment module
+    re.compile(
+        rf"^(?P<person>{_NAME_EN})\s+(?:is responsible for|owns|leads|is the owner of)\s+"
+        rf"(?:the\s+)?(?P<target>[^,.;]+)"
+    ),
+    # The payment module is owned by Zhang San
+    re.compile(
+        rf"^(?:the\s+)?(?P<target>[^,.;]+?)\s+(?:is owned by|is led by|is handled by)\s+"
+        rf"(?P<person>{_NAME_EN})",
+        re.IGNORECASE,
+    ),
+)
+# words in the person's place that name no one (a review never invents a person from them)
+_NO_ONE = frozenset(
+    {
+        "我",
+        "我们",
+        "你",
+        "你们",
+        "他",
+        "她",
+        "他们",
+        "她们",
+        "大家",
+        "谁",
+        "咱们",
+        "这边",
+        "那边",
+        "I",
+        "We",
+        "You",
+        "He",
+        "She",
+        "They",
+        "Who",
+        "It",
+        "This",
+        "That",
+        "Now",
+    }
+)
+
+
 class ResponsibilityClaim(BaseModel):
     """`person` is responsible for `target` now, as the text at `start:end` says."""
 
@@ -59,6 +117,7 @@ class ResponsibilityClaim(BaseModel):
     person: str
     start: int
     end: int
+    change: bool = True  # False: a plain statement of who is responsible
 
 
 def _clean(value: str) -> str:
@@ -66,21 +125,41 @@ def _clean(value: str) -> str:
     return value.strip(" ，,。.；;了的")
 
 
-def find_claims(text: str) -> list[ResponsibilityClaim]:
-    """Every change of responsibility the text states, left to right, one per sentence span."""
-    claims: list[ResponsibilityClaim] = []
-    taken: list[tuple[int, int]] = []
-    for pattern in _PATTERNS:
+def _matches(
+    text: str,
+    patterns: tuple[re.Pattern[str], ...],
+    taken: list[tuple[int, int]],
+    *,
+    change: bool,
+) -> list[ResponsibilityClaim]:
+    claims = []
+    for pattern in patterns:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
             target, person = _clean(m.group("target")), _clean(m.group("person"))
-            if not target or not person or target == person:
+            if not target or not person or target == person or person in _NO_ONE:
                 continue
             taken.append((m.start(), m.end()))
             claims.append(
-                ResponsibilityClaim(target=target, person=person, start=m.start(), end=m.end())
+                ResponsibilityClaim(
+                    target=target, person=person, start=m.start(), end=m.end(), change=change
+                )
             )
+    return claims
+
+
+def find_claims(text: str) -> list[ResponsibilityClaim]:
+    """Every change of responsibility the text states, left to right, one per sentence span."""
+    return sorted(_matches(text, _PATTERNS, [], change=True), key=lambda c: c.start)
+
+
+def find_responsibility(sentence: str) -> list[ResponsibilityClaim]:
+    """Who is responsible for what in one sentence: its changes (`change`) and, where no
+    change stands, its plain statements ("张三负责支付模块"), left to right."""
+    taken: list[tuple[int, int]] = []
+    claims = _matches(sentence, _PATTERNS, taken, change=True)
+    claims += _matches(sentence, _HOLDER_PATTERNS, taken, change=False)
     return sorted(claims, key=lambda c: c.start)
 
 

@@ -11,7 +11,10 @@ Which drafts a result yields:
   the fact cites (or its batch's first segment), said at that segment's time (or its
   batch's earliest, as the event's default time is), the due time
   resolved in the scope's `TIMEZONE` (`engine.signal.derive.from_fact`);
-- every pending DIFFERENCE suggestion the result records, citing the suggestion's passage.
+- every pending DIFFERENCE suggestion the result records, citing the suggestion's passage,
+  read as a person reads it: the field by its name (a holder's `from_id` is the 负责人 /
+  responsible person), the values by the names the suggestion carries (张三, 李四), never
+  only ids; `suggestion_id` names the suggestion a person's answer settles.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class Signal(Version):
     field: str = ""
     confirmed_value: str = ""
     proposed_value: str = ""
+    suggestion_id: str = ""
     # the agenda's decision, recorded with the signal when the scope's loop is on (None: off)
     decision_kind: DecisionKind | None = None
     decision_concern_id: str | None = None
@@ -104,8 +108,23 @@ def drafts_from_leaves(
     return drafts
 
 
+# fields of a difference as a person names them, by locale (others read as they are)
+FIELD_NAMES: dict[str, dict[str, str]] = {
+    "from_id": {"zh": "负责人", "en": "responsible person"},
+}
+
+
+# a difference between named values, as a person reads it ("负责人：张三 → 李四")
+CHANGE_TEXT = {"zh": "{field}：{confirmed} → {proposed}", "en": "{field}: {confirmed} → {proposed}"}
+
+
+def field_name(field: str, locale: str) -> str:
+    names = FIELD_NAMES.get(field)
+    return names.get(locale, names["zh"]) if names else field
+
+
 def drafts_from_suggestions(
-    suggestions: Iterable[Suggestion], references: Iterable[Reference]
+    suggestions: Iterable[Suggestion], references: Iterable[Reference], locale: str = "zh"
 ) -> list[SignalDraft]:
     """Every pending difference a result records, citing the suggestion's passage (a
     difference without one is no signal: nothing unsourced enters the loop)."""
@@ -119,14 +138,24 @@ def drafts_from_suggestions(
             continue
         if ref is None:
             continue
+        field = field_name(s.field, locale)
+        confirmed = s.current_label or s.current_value
+        proposed = s.proposed_label or s.proposed_value
         drafts.append(
             from_difference(
                 target_kind=s.target_kind.value,
                 target_id=s.target_id,
-                field=s.field,
-                confirmed_value=s.current_value,
-                proposed_value=s.proposed_value,
-                text=s.reason or f"{s.field}: {s.proposed_value}",
+                field=field,
+                confirmed_value=confirmed,
+                proposed_value=proposed,
+                text=(
+                    CHANGE_TEXT.get(locale, CHANGE_TEXT["zh"]).format(
+                        field=field, confirmed=confirmed, proposed=proposed
+                    )
+                    if s.current_label or s.proposed_label
+                    else s.reason or f"{field}: {proposed}"
+                ),
+                suggestion_id=s.id,
                 passage=Passage(
                     source_id=ref.source_id, source_version=ref.source_version, locator=ref.locator
                 ),
@@ -191,6 +220,7 @@ def new_signals(
                 field=d.field,
                 confirmed_value=d.confirmed_value,
                 proposed_value=d.proposed_value,
+                suggestion_id=d.suggestion_id,
                 decision_kind=decision.kind if decision else None,
                 decision_concern_id=decision.concern_id if decision else None,
                 decision_reason=decision.reason if decision else "",

@@ -5,6 +5,13 @@
 - New evidence against a confirmed (or rejected, or removed) relation is a pending
   difference; the relation stays as it is (新增证据与已确认结论冲突时显示待核对差异，
   不能自动断言旧观点失效).
+- Another holder stated for a single-holder relation (`responsible_for`: "支付模块改由李四
+  负责" against a confirmed "张三负责支付模块") is a change of the relation's `from_id`: against
+  a confirmed or person-edited relation a pending difference (current 张三, proposed 李四),
+  never a second parallel relation nor an automatic retraction; against one only a run
+  recorded, a new version from the new holder, as a review revises its own findings.
+  Accepting the difference is the person's edit: a new version whose `from_id` is the new
+  holder (as of before: 张三; after: 李四); dismissing it keeps 张三.
 - A person's edit needs the version they saw; a stale one is CONFLICT and writes nothing.
 - Removing a relation is undoable and never deletes sources or references
   (移除关系可撤销且不删除来源).
@@ -195,6 +202,40 @@ def relation_evidence(
     )
 
 
+def holder_change(
+    current: Relation,
+    new_from_id: str,
+    labels: tuple[str, str],
+    result_id: str,
+    now: datetime,
+    by: Actor,
+) -> tuple[Relation | None, Suggestion | None]:
+    """Another holder (`new_from_id`) stated for the thing `current` gives a holder;
+    `labels`: the current and the new holder's names, as a person reads them."""
+    if not current.settled_by_person:
+        return (
+            next_version(
+                current, now, by, f"result {result_id}", via_result=result_id, from_id=new_from_id
+            ),
+            None,
+        )
+    suggestion = _suggestion(
+        current,
+        ObjectKind.RELATION,
+        SuggestionKind.DIFFERENCE,
+        "from_id",
+        current.from_id,
+        new_from_id,
+        f"new evidence names {labels[1]} instead of {labels[0]} ({current.type})",
+        result_id,
+        now,
+        by,
+    )
+    return None, suggestion.model_copy(
+        update={"current_label": labels[0], "proposed_label": labels[1]}
+    )
+
+
 def edit_entity(
     current: Entity, edit: EntityEdit, seen_seq: int, now: datetime, by: Actor, why: str
 ) -> Entity:
@@ -293,6 +334,8 @@ def resolve_suggestion(
         )
     if value is not None and not accept:
         raise InvalidInput("only an accepted suggestion takes an edited value", id=suggestion.id)
+    if value is not None and suggestion.field in ("from_id", "to_id"):
+        raise InvalidInput("a relation's end is accepted as proposed, not edited", id=suggestion.id)
     status = SuggestionStatus.ACCEPTED if accept else SuggestionStatus.DISMISSED
     resolved = next_version(
         suggestion, now, by, why or f"{status.value} by a person", status=status

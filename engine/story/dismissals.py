@@ -2,7 +2,11 @@
 field, proposed value, and the cited source version and locator. A later publish proposing
 the same change on the same evidence records it as a repeat of the dismissed suggestion,
 itself dismissed (it does not come back to the inbox); on new evidence (another passage, or
-another version of the source) it is pending again and cites the old evidence too."""
+another version of the source) it is pending again and cites the old evidence too.
+
+A proposal that is already waiting (a pending suggestion of the same target, field and
+proposed value) is not proposed again: reviewing the same message twice leaves one pending
+difference, one signal (`pending_repeats`)."""
 
 from __future__ import annotations
 
@@ -88,3 +92,23 @@ def recall(
         else:
             out.append(s.model_copy(update={"repeat_of": earlier}))
     return out
+
+
+def pending_repeats(
+    suggestions: list[Suggestion], references: list[Reference], pending: Iterable[Suggestion]
+) -> tuple[list[Suggestion], list[Reference]]:
+    """The suggestions (and references) a publish still writes once those proposing what a
+    pending suggestion already proposes are left out, with the references they own."""
+    waiting = {(p.target_id, p.field, p.proposed_value) for p in pending}
+    dropped = {
+        s.id
+        for s in suggestions
+        if s.status is SuggestionStatus.PENDING
+        and (s.target_id, s.field, s.proposed_value) in waiting
+    }
+    if not dropped:
+        return suggestions, references
+    return (
+        [s for s in suggestions if s.id not in dropped],
+        [r for r in references if r.owner_id not in dropped],
+    )

@@ -185,6 +185,12 @@ class Entity(Version):
         return frozenset(self.user_fields) | frozenset(self.confirmed_fields)
 
 
+RESPONSIBLE_FOR = "responsible_for"  # person -> the thing they are responsible for
+# relation types one holder holds at a time: another holder stated for the same thing is a
+# change of holder (the relation's `from_id`), never a second parallel relation
+SINGLE_HOLDER_TYPES: frozenset[str] = frozenset({RESPONSIBLE_FOR})
+
+
 class Relation(Version):
     from_id: str
     to_id: str
@@ -216,6 +222,10 @@ class Suggestion(Version):
     proposed_value: str
     reason: str = ""
     status: SuggestionStatus = SuggestionStatus.PENDING
+    # the values as a person reads them when they are ids (a holder's name for `from_id`);
+    # empty: the value reads as it is
+    current_label: str = ""
+    proposed_label: str = ""
     # the dismissed suggestion this one proposes again (issue 29): on the same evidence it is
     # recorded dismissed; on new evidence it is pending and cites the old evidence too
     repeat_of: str | None = None

@@ -23,12 +23,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from engine.errors import Conflict, InvalidInput
-from engine.story.corrections import entity_update_from_result, relation_evidence
+from engine.story.corrections import entity_update_from_result, holder_change, relation_evidence
 from engine.story.identity import resolve_entity, resolve_event
 from engine.story.inputs import EventIn, PublishResultInput, ReferenceIn, Stance
 from engine.story.models import (
+    SINGLE_HOLDER_TYPES,
     Actor,
     Change,
+    Confirmation,
     Entity,
     EntityStatus,
     Event,
@@ -54,6 +56,9 @@ class PublishContext:
     # the stored changes of those events: (event id, entity id, kind) -> change id
     event_changes: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
     relations: list[Relation] = field(default_factory=list)  # current, among those entities
+    # current single-holder relations (responsible_for) of those entities as the thing, with
+    # each holder's current name
+    holders: list[tuple[Relation, str]] = field(default_factory=list)
     stories: Mapping[str, Story] = field(default_factory=dict)
     source_versions: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
@@ -257,10 +262,41 @@ def decide_publish(
         add_refs(ObjectKind.CHANGE, change_id, str(i), ch.references)
 
     current = {(r.from_id, r.to_id, r.type): r for r in ctx.relations if r.retracted_at is None}
+    holders = {
+        (r.to_id, r.type): (r, name)
+        for r, name in ctx.holders
+        if r.retracted_at is None and not r.removed and r.confirmation is not Confirmation.REJECTED
+    }
+    names = {item.ref: item.name for item in inp.entities}
+    # a result that states several holders of one thing (a review reading "张三负责…" and,
+    # later in the conversation, "…改由李四负责") says the last one holds it
+    last_holder = {
+        (entity_ids[rel.to], rel.type): rel.ref
+        for rel in inp.relations
+        if rel.type in SINGLE_HOLDER_TYPES and rel.stance is Stance.SUPPORTS
+    }
     touched: set[str] = set()  # relations this result already wrote; later items add evidence
     for rel in inp.relations:
         from_id, to_id = entity_ids[rel.from_], entity_ids[rel.to]
+        superseded = last_holder.get((to_id, rel.type), rel.ref) != rel.ref
+        if superseded and rel.stance is Stance.SUPPORTS:
+            continue
         existing = current.get((from_id, to_id, rel.type))
+        held = holders.get((to_id, rel.type)) if rel.type in SINGLE_HOLDER_TYPES else None
+        if existing is None and held is not None and rel.stance is Stance.SUPPORTS:
+            holder, holder_name = held
+            touched.add(holder.id)
+            moved, suggestion = holder_change(
+                holder, from_id, (holder_name, names[rel.from_]), result_id, now, by
+            )
+            if moved is not None:
+                plan.relations.append(moved)
+                current[(from_id, to_id, rel.type)] = moved
+                add_refs(ObjectKind.RELATION, holder.id, rel.ref, rel.references)
+            if suggestion is not None:
+                suggestions[suggestion.id] = suggestion
+                add_refs(ObjectKind.SUGGESTION, suggestion.id, rel.ref, rel.references)
+            continue
         if existing is not None and existing.id in touched:
             add_refs(ObjectKind.RELATION, existing.id, rel.ref, rel.references)
             continue
@@ -289,6 +325,8 @@ def decide_publish(
         )
         plan.relations.append(new_rel)
         current[(from_id, to_id, rel.type)] = new_rel
+        if rel.type in SINGLE_HOLDER_TYPES:
+            holders.setdefault((to_id, rel.type), (new_rel, names[rel.from_]))
         touched.add(new_rel.id)
         add_refs(ObjectKind.RELATION, new_rel.id, rel.ref, rel.references)
 

@@ -13,7 +13,7 @@ from engine.story import dismissals as decide
 from engine.story.models import Reference, Suggestion
 from engine.story.publish import PublishPlan
 from graph.base import Store
-from graph.story.codec import from_props
+from graph.story.codec import decode, from_props
 
 
 async def remember(
@@ -42,9 +42,23 @@ async def remember(
 
 
 async def recall(store: Store, tx: AsyncManagedTransaction, plan: PublishPlan) -> None:
-    """Mark the plan's proposals that repeat a dismissed one (in place, before writing)."""
+    """Mark the plan's proposals that repeat a dismissed one, and leave out those a pending
+    suggestion already makes (in place, before writing)."""
     if not plan.suggestions:
         return
+    rows = await store.rows(
+        tx,
+        "story/pending_suggestions_for",
+        scope=plan.result.scope,
+        as_of=plan.result.recorded_at,
+        ids=sorted({s.target_id for s in plan.suggestions}),
+    )
+    if rows:
+        plan.suggestions, plan.references = decide.pending_repeats(
+            plan.suggestions,
+            plan.references,
+            [decode(Suggestion, r["v"], believed=True) for r in rows],
+        )
     pairs = sorted({(s.target_id, s.field) for s in plan.suggestions})
     rows = await store.rows(
         tx,

@@ -13,7 +13,16 @@ from neo4j.exceptions import ConstraintError
 from engine.clock import FOREVER, utc
 from engine.errors import Conflict, InvalidInput
 from engine.story.inputs import PublishResultInput
-from engine.story.models import Actor, Entity, Event, ObjectKind, Relation, Result, Story
+from engine.story.models import (
+    SINGLE_HOLDER_TYPES,
+    Actor,
+    Entity,
+    Event,
+    ObjectKind,
+    Relation,
+    Result,
+    Story,
+)
 from engine.story.publish import PublishContext, PublishPlan, decide_publish
 from graph.story import dismissals
 from graph.story.codec import from_props, to_props, write_row
@@ -62,6 +71,17 @@ class StoryPublisher(StoryStore):
                 forever=FOREVER,
             )
         ]
+        holders = [
+            (from_props(Relation, r["v"]), str(r["holder"]))
+            for r in await self._rows_for(
+                tx,
+                "story/current_holders_of",
+                sorted(entities),
+                scope=scope,
+                types=sorted(SINGLE_HOLDER_TYPES),
+                forever=FOREVER,
+            )
+        ]
         story_ids = sorted({s.id for s in inp.stories if s.id})
         stories = {
             v.id: v
@@ -80,6 +100,7 @@ class StoryPublisher(StoryStore):
             events=events,
             event_changes=event_changes,
             relations=relations,
+            holders=holders,
             stories=stories,
             source_versions={k: frozenset(v) for k, v in found.items()},
         )

@@ -42,7 +42,13 @@ from engine.review.compose import compose_result, earlier_entities, story_scope
 from engine.review.known import relevant_earlier
 from engine.review.manifest import BatchState, ManifestPage, NavigationNode
 from engine.review.navigation import DEFAULT_FANOUT, ROOT, next_node, plan_tree
-from engine.review.outputs import InvalidModelOutput, parse_leaf_output, parse_navigation_output
+from engine.review.outputs import (
+    InvalidModelOutput,
+    Offered,
+    check_grounded,
+    parse_leaf_output,
+    parse_navigation_output,
+)
 from engine.review.runner import StepKind, next_step, select_input
 from engine.review.types import MissedRange, MissReason, StageName
 from engine.story.inputs import PublishResultInput, parse_input
@@ -241,7 +247,16 @@ class Execution:
                         known_events=known_events,
                     ),
                 )
-            parse_leaf_output(raw)  # the contract: a facts array, or the stage fails
+            # the contract: a facts array, naming only what the request offered, or the
+            # stage fails with the raw answer kept
+            check_grounded(
+                raw,
+                Offered(
+                    entity_ids=frozenset(k.id for k in known),
+                    event_ids=frozenset(k.id for k in known_events),
+                    earlier_refs=frozenset(e["ref"] for e in earlier),
+                ),
+            )
             now = self.deps.clock()
             await self.commit(
                 lambda s: RunChange(

@@ -31,13 +31,26 @@ MAX_DESCRIPTION = 500  # characters of an entity description the offline leaf pr
 LEAF_SYSTEM = """You review one batch of a conversation or note for a work supervisor.
 Answer with one JSON object only:
 {"facts": [{"text": str, "refs": [{"source_id", "version", "start", "end"}], "at": ISO time,
-            "entities": [entity ref]}],
+            "kind": str, "entities": [entity ref]}],
  "entities": [{"ref": str, "name": str, "kind": str, "description": str, "id": stored id}],
+ "relations": [{"from": entity ref, "to": entity ref, "type": "responsible_for",
+                "change": bool, "refs": [{"source_id", "version", "start", "end"}]}],
  "summary": str}
 `facts` is required (an empty array when nothing is worth keeping). Cite the segments you
-were given in `refs`. `known_entities` lists stored entities of this scope the text names
-(id, name, kind, aliases): when an entity you found is one of them, give its `id`. Give `id`
-only for an entity listed as known with that id; an equal name alone is not an identity.
+were given in `refs`. A fact's `text` is "speaker：sentence" with the sentence as written,
+its time phrase kept (周四, 明天, 下周一, 3月5日, 15:00, by Thursday, tomorrow). Its `kind`
+is one of: commitment (someone promises a delivery, with or without a time), blocker
+(卡在/阻塞/blocked by: say what is blocked), risk (风险/延期/来不及/risk/delay), question,
+decision, done, plan, statement. `relations` says who is responsible for what: "张三负责支付
+模块" is {"from": 张三's ref, "to": 支付模块's ref, "type": "responsible_for"}; a sentence
+that changes it ("支付模块改由李四负责", "交给李四负责", "李四接手支付模块", "Li Si now owns the
+payment module") is the new holder's relation with "change": true.
+`known_entities` lists stored entities of this scope the text names (id, name, kind,
+aliases): when an entity you found is one of them, give its `id`. Give `id` only for an
+entity listed as known with that id; an equal name alone is not an identity.
+`known_people` lists the people of this scope the text may name (id, name, aliases): a
+person you name is one of them (give that `id`) or someone new (no `id`). An answer that
+gives an id the request did not list is rejected.
 `earlier_entities` lists entities earlier batches of this same review found (ref, name,
 kind): when an entity you found is one of them, give that `ref` as its `same_as`.
 `known_events` lists stored events of this scope whose sources already say text of these
@@ -96,6 +109,7 @@ async def leaf_answer(
         payload = {
             "segments": [segment_payload(s, texts.get(s.source_key, "")) for s in segments],
             "known_entities": [k.payload() for k in known_entities],
+            "known_people": [k.person_payload() for k in known_entities if k.kind == "person"],
             "earlier_entities": [dict(e) for e in earlier_entities],
             "known_events": [k.payload() for k in known_events],
         }
@@ -118,6 +132,7 @@ async def leaf_answer(
         )
     )
     facts: list[dict[str, Any]] = []
+    relations: list[dict[str, Any]] = []
     entities: dict[str, dict[str, Any]] = {}  # by stored id, else by name (one answer)
     said: dict[str, list[str]] = {}  # what this batch says about each entity
     reused: set[str] = set()  # known events a fact of this answer already is
@@ -166,11 +181,31 @@ async def leaf_answer(
             for i in dict.fromkeys(fact.entity_ids):
                 if i in keys:
                     said.setdefault(keys[i], []).append(fact.text)
+        for rel in extraction.relations:
+            if rel.from_id not in keys or rel.to_id not in keys:
+                continue
+            cited = seg.model_copy(
+                update={"start": seg.start + rel.span.start, "end": seg.start + rel.span.end}
+            )
+            relations.append(
+                {
+                    "from": entities[keys[rel.from_id]]["ref"],
+                    "to": entities[keys[rel.to_id]]["ref"],
+                    "type": rel.type,
+                    "change": rel.change,
+                    "refs": [cited.model_dump(mode="json")],
+                }
+            )
     for key, item in entities.items():
         if said.get(key):
             item["description"] = "；".join(said[key])[:MAX_DESCRIPTION]
     answer = json.dumps(
-        {"facts": facts, "entities": list(entities.values()), "summary": f"{len(facts)} facts"},
+        {
+            "facts": facts,
+            "entities": list(entities.values()),
+            "relations": relations,
+            "summary": f"{len(facts)} facts",
+        },
         ensure_ascii=False,
     )
     record_offline(LEAF_SYSTEM + "".join(bodies), answer)

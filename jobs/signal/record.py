@@ -34,7 +34,7 @@ async def record_review_signals(
     """Inside the publish transaction (`within`): a repeat records only what is missing,
     which after a committed publish is nothing."""
     drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone)
-    drafts += drafts_from_suggestions(plan.suggestions, plan.references)
+    drafts += drafts_from_suggestions(plan.suggestions, plan.references, deps.settings.locale)
     policy = await policies(deps).current_in(tx, plan.result.scope)
     return await signal_store(deps).record_in(
         tx,

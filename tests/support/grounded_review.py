@@ -1,12 +1,14 @@
 """A prompt-grounded review model: answers leaf and navigation requests of a supervision
 review (seed 004) only from what the request carries.
 
-- leaf (`{"segments": [...], "known_entities": [...]}`): one fact per message of each
-  segment's text, titled "speaker：text" and citing exactly that message's characters; the
-  entities are the speakers and the known entities' names found in the text. An entity gets
-  an `id` ONLY when the request's `known_entities` lists exactly one entity with that name
-  (or alias): an id the request did not carry can never appear in the answer, so a product
-  that withholds known entities gets new entities back, as from a real model. An entity's
+- leaf (`{"segments": [...], "known_entities": [...], "known_people": [...]}`): one fact per
+  message of each segment's text, titled "speaker：text" and citing exactly that message's
+  characters; the entities are the speakers and the known entities' and people's names found
+  in the text. A person gets an `id` ONLY when the request's `known_people` lists exactly
+  one person with that name (or alias), any other entity ONLY when `known_entities` lists
+  exactly one with that name: an id the request did not carry can never appear in the
+  answer, so a product that withholds known entities or the people list gets new entities
+  back, as from a real model. An entity's
   description is what this request's text says about it. Likewise an entity is linked to
   one an earlier batch of the run found (`same_as`) only through the request's
   `earlier_entities`. A fact is said to be a stored event (its `id`) ONLY when the
@@ -56,6 +58,7 @@ def _known_by_name(known: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def leaf(payload: dict[str, Any]) -> dict[str, Any]:
     known = _known_by_name(list(payload.get("known_entities") or []))
+    people_known = _known_by_name(list(payload.get("known_people") or []))
     earlier = _known_by_name(list(payload.get("earlier_entities") or []))
     known_events = list(payload.get("known_events") or [])
     reused: set[str] = set()
@@ -71,7 +74,7 @@ def leaf(payload: dict[str, Any]) -> dict[str, Any]:
                 for e in known_events
                 if line in (e.get("cited") or []) and str(e["id"]) not in reused
             ]
-            named = [n for n in {**earlier, **known} if n in said]
+            named = [n for n in {**earlier, **known, **people_known} if n in said]
             people = ([speaker] if speaker else []) + [n for n in named if n != speaker]
             title = f"{speaker}：{said}" if speaker else said
             refs = []
@@ -79,7 +82,9 @@ def leaf(payload: dict[str, Any]) -> dict[str, Any]:
                 entity = entities.get(name)
                 if entity is None:
                     entity = {"ref": f"p{len(entities)}", "name": name, "kind": "person"}
-                    if name in known:
+                    if name in people_known:
+                        entity.update(id=people_known[name]["id"], name=people_known[name]["name"])
+                    elif name in known and known[name].get("kind") != "person":
                         entity.update(id=known[name]["id"], name=known[name]["name"])
                     elif name in earlier:
                         entity["same_as"] = earlier[name]["ref"]

@@ -30,8 +30,16 @@ done …, not 还没), commitment (a resolvable time + a delivery verb), plan (�
 to), else statement. A fact's `at` is the time its sentence names, resolved against the
 document time (engine/llm/offline/when.py).
 
-Not recognised: coreference (他/她/it), Chinese names that are neither a speaker nor known,
-nested or negated clauses beyond 还没/not yet, organisation names, relations between entities.
+Relations: who is responsible for what (engine/signal/responsibility.py): "张三负责支付模块"
+gives the person 张三 and the entity 支付模块 (a statement of responsibility is grounds for
+the name) and a relation 张三 -[responsible_for]-> 支付模块; "支付模块改由李四负责" (交给…负责,
+…接手, "Li Si now owns the payment module") gives 李四 -[responsible_for]-> 支付模块 marked as
+a change. The story graph decides what a change does to a confirmed holder (a pending
+difference, never an overwrite: engine/story/corrections.py).
+
+Not recognised: coreference (他/她/it), Chinese names that are neither a speaker nor known
+nor the holder in a responsibility sentence, nested or negated clauses beyond 还没/not yet,
+organisation names, relations other than responsibility.
 """
 
 from __future__ import annotations
@@ -48,11 +56,14 @@ from engine.llm.tasks import (
     EntityKind,
     ExtractedEntity,
     ExtractedFact,
+    ExtractedRelation,
     Extraction,
     FactKind,
     ReviewDocument,
     Span,
 )
+from engine.signal.responsibility import ResponsibilityClaim, find_responsibility
+from engine.story.models import RESPONSIBLE_FOR
 
 _HEADER = re.compile(
     r"^\[(\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\][ \t]*"
@@ -141,7 +152,7 @@ def _headers(text: str) -> list[_Header]:
 
 
 def _candidates(
-    doc: ReviewDocument, headers: list[_Header]
+    doc: ReviewDocument, headers: list[_Header], claims: list[tuple[int, ResponsibilityClaim]]
 ) -> Iterator[tuple[str, EntityKind, int, int]]:
     text = doc.text
     speakers = [h.speaker for h in headers if h.speaker is not None]
@@ -150,6 +161,15 @@ def _candidates(
         kind: EntityKind = "person" if name in people else "other"
         for m in re.finditer(re.escape(name), text):
             yield name, kind, m.start(), m.end()
+    for offset, claim in claims:  # a responsibility sentence names its holder and its thing
+        ends: tuple[tuple[str, EntityKind], ...] = (
+            (claim.person, "person"),
+            (claim.target, "other"),
+        )
+        for name, kind in ends:
+            at = text.find(name, offset + claim.start, offset + claim.end)
+            if at >= 0:
+                yield name, kind, at, at + len(name)
     for h in headers:
         if h.speaker is not None and h.speaker_span is not None:
             yield h.speaker, "person", h.speaker_span[0], h.speaker_span[1]
@@ -167,10 +187,12 @@ def _candidates(
         yield m.group(0), "person", m.start(), m.end()
 
 
-def _entities(doc: ReviewDocument, headers: list[_Header]) -> list[ExtractedEntity]:
+def _entities(
+    doc: ReviewDocument, headers: list[_Header], claims: list[tuple[int, ResponsibilityClaim]]
+) -> list[ExtractedEntity]:
     by_name: dict[str, ExtractedEntity] = {}
     claimed: list[tuple[int, int]] = []
-    for name, kind, start, end in _candidates(doc, headers):
+    for name, kind, start, end in _candidates(doc, headers, claims):
         if any(s <= start and end <= e and (s, e) != (start, end) for s, e in claimed):
             continue  # inside a longer mention already taken (e.g. a known name)
         entity = by_name.get(name)
@@ -209,16 +231,45 @@ def _message(headers: list[_Header], start: int) -> _Header | None:
     return found
 
 
-def extract(doc: ReviewDocument) -> Extraction:
-    headers = _headers(doc.text)
-    entities = _entities(doc, headers)
-    facts: list[ExtractedFact] = []
-    for start, end in sentences(doc.text):
+def _fact_spans(text: str, headers: list[_Header]) -> Iterator[tuple[int, int, _Header | None]]:
+    """(start, end, message header) of each sentence that can be a fact (headers excluded)."""
+    for start, end in sentences(text):
         header = _message(headers, start)
         if header is not None and start < header.body:
             start = header.body  # the sentence opens a message: its header is not the fact
-            if len(doc.text[start:end].strip().rstrip("。！？!?；;.")) < 2:
+            if len(text[start:end].strip().rstrip("。！？!?；;.")) < 2:
                 continue
+        yield start, end, header
+
+
+def _relations(
+    entities: list[ExtractedEntity], claims: list[tuple[int, ResponsibilityClaim]]
+) -> list[ExtractedRelation]:
+    by_name = {e.name: e.local_id for e in entities}
+    found: list[ExtractedRelation] = []
+    for offset, claim in claims:
+        holder, thing = by_name.get(claim.person), by_name.get(claim.target)
+        if holder is None or thing is None:
+            continue
+        found.append(
+            ExtractedRelation(
+                from_id=holder,
+                to_id=thing,
+                type=RESPONSIBLE_FOR,
+                span=Span(start=offset + claim.start, end=offset + claim.end),
+                change=claim.change,
+            )
+        )
+    return found
+
+
+def extract(doc: ReviewDocument) -> Extraction:
+    headers = _headers(doc.text)
+    spans = list(_fact_spans(doc.text, headers))
+    claims = [(s, c) for s, e, _ in spans for c in find_responsibility(doc.text[s:e])]
+    entities = _entities(doc, headers, claims)
+    facts: list[ExtractedFact] = []
+    for start, end, header in spans:
         sentence = doc.text[start:end]
         anchor = header.at if header is not None and header.at is not None else doc.ts
         when = parse_when(sentence, anchor, doc.timezone) if anchor is not None else None
@@ -240,4 +291,9 @@ def extract(doc: ReviewDocument) -> Extraction:
                 at=at,
             )
         )
-    return Extraction(source_id=doc.source_id, facts=facts, entities=entities)
+    return Extraction(
+        source_id=doc.source_id,
+        facts=facts,
+        entities=entities,
+        relations=_relations(entities, claims),
+    )
