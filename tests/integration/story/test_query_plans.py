@@ -51,6 +51,7 @@ PARAMS: dict[str, Any] = {
     "bookkeeping": ["seq"],
     "pairs": [{"owner": "a", "result": "r", "target": "t", "field": "f"}],
     "kinds": ["field"],
+    "statuses": ["failed", "paused"],
     "items": [{"id": "a", "target": "t", "result": "r", "repeat_of": None}],
 }
 READS = sorted(
