@@ -2,13 +2,13 @@
 // The inbox (issue 29): a scope's pending suggestions of the $kinds ('field', 'difference')
 // and its supervision runs of the $statuses ('failed', 'paused': stopped, waiting for a
 // person), newest first, after the keyset (time, id) descending, cut at $limit. Each side is
-// read through its own index in keyset order and cut at $limit before the two are merged:
-// a page costs what the scope has waiting, never its history.
+// read through its own index (migration 090) in keyset order and cut at $limit before the
+// two are merged: a page costs what the scope has waiting, never its history.
 CALL {
   MATCH (v:SuggestionVersion)
-  USING INDEX v:SuggestionVersion(scope, retracted_at)
-  WHERE v.scope = $scope AND v.retracted_at = $forever AND v.status = 'pending'
-    AND v.kind IN $kinds
+  USING INDEX v:SuggestionVersion(scope, status, retracted_at, recorded_at)
+  WHERE v.scope = $scope AND v.status = 'pending' AND v.retracted_at = $forever
+    AND v.recorded_at <= $after_at AND v.kind IN $kinds
     AND (v.recorded_at < $after_at OR (v.recorded_at = $after_at AND v.id < $after_id))
   WITH v
   ORDER BY v.recorded_at DESC, v.id DESC
