@@ -21,6 +21,7 @@ CALL {
   MATCH (r:SupervisionRun)
   USING INDEX r:SupervisionRun(scope, status, updated_at)
   WHERE r.scope = $scope AND r.status IN $statuses AND r.updated_at <= $after_at
+    AND r.stopped = true  // still stopping (pausing): not yet waiting for anyone
     AND (r.updated_at < $after_at OR r.id < $after_id)
   WITH r
   ORDER BY r.updated_at DESC, r.id DESC

@@ -4,4 +4,5 @@
 MATCH (r:SupervisionRun)
 USING INDEX r:SupervisionRun(scope, status, updated_at)
 WHERE r.scope = $scope AND r.status IN $statuses AND r.updated_at IS NOT NULL
+  AND r.stopped = true  // still stopping (pausing): not yet waiting for anyone
 RETURN r.status AS kind, count(r) AS n
