@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -17,7 +18,11 @@ from neo4j import AsyncDriver
 from playwright.async_api import Page
 
 from api.demo import load_into
+from engine.review.lifecycle import ReviewMode, create_run, mark_stopped, pause
+from engine.review.types import Scope, Trigger
 from engine.settings import Settings
+from graph.review.codec import RunOptions
+from graph.review.runs import SupervisionRuns
 from graph.story.repository import StoryRepository
 from tests.support.browser import offline_page
 from tests.support.graph_view import open_view
@@ -256,4 +261,40 @@ async def test_a_stale_seen_version_shows_conflict_and_writes_nothing(
             state="detached", timeout=10_000
         )
     assert entity(api, demo_scope, target["id"])["description"] == s["proposedValue"]
+    assert seen.console_errors == []
+
+
+async def test_a_paused_run_waits_in_the_inbox_and_is_cancelled_from_it(
+    api: Server, demo_scope: str, neo4j_driver: AsyncDriver, services: Settings
+) -> None:
+    now = datetime.now(UTC)
+    run = create_run(
+        run_id=f"sup-{uuid.uuid4().hex[:12]}",
+        scope=Scope.projects(demo_scope),
+        trigger=Trigger.MANUAL,
+        mode=ReviewMode.INCREMENTAL,
+        worker_id="gone",
+        per_batch=1000,
+        stage_timeout=timedelta(minutes=5),
+        now=now,
+    )
+    reason = "token budget of 10 per run exceeded (12 used); continueReview goes on"
+    run = mark_stopped(pause(run, now=now, reason=reason).state, now=now).state
+    runs = SupervisionRuns(neo4j_driver, services.neo4j_database, deployment=services.queue_name)
+    await runs.create(run, RunOptions())
+    async with offline_page(viewport={"width": 1400, "height": 900}) as seen:
+        page = seen.page
+        await open_view(page, f"{api.url}/viz?scope={demo_scope}")
+        item = await inbox_item(page, run.run_id)
+        text = await item.inner_text()
+        assert "监督运行已暂停" in text and reason in text  # what happened and why
+        assert await item.locator("button[data-act=continueReview]").inner_text() == "Continue"
+        badge = page.locator("#inboxBadges .badge[data-kind=paused]")
+        assert await badge.inner_text() == "paused 1"
+        await item.locator("button[data-act=cancelReview]").click()
+        await page.locator(f"#inboxList li[data-id='{run.run_id}']").wait_for(
+            state="detached", timeout=10_000
+        )
+        assert await badge.inner_text() == "paused 0"
+    assert (await runs.get(run.run_id)).run.status.value == "cancelled"
     assert seen.console_errors == []
