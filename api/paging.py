@@ -176,10 +176,7 @@ SEARCH: Keyset[Hit, tuple[float, int, str]] = Keyset(
     "search", (float, int, str), lambda h: (h.rank, h.mentions, h.key), lambda k: (k[0], k[1], k[2])
 )
 
-# inbox: (the suggestion's record time, id), newest first
+# inbox: (the suggestion's record time or the run's stop, id), newest first
 INBOX: Keyset[InboxItem, tuple[int, str]] = Keyset(
-    "inbox",
-    (int, str),
-    lambda i: (epoch_us(i.suggestion.recorded_at), i.suggestion.id),
-    _us_id,
+    "inbox", (int, str), lambda i: (epoch_us(i.at), i.id), _us_id
 )

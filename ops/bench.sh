@@ -12,6 +12,8 @@ $BIN/python -m bench.peer_compare --scale "${PEER_SCALE:-0.05}"
 $BIN/python -m bench.protocols --scale "${PEER_SCALE:-0.05}"
 $BIN/python -m bench.page_scale
 $BIN/python -m bench.diff_scale
+$BIN/python -m bench.inbox_scale
+$BIN/python -m bench.ledger_overhead
 $BIN/python -m bench.story_profile --scale "${PROFILE_SCALE:-0.1}"
 $BIN/python -m bench.story_graph --scale "${STORY_SCALE:-0.1}"
 $BIN/python -m bench.concern_scan

@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import strawberry
+from strawberry.types import Info
 
+from api.context import Context
+from api.definitions.cost import Cost, owner_cost
 from engine.concern import model as m
 from engine.concern.agenda import Agenda as AgendaModel
 from engine.concern.effects import AgendaRef as AgendaRefModel
@@ -145,6 +148,13 @@ class Concern:
     updated_at: datetime
     closed_at: datetime | None
     revision: int
+
+    @strawberry.field(
+        description="What its loop's model calls cost (cost ledger, stage concern_loop): "
+        "calls, tokens, retries, estimated calls."
+    )
+    async def cost(self, info: Info[Context, None]) -> Cost:
+        return await owner_cost(info, "concern", str(self.id))
 
     @classmethod
     def from_model(cls, c: m.Concern) -> Concern:

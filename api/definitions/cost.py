@@ -3,10 +3,12 @@ cost, from the ledger of model calls (issue 29 item 4; `jobs.llm.cost`)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import datetime
 from typing import Annotated
 
 import strawberry
+from strawberry.dataloader import DataLoader
 from strawberry.types import Info
 
 from api.context import Context
@@ -102,6 +104,18 @@ def owners(lines: list[lg.CostLine], owner: str) -> list[OwnerCost]:
 
 def run_cost_type(lines: list[lg.CostLine]) -> RunCost:
     return RunCost(total=cost_type(lg.sum_lines(lines)), lines=[line_type(x) for x in lines])
+
+
+def owner_cost(info: Info[Context, None], owner: str, owner_id: str) -> Awaitable[Cost]:
+    """A concern's or a watch's cost through the request's loader: a page of them costs one
+    query, whatever its size."""
+    ctx = info.context
+
+    async def load(ids: list[str]) -> list[Cost]:
+        return [cost_type(s) for s in await use_case.owner_costs(ctx.deps, owner, ids)]
+
+    loader = ctx.loader(f"cost:{owner}", lambda: DataLoader[str, Cost](load_fn=load))
+    return loader.load(owner_id)
 
 
 async def resolve_run_cost(info: Info[Context, None], scope: str, run_id: str) -> RunCost:

@@ -1,7 +1,8 @@
 """`inbox` and `inboxCounts` (issue 29): what waits for a person in a scope, newest first,
-paged in the database by a keyset (`api.paging.INBOX`). Each item carries the cited
+paged in the database by a keyset (`api.paging.INBOX`). A suggestion's item carries the cited
 evidence (each reference's excerpt from the exact source version, or unavailable once it was
-withdrawn), the current and proposed values, and who proposed it and when."""
+withdrawn), the current and proposed values, and who proposed it and when; a stopped
+supervision run's item says what happened, when, why, and which mutations act on it."""
 
 from __future__ import annotations
 
@@ -15,19 +16,54 @@ from api.definitions.pagination import Connection, connection, page_size
 from api.definitions.story_types import Actor, Reference, Suggestion, actor, build, versioned
 from api.paging import INBOX, read_after
 from engine.page import Page
+from engine.review.activity import Lang, lang_of
 from engine.story.inbox import InboxItem as Item
+from engine.story.inbox import StoppedRun
 from jobs.story import inbox as use_case
 
 
-@strawberry.type(description="One thing waiting for a person: a pending suggestion or difference.")
+@strawberry.type(description="A supervision run that failed or paused and waits for a person.")
+class InboxRun:
+    id: str
+    status: str = strawberry.field(description="failed or paused.")
+    trigger: str
+    mode: str
+    created_at: datetime
+    error_stage: str | None
+    error_kind: str | None
+    error_message: str | None
+    pause_reason: str | None = strawberry.field(
+        description="Why the service paused it (the token budget); null: a person paused it."
+    )
+    actions: list[str] = strawberry.field(
+        description="The mutations a person can take, each with the run id: continueReview "
+        "(failed: retry; paused: go on), cancelReview (paused only)."
+    )
+
+
+@strawberry.type(
+    description="One thing waiting for a person: a pending suggestion or difference, or a "
+    "failed or paused supervision run."
+)
 class InboxItem:
-    kind: str = strawberry.field(description="FIELD (a suggestion) or DIFFERENCE.")
-    suggestion: Suggestion
-    current_value: str
-    proposed_value: str
-    proposed_by: Actor = strawberry.field(description="Who proposed it: the run (or person).")
-    proposed_at: datetime
-    seen_version: int = strawberry.field(
+    kind: str = strawberry.field(
+        description="FIELD (a suggestion), DIFFERENCE, FAILED_RUN or PAUSED_RUN."
+    )
+    id: str = strawberry.field(description="The suggestion's id or the run's id.")
+    at: datetime = strawberry.field(description="When it was proposed, or the run stopped.")
+    what: str = strawberry.field(description="What happened, in the deployment's LOCALE.")
+    reason: str | None = strawberry.field(
+        description="Why a run stopped (its error, or the pause reason); null for suggestions."
+    )
+    run: InboxRun | None = strawberry.field(description="The stopped run (run kinds only).")
+    suggestion: Suggestion | None
+    current_value: str | None
+    proposed_value: str | None
+    proposed_by: Actor | None = strawberry.field(
+        description="Who proposed it: the run (or person)."
+    )
+    proposed_at: datetime | None
+    seen_version: int | None = strawberry.field(
         description="The target's current version: pass it back when acting (stale: CONFLICT)."
     )
     evidence: list[Reference] = strawberry.field(
@@ -42,13 +78,59 @@ class InboxItem:
 class InboxCounts:
     field: int
     difference: int
+    failed_run: int
+    paused_run: int
     total: int
 
 
-def item_type(i: Item) -> InboxItem:
+SUGGESTION_WHAT = {
+    "zh": {"field": "建议修改字段", "difference": "待确认的差异"},
+    "en": {"field": "a proposed field change", "difference": "a pending difference"},
+}
+
+
+def run_item(r: StoppedRun, lang: Lang) -> InboxItem:
+    return InboxItem(
+        kind=r.kind,
+        id=r.run_id,
+        at=r.at,
+        what=r.what(lang),
+        reason=r.reason(lang),
+        run=InboxRun(
+            id=r.run_id,
+            status=r.status,
+            trigger=r.trigger,
+            mode=r.mode,
+            created_at=r.created_at,
+            error_stage=r.error_stage,
+            error_kind=r.error_kind,
+            error_message=r.error_message,
+            pause_reason=r.pause_reason,
+            actions=list(r.actions),
+        ),
+        suggestion=None,
+        current_value=None,
+        proposed_value=None,
+        proposed_by=None,
+        proposed_at=None,
+        seen_version=None,
+        evidence=[],
+        repeat_of=None,
+    )
+
+
+def item_type(i: Item, lang: Lang = "zh") -> InboxItem:
+    if i.run is not None:
+        return run_item(i.run, lang)
     s = i.suggestion
+    assert s is not None
     return InboxItem(
         kind=s.kind.value.upper(),
+        id=s.id,
+        at=s.recorded_at,
+        what=SUGGESTION_WHAT[lang][s.kind.value],
+        reason=None,
+        run=None,
         suggestion=versioned(Suggestion, s),
         current_value=s.current_value,
         proposed_value=s.proposed_value,
@@ -65,8 +147,9 @@ class Query:
     @strawberry.field(
         description=(
             "What waits for a person in a scope: pending suggestions (FIELD) and pending "
-            "differences (DIFFERENCE), newest first, with their evidence. Unknown kinds: "
-            "INVALID_INPUT."
+            "differences (DIFFERENCE) with their evidence, failed (FAILED_RUN) and paused "
+            "(PAUSED_RUN) supervision runs with the actions on them; newest first. Unknown "
+            "kinds: INVALID_INPUT."
         )
     )
     async def inbox(
@@ -87,9 +170,16 @@ class Query:
                 after=key,
             )
 
-        return connection(await read_after(INBOX, after, read), item_type)
+        lang = lang_of(info.context.settings.locale)
+        return connection(await read_after(INBOX, after, read), lambda i: item_type(i, lang))
 
     @strawberry.field(description="Pending inbox items per kind, for badges.")
     async def inbox_counts(self, info: Info[Context, None], scope: str) -> InboxCounts:
         n = await use_case.inbox_counts(info.context.deps, info.context.caller(), scope)
-        return InboxCounts(field=n["FIELD"], difference=n["DIFFERENCE"], total=sum(n.values()))
+        return InboxCounts(
+            field=n["FIELD"],
+            difference=n["DIFFERENCE"],
+            failed_run=n["FAILED_RUN"],
+            paused_run=n["PAUSED_RUN"],
+            total=sum(n.values()),
+        )

@@ -35,7 +35,7 @@ POLL_SECONDS = 0.5
 
 
 def _lang(info: Info[Context, None]) -> act.Lang:
-    return "en" if info.context.settings.locale.startswith("en") else "zh"
+    return act.lang_of(info.context.settings.locale)
 
 
 @strawberry.type

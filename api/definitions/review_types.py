@@ -11,6 +11,7 @@ from api.context import Context
 from api.definitions.cost import RunCost, resolve_run_cost
 from api.definitions.story_types import SourceRange
 from engine.review import activity as act
+from engine.review.compose import ledger_scope
 from engine.review.heartbeat import HeartbeatRun as HeartbeatRunModel
 from engine.review.lifecycle import SupervisionRun as RunModel
 from engine.review.plans import HeartbeatPlan
@@ -272,11 +273,6 @@ class SupervisionRun:
                 for b in run.ledger.batches
             ],
         )
-
-
-def ledger_scope(scope: Scope) -> str:
-    """The story scope a run's ledger entries carry (the one it publishes into)."""
-    return GLOBAL if scope.is_global or not scope.project_ids else scope.project_ids[0]
 
 
 def run_progress(run: RunModel) -> RunProgress:

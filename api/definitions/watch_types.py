@@ -21,6 +21,7 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions import watch_loaders
+from api.definitions.cost import Cost, owner_cost
 from api.definitions.story_types import Actor
 from engine.story.models import ActorKind
 from engine.watch.delivery import Delivery
@@ -448,6 +449,13 @@ class WatchType:
     async def grants(self, info: Info[Context, None]) -> list[GrantType]:
         loader = watch_loaders.grants(info.context, self.scope)
         return [GrantType.from_record(g) for g in await loader.load(str(self.id))]
+
+    @strawberry.field(
+        description="What its checks' model calls cost (cost ledger, stage watch_check): "
+        "calls, tokens, retries, estimated calls."
+    )
+    async def cost(self, info: Info[Context, None]) -> Cost:
+        return await owner_cost(info, "watch", str(self.id))
 
     @strawberry.field(description="Partner-session reports on hand-offs, newest first.")
     async def receipts(self, info: Info[Context, None], first: int = 20) -> list[ReceiptType]:

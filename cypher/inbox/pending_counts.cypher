@@ -1,7 +1,8 @@
 // params: scope, forever
-// The inbox's badges: a scope's pending suggestions counted per kind (index: the current
-// suggestion versions of a scope).
+// The inbox's badges: a scope's pending suggestions counted per kind (index: the pending
+// current suggestion versions of a scope, migration 090).
 MATCH (v:SuggestionVersion)
-USING INDEX v:SuggestionVersion(scope, retracted_at)
-WHERE v.scope = $scope AND v.retracted_at = $forever AND v.status = 'pending'
+USING INDEX v:SuggestionVersion(scope, status, retracted_at, recorded_at)
+WHERE v.scope = $scope AND v.status = 'pending' AND v.retracted_at = $forever
+  AND v.recorded_at IS NOT NULL
 RETURN v.kind AS kind, count(v) AS n

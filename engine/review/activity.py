@@ -69,6 +69,11 @@ LABELS: dict[Lang, dict[ActivityStatus, str]] = {
 SCOPE_UNAVAILABLE: dict[Lang, str] = {"zh": "不可用", "en": "Unavailable"}
 
 
+def lang_of(locale: str) -> Lang:
+    """The message language of a deployment's LOCALE (Chinese unless it is English)."""
+    return "en" if locale.startswith("en") else "zh"
+
+
 def label(status: ActivityStatus, lang: Lang = "zh") -> str:
     return LABELS[lang][status]
 

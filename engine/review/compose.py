@@ -71,6 +71,12 @@ def story_scope(scope: Scope) -> str:
     return scope.project_ids[0]
 
 
+def ledger_scope(scope: Scope) -> str:
+    """The story scope a run's ledger entries carry (the one it publishes into; a heartbeat
+    plan over several projects charges its first)."""
+    return GLOBAL if scope.is_global or not scope.project_ids else scope.project_ids[0]
+
+
 def project_of(story_scope_name: str) -> str | None:
     """The project a story-graph source belongs to (None: Global)."""
     return None if story_scope_name == GLOBAL else story_scope_name

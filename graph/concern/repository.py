@@ -11,6 +11,7 @@ second create of the same id is a Conflict).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,8 +27,10 @@ from engine.concern.effects import (
 )
 from engine.concern.model import Concern
 from engine.errors import Conflict, NotFound
+from engine.llm.ledger import LedgerEntry
 from graph.base import Store
 from graph.concern.codec import concern_from_doc, concern_props, outbox_rows, people_rows, utc
+from graph.llm.ledger import write_calls_in
 
 
 @dataclass(frozen=True)
@@ -91,9 +94,16 @@ class ConcernRepository(Store):
         return concern
 
     async def save_decision(
-        self, decision: Decision, *, scope: str, expected_revision: int, now: datetime
+        self,
+        decision: Decision,
+        *,
+        scope: str,
+        expected_revision: int,
+        now: datetime,
+        calls: Sequence[LedgerEntry] = (),
     ) -> bool:
-        """Persist `decision` if the stored revision is still `expected_revision`.
+        """Persist `decision` if the stored revision is still `expected_revision`, with the
+        model calls (cost ledger) that decided it.
 
         Returns False for a noop decision (nothing written); raises `Conflict` when the
         revision moved (nothing written).
@@ -114,6 +124,7 @@ class ConcernRepository(Store):
             if not saved:
                 return False
             await self._write_effects(tx, decision, scope, now)
+            await write_calls_in(tx, calls)
             return True
 
         if not await self.write(work):

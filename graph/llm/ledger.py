@@ -2,7 +2,9 @@
 
 A supervision run's calls are written by `review/run_write` in the transaction that
 commits the batch or node they were made for (no round trip of their own), hung on the run
-with `MADE_CALL`. Sums are read per run, batch, concern, watch and scope by index
+with `MADE_CALL`; a concern loop turn's, a watch check's and a heartbeat report's by
+`write_calls_in` in the transaction that saves the turn's decision, the check's observation
+or the report (`llm/write_calls`). Sums are read per run, batch, concern, watch and scope by index
 (cypher/schema/082_model_calls.cypher).
 """
 
@@ -12,8 +14,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from neo4j import AsyncManagedTransaction
+
 from engine.llm.ledger import CostLine, CostSum, LedgerEntry
-from graph.base import Store
+from graph.base import Store, rows
 from graph.temporal import to_neo4j
 
 
@@ -22,6 +26,21 @@ def call_row(entry: LedgerEntry) -> dict[str, Any]:
     row["stage"] = entry.stage.value
     row["at"] = to_neo4j(entry.at)
     return row
+
+
+def cost_sum(row: Any) -> CostSum:
+    return CostSum(
+        calls=row["calls"],
+        prompt_tokens=row["prompt_tokens"],
+        completion_tokens=row["completion_tokens"],
+        retries=row["retries"],
+        estimated_calls=row["estimated_calls"],
+    )
+
+
+def owner_sums(ids: Sequence[str], records: Sequence[Any]) -> list[CostSum]:
+    found = {r["owner"]: cost_sum(r) for r in records}
+    return [found.get(i, CostSum()) for i in ids]
 
 
 def cost_line(record: Any) -> CostLine:
@@ -33,22 +52,40 @@ def cost_line(record: Any) -> CostLine:
         batch=row["batch"],
         concern_id=row["concern_id"],
         watch_id=row["watch_id"],
-        cost=CostSum(
-            calls=row["calls"],
-            prompt_tokens=row["prompt_tokens"],
-            completion_tokens=row["completion_tokens"],
-            retries=row["retries"],
-            estimated_calls=row["estimated_calls"],
-        ),
+        cost=cost_sum(row),
     )
 
 
+async def write_calls_in(tx: AsyncManagedTransaction, calls: Sequence[LedgerEntry]) -> None:
+    """The calls in the caller's transaction, each once (MERGE on its id), with the totals."""
+    if calls:
+        await rows(tx, "llm/write_calls", calls=[call_row(c) for c in calls])
+
+
 class CostLedger(Store):
+    async def record(self, calls: Sequence[LedgerEntry]) -> None:
+        """Calls whose owner wrote nothing (a failed or a no-op turn), in a transaction of
+        their own."""
+        if calls:
+
+            async def work(tx: AsyncManagedTransaction) -> None:
+                await write_calls_in(tx, calls)
+
+            await self.write(work)
+
     async def in_scope(self, scope: str, since: datetime, until: datetime) -> list[CostLine]:
         rows = await self.query(
             "llm/cost_in_scope", scope=scope, since=to_neo4j(since), until=to_neo4j(until)
         )
         return [cost_line(r) for r in rows]
+
+    async def of_concerns(self, ids: Sequence[str]) -> list[CostSum]:
+        """Each concern's summed calls, in the order of `ids` (none: zero)."""
+        return owner_sums(ids, await self.query("llm/cost_of_concerns", ids=list(ids)))
+
+    async def of_watches(self, ids: Sequence[str]) -> list[CostSum]:
+        """Each watch's summed calls, in the order of `ids` (none: zero)."""
+        return owner_sums(ids, await self.query("llm/cost_of_watches", ids=list(ids)))
 
     async def of_runs(self, run_ids: Sequence[str]) -> list[CostLine]:
         rows = await self.query("llm/cost_of_runs", run_ids=list(run_ids))

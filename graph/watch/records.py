@@ -20,9 +20,11 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound
+from engine.llm.ledger import LedgerEntry
 from engine.watch.delivery import Delivery
 from engine.watch.model import Checkpoint, HandOff, Observation, WorkflowStep
 from graph.base import Store, rows
+from graph.llm.ledger import write_calls_in
 from graph.watch import codec
 from graph.watch.repository import load_state, write_steps
 
@@ -127,8 +129,10 @@ class WatchRecords(Store):
         *,
         steps: Sequence[WorkflowStep] | None,
         watch_fields: Mapping[str, Any],
+        calls: Sequence[LedgerEntry] = (),
     ) -> None:
-        """Observation, step list and the watch's resume fields in one transaction."""
+        """Observation, step list, the watch's resume fields and the check's model calls
+        (cost ledger) in one transaction."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
             await load_state(tx, scope, observation.watch_id)
@@ -146,6 +150,7 @@ class WatchRecords(Store):
                 id=observation.watch_id,
                 props=dict(watch_fields),
             )
+            await write_calls_in(tx, calls)
 
         await self.write(work)
 

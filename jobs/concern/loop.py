@@ -8,10 +8,13 @@
    arq task turns it into a deferred retry, the gateway already applied the seed's short
    retries;
 4. `loop.decide` — resolve with back-flow, follow up, wait, investigate or escalate;
-5. save the decision with its outbox rows and agenda updates in one transaction, guarded
+5. save the decision with its outbox rows, agenda updates and the turn's model calls (cost
+   ledger, stage concern_loop) in one transaction, guarded
    by the revision (a reply recorded meanwhile: reload and decide again; after
    `MAX_CONFLICT_RELOADS` the `Conflict` propagates and the task retries);
 6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed).
+A call whose turn saved nothing (a failed request, a no-op decision) is written to the ledger
+on its own, so every model call of the loop is counted.
 `resolve_concern` exists only inside step 4: nothing else resolves a concern.
 """
 
@@ -28,6 +31,7 @@ from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, is_stale
 from engine.concern.states import is_terminal
 from engine.errors import Conflict, NotFound
+from engine.llm.ledger import Attribution, Stage
 from engine.llm.tasks import LoopContext, Signal
 from engine.principal import Principal
 from graph.concern.persons import PersonContext, PersonStore
@@ -35,6 +39,7 @@ from graph.concern.repository import ConcernRepository
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
 from jobs.deps import Deps
 from jobs.llm.gateway import ModelGateway
+from jobs.llm.ledger import Meter, metering, settle
 
 MAX_CONFLICT_RELOADS = 3
 
@@ -88,32 +93,43 @@ async def run_turn(
     outcome = "already decided"
     persons = PersonStore(deps.driver, deps.database)
     concerns = ConcernRepository(deps.driver, deps.database)
-    for _ in range(MAX_CONFLICT_RELOADS):
-        inputs = await persons.loop_inputs(concern_id)
-        principal.visible(
-            "agenda", inputs.scope, NotFound(f"no concern {concern_id}", concern_id=concern_id)
-        )
-        concern = inputs.concern
-        if already_decided(concern, trigger):
-            break
-        context = await persons.loop_context(inputs, now=moment, policy=policy)
-        judged = await model.judge_loop(
-            model_context(concern, trigger, moment, policy, signal, inputs.persons)
-        )
-        decision = decide(concern, trigger, judged.value, moment, policy, context)
-        try:
-            await concerns.save_decision(
-                decision,
-                scope=inputs.scope,
-                expected_revision=concern.revision,
-                now=moment,
+    meter: Meter | None = None  # the turn's model calls, across conflict reloads
+    try:
+        for _ in range(MAX_CONFLICT_RELOADS):
+            inputs = await persons.loop_inputs(concern_id)
+            principal.visible(
+                "agenda", inputs.scope, NotFound(f"no concern {concern_id}", concern_id=concern_id)
             )
-        except Conflict:
-            continue
-        outcome = str(decision.new_concern.status)
-        break
-    else:
-        raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
+            concern = inputs.concern
+            if already_decided(concern, trigger):
+                break
+            context = await persons.loop_context(inputs, now=moment, policy=policy)
+            meter = meter or Meter(
+                Attribution(stage=Stage.CONCERN_LOOP, scope=inputs.scope, concern_id=concern_id)
+            )
+            with metering(meter):
+                judged = await model.judge_loop(
+                    model_context(concern, trigger, moment, policy, signal, inputs.persons)
+                )
+            decision = decide(concern, trigger, judged.value, moment, policy, context)
+            try:
+                saved = await concerns.save_decision(
+                    decision,
+                    scope=inputs.scope,
+                    expected_revision=concern.revision,
+                    now=moment,
+                    calls=meter.entries(at=moment),
+                )
+            except Conflict:
+                continue
+            if saved:
+                meter.paid()
+            outcome = str(decision.new_concern.status)
+            break
+        else:
+            raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
+    finally:
+        await settle(deps.driver, deps.database, meter, at=moment)
     delivery = await deliver_due(
         deps.driver,
         deps.database,

@@ -6,12 +6,13 @@ carry a zone and `from` must not be after `to` (INVALID_INPUT). `to` defaults to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from engine.clock import instant, utc
-from engine.llm.ledger import CostLine
+from engine.llm.ledger import CostLine, CostSum
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.story.diff import check_window
@@ -46,6 +47,14 @@ async def run_cost(deps: Deps, principal: Principal, scope: str, run_id: str) ->
     """The ledger lines of one supervision run of `scope` (per batch, stage and model)."""
     require_scope(principal, "reader", scope)
     return await ledger_of(deps).of_runs([run_id])
+
+
+async def owner_costs(deps: Deps, owner: str, ids: Sequence[str]) -> list[CostSum]:
+    """The summed calls of concerns or watches (`owner`: "concern" or "watch") the caller
+    has already read (their scope was checked by that read), in the order of `ids`."""
+    if owner == "concern":
+        return await ledger_of(deps).of_concerns(ids)
+    return await ledger_of(deps).of_watches(ids)
 
 
 async def ledger_totals(deps_driver: Any, database: str) -> list[tuple[str, str, int, int, int]]:

@@ -31,6 +31,7 @@ from engine.llm.structured import StructuredMode, parse_result, structured_reque
 from engine.llm.tasks import Extraction, LoopContext, ReviewDocument
 from engine.llm.tools import ToolFn, ToolLoopResult, run_tool_loop
 from engine.settings import Settings
+from jobs.llm import ledger
 from jobs.llm.client import OpenAIChatClient
 from jobs.llm.retry import Clock, Sleep
 from jobs.llm.stream import StreamObserver
@@ -104,7 +105,9 @@ class OfflineModelGateway:
         return stats
 
     async def judge_loop(self, ctx: LoopContext) -> Judged[LoopOutput]:
-        return Judged[LoopOutput](value=judge_loop(ctx), stats=self._stats())
+        value = judge_loop(ctx)
+        ledger.record_offline(ctx.model_dump_json(), value.model_dump_json())
+        return Judged[LoopOutput](value=value, stats=self._stats())
 
     async def extract_review(self, doc: ReviewDocument) -> Judged[Extraction]:
         return Judged[Extraction](value=extract(doc), stats=self._stats())

@@ -16,8 +16,11 @@ from contextvars import ContextVar
 from datetime import datetime
 from uuid import uuid4
 
+from neo4j import AsyncDriver
+
 from engine.llm.accounting import CallStats
 from engine.llm.ledger import Attribution, LedgerEntry, entry, offline_stats
+from graph.llm.ledger import CostLedger
 
 
 class StageTokens:
@@ -85,3 +88,11 @@ def record(stats: CallStats) -> None:
 def record_offline(prompt: str, answer: str) -> None:
     """One offline rule-model call: no HTTP request, tokens estimated from the text."""
     record(offline_stats(len(prompt), len(answer)))
+
+
+async def settle(driver: AsyncDriver, database: str, meter: Meter | None, *, at: datetime) -> None:
+    """Write what `meter` recorded and its owner's commit did not (a failed call, a turn that
+    decided nothing), in a transaction of its own."""
+    if meter is not None and meter.calls:
+        await CostLedger(driver, database).record(meter.entries(at=at))
+        meter.paid()

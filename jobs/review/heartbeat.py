@@ -30,19 +30,22 @@ from neo4j import AsyncManagedTransaction
 
 from engine.errors import NotFound, StorygraphError
 from engine.llm.errors import ModelError, ModelRateLimited
+from engine.llm.ledger import Attribution, Stage
 from engine.principal import Principal
 from engine.review import heartbeat as hb
 from engine.review import lock
 from engine.review.checkpoints import CheckpointKey, Track, pending_segments
-from engine.review.compose import story_scope
+from engine.review.compose import ledger_scope, story_scope
 from engine.review.effects import ReleaseSlot, StartSupervision
 from engine.review.lifecycle import SupervisionRun
 from engine.review.plans import DEFAULT_RETENTION, due_plans
 from engine.review.settings import Work, admit
 from engine.review.types import Scope
+from graph.llm.ledger import write_calls_in
 from graph.review.codec import RunOptions
 from jobs.deps import Deps
 from jobs.liveness import live_workers
+from jobs.llm.ledger import Meter, metering, settle
 from jobs.review.common import (
     DEFAULT_WINDOW,
     HEARTBEAT_REPORT,
@@ -139,19 +142,27 @@ async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gate
             )
             effects = decision.effects
         else:
+            meter = Meter(
+                Attribution(stage=Stage.REPORT, scope=ledger_scope(run.scope), run_id=run_id)
+            )
             try:
                 texts = await sources.texts(run.scope, [s.source_key for s in pending.included])
-                text = await held.within(timeout, report_answer(gateway, pending.included, texts))
+                with metering(meter):
+                    text = await held.within(
+                        timeout, report_answer(gateway, pending.included, texts)
+                    )
             except ModelRateLimited as exc:
+                await settle(deps.driver, deps.database, meter, at=deps.clock())
                 raise Retry(defer=timedelta(seconds=retry_after_seconds(exc))) from None
             except (ModelError, StageTimedOut) as exc:
                 message = exc.message if isinstance(exc, ModelError) else str(exc)
                 failed_at = deps.clock()
+                await settle(deps.driver, deps.database, meter, at=failed_at)
                 await heartbeats.mutate(
                     run_id, lambda r: hb.fail_report(r, message, now=failed_at).state
                 )
                 return hb.HeartbeatState.FAILED.value
-            done, effects = await _commit_report(deps, run_id, key, pending, text, run.scope)
+            done, effects = await _commit_report(deps, run_id, key, pending, text, run.scope, meter)
         for effect in effects:
             if isinstance(effect, ReleaseSlot):
                 await slots.release(holder)  # before the downstream supervision is queued
@@ -169,11 +180,19 @@ async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gate
 
 
 async def _commit_report(
-    deps: Deps, run_id: str, key: CheckpointKey, pending: Any, text: str, scope: Scope
+    deps: Deps,
+    run_id: str,
+    key: CheckpointKey,
+    pending: Any,
+    text: str,
+    scope: Scope,
+    meter: Meter,
 ) -> tuple[hb.HeartbeatRun, tuple[Any, ...]]:
-    """Run and report checkpoint in one transaction (the checkpoint compare-and-set)."""
+    """Run, report checkpoint and the report's model calls (cost ledger, stage
+    heartbeat_report) in one transaction (the checkpoint compare-and-set)."""
     settings = await app_of(deps).get()
     now = deps.clock()
+    calls = meter.entries(at=now)
     heartbeats, checkpoints = heartbeats_of(deps), checkpoints_of(deps)
 
     async def work(tx: AsyncManagedTransaction) -> tuple[hb.HeartbeatRun, tuple[Any, ...]]:
@@ -194,6 +213,7 @@ async def _commit_report(
             expected=checkpoint.revision,
             scope_tag=story_scope(scope),
         )
+        await write_calls_in(tx, calls)
         return decision.state.run, decision.effects
 
     return await heartbeats.write(work)

@@ -19,7 +19,9 @@ gateway one request per round:
 Then the observation, the step list and the redacted tool summaries are persisted together,
 the hand-off is MERGEd on its stable execution key (a duplicate is dropped), a new hand-off
 gets its delivery job and a `watch_handoff` hint (jobs/watch/delivery.py), and saved
-checkpoints get their own sync jobs. The retries the gateway took are recorded on the run
+checkpoints get their own sync jobs. Every model request of the check is a cost-ledger entry
+(stage watch_check, charged to the watch and its run) written with the observation, or on
+its own when the model was rate limited. The retries the gateway took are recorded on the run
 and the observation (seed 000 "心跳记录显示退避次数"). Tools run outside the model request's
 retry boundary, so a retried request never replays a tool.
 """
@@ -37,6 +39,7 @@ import httpx
 from engine.errors import NotFound
 from engine.llm.accounting import Accounting
 from engine.llm.errors import ModelError, ModelRateLimited
+from engine.llm.ledger import Attribution, Stage
 from engine.llm.messages import ChatMessage, ChatRequest, ChatResult
 from engine.principal import Principal
 from engine.scope import require_scope
@@ -65,6 +68,7 @@ from graph.watch.records import WatchRecords
 from graph.watch.repository import WatchRepository
 from jobs.deps import Deps
 from jobs.llm.gateway import HttpModelGateway, build_gateway
+from jobs.llm.ledger import Meter, metering, record_offline, settle
 from jobs.watch import prompts as watch_prompts
 from jobs.watch.delivery import announce, never_sent
 from jobs.watch.effects import enqueue_sync
@@ -107,6 +111,8 @@ class Conversation:
         request = ChatRequest(messages=list(messages), tools=list(TOOL_SPECS) if with_tools else [])
         try:
             result = await self.gateway.chat(request)
+            if not isinstance(self.gateway, HttpModelGateway):  # no HTTP client to meter it
+                record_offline(request.model_dump_json(), result.model_dump_json())
         except ModelError as exc:
             if exc.stats is not None:
                 self.retries += exc.stats.retries
@@ -239,9 +245,14 @@ async def run_check(
     ]
     error: str | None = None
     conversation = Conversation(session, gateway, clock)
+    meter = Meter(
+        Attribution(stage=Stage.WATCH_CHECK, scope=scope, watch_id=watch_id, run_id=run_id)
+    )
     try:
-        await conversation.drive(messages)
+        with metering(meter):
+            await conversation.drive(messages)
     except ModelRateLimited:
+        await settle(deps.driver, deps.database, meter, at=clock())
         await records.update_run(
             scope, run_id, {"status": "deferred", "retries": conversation.retries}
         )
@@ -251,7 +262,7 @@ async def run_check(
         last = exc.details.get("last_error")
         if last:
             error += f" (last error: {last})"
-    return await _finish(deps, session, conversation, ledger, error)
+    return await _finish(deps, session, conversation, ledger, error, meter)
 
 
 async def fail_lost_check(
@@ -286,8 +297,10 @@ async def _finish(
     conversation: Conversation | None,
     ledger: HandOffLedger,
     error: str | None,
+    meter: Meter | None = None,
 ) -> dict[str, Any]:
-    """Persist the observation, step list, summaries and hand-off; enqueue checkpoint syncs."""
+    """Persist the observation, step list, summaries, the check's model calls (cost ledger)
+    and hand-off; enqueue checkpoint syncs."""
     scope, run, watch, records = session.scope, session.run, session.watch, session.records
     now = deps.clock()
     observation = Observation(
@@ -344,6 +357,7 @@ async def _finish(
         scope,
         observation,
         extra,
+        calls=meter.entries(at=now) if meter is not None else [],
         steps=run.steps,
         watch_fields={
             "resume_summary": resume.text,

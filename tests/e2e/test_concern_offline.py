@@ -116,6 +116,18 @@ async def test_seed_complete_example_with_the_offline_model(
     assert {(m["status"], m["channel"]) for m in boss} == {("sent", "telegram")}
     final = api.concern(cid)
     assert final["status"] == "RESOLVED"
+    # every loop turn's (offline) model call is in the cost ledger, charged to the concern
+    cost = api.gql(CONCERN_COST, id=cid, scope=api.scope)
+    mine = cost["concern"]["cost"]
+    assert mine["calls"] >= 4 and mine["estimatedCalls"] == mine["calls"] and mine["tokens"] > 0
+    assert cost["costLedger"]["byConcern"] == [{"id": cid, "cost": {"calls": mine["calls"]}}]
+    assert {s["stage"] for s in cost["costLedger"]["byStage"]} == {"concern_loop"}
+
+
+CONCERN_COST = """query($id: ID!, $scope: String!) {
+  concern(id: $id) { cost { calls estimatedCalls tokens } }
+  costLedger(scope: $scope, from: "2000-01-01T00:00:00Z", to: "2100-01-01T00:00:00Z") {
+    byConcern { id cost { calls } } byStage { stage model } } }"""
 
 
 SATURDAY = datetime(2035, 4, 21, 8, 30, tzinfo=ZoneInfo("Asia/Shanghai"))

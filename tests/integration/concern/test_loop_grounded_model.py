@@ -20,6 +20,7 @@ from engine.settings import Settings
 from graph.concern.outbox import Outbox
 from graph.concern.persons import PersonStore
 from graph.concern.repository import ConcernRepository
+from graph.llm.ledger import CostLedger
 from jobs.concern.commands import advance_concern
 from jobs.tasks.concern_scheduler import run_concern_scheduler
 from tests.support.concern_jobs import at, concern_deps, delegation
@@ -161,3 +162,29 @@ async def test_a_vague_time_is_answered_with_a_date_question_and_never_exhausts_
     done = (await ConcernRepository(neo4j_driver, settings.neo4j_database).load(cid)).concern
     assert done.status == ConcernStatus.RESOLVED
     assert "好的，周四能提测" in model.requests[-1].user_text
+
+
+async def test_every_loop_call_is_in_the_ledger_charged_to_the_concern(
+    setup: Any,
+    drain: Any,
+    model: ScriptedModelServer,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    pool: ArqRedis,
+    queue_name: str,
+    scope: str,
+) -> None:
+    """Issue 29 item 4: each loop turn's model request is a cost-ledger entry (stage
+    concern_loop) written with the turn's decision; the stand-in's request count equals the
+    concern's ledger calls after every turn."""
+    ledger = CostLedger(neo4j_driver, settings.neo4j_database)
+    cid = await setup()
+    (cost,) = await ledger.of_concerns([cid])
+    assert cost.calls == model.calls >= 1 and cost.prompt_tokens > 0
+    await reply(neo4j_driver, settings, pool, queue_name, cid, "我看看", 90)
+    await drain(model_base_url=model.base_url, model_name="scripted")
+    (cost,) = await ledger.of_concerns([cid])
+    assert cost.calls == model.calls >= 2
+    lines = await ledger.in_scope(scope, at(0), at(24 * 60))
+    assert {(x.stage, x.concern_id) for x in lines} == {("concern_loop", cid)}
+    assert sum(x.cost.calls for x in lines) == model.calls

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from neo4j import AsyncDriver
@@ -24,6 +24,7 @@ from engine.review.settings import set_heartbeat_enabled
 from engine.review.types import InputBudget, Scope, Trigger
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
+from graph.llm.ledger import CostLedger
 from graph.review.activity import ActivityFilters
 from graph.review.codec import RunOptions
 from jobs.deps import Deps
@@ -269,6 +270,13 @@ async def test_rate_limited_automatic_supervision_resumes_the_same_run(
     assert [r.run_id for r in runs] == [beat.supervision_run_id], "no second automatic run"
     done = (await runs_of(deps).get(beat.supervision_run_id)).run
     assert done.status is RunStatus.COMPLETED and done.outcome is RunOutcome.NEW_RESULT
+    # the cost ledger has the report's call (issue 29 item 4) beside the supervision's
+    lines = await CostLedger(deps.driver, deps.database).in_scope(
+        scope, datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+    )
+    reports = [x for x in lines if x.stage == "heartbeat_report"]
+    assert [(x.run_id, x.cost.calls) for x in reports] == [(claimed.run_id, 1)]
+    assert sum(x.cost.calls for x in lines) == model_server.calls
 
 
 async def _check_started_by_a_worker_that_died(

@@ -52,6 +52,7 @@ PARAMS: dict[str, Any] = {
     "pairs": [{"owner": "a", "result": "r", "target": "t", "field": "f"}],
     "kinds": ["field"],
     "types": ["responsible_for"],
+    "statuses": ["failed", "paused"],
     "items": [{"id": "a", "target": "t", "result": "r", "repeat_of": None}],
 }
 READS = sorted(
