@@ -2,7 +2,7 @@
 // The inbox (issue 29): a scope's pending suggestions of the $kinds ('field', 'difference')
 // and its supervision runs of the $statuses ('failed', 'paused': stopped, waiting for a
 // person), newest first, after the keyset (time, id) descending, cut at $limit. Each side is
-// read through its own index (migration 090) in keyset order and cut at $limit before the
+// read through its own index (migration 092) in keyset order and cut at $limit before the
 // two are merged: a page costs what the scope has waiting, never its history.
 CALL {
   MATCH (v:SuggestionVersion)
