@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
+from strawberry.types import Info
 
+from api.context import Context
 from engine.concern import model as m
 from engine.concern.agenda import Agenda as AgendaModel
 from engine.concern.effects import AgendaRef as AgendaRefModel
@@ -20,6 +23,9 @@ ConversationDirection = strawberry.enum(m.Direction, name="ConversationDirection
 CommStatus = strawberry.enum(m.CommStatus, name="CommStatus")
 ConcernTimelineType = strawberry.enum(m.TimelineType, name="ConcernTimelineType")
 ScheduleMode = strawberry.enum(m.ScheduleMode, name="ScheduleMode")
+_SIGNALS = "api.definitions.signal_types"
+if TYPE_CHECKING:
+    from api.definitions.signal_types import Signal
 
 
 @strawberry.type
@@ -35,6 +41,9 @@ class ConcernSource:
     type: str
     detail: str
     initiator: ConcernInitiator | None
+    signal_id: str | None = strawberry.field(
+        default=None, description="The story-graph signal the agenda raised it for (issue 28)."
+    )
 
 
 @strawberry.type(description="seed 002 §八: the minimal person ref a concern keeps.")
@@ -146,6 +155,21 @@ class Concern:
     closed_at: datetime | None
     revision: int
 
+    @strawberry.field(
+        description="The signal this concern was raised for (source.signalId), as believed "
+        "now; null when none or not visible to the caller (issue 28)."
+    )
+    async def signal(
+        self, info: Info[Context, None]
+    ) -> Annotated[Signal, strawberry.lazy(_SIGNALS)] | None:
+        if not self.source.signal_id:
+            return None
+        from api.definitions.signal_loaders import signal_by_id
+        from api.definitions.signal_types import signal_type
+
+        found = await signal_by_id(info.context).load(self.source.signal_id)
+        return signal_type(found) if found is not None else None
+
     @classmethod
     def from_model(cls, c: m.Concern) -> Concern:
         ini = c.source.initiator
@@ -160,6 +184,7 @@ class Concern:
             source=ConcernSource(
                 type=c.source.type,
                 detail=c.source.detail,
+                signal_id=c.source.signal_id,
                 initiator=(
                     ConcernInitiator(
                         name=ini.name,

@@ -1,0 +1,43 @@
+"""The loop's links for the surfaces (issue 28 item 4): a page of signals' concerns, a page
+of concerns' signals, the concerns that brought a page of versions. `reader` role; another
+scope's concern or signal is absent (null), exactly like a missing one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.concern.model import Concern
+from engine.principal import Principal
+from engine.scope import require_scope
+from engine.signal.stored import Signal
+from graph.signal.chain import SignalChain
+from jobs.deps import Deps
+from jobs.story.common import as_of_now
+
+
+def _chain(deps: Deps) -> SignalChain:
+    return SignalChain(deps.driver, deps.database)
+
+
+async def concerns_of_signals(
+    deps: Deps, principal: Principal, scope: str, rows: Sequence[tuple[str, str | None]]
+) -> dict[str, Concern]:
+    """Per (signal id, decided concern id): the concern it raised or supplemented."""
+    scope = require_scope(principal, "reader", scope)
+    return await _chain(deps).concerns_of_signals(scope, rows)
+
+
+async def concerns_by_ids(
+    deps: Deps, principal: Principal, scope: str, ids: Sequence[str]
+) -> dict[str, Concern]:
+    """The concerns of `scope` among `ids` (the concerns whose answers wrote versions)."""
+    scope = require_scope(principal, "reader", scope)
+    return await _chain(deps).concerns_by_ids(scope, sorted(set(ids)))
+
+
+async def signals_by_ids(deps: Deps, principal: Principal, ids: Sequence[str]) -> dict[str, Signal]:
+    """The signals (as believed now) the concerns were raised for, of scopes the caller
+    may read."""
+    principal.require("reader")
+    found = await _chain(deps).signals_by_ids(sorted(set(ids)), as_of=as_of_now(deps, None))
+    return {i: s for i, s in found.items() if principal.can_scope(s.scope)}

@@ -1,0 +1,135 @@
+"""One signal's chain in a scope, for the surfaces' tests (issue 28 item 4): a conversation
+line (the passage) → a commitment signal → the follow-up concern raised for it → 李四's
+answer in the concern's conversation → the event written by 李四 via the concern.
+
+The signal is recorded through the real `SignalStore`, the concern raised through the real
+`raise_concern` use case (`RaiseConcernInput(signal_id=...)`) and the answer recorded through
+`advance_concern`. The event the answer brings is written by `answer_event` below, a stand-in
+until loop-answers lands its way back into the graph (the lead swaps it for the real flow):
+it records an event version by `person:p_lisi` with `via_concern`, through the story store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from engine.clock import utcnow
+from engine.concern.advance import InboundMessage
+from engine.concern.model import (
+    ConcernType,
+    Initiator,
+    PersonRef,
+    Priority,
+    RaiseConcernInput,
+)
+from engine.principal import OPEN_PRINCIPAL
+from engine.signal.derive import from_fact
+from engine.signal.model import Passage
+from engine.signal.stored import Signal
+from engine.story.models import Actor, Event, ObjectKind, make_id
+from jobs.concern import commands
+from jobs.deps import Deps
+from jobs.signal.record import signal_store
+from jobs.story.common import story_repo
+from tests.support.review_jobs import push_conversation
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+SAID = datetime(2026, 3, 16, 10, 0, tzinfo=SHANGHAI)  # a Monday
+PROMISE = "前端部分周四能提测"
+LINE = f"[{SAID.isoformat()}] 李四: {PROMISE}\n"
+ANSWER = "已经提测了"
+KEPT_TITLE = "前端部分已提测"
+OWNER = Initiator(name="王五", channel="feishu", channel_user_id="wangwu", person_id="p_wangwu")
+
+
+@dataclass(frozen=True)
+class Chain:
+    scope: str
+    signal: Signal
+    concern_id: str
+    event_id: str
+    signal_at: datetime  # record times: the signal, the raise, the answer's event
+    raised_at: datetime
+    answered_at: datetime
+
+
+async def record_commitment(deps: Deps, scope: str, *, source_id: str = "chat-1") -> Signal:
+    """李四's promise as one open commitment signal due Thursday, citing its exact words."""
+    await push_conversation(deps, scope, source_id, LINE)
+    start = LINE.index(PROMISE)
+    passage = Passage(
+        source_id=source_id, source_version="v1", locator=f"chars:{start}-{start + len(PROMISE)}"
+    )
+    draft = from_fact("commitment", f"李四：{PROMISE}", passage, SAID, "Asia/Shanghai")
+    assert draft is not None and draft.due is not None
+    store = signal_store(deps)
+
+    async def work(tx):  # type: ignore[no-untyped-def]
+        return await store.record_in(
+            tx, [draft], scope=scope, run_id="run-chain", result_id="res-chain", now=utcnow()
+        )
+
+    [signal] = await store.write(work)
+    return signal
+
+
+async def raise_for(deps: Deps, scope: str, signal: Signal) -> str:
+    """The follow-up concern the agenda raises for the signal (the real use case)."""
+    assert signal.due is not None
+    request = RaiseConcernInput(
+        type=ConcernType.FOLLOWUP,
+        priority=Priority.MEDIUM,
+        title=f"跟进：{signal.what}",
+        goal=f"确认{signal.what}是否已完成",
+        source_detail=signal.text,
+        initiator=OWNER,
+        people=[PersonRef(person_id="p_lisi", display_name="李四", last_channel="feishu")],
+        signal_id=signal.id,
+    )
+    concern = await commands.raise_concern(deps, OPEN_PRINCIPAL, request, scope=scope)
+    return concern.concern_id
+
+
+async def answer_event(deps: Deps, scope: str, concern_id: str, at: datetime) -> str:
+    """李四 answers through the concern, and (stand-in for loop-answers) the event his answer
+    brings is recorded by `person:p_lisi` via the concern."""
+    message = InboundMessage(person_id="p_lisi", text=ANSWER, ts=at, channel="feishu")
+    await commands.advance_concern(deps, OPEN_PRINCIPAL, concern_id, message)
+    repo = story_repo(deps)
+    event = Event(
+        id=make_id("evt", scope, concern_id),
+        scope=scope,
+        seq=1,
+        recorded_at=utcnow(),
+        by=Actor.person("p_lisi"),
+        why=ANSWER,
+        via_concern=concern_id,
+        title=KEPT_TITLE,
+        at=at,
+        result_id="",
+    )
+
+    async def work(tx):  # type: ignore[no-untyped-def]
+        await repo._write_versions(tx, ObjectKind.EVENT, [event])
+
+    await repo.write(work)
+    return event.id
+
+
+async def build_chain(deps: Deps, scope: str) -> Chain:
+    signal = await record_commitment(deps, scope)
+    concern_id = await raise_for(deps, scope, signal)
+    raised_at = utcnow()
+    assert signal.due is not None
+    event_id = await answer_event(deps, scope, concern_id, signal.due + timedelta(hours=-2))
+    return Chain(
+        scope=scope,
+        signal=signal,
+        concern_id=concern_id,
+        event_id=event_id,
+        signal_at=signal.recorded_at,
+        raised_at=raised_at,
+        answered_at=utcnow(),
+    )
