@@ -31,6 +31,7 @@ from engine.signal.stored import Signal
 from engine.story.models import Actor, Event, ObjectKind, make_id
 from jobs.concern import commands
 from jobs.deps import Deps
+from jobs.signal.policy import policies
 from jobs.signal.record import signal_store
 from jobs.story.common import story_repo
 from tests.support.review_jobs import push_conversation
@@ -56,7 +57,8 @@ class Chain:
 
 
 async def record_commitment(deps: Deps, scope: str, *, source_id: str = "chat-1") -> Signal:
-    """李四's promise as one open commitment signal due Thursday, citing its exact words."""
+    """李四's promise as one open commitment signal due Thursday, citing its exact words,
+    with the scope's agenda decision (the default policy: nobody is bound to reach 李四)."""
     await push_conversation(deps, scope, source_id, LINE)
     start = LINE.index(PROMISE)
     passage = Passage(
@@ -67,8 +69,15 @@ async def record_commitment(deps: Deps, scope: str, *, source_id: str = "chat-1"
     store = signal_store(deps)
 
     async def work(tx):  # type: ignore[no-untyped-def]
+        policy = await policies(deps).current_in(tx, scope)  # the agenda decides, as a review's
         return await store.record_in(
-            tx, [draft], scope=scope, run_id="run-chain", result_id="res-chain", now=utcnow()
+            tx,
+            [draft],
+            scope=scope,
+            run_id="run-chain",
+            result_id="res-chain",
+            now=utcnow(),
+            policy=policy,
         )
 
     [signal] = await store.write(work)
