@@ -28,7 +28,9 @@ from engine.principal import OPEN_PRINCIPAL
 from engine.signal.derive import from_fact
 from engine.signal.model import Passage
 from engine.signal.stored import Signal
-from engine.story.models import Actor, Event, ObjectKind, make_id
+from engine.story.inputs import SourceInput
+from engine.story.models import Actor, Event, ObjectKind, Reference, SourceKind, make_id
+from graph.story.codec import write_row
 from jobs.concern import commands
 from jobs.deps import Deps
 from jobs.signal.policy import policies
@@ -102,26 +104,54 @@ async def raise_for(deps: Deps, scope: str, signal: Signal) -> str:
 
 
 async def answer_event(deps: Deps, scope: str, concern_id: str, at: datetime) -> str:
-    """李四 answers through the concern, and (stand-in for loop-answers) the event his answer
-    brings is recorded by `person:p_lisi` via the concern."""
+    """李四 answers through the concern, and (stand-in for loop-answers) what his answer
+    brings is recorded: the concern's conversation as a source version (`concern-<id>`, one
+    line per message), and an event by `person:p_lisi` via the concern citing his line."""
     message = InboundMessage(person_id="p_lisi", text=ANSWER, ts=at, channel="feishu")
-    await commands.advance_concern(deps, OPEN_PRINCIPAL, concern_id, message)
+    advanced = await commands.advance_concern(deps, OPEN_PRINCIPAL, concern_id, message)
+    log = advanced.concern.conversation_log
+    lines = [f"[{e.ts.isoformat()}] {e.person_name or e.person_id}: {e.text}" for e in log]
+    source_id = f"concern-{concern_id}"
     repo = story_repo(deps)
+    await repo.upsert_source(
+        SourceInput(
+            scope=scope,
+            id=source_id,
+            kind=SourceKind.CONVERSATION,
+            version="v1",
+            text="\n".join(lines) + "\n",
+        ),
+        now=utcnow(),
+    )
+    line = len(lines)  # the answer is the newest line
+    now = utcnow()
     event = Event(
         id=make_id("evt", scope, concern_id),
         scope=scope,
         seq=1,
-        recorded_at=utcnow(),
+        recorded_at=now,
         by=Actor.person("p_lisi"),
         why=ANSWER,
         via_concern=concern_id,
         title=KEPT_TITLE,
         at=at,
-        result_id="",
+        result_id=f"answer-{concern_id}",
+    )
+    cite = Reference(
+        id=make_id("ref", scope, concern_id),
+        scope=scope,
+        result_id=event.result_id,
+        owner_kind=ObjectKind.EVENT,
+        owner_id=event.id,
+        source_id=source_id,
+        source_version="v1",
+        locator=f"lines:{line}-{line}",
+        recorded_at=now,
     )
 
     async def work(tx):  # type: ignore[no-untyped-def]
         await repo._write_versions(tx, ObjectKind.EVENT, [event])
+        await repo.rows(tx, "story/write_references", rows=[write_row(cite)])
 
     await repo.write(work)
     return event.id
