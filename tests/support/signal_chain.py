@@ -26,11 +26,11 @@ from engine.concern.model import (
 )
 from engine.principal import OPEN_PRINCIPAL
 from engine.signal.derive import from_fact
-from engine.signal.model import Passage
+from engine.signal.model import Passage, SignalStatus
 from engine.signal.stored import Signal
 from engine.story.inputs import SourceInput
 from engine.story.models import Actor, Event, ObjectKind, Reference, SourceKind, make_id
-from graph.story.codec import write_row
+from graph.story.codec import version_row, write_row
 from jobs.concern import commands
 from jobs.deps import Deps
 from jobs.signal.policy import policies
@@ -157,12 +157,48 @@ async def answer_event(deps: Deps, scope: str, concern_id: str, at: datetime) ->
     return event.id
 
 
-async def build_chain(deps: Deps, scope: str) -> Chain:
+KEEP = """
+UNWIND $rows AS row
+MATCH (n:Signal {id: row.id})-[:VERSION]->(prev:SignalVersion {seq: row.seq - 1})
+MATCH (prev)-[cites:CITES]->(sv:SourceVersion)
+CREATE (n)-[:VERSION]->(v:SignalVersion)
+FOREACH (k IN keys(row.instants) |
+  SET v[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
+SET v += row.props
+SET prev.retracted_at = v.recorded_at, n.status = v.status
+CREATE (v)-[:CITES {locator: cites.locator}]->(sv)
+"""
+
+
+async def keep_signal(deps: Deps, signal: Signal, concern_id: str) -> Signal:
+    """The signal's next version, `kept` by 李四 via the concern (stand-in for loop-answers'
+    write in the answer's transaction)."""
+    kept = signal.model_copy(
+        update={
+            "seq": signal.seq + 1,
+            "status": SignalStatus.KEPT,
+            "recorded_at": utcnow(),
+            "by": Actor.person("p_lisi"),
+            "why": ANSWER,
+            "via_concern": concern_id,
+        }
+    )
+    await deps.driver.execute_query(
+        KEEP, rows=[version_row(kept)], database_=deps.settings.neo4j_database
+    )
+    return kept
+
+
+async def build_chain(deps: Deps, scope: str, *, keep: bool = False) -> Chain:
+    """The chain; with `keep`, the signal's status turns `kept` by the answer, as
+    loop-answers writes it (otherwise it stays open, as before the way back lands)."""
     signal = await record_commitment(deps, scope)
     concern_id = await raise_for(deps, scope, signal)
     raised_at = utcnow()
     assert signal.due is not None
     event_id = await answer_event(deps, scope, concern_id, signal.due + timedelta(hours=-2))
+    if keep:
+        await keep_signal(deps, signal, concern_id)
     return Chain(
         scope=scope,
         signal=signal,
