@@ -9,6 +9,7 @@ from strawberry.dataloader import DataLoader
 from api.context import Context
 from engine.concern.model import Concern
 from engine.signal.stored import Signal
+from engine.story.views import Excerpt
 from jobs.signal import chain
 
 
@@ -38,3 +39,13 @@ def signal_by_id(ctx: Context) -> DataLoader[str, Signal | None]:
         return [found.get(i) for i in ids]
 
     return ctx.loader("signal.by_id", lambda: DataLoader(load_fn=load))
+
+
+def passage(ctx: Context, scope: str) -> DataLoader[tuple[str, str, str], Excerpt]:
+    """Keyed (source id, version, locator): the cited text of exactly that version."""
+
+    async def load(keys: list[tuple[str, str, str]]) -> list[Excerpt]:
+        found = await chain.passages(ctx.deps, ctx.caller(), scope, keys)
+        return [found[k] for k in keys]
+
+    return ctx.loader(f"signal.passage:{scope}", lambda: DataLoader(load_fn=load))

@@ -12,8 +12,8 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions.concern_types import Concern
-from api.definitions.signal_loaders import concern_of_signal
-from api.definitions.story_types import Versioned, versioned
+from api.definitions.signal_loaders import concern_of_signal, passage
+from api.definitions.story_types import Excerpt, Versioned, build, versioned
 from engine.signal import model as sm
 from engine.signal.stored import Signal as SignalModel
 
@@ -55,6 +55,14 @@ class Signal(Versioned):
     confirmed_value: str
     proposed_value: str
     decision: SignalDecision | None  # None: undecided (the scope's loop is off)
+
+    @strawberry.field(
+        description="The passage the signal stands on: the text of exactly its source version "
+        "(never today's text), or why it is unavailable."
+    )
+    async def passage(self, info: Info[Context, None]) -> Excerpt:
+        key = (self.source_id, self.source_version, self.locator)
+        return build(Excerpt, await passage(info.context, self.scope).load(key))
 
     @strawberry.field(
         description="The concern the agenda raised or supplemented for this signal (the one "

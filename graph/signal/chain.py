@@ -9,9 +9,10 @@ from datetime import datetime
 
 from engine.concern.model import Concern
 from engine.signal.stored import Signal
+from engine.story.models import SourceVersion
 from graph.base import Store
 from graph.concern.codec import concern_from_doc
-from graph.story.codec import decode
+from graph.story.codec import decode, from_props
 
 
 class SignalChain(Store):
@@ -40,3 +41,15 @@ class SignalChain(Store):
             return {}
         found = await self.read_one("signal/signals_by_ids", ids=list(ids), as_of=as_of)
         return {s.id: s for s in (decode(Signal, r["v"], believed=True) for r in found)}
+
+    async def passage_versions(
+        self, scope: str, keys: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], SourceVersion]:
+        """The source versions of `scope` the given (source id, version) pairs name."""
+        if not keys:
+            return {}
+        found = await self.read_one(
+            "signal/passage_versions", scope=scope, keys=[list(k) for k in keys]
+        )
+        versions = (from_props(SourceVersion, r["v"]) for r in found)
+        return {(v.source_id, v.version): v for v in versions}
