@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from neo4j import AsyncDriver
+from strawberry.types import ExecutionResult
 
 from api.context import Context
 from api.schema import build_schema
@@ -32,9 +33,9 @@ CHAIN = """query($s: String!) {
     events { id title viaConcern by { kind id } throughConcern { id source { signalId } } } } }"""
 
 
-async def run(
+async def execute(
     driver: Any, settings: Settings, query: str, variables: dict[str, str], who: Principal
-) -> Any:
+) -> ExecutionResult:
     context = Context(
         request=None,  # type: ignore[arg-type]
         settings=settings,
@@ -42,7 +43,13 @@ async def run(
         pool=None,  # type: ignore[arg-type]
         principal=who,
     )
-    result = await build_schema().execute(query, variable_values=variables, context_value=context)
+    return await build_schema().execute(query, variable_values=variables, context_value=context)
+
+
+async def run(
+    driver: Any, settings: Settings, query: str, variables: dict[str, str], who: Principal
+) -> Any:
+    result = await execute(driver, settings, query, variables, who)
     assert result.errors is None, result.errors
     return result.data
 
@@ -106,3 +113,24 @@ async def test_a_concern_of_another_scope_is_never_shown(
     assert event["viaConcern"] == chain.concern_id and event["throughConcern"] is None
     mine = await run(neo4j_driver, settings, CHAIN, {"s": other}, OPEN_PRINCIPAL)
     assert mine["storyGraph"]["events"][0]["throughConcern"] is None  # scope-checked, not hidden
+
+
+async def test_one_signal_reads_with_its_passage_and_another_scope_reads_it_as_missing(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
+    chain = await build_chain(deps, scope)
+    one = """query($s: String!, $id: ID!) { signal(scope: $s, id: $id) {
+      id status passage { available text } concern { id } } }"""
+    data = await run(
+        neo4j_driver, settings, one, {"s": scope, "id": chain.signal.id}, OPEN_PRINCIPAL
+    )
+    assert data["signal"] == {
+        "id": chain.signal.id,
+        "status": "OPEN",
+        "passage": {"available": True, "text": "前端部分周四能提测"},
+        "concern": {"id": chain.concern_id},
+    }
+    missing = {"s": f"{scope}-other", "id": chain.signal.id}
+    result = await execute(neo4j_driver, settings, one, missing, OPEN_PRINCIPAL)
+    assert result.errors and result.errors[0].extensions["code"] == "NOT_FOUND"
