@@ -100,11 +100,11 @@ async def test_a_page_asks_for_its_links_in_one_statement(
 
 
 async def test_a_concern_of_another_scope_is_never_shown(
-    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str, other_scope: str
 ) -> None:
     deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
     chain = await build_chain(deps, scope)
-    other = f"{scope}-other"
+    other = other_scope
     # an event of another scope that names this scope's concern shows no concern there
     await answer_event(deps, other, chain.concern_id, utcnow())
     stranger = Principal("stranger", frozenset({other}), frozenset({"reader"}))
@@ -116,7 +116,7 @@ async def test_a_concern_of_another_scope_is_never_shown(
 
 
 async def test_one_signal_reads_with_its_passage_and_another_scope_reads_it_as_missing(
-    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str, other_scope: str
 ) -> None:
     deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
     chain = await build_chain(deps, scope)
@@ -131,6 +131,6 @@ async def test_one_signal_reads_with_its_passage_and_another_scope_reads_it_as_m
         "passage": {"available": True, "text": "前端部分周四能提测"},
         "concern": {"id": chain.concern_id},
     }
-    missing = {"s": f"{scope}-other", "id": chain.signal.id}
+    missing = {"s": other_scope, "id": chain.signal.id}
     result = await execute(neo4j_driver, settings, one, missing, OPEN_PRINCIPAL)
     assert result.errors and result.errors[0].extensions["code"] == "NOT_FOUND"
