@@ -25,6 +25,7 @@ TABLES = {
     "changes": "view/replay_changes",
     "summaries": "view/replay_summaries",
     "moments": "view/replay_moments",
+    "signals": "view/replay_signals",
 }
 
 
@@ -71,4 +72,5 @@ def window(
         "changes": changes,
         "summaries": [s for s in tables["summaries"] if s[2] >= lo and s[1] <= hi],
         "moments": tables["moments"],
+        "signals": tables["signals"],  # a window keeps every signal (the chain, the due marks)
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 from strawberry.types import Info
@@ -23,6 +24,9 @@ ConversationDirection = strawberry.enum(m.Direction, name="ConversationDirection
 CommStatus = strawberry.enum(m.CommStatus, name="CommStatus")
 ConcernTimelineType = strawberry.enum(m.TimelineType, name="ConcernTimelineType")
 ScheduleMode = strawberry.enum(m.ScheduleMode, name="ScheduleMode")
+_SIGNALS = "api.definitions.signal_types"
+if TYPE_CHECKING:
+    from api.definitions.signal_types import Signal
 
 
 @strawberry.type
@@ -38,6 +42,9 @@ class ConcernSource:
     type: str
     detail: str
     initiator: ConcernInitiator | None
+    signal_id: str | None = strawberry.field(
+        default=None, description="The story-graph signal the agenda raised it for (issue 28)."
+    )
 
 
 @strawberry.type(description="seed 002 §八: the minimal person ref a concern keeps.")
@@ -156,6 +163,21 @@ class Concern:
     async def cost(self, info: Info[Context, None]) -> Cost:
         return await owner_cost(info, "concern", str(self.id))
 
+    @strawberry.field(
+        description="The signal this concern was raised for (source.signalId), as believed "
+        "now; null when none or not visible to the caller (issue 28)."
+    )
+    async def signal(
+        self, info: Info[Context, None]
+    ) -> Annotated[Signal, strawberry.lazy(_SIGNALS)] | None:
+        if not self.source.signal_id:
+            return None
+        from api.definitions.signal_loaders import signal_by_id
+        from api.definitions.signal_types import signal_type
+
+        found = await signal_by_id(info.context).load(self.source.signal_id)
+        return signal_type(found) if found is not None else None
+
     @classmethod
     def from_model(cls, c: m.Concern) -> Concern:
         ini = c.source.initiator
@@ -170,6 +192,7 @@ class Concern:
             source=ConcernSource(
                 type=c.source.type,
                 detail=c.source.detail,
+                signal_id=c.source.signal_id,
                 initiator=(
                     ConcernInitiator(
                         name=ini.name,

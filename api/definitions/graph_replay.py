@@ -19,12 +19,15 @@ from api.context import Context
 from jobs.story import reads
 
 TABLES_DOC = (
-    "Rows (times are epoch milliseconds, UTC; by is who recorded the version, `user:<id>` "
-    "or `run:<id>`): entities [id, seq, name, kind, status, recorded, retracted, by]; "
-    "relations [id, seq, fromId, toId, type, confirmation, removed, recorded, retracted, by]; "
-    "events [id, seq, title, at, storyId, recorded, retracted, by]; "
+    "Rows (times are epoch milliseconds, UTC; by is who recorded the version, `user:<id>`, "
+    "`run:<id>` or `person:<id>`; viaConcern the concern whose answer wrote it): entities "
+    "[id, seq, name, kind, status, recorded, retracted, by, viaConcern]; relations [id, seq, "
+    "fromId, toId, type, confirmation, removed, recorded, retracted, by, viaConcern]; "
+    "events [id, seq, title, at, storyId, recorded, retracted, by, viaConcern]; "
     "changes [id, eventId, entityId, kind, recorded]; summaries [id, start, end, text, "
-    "recorded]; moments [recorded, ...] (results and corrections, ascending)."
+    "recorded]; moments [recorded, ...] (results and corrections, ascending); signals "
+    "[id, seq, kind, status, text, due, decisionKind, decisionConcernId, decisionReason, "
+    "recorded, retracted, by, who, what, viaConcern]."
 )
 
 

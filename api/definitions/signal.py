@@ -13,6 +13,7 @@ from api.definitions.pagination import Connection, connection, page_size
 from api.definitions.signal_types import Signal, SignalKind, SignalStatus, signal_type
 from api.paging import SIGNALS, read_after
 from jobs.signal import policy as policies
+from jobs.signal.chain import signal_at
 from jobs.signal.reads import signals_page
 
 
@@ -49,6 +50,22 @@ class Query:
             ),
         )
         return connection(page, signal_type)
+
+    @strawberry.field(
+        description="One signal as believed at asOf (default now), with its passage, its "
+        "decision and concern: the start of its chain. Another scope's reads as missing."
+    )
+    async def signal(
+        self,
+        info: Info[Context, None],
+        scope: str,
+        id: strawberry.ID,
+        as_of: datetime | None = None,
+    ) -> Signal:
+        found = await signal_at(
+            info.context.deps, info.context.caller(), scope, str(id), as_of=as_of
+        )
+        return signal_type(found)
 
 
 async def story_graph_signals(

@@ -8,8 +8,12 @@ from datetime import datetime
 from typing import TypeAlias
 
 import strawberry
+from strawberry.types import Info
 
-from api.definitions.story_types import Versioned, versioned
+from api.context import Context
+from api.definitions.concern_types import Concern
+from api.definitions.signal_loaders import concern_of_signal, passage
+from api.definitions.story_types import Excerpt, Versioned, build, versioned
 from engine.signal import model as sm
 from engine.signal.stored import Signal as SignalModel
 
@@ -55,6 +59,23 @@ class Signal(Versioned):
         description="A difference: the pending suggestion a person accepts or dismisses.",
     )
     decision: SignalDecision | None  # None: undecided (the scope's loop is off)
+
+    @strawberry.field(
+        description="The passage the signal stands on: the text of exactly its source version "
+        "(never today's text), or why it is unavailable."
+    )
+    async def passage(self, info: Info[Context, None]) -> Excerpt:
+        key = (self.source_id, self.source_version, self.locator)
+        return build(Excerpt, await passage(info.context, self.scope).load(key))
+
+    @strawberry.field(
+        description="The concern the agenda raised or supplemented for this signal (the one "
+        "its decision names, else the one raised for it); null when none."
+    )
+    async def concern(self, info: Info[Context, None]) -> Concern | None:
+        named = self.decision.concern_id if self.decision is not None else None
+        found = await concern_of_signal(info.context, self.scope).load((str(self.id), named))
+        return Concern.from_model(found) if found is not None else None
 
 
 def signal_type(s: SignalModel) -> Signal:

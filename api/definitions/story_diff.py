@@ -41,7 +41,9 @@ class FieldChange:
 
 @strawberry.type(description="One object that changed between since and until.")
 class StoryDiffEntry:
-    object_kind: str
+    object_kind: str = strawberry.field(
+        description="story, event, entity, relation, suggestion, summary or signal"
+    )
     object_id: strawberry.ID
     change: DiffChange
     changed_at: datetime = strawberry.field(
@@ -51,6 +53,9 @@ class StoryDiffEntry:
     by: Actor | None = strawberry.field(description="Who made the change: a run or a person.")
     why: str
     result_id: str | None = strawberry.field(description="The result the change came from.")
+    via_concern: str | None = strawberry.field(
+        description="The concern whose answer made the change (by is then the person)."
+    )
     references: list[Reference] = strawberry.field(
         description="The passages the change cites (source version and locator)."
     )
@@ -66,6 +71,7 @@ def entry_type(e: d.DiffEntry, cited: list[Reference]) -> StoryDiffEntry:
         by=actor(e.by) if e.by is not None else None,
         why=e.why,
         result_id=e.result_id,
+        via_concern=e.via_concern,
         references=cited,
     )
 

@@ -41,7 +41,9 @@ ActorKind: TypeAlias = m.ActorKind
 
 T = TypeVar("T")
 _SIGNALS = "api.definitions.signal_types"
+_CONCERNS = "api.definitions.concern_types"
 if TYPE_CHECKING:
+    from api.definitions.concern_types import Concern
     from api.definitions.signal_types import Signal, SignalKind, SignalStatus
 
 
@@ -89,6 +91,25 @@ class Versioned:
     by: Actor
     why: str
     via_result: str | None
+    via_concern: str | None = strawberry.field(
+        description="The concern whose answer wrote this version (issue 28): `by` is then "
+        "the person (kind PERSON) who answered; null for runs' and users' versions."
+    )
+
+    @strawberry.field(
+        description="The concern (viaConcern) whose answer wrote this version, with its "
+        "conversation; null when none or not visible to the caller."
+    )
+    async def through_concern(
+        self, info: Info[Context, None]
+    ) -> Annotated[Concern, strawberry.lazy(_CONCERNS)] | None:
+        if not self.via_concern:
+            return None
+        from api.definitions.concern_types import Concern
+        from api.definitions.signal_loaders import concern_by_id
+
+        found = await concern_by_id(info.context, self.scope).load(self.via_concern)
+        return Concern.from_model(found) if found is not None else None
 
 
 def versioned(cls: type[T], model: m.Version, **extra: Any) -> T:

@@ -41,6 +41,7 @@ def entry_row(e: DiffEntry, cited: list[Reference]) -> dict[str, Any]:
         "by": e.by.label() if e.by is not None else None,
         "why": e.why,
         "result_id": e.result_id,
+        "via_concern": e.via_concern,
         "cites": [
             {"source_id": r.source_id, "source_version": r.source_version, "locator": r.locator}
             for r in cited

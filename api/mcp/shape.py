@@ -26,7 +26,8 @@ TIMELINE_TAIL = 5
 T = TypeVar("T")
 
 STANDING_NOTE = (
-    "Every object carries `standing`: only `confirmed` and `user-edited` are a person's word; "
+    "Every object carries `standing`: only `confirmed`, `user-edited` and "
+    "`answered-via-concern` (the person's answer through `via_concern`) are a person's word; "
     "`suggested` is an automatic reading nobody confirmed (say 'suggested', never state it as "
     "fact); `removed`/`rejected` objects were withdrawn by a person."
 )
@@ -100,6 +101,13 @@ def relation(r: m.Relation, names: dict[str, str] | None = None) -> dict[str, An
     }
 
 
+EVENT_STANDING = {
+    m.ActorKind.USER: "user-edited",
+    m.ActorKind.RUN: "recorded-by-run",
+    m.ActorKind.PERSON: "answered-via-concern",  # by the person who answered (issue 28)
+}
+
+
 def event(e: m.Event) -> dict[str, Any]:
     return {
         "id": e.id,
@@ -108,8 +116,9 @@ def event(e: m.Event) -> dict[str, Any]:
         "description": e.description,
         "story_id": e.story_id,
         "result_id": e.result_id,
-        "standing": "user-edited" if e.by.kind is m.ActorKind.USER else "recorded-by-run",
+        "standing": EVENT_STANDING[e.by.kind],
         "recorded_by": _by(e.by),
+        "via_concern": e.via_concern,
     }
 
 

@@ -93,8 +93,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         description="The story graph of a scope as known now, or a window of it (events whose "
         "time is in [from_time, to_time], the entities they touch and the relations among "
         "them; or one story). Returns the stories, stage summaries, counts and the first "
-        "page of entities, relations, events and pending suggestions, each list with a "
-        "`next` cursor for list_entities / list_relations / list_events. A whole scope too "
+        "page of entities, relations, events and pending suggestions, and the open signals "
+        "with their standing (the agenda's decision and the concern it raised), each list "
+        "with a `next` cursor for list_entities / list_relations / list_events / "
+        "list_signals. A whole scope too "
         "large to read at once is refused (INVALID_INPUT with the limit): pass from_time/"
         "to_time or story_id, or page with the list tools. " + shape.STANDING_NOTE,
         annotations=READ_ONLY,
@@ -107,6 +109,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         story_id: StoryId = None,
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
+            from api.mcp.signal_tools import open_signals  # it builds on this module's types
+
             caller = caller_of(ctx)
             deps, principal = reader(caller, scope)
             graph = await reads.story_graph(
@@ -117,6 +121,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 to=to_time,
                 story_id=story_id,
             )
+            signals = await open_signals(deps, principal, scope, graph.as_of)
             entities, next_entities = first_page(ordering.entities_of(graph), ENTITIES)
             relations, next_relations = first_page(ordering.relations_of(graph), RELATIONS)
             events, next_events = first_page(ordering.events_of(graph), EVENTS)
@@ -136,6 +141,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     "summaries": len(graph.summaries),
                     "pending_suggestions": len(pending),
                 },
+                "open_signals": signals["items"],
                 "stories": [
                     {"id": s.id, "name": s.name, "description": s.description}
                     for s in graph.stories[: shape.MAX_PAGE]
@@ -149,6 +155,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     "entities": next_entities,
                     "relations": next_relations,
                     "events": next_events,
+                    "open_signals": signals["next"],
                 },
             }
 

@@ -6,6 +6,8 @@
 // predecessor (seq - 1) of the first one written in it, the version after is the last one
 // (their (id, seq) constraint). Versions are never retracted without a successor, so the
 // versions recorded in the window are all the changes. Summaries are recorded once: added.
+// Signals (issue 28) are versioned like the rest: a new signal is added, a status change
+// (kept, changed, settled, unresolved) or a decision recorded on it is a revision.
 // Ordered by (the object's last change in the window, id) after the keyset cursor and cut at
 // $limit: the cost grows with the changes in the window, not with the scope's history.
 // An object whose value at $until equals its value at $since (every property but the
@@ -66,6 +68,17 @@ CALL {
   WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
                          AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
   RETURN 'suggestion' AS kind, id, at, b {.*} AS before, a {.*} AS after
+  UNION ALL
+  MATCH (v:SignalVersion)
+  WHERE v.scope = $scope AND v.recorded_at > $since AND v.recorded_at <= $until
+  WITH v.id AS id, min(v.seq) AS first_seq, max(v.seq) AS last_seq, max(v.recorded_at) AS at
+  WHERE at > $after_at OR (at = $after_at AND id > $after_id)
+  OPTIONAL MATCH (b:SignalVersion {id: id, seq: first_seq - 1})
+  MATCH (a:SignalVersion {id: id, seq: last_seq})
+  WITH id, at, a, b
+  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
+                         AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
+  RETURN 'signal' AS kind, id, at, b {.*} AS before, a {.*} AS after
   UNION ALL
   MATCH (s:Summary)
   WHERE s.scope = $scope AND s.recorded_at > $since AND s.recorded_at <= $until

@@ -14,8 +14,10 @@ An entry compares one object as it was believed at `since` with the same object 
 | a version         | every field equal                         | no entry  |
 
 The fields compared are a model's own fields, without its bookkeeping (`BOOKKEEPING`: the
-sequence number, record times, who and why, the result). Who made the change, why and through
-which result come from the version believed at `until`.
+sequence number, record times, who and why, the result or the concern that wrote it).
+Signals (issue 28) are diffed like the rest: a new one is added, a status change (open →
+kept, changed, settled, unresolved) is a revision of its `status`. Who made the change, why
+and through which result or concern come from the version believed at `until`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from engine.story.models import Actor, Summary, Version
 Diffable = Version | Summary  # the objects a diff compares
 
 BOOKKEEPING: frozenset[str] = frozenset(
-    {"id", "scope", "seq", "recorded_at", "retracted_at", "by", "why", "via_result"}
+    {"id", "scope", "seq", "recorded_at", "retracted_at", "by", "why", "via_result", "via_concern"}
 )
 
 
@@ -55,7 +57,7 @@ class FieldChange(BaseModel):
 class DiffEntry(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    object_kind: str  # story | event | entity | relation | suggestion | summary
+    object_kind: str  # story | event | entity | relation | suggestion | summary | signal
     object_id: str
     change: DiffKind
     changed_at: datetime  # the object's last change in the window
@@ -63,6 +65,7 @@ class DiffEntry(BaseModel):
     by: Actor | None = None
     why: str = ""
     result_id: str | None = None
+    via_concern: str | None = None  # the concern whose answer made the change (by a person)
 
 
 def render(value: Any) -> str | None:
@@ -131,6 +134,7 @@ def entry(
         by=after.by if isinstance(after, Version) else None,
         why=after.why if isinstance(after, Version) else "",
         result_id=after.via_result if isinstance(after, Version) else after.result_id,
+        via_concern=after.via_concern if isinstance(after, Version) else None,
     )
 
 

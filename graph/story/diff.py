@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.clock import EARLIEST, from_epoch_us, utc
 from engine.page import Page
+from engine.signal.stored import Signal
 from engine.story.diff import BOOKKEEPING, Diffable, DiffEntry, entry
 from engine.story.models import (
     Entity,
@@ -33,6 +34,7 @@ MODELS: dict[str, type[Diffable]] = {
     "relation": Relation,
     "suggestion": Suggestion,
     "summary": Summary,
+    "signal": Signal,
 }
 _BOOKKEEPING = sorted(BOOKKEEPING - {"id", "scope"})
 

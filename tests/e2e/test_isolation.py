@@ -326,6 +326,19 @@ TABLE: dict[str, list[Case]] = {
             lambda s: {"s": s.b},
         )
     ],  # fmt: skip
+    "signal": [
+        case(
+            "query($s: String!, $id: ID!) { signal(scope: $s, id: $id) { id what } }",
+            R,
+            lambda s: {"s": s.b, "id": "sig-any"},
+        ),
+        case(
+            "query($s: String!, $id: ID!) { signal(scope: $s, id: $id) { id what } }",
+            H,
+            lambda s: {"s": s.a, "id": "sig-any"},
+            hidden="id",
+        ),
+    ],  # fmt: skip
     "watches": [
         case(f"query($s: String!) {{ watches(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
     ],  # fmt: skip

@@ -13,10 +13,13 @@ from typing import Any
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
+from neo4j import AsyncDriver
 
 from engine.settings import Settings
+from jobs.deps import Deps
 from tests.support.mcp import all_pages, body, error_code, http_client, stdio_client
 from tests.support.processes import Server, process_env
+from tests.support.signal_chain import build_chain
 
 FULL, READER, OUTSIDER = "mcp-full-token", "mcp-reader-token", "mcp-outsider-token"
 ADMIN = "mcp-admin-token"
@@ -162,7 +165,12 @@ async def test_agent_reads_a_published_story_and_sees_what_is_only_suggested(
             "第三方回调接口",
         )
         assert rel["standing"] == "suggested"
-        assert graph["next"] == {"entities": None, "relations": None, "events": None}
+        assert graph["next"] == {
+            "entities": None,
+            "relations": None,
+            "events": None,
+            "open_signals": None,
+        }
 
         gql(api, CONFIRM, scope=scope, id=rel["id"])
         confirmed = body(await client.call_tool("list_relations", {"scope": scope}))
@@ -804,3 +812,35 @@ async def test_every_instant_in_an_mcp_answer_is_iso_8601_like_graphql(
         s=scope,
     )["storyGraph"]["events"][0]["at"]
     assert event["at"] == gql_at
+
+
+async def test_story_graph_shows_open_signals_with_their_standing_and_the_concern(
+    api: Server, scope: str, neo4j_driver: AsyncDriver, settings: Settings
+) -> None:
+    """issue 28: an agent sees the open commitment, what the agenda decided and the concern
+    raised for it; the event 李四's answer brought is his word (answered via the concern)."""
+    deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
+    chain = await build_chain(deps, scope)
+    async with http_client(api.url, READER) as client:
+        graph_result = await client.call_tool("story_graph", {"scope": scope})
+        listed = body(await client.call_tool("list_signals", {"scope": scope}))
+    graph = body(graph_result)
+    [signal] = graph["open_signals"]
+    assert signal["id"] == chain.signal.id and signal["kind"] == "commitment"
+    assert signal["who"] == "李四" and signal["due"] == "2026-03-19T10:00:00+00:00"
+    assert signal["decision"] == {
+        "kind": "ignored",
+        "label": "ignored: no reachable person",
+        "reason": "no reachable person",
+        "policy_version": 1,
+    }
+    assert signal["concern_id"] == chain.concern_id and signal["concern_status"]
+    assert graph["next"]["open_signals"] is None
+    [row] = listed["items"]
+    assert row["concern_id"] == chain.concern_id and row["id"] == chain.signal.id
+    assert ISO_INSTANT.search(row["recorded_at"]) and not PY_INSTANT.search(
+        graph_result.content[0].text  # type: ignore[union-attr]
+    )
+    [event] = graph["events"]
+    assert event["via_concern"] == chain.concern_id
+    assert event["standing"] == "answered-via-concern" and event["recorded_by"] == "person:p_lisi"

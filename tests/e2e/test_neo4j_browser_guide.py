@@ -43,7 +43,8 @@ def test_the_guide_is_served_to_browser_with_the_saved_queries(api: Server) -> N
     assert answer.status_code == 200
     assert answer.headers["access-control-allow-origin"] == "*"
     page = answer.text
-    assert page.count("<slide") == 7 and page.count('class="pre-scrollable code runnable') == 7
+    assert page.count("<slide") == 8 and page.count('class="pre-scrollable code runnable') == 8
+    assert "signal_chain" not in page and "One signal's chain" in page
     assert "{{" not in page and "WITH 'demo' AS scope" in page
     assert page == render_guide()
     # Browser fetches it with headers of its own: the preflight allows them

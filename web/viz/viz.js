@@ -80,9 +80,12 @@ function hash(s) { let h = 2166136261; for (let i = 0; i < s.length; i++) { h ^=
 // ---------------------------------------------------------------- model from tables
 function buildModel(t) {
   const group = (rows, make) => { const m = new Map(); for (const r of rows) { const v = make(r); (m.get(v.id) || m.set(v.id, []).get(v.id)).push(v); } for (const vs of m.values()) vs.sort((a, b) => a.seq - b.seq); return m; };
-  S.ents = group(t.entities, (r) => ({ id: r[0], seq: r[1], name: r[2], kind: r[3], status: r[4], rec: r[5], ret: r[6], by: r[7] }));
-  S.rels = group(t.relations, (r) => ({ id: r[0], seq: r[1], from: r[2], to: r[3], type: r[4], conf: r[5], removed: r[6], rec: r[7], ret: r[8], by: r[9] }));
-  S.evs = group(t.events, (r) => ({ id: r[0], seq: r[1], title: r[2], at: r[3], story: r[4], rec: r[5], ret: r[6], by: r[7] }));
+  S.ents = group(t.entities, (r) => ({ id: r[0], seq: r[1], name: r[2], kind: r[3], status: r[4], rec: r[5], ret: r[6], by: r[7], via: r[8] }));
+  S.rels = group(t.relations, (r) => ({ id: r[0], seq: r[1], from: r[2], to: r[3], type: r[4], conf: r[5], removed: r[6], rec: r[7], ret: r[8], by: r[9], via: r[10] }));
+  S.evs = group(t.events, (r) => ({ id: r[0], seq: r[1], title: r[2], at: r[3], story: r[4], rec: r[5], ret: r[6], by: r[7], via: r[8] }));
+  // signals (issue 28): their versions replay like the rest; an open commitment is marked on
+  // the time ring at its due time (dueOf), the chain is drawn by signals.js
+  S.sigs = group(t.signals || [], (r) => ({ id: r[0], seq: r[1], kind: r[2], status: r[3], text: r[4], due: r[5], dk: r[6], dc: r[7], dr: r[8], rec: r[9], ret: r[10], by: r[11], who: r[12], what: r[13], via: r[14] }));
   S.chg = t.changes.map((r) => ({ id: r[0], ev: r[1], en: r[2], kind: r[3], rec: r[4] }));
   S.sums = new Map(t.summaries.map((r) => [r[0], { id: r[0], start: r[1], end: r[2], text: r[3], rec: r[4] }]));
   S.moments = t.moments.length ? t.moments.slice() : [];
@@ -98,7 +101,8 @@ function layout() {
   const evLast = [...S.evs.values()].map((vs) => vs[vs.length - 1]);
   const times = evLast.map((e) => e.at);
   const sumTimes = [...S.sums.values()].flatMap((s) => [s.start, s.end]);
-  const t0 = Math.min(...times, ...sumTimes), t1 = Math.max(...times, ...sumTimes);
+  const dues = [...S.sigs.keys()].map(dueOf).filter((d) => d !== null);
+  const t0 = Math.min(...times, ...sumTimes, ...dues), t1 = Math.max(...times, ...sumTimes, ...dues);
   const span = t1 - t0 || 1;
   const angle = (t) => -Math.PI / 2 + 2 * Math.PI * 0.94 * (Math.min(Math.max(t, t0), t1) - t0) / span;
   // events by local day; dense days become one cluster point (display only, never an entity)
@@ -122,6 +126,8 @@ function layout() {
       }
     }
   }
+  // an open commitment's due time: a mark just inside the ring, where that time falls on it
+  for (const id of S.sigs.keys()) { const d = dueOf(id); if (d !== null) pos.set(DUE + id, onRing(angle(d), R - 46)); }
   // stage arcs just outside the ring
   S.arcs = new Map();
   for (const s of S.sums.values()) {
@@ -155,6 +161,12 @@ function layout() {
   return pos;
 }
 // entities on rings inside the time ring, busiest innermost, each near its events' angle
+// the due time of a signal that is (or was) a commitment with one, else null
+const DUE = "due:";
+// a signal's list row: kind and status, its words, the agenda's decision (and due time)
+const decisionOf = (v) => v.dk ? (v.dk === "ignored" || v.dk === "reported" ? `${v.dk}: ${v.dr}` : `${v.dk} ${v.dc}`) : "undecided";
+const signalLine = (v) => `[${v.kind} · ${v.status}] ${v.text} — ${decisionOf(v)}${v.due !== null ? ` · due ${shortTime(v.due)}` : ""}`;
+function dueOf(id) { const v = S.sigs.get(id).findLast((x) => x.kind === "commitment" && x.due !== null); return v ? v.due : null; }
 function placeRings(ids, pos, want, inner, outer) {
   const N = ids.length;
   const spacing = Math.min(240, Math.max(22, Math.sqrt(Math.PI * (outer * outer - inner * inner) / Math.max(N, 1)) * 0.9));
@@ -234,6 +246,8 @@ const STYLE = [
       "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
   { selector: "node.group", style: { "label": "data(label)", "shape": "round-rectangle", "width": 8, "height": 8, "background-opacity": 0,
       "font-size": 40, "font-weight": "bold", "color": "#1e3a8a", "text-valign": "center", "events": "no", "min-zoomed-font-size": 0 } },
+  // an open commitment at its due time (issue 28): a rose diamond inside the ring
+  { selector: "node.due", style: { "shape": "diamond", "width": 16, "height": 16, "background-color": "#e11d48", "border-width": 1, "border-color": "#881337" } },
   { selector: ".faded", style: { "opacity": 0.12, "label": "" } },
   { selector: ".filtered", style: { "display": "none" } },
   { selector: ".gone", style: { "display": "none" } },
@@ -281,6 +295,7 @@ function elements(pos) {
   const few = S.ents.size <= 80, fewEv = S.evs.size <= 40;
   for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}` }); }
   for (const [id, vs] of S.evs) if (S.evNode.get(id) === id) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${fewEv ? " labelled" : ""}` }); }
+  for (const id of S.sigs.keys()) if (pos.has(DUE + id)) { const v = S.sigs.get(id).at(-1); els.push({ group: "nodes", data: { id: DUE + id, label: `due · ${v.what || v.text}`, kind: "due", signal: id }, position: pos.get(DUE + id), classes: "due labelled" }); }
   for (const [id, g] of S.groups) els.push({ group: "nodes", data: { id, label: g.label, kind: "group" }, position: pos.get(id), classes: "group", selectable: false, grabbable: false });
   for (const [id, d] of S.days) els.push({ group: "nodes", data: { id, label: `${d.day} · ${d.events.length} events`, count: String(d.events.length), kind: "day" }, position: pos.get(id), classes: "day" });
   for (const [id, s] of S.sums) {
@@ -307,6 +322,7 @@ function elements(pos) {
     else if (k === "summary") shown.set(d.id, keyOf({ label: d.label }));
     else if (k === "arc" || k === "change") shown.set(d.id, keyOf({}));
     else if (k === "group") shown.set(d.id, keyOf({ label: d.label }));
+    else if (k === "due") shown.set(d.id, keyOf({ label: d.label }));
   }
   return els;
 }
@@ -408,7 +424,7 @@ function draw() {
   S.pos = pos; S.relLayer = big;
   S.cy.on("viewport", () => { placeRing(); drawRelations(); scheduleLabels(); });
   S.cy.on("resize", drawRelations);
-  S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.id, "graph"); });
+  S.cy.on("tap", "node, edge", (e) => { const d = e.target.data(); select(d.kind === "arc" ? d.stage : d.kind === "due" ? d.signal : d.id, "graph"); });
   // a tap on the background unselects everything once the tap is handled: pick the line after
   S.cy.on("tap", (e) => { if (e.target === S.cy && S.relLayer) { const id = relationAt(e.position); if (id) setTimeout(() => select(id, "graph"), 0); } });
   S.cy.on("mouseover", "node, edge", (e) => { e.target.addClass("hover"); if (e.target.isNode()) changeEdges(e.target).addClass("near"); });
@@ -430,6 +446,12 @@ function stateAt(T) {
     if (v && vis.has(v.from) && vis.has(v.to) && (!v.removed || showRemoved)) vis.set(id, { label: v.type, cls: v.conf + (v.removed ? " removed" : ""), v });
   }
   for (const c of S.chg) if (c.rec <= T && evVis.has(c.ev) && vis.has(c.en)) vis.set(c.id, {});
+  // signals believed at T (list, detail); an open commitment with a due time is marked
+  for (const [id, vs] of S.sigs) {
+    const v = at(vs, T); if (!v) continue;
+    vis.set(id, { label: v.text, v });
+    if (v.kind === "commitment" && v.status === "open" && v.due !== null) vis.set(DUE + id, { label: `due · ${v.what || v.text}` });
+  }
   S.evVis = evVis;
   return vis;
 }
@@ -599,6 +621,8 @@ function buildList() {
   [...S.ents.values()].map((vs) => vs[vs.length - 1]).sort((a, b) => a.name.localeCompare(b.name)).forEach((e) => item(e.id, e.name));
   group("Relations");
   for (const id of S.rels.keys()) item(id, "");
+  group("Signals");
+  for (const id of S.sigs.keys()) item(id, "");
   ul.appendChild(frag);
   S.listText = new Map();
 }
@@ -612,6 +636,7 @@ function updateList(vis) {
     if (S.ents.has(id)) text = `${s.label} (${s.v.kind}, ${s.v.status})`;
     else if (S.rels.has(id)) text = `${name(s.v.from)} —${s.v.type}→ ${name(s.v.to)} [${s.v.conf}${s.v.removed ? ", removed" : ""}]`;
     else if (S.evs.has(id)) text = `${shortTime(s.v.at)} ${s.label}`;
+    else if (S.sigs.has(id)) text = signalLine(s.v);
     if (text !== null && S.listText.get(id) !== text) { li.textContent = text; S.listText.set(id, text); }
   }
   applyFilter();
@@ -682,6 +707,7 @@ const by = (b) => {
   if (!b) return "";
   const kind = String(b.kind).toLowerCase();
   if (kind === "user") return `person ${b.id}`;
+  if (kind === "person") return `${b.id} (answered via a concern)`;
   return b.id.startsWith("concern") ? `concern ${b.id.replace(/^concern[:-]/, "")}` : `run ${b.id}`;
 };
 const byLabel = (label) => { if (!label) return ""; const i = label.indexOf(":"); return by({ kind: label.slice(0, i), id: label.slice(i + 1) }); };
@@ -742,6 +768,7 @@ async function drawDetail(id, current) {
   const box = $("detail");
   // a removed relation stays selectable (its detail offers Restore) while its line is hidden
   const present = S.vis && (S.vis.has(id) || (S.rels.has(id) && !!at(S.rels.get(id), S.T)));
+  if (present && S.sigs.has(id)) { await window.vizSignals.drawChain(id, current); return; }
   const day = S.days.get(id);
   if (day) {
     box.innerHTML = `<h2>${esc(day.day)}</h2><p class="meta">same-day cluster (display only, not an entity)</p><h3>Events</h3><ul>` +
@@ -799,6 +826,8 @@ async function drawDetail(id, current) {
       <h3>Description</h3><p>${esc(e.description) || "<i>none</i>"}</p>${refsHtml(g, id)}
       <h3>Changes (neighbours)</h3><ul>${ch.map((c) => `<li>${c.kind.toLowerCase()} ${link(c.entityId, nameOf(c.entityId))}${c.note ? ": " + esc(c.note) : ""}</li>`).join("") || "<li class='meta'>none</li>"}</ul>
       ${suggestionsHtml(g, id)}${versionsHtml(S.evs.get(id), (v) => v.title)}${knowledgeHtml("EVENT", id)}`;
+    const via = at(S.evs.get(id), S.T)?.via;
+    if (via) { box.innerHTML = html; await window.vizSignals.drawChainOfConcern(via, current); return; }
   } else if (S.sums.has(id)) {
     const s = g.summaries.find((x) => x.id === id);
     if (!s) { box.innerHTML = `<p class="error">${esc(id)} is not readable at this moment.</p>`; return; }
@@ -911,7 +940,7 @@ async function load({ keepView = false } = {}) {
   window.__replay = null;
   try { tables = (early ? await early.then((b) => { if (b.errors) throw new GqlError(b.errors[0].extensions?.code || "ERROR", b.errors[0].message); return b.data; }) : await gql(REPLAY_Q, vars)).graphReplay.tables; viz.timings.fetchMs = performance.now() - t0; }
   catch (e) { showMessage(readable(e)); $("status").textContent = ""; if (S.cy) S.cy.elements().addClass("gone"); return; }
-  const ids = (t) => ["entities", "relations", "events", "changes", "summaries"].map((k) => [...new Set(t[k].map((r) => r[0]))].sort().join(",")).join("|");
+  const ids = (t) => ["entities", "relations", "events", "changes", "summaries", "signals"].map((k) => [...new Set(t[k].map((r) => r[0]))].sort().join(",")).join("|");
   const same = keepView && S.cy && S.tables && ids(S.tables) === ids(tables);
   const viewport = keepView && S.cy ? { zoom: S.cy.zoom(), pan: { ...S.cy.pan() } } : null;
   buildModel(tables);

@@ -23,6 +23,8 @@ from engine.story.inputs import EntityEdit
 from graph.migrate import SCHEMA_DIR, load_migrations
 from graph.queries import CYPHER_DIR
 from graph.story import StoryRepository
+from jobs.deps import Deps
+from tests.support.signal_chain import build_chain
 from tests.support.story import ALICE, RUN, StepClock, source, two_people
 
 BROWSER = CYPHER_DIR / "browser"
@@ -64,6 +66,7 @@ def test_every_saved_query_is_listed() -> None:
         "concern_path.cypher",
         "review_run_batches.cypher",
         "search.cypher",
+        "signal_chain.cypher",
     }
     readme = (BROWSER / "README.md").read_text(encoding="utf-8")
     assert all(n in readme for n in names)
@@ -113,8 +116,11 @@ async def world(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> di
         scope=scope,
         database_=settings.neo4j_database,
     )
+    # a signal's chain: passage -> signal -> concern -> answer -> event (tests/support)
+    chain = await build_chain(Deps(settings=settings, driver=neo4j_driver, pool=None), scope)
     return {
         "scope": scope,
+        "signal_id": chain.signal.id,
         "entity_id": zs.id,
         "concern_id": concern_id,
         "run_id": run_id,
@@ -147,8 +153,9 @@ async def test_identity_nodes_carry_the_current_caption(
         "suggested",
         False,
     )
-    (event,) = by_label[("Event",)]
-    assert event["name"] == event["title"] == "提测会议"
+    events = by_label[("Event",)]  # the meeting, and the event the signal chain's answer wrote
+    assert sorted(e["title"] for e in events) == ["前端部分已提测", "提测会议"]
+    assert all(e["name"] == e["title"] for e in events)
 
 
 async def test_migration_backfills_captions(
@@ -210,3 +217,24 @@ async def test_saved_query_runs_as_pasted_and_uses_indexes(
         assert any(r["kind"] == "Passage" and r["locator"] == "lines:1-1" for r in records)
     if path.stem == "review_run_batches":
         assert [r["batch"] for r in records] == [0, 1]
+
+
+async def test_the_signal_chain_shows_each_step_in_order(
+    neo4j_driver: AsyncDriver, settings: Settings, world: dict[str, Any]
+) -> None:
+    """issue 28: passage → signal → concern → the answer's line → the event 李四 wrote."""
+    params, body = parse(BROWSER / "signal_chain.cypher")
+    query = "WITH $scope AS scope, $signal_id AS signal_id\n" + body
+    records, _, _ = await neo4j_driver.execute_query(
+        query,
+        scope=world["scope"],
+        signal_id=world["signal_id"],
+        database_=settings.neo4j_database,
+    )
+    steps = [(r["step"], r["what"]) for r in records]
+    assert [s for s, _ in steps] == ["1 passage", "2 signal", "3 concern", "4 answer", "5 event"]
+    assert steps[0][1].startswith("chat-1 v1 @ chars:")
+    assert "commitment · open · ignored no reachable person" in steps[1][1]
+    assert "确认前端部分提测是否已完成" in steps[2][1]
+    assert steps[3][1].startswith("concern-") and "@ lines:" in steps[3][1]
+    assert steps[4][1].startswith("前端部分已提测 (by person:p_lisi via ")
