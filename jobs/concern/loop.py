@@ -11,7 +11,9 @@
 5. save the decision with its outbox rows and agenda updates in one transaction, guarded
    by the revision (a reply recorded meanwhile: reload and decide again; after
    `MAX_CONFLICT_RELOADS` the `Conflict` propagates and the task retries);
-6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed).
+6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed);
+7. a concern raised for a signal that has ended (now or in an earlier run of this job):
+   its answer goes back into the story graph (`jobs/signal/answers.py`, idempotent).
 `resolve_concern` exists only inside step 4: nothing else resolves a concern.
 """
 
@@ -35,6 +37,7 @@ from graph.concern.repository import ConcernRepository
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
 from jobs.deps import Deps
 from jobs.llm.gateway import ModelGateway
+from jobs.signal.answers import settle_signal_answer
 
 MAX_CONFLICT_RELOADS = 3
 
@@ -111,6 +114,7 @@ async def run_turn(
         except Conflict:
             continue
         outcome = str(decision.new_concern.status)
+        concern = decision.new_concern
         break
     else:
         raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
@@ -123,4 +127,7 @@ async def run_turn(
         concern_id=concern_id,
         live=await live_senders(deps),
     )
+    # a signal's concern that ended: its answer goes back into the story graph (idempotent,
+    # so a rerun of a turn that finds the concern ended writes what a crash left unwritten)
+    await settle_signal_answer(deps, principal, concern, inputs.scope, policy=policy, now=moment)
     return TurnResult(concern_id, outcome, delivery)
