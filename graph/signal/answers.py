@@ -140,7 +140,7 @@ class SignalAnswers(StoryStore):
             tx,
             plan.drafts,
             scope=answered.scope,
-            run_id="",
+            run_id=answered.via_concern or "",  # no run found it: the concern that asked
             result_id=plan.result.id,
             now=answered.recorded_at,
             policy=policy,

@@ -163,3 +163,18 @@ async def test_an_escalated_concern_leaves_the_signal_unresolved_until_it_is_ans
     assert event.at == datetime(2035, 3, 21, 18, 0, tzinfo=SH)  # 昨天, as the person says
     statuses, titles, _ = await outcome_rows(deps, scope)
     assert statuses == ["kept", "open", "unresolved"] and titles == ["前端部分已提测"]
+
+
+async def test_a_moved_commitment_records_a_new_commitment_signal_once(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    concern = ended(signal, ConcernStatus.RESOLVED, "推迟到周五")
+    plan, new = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
+    assert plan is not None and plan.status is SignalStatus.CHANGED
+    [moved] = new
+    assert moved.due == datetime(2035, 3, 23, 18, 0, tzinfo=SH) and moved.via_concern
+    assert (await settle(deps, concern, scope, THURSDAY + timedelta(minutes=6)))[0] is None
+    statuses, titles, _ = await outcome_rows(deps, scope)
+    assert statuses == ["changed", "open", "open"] and titles == ["前端部分提测推迟到周五"]

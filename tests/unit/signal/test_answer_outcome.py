@@ -23,6 +23,7 @@ from engine.concern.model import (
 )
 from engine.llm.offline.rule_model import judge_loop
 from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.signal.answers import DifferenceAnswer, read_difference_answer
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import Passage, SignalKind, SignalStatus
 from engine.signal.outcome import conversation_lines, decide_outcome
@@ -326,3 +327,9 @@ def test_the_offline_loop_asks_a_question_again_on_a_bare_yes_or_both_names(answ
 
 def test_a_plain_confirmation_goal_still_resolves_on_yes() -> None:
     assert judged("确认周五的会议", "好")  # seed 002: goal 要求"确认"，对方说"好" → 达成
+
+
+def test_a_latin_value_beside_chinese_is_named() -> None:
+    assert read_difference_answer("不对，还是Alice负责", "Alice", "Bob") is DifferenceAnswer.CURRENT
+    assert read_difference_answer("已经交给Bob了", "Alice", "Bob") is DifferenceAnswer.PROPOSED
+    assert read_difference_answer("Bobby 在做", "Alice", "Bob") is DifferenceAnswer.UNCLEAR
