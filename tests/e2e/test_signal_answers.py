@@ -41,7 +41,7 @@ from jobs.concern.commands import raise_concern
 from jobs.deps import Deps
 from jobs.queue import open_pool
 from jobs.signal.record import signal_store
-from tests.support.concern_api import ConcernClient
+from tests.support.concern_api import ADVANCE, ConcernClient
 from tests.support.processes import Server, process_env, spawn, stop
 
 SH = ZoneInfo("Asia/Shanghai")
@@ -219,8 +219,21 @@ async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_conce
     assert [e for e in before["events"] if e["title"] == "前端部分已提测"] == []
     assert signals(api, WEDNESDAY)[sid]["status"] == "OPEN"
 
-    # the same answer delivered again writes nothing more
-    api.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
+    # the same answer delivered again is refused (the concern is closed): nothing more written
+    again = api.api.graphql(
+        ADVANCE,
+        {
+            "input": {
+                "concernId": cid,
+                "personId": "p_lisi",
+                "text": "已经提测了",
+                "at": answered_at.isoformat(),
+                "channel": "feishu",
+                "messageId": f"p_lisi@{minutes(answered_at)}",
+            }
+        },
+    ).json()
+    assert again["errors"][0]["extensions"]["code"] == "CONFLICT"
     assert len([e for e in graph(api, FRIDAY)["events"] if e["title"] == "前端部分已提测"]) == 1
     assert signals(api)[sid]["seq"] == 2
 
