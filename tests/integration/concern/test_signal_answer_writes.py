@@ -13,12 +13,6 @@ from neo4j import AsyncDriver
 from engine.concern.model import (
     Concern,
     ConcernStatus,
-    ConcernType,
-    ConversationEntry,
-    Direction,
-    Initiator,
-    PersonRef,
-    Source,
 )
 from engine.concern.policy import ConcernPolicy
 from engine.principal import WORKER
@@ -32,6 +26,7 @@ from graph.story.sources import StorySources
 from jobs.deps import Deps
 from jobs.signal.answers import settle_signal_answer
 from jobs.signal.record import signal_store
+from tests.support.signal_answers import ended_concern
 
 SH = ZoneInfo("Asia/Shanghai")
 MONDAY = datetime(2035, 3, 19, 10, 0, tzinfo=SH)
@@ -69,32 +64,7 @@ async def recorded(deps: Deps, scope: str) -> Signal:
 
 
 def ended(signal: Signal, status: ConcernStatus, *answers: str) -> Concern:
-    log = [
-        ConversationEntry(
-            person_name="李四",
-            person_id="p_lisi",
-            direction=Direction.INBOUND,
-            text=a,
-            ts=THURSDAY + timedelta(minutes=i),
-        )
-        for i, a in enumerate(answers)
-    ]
-    return Concern(
-        concern_id=f"con-{signal.id}",
-        type=ConcernType.FOLLOWUP,
-        status=status,
-        title="确认前端部分提测是否已完成",
-        goal="确认前端部分提测是否已完成",
-        source=Source(
-            type="followup",
-            initiator=Initiator(name="老板", channel="telegram", person_id="p_owner"),
-            signal_id=signal.id,
-        ),
-        people=[PersonRef(person_id="p_lisi", display_name="李四")],
-        conversation_log=log,
-        created_at=MONDAY,
-        updated_at=THURSDAY,
-    )
+    return ended_concern(signal, *answers, answered_at=THURSDAY, status=status)
 
 
 async def settle(deps: Deps, concern: Concern, scope: str, at: datetime):  # type: ignore[no-untyped-def]

@@ -14,12 +14,6 @@ import pytest
 from engine.concern.model import (
     Concern,
     ConcernStatus,
-    ConcernType,
-    ConversationEntry,
-    Direction,
-    Initiator,
-    PersonRef,
-    Source,
 )
 from engine.llm.offline.rule_model import judge_loop
 from engine.llm.tasks import LogEntry, LoopContext, Person
@@ -37,6 +31,7 @@ from engine.story.models import (
     SuggestionKind,
     SuggestionStatus,
 )
+from tests.support.signal_answers import FOLLOW_UP, ended_concern
 
 TZ = "Asia/Shanghai"
 SH = ZoneInfo(TZ)
@@ -44,7 +39,6 @@ MONDAY = datetime(2026, 3, 16, 10, 0, tzinfo=SH)
 THURSDAY = datetime(2026, 3, 19, 18, 0, tzinfo=SH)
 ANSWERED = THURSDAY + timedelta(minutes=30)
 PASSAGE = Passage(source_id="chat-1", source_version="v1", locator="chars:0-20")
-FOLLOW_UP = "确认前端部分提测是否已完成"
 QUESTION = "确认负责人是张三还是李四"
 
 
@@ -78,39 +72,14 @@ def concern(
     signal: Signal, *answers: str, status: ConcernStatus = ConcernStatus.RESOLVED, goal: str = ""
 ) -> Concern:
     person = ("p_lisi", "李四") if signal.kind is SignalKind.COMMITMENT else ("p_zs", "张三")
-    log = [
-        ConversationEntry(
-            person_name=person[1],
-            person_id=person[0],
-            direction=Direction.OUTBOUND,
-            text="你好，想确认一下：\n前端部分提测了吗？",
-            ts=THURSDAY,
-        )
-    ] + [
-        ConversationEntry(
-            person_name=person[1],
-            person_id=person[0],
-            direction=Direction.INBOUND,
-            text=a,
-            ts=ANSWERED + timedelta(minutes=i),
-        )
-        for i, a in enumerate(answers)
-    ]
-    return Concern(
-        concern_id=f"con-{signal.id}",
-        type=ConcernType.FOLLOWUP,
+    return ended_concern(
+        signal,
+        *answers,
+        answered_at=ANSWERED,
         status=status,
-        title=goal or FOLLOW_UP,
+        person=person,
+        asked=("你好，想确认一下：\n前端部分提测了吗？", THURSDAY),
         goal=goal or FOLLOW_UP,
-        source=Source(
-            type="followup",
-            initiator=Initiator(name="老板", channel="telegram", person_id="p_owner"),
-            signal_id=signal.id,
-        ),
-        people=[PersonRef(person_id=person[0], display_name=person[1])],
-        conversation_log=log,
-        created_at=MONDAY,
-        updated_at=ANSWERED,
     )
 
 
