@@ -26,6 +26,7 @@ redelivered job writes the outcome once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -130,6 +131,23 @@ def find_answer(signal: Signal, concern: Concern, tz: str) -> Answer | None:
             reading = read_commitment_answer(e.text, e.ts, tz)
             if reading.outcome in (CommitmentAnswer.KEPT, CommitmentAnswer.CHANGED):
                 return Answer(line=i + 1, entry=e, commitment=reading)
+    return None
+
+
+def suggestion_for(signal: Signal, pending: Sequence[Suggestion]) -> Suggestion | None:
+    """The pending suggestion a difference signal stands for, among its target's: the one
+    it names by id, else the one with its field and proposed value (as stored, or as a
+    person reads them: a holder's names rather than its entity ids)."""
+    named = getattr(signal, "suggestion_id", "")
+    for s in pending:
+        if named and s.id == named:
+            return s
+    for s in pending:
+        shown = getattr(s, "proposed_label", None) or s.proposed_value
+        if s.proposed_value == signal.proposed_value and s.field == signal.field:
+            return s
+        if not named and shown == signal.proposed_value:
+            return s
     return None
 
 

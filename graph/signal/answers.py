@@ -21,7 +21,12 @@ from engine.clock import FOREVER, utc
 from engine.concern.model import Concern
 from engine.errors import InvalidInput
 from engine.signal.model import SignalKind
-from engine.signal.outcome import OutcomePlan, conversation_source_id, decide_outcome
+from engine.signal.outcome import (
+    OutcomePlan,
+    conversation_source_id,
+    decide_outcome,
+    suggestion_for,
+)
 from engine.signal.stored import Signal
 from engine.story.models import Entity, ObjectKind, Relation, Suggestion
 from graph.search.passages import write_passages
@@ -87,16 +92,14 @@ class SignalAnswers(StoryStore):
             return None, None
         rows = await self.rows(
             tx,
-            "signal/pending_difference",
+            "signal/pending_differences",
             scope=signal.scope,
             target_id=signal.target_id,
-            field=signal.field,
-            proposed_value=signal.proposed_value,
             forever=FOREVER,
         )
-        if not rows:
+        suggestion = suggestion_for(signal, [from_props(Suggestion, r["v"]) for r in rows])
+        if suggestion is None:
             return None, None
-        suggestion = from_props(Suggestion, rows[0]["v"])
         target = await self._current(tx, suggestion.target_kind, signal.scope, suggestion.target_id)
         assert isinstance(target, Entity | Relation)
         return suggestion, target

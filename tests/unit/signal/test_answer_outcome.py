@@ -20,7 +20,7 @@ from engine.llm.tasks import LogEntry, LoopContext, Person
 from engine.signal.answers import DifferenceAnswer, read_difference_answer
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import Passage, SignalKind, SignalStatus
-from engine.signal.outcome import conversation_lines, decide_outcome
+from engine.signal.outcome import conversation_lines, decide_outcome, suggestion_for
 from engine.signal.stored import Signal, new_signals
 from engine.story.models import (
     Actor,
@@ -302,3 +302,12 @@ def test_a_latin_value_beside_chinese_is_named() -> None:
     assert read_difference_answer("不对，还是Alice负责", "Alice", "Bob") is DifferenceAnswer.CURRENT
     assert read_difference_answer("已经交给Bob了", "Alice", "Bob") is DifferenceAnswer.PROPOSED
     assert read_difference_answer("Bobby 在做", "Alice", "Bob") is DifferenceAnswer.UNCLEAR
+
+
+def test_a_difference_settles_the_suggestion_it_stands_for() -> None:
+    signal = difference()  # 负责人: 张三 -> 李四 on ent-pay
+    suggestion, _ = pending()
+    mine = suggestion.model_copy(update={"field": "负责人"})
+    other = mine.model_copy(update={"id": "sug-2", "proposed_value": "王五"})
+    assert suggestion_for(signal, [other, mine]) is mine
+    assert suggestion_for(signal, [other]) is None
