@@ -1,6 +1,10 @@
 // params: concern_id, expected_revision, c, people
-// Optimistic save: no row back means another writer moved the revision (CONFLICT).
+// Optimistic save: no row back means another writer moved the revision (CONFLICT). The
+// first SET takes the node's write lock before the revision is compared, so of two turns
+// that read the same revision only one saves (compared before the lock, both could).
 MATCH (n:Concern {concern_id: $concern_id})
+SET n.lock_seq = coalesce(n.lock_seq, 0) + 1
+WITH n
 WHERE n.revision = $expected_revision
 SET n += $c
 WITH n

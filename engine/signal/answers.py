@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from engine.llm.offline.achievement import CANCEL, DONE, NOT_YET
 from engine.llm.offline.when import localize, parse_when
+from engine.signal.derive import time_phrase
 from engine.signal.responsibility import names_person
 
 _POSTPONE = re.compile(
@@ -54,6 +55,7 @@ class CommitmentReading(BaseModel):
     outcome: CommitmentAnswer
     happened_at: datetime | None = None  # kept: when the person says it happened
     new_due: datetime | None = None  # changed: the new promised time
+    due_text: str = ""  # changed: the time phrase as written (周五)
 
 
 def _happened_at(text: str, answered_at: datetime, tz: str) -> datetime:
@@ -72,7 +74,11 @@ def read_commitment_answer(text: str, answered_at: datetime, tz: str) -> Commitm
     if _POSTPONE.search(text):
         promised = parse_when(text, answered_at, tz)
         if promised is not None and promised.specific and promised.at is not None:
-            return CommitmentReading(outcome=CommitmentAnswer.CHANGED, new_due=promised.at)
+            return CommitmentReading(
+                outcome=CommitmentAnswer.CHANGED,
+                new_due=promised.at,
+                due_text=time_phrase(promised.text) or promised.text,
+            )
         return CommitmentReading(outcome=CommitmentAnswer.UNCLEAR)
     if CANCEL.search(text):
         return CommitmentReading(outcome=CommitmentAnswer.DROPPED)

@@ -107,6 +107,12 @@ def kept_title(what_sentence: str, who: str) -> str:
     return f"{subject or who}已{predicate}"
 
 
+def time_phrase(text: str) -> str:
+    """The time phrase a sentence names ("推迟到周五" -> "周五"), "" if none."""
+    m = _TIME_PHRASE.search(text)
+    return m.group(0).strip() if m else ""
+
+
 def blocked_thing(sentence: str) -> str:
     m = _BLOCKS.match(sentence)
     return _tidy(m.group("what")) if m else ""

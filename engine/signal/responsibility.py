@@ -168,5 +168,7 @@ def names_person(text: str, name: str) -> bool:
     if not name:
         return False
     if name.isascii():
-        return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.IGNORECASE) is not None
+        # Latin word boundaries only: "还是Alice" names Alice (a CJK letter is no part of it)
+        pattern = rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])"
+        return re.search(pattern, text, re.IGNORECASE) is not None
     return name in text

@@ -14,6 +14,7 @@ from engine.page import Page
 from engine.signal.model import SignalDraft
 from engine.signal.policy import AgendaPolicy
 from engine.signal.stored import Signal, new_signals, signal_id
+from engine.story.models import Actor
 from graph.base import Store
 from graph.story.codec import decode, version_row
 
@@ -29,9 +30,13 @@ class SignalStore(Store):
         result_id: str,
         now: datetime,
         policy: AgendaPolicy | None = None,
+        by: Actor | None = None,
+        why: str = "review",
+        via_concern: str | None = None,
     ) -> list[Signal]:
         """Record the drafts this scope does not hold yet (by fingerprint); a draft whose
-        passage names no source version of the scope rejects the whole write."""
+        passage names no source version of the scope rejects the whole write. `by`/`why`/
+        `via_concern`: who states them when no run does (an answer through a concern)."""
         drafts = list(drafts)
         if not drafts:
             return []
@@ -46,6 +51,11 @@ class SignalStore(Store):
             known=known,
             policy=policy,
         )
+        if by is not None:
+            signals = [
+                s.model_copy(update={"by": by, "why": why, "via_concern": via_concern})
+                for s in signals
+            ]
         if not signals:
             return []
         rows = await self.rows(tx, "signal/write_signals", rows=[version_row(s) for s in signals])

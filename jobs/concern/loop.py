@@ -12,7 +12,9 @@
    ledger, stage concern_loop) in one transaction, guarded
    by the revision (a reply recorded meanwhile: reload and decide again; after
    `MAX_CONFLICT_RELOADS` the `Conflict` propagates and the task retries);
-6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed).
+6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed);
+7. a concern raised for a signal that has ended (now or in an earlier run of this job):
+   its answer goes back into the story graph (`jobs/signal/answers.py`, idempotent).
 A call whose turn saved nothing (a failed request, a no-op decision) is written to the ledger
 on its own, so every model call of the loop is counted.
 `resolve_concern` exists only inside step 4: nothing else resolves a concern.
@@ -40,6 +42,7 @@ from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_send
 from jobs.deps import Deps
 from jobs.llm.gateway import ModelGateway
 from jobs.llm.ledger import Meter, metering, settle
+from jobs.signal.answers import settle_signal_answer
 
 MAX_CONFLICT_RELOADS = 3
 
@@ -125,6 +128,7 @@ async def run_turn(
             if saved:
                 meter.paid()
             outcome = str(decision.new_concern.status)
+            concern = decision.new_concern
             break
         else:
             raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
@@ -139,4 +143,7 @@ async def run_turn(
         concern_id=concern_id,
         live=await live_senders(deps),
     )
+    # a signal's concern that ended: its answer goes back into the story graph (idempotent,
+    # so a rerun of a turn that finds the concern ended writes what a crash left unwritten)
+    await settle_signal_answer(deps, principal, concern, inputs.scope, policy=policy, now=moment)
     return TurnResult(concern_id, outcome, delivery)

@@ -4,6 +4,8 @@ Order of the rules (seed 002 §六 执行循环 / 部分达成判定 / 对方态
 1. The initiator cancelled ("算了不用问了") -> DROP, no back-flow, no owner update.
 2. Every counterpart meets the goal (reply or indirect evidence) -> RESOLVE, with the
    back-flow fields: a one-sentence conclusion and the key replies (seed 002 回流内容).
+   A signal's follow-up or question (the agenda's goals) is met only by an answer that
+   says something definite (`engine/llm/offline/signal_goals.py`): "嗯"/"对" alone is not.
 3. The counterpart whose reply triggered this turn asked something only the initiator can
    decide ("能换下午吗？"), or reported a blocker with a proposal ("卡在第三方回调…临时方案…")
    -> WAIT on the initiator, owner_update carries it (中途汇报: 需要发起人决定).
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction, OutboundDraft
@@ -45,6 +48,7 @@ from engine.llm.offline.achievement import (
     judge_person,
 )
 from engine.llm.offline.attitude import PersonAttitude, attitude_of, is_question
+from engine.llm.offline.signal_goals import judge_signal_answer, signal_goal
 from engine.llm.offline.when import localize
 from engine.llm.tasks import LogEntry, LoopContext, Person
 
@@ -229,6 +233,7 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
         )
 
     spec = analyse_goal(ctx.goal)
+    asked = signal_goal(ctx.goal)  # a signal's follow-up or question: read the answer itself
     people = (
         ctx.counterparts
         or [
@@ -239,7 +244,8 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
     )
     results: list[tuple[Person, PersonResult, PersonAttitude]] = []
     for person in people:
-        result = judge_person(
+        judge = judge_person if asked is None else partial(judge_signal_answer, asked)
+        result = judge(
             spec,
             person.person_id,
             _replies(log, person.person_id),

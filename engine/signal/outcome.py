@@ -1,0 +1,332 @@
+"""A signal's concern ended: what its answer writes into the story graph (issue 28 item 3).
+
+When a concern the agenda raised for a signal ends, its outcome lands in the story graph in
+one transaction, by the person who answered (`person:<id>`), via the concern:
+- the concern's conversation becomes a source version (kind conversation, one line per
+  message, `[time] speaker: text`), so the answer is cited by its line (`lines:N-N`, the
+  locator every line-addressed source uses, `engine/story/sources.cut`);
+- a commitment kept ("已经提测了") -> an event "前端部分已提测" at the time the person says it
+  happened, citing the line; the signal `kept`;
+- a commitment moved ("推迟到周五") -> an event "前端部分提测推迟到周五" and a new commitment
+  signal due at the new time, citing the line (the loop goes on through the agenda); the
+  signal `changed`;
+- a difference answered -> the person's choice is their correction: the proposed value
+  accepted as a new version of the target (citing the line), or the suggestion dismissed with
+  the answer as the reason (remembered by fingerprint like any dismissal, issue 29); the
+  signal `settled`;
+- the concern dropped or escalated, or resolved without an answer that can be read (indirect
+  evidence, a model that resolved on "好") -> the signal `unresolved`: visible, nothing asserted.
+The reading of the answer is `engine/signal/answers.py`, the same one the offline model's
+goal check uses (`engine/llm/offline/signal_goals.py`): nothing is guessed.
+
+Writing twice is impossible by construction: a signal already settled by this concern yields
+no plan, and every id derives from the concern (`concern:<id>:answer`), so a retried or
+redelivered job writes the outcome once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.concern.model import Concern, ConcernStatus, ConversationEntry, Direction
+from engine.llm.offline.when import localize
+from engine.signal.answers import (
+    CommitmentAnswer,
+    CommitmentReading,
+    DifferenceAnswer,
+    read_commitment_answer,
+    read_difference_answer,
+)
+from engine.signal.derive import kept_title, split_speaker
+from engine.signal.model import Passage, SignalDraft, SignalKind, SignalStatus
+from engine.signal.stored import Signal
+from engine.story.corrections import next_version, resolve_suggestion
+from engine.story.models import (
+    Actor,
+    Entity,
+    Event,
+    ObjectKind,
+    Reference,
+    Relation,
+    Result,
+    Source,
+    SourceKind,
+    SourceVersion,
+    Suggestion,
+    SuggestionStatus,
+    make_id,
+)
+from engine.story.publish import result_id_for
+
+SETTLED = frozenset({SignalStatus.KEPT, SignalStatus.CHANGED, SignalStatus.SETTLED})
+ENDED = frozenset({ConcernStatus.RESOLVED, ConcernStatus.DROPPED, ConcernStatus.ESCALATED})
+
+TEXT = {
+    "zh": {
+        "us": "跟进",
+        "moved": "{what}推迟到{when}",
+        "answered": "{name}在跟进事项 {concern} 中答复",
+        "why": "{name}在跟进事项 {concern} 中的答复（第 {line} 行）：{text}",
+        "unresolved": "跟进事项 {concern} {status}，未得到可写回的答复",
+        "gone": "差异已在别处处理，答复未写回",
+    },
+    "en": {
+        "us": "follow-up",
+        "moved": "{what} moved to {when}",
+        "answered": "{name} answered in concern {concern}",
+        "why": "{name}'s answer in concern {concern} (line {line}): {text}",
+        "unresolved": "concern {concern} {status} without an answer to write back",
+        "gone": "the difference was settled elsewhere; the answer was not written back",
+    },
+}
+
+
+def conversation_source_id(concern_id: str) -> str:
+    return f"concern-{concern_id}"
+
+
+def conversation_lines(concern: Concern, tz: str, locale: str = "zh") -> list[str]:
+    """One line per message, oldest first: `[local time] speaker: text` (an outbound message
+    is spoken by the concern to its person: `跟进→李四`)."""
+    us = TEXT.get(locale, TEXT["zh"])["us"]
+    lines = []
+    for e in concern.conversation_log:
+        speaker = e.person_name if e.direction is Direction.INBOUND else f"{us}→{e.person_name}"
+        text = " ".join(e.text.split())  # one message, one line
+        lines.append(f"[{localize(e.ts, tz).isoformat()}] {speaker}: {text}")
+    return lines
+
+
+class Answer(BaseModel):
+    """The line that answers the signal's question, and what it says."""
+
+    model_config = ConfigDict(frozen=True)
+
+    line: int  # 1-based line of the conversation source
+    entry: ConversationEntry
+    commitment: CommitmentReading | None = None
+    choice: DifferenceAnswer | None = None
+
+    @property
+    def locator(self) -> str:
+        return f"lines:{self.line}-{self.line}"
+
+
+def find_answer(signal: Signal, concern: Concern, tz: str) -> Answer | None:
+    """The newest reply from a counterpart that answers definitely; None if none does."""
+    counterparts = {p.person_id for p in concern.counterparts}
+    log = concern.conversation_log
+    for i in range(len(log) - 1, -1, -1):
+        e = log[i]
+        if e.direction is not Direction.INBOUND or e.person_id not in counterparts:
+            continue
+        if signal.kind is SignalKind.DIFFERENCE:
+            choice = read_difference_answer(e.text, signal.confirmed_value, signal.proposed_value)
+            if choice is not DifferenceAnswer.UNCLEAR:
+                return Answer(line=i + 1, entry=e, choice=choice)
+        elif signal.kind is SignalKind.COMMITMENT:
+            reading = read_commitment_answer(e.text, e.ts, tz)
+            if reading.outcome in (CommitmentAnswer.KEPT, CommitmentAnswer.CHANGED):
+                return Answer(line=i + 1, entry=e, commitment=reading)
+    return None
+
+
+def suggestion_for(signal: Signal, pending: Sequence[Suggestion]) -> Suggestion | None:
+    """The pending suggestion a difference signal stands for, among its target's: the one
+    it names by id, else the one with its field and proposed value (as stored, or as a
+    person reads them: a holder's names rather than its entity ids)."""
+    named = getattr(signal, "suggestion_id", "")
+    for s in pending:
+        if named and s.id == named:
+            return s
+    for s in pending:
+        shown = getattr(s, "proposed_label", None) or s.proposed_value
+        if s.proposed_value == signal.proposed_value and s.field == signal.field:
+            return s
+        if not named and shown == signal.proposed_value:
+            return s
+    return None
+
+
+class OutcomePlan(BaseModel):
+    """Everything one ended concern writes for its signal, in one transaction."""
+
+    status: SignalStatus
+    signal: Signal  # the signal's new version
+    answer: Answer | None = None
+    source: Source | None = None
+    source_version: SourceVersion | None = None  # None when the store already holds it
+    result: Result | None = None
+    events: list[Event] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    drafts: list[SignalDraft] = Field(default_factory=list)  # a moved commitment's new signal
+    suggestion: Suggestion | None = None  # the difference's suggestion, accepted or dismissed
+    target: Entity | Relation | None = None  # its target's new version (accepted)
+
+    @property
+    def dismissed(self) -> bool:
+        return self.suggestion is not None and self.suggestion.status is SuggestionStatus.DISMISSED
+
+
+def _unresolved(signal: Signal, concern: Concern, now: datetime, why: str) -> OutcomePlan:
+    new = next_version(
+        signal,
+        max(now, signal.recorded_at),
+        Actor.run(f"concern:{concern.concern_id}"),
+        why,
+        status=SignalStatus.UNRESOLVED,
+        via_concern=concern.concern_id,
+    )
+    return OutcomePlan(status=SignalStatus.UNRESOLVED, signal=new)
+
+
+def decide_outcome(
+    signal: Signal,
+    concern: Concern,
+    *,
+    now: datetime,
+    tz: str,
+    locale: str = "zh",
+    known_versions: frozenset[str] = frozenset(),
+    suggestion: Suggestion | None = None,
+    target: Entity | Relation | None = None,
+) -> OutcomePlan | None:
+    """The writes for `signal` now that `concern` ended; None when there is nothing to write
+    (the concern has not ended, is not this signal's, or its outcome is already written).
+
+    `known_versions`: the versions of the concern's conversation source the store holds;
+    `suggestion`/`target`: a difference's pending suggestion and its target's current
+    version (None when nothing is pending any more)."""
+    t = TEXT.get(locale, TEXT["zh"])
+    cid = concern.concern_id
+    if concern.source.signal_id != signal.id or concern.status not in ENDED:
+        return None
+    if signal.status in SETTLED:
+        return None
+    if concern.status is not ConcernStatus.RESOLVED:
+        if signal.status is SignalStatus.UNRESOLVED:
+            return None
+        why = t["unresolved"].format(concern=cid, status=concern.status.value)
+        return _unresolved(signal, concern, now, why)
+    answer = find_answer(signal, concern, tz)
+    if answer is None:
+        why = t["unresolved"].format(concern=cid, status=concern.status.value)
+        return _unresolved(signal, concern, now, why)
+    if signal.kind is SignalKind.DIFFERENCE and (suggestion is None or target is None):
+        return _unresolved(signal, concern, now, t["gone"])
+
+    e = answer.entry
+    by = Actor.person(e.person_id)
+    at = max(
+        [now, signal.recorded_at] + [v.recorded_at for v in (suggestion, target) if v is not None]
+    )
+    scope = signal.scope
+    key = f"concern:{cid}:answer"
+    result_id = result_id_for(scope, key)
+    why = t["why"].format(name=e.person_name, concern=cid, line=answer.line, text=e.text)
+    source_id = conversation_source_id(cid)
+    version = f"m{len(concern.conversation_log)}"
+    source = Source(
+        id=source_id,
+        scope=scope,
+        kind=SourceKind.CONVERSATION,
+        title=concern.title,
+        current_version=version,
+    )
+    text = "\n".join(conversation_lines(concern, tz, locale))
+    source_version = (
+        None
+        if version in known_versions
+        else SourceVersion(
+            scope=scope, source_id=source_id, version=version, text=text, recorded_at=at
+        )
+    )
+    plan = OutcomePlan(
+        status=SignalStatus.SETTLED,
+        signal=signal,
+        answer=answer,
+        source=source,
+        source_version=source_version,
+        result=Result(
+            id=result_id,
+            scope=scope,
+            key=key,
+            by=by,
+            recorded_at=at,
+            payload_hash=make_id("hash", key, str(answer.line), e.text),
+            feedback=why,
+        ),
+    )
+
+    def cite(owner: ObjectKind, owner_id: str) -> None:
+        plan.references.append(
+            Reference(
+                id=make_id("ref", scope, key, owner.value, owner_id),
+                scope=scope,
+                result_id=result_id,
+                owner_kind=owner,
+                owner_id=owner_id,
+                source_id=source_id,
+                source_version=version,
+                locator=answer.locator,
+                recorded_at=at,
+            )
+        )
+
+    if answer.commitment is not None:
+        reading = answer.commitment
+        _, sentence = split_speaker(signal.text)
+        if reading.outcome is CommitmentAnswer.KEPT:
+            plan.status = SignalStatus.KEPT
+            title = kept_title(sentence, signal.who)
+            happened = reading.happened_at or e.ts
+        else:
+            plan.status = SignalStatus.CHANGED
+            title = t["moved"].format(what=signal.what or sentence, when=reading.due_text)
+            happened = e.ts
+            plan.drafts.append(
+                SignalDraft(
+                    kind=SignalKind.COMMITMENT,
+                    text=e.text,
+                    passage=Passage(
+                        source_id=source_id, source_version=version, locator=answer.locator
+                    ),
+                    said_at=e.ts,
+                    who=signal.who or e.person_name,
+                    what=signal.what,
+                    due=reading.new_due,
+                    due_text=reading.due_text,
+                )
+            )
+        event = Event(
+            id=make_id("evt", scope, key),
+            scope=scope,
+            seq=1,
+            recorded_at=at,
+            by=by,
+            why=why,
+            via_result=result_id,
+            via_concern=cid,
+            title=title,
+            description=t["answered"].format(name=e.person_name, concern=cid),
+            at=happened,
+            result_id=result_id,
+        )
+        plan.events.append(event)
+        cite(ObjectKind.EVENT, event.id)
+    else:
+        assert suggestion is not None and target is not None
+        accept = answer.choice is DifferenceAnswer.PROPOSED
+        resolved, updated = resolve_suggestion(suggestion, target, accept, at, by, why)
+        plan.suggestion = resolved.model_copy(update={"via_concern": cid, "via_result": result_id})
+        if updated is not None:
+            plan.target = updated.model_copy(update={"via_concern": cid, "via_result": result_id})
+            cite(suggestion.target_kind, updated.id)
+            cite(ObjectKind.SUGGESTION, suggestion.id)
+    plan.signal = next_version(
+        signal, at, by, why, status=plan.status, via_concern=cid, via_result=result_id
+    )
+    return plan

@@ -1,0 +1,153 @@
+"""A signal's concern ended: its outcome written into the story graph in ONE transaction
+(issue 28 item 3; the decision is `engine/signal/outcome.py`).
+
+The transaction reads the signal's current version, the versions the store holds of the
+concern's conversation source and, for a difference, its pending suggestion with the
+target's current version; it decides, then writes the conversation source version (its lines
+searchable like any source's), the outcome's result, the event and its references, the
+accepted or dismissed suggestion (a dismissal remembered by fingerprint, issue 29) with the
+target's new version, the signal's new version, and a moved commitment's new signal (decided
+by the scope's agenda policy like every signal). A concurrent writer of the same outcome
+loses on the version and result constraints and writes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from neo4j import AsyncManagedTransaction
+
+from engine.clock import FOREVER, utc
+from engine.concern.model import Concern
+from engine.errors import InvalidInput
+from engine.signal.model import SignalKind
+from engine.signal.outcome import (
+    OutcomePlan,
+    conversation_source_id,
+    decide_outcome,
+    suggestion_for,
+)
+from engine.signal.stored import Signal
+from engine.story.models import Entity, ObjectKind, Relation, Suggestion
+from graph.search.passages import write_passages
+from graph.signal.policies import AgendaPolicies
+from graph.signal.store import SignalStore
+from graph.story import dismissals
+from graph.story.codec import from_props, to_props, version_row, write_row
+from graph.story.store import StoryStore
+
+
+class SignalAnswers(StoryStore):
+    async def settle(
+        self,
+        concern: Concern,
+        scope: str,
+        *,
+        now: datetime,
+        tz: str,
+        locale: str = "zh",
+    ) -> tuple[OutcomePlan | None, list[Signal]]:
+        """Write what `concern`'s end says about its signal; (None, []) when there is
+        nothing (left) to write. Returns the plan and the new signals it recorded."""
+        signal_id = concern.source.signal_id
+        if signal_id is None:
+            return None, []
+        now = utc(now)
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[OutcomePlan | None, list[Signal]]:
+            rows = await self.rows(
+                tx, "signal/signal_current", scope=scope, id=signal_id, forever=FOREVER
+            )
+            if not rows:
+                return None, []
+            signal = from_props(Signal, rows[0]["v"])
+            source_id = conversation_source_id(concern.concern_id)
+            known = frozenset(
+                r["version"]
+                for r in await self.rows(
+                    tx, "story/source_versions_of", scope=scope, ids=[source_id]
+                )
+            )
+            suggestion, target = await self._difference(tx, signal)
+            plan = decide_outcome(
+                signal,
+                concern,
+                now=now,
+                tz=tz,
+                locale=locale,
+                known_versions=known,
+                suggestion=suggestion,
+                target=target,
+            )
+            if plan is None:
+                return None, []
+            return plan, await self._write_plan(tx, plan)
+
+        return await self._write(work)
+
+    async def _difference(
+        self, tx: AsyncManagedTransaction, signal: Signal
+    ) -> tuple[Suggestion | None, Entity | Relation | None]:
+        if signal.kind is not SignalKind.DIFFERENCE:
+            return None, None
+        rows = await self.rows(
+            tx,
+            "signal/pending_differences",
+            scope=signal.scope,
+            target_id=signal.target_id,
+            forever=FOREVER,
+        )
+        suggestion = suggestion_for(signal, [from_props(Suggestion, r["v"]) for r in rows])
+        if suggestion is None:
+            return None, None
+        target = await self._current(tx, suggestion.target_kind, signal.scope, suggestion.target_id)
+        assert isinstance(target, Entity | Relation)
+        return suggestion, target
+
+    async def _write_plan(self, tx: AsyncManagedTransaction, plan: OutcomePlan) -> list[Signal]:
+        if plan.source is not None:
+            versions = [plan.source_version] if plan.source_version is not None else []
+            await self.rows(
+                tx,
+                "story/write_source",
+                source=to_props(plan.source),
+                versions=[to_props(v) for v in versions],
+            )
+            await write_passages(tx, versions)
+        if plan.result is not None:
+            await self.rows(tx, "story/write_result", row=to_props(plan.result))
+        await self._write_versions(tx, ObjectKind.EVENT, plan.events)
+        if plan.suggestion is not None:
+            if plan.dismissed:  # remembered by fingerprint of the evidence it cited (issue 29)
+                await dismissals.remember(self, tx, plan.suggestion, plan.suggestion.recorded_at)
+            await self._write_versions(tx, ObjectKind.SUGGESTION, [plan.suggestion])
+        if plan.target is not None:
+            kind = ObjectKind.ENTITY if isinstance(plan.target, Entity) else ObjectKind.RELATION
+            await self._write_versions(tx, kind, [plan.target])
+        if plan.references:
+            rows = await self.rows(
+                tx, "story/write_references", rows=[write_row(r) for r in plan.references]
+            )
+            if rows[0]["written"] != len(plan.references):
+                raise InvalidInput("an answer's reference lost its source; nothing was written")
+        rows = await self.rows(
+            tx, "signal/write_signal_versions", rows=[version_row(plan.signal)], forever=FOREVER
+        )
+        if not rows or rows[0]["written"] != 1 or rows[0]["orphaned"]:
+            raise InvalidInput("the signal changed concurrently; nothing was written")
+        if not plan.drafts or plan.result is None:
+            return []
+        policy = await AgendaPolicies(self.driver, self.database).current_in(tx, plan.signal.scope)
+        answered = plan.signal
+        return await SignalStore(self.driver, self.database).record_in(
+            tx,
+            plan.drafts,
+            scope=answered.scope,
+            run_id=answered.via_concern or "",  # no run found it: the concern that asked
+            result_id=plan.result.id,
+            now=answered.recorded_at,
+            policy=policy,
+            by=answered.by,
+            why=f"answer in concern {answered.via_concern}",
+            via_concern=answered.via_concern,
+        )

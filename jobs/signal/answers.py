@@ -1,0 +1,58 @@
+"""Answers come back into the graph (issue 28 item 3): when a concern the agenda raised for
+a signal ends (resolved, dropped, escalated), its outcome is written into the story graph
+in one transaction, by the person who answered, via the concern
+(`engine/signal/outcome.py` decides, `graph/signal/answers.py` writes).
+
+Called by the agent-loop turn (`jobs/concern/loop.run_turn`) after the decision that ended
+the concern was saved, and again by any later run of a turn that finds the concern ended (a
+retried or redelivered job): the write is idempotent (the signal's status and ids derived
+from the concern), so a crash between the two transactions loses nothing and a repeat
+writes nothing. The back-flow to the initiator is the concern's own effect, unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from engine.concern.model import Concern
+from engine.concern.policy import ConcernPolicy
+from engine.errors import Conflict, NotFound
+from engine.principal import Principal
+from engine.signal.outcome import ENDED, OutcomePlan
+from engine.signal.stored import Signal
+from graph.signal.answers import SignalAnswers
+from jobs.deps import Deps
+
+ATTEMPTS = 3
+
+
+async def settle_signal_answer(
+    deps: Deps,
+    principal: Principal,
+    concern: Concern,
+    scope: str,
+    *,
+    policy: ConcernPolicy,
+    now: datetime | None = None,
+) -> tuple[OutcomePlan | None, list[Signal]]:
+    """Write what an ended concern says about its signal; (None, []) when the concern is no
+    signal's, has not ended, or its outcome is already written."""
+    principal.visible(
+        "agenda",
+        scope,
+        NotFound(f"no concern {concern.concern_id}", concern_id=concern.concern_id),
+    )
+    if concern.source.signal_id is None or concern.status not in ENDED:
+        return None, []
+    store = SignalAnswers(deps.driver, deps.database, locale=policy.locale)
+    moment = now or deps.clock()
+    for attempt in range(ATTEMPTS):
+        try:
+            return await store.settle(
+                concern, scope, now=moment, tz=policy.timezone, locale=policy.locale
+            )
+        except Conflict:
+            # a second worker wrote the same outcome first: reading again finds it written
+            if attempt == ATTEMPTS - 1:
+                raise
+    return None, []

@@ -1,0 +1,405 @@
+"""Answers come back into the graph (issue 28 item 3), end to end with the DEFAULT offline
+model: the real API and worker processes over HTTP, real Neo4j and Redis, a moved clock (the
+API's own time arguments, in 2035 so no wall-clock scheduler touches them).
+
+A commitment signal ("李四：前端部分周四能提测", said on a Monday, due Thursday) is recorded and
+its follow-up concern raised for it, as the agenda does (`signal_id`); the scheduler's clock
+moved to Thursday follows up; 李四 answers over `advanceConcern`. What the user then sees over
+GraphQL: the concern resolved, the back-flow at the initiator, the event "前端部分已提测" by
+person:p_lisi citing 李四's line in the concern's conversation (a source version, one line per
+message), absent as of Wednesday and present as of Friday, the signal `kept`. A moved
+commitment leaves an event and a new commitment signal; a dropped concern asserts nothing;
+a difference answered becomes that person's accept or dismissal.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import pytest_asyncio
+from neo4j import AsyncDriver
+
+from engine.concern.model import (
+    ConcernType,
+    Initiator,
+    PersonRef,
+    Priority,
+    RaiseConcernInput,
+)
+from engine.principal import OPEN_PRINCIPAL
+from engine.settings import Settings
+from engine.signal.derive import from_difference, from_fact
+from engine.signal.model import Passage, SignalDraft
+from engine.signal.policy import goal_of
+from jobs.concern.commands import raise_concern
+from jobs.deps import Deps
+from jobs.queue import open_pool
+from jobs.signal.record import signal_store
+from tests.support.concern_api import ADVANCE, ConcernClient
+from tests.support.processes import Server, process_env, spawn, stop
+
+SH = ZoneInfo("Asia/Shanghai")
+MONDAY = datetime(2035, 4, 16, 10, 0, tzinfo=SH)
+WEDNESDAY = datetime(2035, 4, 18, 12, 0, tzinfo=SH)
+THURSDAY = datetime(2035, 4, 19, 9, 0, tzinfo=SH)
+FRIDAY = datetime(2035, 4, 20, 12, 0, tzinfo=SH)
+LINE = f"[{MONDAY.isoformat()}] 李四: 前端部分周四能提测"
+OWNER = Initiator(name="老板", channel="telegram", channel_user_id="123", person_id="p_owner")
+
+SIGNALS = """query($s: String!, $at: DateTime) {
+  signals(scope: $s, asOf: $at, first: 10) { edges { node {
+    id kind status seq by { kind id } why who what due sourceId sourceVersion locator
+    decision { kind label } } } } }"""
+GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) {
+  events { id title at by { kind id } resultId }
+  relations { id confirmation by { kind id } }
+  suggestions { id status why by { kind id } }
+  references { ownerId sourceId sourceVersion locator excerpt { available text } } } }"""
+
+
+@pytest.fixture
+def stack(services: Settings, start_server: Callable[..., Server]) -> Iterator[tuple[Server, str]]:
+    """Our own API and worker on a queue of their own, with no model endpoint at all."""
+    queue = f"{services.queue_name}:answers:{uuid.uuid4().hex[:6]}"
+    api = start_server(QUEUE_NAME=queue)
+    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=""))
+    yield api, queue
+    stop(worker)
+
+
+@pytest_asyncio.fixture
+async def agenda(
+    services: Settings, neo4j_driver: AsyncDriver, stack: tuple[Server, str]
+) -> AsyncIterator[Deps]:
+    """What the agenda does in process: record a signal, raise its concern (`signal_id`)."""
+    settings = services.model_copy(update={"queue_name": stack[1], "model_base_url": None})
+    pool = await open_pool(settings)
+    yield Deps(settings=settings, driver=neo4j_driver, pool=pool, worker_id="test-agenda")
+    await pool.aclose()
+
+
+def minutes(at: datetime, t0: datetime = MONDAY) -> float:
+    return (at - t0).total_seconds() / 60
+
+
+async def record(deps: Deps, scope: str, draft: SignalDraft) -> str:
+    store = signal_store(deps)
+
+    async def work(tx):  # type: ignore[no-untyped-def]
+        return await store.record_in(
+            tx, [draft], scope=scope, run_id="run-review", result_id="res-review", now=MONDAY
+        )
+
+    [signal] = await store.write(work)
+    return signal.id
+
+
+async def raise_for(deps: Deps, scope: str, sid: str, draft: SignalDraft, person: PersonRef) -> str:
+    goal = goal_of(draft)
+    concern = await raise_concern(
+        deps,
+        OPEN_PRINCIPAL,
+        RaiseConcernInput(
+            type=ConcernType.FOLLOWUP,
+            priority=Priority.MEDIUM,
+            title=goal,
+            goal=goal,
+            source_detail=draft.text,
+            initiator=OWNER,
+            people=[person],
+            agenda_role="signal",
+            signal_id=sid,
+        ),
+        scope=scope,
+        at=MONDAY + timedelta(minutes=5),
+    )
+    return concern.concern_id
+
+
+def push_chat(api: ConcernClient, source_id: str, text: str) -> None:
+    api.gql(
+        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        i={
+            "scope": api.scope,
+            "id": source_id,
+            "kind": "CONVERSATION",
+            "version": "v1",
+            "text": text,
+        },
+    )
+
+
+async def commitment(deps: Deps, api: ConcernClient) -> tuple[str, str]:
+    """李四's promise recorded as a signal and its follow-up concern raised and contacted."""
+    push_chat(api, "chat-1", LINE)
+    start = LINE.index("前端部分")
+    draft = from_fact(
+        "commitment",
+        "李四：前端部分周四能提测",
+        Passage(source_id="chat-1", source_version="v1", locator=f"chars:{start}-{len(LINE)}"),
+        MONDAY,
+        "Asia/Shanghai",
+    )
+    assert draft is not None and draft.due == datetime(2035, 4, 19, 18, 0, tzinfo=SH)
+    sid = await record(deps, api.scope, draft)
+    lisi = PersonRef(person_id="p_lisi", display_name="李四", last_channel="feishu")
+    cid = await raise_for(deps, api.scope, sid, draft, lisi)
+    api.wait_for("p_lisi", 1)  # the first contact
+    api.scheduler(minutes(THURSDAY))  # Thursday: the follow-up is due
+    api.wait_for("p_lisi", 2)
+    return sid, cid
+
+
+def signals(api: ConcernClient, at: datetime = FRIDAY) -> dict[str, dict[str, Any]]:
+    """The signals as of `at` (the test's clock is in 2035: as of Friday by default)."""
+    data = api.gql(SIGNALS, s=api.scope, at=at.isoformat())
+    return {e["node"]["id"]: e["node"] for e in data["signals"]["edges"]}
+
+
+def graph(api: ConcernClient, at: datetime = FRIDAY) -> dict[str, Any]:
+    return api.gql(GRAPH, s=api.scope, at=at.isoformat())["storyGraph"]  # type: ignore[no-any-return]
+
+
+def wait_status(api: ConcernClient, sid: str, status: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        got = signals(api).get(sid)
+        if got is not None and got["status"] == status:
+            return got
+        time.sleep(0.2)
+    raise AssertionError(f"signal {sid} never {status}: {signals(api).get(sid)}")
+
+
+def turned(api: ConcernClient, cid: str, recorded: int) -> None:
+    """Until the loop turn a reply triggered has saved its decision (one turn at a time)."""
+    revision = "query($id: ID!) { concern(id: $id) { status revision } }"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        got = api.gql(revision, id=cid)["concern"]
+        if got["revision"] > recorded:
+            assert got["status"] != "RESOLVED", got
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the turn after revision {recorded} never ran")
+
+
+async def via_concern(deps: Deps, label: str, object_id: str) -> list[Any]:
+    records, _, _ = await deps.driver.execute_query(
+        f"MATCH (v:{label} {{id: $id}}) RETURN v.via_concern AS c ORDER BY v.seq",
+        id=object_id,
+        database_=deps.settings.neo4j_database,
+    )
+    return [r["c"] for r in records]
+
+
+async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_concern(
+    stack: tuple[Server, str], agenda: Deps, scope: str
+) -> None:
+    api = ConcernClient(stack[0], scope, MONDAY)
+    sid, cid = await commitment(agenda, api)
+
+    # "嗯" says nothing: the concern is not resolved and nothing is written (asked again)
+    vague = api.reply(cid, "p_lisi", "嗯", minutes(THURSDAY) + 10)["concern"]["revision"]
+    turned(api, cid, vague)
+    answered_at = THURSDAY + timedelta(minutes=30)
+    api.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
+    assert api.wait_revision(cid, lambda c: c["status"] == "RESOLVED")["status"] == "RESOLVED"
+    kept = wait_status(api, sid, "KEPT")
+    assert kept["seq"] == 2 and kept["by"] == {"kind": "PERSON", "id": "p_lisi"}
+
+    # the back-flow still reaches the initiator (seed 002 回流)
+    backflow = [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"]
+    assert len(backflow) == 1 and "已经提测了" in backflow[0]["text"]
+
+    after = graph(api, FRIDAY)
+    [event] = [e for e in after["events"] if e["title"] == "前端部分已提测"]
+    assert event["by"] == {"kind": "PERSON", "id": "p_lisi"}
+    assert datetime.fromisoformat(event["at"]) == answered_at
+    [ref] = [r for r in after["references"] if r["ownerId"] == event["id"]]
+    assert ref["sourceId"] == f"concern-{cid}" and ref["excerpt"]["available"]
+    assert ref["locator"] == "lines:4-4"  # asked, followed up, "嗯", answered
+    assert ref["excerpt"]["text"] == f"[{answered_at.isoformat()}] 李四: 已经提测了"
+    assert await via_concern(agenda, "EventVersion", event["id"]) == [cid]
+    assert await via_concern(agenda, "SignalVersion", sid) == [None, cid]
+
+    # as of Wednesday nobody had answered: no event, the signal still open
+    before = graph(api, WEDNESDAY)
+    assert [e for e in before["events"] if e["title"] == "前端部分已提测"] == []
+    assert signals(api, WEDNESDAY)[sid]["status"] == "OPEN"
+
+    # the same answer delivered again is refused (the concern is closed): nothing more written
+    again = api.api.graphql(
+        ADVANCE,
+        {
+            "input": {
+                "concernId": cid,
+                "personId": "p_lisi",
+                "text": "已经提测了",
+                "at": answered_at.isoformat(),
+                "channel": "feishu",
+                "messageId": f"p_lisi@{minutes(answered_at)}",
+            }
+        },
+    ).json()
+    assert again["errors"][0]["extensions"]["code"] == "CONFLICT"
+    assert len([e for e in graph(api, FRIDAY)["events"] if e["title"] == "前端部分已提测"]) == 1
+    assert signals(api)[sid]["seq"] == 2
+
+
+async def test_a_moved_commitment_becomes_an_event_and_a_new_commitment_signal(
+    stack: tuple[Server, str], agenda: Deps, scope: str
+) -> None:
+    api = ConcernClient(stack[0], scope, MONDAY)
+    sid, cid = await commitment(agenda, api)
+    api.reply(cid, "p_lisi", "推迟到周五", minutes(THURSDAY) + 30)
+    wait_status(api, sid, "CHANGED")
+    assert api.concern(cid)["status"] == "RESOLVED"
+    [event] = [e for e in graph(api, FRIDAY)["events"] if "推迟" in e["title"]]
+    assert event["title"] == "前端部分提测推迟到周五"
+    [new] = [s for s in signals(api).values() if s["id"] != sid]
+    assert new["kind"] == "COMMITMENT" and new["status"] == "OPEN"
+    assert datetime.fromisoformat(new["due"]) == datetime(2035, 4, 20, 18, 0, tzinfo=SH)
+    assert (new["who"], new["what"]) == ("李四", "前端部分提测")
+    assert new["sourceId"] == f"concern-{cid}" and new["locator"].startswith("lines:")
+    assert new["by"] == {"kind": "PERSON", "id": "p_lisi"}
+    assert new["decision"] is not None  # the agenda decided it like any signal
+
+
+async def test_a_dropped_concern_leaves_its_signal_unresolved_and_asserts_nothing(
+    stack: tuple[Server, str], agenda: Deps, scope: str
+) -> None:
+    api = ConcernClient(stack[0], scope, MONDAY)
+    sid, cid = await commitment(agenda, api)
+    api.reply(cid, "p_owner", "算了不用问了", minutes(THURSDAY) + 30)
+    unresolved = wait_status(api, sid, "UNRESOLVED")
+    assert api.concern(cid)["status"] == "DROPPED"
+    assert cid in unresolved["why"]
+    assert graph(api, FRIDAY)["events"] == []
+    assert [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"] == []
+
+
+async def difference(deps: Deps, api: ConcernClient) -> tuple[str, str, str]:
+    """张三 -负责-> 支付模块 confirmed by a person; a later result contradicts it (a pending
+    difference); its signal recorded and its question raised to 张三."""
+    push_chat(api, "chat-1", "[2035-04-09T10:00:00+08:00] 老板: 支付模块由张三负责")
+    push_chat(api, "chat-2", "[2035-04-16T10:00:00+08:00] 王五: 支付模块改由李四负责")
+    publish = """mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }"""
+    ref1 = [{"sourceId": "chat-1", "sourceVersion": "v1", "locator": "lines:1-1"}]
+    api.gql(
+        publish,
+        i={
+            "scope": api.scope,
+            "key": "r1",
+            "entities": [
+                {"ref": "zs", "name": "张三", "kind": "person", "status": "MAIN"},
+                {"ref": "pay", "name": "支付模块", "kind": "project", "status": "MAIN"},
+            ],
+            "relations": [
+                {"ref": "own", "from": "zs", "to": "pay", "type": "负责", "references": ref1}
+            ],
+        },
+    )
+    [rel] = graph(api)["relations"]
+    api.gql(
+        "mutation($s: String!, $id: ID!) { confirmRelation(scope: $s, id: $id) { seq } }",
+        s=api.scope,
+        id=rel["id"],
+    )
+    ids = {
+        e["node"]["name"]: e["node"]["id"]
+        for e in api.gql(
+            "query($s: String!) { entities(scope: $s, first: 10) { edges { node { id name } } } }",
+            s=api.scope,
+        )["entities"]["edges"]
+    }
+    ref2 = [{"sourceId": "chat-2", "sourceVersion": "v1", "locator": "lines:1-1"}]
+    api.gql(
+        publish,
+        i={
+            "scope": api.scope,
+            "key": "r2",
+            "entities": [
+                {"ref": "zs", "name": "张三", "id": ids["张三"]},
+                {"ref": "pay", "name": "支付模块", "id": ids["支付模块"]},
+            ],
+            "relations": [
+                {
+                    "ref": "own",
+                    "from": "zs",
+                    "to": "pay",
+                    "type": "负责",
+                    "stance": "CONTRADICTS",
+                    "reason": "支付模块改由李四负责",
+                    "references": ref2,
+                }
+            ],
+        },
+    )
+    [sugg] = [s for s in graph(api)["suggestions"] if s["status"] == "PENDING"]
+    draft = from_difference(
+        target_kind="relation",
+        target_id=rel["id"],
+        field="confirmation",
+        confirmed_value="confirmed",
+        proposed_value="rejected",
+        text="支付模块改由李四负责",
+        passage=Passage(source_id="chat-2", source_version="v1", locator="lines:1-1"),
+        said_at=MONDAY,
+    )
+    sid = await record(deps, api.scope, draft)
+    zs = PersonRef(person_id="p_zs", display_name="张三", last_channel="feishu")
+    cid = await raise_for(deps, api.scope, sid, draft, zs)
+    api.wait_for("p_zs", 1)
+    return sid, cid, rel["id"]
+
+
+async def test_a_difference_answered_with_the_proposed_value_is_that_persons_correction(
+    stack: tuple[Server, str], agenda: Deps, scope: str
+) -> None:
+    api = ConcernClient(stack[0], scope, MONDAY)
+    sid, cid, rel = await difference(agenda, api)
+    bare = api.reply(cid, "p_zs", "对", minutes(THURSDAY))["concern"]["revision"]
+    turned(api, cid, bare)  # a bare yes chooses nothing: the turn waits and asks again
+    api.reply(cid, "p_zs", "对，rejected，已经交给李四了", minutes(THURSDAY) + 10)
+    settled = wait_status(api, sid, "SETTLED")
+    assert settled["by"] == {"kind": "PERSON", "id": "p_zs"}
+    [before] = graph(api, WEDNESDAY)["relations"]
+    assert before["confirmation"] == "CONFIRMED"
+    after = graph(api, FRIDAY)
+    [now] = after["relations"]
+    assert now["confirmation"] == "REJECTED" and now["by"] == {"kind": "PERSON", "id": "p_zs"}
+    [accepted] = after["suggestions"]
+    assert accepted["status"] == "ACCEPTED"
+    [ref] = [r for r in after["references"] if r["ownerId"] == rel and r["sourceId"] != "chat-1"]
+    assert ref["sourceId"] == f"concern-{cid}"
+    assert ref["excerpt"]["text"].endswith("张三: 对，rejected，已经交给李四了")
+    assert (await via_concern(agenda, "RelationVersion", rel))[-1] == cid
+    assert [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"]
+
+
+async def test_a_difference_answered_with_the_current_value_dismisses_the_suggestion(
+    stack: tuple[Server, str], agenda: Deps, scope: str
+) -> None:
+    api = ConcernClient(stack[0], scope, MONDAY)
+    sid, cid, _ = await difference(agenda, api)
+    api.reply(cid, "p_zs", "不对，还是confirmed，没换人", minutes(THURSDAY))
+    wait_status(api, sid, "SETTLED")
+    after = graph(api, FRIDAY)
+    [rel] = after["relations"]
+    assert rel["confirmation"] == "CONFIRMED"
+    [dismissed] = after["suggestions"]
+    assert dismissed["status"] == "DISMISSED" and "不对，还是confirmed" in dismissed["why"]
+    assert dismissed["by"] == {"kind": "PERSON", "id": "p_zs"}
+    # remembered by fingerprint (issue 29), citing the evidence the difference stood on
+    records, _, _ = await agenda.driver.execute_query(
+        "MATCH (d:Dismissal {suggestion_id: $id}) RETURN d.source_id AS s, d.locator AS l",
+        id=dismissed["id"],
+        database_=agenda.settings.neo4j_database,
+    )
+    assert [(r["s"], r["l"]) for r in records] == [("chat-2", "lines:1-1")]

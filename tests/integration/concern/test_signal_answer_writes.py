@@ -1,0 +1,150 @@
+"""A signal's concern ended: its outcome is written once, whatever happens to the job (issue
+28 item 3). Real Neo4j: a retried job, two workers at once, and a concern that escalated
+before it resolved each leave exactly one outcome in the story graph."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from neo4j import AsyncDriver
+
+from engine.concern.model import (
+    Concern,
+    ConcernStatus,
+)
+from engine.concern.policy import ConcernPolicy
+from engine.principal import WORKER
+from engine.settings import Settings
+from engine.signal.derive import from_fact
+from engine.signal.model import Passage, SignalStatus
+from engine.signal.stored import Signal
+from engine.story.inputs import SourceInput
+from engine.story.models import SourceKind
+from graph.story.sources import StorySources
+from jobs.deps import Deps
+from jobs.signal.answers import settle_signal_answer
+from jobs.signal.record import signal_store
+from tests.support.signal_answers import ended_concern
+
+SH = ZoneInfo("Asia/Shanghai")
+MONDAY = datetime(2035, 3, 19, 10, 0, tzinfo=SH)
+THURSDAY = datetime(2035, 3, 22, 17, 0, tzinfo=SH)
+
+
+async def recorded(deps: Deps, scope: str) -> Signal:
+    await StorySources(deps.driver, deps.database).upsert_source(
+        SourceInput(
+            scope=scope,
+            id="chat-1",
+            kind=SourceKind.CONVERSATION,
+            version="v1",
+            text="李四：前端部分周四能提测",
+        ),
+        now=MONDAY,
+    )
+    draft = from_fact(
+        "commitment",
+        "李四：前端部分周四能提测",
+        Passage(source_id="chat-1", source_version="v1", locator="chars:3-12"),
+        MONDAY,
+        "Asia/Shanghai",
+    )
+    assert draft is not None
+    store = signal_store(deps)
+
+    async def work(tx):  # type: ignore[no-untyped-def]
+        return await store.record_in(
+            tx, [draft], scope=scope, run_id="run-1", result_id="res-1", now=MONDAY
+        )
+
+    [signal] = await store.write(work)
+    return signal
+
+
+def ended(signal: Signal, status: ConcernStatus, *answers: str) -> Concern:
+    return ended_concern(signal, *answers, answered_at=THURSDAY, status=status)
+
+
+async def settle(deps: Deps, concern: Concern, scope: str, at: datetime):  # type: ignore[no-untyped-def]
+    policy = ConcernPolicy.from_settings(deps.settings)
+    return await settle_signal_answer(deps, WORKER, concern, scope, policy=policy, now=at)
+
+
+async def outcome_rows(deps: Deps, scope: str) -> tuple[list[str], list[str], list[str]]:
+    records, _, _ = await deps.driver.execute_query(
+        """MATCH (v:SignalVersion {scope: $scope}) WITH collect(v.status) AS statuses
+           OPTIONAL MATCH (e:EventVersion {scope: $scope})
+           WITH statuses, collect(e.title) AS titles
+           OPTIONAL MATCH (sv:SourceVersion {scope: $scope}) WHERE sv.source_id <> 'chat-1'
+           RETURN statuses, titles, collect(sv.version) AS versions""",
+        scope=scope,
+        database_=deps.database,
+    )
+    r = records[0]
+    return sorted(r["statuses"]), r["titles"], r["versions"]
+
+
+def deps_of(driver: AsyncDriver, settings: Settings) -> Deps:
+    return Deps(settings=settings, driver=driver, pool=None, worker_id="test")
+
+
+async def test_a_retried_end_writes_the_outcome_once(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    concern = ended(signal, ConcernStatus.RESOLVED, "嗯", "已经提测了")
+    plan, _ = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
+    assert plan is not None and plan.status is SignalStatus.KEPT
+    again, _ = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=6))
+    assert again is None
+    assert await outcome_rows(deps, scope) == (["kept", "open"], ["前端部分已提测"], ["m2"])
+
+
+async def test_two_workers_ending_the_same_concern_write_one_outcome(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    concern = ended(signal, ConcernStatus.RESOLVED, "已经提测了")
+    at = THURSDAY + timedelta(minutes=5)
+    results = await asyncio.gather(*(settle(deps, concern, scope, at) for _ in range(3)))
+    assert sum(1 for plan, _ in results if plan is not None) == 1
+    assert await outcome_rows(deps, scope) == (["kept", "open"], ["前端部分已提测"], ["m1"])
+
+
+async def test_an_escalated_concern_leaves_the_signal_unresolved_until_it_is_answered(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    escalated = ended(signal, ConcernStatus.ESCALATED)
+    plan, _ = await settle(deps, escalated, scope, THURSDAY)
+    assert plan is not None and plan.status is SignalStatus.UNRESOLVED
+    assert (await settle(deps, escalated, scope, THURSDAY))[0] is None  # once
+    assert await outcome_rows(deps, scope) == (["open", "unresolved"], [], [])
+    # the owner re-engaged the concern and 李四 answered after all: the answer still lands
+    resolved = ended(signal, ConcernStatus.RESOLVED, "昨天就提测了")
+    plan, _ = await settle(deps, resolved, scope, THURSDAY + timedelta(hours=1))
+    assert plan is not None and plan.status is SignalStatus.KEPT and plan.signal.seq == 3
+    [event] = plan.events
+    assert event.at == datetime(2035, 3, 21, 18, 0, tzinfo=SH)  # 昨天, as the person says
+    statuses, titles, _ = await outcome_rows(deps, scope)
+    assert statuses == ["kept", "open", "unresolved"] and titles == ["前端部分已提测"]
+
+
+async def test_a_moved_commitment_records_a_new_commitment_signal_once(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    concern = ended(signal, ConcernStatus.RESOLVED, "推迟到周五")
+    plan, new = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
+    assert plan is not None and plan.status is SignalStatus.CHANGED
+    [moved] = new
+    assert moved.due == datetime(2035, 3, 23, 18, 0, tzinfo=SH) and moved.via_concern
+    assert (await settle(deps, concern, scope, THURSDAY + timedelta(minutes=6)))[0] is None
+    statuses, titles, _ = await outcome_rows(deps, scope)
+    assert statuses == ["changed", "open", "open"] and titles == ["前端部分提测推迟到周五"]

@@ -1,0 +1,313 @@
+"""What a signal's concern writes back when it ends (issue 28 item 3), decided from the
+concern and the signal alone: a kept commitment is an event citing the answer's line, a moved
+one an event plus a new commitment signal, a difference answered the person's correction;
+dropped, escalated or unclear asserts nothing. And the offline model's goal check resolves a
+signal's concern only on an answer that says something definite (seed 002 §六 部分达成判定)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from engine.concern.model import (
+    Concern,
+    ConcernStatus,
+)
+from engine.llm.offline.rule_model import judge_loop
+from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.signal.answers import DifferenceAnswer, read_difference_answer
+from engine.signal.derive import from_difference, from_fact
+from engine.signal.model import Passage, SignalKind, SignalStatus
+from engine.signal.outcome import conversation_lines, decide_outcome, suggestion_for
+from engine.signal.stored import Signal, new_signals
+from engine.story.models import (
+    Actor,
+    ActorKind,
+    Entity,
+    ObjectKind,
+    Suggestion,
+    SuggestionKind,
+    SuggestionStatus,
+)
+from tests.support.signal_answers import FOLLOW_UP, ended_concern
+
+TZ = "Asia/Shanghai"
+SH = ZoneInfo(TZ)
+MONDAY = datetime(2026, 3, 16, 10, 0, tzinfo=SH)
+THURSDAY = datetime(2026, 3, 19, 18, 0, tzinfo=SH)
+ANSWERED = THURSDAY + timedelta(minutes=30)
+PASSAGE = Passage(source_id="chat-1", source_version="v1", locator="chars:0-20")
+QUESTION = "确认负责人是张三还是李四"
+
+
+def recorded(draft) -> Signal:  # type: ignore[no-untyped-def]
+    [signal] = new_signals([draft], scope="p1", run_id="run-1", result_id="res-1", now=MONDAY)
+    return signal
+
+
+def commitment() -> Signal:
+    draft = from_fact("commitment", "李四：前端部分周四能提测", PASSAGE, MONDAY, TZ)
+    assert draft is not None
+    return recorded(draft)
+
+
+def difference() -> Signal:
+    return recorded(
+        from_difference(
+            target_kind="entity",
+            target_id="ent-pay",
+            field="负责人",
+            confirmed_value="张三",
+            proposed_value="李四",
+            text="支付模块改由李四负责",
+            passage=PASSAGE,
+            said_at=MONDAY,
+        )
+    )
+
+
+def concern(
+    signal: Signal, *answers: str, status: ConcernStatus = ConcernStatus.RESOLVED, goal: str = ""
+) -> Concern:
+    person = ("p_lisi", "李四") if signal.kind is SignalKind.COMMITMENT else ("p_zs", "张三")
+    return ended_concern(
+        signal,
+        *answers,
+        answered_at=ANSWERED,
+        status=status,
+        person=person,
+        asked=("你好，想确认一下：\n前端部分提测了吗？", THURSDAY),
+        goal=goal or FOLLOW_UP,
+    )
+
+
+def decide(signal: Signal, c: Concern, **kw):  # type: ignore[no-untyped-def]
+    return decide_outcome(signal, c, now=ANSWERED + timedelta(hours=1), tz=TZ, **kw)
+
+
+@pytest.mark.parametrize(
+    ("answer", "happened"),
+    [
+        ("已经提测了", ANSWERED + timedelta(minutes=1)),  # the seed's phrase, when said
+        ("前端昨天就提测了", datetime(2026, 3, 18, 18, 0, tzinfo=SH)),
+        ("嗯，搞定了，已经提测", ANSWERED + timedelta(minutes=1)),
+    ],
+)
+def test_a_kept_commitment_is_an_event_citing_the_answer_line(
+    answer: str, happened: datetime
+) -> None:
+    signal = commitment()
+    plan = decide(signal, concern(signal, "我看看", answer))
+    assert plan is not None and plan.status is SignalStatus.KEPT
+    [event] = plan.events
+    assert event.title == "前端部分已提测" and event.at == happened
+    assert event.by == Actor.person("p_lisi") and event.by.kind is ActorKind.PERSON
+    assert event.via_concern == f"con-{signal.id}" and event.via_result == plan.result.id
+    [ref] = plan.references
+    assert (ref.owner_id, ref.locator) == (event.id, "lines:3-3")  # the third message
+    assert ref.source_id == f"concern-con-{signal.id}" and ref.source_version == "m3"
+    lines = plan.source_version.text.splitlines()
+    assert lines[2] == f"[{ANSWERED + timedelta(minutes=1):%Y-%m-%dT%H:%M:%S+08:00}] 李四: {answer}"
+    assert lines[0].endswith("跟进→李四: 你好，想确认一下： 前端部分提测了吗？")  # one line each
+    assert plan.signal.status is SignalStatus.KEPT and plan.signal.seq == 2
+    assert plan.signal.by == Actor.person("p_lisi") and plan.signal.via_concern
+    assert plan.drafts == [] and plan.suggestion is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "due", "when"),
+    [
+        ("推迟到周五", datetime(2026, 3, 20, 18, 0, tzinfo=SH), "周五"),  # the seed's phrase
+        ("要改到下周一了", datetime(2026, 3, 23, 18, 0, tzinfo=SH), "下周一"),
+        ("往后顺延到3月25日", datetime(2026, 3, 25, 18, 0, tzinfo=SH), "3月25日"),
+    ],
+)
+def test_a_moved_commitment_is_an_event_and_a_new_commitment_signal(
+    answer: str, due: datetime, when: str
+) -> None:
+    signal = commitment()
+    plan = decide(signal, concern(signal, answer))
+    assert plan is not None and plan.status is SignalStatus.CHANGED
+    [event] = plan.events
+    assert event.title == f"前端部分提测推迟到{when}" and event.at == ANSWERED
+    [draft] = plan.drafts
+    assert draft.kind is SignalKind.COMMITMENT and draft.due == due
+    assert (draft.who, draft.what) == ("李四", "前端部分提测")
+    assert draft.passage.locator == "lines:2-2" and draft.passage.source_version == "m2"
+    assert plan.signal.status is SignalStatus.CHANGED
+
+
+@pytest.mark.parametrize("status", [ConcernStatus.DROPPED, ConcernStatus.ESCALATED])
+def test_a_dropped_or_escalated_concern_leaves_the_signal_unresolved_asserting_nothing(
+    status: ConcernStatus,
+) -> None:
+    signal = commitment()
+    c = concern(signal, "已经提测了", status=status)
+    plan = decide(signal, c)
+    assert plan is not None and plan.status is SignalStatus.UNRESOLVED
+    assert plan.events == [] and plan.references == [] and plan.result is None
+    assert plan.signal.status is SignalStatus.UNRESOLVED and plan.signal.via_concern
+    assert decide(plan.signal, c) is None  # written once
+
+
+@pytest.mark.parametrize("answer", ["嗯", "对", "快了，这两天"])
+def test_a_resolved_concern_without_a_definite_answer_asserts_nothing(answer: str) -> None:
+    signal = commitment()
+    plan = decide(signal, concern(signal, answer))
+    assert plan is not None and plan.status is SignalStatus.UNRESOLVED and plan.events == []
+
+
+def test_an_outcome_is_written_once_and_only_for_its_own_signal() -> None:
+    signal = commitment()
+    c = concern(signal, "已经提测了")
+    plan = decide(signal, c)
+    assert plan is not None
+    assert decide(plan.signal, c) is None  # a redelivered job: the signal is kept already
+    other = difference()
+    assert decide(other, c) is None
+    open_concern = c.model_copy(update={"status": ConcernStatus.WAITING_REPLY})
+    assert decide(signal, open_concern) is None
+
+
+def pending() -> tuple[Suggestion, Entity]:
+    target = Entity(
+        id="ent-pay",
+        scope="p1",
+        seq=2,
+        recorded_at=MONDAY,
+        by=Actor.user("u1"),
+        name="支付模块",
+        description="张三",
+        user_fields=["description"],
+    )
+    suggestion = Suggestion(
+        id="sug-1",
+        scope="p1",
+        seq=1,
+        recorded_at=MONDAY,
+        by=Actor.run("run-1"),
+        result_id="res-1",
+        kind=SuggestionKind.DIFFERENCE,
+        target_kind=ObjectKind.ENTITY,
+        target_id="ent-pay",
+        field="description",
+        current_value="张三",
+        proposed_value="李四",
+    )
+    return suggestion, target
+
+
+@pytest.mark.parametrize("answer", ["对，已经交给李四了", "是李四，上周交接的", "现在李四在负责"])
+def test_a_difference_answered_with_the_proposed_value_is_accepted_by_that_person(
+    answer: str,
+) -> None:
+    signal = difference()
+    suggestion, target = pending()
+    plan = decide(
+        signal, concern(signal, answer, goal=QUESTION), suggestion=suggestion, target=target
+    )
+    assert plan is not None and plan.status is SignalStatus.SETTLED
+    assert plan.suggestion is not None and plan.suggestion.status is SuggestionStatus.ACCEPTED
+    assert plan.target is not None and plan.target.description == "李四"  # type: ignore[union-attr]
+    assert plan.target.by == Actor.person("p_zs") and plan.target.via_concern == f"con-{signal.id}"
+    assert {(r.owner_id, r.locator) for r in plan.references} == {
+        ("ent-pay", "lines:2-2"),
+        ("sug-1", "lines:2-2"),
+    }
+    assert plan.events == []
+
+
+@pytest.mark.parametrize("answer", ["不对，还是张三负责", "张三", "没换，张三在管"])
+def test_a_difference_answered_with_the_current_value_is_dismissed_with_the_answer(
+    answer: str,
+) -> None:
+    signal = difference()
+    suggestion, target = pending()
+    plan = decide(
+        signal, concern(signal, answer, goal=QUESTION), suggestion=suggestion, target=target
+    )
+    assert plan is not None and plan.status is SignalStatus.SETTLED and plan.dismissed
+    assert plan.target is None and plan.references == []
+    assert plan.suggestion is not None and answer in plan.suggestion.why
+    assert plan.suggestion.by == Actor.person("p_zs")
+
+
+@pytest.mark.parametrize("answer", ["对", "嗯", "张三和李四都在"])
+def test_an_unclear_difference_answer_settles_nothing(answer: str) -> None:
+    signal = difference()
+    suggestion, target = pending()
+    plan = decide(
+        signal, concern(signal, answer, goal=QUESTION), suggestion=suggestion, target=target
+    )
+    assert plan is not None and plan.status is SignalStatus.UNRESOLVED
+    assert plan.suggestion is None and plan.target is None
+
+
+def test_a_difference_settled_elsewhere_is_not_overwritten() -> None:
+    signal = difference()
+    plan = decide(signal, concern(signal, "对，已经交给李四了", goal=QUESTION))
+    assert plan is not None and plan.status is SignalStatus.UNRESOLVED
+
+
+def test_conversation_lines_carry_speaker_and_time() -> None:
+    signal = commitment()
+    lines = conversation_lines(concern(signal, "已经提测了"), TZ, "en")
+    assert lines[1] == "[2026-03-19T18:30:00+08:00] 李四: 已经提测了"
+    assert lines[0].startswith("[2026-03-19T18:00:00+08:00] follow-up→李四: ")
+
+
+def judged(goal: str, answer: str) -> bool:
+    log = [
+        LogEntry(person_id="p", person_name="李四", direction="outbound", text="?", ts=THURSDAY),
+        LogEntry(person_id="p", person_name="李四", direction="inbound", text=answer, ts=ANSWERED),
+    ]
+    ctx = LoopContext(
+        goal=goal,
+        now=ANSWERED,
+        counterparts=[Person(person_id="p", display_name="李四")],
+        initiator=Person(person_id="p_owner", display_name="老板"),
+        conversation_log=log,
+        replied_by="p",
+    )
+    return judge_loop(ctx).goal_met
+
+
+@pytest.mark.parametrize("answer", ["已经提测了", "昨天就提测了", "推迟到周五", "done, it's in QA"])
+def test_the_offline_loop_resolves_a_follow_up_on_a_definite_answer(answer: str) -> None:
+    assert judged(FOLLOW_UP, answer)
+
+
+@pytest.mark.parametrize("answer", ["嗯", "对", "好的", "我看看", "快了"])
+def test_the_offline_loop_asks_a_follow_up_again_on_a_vague_answer(answer: str) -> None:
+    assert not judged(FOLLOW_UP, answer)
+
+
+@pytest.mark.parametrize("answer", ["对，已经交给李四了", "不对，还是张三负责", "是李四"])
+def test_the_offline_loop_resolves_a_question_on_one_chosen_value(answer: str) -> None:
+    assert judged(QUESTION, answer)
+
+
+@pytest.mark.parametrize("answer", ["对", "嗯", "好", "张三和李四"])
+def test_the_offline_loop_asks_a_question_again_on_a_bare_yes_or_both_names(answer: str) -> None:
+    assert not judged(QUESTION, answer)
+
+
+def test_a_plain_confirmation_goal_still_resolves_on_yes() -> None:
+    assert judged("确认周五的会议", "好")  # seed 002: goal 要求"确认"，对方说"好" → 达成
+
+
+def test_a_latin_value_beside_chinese_is_named() -> None:
+    assert read_difference_answer("不对，还是Alice负责", "Alice", "Bob") is DifferenceAnswer.CURRENT
+    assert read_difference_answer("已经交给Bob了", "Alice", "Bob") is DifferenceAnswer.PROPOSED
+    assert read_difference_answer("Bobby 在做", "Alice", "Bob") is DifferenceAnswer.UNCLEAR
+
+
+def test_a_difference_settles_the_suggestion_it_stands_for() -> None:
+    signal = difference()  # 负责人: 张三 -> 李四 on ent-pay
+    suggestion, _ = pending()
+    mine = suggestion.model_copy(update={"field": "负责人"})
+    other = mine.model_copy(update={"id": "sug-2", "proposed_value": "王五"})
+    assert suggestion_for(signal, [other, mine]) is mine
+    assert suggestion_for(signal, [other]) is None
