@@ -17,6 +17,7 @@ Which drafts a result yields:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
@@ -25,7 +26,16 @@ from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import DecisionKind, Passage, SignalDraft, SignalKind, SignalStatus
-from engine.signal.policy import AgendaPolicy, DecideContext, decide
+from engine.signal.policy import (
+    AgendaPolicy,
+    DecideContext,
+    Effect,
+    RaiseFromSignal,
+    Reachable,
+    ReportToOwner,
+    SupplementConcern,
+    decide,
+)
 from engine.story.models import (
     Actor,
     Reference,
@@ -63,6 +73,34 @@ class Signal(Version):
     decision_concern_id: str | None = None
     decision_reason: str = ""
     decision_policy_version: int | None = None
+    # the one effect the decision asks for (`engine.signal.policy.Effect` as JSON, "" none);
+    # performed after the signal commits by `jobs/signal/effects.py`, exactly once
+    decision_effect: str = ""
+    subject: str = ""  # what it is about (`SignalDraft.subject`): an open concern covers it
+
+
+Reach = tuple[Reachable | None, str | None]  # the reachable person, an open covering concern
+
+
+def concern_id_of(signal_id: str) -> str:
+    """The one concern the agenda may raise for a signal: a repeat can never make two."""
+    return f"con-{signal_id}"
+
+
+def effect_json(effect: Effect | None) -> str:
+    if effect is None:
+        return ""
+    return json.dumps({"type": type(effect).__name__, **effect.model_dump(mode="json")})
+
+
+def effect_of(signal: Signal) -> Effect | None:
+    """The effect a signal's decision recorded, back as the engine's model."""
+    if not signal.decision_effect:
+        return None
+    data = json.loads(signal.decision_effect)
+    kind = data.pop("type")
+    model = {c.__name__: c for c in (RaiseFromSignal, SupplementConcern, ReportToOwner)}[kind]
+    return model.model_validate(data)
 
 
 def signal_id(scope: str, fingerprint: str) -> str:
@@ -145,13 +183,16 @@ def new_signals(
     now: datetime,
     known: Iterable[str] = (),
     policy: AgendaPolicy | None = None,
+    reach: Mapping[str, Reach] | None = None,
 ) -> list[Signal]:
     """First versions of the drafts not yet recorded (`known`: ids the scope holds); one
     signal per fingerprint even when a result states the same passage twice. With the
-    scope's `policy`, each carries the agenda's decision (`decide`; nobody is bound to a
-    concern person yet, so no person is reachable; the concern a raise names is derived
-    from the signal id, raising it is not wired yet)."""
+    scope's `policy`, each carries the agenda's decision (`decide`) made with what the graph
+    knows (`reach`, by signal id: the reachable person and an open covering concern); a
+    raise names the concern `con-<signal id>`. A second signal of one result about the same
+    subject as one it raises supplements that concern."""
     seen = set(known)
+    raised: dict[str, str] = {}  # subject -> concern this result raises
     out = []
     for d in drafts:
         sid = signal_id(scope, d.fingerprint)
@@ -161,9 +202,18 @@ def new_signals(
         p = d.passage
         decided = None
         if policy is not None:
-            ctx = DecideContext(signal_id=sid, new_concern_id=f"con-{sid}")
+            person, covering = (reach or {}).get(sid, (None, None))
+            ctx = DecideContext(
+                signal_id=sid,
+                person=person,
+                covering_concern_id=covering or raised.get(d.subject),
+                new_concern_id=concern_id_of(sid),
+            )
             decided = decide(d, policy, ctx)
         decision = decided.decision if decided is not None else None
+        if decision is not None and decision.kind is DecisionKind.RAISED:
+            raised.setdefault(d.subject, concern_id_of(sid))
+        effect = decided.effect if decided is not None else None
         out.append(
             Signal(
                 id=sid,
@@ -195,6 +245,8 @@ def new_signals(
                 decision_concern_id=decision.concern_id if decision else None,
                 decision_reason=decision.reason if decision else "",
                 decision_policy_version=decision.policy_version if decision else None,
+                decision_effect=effect_json(effect),
+                subject=d.subject,
             )
         )
     return out

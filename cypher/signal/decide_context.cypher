@@ -1,0 +1,38 @@
+// params: scope, now, rows, responsible_types, open_statuses
+// What the graph knows for each signal the agenda decides (one statement for a whole
+// publish): the current person bindings among the row's candidate ids (its speaker in its
+// source, its person entity), the bindings of the person entities responsible for a
+// difference's target (the relation's own `from` person, or a current responsibility
+// relation to the entity), and an open concern the agenda raised for a signal with the same
+// subject (it covers this one).
+UNWIND $rows AS row
+RETURN row.key AS key,
+  COLLECT {
+    MATCH (b:PersonBindingVersion)
+    WHERE b.id IN row.binding_ids AND b.retracted_at > $now
+    RETURN b {.*} AS b
+  } AS bound,
+  COLLECT {
+    MATCH (r:RelationVersion)
+    WHERE row.target_kind = 'relation' AND r.id = row.target_id AND r.retracted_at > $now
+      AND r.scope = $scope
+    MATCH (b:PersonBindingVersion)
+    WHERE b.scope = $scope AND b.entity_id = r.from_id AND b.retracted_at > $now
+    RETURN b {.*} AS b
+    UNION
+    MATCH (r:RelationVersion)
+    WHERE row.target_kind = 'entity' AND r.to_id = row.target_id AND r.retracted_at > $now
+      AND r.scope = $scope AND NOT coalesce(r.removed, false)
+      AND r.confirmation <> 'rejected' AND toLower(r.type) IN $responsible_types
+    MATCH (b:PersonBindingVersion)
+    WHERE b.scope = $scope AND b.entity_id = r.from_id AND b.retracted_at > $now
+    RETURN b {.*} AS b
+  } AS responsible,
+  COLLECT {
+    MATCH (s:SignalVersion)
+    WHERE s.scope = $scope AND s.subject = row.subject AND s.retracted_at > $now
+      AND s.decision_kind = 'raised'
+    MATCH (c:Concern)
+    WHERE c.signal_id = s.id AND c.status IN $open_statuses
+    RETURN c.concern_id AS c ORDER BY c LIMIT 1
+  } AS covering
