@@ -3,7 +3,8 @@
 // publish): the current person bindings among the row's candidate ids (its speaker in its
 // source, its person entity), the bindings of the person entities responsible for a
 // difference's target (the relation's own `from` person, or a current responsibility
-// relation to the entity), and an open concern the agenda raised for a signal with the same
+// relation to the entity), the bindings of the concern person who last corrected the target
+// through a concern (its current version is by `person:<id>`), and an open concern the agenda raised for a signal with the same
 // subject (it covers this one).
 UNWIND $rows AS row
 RETURN row.key AS key,
@@ -28,6 +29,21 @@ RETURN row.key AS key,
     WHERE b.scope = $scope AND b.entity_id = r.from_id AND b.retracted_at > $now
     RETURN b {.*} AS b
   } AS responsible,
+  COLLECT {
+    MATCH (t:EntityVersion)
+    WHERE row.target_kind = 'entity' AND t.id = row.target_id AND t.retracted_at > $now
+      AND t.scope = $scope AND t.by STARTS WITH 'person:'
+    MATCH (b:PersonBindingVersion)
+    WHERE b.scope = $scope AND b.person_id = substring(t.by, 7) AND b.retracted_at > $now
+    RETURN b {.*} AS b
+    UNION
+    MATCH (t:RelationVersion)
+    WHERE row.target_kind = 'relation' AND t.id = row.target_id AND t.retracted_at > $now
+      AND t.scope = $scope AND t.by STARTS WITH 'person:'
+    MATCH (b:PersonBindingVersion)
+    WHERE b.scope = $scope AND b.person_id = substring(t.by, 7) AND b.retracted_at > $now
+    RETURN b {.*} AS b
+  } AS corrector,
   COLLECT {
     MATCH (s:SignalVersion)
     WHERE s.scope = $scope AND s.subject = row.subject AND s.retracted_at > $now

@@ -219,7 +219,7 @@ def decide(signal: SignalDraft, policy: AgendaPolicy, ctx: DecideContext) -> Dec
             ),
             effect=ReportToOwner(
                 person_id=policy.owner_person_id,
-                text=signal.text,
+                text=signal.what or signal.text,
                 name=policy.owner_name or policy.owner_person_id,
                 channel=policy.owner_channel or "agenda",
             ),

@@ -42,7 +42,8 @@ def reachable_person(
     draft: SignalDraft,
     bound: Sequence[PersonBinding],
     responsible: Sequence[PersonBinding],
+    corrector: Sequence[PersonBinding] = (),
 ) -> Reachable | None:
     if draft.kind is SignalKind.DIFFERENCE:
-        return _reachable(responsible) or _reachable(bound)
+        return _reachable(responsible) or _reachable(corrector) or _reachable(bound)
     return _reachable(bound)

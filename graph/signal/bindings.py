@@ -48,6 +48,7 @@ class Known:
 
     bound: tuple[PersonBinding, ...]  # in the order of the row's binding ids
     responsible: tuple[PersonBinding, ...]
+    corrector: tuple[PersonBinding, ...]  # bindings of who corrected the target
     covering: str | None
 
 
@@ -183,6 +184,9 @@ class PersonBindings(Store):
             responsible = sorted(
                 (from_props(PersonBinding, b) for b in rec["responsible"]), key=lambda b: b.id
             )
+            corrector = sorted(
+                (from_props(PersonBinding, b) for b in rec["corrector"]), key=lambda b: b.id
+            )
             covering = rec["covering"][0] if rec["covering"] else None
-            out[rec["key"]] = Known(tuple(bound), tuple(responsible), covering)
+            out[rec["key"]] = Known(tuple(bound), tuple(responsible), tuple(corrector), covering)
         return out

@@ -86,7 +86,7 @@ class SignalStore(Store):
         )
         by_id = {signal_id(scope, d.fingerprint): d for d in drafts}
         return {
-            sid: (reachable_person(by_id[sid], k.bound, k.responsible), k.covering)
+            sid: (reachable_person(by_id[sid], k.bound, k.responsible, k.corrector), k.covering)
             for sid, k in found.items()
         }
 
