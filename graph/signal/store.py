@@ -94,6 +94,19 @@ class SignalStore(Store):
         rows = await self.read_one("signal/signal_get", scope=scope, id=signal_id, now=utc(now))
         return decode(Signal, rows[0]["v"], believed=False) if rows else None
 
+    async def raised_without_concern(
+        self, *, since: datetime, before: datetime, now: datetime, limit: int = 200
+    ) -> list[tuple[str, str]]:
+        """(scope, signal id) of raised signals recorded in [since, before) with no concern."""
+        rows = await self.read_one(
+            "signal/raised_without_concern",
+            since=utc(since),
+            before=utc(before),
+            now=utc(now),
+            limit=limit,
+        )
+        return [(str(r["scope"]), str(r["id"])) for r in rows]
+
     async def page(
         self,
         scope: str,

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arq.connections import ArqRedis
+
 from engine.concern.effects import Recipient, ReportKind
 from engine.concern.effects import ReportToOwner as OutboxReport
 from engine.concern.reports import next_working_time
@@ -51,21 +53,27 @@ class Performed:
     concern_id: str | None = None
 
 
+async def enqueue_effect(pool: ArqRedis, queue: str, *, scope: str, signal_id: str) -> bool:
+    job = await pool.enqueue_job(
+        EFFECT_JOB,
+        scope=scope,
+        signal_id=signal_id,
+        _job_id=effect_job_id(signal_id),
+        _queue_name=queue,
+    )
+    return job is not None
+
+
 async def enqueue_effects(deps: Deps, signals: Iterable[Signal]) -> int:
-    """After the publish committed: one job per signal whose decision asks for an effect."""
+    """After the publish committed: one job per signal whose decision asks for an effect
+    (a lost enqueue of a raise is found by the reconciler, jobs/reconcile.py)."""
     if deps.pool is None:
         return 0
     n = 0
     for s in signals:
         if s.decision_effect:
-            job = await deps.pool.enqueue_job(
-                EFFECT_JOB,
-                scope=s.scope,
-                signal_id=s.id,
-                _job_id=effect_job_id(s.id),
-                _queue_name=deps.settings.queue_name,
-            )
-            n += job is not None
+            queue = deps.settings.queue_name
+            n += await enqueue_effect(deps.pool, queue, scope=s.scope, signal_id=s.id)
     return n
 
 

@@ -21,7 +21,7 @@ from neo4j import AsyncDriver
 
 from engine.clock import utcnow
 from engine.concern.model import ConcernType
-from engine.principal import OPEN_PRINCIPAL
+from engine.principal import OPEN_PRINCIPAL, WORKER
 from engine.review.types import Scope
 from engine.settings import Settings
 from engine.signal.derive import from_fact
@@ -29,6 +29,7 @@ from engine.signal.model import DecisionKind, Passage, SignalKind
 from engine.signal.policy import AgendaPolicy
 from jobs.concern import commands
 from jobs.deps import Deps
+from jobs.reconcile import reconcile
 from jobs.review.common import app_of, runs_of
 from jobs.review.runs import Opened, open_run
 from jobs.signal.effects import EFFECT_JOB
@@ -176,3 +177,36 @@ async def test_the_effect_run_again_and_on_two_workers_at_once_raises_one_concer
     assert outcomes == ["already"] * 5 + ["raised"], outcomes
     assert await concerns_for(deps, signal.id) == 1
     assert isinstance(jobs[0], Job)
+
+
+async def test_a_raise_whose_job_was_lost_is_queued_again_by_the_reconciler(
+    offline_deps: Deps, scope: str
+) -> None:
+    deps = offline_deps
+    await push(deps, scope, [LISI])
+    draft = from_fact(
+        "commitment",
+        "李四：前端部分周四能提测",
+        Passage(source_id="chat-1", source_version="v1", locator="chars:31-40"),
+        SAID,
+        "Asia/Shanghai",
+    )
+    assert draft is not None
+    store = signal_store(deps)
+    policy = AgendaPolicy(owner_person_id="p_wangwu", owner_name="王五", owner_channel="feishu")
+    decided_at = utcnow() - timedelta(minutes=5)
+
+    async def work(tx):  # type: ignore[no-untyped-def]
+        return await store.record_in(
+            tx, [draft], scope=scope, run_id="run-x", result_id="res-x", now=decided_at,
+            policy=policy,
+        )  # fmt: skip
+
+    [signal] = await store.write(work)  # decided, and its effect job never enqueued
+    assert await concerns_for(deps, signal.id) == 0
+    swept = await reconcile(deps, WORKER)
+    assert signal.id in swept.signals
+    assert signal.id not in (await reconcile(deps, WORKER)).signals  # queued once
+    await run_worker(deps.settings)
+    assert await concerns_for(deps, signal.id) == 1
+    assert signal.id not in (await reconcile(deps, WORKER)).signals  # raised: nothing to do
