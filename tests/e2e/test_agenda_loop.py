@@ -25,6 +25,7 @@ import redis
 from engine.clock import utcnow
 from engine.settings import Settings
 from tests.support.processes import Server, forget_queue, process_env, spawn, stop
+from tests.support.review_api import gql, wait_run
 from tests.support.story_api import PUBLISH, result_input
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -58,12 +59,6 @@ BIND = """mutation($s: String!, $e: String!, $p: String!, $c: String!) {
   bindPerson(scope: $s, entityId: $e, personId: $p, channel: $c) {
     id seq kind entityId personId displayName channel } }"""
 UNBIND = "mutation($s: String!, $e: String!) { unbindPerson(scope: $s, entityId: $e) { id } }"
-
-
-def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
-    body = api.graphql(query, variables).json()
-    assert "errors" not in body, body
-    return body["data"]  # type: ignore[no-any-return]
 
 
 def code(api: Server, query: str, **variables: Any) -> str:
@@ -113,15 +108,7 @@ def review(api: Server, scope: str) -> None:
         f=(MONDAY - timedelta(hours=1)).isoformat(),
         t=(MONDAY + timedelta(hours=1)).isoformat(),
     )["startReview"]["id"]
-    run = wait_for(
-        lambda: gql(api, "query($id: String!) { supervisionRun(id: $id) { status } }", id=run_id)[
-            "supervisionRun"
-        ],
-        lambda r: r["status"] in ("completed", "failed", "cancelled"),
-        "review run",
-        within=120,
-    )
-    assert run["status"] == "completed", run
+    wait_run(api, run_id, "completed", timeout=120)
 
 
 def signals(api: Server, scope: str) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import pytest_asyncio
 from arq.connections import ArqRedis
 from arq.jobs import Job
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.clock import utcnow
 from engine.concern.model import ConcernType
@@ -27,6 +27,7 @@ from engine.settings import Settings
 from engine.signal.derive import from_fact
 from engine.signal.model import DecisionKind, Passage, SignalKind
 from engine.signal.policy import AgendaPolicy
+from engine.signal.stored import Signal
 from jobs.concern import commands
 from jobs.deps import Deps
 from jobs.reconcile import reconcile
@@ -89,6 +90,29 @@ async def concerns_for(deps: Deps, signal_id: str) -> int:
     )
 
 
+async def record_directly(deps: Deps, scope: str, *, now: datetime) -> Signal:
+    """李四's promise recorded and decided as a publish would, with no effect job enqueued."""
+    draft = from_fact(
+        "commitment",
+        "李四：前端部分周四能提测",
+        Passage(source_id="chat-1", source_version="v1", locator="chars:31-40"),
+        SAID,
+        "Asia/Shanghai",
+    )
+    assert draft is not None
+    store = signal_store(deps)
+    policy = AgendaPolicy(owner_person_id="p_wangwu", owner_name="王五", owner_channel="feishu")
+
+    async def work(tx: AsyncManagedTransaction) -> list[Signal]:
+        return await store.record_in(
+            tx, [draft], scope=scope, run_id="run-x", result_id="res-x", now=now, policy=policy
+        )
+
+    [signal] = await store.write(work)
+    assert signal.decision_kind is DecisionKind.RAISED
+    return signal
+
+
 async def test_a_bound_speakers_promise_raises_one_follow_up_to_them_on_the_due_day(
     offline_deps: Deps, scope: str
 ) -> None:
@@ -140,24 +164,7 @@ async def test_the_effect_run_again_and_on_two_workers_at_once_raises_one_concer
 ) -> None:
     deps = offline_deps
     await push(deps, scope, [LISI])
-    draft = from_fact(
-        "commitment",
-        "李四：前端部分周四能提测",
-        Passage(source_id="chat-1", source_version="v1", locator="chars:31-40"),
-        SAID,
-        "Asia/Shanghai",
-    )
-    assert draft is not None
-    store = signal_store(deps)
-    policy = AgendaPolicy(owner_person_id="p_wangwu", owner_name="王五", owner_channel="feishu")
-
-    async def work(tx):  # type: ignore[no-untyped-def]
-        return await store.record_in(
-            tx, [draft], scope=scope, run_id="run-x", result_id="res-x", now=utcnow(), policy=policy
-        )
-
-    [signal] = await store.write(work)
-    assert signal.decision_kind is DecisionKind.RAISED
+    signal = await record_directly(deps, scope, now=utcnow())
     # the same effect under six job ids (a redelivery, a retry, a sweep), run by two workers
     pool = deps.pool
     assert pool is not None
@@ -184,25 +191,8 @@ async def test_a_raise_whose_job_was_lost_is_queued_again_by_the_reconciler(
 ) -> None:
     deps = offline_deps
     await push(deps, scope, [LISI])
-    draft = from_fact(
-        "commitment",
-        "李四：前端部分周四能提测",
-        Passage(source_id="chat-1", source_version="v1", locator="chars:31-40"),
-        SAID,
-        "Asia/Shanghai",
-    )
-    assert draft is not None
-    store = signal_store(deps)
-    policy = AgendaPolicy(owner_person_id="p_wangwu", owner_name="王五", owner_channel="feishu")
-    decided_at = utcnow() - timedelta(minutes=5)
-
-    async def work(tx):  # type: ignore[no-untyped-def]
-        return await store.record_in(
-            tx, [draft], scope=scope, run_id="run-x", result_id="res-x", now=decided_at,
-            policy=policy,
-        )  # fmt: skip
-
-    [signal] = await store.write(work)  # decided, and its effect job never enqueued
+    # decided five minutes ago, and its effect job never enqueued
+    signal = await record_directly(deps, scope, now=utcnow() - timedelta(minutes=5))
     assert await concerns_for(deps, signal.id) == 0
     swept = await reconcile(deps, WORKER)
     assert signal.id in swept.signals
