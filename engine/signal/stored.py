@@ -36,6 +36,7 @@ from engine.signal.policy import (
     SupplementConcern,
     decide,
 )
+from engine.story.identity import new_event_id
 from engine.story.models import (
     Actor,
     Reference,
@@ -44,6 +45,7 @@ from engine.story.models import (
     SuggestionStatus,
     Version,
 )
+from engine.story.publish import PublishPlan
 
 
 class Signal(Version):
@@ -108,12 +110,51 @@ def signal_id(scope: str, fingerprint: str) -> str:
     return "sig-" + hashlib.sha1(f"{scope}|{fingerprint}".encode()).hexdigest()[:24]
 
 
+FactKey = tuple[int, int]  # (leaf batch index, fact index in its output)
+
+
+def fact_people(
+    plan: PublishPlan, leaves: Sequence[tuple[LeafBatch, LeafOutput]]
+) -> dict[FactKey, list[tuple[str, str]]]:
+    """The person entities the result links to each leaf fact's event, as (id, name): the
+    review's own link (the fact's entities became the event's changes), never a name match
+    across the graph. The event of fact j of batch b is the stored one the fact named, else
+    the result's `b<b>.f<j>` (`engine.review.compose`)."""
+    people = {e.id: e.name for e in plan.entities if e.kind.lower() == "person"}
+    linked: dict[str, list[tuple[str, str]]] = {}
+    for c in plan.changes:
+        if c.entity_id in people:
+            linked.setdefault(c.event_id, []).append((c.entity_id, people[c.entity_id]))
+    out: dict[FactKey, list[tuple[str, str]]] = {}
+    scope, key = plan.result.scope, plan.result.key
+    for batch, output in leaves:
+        for j, fact in enumerate(output.facts):
+            stored = (fact.model_extra or {}).get("id")
+            event_id = stored if isinstance(stored, str) and stored else None
+            for eid in (event_id, new_event_id(scope, key, f"b{batch.index}.f{j}")):
+                if eid is not None and eid in linked:
+                    out[(batch.index, j)] = linked[eid]
+                    break
+    return out
+
+
+def committer_entity(people: Sequence[tuple[str, str]], who: str) -> str | None:
+    """Of the person entities a fact is linked to, the one who said it: the only one, or the
+    one the fact's own speaker header names (among the fact's own entities only)."""
+    if len(people) == 1:
+        return people[0][0]
+    said = [eid for eid, name in people if who and name == who]
+    return said[0] if len(said) == 1 else None
+
+
 def drafts_from_leaves(
     leaves: Sequence[tuple[LeafBatch, LeafOutput]],
     segment_times: Mapping[tuple[str, str, int], datetime],
     tz: str,
+    people: Mapping[FactKey, Sequence[tuple[str, str]]] | None = None,
 ) -> list[SignalDraft]:
-    """The signals the leaf facts of a run state (commitment, blocker, risk, question)."""
+    """The signals the leaf facts of a run state (commitment, blocker, risk, question); with
+    `people` (`fact_people`), each names the person entity who said it (`who_entity_id`)."""
     drafts = []
     for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
         batch_said = min(
@@ -124,7 +165,7 @@ def drafts_from_leaves(
             ),
             default=None,
         )
-        for fact in output.facts:
+        for j, fact in enumerate(output.facts):
             kind = (fact.model_extra or {}).get("kind")
             refs = list(fact.refs) or list(batch.segments)
             if not isinstance(kind, str) or not refs:
@@ -138,6 +179,10 @@ def drafts_from_leaves(
             said_at = segment_times.get((first.source_id, first.version, first.start), batch_said)
             draft = from_fact(kind, event_text(fact.text), passage, said_at, tz)
             if draft is not None:
+                linked = (people or {}).get((batch.index, j), ())
+                entity = committer_entity(linked, draft.who)
+                if entity is not None:
+                    draft = draft.model_copy(update={"who_entity_id": entity})
                 drafts.append(draft)
     return drafts
 

@@ -33,6 +33,7 @@ from jobs.deps import Deps
 from jobs.reconcile import reconcile
 from jobs.review.common import app_of, runs_of
 from jobs.review.runs import Opened, open_run
+from jobs.signal.bindings import bind_person
 from jobs.signal.effects import EFFECT_JOB
 from jobs.signal.policy import PolicyEdit, save_agenda_policy
 from jobs.signal.record import signal_store
@@ -200,3 +201,35 @@ async def test_a_raise_whose_job_was_lost_is_queued_again_by_the_reconciler(
     await run_worker(deps.settings)
     assert await concerns_for(deps, signal.id) == 1
     assert signal.id not in (await reconcile(deps, WORKER)).signals  # raised: nothing to do
+
+
+async def test_a_promise_reaches_the_person_entity_an_operator_bound(
+    offline_deps: Deps, scope: str
+) -> None:
+    """No speakers given: the review links 李四's promise to the person entity 李四 of the
+    scope (the fact's own entity, not a name match); once an operator binds that entity to a
+    concern person, a later promise of 李四 raises a follow-up to them."""
+    deps = offline_deps
+    await save_agenda_policy(deps, OPEN_PRINCIPAL, scope, OWNER, seen_version=1)
+    await push(deps, scope, None)
+    await review(deps, scope)
+    [first] = (await signal_store(deps).page(scope, as_of=utcnow(), first=10)).items
+    assert first.decision_reason == "no reachable person"
+    records, _, _ = await deps.driver.execute_query(
+        "MATCH (v:EntityVersion {scope: $s, name: '李四'}) RETURN v.id AS id",
+        s=scope,
+        database_=deps.settings.neo4j_database,
+    )
+    [lisi] = {r["id"] for r in records}
+    await bind_person(deps, OPEN_PRINCIPAL, scope, lisi, person_id="p_lisi", channel="feishu")
+
+    later = f"[{(SAID + timedelta(minutes=5)).isoformat()}] 李四: 接口文档周五能给\n"
+    data = {"scope": scope, "id": "chat-2", "kind": "conversation", "version": "v1"}
+    await upsert_source(deps, OPEN_PRINCIPAL, {**data, "text": later})
+    await review(deps, scope)
+    page = (await signal_store(deps).page(scope, as_of=utcnow(), first=10)).items
+    [second] = [s for s in page if s.source_id == "chat-2"]
+    assert second.decision_kind is DecisionKind.RAISED, second.decision_reason
+    concern = await commands.find(deps, OPEN_PRINCIPAL, f"con-{second.id}")
+    assert concern is not None
+    assert [p.person_id for p in concern.counterparts] == ["p_lisi"]
