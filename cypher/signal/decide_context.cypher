@@ -46,9 +46,11 @@ RETURN row.key AS key,
   } AS corrector,
   COLLECT {
     MATCH (s:SignalVersion)
+    USING INDEX s:SignalVersion(scope, subject)
     WHERE s.scope = $scope AND s.subject = row.subject AND s.retracted_at > $now
       AND s.decision_kind = 'raised'
     MATCH (c:Concern)
+    USING INDEX c:Concern(signal_id)
     WHERE c.signal_id = s.id AND c.status IN $open_statuses
     RETURN c.concern_id AS c ORDER BY c LIMIT 1
   } AS covering
