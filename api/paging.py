@@ -27,6 +27,7 @@ from engine.page import Page
 from engine.review.activity import Activity
 from engine.review.lifecycle import SupervisionRun
 from engine.search.hits import Hit
+from engine.signal.binding import PersonBinding
 from engine.signal.stored import Signal
 from engine.story.diff import DiffEntry
 from engine.story.inbox import InboxItem
@@ -118,6 +119,7 @@ RELATIONS: Keyset[Relation, tuple[str, str]] = Keyset(
     "relation", (str, str), lambda r: (r.type, r.id), _names
 )
 SIGNALS: Keyset[Signal, str] = Keyset("signal", (str,), lambda s: (s.id,), lambda k: k[0])
+BINDINGS: Keyset[PersonBinding, str] = Keyset("binding", (str,), lambda b: (b.id,), lambda k: k[0])
 EVENTS: Keyset[Event, tuple[datetime, str]] = Keyset(
     "event", (int, str), lambda e: (epoch_us(e.at), e.id), _at
 )

@@ -23,6 +23,7 @@ from api.definitions import (
     graph_replay,
     inbox,
     knowledge,
+    person_binding,
     platform,
     review,
     scopes,
@@ -56,6 +57,7 @@ QUERIES: tuple[type, ...] = (
     search.Query,
     signal.Query,
     signal.PolicyQuery,
+    person_binding.Query,
 )
 MUTATIONS: tuple[type, ...] = (
     platform.Mutation,
@@ -67,6 +69,7 @@ MUTATIONS: tuple[type, ...] = (
     knowledge.Mutation,
     scopes.Mutation,
     signal.Mutation,
+    person_binding.Mutation,
 )
 SUBSCRIPTIONS: tuple[type, ...] = (
     story.Subscription,

@@ -24,6 +24,10 @@ Cases:
   its job id, once; lost again, it is failed with a `worker_lost` observation
   (jobs/watch/check.py `fail_lost_check`), visible on the watch, and the next round or
   runWatchNow checks again.
+- **signals**: a signal decided `raised` past `GRACE` (within `SIGNAL_HORIZON`) whose
+  concern does not exist and whose effect job is unknown to Redis (the enqueue after its
+  publish was lost) has its effect queued again under the same job id
+  (jobs/signal/effects.py: raising it is idempotent).
 - due concerns need no case of their own: the concern scheduler scans them every minute
   under stable job ids, and a failed turn does not block its id (jobs/resilient_worker.py).
 """
@@ -46,12 +50,15 @@ from jobs.deps import Deps
 from jobs.liveness import live_workers
 from jobs.review.common import HEARTBEAT_REPORT, SUPERVISE_AUTOMATIC
 from jobs.review.recovery import reconcile_runs
+from jobs.signal.effects import effect_job_id, enqueue_effect
+from jobs.signal.record import signal_store
 from jobs.watch.check import fail_lost_check
 from jobs.watch.effects import check_job_id, enqueue_check
 
 log = logging.getLogger("storygraph.reconcile")
 
 GRACE = timedelta(minutes=2)
+SIGNAL_HORIZON = timedelta(days=2)  # raised signals older than this are not swept again
 CHECK_REQUEUES = 1  # a lost watch check is queued again this often, then failed
 
 
@@ -63,6 +70,7 @@ class Reconciled:
     reviews_failed: list[str] = field(default_factory=list)
     watch_requeued: list[str] = field(default_factory=list)
     watch_failed: list[str] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
 
 
 async def job_known(redis: ArqRedis, queue: str, job_id: str) -> bool:
@@ -153,5 +161,18 @@ async def reconcile(deps: Deps, principal: Principal) -> Reconciled:
         log.warning(
             "reconciled: a watch check lost its job again; it is failed (worker_lost)",
             extra={"fields": ids},
+        )
+
+    lost = await signal_store(deps).raised_without_concern(
+        since=now - SIGNAL_HORIZON, before=now - GRACE, now=now
+    )
+    for scope, signal_id in lost:
+        if await known(effect_job_id(signal_id)):
+            continue
+        await enqueue_effect(redis, queue, scope=scope, signal_id=signal_id)
+        result.signals.append(signal_id)
+        log.warning(
+            "reconciled: a raised signal had no concern and no job; its effect is queued again",
+            extra={"fields": {"signal_id": signal_id}},
         )
     return result

@@ -43,6 +43,7 @@ from jobs.tasks.probe import probe
 from jobs.tasks.reconcile import reconcile_cron
 from jobs.tasks.review import supervise
 from jobs.tasks.review_worker import review_shutdown, review_startup
+from jobs.tasks.signal_effects import perform_signal_effect
 from jobs.tasks.watch import WATCH_FUNCTIONS
 from jobs.tasks.watch_heartbeat import watch_heartbeat_tick
 
@@ -53,6 +54,7 @@ FUNCTIONS = [
     func(advance_concern, name="advance_concern", max_tries=8),
     func(deliver_concern_outbox, name="deliver_concern_outbox", max_tries=8),
     func(run_concern_scheduler, name="run_concern_scheduler", max_tries=2),
+    func(perform_signal_effect, name="perform_signal_effect", max_tries=8),
     *WATCH_FUNCTIONS,
     func(supervise, name="supervise", max_tries=20),
     func(heartbeat_report, name="heartbeat_report", max_tries=20),

@@ -17,6 +17,7 @@ $BIN/python -m bench.ledger_overhead
 $BIN/python -m bench.story_profile --scale "${PROFILE_SCALE:-0.1}"
 $BIN/python -m bench.story_graph --scale "${STORY_SCALE:-0.1}"
 $BIN/python -m bench.concern_scan
+$BIN/python -m bench.signal_decide
 $BIN/python -m bench.review_throughput
 # search (issue 30): recall@10, MRR (cjk against standard), p50/p95 next to the floor at 0.1
 # and, with SEARCH_FULL=1, at 1.0 (the 1.0 load takes hours here)

@@ -28,7 +28,7 @@ DecisionKind: TypeAlias = sm.DecisionKind
 @strawberry.type(description="What the agenda decided for a signal, by which policy version.")
 class SignalDecision:
     kind: DecisionKind
-    concern_id: str | None  # raised / supplemented: the concern (raising it is not wired yet)
+    concern_id: str | None  # raised / supplemented: the concern (con-<signal id> when raised)
     reason: str
     policy_version: int
     label: str  # `raised con-…`, `ignored: no reachable person`

@@ -32,6 +32,14 @@ def to_data(value: Any) -> Any:
     return value
 
 
+@strawberry.input(description="A speaker of a pushed conversation and who said it.")
+class SpeakerInput:
+    name: str
+    person_id: str
+    channel: str = ""
+    display_name: str = ""
+
+
 @strawberry.input
 class ReferenceInput:
     source_id: str
@@ -152,6 +160,11 @@ class UpsertSourceInput:
     text: str
     title: str | None = None
     previous: list[SourceVersionInput] = strawberry.field(default_factory=list)
+    speakers: list[SpeakerInput] | None = strawberry.field(
+        default=None,
+        description="who each speaker of this conversation is: a concern person id and "
+        "channel (the agenda reaches a speaker only so, never by an equal name)",
+    )
 
 
 @strawberry.input(description="A person's edit: only the given fields change.")

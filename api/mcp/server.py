@@ -32,6 +32,7 @@ from api.mcp import (
     review_tools,
     search_tools,
     signal_tools,
+    source_tools,
     story_tools,
     watch_tools,
 )
@@ -84,6 +85,8 @@ def build_server(settings: Settings, caller_of: CallerSource) -> StorygraphMCP:
     story_tools.register(server, caller_of)
     diff_tools.register(server, caller_of)
     signal_tools.register(server, caller_of)
+    source_tools.register(server, caller_of)
+    source_tools.register(server, caller_of)
     concern_tools.register(server, caller_of)
     review_tools.register(server, caller_of)
     watch_tools.register(server, caller_of)

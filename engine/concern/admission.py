@@ -53,7 +53,11 @@ def raise_concern(
     now: datetime,
     policy: ConcernPolicy,
     context: LoopContext | None = None,
+    first_at: datetime | None = None,
 ) -> Decision:
+    """`first_at`: when the first contact is due (a follow-up the agenda raises for a
+    promise waits for the promised time, `engine.concern.window.first_contact_time`);
+    None: at once."""
     context = context or LoopContext()
     check_repeat(data, policy)
     jid = raise_job_id(concern_id)
@@ -96,7 +100,7 @@ def raise_concern(
         first = concern.counterparts[0].person_id if concern.counterparts else None
         what = data.first_action or (f"联系{join_names(targets)}" if targets else "首次处理")
         concern = concern.model_copy(
-            update={"next_action": NextAction(what=what, who_person_id=first, when=now)}
+            update={"next_action": NextAction(what=what, who_person_id=first, when=first_at or now)}
         )
     effects: list[Effect] = [register(concern, jid)]
     if targets:

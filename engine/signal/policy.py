@@ -114,6 +114,8 @@ class ReportToOwner(BaseModel):
 
     person_id: str
     text: str
+    name: str = ""  # the owner as the policy names them
+    channel: str = ""
 
 
 Effect = RaiseFromSignal | SupplementConcern | ReportToOwner
@@ -171,6 +173,7 @@ def _raise(
             )
         ],
         agenda_role="signal",
+        signal_id=ctx.signal_id,
     )
     first = signal.due if signal.kind is SignalKind.COMMITMENT else None
     return Decided(
@@ -214,7 +217,12 @@ def decide(signal: SignalDraft, policy: AgendaPolicy, ctx: DecideContext) -> Dec
                 policy_version=policy.version,
                 reason=f"{signal.kind} reported to the owner",
             ),
-            effect=ReportToOwner(person_id=policy.owner_person_id, text=signal.text),
+            effect=ReportToOwner(
+                person_id=policy.owner_person_id,
+                text=signal.what or signal.text,
+                name=policy.owner_name or policy.owner_person_id,
+                channel=policy.owner_channel or "agenda",
+            ),
         )
     if ctx.person is None:
         return _ignored(policy, "no reachable person")

@@ -20,6 +20,7 @@ Which drafts a result yields:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
@@ -28,7 +29,17 @@ from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import DecisionKind, Passage, SignalDraft, SignalKind, SignalStatus
-from engine.signal.policy import AgendaPolicy, DecideContext, decide
+from engine.signal.policy import (
+    AgendaPolicy,
+    DecideContext,
+    Effect,
+    RaiseFromSignal,
+    Reachable,
+    ReportToOwner,
+    SupplementConcern,
+    decide,
+)
+from engine.story.identity import new_event_id
 from engine.story.models import (
     Actor,
     Reference,
@@ -37,6 +48,7 @@ from engine.story.models import (
     SuggestionStatus,
     Version,
 )
+from engine.story.publish import PublishPlan
 
 
 class Signal(Version):
@@ -67,6 +79,34 @@ class Signal(Version):
     decision_concern_id: str | None = None
     decision_reason: str = ""
     decision_policy_version: int | None = None
+    # the one effect the decision asks for (`engine.signal.policy.Effect` as JSON, "" none);
+    # performed after the signal commits by `jobs/signal/effects.py`, exactly once
+    decision_effect: str = ""
+    subject: str = ""  # what it is about (`SignalDraft.subject`): an open concern covers it
+
+
+Reach = tuple[Reachable | None, str | None]  # the reachable person, an open covering concern
+
+
+def concern_id_of(signal_id: str) -> str:
+    """The one concern the agenda may raise for a signal: a repeat can never make two."""
+    return f"con-{signal_id}"
+
+
+def effect_json(effect: Effect | None) -> str:
+    if effect is None:
+        return ""
+    return json.dumps({"type": type(effect).__name__, **effect.model_dump(mode="json")})
+
+
+def effect_of(signal: Signal) -> Effect | None:
+    """The effect a signal's decision recorded, back as the engine's model."""
+    if not signal.decision_effect:
+        return None
+    data = json.loads(signal.decision_effect)
+    kind = data.pop("type")
+    model = {c.__name__: c for c in (RaiseFromSignal, SupplementConcern, ReportToOwner)}[kind]
+    return model.model_validate(data)
 
 
 def signal_id(scope: str, fingerprint: str) -> str:
@@ -74,12 +114,51 @@ def signal_id(scope: str, fingerprint: str) -> str:
     return "sig-" + hashlib.sha1(f"{scope}|{fingerprint}".encode()).hexdigest()[:24]
 
 
+FactKey = tuple[int, int]  # (leaf batch index, fact index in its output)
+
+
+def fact_people(
+    plan: PublishPlan, leaves: Sequence[tuple[LeafBatch, LeafOutput]]
+) -> dict[FactKey, list[tuple[str, str]]]:
+    """The person entities the result links to each leaf fact's event, as (id, name): the
+    review's own link (the fact's entities became the event's changes), never a name match
+    across the graph. The event of fact j of batch b is the stored one the fact named, else
+    the result's `b<b>.f<j>` (`engine.review.compose`)."""
+    people = {e.id: e.name for e in plan.entities if e.kind.lower() == "person"}
+    linked: dict[str, list[tuple[str, str]]] = {}
+    for c in plan.changes:
+        if c.entity_id in people:
+            linked.setdefault(c.event_id, []).append((c.entity_id, people[c.entity_id]))
+    out: dict[FactKey, list[tuple[str, str]]] = {}
+    scope, key = plan.result.scope, plan.result.key
+    for batch, output in leaves:
+        for j, fact in enumerate(output.facts):
+            stored = (fact.model_extra or {}).get("id")
+            event_id = stored if isinstance(stored, str) and stored else None
+            for eid in (event_id, new_event_id(scope, key, f"b{batch.index}.f{j}")):
+                if eid is not None and eid in linked:
+                    out[(batch.index, j)] = linked[eid]
+                    break
+    return out
+
+
+def committer_entity(people: Sequence[tuple[str, str]], who: str) -> str | None:
+    """Of the person entities a fact is linked to, the one who said it: the only one, or the
+    one the fact's own speaker header names (among the fact's own entities only)."""
+    if len(people) == 1:
+        return people[0][0]
+    said = [eid for eid, name in people if who and name == who]
+    return said[0] if len(said) == 1 else None
+
+
 def drafts_from_leaves(
     leaves: Sequence[tuple[LeafBatch, LeafOutput]],
     segment_times: Mapping[tuple[str, str, int], datetime],
     tz: str,
+    people: Mapping[FactKey, Sequence[tuple[str, str]]] | None = None,
 ) -> list[SignalDraft]:
-    """The signals the leaf facts of a run state (commitment, blocker, risk, question)."""
+    """The signals the leaf facts of a run state (commitment, blocker, risk, question); with
+    `people` (`fact_people`), each names the person entity who said it (`who_entity_id`)."""
     drafts = []
     for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
         batch_said = min(
@@ -90,7 +169,7 @@ def drafts_from_leaves(
             ),
             default=None,
         )
-        for fact in output.facts:
+        for j, fact in enumerate(output.facts):
             kind = (fact.model_extra or {}).get("kind")
             refs = list(fact.refs) or list(batch.segments)
             if not isinstance(kind, str) or not refs:
@@ -104,6 +183,10 @@ def drafts_from_leaves(
             said_at = segment_times.get((first.source_id, first.version, first.start), batch_said)
             draft = from_fact(kind, event_text(fact.text), passage, said_at, tz)
             if draft is not None:
+                linked = (people or {}).get((batch.index, j), ())
+                entity = committer_entity(linked, draft.who)
+                if entity is not None:
+                    draft = draft.model_copy(update={"who_entity_id": entity})
                 drafts.append(draft)
     return drafts
 
@@ -174,13 +257,16 @@ def new_signals(
     now: datetime,
     known: Iterable[str] = (),
     policy: AgendaPolicy | None = None,
+    reach: Mapping[str, Reach] | None = None,
 ) -> list[Signal]:
     """First versions of the drafts not yet recorded (`known`: ids the scope holds); one
     signal per fingerprint even when a result states the same passage twice. With the
-    scope's `policy`, each carries the agenda's decision (`decide`; nobody is bound to a
-    concern person yet, so no person is reachable; the concern a raise names is derived
-    from the signal id, raising it is not wired yet)."""
+    scope's `policy`, each carries the agenda's decision (`decide`) made with what the graph
+    knows (`reach`, by signal id: the reachable person and an open covering concern); a
+    raise names the concern `con-<signal id>`. A second signal of one result about the same
+    subject as one it raises supplements that concern."""
     seen = set(known)
+    raised: dict[str, str] = {}  # subject -> concern this result raises
     out = []
     for d in drafts:
         sid = signal_id(scope, d.fingerprint)
@@ -190,9 +276,18 @@ def new_signals(
         p = d.passage
         decided = None
         if policy is not None:
-            ctx = DecideContext(signal_id=sid, new_concern_id=f"con-{sid}")
+            person, covering = (reach or {}).get(sid, (None, None))
+            ctx = DecideContext(
+                signal_id=sid,
+                person=person,
+                covering_concern_id=covering or raised.get(d.subject),
+                new_concern_id=concern_id_of(sid),
+            )
             decided = decide(d, policy, ctx)
         decision = decided.decision if decided is not None else None
+        if decision is not None and decision.kind is DecisionKind.RAISED:
+            raised.setdefault(d.subject, concern_id_of(sid))
+        effect = decided.effect if decided is not None else None
         out.append(
             Signal(
                 id=sid,
@@ -225,6 +320,8 @@ def new_signals(
                 decision_concern_id=decision.concern_id if decision else None,
                 decision_reason=decision.reason if decision else "",
                 decision_policy_version=decision.policy_version if decision else None,
+                decision_effect=effect_json(effect),
+                subject=d.subject,
             )
         )
     return out

@@ -129,6 +129,11 @@ class Outbox(Store):
             "concern/outbox_failed", write=True, key=key, worker_id=worker_id, error=error[:2000]
         )
 
+    async def record(self, rows: list[dict[str, Any]]) -> None:
+        """Rows written outside a concern's decision (the agenda's report of a signal to the
+        owner), MERGEd on their keys like every row: a repeat records each once."""
+        await self.query("concern/outbox_write", write=True, rows=rows)
+
     async def pending_of(self, concern_id: str) -> list[PendingMessage]:
         """The concern's rows not sent yet, as the engine reads them."""
         records = await self.query("concern/outbox_pending_of_concern", concern_id=concern_id)

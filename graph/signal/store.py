@@ -9,13 +9,16 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
+from engine.clock import utc
 from engine.errors import InvalidInput
 from engine.page import Page
 from engine.signal.model import SignalDraft
 from engine.signal.policy import AgendaPolicy
-from engine.signal.stored import Signal, new_signals, signal_id
+from engine.signal.reach import candidate_bindings, reachable_person
+from engine.signal.stored import Reach, Signal, new_signals, signal_id
 from engine.story.models import Actor
 from graph.base import Store
+from graph.signal.bindings import ContextRow, PersonBindings
 from graph.story.codec import decode, version_row
 
 
@@ -42,6 +45,9 @@ class SignalStore(Store):
             return []
         ids = sorted({signal_id(scope, d.fingerprint) for d in drafts})
         known = [r["id"] for r in await self.rows(tx, "signal/signal_ids", scope=scope, ids=ids)]
+        reach = None
+        if policy is not None and policy.loop_enabled:
+            reach = await self._reach(tx, drafts, set(known), scope=scope, now=now)
         signals = new_signals(
             drafts,
             scope=scope,
@@ -50,6 +56,7 @@ class SignalStore(Store):
             now=now,
             known=known,
             policy=policy,
+            reach=reach,
         )
         if by is not None:
             signals = [
@@ -62,6 +69,53 @@ class SignalStore(Store):
         if rows[0]["written"] != len(signals):
             raise InvalidInput("a signal lost its passage; nothing was written")
         return signals
+
+    async def _reach(
+        self,
+        tx: AsyncManagedTransaction,
+        drafts: list[SignalDraft],
+        known: set[str],
+        *,
+        scope: str,
+        now: datetime,
+    ) -> dict[str, Reach]:
+        """What the graph knows for the new drafts, in one statement."""
+        rows = {}
+        for d in drafts:
+            sid = signal_id(scope, d.fingerprint)
+            if sid not in known:
+                rows[sid] = ContextRow(
+                    key=sid,
+                    binding_ids=candidate_bindings(scope, d),
+                    target_kind=d.target_kind,
+                    target_id=d.target_id,
+                    subject=d.subject,
+                )
+        found = await PersonBindings(self.driver, self.database).context_in(
+            tx, scope, list(rows.values()), now
+        )
+        by_id = {signal_id(scope, d.fingerprint): d for d in drafts}
+        return {
+            sid: (reachable_person(by_id[sid], k.bound, k.responsible, k.corrector), k.covering)
+            for sid, k in found.items()
+        }
+
+    async def get(self, scope: str, signal_id: str, *, now: datetime) -> Signal | None:
+        rows = await self.read_one("signal/signal_get", scope=scope, id=signal_id, now=utc(now))
+        return decode(Signal, rows[0]["v"], believed=False) if rows else None
+
+    async def raised_without_concern(
+        self, *, since: datetime, before: datetime, now: datetime, limit: int = 200
+    ) -> list[tuple[str, str]]:
+        """(scope, signal id) of raised signals recorded in [since, before) with no concern."""
+        rows = await self.read_one(
+            "signal/raised_without_concern",
+            since=utc(since),
+            before=utc(before),
+            now=utc(now),
+            limit=limit,
+        )
+        return [(str(r["scope"]), str(r["id"])) for r in rows]
 
     async def page(
         self,

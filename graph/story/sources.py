@@ -3,6 +3,7 @@ references cite, always of exactly the cited version (never today's text in its 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
@@ -18,10 +19,15 @@ from graph.search.passages import remove_passages, write_passages
 from graph.story.codec import from_props, to_props
 from graph.story.store import StoryStore
 
+AlsoWrite = Callable[[AsyncManagedTransaction], Awaitable[object]]
+
 
 class StorySources(StoryStore):
-    async def upsert_source(self, inp: SourceInput, *, now: datetime) -> Source:
-        """upsertSource: record the app's version(s) of a source (seed 004 L6)."""
+    async def upsert_source(
+        self, inp: SourceInput, *, now: datetime, also: AlsoWrite | None = None
+    ) -> Source:
+        """upsertSource: record the app's version(s) of a source (seed 004 L6); `also`
+        writes what came with it (its speakers' person bindings) in the same transaction."""
         now = utc(now)
 
         async def work(tx: AsyncManagedTransaction) -> Source:
@@ -41,6 +47,8 @@ class StorySources(StoryStore):
                 versions=[to_props(v) for v in new],
             )
             await write_passages(tx, new)  # issue 30: the versions' lines, searchable
+            if also is not None:
+                await also(tx)
             return source
 
         return await self._write(work)

@@ -188,21 +188,27 @@ async def raise_concern(
     *,
     scope: str,
     at: datetime | None = None,
+    concern_id: str | None = None,
+    first_at: datetime | None = None,
 ) -> Concern:
     """`data` may be given as the function that validates it, so a caller without the role
-    or the scope is refused before its input is judged."""
+    or the scope is refused before its input is judged. The agenda names the concern it
+    raises for a signal (`concern_id`, a second create of it is CONFLICT, nothing written)
+    and when its first contact is due (`first_at`; default at once)."""
     scope = require_scope(principal, "agenda", scope)
     if callable(data):
         data = data()
     now = event_time(deps, at)
     policy = policy_of(deps)
-    cid = new_concern_id(deps, now)
-    probe = decide_raise(data, concern_id=cid, now=now, policy=policy)
+    cid = concern_id or new_concern_id(deps, now)
+    probe = decide_raise(data, concern_id=cid, now=now, policy=policy, first_at=first_at)
     # the daily report cap needs the initiator's reports of today (a person slice read)
     persons = _persons(deps)
     inputs = await persons.raise_inputs(probe.new_concern, scope)
     context = await persons.loop_context(inputs, now=now, policy=policy)
-    decision = decide_raise(data, concern_id=cid, now=now, policy=policy, context=context)
+    decision = decide_raise(
+        data, concern_id=cid, now=now, policy=policy, context=context, first_at=first_at
+    )
     concern = await _concerns(deps).create(decision, scope=scope, now=now)
     if deps.pool is not None:
         if any(e.kind == "report" for e in decision.effects):

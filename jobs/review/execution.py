@@ -51,6 +51,7 @@ from engine.review.outputs import (
 )
 from engine.review.runner import StepKind, next_step, select_input
 from engine.review.types import MissedRange, MissReason, StageName
+from engine.signal.stored import Signal
 from engine.story.inputs import PublishResultInput, parse_input
 from engine.story.publish import PublishPlan
 from graph.review.codec import StoredRun
@@ -77,6 +78,7 @@ from jobs.review.model import (
     retry_after_seconds,
 )
 from jobs.review.pool import LeftLine, StageTimedOut
+from jobs.signal.effects import enqueue_effects
 from jobs.signal.record import record_review_signals
 from jobs.story import writes
 
@@ -330,6 +332,7 @@ class Execution:
             missed=run.missed,
         )
         inp = parse_input(PublishResultInput, data)
+        recorded: list[Signal] = []
 
         async def within(tx: AsyncManagedTransaction, plan: PublishPlan) -> None:
             current = await self.runs.locked(tx, self.run_id)
@@ -346,9 +349,14 @@ class Execution:
                 await self.checkpoints.put_in(
                     tx, published.checkpoint, expected=expected, scope_tag=story_scope(run.scope)
                 )
-            await record_review_signals(self.deps, tx, plan, leaves, times, run_id=self.run_id)
+            # a retried transaction records (and so decides) again: keep only the last
+            recorded[:] = await record_review_signals(
+                self.deps, tx, plan, leaves, times, run_id=self.run_id
+            )
 
         await writes.publish_run_result(self.deps, inp, run_id=self.run_id, within=within)
+        # the agenda's effects, once the decisions committed (a job per signal, keyed by it)
+        await enqueue_effects(self.deps, recorded)
 
     async def requeue(self) -> None:
         """Deferred by a 429: the run waits for whichever worker picks the job up again, so

@@ -11,7 +11,12 @@ from neo4j import AsyncManagedTransaction
 
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
-from engine.signal.stored import Signal, drafts_from_leaves, drafts_from_suggestions
+from engine.signal.stored import (
+    Signal,
+    drafts_from_leaves,
+    drafts_from_suggestions,
+    fact_people,
+)
 from engine.story.publish import PublishPlan
 from graph.signal.store import SignalStore
 from jobs.deps import Deps
@@ -33,7 +38,8 @@ async def record_review_signals(
 ) -> list[Signal]:
     """Inside the publish transaction (`within`): a repeat records only what is missing,
     which after a committed publish is nothing."""
-    drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone)
+    people = fact_people(plan, leaves)
+    drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone, people)
     drafts += drafts_from_suggestions(plan.suggestions, plan.references, deps.settings.locale)
     policy = await policies(deps).current_in(tx, plan.result.scope)
     return await signal_store(deps).record_in(

@@ -17,10 +17,12 @@ from neo4j import AsyncManagedTransaction
 
 from engine.principal import Principal
 from engine.scope import require_scope
+from engine.signal.binding import SpeakersIn
 from engine.story import inputs as engine_inputs
 from engine.story.corrections import RelationAction
 from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
 from engine.story.publish import PublishPlan
+from graph.signal.bindings import PersonBindings
 from graph.story.publish import PublishOutcome
 from jobs import past_epoch
 from jobs.deps import Deps
@@ -30,10 +32,23 @@ SuggestionAction = Literal["accept", "dismiss"]
 
 
 async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any]) -> Source:
-    """Record an app's version(s) of a source; `data` is the input as plain values."""
+    """Record an app's version(s) of a source; `data` is the input as plain values. Its
+    `speakers` (name, person id, channel) bind each speaker of this source to a concern
+    person, in the same transaction (issue 28: how the agenda reaches who said something)."""
     by = editor(principal, str(data["scope"]))
-    parsed = engine_inputs.parse_input(engine_inputs.SourceInput, dict(data))
-    stored = await story_repo(deps).upsert_source(parsed, now=deps.clock())
+    fields = dict(data)
+    speakers = engine_inputs.parse_input(
+        SpeakersIn, {"speakers": fields.pop("speakers", None) or []}
+    ).speakers
+    parsed = engine_inputs.parse_input(engine_inputs.SourceInput, fields)
+    now = deps.clock()
+
+    async def bind(tx: AsyncManagedTransaction) -> object:
+        return await PersonBindings(deps.driver, deps.database).bind_speakers_in(
+            tx, speakers, scope=parsed.scope, source_id=parsed.id, by=by, now=now
+        )
+
+    stored = await story_repo(deps).upsert_source(parsed, now=now, also=bind if speakers else None)
     await announce(deps, parsed.scope, "source", [stored.id], by)
     return stored
 

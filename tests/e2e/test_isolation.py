@@ -339,6 +339,41 @@ TABLE: dict[str, list[Case]] = {
             hidden="id",
         ),
     ],  # fmt: skip
+    "personBindings": [
+        case(
+            "query($s: String!) { personBindings(scope: $s) { edges { node { id personId } } } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
+    "bindPerson": [
+        case(
+            "mutation($s: String!, $id: String!) { bindPerson(scope: $s, entityId: $id,"
+            ' personId: "p_attack", channel: "feishu") { id } }',
+            R,
+            lambda s: {"s": s.b, "id": s.entity},
+        ),
+        case(
+            "mutation($s: String!, $id: String!) { bindPerson(scope: $s, entityId: $id,"
+            ' personId: "p_attack", channel: "feishu") { id } }',
+            H,
+            lambda s: {"s": s.a, "id": s.entity},
+            hidden="id",
+        ),
+    ],  # fmt: skip
+    "unbindPerson": [
+        case(
+            "mutation($s: String!, $id: String!) { unbindPerson(scope: $s, entityId: $id) { id } }",
+            R,
+            lambda s: {"s": s.b, "id": s.entity},
+        ),
+        case(
+            "mutation($s: String!, $id: String!) { unbindPerson(scope: $s, entityId: $id) { id } }",
+            H,
+            lambda s: {"s": s.a, "id": s.entity},
+            hidden="id",
+        ),
+    ],  # fmt: skip
     "watches": [
         case(f"query($s: String!) {{ watches(scope: $s) {ENTRIES} }}", R, lambda s: {"s": s.b})
     ],  # fmt: skip

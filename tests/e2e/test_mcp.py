@@ -47,6 +47,7 @@ CONCERN_TOOLS = {"raise_concern", "advance_concern", "check_concerns", "change_c
 REVIEW_TOOLS = {"start_review", "review_status"}
 SEARCH_TOOLS = {"search"}
 SIGNAL_TOOLS = {"list_signals"}
+SOURCE_TOOLS = {"upsert_source"}
 
 PUBLISH = """mutation($input: PublishResultInput!) {
   publishResult(input: $input, runId: "run-mcp") { result { id } } }"""
@@ -133,7 +134,9 @@ async def test_tools_are_listed_without_resolve_concern_or_as_of(api: Server) ->
         tools = (await client.list_tools()).tools
         templates = (await client.list_resource_templates()).resource_templates
     names = {t.name for t in tools}
-    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS | SIGNAL_TOOLS
+    assert names == (
+        STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS | SIGNAL_TOOLS | SOURCE_TOOLS
+    )
     assert "resolve_concern" not in names
     for tool in tools:
         schema = json.dumps(tool.input_schema).lower()
@@ -630,7 +633,9 @@ async def test_storygraph_mcp_over_stdio_lists_tools_and_reads(
     async with stdio_client(process_env(services)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         graph = body(await client.call_tool("story_graph", {"scope": scope}))
-    assert names == STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS | SIGNAL_TOOLS
+    assert names == (
+        STORY_TOOLS | CONCERN_TOOLS | REVIEW_TOOLS | SEARCH_TOOLS | SIGNAL_TOOLS | SOURCE_TOOLS
+    )
     assert graph["counts"]["entities"] == 2
     env = process_env(services, API_TOKENS=json.dumps(TOKENS))
     async with stdio_client(env, "--token", OUTSIDER) as client:
@@ -844,3 +849,41 @@ async def test_story_graph_shows_open_signals_with_their_standing_and_the_concer
     [event] = graph["events"]
     assert event["via_concern"] == chain.concern_id
     assert event["standing"] == "answered-via-concern" and event["recorded_by"] == "person:p_lisi"
+
+
+BINDINGS = """query($s: String!) { personBindings(scope: $s) {
+  edges { node { kind sourceId speaker personId channel } } } }"""
+
+
+async def test_an_agent_pushes_a_conversation_with_its_speakers_bound(
+    api: Server, scope: str
+) -> None:
+    """upsert_source, the MCP twin of upsertSource (issue 28): the speakers it names are
+    bound to concern persons for that source; a token without `editor` may not push; bad
+    input writes nothing."""
+    push = {
+        "scope": scope,
+        "source_id": "chat",
+        "kind": "conversation",
+        "version": "v1",
+        "text": "[2035-03-19T10:00:00+08:00] 李四: 前端部分周四能提测\n",
+        "speakers": [{"name": "李四", "person_id": "p_lisi", "channel": "feishu"}],
+    }
+    async with http_client(api.url, READER) as client:
+        assert error_code(await client.call_tool("upsert_source", push)) == "FORBIDDEN"
+    async with http_client(api.url, FULL) as client:
+        twice = {**push, "speakers": [push["speakers"][0], push["speakers"][0]]}
+        assert error_code(await client.call_tool("upsert_source", twice)) == "INVALID_INPUT"
+        assert gql(api, BINDINGS, s=scope)["personBindings"]["edges"] == []
+        assert body(await client.call_tool("upsert_source", push)) == {
+            "id": "chat",
+            "current_version": "v1",
+        }
+    [bound] = [e["node"] for e in gql(api, BINDINGS, s=scope)["personBindings"]["edges"]]
+    assert bound == {
+        "kind": "SPEAKER",
+        "sourceId": "chat",
+        "speaker": "李四",
+        "personId": "p_lisi",
+        "channel": "feishu",
+    }

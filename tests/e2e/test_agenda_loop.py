@@ -1,0 +1,223 @@
+"""The agenda raises what a review learns, over HTTP with a real worker and the default offline
+model (issue 28; seed 002 §三 3–4 and 完整示例, seed 004 同名不构成身份).
+
+An app pushes a Monday conversation with its speakers (李四 = concern person p_lisi on feishu);
+李四 says "前端部分周四能提测". A review finds one commitment due that Thursday; the scope's
+agenda policy (owner 王五) decides `raised con-…`, and the worker raises that follow-up: 李四
+the counterpart, goal "确认前端部分提测是否已完成", initiator 王五, first contact on the
+Thursday inside working hours. Reviewing the same conversation again raises nothing new.
+Without speakers nobody is reachable. An operator binds a person entity to a concern person
+(versioned: as of before a rebinding the old one shows); bad input writes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import redis
+
+from engine.clock import utcnow
+from engine.settings import Settings
+from tests.support.processes import Server, forget_queue, process_env, spawn, stop
+from tests.support.review_api import gql, wait_run
+from tests.support.story_api import PUBLISH, result_input
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+def next_monday() -> datetime:
+    today = utcnow().astimezone(SHANGHAI).date()
+    monday = today + timedelta(days=7 - today.weekday())
+    return datetime(monday.year, monday.month, monday.day, 10, 0, tzinfo=SHANGHAI)
+
+
+MONDAY = next_monday()  # still ahead, so its Thursday's follow-up is too
+THURSDAY = MONDAY + timedelta(days=3)
+LINE = f"[{MONDAY.isoformat()}] 李四: 前端部分周四能提测\n"
+SPEAKERS = [{"name": "李四", "personId": "p_lisi", "channel": "feishu"}]
+
+POLICY = """mutation($s: String!) { saveAgendaPolicy(scope: $s, seenVersion: 1, policy: {
+  loopEnabled: true, actOn: [COMMITMENT, DIFFERENCE], ownerPersonId: "p_wangwu",
+  ownerName: "王五", ownerChannel: "feishu"}) { version } }"""
+UPSERT = "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }"
+SIGNALS = """query($s: String!) { signals(scope: $s) { edges { node {
+  id kind who due decision { kind concernId policyVersion label } } } } }"""
+CONCERN = """query($id: ID!) { concern(id: $id) {
+  id type goal status source { initiator { personId name } }
+  people { personId displayName roleInConcern lastChannel }
+  nextAction { when } conversation { text } } }"""
+CONCERNS = "query($s: String!) { concerns(scope: $s) { edges { node { id } } } }"
+BINDINGS = """query($s: String!, $at: DateTime) { personBindings(scope: $s, asOf: $at) {
+  edges { node { id seq kind sourceId speaker entityId personId displayName channel } } } }"""
+BIND = """mutation($s: String!, $e: String!, $p: String!, $c: String!) {
+  bindPerson(scope: $s, entityId: $e, personId: $p, channel: $c) {
+    id seq kind entityId personId displayName channel } }"""
+UNBIND = "mutation($s: String!, $e: String!) { unbindPerson(scope: $s, entityId: $e) { id } }"
+
+
+def code(api: Server, query: str, **variables: Any) -> str:
+    body = api.graphql(query, variables).json()
+    assert body.get("errors"), body
+    return str(body["errors"][0]["extensions"]["code"])
+
+
+def wait_for(read: Any, ok: Any, what: str, within: float = 60) -> Any:
+    deadline = time.monotonic() + within
+    got = read()
+    while not ok(got):
+        assert time.monotonic() < deadline, f"{what}: {got}"
+        time.sleep(0.3)
+        got = read()
+    return got
+
+
+@pytest.fixture
+def offline(services: Settings, start_server) -> Iterator[Server]:  # type: ignore[no-untyped-def]
+    """An API and a worker on a queue of their own, no model configured, app switched on."""
+    queue = f"{services.queue_name}:agenda-{uuid.uuid4().hex[:6]}"
+    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="", TIMEZONE="Asia/Shanghai")
+    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL="", TIMEZONE="Asia/Shanghai")
+    worker = spawn(["worker"], env)
+    gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
+    try:
+        yield api
+    finally:
+        stop(worker)
+        r = redis.Redis.from_url(services.effective_redis_url)
+        forget_queue(r, queue)
+        r.close()
+
+
+def push(api: Server, scope: str, speakers: list[dict[str, str]] | None) -> None:
+    source = {"scope": scope, "id": "chat-1", "kind": "CONVERSATION", "version": "v1"}
+    gql(api, UPSERT, i={**source, "text": LINE, "speakers": speakers})
+
+
+def review(api: Server, scope: str) -> None:
+    run_id = gql(
+        api,
+        "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+        " startReview(scope: $sc, from: $f, to: $t) { id } }",
+        sc={"projectIds": [scope]},
+        f=(MONDAY - timedelta(hours=1)).isoformat(),
+        t=(MONDAY + timedelta(hours=1)).isoformat(),
+    )["startReview"]["id"]
+    wait_run(api, run_id, "completed", timeout=120)
+
+
+def signals(api: Server, scope: str) -> list[dict[str, Any]]:
+    return [e["node"] for e in gql(api, SIGNALS, s=scope)["signals"]["edges"]]
+
+
+def test_a_bound_speakers_promise_becomes_one_follow_up_on_the_due_day(
+    offline: Server, scope: str
+) -> None:
+    api = offline
+    assert gql(api, POLICY, s=scope)["saveAgendaPolicy"]["version"] == 2
+    push(api, scope, SPEAKERS)
+    review(api, scope)
+
+    [signal] = signals(api, scope)
+    assert signal["kind"] == "COMMITMENT" and signal["who"] == "李四"
+    assert datetime.fromisoformat(signal["due"]) == THURSDAY.replace(hour=18)
+    cid = f"con-{signal['id']}"
+    assert signal["decision"] == {
+        "kind": "RAISED",
+        "concernId": cid,
+        "policyVersion": 2,
+        "label": f"raised {cid}",
+    }
+    concern = wait_for(
+        lambda: gql(api, CONCERN, id=cid)["concern"], bool, "the worker raises the concern"
+    )
+    assert concern["type"] == "FOLLOWUP" and concern["status"] == "PENDING"
+    assert concern["goal"] == "确认前端部分提测是否已完成"
+    assert concern["source"]["initiator"] == {"personId": "p_wangwu", "name": "王五"}
+    lisi = [p for p in concern["people"] if p["personId"] == "p_lisi"]
+    assert lisi == [
+        {
+            "personId": "p_lisi",
+            "displayName": "李四",
+            "roleInConcern": "当事人",
+            "lastChannel": "feishu",
+        }
+    ]
+    first = datetime.fromisoformat(concern["nextAction"]["when"]).astimezone(SHANGHAI)
+    assert first.date() == THURSDAY.date() and 9 <= first.hour < 18, first
+    assert concern["conversation"] == []  # not contacted at once: on Thursday
+
+    review(api, scope)  # the same conversation again: nothing new
+    assert [s["id"] for s in signals(api, scope)] == [signal["id"]]
+    ids = [e["node"]["id"] for e in gql(api, CONCERNS, s=scope)["concerns"]["edges"]]
+    assert ids == [cid]
+
+    # the speaker's binding is versioned and readable; 李四 in another source is nobody
+    [bound] = [e["node"] for e in gql(api, BINDINGS, s=scope)["personBindings"]["edges"]]
+    assert (bound["kind"], bound["sourceId"], bound["speaker"], bound["personId"]) == (
+        "SPEAKER",
+        "chat-1",
+        "李四",
+        "p_lisi",
+    )
+
+
+def test_without_speakers_the_promise_is_ignored_as_unreachable(
+    offline: Server, scope: str
+) -> None:
+    api = offline
+    gql(api, POLICY, s=scope)
+    push(api, scope, None)
+    review(api, scope)
+    [signal] = signals(api, scope)
+    assert signal["decision"]["label"] == "ignored: no reachable person"
+    assert gql(api, CONCERNS, s=scope)["concerns"]["edges"] == []
+
+
+def test_an_operator_binds_a_person_entity_versioned_and_bad_input_writes_nothing(
+    offline: Server, scope: str
+) -> None:
+    api = offline
+    push(api, scope, None)
+    review(api, scope)  # 李四 becomes a person entity of the scope
+    entities = gql(
+        api, "query($s: String!) { storyGraph(scope: $s) { entities { id name kind } } }", s=scope
+    )  # noqa: E501
+    [lisi] = [e for e in entities["storyGraph"]["entities"] if e["name"] == "李四"]
+    assert lisi["kind"] == "person"
+    gql(api, UPSERT, i={"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": "v1",
+                        "text": "张三: 支付模块卡在第三方回调"})  # fmt: skip
+    gql(api, PUBLISH, input=result_input(scope, "k1"))
+    graph = gql(
+        api, "query($s: String!) { storyGraph(scope: $s) { entities { id name } } }", s=scope
+    )  # noqa: E501
+    [module] = [e for e in graph["storyGraph"]["entities"] if e["name"] == "支付模块"]
+
+    # bad input: NOT_FOUND / INVALID_INPUT, and nothing written
+    assert code(api, BIND, s=scope, e="ent-missing", p="p_lisi", c="feishu") == "NOT_FOUND"
+    assert code(api, BIND, s=scope, e=module["id"], p="p_lisi", c="feishu") == "INVALID_INPUT"
+    assert code(api, BIND, s=scope, e=lisi["id"], p="  ", c="feishu") == "INVALID_INPUT"
+    assert code(api, BINDINGS, s=scope, at="2030-01-01T00:00:00") == "INVALID_INPUT"
+    assert code(api, UNBIND, s=scope, e=lisi["id"]) == "NOT_FOUND"
+    assert gql(api, BINDINGS, s=scope)["personBindings"]["edges"] == []
+
+    first = gql(api, BIND, s=scope, e=lisi["id"], p="p_lisi", c="feishu")["bindPerson"]
+    assert (first["seq"], first["kind"], first["displayName"]) == (1, "ENTITY", "李四")
+    same = gql(api, BIND, s=scope, e=lisi["id"], p="p_lisi", c="feishu")["bindPerson"]
+    assert same == first  # binding what is bound writes nothing
+    between = utcnow().isoformat()
+    second = gql(api, BIND, s=scope, e=lisi["id"], p="p_lisi", c="wecom")["bindPerson"]
+    assert (second["id"], second["seq"], second["channel"]) == (first["id"], 2, "wecom")
+
+    def channels(at: str | None = None) -> list[str]:
+        page = gql(api, BINDINGS, s=scope, at=at)["personBindings"]["edges"]
+        return [e["node"]["channel"] for e in page]
+
+    assert channels() == ["wecom"] and channels(between) == ["feishu"]
+    gql(api, UNBIND, s=scope, e=lisi["id"])
+    assert channels() == [] and channels(between) == ["feishu"]
