@@ -27,14 +27,28 @@ from engine.signal.outcome import (
     decide_outcome,
     suggestion_for,
 )
+from engine.signal.policy import Reachable
 from engine.signal.stored import Signal
-from engine.story.models import Entity, ObjectKind, Relation, Suggestion
+from engine.story.models import ActorKind, Entity, ObjectKind, Relation, Suggestion
 from graph.search.passages import write_passages
 from graph.signal.policies import AgendaPolicies
 from graph.signal.store import SignalStore
 from graph.story import dismissals
 from graph.story.codec import from_props, to_props, version_row, write_row
 from graph.story.store import StoryStore
+
+
+def answerer_of(concern: Concern, answered: Signal) -> Reachable | None:
+    """The concern person whose answer states a new signal (a moved commitment), reachable
+    on the channel the concern talks to them on, so the loop goes on with them."""
+    if answered.by.kind is not ActorKind.PERSON:
+        return None
+    person = concern.person(answered.by.id)
+    if person is None or not person.last_channel:
+        return None
+    return Reachable(
+        person_id=person.person_id, display_name=person.display_name, channel=person.last_channel
+    )
 
 
 class SignalAnswers(StoryStore):
@@ -81,7 +95,7 @@ class SignalAnswers(StoryStore):
             )
             if plan is None:
                 return None, []
-            return plan, await self._write_plan(tx, plan)
+            return plan, await self._write_plan(tx, plan, answerer_of(concern, plan.signal))
 
         return await self._write(work)
 
@@ -104,7 +118,9 @@ class SignalAnswers(StoryStore):
         assert isinstance(target, Entity | Relation)
         return suggestion, target
 
-    async def _write_plan(self, tx: AsyncManagedTransaction, plan: OutcomePlan) -> list[Signal]:
+    async def _write_plan(
+        self, tx: AsyncManagedTransaction, plan: OutcomePlan, answerer: Reachable | None
+    ) -> list[Signal]:
         if plan.source is not None:
             versions = [plan.source_version] if plan.source_version is not None else []
             await self.rows(
@@ -150,4 +166,5 @@ class SignalAnswers(StoryStore):
             by=answered.by,
             why=f"answer in concern {answered.via_concern}",
             via_concern=answered.via_concern,
+            answerer=answerer,
         )

@@ -13,7 +13,7 @@ from engine.clock import utc
 from engine.errors import InvalidInput
 from engine.page import Page
 from engine.signal.model import SignalDraft
-from engine.signal.policy import AgendaPolicy
+from engine.signal.policy import AgendaPolicy, Reachable
 from engine.signal.reach import candidate_bindings, reachable_person
 from engine.signal.stored import Reach, Signal, new_signals, signal_id
 from engine.story.models import Actor
@@ -36,10 +36,13 @@ class SignalStore(Store):
         by: Actor | None = None,
         why: str = "review",
         via_concern: str | None = None,
+        answerer: Reachable | None = None,
     ) -> list[Signal]:
         """Record the drafts this scope does not hold yet (by fingerprint); a draft whose
         passage names no source version of the scope rejects the whole write. `by`/`why`/
-        `via_concern`: who states them when no run does (an answer through a concern)."""
+        `via_concern`: who states them when no run does (an answer through a concern);
+        `answerer`: the person who said them through that concern, reachable by the channel
+        they answered on (their own words, so no name is matched) when no binding is found."""
         drafts = list(drafts)
         if not drafts:
             return []
@@ -48,6 +51,8 @@ class SignalStore(Store):
         reach = None
         if policy is not None and policy.loop_enabled:
             reach = await self._reach(tx, drafts, set(known), scope=scope, now=now)
+            if answerer is not None:
+                reach = {sid: (person or answerer, cover) for sid, (person, cover) in reach.items()}
         signals = new_signals(
             drafts,
             scope=scope,

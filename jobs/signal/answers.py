@@ -22,6 +22,7 @@ from engine.signal.outcome import ENDED, OutcomePlan
 from engine.signal.stored import Signal
 from graph.signal.answers import SignalAnswers
 from jobs.deps import Deps
+from jobs.signal.effects import enqueue_effects
 
 ATTEMPTS = 3
 
@@ -48,9 +49,13 @@ async def settle_signal_answer(
     moment = now or deps.clock()
     for attempt in range(ATTEMPTS):
         try:
-            return await store.settle(
+            plan, signals = await store.settle(
                 concern, scope, now=moment, tz=policy.timezone, locale=policy.locale
             )
+            # a moved commitment's new signal: its decision's effect (a new follow-up with the
+            # person who moved it) is performed once, like a review's (jobs/signal/effects.py)
+            await enqueue_effects(deps, signals)
+            return plan, signals
         except Conflict:
             # a second worker wrote the same outcome first: reading again finds it written
             if attempt == ATTEMPTS - 1:

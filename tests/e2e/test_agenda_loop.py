@@ -13,18 +13,12 @@ Without speakers nobody is reachable. An operator binds a person entity to a con
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import pytest
-import redis
-
 from engine.clock import utcnow
-from engine.settings import Settings
-from tests.support.processes import Server, forget_queue, process_env, spawn, stop
+from tests.support.processes import Server
 from tests.support.review_api import gql, wait_run
 from tests.support.story_api import PUBLISH, result_input
 
@@ -75,23 +69,6 @@ def wait_for(read: Any, ok: Any, what: str, within: float = 60) -> Any:
         time.sleep(0.3)
         got = read()
     return got
-
-
-@pytest.fixture
-def offline(services: Settings, start_server) -> Iterator[Server]:  # type: ignore[no-untyped-def]
-    """An API and a worker on a queue of their own, no model configured, app switched on."""
-    queue = f"{services.queue_name}:agenda-{uuid.uuid4().hex[:6]}"
-    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="", TIMEZONE="Asia/Shanghai")
-    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL="", TIMEZONE="Asia/Shanghai")
-    worker = spawn(["worker"], env)
-    gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
-    try:
-        yield api
-    finally:
-        stop(worker)
-        r = redis.Redis.from_url(services.effective_redis_url)
-        forget_queue(r, queue)
-        r.close()
 
 
 def push(api: Server, scope: str, speakers: list[dict[str, str]] | None) -> None:

@@ -176,6 +176,18 @@ def wait_status(api: ConcernClient, sid: str, status: str) -> dict[str, Any]:
     raise AssertionError(f"signal {sid} never {status}: {signals(api).get(sid)}")
 
 
+def concern_of(api: ConcernClient, cid: str) -> dict[str, Any]:
+    """Until the concern exists (the agenda's effect job raises it after the answer's write)."""
+    query = "query($id: ID!) { concern(id: $id) { id status signal { id } people { personId } } }"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        body = api.api.graphql(query, {"id": cid}).json()
+        if body.get("data") and body["data"]["concern"]:
+            return body["data"]["concern"]  # type: ignore[no-any-return]
+        time.sleep(0.2)
+    raise AssertionError(f"concern {cid} was never raised")
+
+
 def turned(api: ConcernClient, cid: str, recorded: int) -> None:
     """Until the loop turn a reply triggered has saved its decision (one turn at a time)."""
     revision = "query($id: ID!) { concern(id: $id) { status revision } }"
@@ -268,7 +280,12 @@ async def test_a_moved_commitment_becomes_an_event_and_a_new_commitment_signal(
     assert (new["who"], new["what"]) == ("李四", "前端部分提测")
     assert new["sourceId"] == f"concern-{cid}" and new["locator"].startswith("lines:")
     assert new["by"] == {"kind": "PERSON", "id": "p_lisi"}
-    assert new["decision"] is not None  # the agenda decided it like any signal
+    # the loop goes on: the agenda raises a follow-up for the new time with the person who
+    # moved it (reachable on the channel they answered on), once
+    assert new["decision"]["label"] == f"raised con-{new['id']}"
+    follow = concern_of(api, f"con-{new['id']}")
+    assert follow["signal"]["id"] == new["id"]
+    assert [p["personId"] for p in follow["people"]] == ["p_lisi"]
 
 
 async def test_a_dropped_concern_leaves_its_signal_unresolved_and_asserts_nothing(

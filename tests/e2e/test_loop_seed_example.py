@@ -1,0 +1,189 @@
+"""The loop end to end (issue 28 item 6): what a review learns reaches the person who can
+settle it, and the answer comes back into the story graph. Over HTTP, a real worker, real
+Neo4j and Redis, the DEFAULT offline model (no scripted answers).
+
+1. Seed 002's 完整示例 started by a review instead of a person: on a Monday 李四 (pushed as the
+   speaker p_lisi on feishu) says "前端部分周四能提测" → one commitment signal due Thursday →
+   the agenda raises a follow-up to 李四 → the scheduler's clock moved to Thursday sends it →
+   李四 answers "已经提测了" → the concern resolves, the back-flow reaches the owner 王五, and
+   the story graph holds the event "前端部分已提测" citing 李四's line in the concern's
+   conversation: absent as of Wednesday, present as of Friday.
+2. A difference: a person confirms that 张三 is responsible for 支付模块; an operator binds the
+   person entity 张三 to the concern person p_zhangsan; a later review of "支付模块改由李四负责"
+   yields a pending difference → a concern to 张三 → "对，已经交给李四了" → the relation
+   corrected by 张三 via the concern (as of before: 张三; after: 李四). Reviewing the same
+   message again raises nothing new.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tests.e2e.test_agenda_loop import (
+    CONCERN,
+    MONDAY,
+    POLICY,
+    SHANGHAI,
+    SIGNALS,
+    push,
+    review,
+    signals,
+    wait_for,
+)
+from tests.support.concern_api import ConcernClient
+from tests.support.processes import Server
+from tests.support.review_api import gql, wait_run
+
+WEDNESDAY = MONDAY + timedelta(days=2)
+FRIDAY = MONDAY + timedelta(days=4, hours=2)
+GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) {
+  entities { id name kind }
+  events { id title at by { kind id } viaConcern }
+  relations { id fromId toId type confirmation seq by { kind id } viaConcern }
+  suggestions { id kind status }
+  references { ownerId sourceId locator excerpt { available text } } } }"""
+CHAIN = """query($s: String!, $id: ID!) { signal(scope: $s, id: $id) {
+  id status concern { id status signal { id } } } }"""
+
+
+def story(api: Server, scope: str, at: datetime | str | None = None) -> dict[str, Any]:
+    moment = at.isoformat() if isinstance(at, datetime) else at
+    found: dict[str, Any] = gql(api, GRAPH, s=scope, at=moment)["storyGraph"]
+    return found
+
+
+def minutes(at: datetime) -> float:
+    return (at - MONDAY).total_seconds() / 60
+
+
+def test_seed_complete_example_started_by_a_review(offline: Server, scope: str) -> None:
+    api = offline
+    people = ConcernClient(api, scope, MONDAY)
+    gql(api, POLICY, s=scope)  # owner 王五 (p_wangwu on feishu), the loop on
+    push(api, scope, [{"name": "李四", "personId": "p_lisi", "channel": "feishu"}])
+    review(api, scope)
+
+    [signal] = signals(api, scope)
+    cid = f"con-{signal['id']}"
+    assert signal["decision"]["label"] == f"raised {cid}"
+    concern = wait_for(lambda: gql(api, CONCERN, id=cid)["concern"], bool, "raised")
+    first = datetime.fromisoformat(concern["nextAction"]["when"])
+    assert first.astimezone(SHANGHAI).weekday() == 3  # Thursday
+
+    # Thursday: the scheduler (its clock moved there) sends the follow-up to 李四
+    people.scheduler(minutes(first) + 1)
+    [asked] = people.wait_for("p_lisi", 1)
+    assert "前端部分" in asked["text"]
+
+    answered_at = first + timedelta(minutes=20)
+    people.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
+    resolved = people.wait_revision(cid, lambda c: c["status"] == "RESOLVED")
+    assert resolved["status"] == "RESOLVED"
+    backflow = wait_for(
+        lambda: [m for m in people.sent_to("p_wangwu") if m["kind"] == "backflow"],
+        bool,
+        "the back-flow reaches the owner",
+    )
+    assert "已经提测了" in backflow[0]["text"]
+    chain = wait_for(
+        lambda: gql(api, CHAIN, s=scope, id=signal["id"])["signal"],
+        lambda s: s["status"] == "KEPT",
+        "the signal is kept",
+    )
+    assert chain["concern"] == {"id": cid, "status": "RESOLVED", "signal": {"id": signal["id"]}}
+
+    assert [e for e in story(api, scope, WEDNESDAY)["events"] if "已提测" in e["title"]] == []
+    friday = story(api, scope, FRIDAY)
+    [event] = [e for e in friday["events"] if e["title"] == "前端部分已提测"]
+    assert event["by"] == {"kind": "PERSON", "id": "p_lisi"} and event["viaConcern"] == cid
+    [ref] = [r for r in friday["references"] if r["ownerId"] == event["id"]]
+    assert ref["sourceId"] == f"concern-{cid}" and ref["locator"].startswith("lines:")
+    assert ref["excerpt"]["available"] and ref["excerpt"]["text"].endswith("李四: 已经提测了")
+
+
+BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+STATED = f"[{BASE.isoformat()}] 王五: 张三负责支付模块\n"
+CHANGED = f"[{(BASE + timedelta(hours=2)).isoformat()}] 王五: 支付模块改由李四负责\n"
+BIND = """mutation($s: String!, $e: String!) { bindPerson(scope: $s, entityId: $e,
+  personId: "p_zhangsan", displayName: "张三", channel: "feishu") { id } }"""
+
+
+def review_window(api: Server, scope: str, start: datetime) -> None:
+    run_id = gql(
+        api,
+        "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
+        " startReview(scope: $sc, from: $f, to: $t) { id } }",
+        sc={"projectIds": [scope]},
+        f=start.isoformat(),
+        t=(start + timedelta(hours=1)).isoformat(),
+    )["startReview"]["id"]
+    wait_run(api, run_id, "completed", timeout=120)
+
+
+def push_chat(api: Server, scope: str, version: str, text: str) -> None:
+    source = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": version}
+    gql(api, "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
+        i={**source, "text": text})  # fmt: skip
+
+
+def holders(g: dict[str, Any]) -> list[tuple[str, str]]:
+    names = {e["id"]: e["name"] for e in g["entities"]}
+    return sorted(
+        (names[r["fromId"]], names[r["toId"]])
+        for r in g["relations"]
+        if r["type"] == "responsible_for"
+    )
+
+
+def test_a_difference_is_settled_by_the_responsible_person_through_a_concern(
+    offline: Server, scope: str
+) -> None:
+    api = offline
+    gql(api, POLICY, s=scope)
+    push_chat(api, scope, "v1", STATED)
+    review_window(api, scope, BASE - timedelta(minutes=30))
+    [rel] = story(api, scope)["relations"]
+    gql(
+        api,
+        'mutation($s: String!, $id: ID!) { confirmRelation(scope: $s, id: $id, why: "对") {'
+        " seq } }",
+        s=scope,
+        id=rel["id"],
+    )
+    [zhang] = [e for e in story(api, scope)["entities"] if e["name"] == "张三"]
+    gql(api, BIND, s=scope, e=zhang["id"])
+
+    push_chat(api, scope, "v2", STATED + CHANGED)
+    review_window(api, scope, BASE + timedelta(hours=1, minutes=30))
+    [signal] = [s for s in signals(api, scope) if s["kind"] == "DIFFERENCE"]
+    cid = f"con-{signal['id']}"
+    assert signal["decision"]["label"] == f"raised {cid}"
+    concern = wait_for(lambda: gql(api, CONCERN, id=cid)["concern"], bool, "raised")
+    assert concern["goal"] == "确认负责人是张三还是李四"
+    assert [p["personId"] for p in concern["people"] if p["personId"] == "p_zhangsan"] == [
+        "p_zhangsan"
+    ]
+    assert holders(story(api, scope)) == [("张三", "支付模块")]  # nothing asserted yet
+
+    before = datetime.now(UTC)
+    people = ConcernClient(api, scope, before)
+    people.reply(cid, "p_zhangsan", "对，已经交给李四了", 1 / 60)  # a second later
+    people.wait_revision(cid, lambda c: c["status"] == "RESOLVED")
+    after = wait_for(
+        lambda: story(api, scope),
+        lambda g: holders(g) == [("李四", "支付模块")],
+        "the relation corrected by 张三 via the concern",
+    )
+    [moved] = [r for r in after["relations"] if r["type"] == "responsible_for"]
+    assert moved["by"] == {"kind": "PERSON", "id": "p_zhangsan"} and moved["viaConcern"] == cid
+    assert holders(story(api, scope, before)) == [("张三", "支付模块")]
+
+    # the same message reviewed again raises nothing new
+    review_window(api, scope, BASE + timedelta(hours=1, minutes=30))
+    edges = gql(api, SIGNALS, s=scope)["signals"]["edges"]
+    assert [e["node"]["id"] for e in edges if e["node"]["kind"] == "DIFFERENCE"] == [signal["id"]]
+    listed = gql(
+        api, "query($s: String!) { concerns(scope: $s) { edges { node { id } } } }", s=scope
+    )
+    assert [e["node"]["id"] for e in listed["concerns"]["edges"]] == [cid]
