@@ -43,7 +43,7 @@ GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) 
   relations { id fromId toId type confirmation seq by { kind id } viaConcern }
   suggestions { id kind status }
   references { ownerId sourceId locator excerpt { available text } } } }"""
-CHAIN = """query($s: String!, $id: ID!) { signal(scope: $s, id: $id) {
+CHAIN = """query($s: String!, $id: ID!, $at: DateTime) { signal(scope: $s, id: $id, asOf: $at) {
   id status concern { id status signal { id } } } }"""
 
 
@@ -87,7 +87,8 @@ def test_seed_complete_example_started_by_a_review(offline: Server, scope: str) 
     )
     assert "已经提测了" in backflow[0]["text"]
     chain = wait_for(
-        lambda: gql(api, CHAIN, s=scope, id=signal["id"])["signal"],
+        # as of Friday: the answer is recorded at the moved clock's Thursday
+        lambda: gql(api, CHAIN, s=scope, id=signal["id"], at=FRIDAY.isoformat())["signal"],
         lambda s: s["status"] == "KEPT",
         "the signal is kept",
     )

@@ -178,7 +178,9 @@ def wait_status(api: ConcernClient, sid: str, status: str) -> dict[str, Any]:
 
 def concern_of(api: ConcernClient, cid: str) -> dict[str, Any]:
     """Until the concern exists (the agenda's effect job raises it after the answer's write)."""
-    query = "query($id: ID!) { concern(id: $id) { id status signal { id } people { personId } } }"
+    query = (
+        "query($id: ID!) { concern(id: $id) { id status source { signalId } people { personId } } }"
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         body = api.api.graphql(query, {"id": cid}).json()
@@ -284,7 +286,7 @@ async def test_a_moved_commitment_becomes_an_event_and_a_new_commitment_signal(
     # moved it (reachable on the channel they answered on), once
     assert new["decision"]["label"] == f"raised con-{new['id']}"
     follow = concern_of(api, f"con-{new['id']}")
-    assert follow["signal"]["id"] == new["id"]
+    assert follow["source"]["signalId"] == new["id"]  # (recorded in 2035: `signal` reads now)
     assert [p["personId"] for p in follow["people"]] == ["p_lisi"]
 
 
