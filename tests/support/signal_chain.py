@@ -4,9 +4,13 @@ answer in the concern's conversation → the event written by 李四 via the con
 
 The signal is recorded through the real `SignalStore`, the concern raised through the real
 `raise_concern` use case (`RaiseConcernInput(signal_id=...)`) and the answer recorded through
-`advance_concern`. The event the answer brings is written by `answer_event` below, a stand-in
-until loop-answers lands its way back into the graph (the lead swaps it for the real flow):
-it records an event version by `person:p_lisi` with `via_concern`, through the story store.
+`advance_concern`. With `keep`, the concern is then ended (resolved, as the offline loop
+resolves "已经提测了": proved over HTTP by tests/e2e/test_signal_answers.py and
+test_loop_seed_example.py) and its answer goes back into the graph through the real
+`jobs.signal.answers.settle_signal_answer`: the conversation as a source version, the event
+by `person:p_lisi` via the concern, the signal `kept`. Without `keep` the read tests get a
+state the loop never leaves behind on its own, the event written but the signal still open
+(`answer_event`), so one scope shows an open signal and an answered event together.
 """
 
 from __future__ import annotations
@@ -18,21 +22,24 @@ from zoneinfo import ZoneInfo
 from engine.clock import utcnow
 from engine.concern.advance import InboundMessage
 from engine.concern.model import (
+    ConcernStatus,
     ConcernType,
     Initiator,
     PersonRef,
     Priority,
     RaiseConcernInput,
 )
-from engine.principal import OPEN_PRINCIPAL
+from engine.concern.policy import ConcernPolicy
+from engine.principal import OPEN_PRINCIPAL, WORKER
 from engine.signal.derive import from_fact
-from engine.signal.model import Passage, SignalStatus
+from engine.signal.model import Passage
 from engine.signal.stored import Signal
 from engine.story.inputs import SourceInput
 from engine.story.models import Actor, Event, ObjectKind, Reference, SourceKind, make_id
-from graph.story.codec import version_row, write_row
+from graph.story.codec import write_row
 from jobs.concern import commands
 from jobs.deps import Deps
+from jobs.signal.answers import settle_signal_answer
 from jobs.signal.policy import policies
 from jobs.signal.record import signal_store
 from jobs.story.common import story_repo
@@ -157,36 +164,16 @@ async def answer_event(deps: Deps, scope: str, concern_id: str, at: datetime) ->
     return event.id
 
 
-KEEP = """
-UNWIND $rows AS row
-MATCH (n:Signal {id: row.id})-[:VERSION]->(prev:SignalVersion {seq: row.seq - 1})
-MATCH (prev)-[cites:CITES]->(sv:SourceVersion)
-CREATE (n)-[:VERSION]->(v:SignalVersion)
-FOREACH (k IN keys(row.instants) |
-  SET v[k] = datetime({epochSeconds: row.instants[k][0], nanosecond: row.instants[k][1]}))
-SET v += row.props
-SET prev.retracted_at = v.recorded_at, n.status = v.status
-CREATE (v)-[:CITES {locator: cites.locator}]->(sv)
-"""
-
-
-async def keep_signal(deps: Deps, signal: Signal, concern_id: str) -> Signal:
-    """The signal's next version, `kept` by 李四 via the concern (stand-in for loop-answers'
-    write in the answer's transaction)."""
-    kept = signal.model_copy(
-        update={
-            "seq": signal.seq + 1,
-            "status": SignalStatus.KEPT,
-            "recorded_at": utcnow(),
-            "by": Actor.person("p_lisi"),
-            "why": ANSWER,
-            "via_concern": concern_id,
-        }
-    )
-    await deps.driver.execute_query(
-        KEEP, rows=[version_row(kept)], database_=deps.settings.neo4j_database
-    )
-    return kept
+async def settle_answer(deps: Deps, scope: str, concern_id: str, at: datetime) -> str:
+    """李四 answers through the concern; the concern ends resolved and its answer comes back
+    into the graph through the real way back (`settle_signal_answer`); the event's id."""
+    message = InboundMessage(person_id="p_lisi", text=ANSWER, ts=at, channel="feishu")
+    advanced = await commands.advance_concern(deps, OPEN_PRINCIPAL, concern_id, message)
+    ended = advanced.concern.model_copy(update={"status": ConcernStatus.RESOLVED})
+    policy = ConcernPolicy.from_settings(deps.settings)
+    plan, _ = await settle_signal_answer(deps, WORKER, ended, scope, policy=policy, now=utcnow())
+    assert plan is not None and len(plan.events) == 1, plan
+    return plan.events[0].id
 
 
 async def build_chain(deps: Deps, scope: str, *, keep: bool = False) -> Chain:
@@ -196,9 +183,11 @@ async def build_chain(deps: Deps, scope: str, *, keep: bool = False) -> Chain:
     concern_id = await raise_for(deps, scope, signal)
     raised_at = utcnow()
     assert signal.due is not None
-    event_id = await answer_event(deps, scope, concern_id, signal.due + timedelta(hours=-2))
+    answered = signal.due + timedelta(hours=-2)
     if keep:
-        await keep_signal(deps, signal, concern_id)
+        event_id = await settle_answer(deps, scope, concern_id, answered)
+    else:
+        event_id = await answer_event(deps, scope, concern_id, answered)
     return Chain(
         scope=scope,
         signal=signal,
