@@ -138,6 +138,18 @@ def goal_of(signal: SignalDraft) -> str:
     return f"确认{signal.what or signal.text}是否已完成"
 
 
+_SPEAKER = re.compile(r"^[^：:]{1,20}[：:]\s*")
+
+
+def asked_about(signal: SignalDraft) -> str:
+    """What the concern's messages say it is about, in the words a person reads: the
+    question for a difference, the promise as said (without its speaker) otherwise. The
+    signal itself is linked by `signal_id`, never spelled into a message."""
+    if signal.kind is SignalKind.DIFFERENCE:
+        return goal_of(signal)
+    return _SPEAKER.sub("", signal.text, count=1) or signal.text
+
+
 def _ignored(policy: AgendaPolicy, reason: str) -> Decided:
     return Decided(
         decision=SignalDecision(
@@ -163,7 +175,7 @@ def _raise(
         priority=priority,
         title=goal,
         goal=goal,
-        source_detail=f"signal {ctx.signal_id}: {signal.text}",
+        source_detail=asked_about(signal),
         initiator=initiator,
         people=[
             PersonRef(

@@ -156,6 +156,9 @@ def test_a_commitment_with_a_due_time_raises_a_follow_up_at_that_time() -> None:
     assert effect.request.initiator is not None
     assert effect.request.initiator.person_id == "p_owner"
     assert [p.person_id for p in effect.request.people] == ["p_lisi"]
+    # the messages speak of the promise in its words, never of a signal id
+    assert effect.request.source_detail == "前端部分周四能提测"
+    assert effect.request.signal_id == "sig-1"
 
 
 def test_a_commitment_without_a_due_time_is_ignored_with_that_reason() -> None:
@@ -194,6 +197,7 @@ def test_a_difference_asks_the_responsible_person() -> None:
     assert decided is not None and isinstance(decided.effect, RaiseFromSignal)
     assert decided.effect.request.goal == "确认负责人是张三还是李四"
     assert decided.effect.first_contact_at is None  # asked at once
+    assert decided.effect.request.source_detail == "确认负责人是张三还是李四"
     assert decided.effect.request.people[0].person_id == "p_zhangsan"
 
 
