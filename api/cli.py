@@ -132,9 +132,11 @@ def _serve(
     core), each building its own app from the environment (`api.app.app_from_env`); they
     share only Neo4j and Redis (graphChanged fans out through Redis pub/sub)."""
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
     from api.app import create_app
     from api.auth import check_binding
+    from api.listeners import BALANCED, WorkerListener
     from jobs.logs import configure_logging
 
     if host:
@@ -151,7 +153,20 @@ def _serve(
         return
     check_binding(settings)  # refuse an open non-loopback binding here, once, not per worker
     os.environ.update(API_HOST=settings.api_host, API_PORT=str(settings.api_port))
-    uvicorn.run(
+    if not BALANCED:
+        uvicorn.run(
+            "api.app:app_from_env",
+            factory=True,
+            workers=count,
+            host=settings.api_host,
+            port=settings.api_port,
+            log_config=None,
+            access_log=False,
+        )
+        return
+    # each worker listens on its own SO_REUSEPORT socket (api/listeners.py): the kernel, not
+    # the first worker awake, spreads the connections
+    config = uvicorn.Config(
         "api.app:app_from_env",
         factory=True,
         workers=count,
@@ -160,6 +175,13 @@ def _serve(
         log_config=None,
         access_log=False,
     )
+    try:
+        listener = WorkerListener(settings.api_host, settings.api_port)
+    except OSError as exc:
+        raise SystemExit(
+            f"cannot listen on {settings.api_host}:{settings.api_port}: {exc}"
+        ) from exc
+    Multiprocess(config, sockets=[listener]).run()
 
 
 def _worker(settings: Settings) -> None:

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import time
 import uuid
+from collections import Counter
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import httpx
 import redis.asyncio as aioredis
 import websockets
 
@@ -98,3 +102,40 @@ async def test_several_processes_serve_and_every_subscriber_hears_a_change(
         for key, message in heard.items():
             payload = message["payload"]
             assert payload["data"]["graphChanged"] == {"scope": scope, "kind": "result"}, key
+
+
+def established_by_pid(port: int) -> Counter[int]:
+    """The API's established connections on `port`, by the process holding each (ss -p)."""
+    out = subprocess.run(
+        ["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return Counter(int(line.split("pid=")[1].split(",")[0]) for line in out.splitlines())
+
+
+async def test_connections_arriving_together_are_spread_over_the_workers(
+    start_server: Any, services: Settings
+) -> None:
+    """32 clients connecting at once are served by both processes: each worker listens on
+    its own socket (api/listeners.py). On one shared socket the worker awake first took
+    them nearly all (28 / 4), and one core served 32 clients while the other idled."""
+    api: Server = start_server(API_TOKENS=json.dumps(TOKENS), API_WORKERS="2")
+    port = int(urlsplit(api.url).port or 0)
+    deadline = time.monotonic() + 60
+    while len(children(api.process.pid)) < 2:
+        assert time.monotonic() < deadline, "two API worker processes never started"
+        await asyncio.sleep(0.2)
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    async with httpx.AsyncClient(timeout=60, limits=limits, headers=headers) as client:
+        query = {"query": "{ __typename }"}
+        answers = await asyncio.gather(
+            *(client.post(f"{api.url}/graphql", json=query) for _ in range(32))
+        )
+        assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
+        held = established_by_pid(port)
+    workers = children(api.process.pid)
+    assert set(held) <= workers and sum(held.values()) == 32, held
+    assert len(held) == 2 and max(held.values()) <= 24, held
