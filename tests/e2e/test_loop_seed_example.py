@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tests.e2e.test_agenda_loop import (
+from tests.support.agenda_api import (
     CONCERN,
     MONDAY,
     POLICY,
