@@ -23,12 +23,14 @@ import json
 import statistics
 import time
 import uuid
+from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import httpx
 
 from engine.review import lifecycle as lc
-from engine.review.manifest import ManifestPage
+from engine.review.manifest import LeafBatch, ManifestPage
 from engine.review.navigation import DEFAULT_FANOUT, plan_tree
 from engine.review.types import Scope, Segment, Trigger
 from engine.settings import Settings
@@ -50,6 +52,14 @@ from jobs.review.runs import Opened, open_run
 from tests.support.scripted_model import ScriptedModelServer, text
 
 LEAF = json.dumps({"facts": [{"text": "提测推进"}], "summary": "批次"}, ensure_ascii=False)
+# the paired measurement's leaf facts (text, kind): half commitments with a due phrase, a
+# blocker; without kinds none becomes a signal
+SIGNAL_FACTS = (
+    ("李四：前端部分周四能提测", "commitment"),
+    ("王五：接口文档明天给到测试", "commitment"),
+    ("张三：支付联调卡在证书申请", "blocker"),
+    ("提测推进", None),
+)
 NAV = json.dumps({"summary": "阶段总结"}, ensure_ascii=False)
 
 
@@ -74,6 +84,7 @@ async def run_once(
     scope: str,
     per_batch: int,
     model: ScriptedModelServer | None = None,
+    leaf: Callable[[LeafBatch], str] = lambda _: LEAF,
 ) -> lc.SupervisionRun:
     """One automatic run, executed in-process; once collect has planned the leaf batches,
     the scripted model gets one leaf answer per batch and one per navigation node."""
@@ -96,7 +107,9 @@ async def run_once(
     if model is not None:
         # one leaf answer per batch, one navigation answer per node of the navigation tree
         nodes = plan_tree([b.index for b in stored.run.ledger.batches], DEFAULT_FANOUT)
-        model.script(*[text(LEAF) for _ in stored.run.ledger.batches], *[text(NAV) for _ in nodes])
+        model.script(
+            *[text(leaf(b)) for b in stored.run.ledger.batches], *[text(NAV) for _ in nodes]
+        )
     await execution.run()
     return (await runs_of(deps).get(run.run_id)).run
 
@@ -119,6 +132,92 @@ async def throughput(
         f"review throughput: {segments} segments, {len(run.ledger.batches)} leaf batches, "
         f"{elapsed:.2f} s -> {segments / elapsed:.0f} segments/s "
         f"({model.calls} model requests)"
+    )
+
+
+def leaf_answer(kinds: bool) -> Callable[[LeafBatch], str]:
+    """The leaf answer of the paired measurement: the same facts, each citing its own
+    segment of the batch (one passage, one signal of a kind), with or without kinds."""
+
+    def answer(batch: LeafBatch) -> str:
+        facts = [
+            {
+                "text": t,
+                "refs": [batch.segments[i % len(batch.segments)].model_dump(mode="json")],
+                **({"kind": k} if kinds and k else {}),
+            }
+            for i, (t, k) in enumerate(SIGNAL_FACTS)
+        ]
+        return json.dumps({"facts": facts, "summary": "批次"}, ensure_ascii=False)
+
+    return answer
+
+
+async def recorded_signals(deps: Deps, scope: str) -> Counter[str]:
+    """The SignalVersion nodes a run recorded in the scope, by decision."""
+    records, _, _ = await deps.driver.execute_query(
+        "MATCH (v:SignalVersion {scope: $s}) "
+        "RETURN coalesce(v.decision_kind + ': ' + v.decision_reason, 'undecided') AS d, "
+        "count(v) AS n",
+        s=scope,
+        database_=deps.settings.neo4j_database,
+    )
+    return Counter({str(r["d"]): int(r["n"]) for r in records})
+
+
+async def drop_scope(deps: Deps, scope: str) -> None:
+    await deps.driver.execute_query(
+        "MATCH (n {scope: $s}) DETACH DELETE n", s=scope, database_=deps.settings.neo4j_database
+    )
+
+
+async def signals_paired(
+    deps: Deps,
+    gateway: Gateway,
+    model: ScriptedModelServer,
+    args: argparse.Namespace,
+    tag: str,
+    start: datetime,
+) -> None:
+    """The same review with and without signals (issue 28 item 7: at most 1.2x), the two
+    variants alternated round by round (which goes first too) on a fresh scope each, the
+    scope's agenda policy the default (loop on: every signal decided in the publish)."""
+    body = conversation(args.messages, start)
+    ratios = []
+    for r in range(args.rounds):
+        elapsed: dict[bool, float] = {}
+        for kinds in (False, True) if r % 2 == 0 else (True, False):
+            scope = f"{tag}-sig{r}-{int(kinds)}"
+            try:
+                await push(deps, scope, body, start)
+                model.reset()
+                t0 = time.perf_counter()
+                run = await run_once(
+                    deps, gateway, scope, args.per_batch, model, leaf_answer(kinds)
+                )
+                elapsed[kinds] = time.perf_counter() - t0
+                assert run.status is lc.RunStatus.COMPLETED, run.error
+                segments = len(run.ledger.manifest.segments)
+                signals = await recorded_signals(deps, scope)
+            finally:
+                await drop_scope(deps, scope)
+            if kinds:
+                assert sum(signals.values()) > 0, "the variant with kinds recorded no signal"
+                decided = ", ".join(f"{d} {n}" for d, n in sorted(signals.items()))
+                recorded = f"{sum(signals.values())} signals recorded ({decided})"
+            else:
+                assert not signals, "the variant without kinds recorded signals"
+        ratio = elapsed[True] / elapsed[False]
+        ratios.append(ratio)
+        print(
+            f"review with signals, round {r + 1}: {segments} segments, "
+            f"without {segments / elapsed[False]:.0f} segments/s ({elapsed[False]:.2f} s), "
+            f"with {segments / elapsed[True]:.0f} segments/s ({elapsed[True]:.2f} s), "
+            f"ratio {ratio:.2f}x; {recorded}"
+        )
+    print(
+        f"review with signals: median ratio {statistics.median(ratios):.2f}x over "
+        f"{len(ratios)} rounds (target <= 1.2x), min {min(ratios):.2f}x, max {max(ratios):.2f}x"
     )
 
 
@@ -196,11 +295,14 @@ async def main(args: argparse.Namespace) -> None:
             async with httpx.AsyncClient() as http:
                 deps = Deps(settings=cfg, driver=driver, pool=redis, worker_id="bench")
                 gateway = build_gateway(cfg, http=http)
-                await throughput(deps, gateway, model, args, scopes[0], start)
+                if not args.signals_only:
+                    await throughput(deps, gateway, model, args, scopes[0], start)
+                    model.reset()
+                    await batch_commit(deps, scopes[1], args.commits)
+                    model.reset()
+                    await no_change(deps, gateway, model, scopes[2:], start)
                 model.reset()
-                await batch_commit(deps, scopes[1], args.commits)
-                model.reset()
-                await no_change(deps, gateway, model, scopes[2:], start)
+                await signals_paired(deps, gateway, model, args, tag, start)
     finally:
         for scope in scopes:
             await driver.execute_query(
@@ -222,6 +324,8 @@ def parse() -> argparse.Namespace:
     p.add_argument("--per-batch", type=int, default=4000)
     p.add_argument("--commits", type=int, default=50)
     p.add_argument("--scopes", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=6, help="rounds of the review with signals")
+    p.add_argument("--signals-only", action="store_true", help="only the review with signals")
     return p.parse_args()
 
 
