@@ -1,6 +1,7 @@
 """Review throughput against the dev Neo4j (seed 004 监督者; issue 6 Benchmark).
 
     .venv/bin/python -m bench.review_throughput [--messages 2000] [--per-batch 4000] [--scopes 5]
+        [--rounds 6] [--signals-only]
 
 Prints:
 - review throughput (segments/s): a whole supervision run (collect → leaves → navigation →
@@ -9,7 +10,12 @@ Prints:
 - the cost of one leaf batch commit (ms): the locked read + engine decision + write of one
   batch with its output, one transaction each;
 - the no_change path end to end per scope (ms): an automatic run that finds nothing pending
-  (lease, run stored running, collect, completed no_change, lease released), no model call.
+  (lease, run stored running, collect, completed no_change, lease released), no model call;
+- the review with signals (issue 28 item 7, target at most 1.2x): the same run whose leaf
+  facts carry kinds (commitments due 周四/明天, a blocker: signals recorded, decided by the
+  scope's agenda policy and their effect jobs enqueued in the publish) against the same
+  run whose facts carry none, alternated over --rounds rounds; prints segments/s of each,
+  the ratio and the SignalVersion nodes the run recorded, by decision.
 
 Uses NEO4J_URI / NEO4J_PASSWORD from the environment; everything it writes carries a
 `bench-*` scope and a bench deployment key and is removed afterwards. Redis is not needed.
@@ -24,22 +30,27 @@ import statistics
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import httpx
+from neo4j import AsyncManagedTransaction
 
 from engine.review import lifecycle as lc
 from engine.review.manifest import LeafBatch, ManifestPage
 from engine.review.navigation import DEFAULT_FANOUT, plan_tree
 from engine.review.types import Scope, Segment, Trigger
 from engine.settings import Settings
+from engine.signal.binding import SpeakerIn
+from engine.signal.policy import AgendaPolicy
 from engine.story.inputs import SourceInput
-from engine.story.models import SourceKind
+from engine.story.models import Actor, SourceKind
 from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
+from graph.signal.bindings import PersonBindings
+from graph.signal.policies import AgendaPolicies
 from graph.story.repository import StoryRepository
 from jobs.deps import Deps
 from jobs.llm.gateway import build_gateway
@@ -49,17 +60,25 @@ from jobs.review.common import runs_of
 from jobs.review.execution import Execution
 from jobs.review.model import Gateway
 from jobs.review.runs import Opened, open_run
+from jobs.signal.effects import effect_job_id
 from tests.support.scripted_model import ScriptedModelServer, text
 
 LEAF = json.dumps({"facts": [{"text": "提测推进"}], "summary": "批次"}, ensure_ascii=False)
-# the paired measurement's leaf facts (text, kind): half commitments with a due phrase, a
-# blocker; without kinds none becomes a signal
+# the paired measurement's leaf facts (text, kind; {i}: the batch, so no two are about the
+# same thing): half commitments with a due phrase, a blocker; without kinds none is a signal
 SIGNAL_FACTS = (
-    ("李四：前端部分周四能提测", "commitment"),
-    ("王五：接口文档明天给到测试", "commitment"),
-    ("张三：支付联调卡在证书申请", "blocker"),
+    ("李四：第{i}批前端部分周四能提测", "commitment"),
+    ("王五：第{i}批接口文档明天给到测试", "commitment"),
+    ("张三：第{i}批支付联调卡在证书申请", "blocker"),
     ("提测推进", None),
 )
+# the speakers of those facts bound to concern persons, and a policy with the defaults and
+# an owner: each commitment raises a follow-up concern, each blocker a report to the owner
+BOUND = [
+    SpeakerIn(name=name, person_id=f"p_{k}", channel="feishu")
+    for k, name in enumerate(("李四", "王五", "张三"))
+]
+OWNED = AgendaPolicy(owner_person_id="p_owner", owner_name="老板", owner_channel="feishu")
 NAV = json.dumps({"summary": "阶段总结"}, ensure_ascii=False)
 
 
@@ -71,11 +90,33 @@ def conversation(n: int, start: datetime) -> str:
     )
 
 
-async def push(deps: Deps, scope: str, body: str, at: datetime) -> None:
+async def push(
+    deps: Deps, scope: str, body: str, at: datetime, speakers: Sequence[SpeakerIn] = ()
+) -> None:
+    """The conversation, its `speakers` bound to concern persons (as upsertSource does)."""
+
+    async def bind(tx: AsyncManagedTransaction) -> object:
+        return await PersonBindings(deps.driver, deps.database).bind_speakers_in(
+            tx, list(speakers), scope=scope, source_id="chat", by=Actor.user("bench"), now=at
+        )
+
     await StoryRepository(deps.driver, deps.settings.neo4j_database).upsert_source(
         SourceInput(scope=scope, id="chat", kind=SourceKind.CONVERSATION, version="v1", text=body),
         now=at,
+        also=bind if speakers else None,
     )
+
+
+class TimedExecution(Execution):
+    """The worker's execution, timing its publish stage (the transaction that records and
+    decides the signals, then the effect jobs' enqueue)."""
+
+    publish_times: list[float]
+
+    async def publish(self, stored: StoredRun) -> None:
+        t0 = time.perf_counter()
+        await super().publish(stored)
+        self.publish_times.append(time.perf_counter() - t0)
 
 
 async def run_once(
@@ -85,6 +126,7 @@ async def run_once(
     per_batch: int,
     model: ScriptedModelServer | None = None,
     leaf: Callable[[LeafBatch], str] = lambda _: LEAF,
+    publish_times: list[float] | None = None,
 ) -> lc.SupervisionRun:
     """One automatic run, executed in-process; once collect has planned the leaf batches,
     the scripted model gets one leaf answer per batch and one per navigation node."""
@@ -98,7 +140,8 @@ async def run_once(
     )
     assert isinstance(got, Opened)
     run, owner, token = got.run, got.owner, got.token
-    execution = Execution(deps, run.run_id, owner, token, gateway=gateway)
+    execution = TimedExecution(deps, run.run_id, owner, token, gateway=gateway)
+    execution.publish_times = publish_times if publish_times is not None else []
     while True:
         stored = await runs_of(deps).get(run.run_id)
         if stored.run.ledger.batches or stored.run.stopped:
@@ -142,7 +185,7 @@ def leaf_answer(kinds: bool) -> Callable[[LeafBatch], str]:
     def answer(batch: LeafBatch) -> str:
         facts = [
             {
-                "text": t,
+                "text": t.format(i=batch.index),
                 "refs": [batch.segments[i % len(batch.segments)].model_dump(mode="json")],
                 **({"kind": k} if kinds and k else {}),
             }
@@ -153,16 +196,20 @@ def leaf_answer(kinds: bool) -> Callable[[LeafBatch], str]:
     return answer
 
 
-async def recorded_signals(deps: Deps, scope: str) -> Counter[str]:
-    """The SignalVersion nodes a run recorded in the scope, by decision."""
+async def recorded_signals(deps: Deps, scope: str) -> tuple[Counter[str], list[str]]:
+    """The SignalVersion nodes a run recorded in the scope, by decision, and the ids of
+    those whose decision asks for an effect (an effect job was enqueued for each)."""
     records, _, _ = await deps.driver.execute_query(
         "MATCH (v:SignalVersion {scope: $s}) "
-        "RETURN coalesce(v.decision_kind + ': ' + v.decision_reason, 'undecided') AS d, "
-        "count(v) AS n",
+        "RETURN coalesce(v.decision_kind, 'undecided') AS d, "
+        "collect(CASE WHEN v.decision_effect <> '' THEN v.id END) AS effects, count(v) AS n",
         s=scope,
         database_=deps.settings.neo4j_database,
     )
-    return Counter({str(r["d"]): int(r["n"]) for r in records})
+    return (
+        Counter({str(r["d"]): int(r["n"]) for r in records}),
+        [str(i) for r in records for i in r["effects"]],
+    )
 
 
 async def drop_scope(deps: Deps, scope: str) -> None:
@@ -180,44 +227,67 @@ async def signals_paired(
     start: datetime,
 ) -> None:
     """The same review with and without signals (issue 28 item 7: at most 1.2x), the two
-    variants alternated round by round (which goes first too) on a fresh scope each, the
-    scope's agenda policy the default (loop on: every signal decided in the publish)."""
+    variants alternated round by round (which goes first too) on a fresh scope each. The
+    scope's agenda policy has the default rules with the loop on and an owner, the speakers
+    are bound: every signal is decided in the publish transaction and asks for an effect
+    (a raise or a report), whose job is enqueued after it commits."""
     body = conversation(args.messages, start)
-    ratios = []
+    ratios: list[float] = []
+    extras: list[float] = []  # what the publish stage took more with the signals (ms)
     for r in range(args.rounds):
         elapsed: dict[bool, float] = {}
+        published: dict[bool, list[float]] = {False: [], True: []}
         for kinds in (False, True) if r % 2 == 0 else (True, False):
             scope = f"{tag}-sig{r}-{int(kinds)}"
+            effects: list[str] = []
             try:
-                await push(deps, scope, body, start)
+                await push(deps, scope, body, start, BOUND)
+                await AgendaPolicies(deps.driver, deps.database).save(
+                    scope, OWNED, seen_version=1, by="bench", now=start
+                )
                 model.reset()
                 t0 = time.perf_counter()
                 run = await run_once(
-                    deps, gateway, scope, args.per_batch, model, leaf_answer(kinds)
+                    deps,
+                    gateway,
+                    scope,
+                    args.per_batch,
+                    model,
+                    leaf_answer(kinds),
+                    published[kinds],
                 )
                 elapsed[kinds] = time.perf_counter() - t0
                 assert run.status is lc.RunStatus.COMPLETED, run.error
                 segments = len(run.ledger.manifest.segments)
-                signals = await recorded_signals(deps, scope)
+                signals, effects = await recorded_signals(deps, scope)
             finally:
                 await drop_scope(deps, scope)
+                if effects and deps.pool is not None:  # the effect jobs nobody performs here
+                    await deps.pool.delete(*[f"arq:job:{effect_job_id(i)}" for i in effects])
             if kinds:
                 assert sum(signals.values()) > 0, "the variant with kinds recorded no signal"
                 decided = ", ".join(f"{d} {n}" for d, n in sorted(signals.items()))
-                recorded = f"{sum(signals.values())} signals recorded ({decided})"
+                recorded = (
+                    f"{sum(signals.values())} signals recorded ({decided}), "
+                    f"{len(effects)} effect jobs enqueued"
+                )
             else:
                 assert not signals, "the variant without kinds recorded signals"
         ratio = elapsed[True] / elapsed[False]
         ratios.append(ratio)
+        extra = (sum(published[True]) - sum(published[False])) * 1000
+        extras.append(extra)
         print(
             f"review with signals, round {r + 1}: {segments} segments, "
             f"without {segments / elapsed[False]:.0f} segments/s ({elapsed[False]:.2f} s), "
             f"with {segments / elapsed[True]:.0f} segments/s ({elapsed[True]:.2f} s), "
-            f"ratio {ratio:.2f}x; {recorded}"
+            f"ratio {ratio:.2f}x; publish stage without {sum(published[False]) * 1000:.0f} ms, "
+            f"with {sum(published[True]) * 1000:.0f} ms; {recorded}"
         )
     print(
         f"review with signals: median ratio {statistics.median(ratios):.2f}x over "
-        f"{len(ratios)} rounds (target <= 1.2x), min {min(ratios):.2f}x, max {max(ratios):.2f}x"
+        f"{len(ratios)} rounds (target <= 1.2x), min {min(ratios):.2f}x, max {max(ratios):.2f}x; "
+        f"the publish stage took a median {statistics.median(extras):.0f} ms more with them"
     )
 
 
@@ -313,7 +383,7 @@ async def main(args: argparse.Namespace) -> None:
             q=settings.queue_name,
             database_=settings.neo4j_database,
         )
-        await redis.delete(f"storygraph:pool:{settings.queue_name}")
+        await redis.delete(f"storygraph:pool:{settings.queue_name}", settings.queue_name)
         await redis.aclose()
         await driver.close()
 
