@@ -104,15 +104,18 @@ async def test_several_processes_serve_and_every_subscriber_hears_a_change(
             assert payload["data"]["graphChanged"] == {"scope": scope, "kind": "result"}, key
 
 
-def established_by_pid(port: int) -> Counter[int]:
-    """The API's established connections on `port`, by the process holding each (ss -p)."""
+def sockets_by_pid(port: int, state: str) -> Counter[int]:
+    """The API's sockets on `port` in `state` (listening, established), by the process
+    holding each (ss -p)."""
     out = subprocess.run(
-        ["ss", "-tnpH", "state", "established", f"( sport = :{port} )"],
+        ["ss", "-tnpH", "state", state, f"( sport = :{port} )"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    return Counter(int(line.split("pid=")[1].split(",")[0]) for line in out.splitlines())
+    return Counter(
+        int(pid.split(",")[0]) for line in out.splitlines() for pid in line.split("pid=")[1:]
+    )
 
 
 async def test_connections_arriving_together_are_spread_over_the_workers(
@@ -124,8 +127,9 @@ async def test_connections_arriving_together_are_spread_over_the_workers(
     api: Server = start_server(API_TOKENS=json.dumps(TOKENS), API_WORKERS="2")
     port = int(urlsplit(api.url).port or 0)
     deadline = time.monotonic() + 60
-    while len(children(api.process.pid)) < 2:
-        assert time.monotonic() < deadline, "two API worker processes never started"
+    # both workers listening on their own sockets (a started worker is not listening yet)
+    while len(set(sockets_by_pid(port, "listening")) & children(api.process.pid)) < 2:
+        assert time.monotonic() < deadline, "two API workers never listened"
         await asyncio.sleep(0.2)
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
     headers = {"authorization": f"Bearer {TOKEN}"}
@@ -135,7 +139,7 @@ async def test_connections_arriving_together_are_spread_over_the_workers(
             *(client.post(f"{api.url}/graphql", json=query) for _ in range(32))
         )
         assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
-        held = established_by_pid(port)
+        held = sockets_by_pid(port, "established")
     workers = children(api.process.pid)
     assert set(held) <= workers and sum(held.values()) == 32, held
     assert len(held) == 2 and max(held.values()) <= 24, held
