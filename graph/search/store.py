@@ -11,12 +11,20 @@ from datetime import datetime
 from typing import Any
 
 from engine.search.hits import Hit, HitObject, HitPage, PassageRef, matched_passage
-from engine.search.ranking import EARLIER_TEXT_WEIGHT, HitKind, Standing, weight_params
+from engine.search.ranking import EARLIER_TEXT_WEIGHT, RRF_K, HitKind, Standing, weight_params
 from engine.search.text import SearchText
 from engine.story.models import Entity, Event, Relation, Summary
 from graph.base import Store
 from graph.story.codec import decode, from_props
 from graph.temporal import from_neo4j
+
+_LABELS: dict[HitKind, str] = {
+    HitKind.ENTITY: "EntityVersion",
+    HitKind.EVENT: "EventVersion",
+    HitKind.RELATION: "RelationVersion",
+    HitKind.SUMMARY: "Summary",
+    HitKind.PASSAGE: "Passage",
+}
 
 _MODELS: dict[HitKind, type[HitObject]] = {
     HitKind.ENTITY: Entity,
@@ -39,14 +47,23 @@ class SearchStore(Store):
         after: tuple[float, int, str] | None,
         limit: int,
         candidates: int = 200,
+        vector: list[float] | None = None,
+        vector_k: int = 100,
+        min_similarity: float = 0.5,
     ) -> HitPage:
+        """One page of hits; with `vector` (the query's embedding) the full-text and vector
+        lists are fused by reciprocal rank (engine/search/ranking.py)."""
         found = await self.read_one(
             "search/hits",
             index_query=text.lucene,
             scope=scope,
             as_of=as_of,
             valid_at=valid_at,
-            kinds=[k.value for k in kinds],
+            labels=[_LABELS[k] for k in kinds],
+            vector=vector,
+            vector_k=vector_k,
+            min_similarity=min_similarity,
+            rrf_k=RRF_K,
             standings=None if standings is None else [s.value for s in standings],
             weights=weight_params(),
             earlier_weight=EARLIER_TEXT_WEIGHT,
@@ -64,6 +81,7 @@ class SearchStore(Store):
 def _hit(row: dict[str, Any], words: tuple[str, ...]) -> Hit:
     kind = HitKind(row["kind"])
     props: dict[str, Any] = row["v"]
+    props.pop("embedding", None)
     field, passage, spans = matched_passage(props, row["matched"], words)
     obj: HitObject | None = None
     ref: PassageRef | None = None
@@ -93,4 +111,5 @@ def _hit(row: dict[str, Any], words: tuple[str, ...]) -> Hit:
         score=float(row["score"]),
         rank=float(row["rank"]),
         mentions=int(row["mentions"]),
+        similarity=None if row["similarity"] is None else float(row["similarity"]),
     )
