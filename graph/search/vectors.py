@@ -17,6 +17,7 @@ from typing import Any
 from engine.clock import utc
 from engine.search.vectors import VectorState
 from graph.base import Store
+from graph.scopes import ScopeStore
 from graph.temporal import from_neo4j
 
 
@@ -80,7 +81,9 @@ class VectorStore(Store):
         return int((await self.query("search/count_missing_vectors", scope=scope))[0]["missing"])
 
     async def scopes_missing(self) -> list[str]:
-        return [r["scope"] for r in await self.query("search/scopes_missing_vectors")]
+        """The scopes with texts still missing a vector (each counted through its indexes)."""
+        return [s for s in await ScopeStore(self.driver, self.database).names()
+                if await self.count_missing(s)]  # fmt: skip
 
     async def write_vectors(self, rows: list[dict[str, Any]]) -> int:
         found = await self.query("search/write_vectors", write=True, rows=rows)

@@ -88,13 +88,14 @@ async def _query_vector(
     embedder = deps.embedder
     if embedder is None:
         return None, LexicalReason.NO_ENDPOINT
-    store = VectorStore(deps.driver, deps.database)
+    # recorded once the first embed created the index (graph/search/vectors.py create_index)
+    stored = await VectorStore(deps.driver, deps.database).state()
+    if stored.model is None:
+        return None, LexicalReason.NOT_EMBEDDED
     try:
-        check_vectors(await store.state(), embedder.model, embedder.dimensions)
+        check_vectors(stored, embedder.model, embedder.dimensions)
     except Conflict:
         return None, LexicalReason.OTHER_MODEL
-    if not await store.index_ready():
-        return None, LexicalReason.NOT_EMBEDDED
     try:
         answer = await embedder.embed(
             [parsed.text], deadline_seconds=deps.settings.embedding_search_deadline_seconds
