@@ -1,4 +1,4 @@
-// params: index_query, vector, vector_k, min_similarity, rrf_k, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
+// params: index_query, lucene_limit, vector, vector_k, min_similarity, rrf_k, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
 // search (issue 30): the hits of one scope as of $as_of, one row per object, ranked by
 // engine/search/ranking.py's formula (the weights arrive as parameters), then paged after
 // the keyset $after ({rank, mentions, key}) in the database.
@@ -11,14 +11,23 @@
 // retracted before it; text matched only in an earlier version (an earlier name) counts as
 // not current. $valid_at keeps entities and relations valid then and events that happened.
 // Only the $candidates best-scoring full-text matches (after the scope, time and kind
-// filters) are ranked: Lucene yields them best first, so the read stops there (README "Search").
+// filters) are ranked. $index_query names the scope itself (engine/search/text.py
+// `scoped`), so Lucene keeps only this scope's documents and hands over at most its
+// $lucene_limit best: the cost follows the answer, not the size of the scope or of the other
+// scopes (README "Search"). `yielded` says how many it handed over and `passed` how many the
+// scope, time and kind filters kept; when Lucene gave its limit and fewer than $candidates
+// passed, the caller asks again for more.
 // The same line in several versions of a source is one hit: the latest version known then.
-CALL {
-  CALL db.index.fulltext.queryNodes('search_text', $index_query) YIELD node, score
-  WHERE node.scope = $scope AND node.recorded_at <= $as_of
-    AND any(label IN labels(node) WHERE label IN $labels)
-  WITH node, score LIMIT $candidates
-  RETURN node, score, null AS similarity
+CALL db.index.fulltext.queryNodes('search_text', $index_query, {limit: $lucene_limit})
+  YIELD node, score
+WITH collect({node: node, score: score}) AS lexical
+WITH size(lexical) AS yielded,
+     [found IN lexical WHERE found.node.scope = $scope AND found.node.recorded_at <= $as_of
+        AND any(label IN labels(found.node) WHERE label IN $labels)][0..$candidates] AS lexical
+CALL (lexical) {
+CALL (lexical) {
+  UNWIND lexical AS found
+  RETURN found.node AS node, found.score AS score, null AS similarity
   UNION ALL
   UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS query_vector
   CALL db.index.vector.queryNodes('search_vector', $vector_k, query_vector) YIELD node, score
@@ -104,3 +113,5 @@ RETURN size(hits) AS total,
           OR h.rank < $after.rank
           OR (h.rank = $after.rank AND (h.mentions < $after.mentions
               OR (h.mentions = $after.mentions AND h.key > $after.key)))][0..$limit + 1] AS page
+}
+RETURN total, page, yielded, size(lexical) AS passed
