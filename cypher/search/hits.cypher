@@ -31,10 +31,11 @@ CALL (lexical) {
   UNION ALL
   UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS query_vector
   CALL db.index.vector.queryNodes('search_vector', $vector_k, query_vector) YIELD node, score
-  WITH node, score
-  WHERE score >= $min_similarity AND node.scope = $scope AND node.recorded_at <= $as_of
+  // Neo4j's cosine score is (1 + cosine) / 2; the threshold and the answer use the cosine
+  WITH node, 2.0 * score - 1.0 AS cosine
+  WHERE cosine >= $min_similarity AND node.scope = $scope AND node.recorded_at <= $as_of
     AND any(label IN labels(node) WHERE label IN $labels)
-  RETURN node, null AS score, score AS similarity
+  RETURN node, null AS score, cosine AS similarity
 }
 WITH node, score, similarity,
      CASE
