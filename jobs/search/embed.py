@@ -31,6 +31,7 @@ log = logging.getLogger("storygraph.search")
 
 EMBED_TASK = "embed_scope"
 EMBED_DEFER_S = 2.0  # writes in a burst share one job
+ROUND = 5000  # texts read per round of an embed run
 
 
 Progress = Callable[[int, int], Awaitable[None] | None]
@@ -71,31 +72,40 @@ async def embed_scope(
 ) -> EmbedReport:
     scope = require_scope(principal, "editor", scope)
     store = vectors(deps)
-    missing = await store.count_missing(scope)
+    total = missing = await store.count_missing(scope)
     if missing == 0:
         return EmbedReport(scope=scope, run_id=None, embedded=0, missing=0, status="nothing")
     await prepare_index(deps, embedder)
     run_id = deps.ids("embed")
     await store.start_run(run_id, scope, principal.name, missing, deps.clock())
     embedded = 0
+    size = deps.settings.embedding_batch_size
     try:
-        while batch := await store.missing(scope, deps.settings.embedding_batch_size):
-            texts = [embed_text(m.fields) for m in batch]
-            unique = list(dict.fromkeys(texts))
-            answer = await embedder.embed(unique)
-            by_text = dict(zip(unique, answer.vectors, strict=True))
-            rows = [
-                {"id": m.node_id, "vector": by_text[t]} for m, t in zip(batch, texts, strict=True)
-            ]
-            embedded += await store.write_vectors(rows)
-            missing = await store.count_missing(scope)
-            await store.progress(
-                run_id, embedded=embedded, missing=missing, status="running", now=deps.clock()
-            )
-            if progress is not None:
-                done = progress(embedded, missing)
-                if done is not None:
-                    await done
+        # a round reads up to ROUND texts still missing (one indexed read of the scope), then
+        # embeds them batch by batch: linear in the scope, not one scope read per batch
+        while found := await store.missing(scope, ROUND):
+            for start in range(0, len(found), size):
+                batch = found[start : start + size]
+                texts = [embed_text(m.fields) for m in batch]
+                unique = list(dict.fromkeys(texts))
+                answer = await embedder.embed(unique)
+                by_text = dict(zip(unique, answer.vectors, strict=True))
+                rows = [
+                    {"id": m.node_id, "vector": by_text[t]}
+                    for m, t in zip(batch, texts, strict=True)
+                ]
+                embedded += await store.write_vectors(rows)
+                missing = max(0, total - embedded)
+                await store.progress(
+                    run_id, embedded=embedded, missing=missing, status="running", now=deps.clock()
+                )
+                if progress is not None:
+                    done = progress(embedded, missing)
+                    if done is not None:
+                        await done
+            if len(found) < ROUND:
+                break
+        missing = await store.count_missing(scope)  # texts written meanwhile included
     except ModelError as exc:
         await store.progress(
             run_id,
