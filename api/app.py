@@ -8,6 +8,7 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 
+import httpx
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 from redis.asyncio import ConnectionPool
@@ -32,6 +33,7 @@ from graph.driver import API_PATIENCE_S, open_driver
 from graph.migrate import migrate
 from graph.startup import NOT_REACHABLE, migrate_when_available
 from jobs.health import check_health
+from jobs.llm.embeddings import build_embedder
 from jobs.notify import GraphChangeHub
 from jobs.queue import open_pool
 from jobs.serialization import SERIALIZERS
@@ -50,6 +52,9 @@ def create_app(settings: Settings) -> Starlette:
         app.state.driver = open_driver(settings, patience_s=API_PATIENCE_S)
         app.state.neo4j_database = settings.neo4j_database  # /metrics reads the ledger totals
         app.state.pool = await open_pool_or_lazy(settings)
+        # hybrid search embeds query texts (None without EMBEDDING_BASE_URL: lexical search)
+        app.state.http = httpx.AsyncClient()
+        app.state.embedder = build_embedder(settings, app.state.http)
         # one Redis subscriber for every graphChanged subscription of this process
         app.state.changes = GraphChangeHub(settings.effective_redis_url)
         changes = asyncio.create_task(app.state.changes.run(), name="graph-changes")
@@ -69,6 +74,7 @@ def create_app(settings: Settings) -> Starlette:
                 with contextlib.suppress(asyncio.CancelledError):
                     await schema
             await app.state.pool.aclose()
+            await app.state.http.aclose()
             await app.state.driver.close()
 
     graphql = StorygraphGraphQL(settings)

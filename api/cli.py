@@ -10,6 +10,7 @@
     storygraph schema export [--check]
     storygraph review --project P | --global [--from T --to T]   (or --run ID)
     storygraph mcp [--token T]        the MCP server over stdio, for a local agent host
+    storygraph search backfill [--scope S] [--reset]   vectors for hybrid search
 
 Settings are read from the environment once, here, and passed down. Expected failures
 (a missing java, a port in use, an insecure binding) print one sentence and exit 2.
@@ -305,6 +306,16 @@ def _scope(settings: Settings, action: str, scope: str | None) -> None:
     print("\n".join(lines))
 
 
+def _search(settings: Settings, args: argparse.Namespace) -> None:
+    from api.search_cli import NoEndpoint, run
+    from engine.errors import StorygraphError
+
+    try:
+        run(settings, args.scope, args.reset)
+    except (StorygraphError, NoEndpoint) as exc:
+        raise CliError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="storygraph", description="storygraph service and tools")
     sub = p.add_subparsers(dest="command", required=True)
@@ -341,6 +352,12 @@ def build_parser() -> argparse.ArgumentParser:
     scope = sub.add_parser("scope", help="list scopes with counts, or delete one (admin)")
     scope.add_argument("action", choices=["list", "delete"])
     scope.add_argument("scope", nargs="?", help="the scope to delete")
+    search = sub.add_parser("search", help="hybrid search's vectors (EMBEDDING_BASE_URL)")
+    search.add_argument("action", choices=["backfill"])
+    search.add_argument("--scope", help="only this scope (default: every scope missing some)")
+    search.add_argument(
+        "--reset", action="store_true", help="forget every vector first (a new model)"
+    )
     mcp = sub.add_parser("mcp", help="the MCP server over stdio (agents)")
     mcp.add_argument("--token", help="act as this API token (default: STORYGRAPH_TOKEN)")
     return p
@@ -360,6 +377,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> None:
         "review": lambda: _review(settings, args),
         "mcp": lambda: _mcp(settings, args.token),
         "scope": lambda: _scope(settings, args.action, args.scope),
+        "search": lambda: _search(settings, args),
     }
     commands[args.command]()
 

@@ -15,6 +15,7 @@ from engine.errors import ErrorCode, StorygraphError, Unauthenticated
 from engine.principal import Principal
 from engine.settings import Settings
 from jobs.deps import Deps
+from jobs.llm.embeddings import Embedder
 
 L = TypeVar("L")
 SUBSCRIPTIONS_KEY = "storygraph.subscriptions"  # in the websocket's ASGI scope
@@ -35,6 +36,8 @@ class Context:
     loaders: dict[str, Any] = field(default_factory=dict)
     # A websocket's `connection_init` payload (graphql-transport-ws); may carry the token.
     connection_params: dict[str, Any] = field(default_factory=dict)
+    # hybrid search's embeddings client (the lifespan's); None: search is lexical
+    embedder: Embedder | None = None
 
     @property
     def database(self) -> str:
@@ -50,7 +53,9 @@ class Context:
     @property
     def deps(self) -> Deps:
         """What the use cases are given besides the caller: driver, pool, settings, clock."""
-        return Deps(settings=self.settings, driver=self.driver, pool=self.pool)
+        return Deps(
+            settings=self.settings, driver=self.driver, pool=self.pool, embedder=self.embedder
+        )
 
     @contextmanager
     def subscription_slot(self) -> Iterator[None]:

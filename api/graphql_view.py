@@ -282,4 +282,5 @@ class StorygraphGraphQL(GraphQL):
             driver=state.driver,
             pool=state.pool,
             principal=authenticate(self.settings, header),
+            embedder=getattr(state, "embedder", None),
         )

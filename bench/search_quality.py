@@ -12,6 +12,11 @@ kind and fields as they were at `as_of`); recall@10 counts the queries whose rig
 the first 10, MRR averages 1/rank of it. tests/integration/search/test_quality.py holds
 recall@10 >= 0.9 on the same set.
 
+Hybrid (issue 30 item 3): with EMBEDDING_BASE_URL set (a real endpoint, labelled with its
+model) or `--embeddings standin` (the prompt-grounded n-gram stand-in of the tests, labelled
+as such: it measures the fusion, not a model's understanding), both scopes are embedded and
+the same query set is evaluated again in hybrid mode.
+
 Speed: search's p50/p95 (the use case: query building, the ranked read, decoding) next to
 the floor — the bare `db.index.fulltext.queryNodes` call with the same as-of filter through
 the same driver (`cypher/search/floor.cypher`) — at the given scale.
@@ -30,10 +35,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 from neo4j import AsyncDriver
 
 from api.demo import BOSS, ent, load_into, t
-from engine.principal import Principal
+from engine.errors import Conflict
+from engine.principal import WORKER, Principal
 from engine.search.hits import Hit
 from engine.search.text import parse_search_text
 from engine.settings import Settings
@@ -44,6 +51,8 @@ from graph.migrate import migrate
 from graph.queries import queries
 from graph.story.repository import StoryRepository
 from jobs.deps import Deps
+from jobs.llm.embeddings import build_embedder
+from jobs.search.embed import embed_scope
 from jobs.search.reads import SearchAsk, search
 
 QUERY_SET = Path(__file__).with_name("search_queries.json")
@@ -185,7 +194,7 @@ async def speed(deps: Deps, scope: str, texts: list[str], runs: int) -> dict[str
 INDEX = (
     "CREATE FULLTEXT INDEX search_text IF NOT EXISTS "
     "FOR (n:EntityVersion|EventVersion|RelationVersion|Summary|Passage) "
-    "ON EACH [n.name, n.title, n.description, n.reason, n.text] "
+    "ON EACH [n.name, n.title, n.description, n.reason, n.text, n.scope] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: $analyzer, "
     "`fulltext.eventually_consistent`: false}}"
 )
@@ -193,7 +202,7 @@ INDEX = (
 
 async def use_analyzer(driver: AsyncDriver, database: str, analyzer: str) -> None:
     """Rebuild `search_text` with `analyzer` (the measurement in README "Search"); the bench
-    puts `cjk` (migration 072) back when it ends."""
+    puts `cjk` (migrations 072, 091) back when it ends."""
     await driver.execute_query("DROP INDEX search_text IF EXISTS", database_=database)
     await driver.execute_query(INDEX.replace("$analyzer", f"'{analyzer}'"), database_=database)
     await driver.execute_query("CALL db.awaitIndexes(600)", database_=database)
@@ -223,8 +232,45 @@ async def drop_scope(driver: AsyncDriver, database: str, scope: str) -> None:
     )
 
 
-async def main(scale: float, runs: int, analyzers: list[str] | None = None) -> dict[str, Any]:
+async def hybrid(
+    settings: Settings, driver: AsyncDriver, scopes: dict[str, str], query_set: dict[str, Any]
+) -> tuple[str, Quality]:
+    """The query set in hybrid mode, after embedding both scopes (with `settings`' endpoint)."""
+    async with httpx.AsyncClient() as http:
+        embedder = build_embedder(settings, http)
+        assert embedder is not None
+        deps = Deps(settings=settings, driver=driver, pool=None, embedder=embedder)
+        t0 = time.perf_counter()
+        for scope in scopes.values():
+            await embed_scope(deps, WORKER, embedder, scope)
+        print(f"embedded both scopes in {time.perf_counter() - t0:.0f} s")
+        return embedder.model, await evaluate(deps, scopes, query_set)
+
+
+def show_hybrid(label: str, q: Quality) -> None:
+    print(f"search quality ({q.queries} labelled queries, HYBRID, embeddings: {label})")
+    print(f"  recall@10 {q.recall_at_10:.3f}   MRR {q.mrr:.3f}   hits/query {q.mean_hits:.0f}")
+    for miss in q.misses:
+        print(f"  missed: {miss}")
+
+
+async def main(
+    scale: float, runs: int, analyzers: list[str] | None = None, embeddings: str | None = None
+) -> dict[str, Any]:
     settings = Settings.from_env()
+    standin: Any = None
+    if embeddings == "standin" and not settings.embedding_base_url:
+        from tests.support.grounded_embeddings import GroundedEmbeddingServer
+
+        standin = GroundedEmbeddingServer(256).start()
+        settings = settings.model_copy(
+            update={
+                "embedding_base_url": standin.base_url,
+                "embedding_model": "grounded-ngrams",  # the tests' stand-in, same vectors
+                "embedding_dimensions": 256,
+                "search_min_similarity": 0.3,
+            }
+        )
     driver = open_driver(settings)
     run = uuid.uuid4().hex[:6]
     scopes = {"demo": f"bench-search-demo-{run}", "bench": f"bench-search-{run}"}
@@ -247,10 +293,25 @@ async def main(scale: float, runs: int, analyzers: list[str] | None = None) -> d
         quality = await evaluate(deps, scopes, query_set)
         texts = [q["text"] for q in query_set["queries"] if q["scope"] == "bench"]
         timing = await speed(deps, scopes["bench"], texts, runs)
-        report = {"scale": scale, "load_s": load_s, **quality.__dict__, **timing}
+        report: dict[str, Any] = {"scale": scale, "load_s": load_s, **quality.__dict__, **timing}
         show(report)
+        if settings.embedding_base_url:
+            try:
+                model, mixed = await hybrid(settings, driver, scopes, query_set)
+            except Conflict as exc:  # the store holds another model's vectors
+                print(f"hybrid search not measured: {exc.message}")
+                return report
+            label = (
+                "grounded character n-gram STAND-IN, not a model"
+                if standin is not None
+                else f"model {model}"
+            )
+            show_hybrid(label, mixed)
+            report["hybrid"] = mixed.__dict__
         return report
     finally:
+        if standin is not None:
+            standin.stop()
         for scope in scopes.values():
             await drop_scope(driver, settings.neo4j_database, scope)
         await driver.close()
@@ -281,8 +342,13 @@ def cli(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--compare", nargs="*", default=[], help="other analyzers to measure, e.g. standard"
     )
+    parser.add_argument(
+        "--embeddings",
+        choices=["standin"],
+        help="without EMBEDDING_BASE_URL: measure hybrid search with the tests' stand-in",
+    )
     args = parser.parse_args(argv)
-    asyncio.run(main(args.scale, args.runs, args.compare))
+    asyncio.run(main(args.scale, args.runs, args.compare, args.embeddings))
 
 
 if __name__ == "__main__":

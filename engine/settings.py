@@ -11,7 +11,7 @@ from datetime import time
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -122,6 +122,21 @@ class Settings(BaseSettings):
     model_deadline_seconds: float = 180.0
     model_request_timeout_seconds: float = 60.0
     model_concurrency: int = 4
+    # Embeddings (issue 30 item 3): an OpenAI-compatible `POST {base}/embeddings` endpoint,
+    # called with the chat model's retry rules (jobs/llm/embeddings.py). Unset: search is
+    # lexical and says so (never a made-up vector). The dimension is required with the URL:
+    # the vector index is created with it, and a later different value is refused.
+    embedding_base_url: str | None = None
+    embedding_api_key: SecretStr | None = None  # unset: MODEL_API_KEY
+    embedding_model: str = "default"
+    embedding_dimensions: int | None = Field(default=None, ge=1, le=4096)
+    embedding_batch_size: int = Field(default=32, ge=1, le=2048)
+    # a search embeds its text under this deadline; past it the search answers lexically
+    embedding_search_deadline_seconds: float = 10.0
+    # hybrid search: nearest neighbours asked of the vector index (before the scope and
+    # as-of filter), and the cosine similarity a vector hit needs to count
+    search_vector_candidates: int = Field(default=100, ge=1, le=10_000)
+    search_min_similarity: float = Field(default=0.5, ge=-1.0, le=1.0)
     # Tokens (prompt + completion, cost ledger) one execution of a supervision run may spend;
     # past it the run pauses with the reason and `continueReview` goes on. Unset = unlimited.
     review_run_token_budget: int | None = None
@@ -149,6 +164,19 @@ class Settings(BaseSettings):
     local_dir: Path = PROJECT_ROOT / ".local"
     # The arq queue name; tests use their own.
     queue_name: str = "storygraph:queue"
+
+    @model_validator(mode="after")
+    def _embedding_dimensions(self) -> Settings:
+        if self.embedding_base_url and self.embedding_dimensions is None:
+            raise ValueError(
+                "EMBEDDING_DIMENSIONS is required with EMBEDDING_BASE_URL (the size of the "
+                "vectors the endpoint returns)"
+            )
+        return self
+
+    @property
+    def embeddings_on(self) -> bool:
+        return bool(self.embedding_base_url)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

@@ -18,6 +18,7 @@ from neo4j import AsyncDriver
 from engine.clock import Clock, utcnow
 from engine.ids import Ids, new_id
 from engine.settings import Settings
+from jobs.llm.embeddings import Embedder
 
 # A task's `now`, the one way every arq task moves time: None runs on the wall clock; a moment
 # (ISO text, as the queue carries it, or a datetime when a test calls the task inline) stops
@@ -43,6 +44,8 @@ class Deps:
     clock: Clock = utcnow
     ids: Ids = new_id
     worker_id: str = "api"
+    # hybrid search's embeddings client (EMBEDDING_BASE_URL); None: search is lexical
+    embedder: Embedder | None = None
 
     @property
     def database(self) -> str:
@@ -58,4 +61,5 @@ class Deps:
             pool=ctx.get("redis"),
             clock=job_clock(now),
             worker_id=str(ctx.get("worker_id", "inline")),
+            embedder=ctx.get("embedder"),
         )

@@ -22,6 +22,7 @@ from engine.llm.accounting import Accounting
 from engine.settings import Settings
 from graph.driver import open_driver
 from graph.startup import migrate_when_available
+from jobs.llm.embeddings import build_embedder
 from jobs.llm.gateway import ModelGateway, build_gateway
 from jobs.llm.metrics import ModelCollector, StageTokenCollector
 from jobs.queue import redis_settings
@@ -43,6 +44,7 @@ from jobs.tasks.probe import probe
 from jobs.tasks.reconcile import reconcile_cron
 from jobs.tasks.review import supervise
 from jobs.tasks.review_worker import review_shutdown, review_startup
+from jobs.tasks.search_embed import RETRY_TRIES, embed_scope, embed_sweep_cron
 from jobs.tasks.signal_effects import perform_signal_effect
 from jobs.tasks.watch import WATCH_FUNCTIONS
 from jobs.tasks.watch_heartbeat import watch_heartbeat_tick
@@ -59,6 +61,7 @@ FUNCTIONS = [
     func(supervise, name="supervise", max_tries=20),
     func(heartbeat_report, name="heartbeat_report", max_tries=20),
     func(supervise_automatic, name="supervise_automatic", max_tries=200),
+    func(embed_scope, name="embed_scope", max_tries=RETRY_TRIES, keep_result=0),
 ]
 
 # Cron slots: schedulers of later capabilities (concern scans, due heartbeat plans) register
@@ -69,6 +72,7 @@ CRON_JOBS: list[CronJob] = [
     cron(watch_heartbeat_tick, name="watch_heartbeat_tick", minute={0, 30}, second=0, unique=True),
     cron(heartbeat_retention, name="heartbeat_retention", minute=17, second=0, unique=True),
     reconcile_cron(),
+    embed_sweep_cron(),
 ]
 
 
@@ -96,6 +100,8 @@ def worker_context(
         "http": http,
         "accounting": accounting,
         "gateway": gateway or build_gateway(settings, http=http, accounting=accounting),
+        # hybrid search's embeddings client (None without EMBEDDING_BASE_URL)
+        "embedder": build_embedder(settings, http, accounting=accounting),
     }
     if redis is not None:
         ctx["redis"] = redis

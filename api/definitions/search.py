@@ -3,13 +3,13 @@
 One resolver, one use case (`jobs.search.reads.search`): only a scope the caller may read,
 user text escaped or refused (INVALID_INPUT, never a Lucene error), hits ranked by
 engine/search/ranking.py and paged after a keyset cursor. The answer says which mode ran
-(`mode: LEXICAL` while no embedding endpoint is configured: no fake semantic search).
+(`mode: HYBRID` when an embedding endpoint adds semantic hits, else LEXICAL with a `note`
+saying why: no fake semantic search).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 
 import strawberry
 from strawberry.types import Info
@@ -19,6 +19,7 @@ from api.definitions.pagination import PageInfo, page_size
 from api.definitions.story_types import Entity, Event, Relation, Summary, build, versioned
 from api.paging import SEARCH
 from engine.search import hits as h
+from engine.search import vectors as v
 from engine.search.ranking import HitKind, Standing
 from engine.story import models as m
 from jobs.search.reads import SearchAsk, search
@@ -27,10 +28,12 @@ SearchKind = strawberry.enum(HitKind, name="SearchKind")
 SearchStanding = strawberry.enum(Standing, name="SearchStanding")
 
 
-@strawberry.enum
-class SearchMode(Enum):
-    LEXICAL = "lexical"
-    HYBRID = "hybrid"
+SearchMode = strawberry.enum(
+    v.SearchMode,
+    name="SearchMode",
+    description="HYBRID: full-text and vector hits fused by reciprocal rank; LEXICAL: "
+    "full-text only (see `note`).",
+)
 
 
 @strawberry.type(description="Where a query word occurs in the passage: [start, end) characters.")
@@ -51,7 +54,8 @@ class PassageHit:
     description=(
         "One object as believed at asOf (its version), why it matched (the passage and "
         "highlights), its standing and score. rank = Lucene score x standing weight x "
-        "currency weight (README 'Search')."
+        "currency weight; in hybrid mode reciprocal rank fusion of the full-text and vector "
+        "lists x the same weights (README 'Search')."
     )
 )
 class SearchHit:
@@ -70,6 +74,11 @@ class SearchHit:
     score: float
     rank: float
     mentions: int
+    similarity: float | None = strawberry.field(
+        default=None,
+        description="Hybrid search: cosine similarity of the text to the query's embedding "
+        "(null when only the full text matched, and in lexical mode).",
+    )
     entity: Entity | None = None
     event: Event | None = None
     relation: Relation | None = None
@@ -89,8 +98,11 @@ class SearchConnection:
     page_info: PageInfo
     total_count: int
     as_of: datetime
-    mode: SearchMode = strawberry.field(
-        description="LEXICAL: full-text only (no embedding endpoint is configured)."
+    mode: SearchMode  # type: ignore[valid-type]
+    note: str | None = strawberry.field(
+        default=None,
+        description="Why the search is lexical (no embedding endpoint, the endpoint down, "
+        "nothing embedded yet, vectors of another model); null in hybrid mode.",
     )
 
 
@@ -108,6 +120,7 @@ def _hit(hit: h.Hit, as_of: datetime) -> SearchHit:
         score=hit.score,
         rank=hit.rank,
         mentions=hit.mentions,
+        similarity=hit.similarity,
     )
     if isinstance(obj, m.Entity):
         out.entity = versioned(Entity, obj, as_of_=as_of)
@@ -182,5 +195,6 @@ class Query:
             ),
             total_count=page.total,
             as_of=at,
-            mode=SearchMode.LEXICAL if page.lexical_only else SearchMode.HYBRID,
+            mode=page.mode,
+            note=page.note,
         )

@@ -29,6 +29,7 @@ from api.errors import shape_error
 from engine.errors import Forbidden, NotFound, Unauthenticated
 from engine.principal import Principal
 from engine.settings import Settings
+from jobs.llm.embeddings import Embedder
 
 CALLER_KEY = "storygraph.mcp.caller"
 
@@ -41,6 +42,7 @@ class Caller:
     driver: AsyncDriver
     pool: ArqRedis
     principal: Principal | None
+    embedder: Embedder | None = None  # hybrid search (EMBEDDING_BASE_URL)
 
     @property
     def database(self) -> str:

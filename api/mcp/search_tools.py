@@ -5,11 +5,12 @@ No `as_of` (seed 004 完整性与待定项: MCP 不接受 as_of): an agent searc
 as GraphQL `search` (`jobs.search.reads.search`), under the `reader` role; a scope the
 token may not use is NOT_FOUND. Each hit names its object and version, standing, the matched
 passage with highlight offsets, its score, and — for a source line — its locator. The answer
-says `mode: lexical` while no embedding endpoint is configured.
+says `mode: hybrid` when an embedding endpoint adds semantic hits, else `lexical` and why.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -39,6 +40,8 @@ def hit_row(hit: Hit) -> dict[str, Any]:
         "rank": round(hit.rank, 4),
         "mentions": hit.mentions,
     }
+    if hit.similarity is not None:
+        row["similarity"] = round(hit.similarity, 4)
     obj = hit.obj
     if isinstance(obj, m.Version):
         row["version"] = obj.seq
@@ -70,8 +73,9 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         "for a source line, its locator. Pass `next` back as `after`. `standing`: `confirmed` "
         "and `person-edited` are a person's word (a source line is the app's own record: "
         "confirmed); `suggested` is an automatic reading nobody confirmed (say 'suggested', "
-        "never state it as fact); `removed` was withdrawn by a person. `mode` says `lexical` "
-        "while no embedding endpoint is configured.",
+        "never state it as fact); `removed` was withdrawn by a person. `mode` says `hybrid` "
+        "when an embedding endpoint adds semantic hits (fused by reciprocal rank, "
+        "`similarity` set), else `lexical`, with a `note` saying why.",
         annotations=READ_ONLY,
     )
     async def search_tool(
@@ -87,7 +91,9 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
         after: After = None,
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
-            deps, principal = reader(caller_of(ctx), scope)
+            caller = caller_of(ctx)
+            deps, principal = reader(caller, scope)
+            deps = replace(deps, embedder=caller.embedder)
             known_at, page = await search(
                 deps,
                 principal,
@@ -107,7 +113,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             return {
                 "scope": scope,
                 "known_at": known_at.isoformat(),
-                "mode": "lexical" if page.lexical_only else "hybrid",
+                "mode": page.mode.value,
+                "note": page.note,
                 "total": page.total,
                 "items": [hit_row(h) for h in page.hits],
                 "next": SEARCH.encode(last) if page.has_next and last else None,

@@ -137,7 +137,9 @@ class McpEndpoint:
             await _not_allowed(scope, receive, send)
             return
         state = request.app.state
-        scope[CALLER_KEY] = Caller(self.settings, state.driver, state.pool, principal)
+        scope[CALLER_KEY] = Caller(
+            self.settings, state.driver, state.pool, principal, getattr(state, "embedder", None)
+        )
         await self.manager.handle_request(scope, receive, send)
 
 

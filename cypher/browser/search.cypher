@@ -4,9 +4,14 @@
 // at or before as_of is searched; each row shows the object's version believed then. `text`
 // here is a Lucene query (the API escapes user text; here you may use "phrases", word*).
 // Pasted as it is, it searches the demo now; edit the values on the WITH line (set as_of to a
-// past instant, e.g. datetime('2026-03-17T08:00:00Z'), to search the past).
+// past instant, e.g. datetime('2026-03-17T08:00:00Z'), to search the past). Like the API, it
+// asks Lucene for the scope's documents only (the index also holds `scope`, migration 091):
+// the words on the searched fields, the scope as a required phrase.
 WITH 'demo' AS scope, '张三' AS text, datetime() AS as_of
-CALL db.index.fulltext.queryNodes('search_text', text) YIELD node, score
+WITH scope, as_of, '+scope:"' + scope + '" +(' +
+     reduce(q = '', f IN ['name', 'title', 'description', 'reason', 'text'] |
+            q + ' ' + f + ':(' + text + ')') + ')' AS query
+CALL db.index.fulltext.queryNodes('search_text', query, {limit: 1000}) YIELD node, score
 WITH scope, as_of, node, score
 WHERE node.scope = scope AND node.recorded_at <= as_of
 OPTIONAL MATCH (o:StoryObject {id: node.id})-[:VERSION]->(then)

@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.search.ranking import HitKind, Standing
 from engine.search.text import highlights
+from engine.search.vectors import SearchMode
 from engine.story.models import Entity, Event, Relation, Summary
 
 HitObject = Entity | Event | Relation | Summary
@@ -41,9 +42,10 @@ class Hit:
     field: str  # name, title, description, reason, text, earlier_name, earlier_title
     passage: str
     spans: list[tuple[int, int]]
-    score: float  # Lucene's
-    rank: float  # engine.search.ranking.rank
+    score: float  # Lucene's (0 for a hit found only by its vector)
+    rank: float  # engine.search.ranking.rank / fused_rank
     mentions: int
+    similarity: float | None = None  # cosine to the query's vector (hybrid search)
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ class HitPage:
     hits: list[Hit]
     has_next: bool
     total: int
-    lexical_only: bool = True  # no embedding endpoint: the answer says search is lexical
+    mode: SearchMode = SearchMode.LEXICAL
+    note: str | None = None  # why the search is lexical (engine/search/vectors.py)
 
 
 _FIELDS = ("name", "title", "description", "reason", "text")

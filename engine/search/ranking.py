@@ -10,6 +10,19 @@ Hits are ordered by rank (descending), then by how often the object is mentioned
 asOf (entity: results mentioning it; event, relation, summary: references it owns;
 descending), then by key (ascending) so the order, and the keyset cursor after it, are total.
 
+Hybrid search (EMBEDDING_BASE_URL set, README "Search") fuses two lists by reciprocal rank:
+
+    rank = rrf × standing_weight × currency_weight
+    rrf  = 1 / (RRF_K + lexical_rank) + 1 / (RRF_K + vector_rank),   RRF_K = 60
+
+lexical_rank is the hit's place (1-based) among the scope's hits ordered by Lucene score,
+vector_rank its place among them ordered by cosine similarity to the query's vector (the
+search_vector index's nearest neighbours with similarity >= SEARCH_MIN_SIMILARITY); a hit
+absent from one list has no term for it. Both lists go through the same scope, as-of and
+kind filters before they are ranked, so a vector hit is never text recorded after asOf nor a
+version retracted before it. Standing and currency weigh the fused value as above, and the
+same tie-breaks follow.
+
 `lucene_score` is the score `db.index.fulltext.queryNodes` gives the best-matching node of the
 object (BM25 over the cjk-analysed fields). An object's standing is that of its version
 believed at asOf:
@@ -50,11 +63,20 @@ STANDING_WEIGHTS: dict[Standing, float] = {
     Standing.REMOVED: 0.2,
 }
 EARLIER_TEXT_WEIGHT = 0.5
+RRF_K = 60
 
 
 def rank(score: float, standing: Standing, current: bool) -> float:
     """The formula above, for tests and the benchmark (Cypher computes the same)."""
     return score * STANDING_WEIGHTS[standing] * (1.0 if current else EARLIER_TEXT_WEIGHT)
+
+
+def fused_rank(
+    lexical_rank: int | None, vector_rank: int | None, standing: Standing, current: bool
+) -> float:
+    """The hybrid formula above (Cypher computes the same)."""
+    rrf = sum(1.0 / (RRF_K + r) for r in (lexical_rank, vector_rank) if r is not None)
+    return rrf * STANDING_WEIGHTS[standing] * (1.0 if current else EARLIER_TEXT_WEIGHT)
 
 
 def weight_params() -> dict[str, float]:

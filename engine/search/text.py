@@ -73,6 +73,19 @@ def parse_search_text(text: str, max_chars: int) -> SearchText:
     return SearchText(text=trimmed, words=tuple(words), lucene=" ".join(clauses))
 
 
+SEARCHED_FIELDS = ("name", "title", "description", "reason", "text")
+
+
+def scoped(lucene: str, scope: str) -> str:
+    """The query restricted, inside Lucene, to one scope's documents: the user's clauses on
+    the searched fields only (never on `scope`, which the index also holds since migration
+    091), and the scope's name as a required phrase. A phrase also matches a longer name that
+    contains it (`a-b` in `a-b-c`), so the read still checks `node.scope` exactly; the
+    scope name (engine/scope.py: letters, digits, `_ . : -`) holds no quote to escape."""
+    fields = " ".join(f"{f}:({lucene})" for f in SEARCHED_FIELDS)
+    return f'+scope:"{scope}" +({fields})'
+
+
 def _needles(word: str) -> list[str]:
     """What marks a word in a text: the word itself; a Chinese word also by its bigrams."""
     if _CJK.search(word) and len(word) > 2:

@@ -3,25 +3,38 @@
 Checks the `reader` role on the scope first (FORBIDDEN, naming no scope, like every story
 read), parses the user's text into a Lucene query that carries no Lucene syntax
 (engine/search/text.py; bad text is INVALID_INPUT), and reads one page of hits ranked by
-engine/search/ranking.py. Without an embedding endpoint search is lexical and the answer
-says so (`HitPage.lexical_only`).
+engine/search/ranking.py.
+
+Hybrid (issue 30 item 3) when `deps.embedder` is there (EMBEDDING_BASE_URL): the query text is
+embedded under a short deadline (EMBEDDING_SEARCH_DEADLINE_SECONDS) and the vector index's
+neighbours join the full-text hits through the same scope and as-of filter, fused by
+reciprocal rank. Whenever that cannot be done — no endpoint, the endpoint down, nothing
+embedded yet, vectors of another model — the search is lexical and its answer says which
+and why (`HitPage.mode`, `note`); nothing is ever faked.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from engine.clock import instant
+from engine.errors import Conflict
+from engine.llm.errors import ModelError
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.search.hits import HitPage
 from engine.search.ranking import HitKind, Standing
-from engine.search.text import parse_search_text
+from engine.search.text import SearchText, parse_search_text
+from engine.search.vectors import LexicalReason, SearchMode, check_vectors, lexical_note
 from graph.search.store import SearchStore
+from graph.search.vectors import VectorStore
 from jobs.deps import Deps
 from jobs.story.common import as_of_now
+
+log = logging.getLogger("storygraph.search")
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,7 @@ async def search(
     scope = require_scope(principal, "reader", scope)
     parsed = parse_search_text(ask.text, deps.settings.search_max_chars)
     at = as_of_now(deps, as_of)
+    vector, reason = await _query_vector(deps, parsed)
     page = await SearchStore(deps.driver, deps.database).search(
         scope,
         parsed,
@@ -56,5 +70,40 @@ async def search(
         after=ask.after,
         limit=ask.first,
         candidates=deps.settings.search_candidates,
+        vector=vector,
+        vector_k=deps.settings.search_vector_candidates,
+        min_similarity=deps.settings.search_min_similarity,
     )
-    return at, page
+    if reason is None:
+        return at, replace(page, mode=SearchMode.HYBRID, note=None)
+    return at, replace(
+        page, mode=SearchMode.LEXICAL, note=lexical_note(reason, deps.settings.locale)
+    )
+
+
+async def _query_vector(
+    deps: Deps, parsed: SearchText
+) -> tuple[list[float] | None, LexicalReason | None]:
+    """The query's embedding, or why there is none (the search is then lexical)."""
+    embedder = deps.embedder
+    if embedder is None:
+        return None, LexicalReason.NO_ENDPOINT
+    # recorded once the first embed created the index (graph/search/vectors.py create_index)
+    stored = await VectorStore(deps.driver, deps.database).state()
+    if stored.model is None:
+        return None, LexicalReason.NOT_EMBEDDED
+    try:
+        check_vectors(stored, embedder.model, embedder.dimensions)
+    except Conflict:
+        return None, LexicalReason.OTHER_MODEL
+    try:
+        answer = await embedder.embed(
+            [parsed.text], deadline_seconds=deps.settings.embedding_search_deadline_seconds
+        )
+    except ModelError as exc:
+        log.warning(
+            "query embedding failed: searching lexically",
+            extra={"fields": {"error": exc.message}},
+        )
+        return None, LexicalReason.ENDPOINT_FAILED
+    return answer.vectors[0], None

@@ -15,6 +15,7 @@ from graph.story.pages import StoryPages
 from graph.story.repository import StoryRepository
 from jobs.deps import Deps
 from jobs.notify import graph_changed
+from jobs.search.embed import embed_soon
 
 
 def editor(principal: Principal, scope: str, user_id: str | None = None) -> Actor:
@@ -46,7 +47,9 @@ def discussion_repo(deps: Deps) -> DiscussionRepository:
 
 
 async def announce(deps: Deps, scope: str, kind: str, ids: list[str], by: Actor) -> None:
-    """Tell graphChanged subscribers; the write already committed, so a lost hint loses
-    nothing. Without a pool (a use case run inline) nothing is sent."""
+    """Tell graphChanged subscribers and, with an embedding endpoint, enqueue the scope's
+    embed job; the write already committed, so a lost hint loses nothing (the embed sweep
+    catches up). Without a pool (a use case run inline) nothing is sent."""
     if deps.pool is not None:
         await graph_changed(deps.pool, scope, kind=kind, ids=ids, by=by.label())
+        await embed_soon(deps, scope)  # hybrid search: the new texts' vectors

@@ -17,6 +17,7 @@ def test_a_worker_runs_the_crons_unless_told_not_to() -> None:
         "heartbeat_tick",
         "heartbeat_retention",
         "watch_heartbeat_tick",
+        "embed_sweep",
     }
     assert set(quiet.functions) == set(default.functions) - crons  # every job kind still runs
 

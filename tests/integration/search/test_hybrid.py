@@ -1,0 +1,180 @@
+"""Hybrid search (issue 30 item 3) over the real Neo4j, a real arq worker and the
+prompt-grounded embeddings stand-in (tests/support/grounded_embeddings.py): what a person
+searching would notice — a paraphrase found that the words alone miss, the time slice held
+by vector hits too, lexical search that keeps working through an outage and says so, and a
+backfill that embeds what is missing with its progress."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import httpx
+import pytest
+from arq import Retry
+from arq.connections import ArqRedis
+from neo4j import AsyncDriver
+
+from engine.errors import Conflict
+from engine.principal import WORKER, Principal
+from engine.search.ranking import RRF_K, HitKind, Standing, fused_rank
+from engine.search.vectors import SearchMode, VectorState, check_vectors
+from engine.settings import Settings
+from graph.search.vectors import VectorStore
+from graph.story import StoryRepository
+from jobs.deps import Deps
+from jobs.search.embed import embed_scope
+from jobs.search.reads import SearchAsk, search
+from jobs.story.writes import upsert_source
+from jobs.tasks.search_embed import embed_scope as embed_task
+from jobs.worker import create_worker, worker_context
+from tests.support.grounded_embeddings import EMBED_MODEL, GroundedEmbeddingServer
+from tests.support.story import T0, source
+
+READER = Principal("reader-h", frozenset({"*"}), frozenset({"reader"}))
+EDITOR = Principal("editor-h", frozenset({"*"}), frozenset({"editor"}))
+LINES = (
+    "张三：支付回调接口明天联调\n"
+    "李四：the callback interface times out under load\n"
+    "王五：reconciliation report is ready"
+)
+PARAPHRASE = "callbacks timing"  # no word of it is in the text: lexical finds nothing
+
+
+async def _hits(deps: Deps, scope: str, text: str, **kw: object):  # type: ignore[no-untyped-def]
+    _, page = await search(deps, READER, scope, SearchAsk(text=text, first=20), **kw)  # type: ignore[arg-type]
+    return page
+
+
+async def test_without_an_endpoint_search_is_lexical_and_says_so(
+    repo: StoryRepository, deps: Deps, scope: str
+) -> None:
+    await repo.upsert_source(source(scope, text=LINES), now=T0)
+    page = await _hits(deps, scope, "callback")
+    assert page.mode is SearchMode.LEXICAL
+    assert page.note is not None and "EMBEDDING_BASE_URL" in page.note
+    assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
+    assert all(h.similarity is None for h in page.hits)
+
+
+async def test_writes_are_embedded_by_the_worker_and_hybrid_finds_a_paraphrase(
+    hybrid_deps: Deps,
+    embedding_settings: Settings,
+    embeddings: GroundedEmbeddingServer,
+    pool: ArqRedis,
+    scope: str,
+) -> None:
+    writer = Deps(
+        settings=embedding_settings, driver=hybrid_deps.driver, pool=pool, clock=hybrid_deps.clock
+    )
+    await upsert_source(writer, EDITOR, source(scope, text=LINES).model_dump(mode="json"))
+    lexical = await _hits(hybrid_deps, scope, PARAPHRASE)
+    assert lexical.hits == []  # not embedded yet, and no word of it is in the text
+    worker = create_worker(embedding_settings, burst=True, crons=False)
+    try:
+        await worker.async_run()
+    finally:
+        await worker.close()
+    # the stand-in was sent the lines themselves: their vectors come from their text
+    assert set(LINES.splitlines()) <= set(embeddings.inputs)
+    page = await _hits(hybrid_deps, scope, PARAPHRASE)
+    assert page.mode is SearchMode.HYBRID and page.note is None
+    assert page.hits, "hybrid search found nothing for the paraphrase"
+    top = page.hits[0]
+    assert top.passage_ref is not None and top.passage_ref.locator == "lines:2-2"
+    assert top.score == 0.0 and top.similarity is not None and top.similarity >= 0.3
+    assert top.rank == pytest.approx(fused_rank(None, 1, Standing.CONFIRMED, True))
+    # a word both lists find ranks by both: 1/(k+1) + 1/(k+1)
+    both = await _hits(hybrid_deps, scope, "callback interface")
+    assert both.hits[0].passage_ref and both.hits[0].passage_ref.locator == "lines:2-2"
+    assert both.hits[0].rank == pytest.approx(2 / (RRF_K + 1))
+
+
+async def test_hybrid_search_as_of_never_returns_later_text(
+    repo: StoryRepository, hybrid_deps: Deps, embedder: object, scope: str
+) -> None:
+    await repo.upsert_source(source(scope, text="李四：the callback interface is slow"), now=T0)
+    later = T0 + timedelta(hours=1)
+    await repo.upsert_source(
+        source(scope, "conv-2", text="王五：callbacks timing out again"), now=later
+    )
+    await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
+    before = await _hits(hybrid_deps, scope, PARAPHRASE, as_of=T0 + timedelta(minutes=30))
+    assert before.mode is SearchMode.HYBRID
+    assert {h.passage_ref.source_id for h in before.hits if h.passage_ref} == {"conv-1"}
+    now = await _hits(hybrid_deps, scope, PARAPHRASE)
+    assert {h.passage_ref.source_id for h in now.hits if h.passage_ref} == {"conv-1", "conv-2"}
+    kinds = await _hits(hybrid_deps, scope, PARAPHRASE, as_of=later)
+    assert all(h.kind is HitKind.PASSAGE for h in kinds.hits)
+
+
+async def test_an_outage_keeps_lexical_search_and_the_job_retries_later(
+    repo: StoryRepository,
+    hybrid_deps: Deps,
+    embedding_settings: Settings,
+    embeddings: GroundedEmbeddingServer,
+    neo4j_driver: AsyncDriver,
+    scope: str,
+) -> None:
+    await repo.upsert_source(source(scope, text=LINES), now=T0)
+    embeddings.down = True
+    page = await _hits(hybrid_deps, scope, "callback")
+    # the endpoint is down: the words still find the line, and the answer says why lexical
+    assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
+    assert page.mode is SearchMode.LEXICAL and page.note is not None
+    async with httpx.AsyncClient() as http:
+        ctx = worker_context(embedding_settings, driver=neo4j_driver, http=http)
+        with pytest.raises(Retry):
+            await embed_task(ctx, scope=scope)
+        store = VectorStore(neo4j_driver, embedding_settings.neo4j_database)
+        failed = (await store.runs(scope))[0]
+        assert failed.status == "failed" and "still failing" in (failed.error or "")
+        assert await store.count_missing(scope) == 3
+        embeddings.down = False
+        done = await embed_task(ctx, scope=scope)
+    assert done["status"] == "completed" and done["embedded"] == 3 and done["missing"] == 0
+    found = await _hits(hybrid_deps, scope, PARAPHRASE)
+    assert found.mode is SearchMode.HYBRID
+    assert [h.passage_ref.locator for h in found.hits if h.passage_ref][:1] == ["lines:2-2"]
+
+
+async def test_backfill_embeds_what_is_missing_and_reports_progress(
+    repo: StoryRepository, hybrid_deps: Deps, embeddings: GroundedEmbeddingServer, scope: str
+) -> None:
+    lines = "\n".join(f"第{i}条：the release checklist item {i}" for i in range(10))
+    await repo.upsert_source(source(scope, text=lines), now=T0)
+    store = VectorStore(hybrid_deps.driver, hybrid_deps.database)
+    assert await store.count_missing(scope) == 10
+    seen: list[tuple[int, int]] = []
+    report = await embed_scope(
+        hybrid_deps,
+        WORKER,
+        hybrid_deps.embedder,  # type: ignore[arg-type]
+        scope,
+        progress=lambda done, left: seen.append((done, left)),
+    )
+    assert seen == [(4, 6), (8, 2), (10, 0)]  # EMBEDDING_BATCH_SIZE 4
+    assert (report.status, report.embedded, report.missing) == ("completed", 10, 0)
+    run = (await store.runs(scope))[0]
+    assert (run.id, run.status, run.embedded, run.missing) == (report.run_id, "completed", 10, 0)
+    assert run.finished_at is not None
+    # a new version adds one line: only that one is embedded the next time
+    await repo.upsert_source(
+        source(scope, version="v2", text=lines + "\nnew line about rollback"),
+        now=T0 + timedelta(minutes=5),
+    )
+    embeddings.inputs.clear()
+    again = await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
+    assert again.embedded == 11 and embeddings.inputs.count("new line about rollback") == 1
+    assert set(embeddings.inputs) <= set(lines.splitlines()) | {"new line about rollback"}
+    nothing = await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
+    assert (nothing.status, nothing.run_id) == ("nothing", None)
+
+
+async def test_vectors_of_another_model_are_refused() -> None:
+    stored = VectorState(model=EMBED_MODEL, dimensions=256)
+    check_vectors(stored, EMBED_MODEL, 256)
+    check_vectors(VectorState(None, None), "other", 8)
+    with pytest.raises(Conflict, match="backfill --reset"):
+        check_vectors(stored, EMBED_MODEL, 512)
+    with pytest.raises(Conflict, match="backfill --reset"):
+        check_vectors(stored, "other-model", 256)
