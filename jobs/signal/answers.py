@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from engine.clock import utcnow
 from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
 from engine.errors import Conflict, NotFound
@@ -46,7 +47,10 @@ async def settle_signal_answer(
     if concern.source.signal_id is None or concern.status not in ENDED:
         return None, []
     store = SignalAnswers(deps.driver, deps.database, locale=policy.locale)
-    moment = now or deps.clock()
+    # A record time is never in the past: what the graph knew at an earlier moment does not
+    # change (a reply dated earlier, `advanceConcern(at:)`, is recorded when it arrives; a
+    # clock moved ahead, as the scheduler's `now`, records at that moment).
+    moment = max(now or deps.clock(), utcnow())
     for attempt in range(ATTEMPTS):
         try:
             plan, signals = await store.settle(

@@ -148,3 +148,20 @@ async def test_a_moved_commitment_records_a_new_commitment_signal_once(
     assert (await settle(deps, concern, scope, THURSDAY + timedelta(minutes=6)))[0] is None
     statuses, titles, _ = await outcome_rows(deps, scope)
     assert statuses == ["changed", "open", "open"] and titles == ["前端部分提测推迟到周五"]
+
+
+async def test_an_answer_dated_in_the_past_is_recorded_when_it_arrives(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """What the graph knew at an earlier moment never changes: a reply dated yesterday
+    (`advanceConcern(at:)`) brings its event at the time the person says, recorded now."""
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    arrived = datetime.now(SH)
+    dated = arrived - timedelta(days=1)
+    concern = ended_concern(signal, "已经提测了", answered_at=dated)
+    plan, _ = await settle(deps, concern, scope, dated)
+    assert plan is not None and plan.status is SignalStatus.KEPT
+    [event] = plan.events
+    assert event.at < arrived  # when the person says it happened, not when it arrived
+    assert event.recorded_at >= arrived and plan.signal.recorded_at >= arrived
