@@ -11,7 +11,6 @@ back-flow carries [回流] title / 结果 / 关键信息 / 耗时.
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -22,6 +21,7 @@ import pytest
 from engine.settings import Settings
 from tests.support.concern_api import ConcernClient
 from tests.support.mcp import http_client
+from tests.support.polling import until
 from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.webhook import Webhook
 
@@ -285,13 +285,11 @@ def hooked_stack(
 
 
 def _posted(hook: Webhook, kind: str, timeout: float = 60) -> list[dict[str, object]]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = [b for b in hook.accepted if b["kind"] == kind]
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"no {kind} POST: {hook.accepted}")
+    return until(
+        lambda: [b for b in hook.accepted if b["kind"] == kind],
+        what=f"a {kind} POST",
+        timeout=timeout,
+    )
 
 
 def _schedule(mode: str, people: list[dict[str, str]]) -> dict[str, object]:

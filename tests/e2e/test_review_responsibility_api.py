@@ -11,7 +11,6 @@ as the person would) moves the responsibility: storyGraph as of before shows 张
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -21,6 +20,7 @@ import pytest
 import redis
 
 from engine.settings import Settings
+from tests.support.polling import until
 from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
@@ -78,18 +78,17 @@ def review(api: Server, scope: str, start: datetime) -> None:
         f=start.isoformat(),
         t=(start + timedelta(hours=1)).isoformat(),
     )["startReview"]["id"]
-    deadline = time.monotonic() + 90
-    run: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        run = gql(
+    run = until(
+        lambda: gql(
             api,
             "query($id: String!) { supervisionRun(id: $id) { status error { message } } }",
             id=run_id,
-        )["supervisionRun"]
-        if run["status"] in ("completed", "failed", "cancelled"):
-            break
-        time.sleep(0.3)
-    assert run.get("status") == "completed", run
+        )["supervisionRun"],
+        lambda r: r["status"] in ("completed", "failed", "cancelled"),
+        f"review run {run_id} ending",
+        timeout=90,
+    )
+    assert run["status"] == "completed", run
 
 
 def graph(api: Server, scope: str, at: str | None = None) -> dict[str, Any]:

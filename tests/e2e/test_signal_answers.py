@@ -14,7 +14,6 @@ a difference answered becomes that person's accept or dismissal.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime, timedelta
@@ -42,6 +41,7 @@ from jobs.deps import Deps
 from jobs.queue import open_pool
 from jobs.signal.record import signal_store
 from tests.support.concern_api import ADVANCE, ConcernClient
+from tests.support.polling import until
 from tests.support.processes import Server, process_env, spawn, stop
 
 SH = ZoneInfo("Asia/Shanghai")
@@ -167,13 +167,12 @@ def graph(api: ConcernClient, at: datetime = FRIDAY) -> dict[str, Any]:
 
 
 def wait_status(api: ConcernClient, sid: str, status: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        got = signals(api).get(sid)
-        if got is not None and got["status"] == status:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"signal {sid} never {status}: {signals(api).get(sid)}")
+    got: dict[str, Any] = until(
+        lambda: signals(api).get(sid),
+        lambda s: s is not None and s["status"] == status,
+        f"signal {sid} {status}",
+    )
+    return got
 
 
 def concern_of(api: ConcernClient, cid: str) -> dict[str, Any]:
@@ -181,26 +180,23 @@ def concern_of(api: ConcernClient, cid: str) -> dict[str, Any]:
     query = (
         "query($id: ID!) { concern(id: $id) { id status source { signalId } people { personId } } }"
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        body = api.api.graphql(query, {"id": cid}).json()
-        if body.get("data") and body["data"]["concern"]:
-            return body["data"]["concern"]  # type: ignore[no-any-return]
-        time.sleep(0.2)
-    raise AssertionError(f"concern {cid} was never raised")
+    body = until(
+        lambda: api.api.graphql(query, {"id": cid}).json(),
+        lambda b: b.get("data") and b["data"]["concern"],
+        f"concern {cid} raised",
+    )
+    return body["data"]["concern"]  # type: ignore[no-any-return]
 
 
 def turned(api: ConcernClient, cid: str, recorded: int) -> None:
     """Until the loop turn a reply triggered has saved its decision (one turn at a time)."""
     revision = "query($id: ID!) { concern(id: $id) { status revision } }"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        got = api.gql(revision, id=cid)["concern"]
-        if got["revision"] > recorded:
-            assert got["status"] != "RESOLVED", got
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"the turn after revision {recorded} never ran")
+    got = until(
+        lambda: api.gql(revision, id=cid)["concern"],
+        lambda c: c["revision"] > recorded,
+        f"the turn after revision {recorded}",
+    )
+    assert got["status"] != "RESOLVED", got
 
 
 async def via_concern(deps: Deps, label: str, object_id: str) -> list[Any]:

@@ -3,12 +3,12 @@ conversation pushed with its speakers, a review over that Monday, signals and co
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from engine.clock import utcnow
+from tests.support.polling import until
 from tests.support.processes import Server
 from tests.support.review_api import gql, wait_run
 
@@ -52,13 +52,7 @@ def code(api: Server, query: str, **variables: Any) -> str:
 
 
 def wait_for(read: Any, ok: Any, what: str, within: float = 60) -> Any:
-    deadline = time.monotonic() + within
-    got = read()
-    while not ok(got):
-        assert time.monotonic() < deadline, f"{what}: {got}"
-        time.sleep(0.3)
-        got = read()
-    return got
+    return until(read, ok, what, within)
 
 
 def push(api: Server, scope: str, speakers: list[dict[str, str]] | None) -> None:

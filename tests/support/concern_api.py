@@ -3,11 +3,12 @@ person received (sent outbox rows, in order) and the concern itself."""
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import httpx
+
+from tests.support.polling import until
 
 
 class Api(Protocol):
@@ -73,19 +74,12 @@ class ConcernClient:
         return [e["node"] for e in data["edges"]]
 
     def wait_for(self, person: str, count: int, timeout: float = 60) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            got = self.sent_to(person)
-            if len(got) >= count:
-                return got
-            time.sleep(0.2)
-        raise AssertionError(f"{person} received {self.sent_to(person)}, wanted {count}")
+        return until(
+            lambda: self.sent_to(person),
+            lambda got: len(got) >= count,
+            f"{person} receiving {count} messages",
+            timeout,
+        )
 
     def wait_revision(self, cid: str, predicate: Any, timeout: float = 60) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            got = self.concern(cid)
-            if predicate(got):
-                return got
-            time.sleep(0.2)
-        raise AssertionError(f"concern never matched: {self.concern(cid)}")
+        return until(lambda: self.concern(cid), predicate, f"concern {cid}", timeout)

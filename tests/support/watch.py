@@ -3,7 +3,6 @@ poll of a condition with a deadline."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,6 +18,7 @@ from engine.watch.model import (
     WorkflowStep,
 )
 from engine.watch.paging import PageRead, ReadingState, record_page
+from tests.support import polling
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 LATER = NOW + timedelta(minutes=5)
@@ -27,14 +27,8 @@ OLD_RUN = "run-1"
 
 
 def until(probe: Callable[[], Any], timeout: float = 40) -> Any:
-    """The first truthy value `probe` returns, polled every 0.2 s until `timeout`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError("condition not reached in time")
+    """The first truthy value `probe` returns (tests/support/polling.py)."""
+    return polling.until(probe, timeout=timeout)
 
 
 def note_binding(

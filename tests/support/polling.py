@@ -1,0 +1,43 @@
+"""Waiting in tests: poll a condition until it holds or a deadline passes, never a fixed
+sleep. `until` for plain code, `until_async` inside async tests; both return the value that
+satisfied the condition and fail with `what` and the last value seen."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+POLL = 0.2  # seconds between two reads of the condition
+
+
+def until(
+    read: Callable[[], T],
+    ok: Callable[[T], Any] = bool,
+    what: str = "condition",
+    timeout: float = 60,
+) -> T:
+    deadline = time.monotonic() + timeout
+    got = read()
+    while not ok(got):
+        assert time.monotonic() < deadline, f"{what} not reached in {timeout:g} s: {got!r}"
+        time.sleep(POLL)
+        got = read()
+    return got
+
+
+async def until_async(
+    read: Callable[[], Awaitable[T]],
+    ok: Callable[[T], Any] = bool,
+    what: str = "condition",
+    within: float = 60,
+) -> T:
+    deadline = time.monotonic() + within
+    got = await read()
+    while not ok(got):
+        assert time.monotonic() < deadline, f"{what} not reached in {within:g} s: {got!r}"
+        await asyncio.sleep(POLL)
+        got = await read()
+    return got
