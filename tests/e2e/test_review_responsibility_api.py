@@ -11,17 +11,11 @@ as the person would) moves the responsibility: storyGraph as of before shows 张
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
-import redis
-
-from engine.settings import Settings
 from tests.support.polling import until
-from tests.support.processes import Server, forget_queue, process_env, spawn, stop
+from tests.support.processes import Server
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 STATED = f"[{BASE.isoformat()}] 王五: 张三负责支付模块\n"
@@ -39,25 +33,6 @@ def gql(api: Server, query: str, **variables: Any) -> dict[str, Any]:
     body = api.graphql(query, variables).json()
     assert "errors" not in body, body
     return body["data"]  # type: ignore[no-any-return]
-
-
-@pytest.fixture
-def offline_deployment(
-    services: Settings,
-    start_server,  # type: ignore[no-untyped-def]
-) -> Iterator[Server]:
-    """An API and a worker on a queue of their own, no model configured, app switched on."""
-    queue = f"{services.queue_name}:responsibility-{uuid.uuid4().hex[:6]}"
-    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="")
-    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=""))
-    gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
-    try:
-        yield api
-    finally:
-        stop(worker)
-        r = redis.Redis.from_url(services.effective_redis_url)
-        forget_queue(r, queue)
-        r.close()
 
 
 def push(api: Server, scope: str, version: str, text: str) -> None:
@@ -106,9 +81,9 @@ def responsible(g: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def test_a_new_responsible_person_waits_as_a_difference_until_a_person_accepts_it(
-    offline_deployment: Server, scope: str
+    offline: Server, scope: str
 ) -> None:
-    api = offline_deployment
+    api = offline
     push(api, scope, "v1", STATED)
     review(api, scope, BASE - timedelta(minutes=30))
     [rel] = graph(api, scope)["relations"]
