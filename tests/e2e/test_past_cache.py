@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.polling import until
 from tests.support.processes import Server
 
 ADMIN, READER, OTHER = "past-admin", "past-reader", "past-other"
@@ -74,10 +74,7 @@ def publish(api: Server, scope: str, day: int) -> None:
 
 def settled(moment: datetime) -> None:
     """Wait (polling the clock, with a deadline) until `moment` is past the 1 s settle."""
-    deadline = time.monotonic() + 10
-    while datetime.now(UTC) - moment < timedelta(seconds=1.2):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    until(lambda: datetime.now(UTC) - moment >= timedelta(seconds=1.2), what="settled", timeout=10)
 
 
 @pytest.fixture(scope="module")

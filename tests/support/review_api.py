@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from typing import Any
 
+from tests.support.polling import until
 from tests.support.processes import Server
 from tests.support.scripted_model import text
 
@@ -36,10 +36,10 @@ RUN = (
 
 
 def wait_run(api: Server, run_id: str, status: str, timeout: float = 60) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = gql(api, RUN, id=run_id)["supervisionRun"]
-        if run["status"] == status:
-            return run  # type: ignore[no-any-return]
-        time.sleep(0.3)
-    raise AssertionError(f"run {run_id} did not become {status}: {run}")
+    run: dict[str, Any] = until(
+        lambda: gql(api, RUN, id=run_id)["supervisionRun"],
+        lambda r: r["status"] == status,
+        f"run {run_id} {status}",
+        timeout,
+    )
+    return run
