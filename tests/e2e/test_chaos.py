@@ -96,6 +96,7 @@ class Tally:
     lost: list[str] = field(default_factory=list)
     duplicated: list[str] = field(default_factory=list)
     interrupted: list[str] = field(default_factory=list)  # job ids a kill landed in
+    killed_at: dict[str, datetime] = field(default_factory=dict)  # each one's kill, wall clock
     redelivered: int = 0  # of those, the jobs that ran again to their end
     reposted: int = 0  # POSTs the receiver got again under the same key
 
@@ -569,7 +570,8 @@ async def audit(
 
 async def audit_redelivery(queue: Redis, queue_name: str, tally: Tally) -> None:
     """Every job a kill interrupted ran again to its end: arq kept its result with a later
-    try, or (a job that failed for good) the worker kept its failure. A job may still be on
+    try or one begun after the kill (a job claimed but not yet begun keeps its first try:
+    the killed worker never counted it), or (a job that failed for good) the worker kept its failure. A job may still be on
     its way when the work has settled (a heartbeat's automatic supervision defers itself
     while the review lease is held): each is polled, with a deadline, until it ends."""
     deadline = time.monotonic() + SETTLE_S
@@ -585,7 +587,11 @@ async def audit_redelivery(queue: Redis, queue_name: str, tally: Tally) -> None:
             await asyncio.sleep(0.5)
         info = await job.result_info()
         failed = await queue.exists(f"storygraph:failed:{job_id}")
-        if (info is not None and info.job_try > 1) or failed:
+        # a job the killed worker had claimed but not yet begun runs again as its first try
+        ran_again = info is not None and (
+            info.job_try > 1 or info.start_time >= tally.killed_at[job_id]
+        )
+        if ran_again or failed:
             tally.redelivered += 1
         else:
             tally.lost.append(f"job {job_id} interrupted by a kill never ran again: {info}")
