@@ -7,8 +7,14 @@ A supervision run's step commits through `SupervisionRuns.mutate` (lock, read, d
 the run's records). The bench times that commit with no model call to record, with 1 and
 with 10 (`calls=`, as `Execution.commit` passes the step's meter), rounds alternated, and
 prints p50 of each and the overhead per recorded call; beside it the in-process cost of
-metering one call (`Meter.record` and its ledger entry), and the same for a watch check's or
-concern turn's owner transaction (`write_calls_in` with its records vs without).
+metering one call (`Meter.record` and its ledger entry), and the same for a heartbeat
+report's commit (`HeartbeatRuns.put_in` with the report; a concern turn's `concern/save` and
+a watch check's `watch/write_observation` include the same clause,
+cypher/fragments/model_calls.cypher).
+
+Every commit writes something new, as every real one does (the run's `updated_at`, the
+report's text): a commit that changes nothing skips the transaction log, and would count
+that saving as the ledger's cost.
 """
 
 from __future__ import annotations
@@ -25,18 +31,18 @@ from neo4j import AsyncManagedTransaction
 
 from engine.llm.accounting import CallStats
 from engine.llm.ledger import Attribution, Stage
+from engine.review.heartbeat import HeartbeatRun
 from engine.review.lifecycle import ReviewMode, create_run
 from engine.review.types import Scope, Trigger
 from engine.settings import Settings
 from graph.driver import open_driver
-from graph.llm.ledger import write_calls_in
 from graph.migrate import migrate
 from graph.review.codec import RunOptions
+from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import RunChange, SupervisionRuns
 from jobs.llm.ledger import Meter
 from jobs.localredis import with_redis_password
 
-OWNER = "MERGE (w:BenchOwner {id: $id}) SET w.at = $at RETURN w.id AS id"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
@@ -74,6 +80,16 @@ async def main() -> None:
         now=NOW,
     )
     await runs.create(run, RunOptions())
+    heartbeats = HeartbeatRuns(driver, db, deployment="bench-ledger")
+    beat = HeartbeatRun(
+        run_id=f"hb-{scope}",
+        config_id=None,
+        scope=Scope.projects(scope),
+        trigger=Trigger.MANUAL,
+        claimed_at=NOW,
+    )
+    await heartbeats.claim(beat, f"bench-ledger:{scope}")
+    tick = iter(range(10**9))
     try:
         # in process: metering one call and making its ledger entry
         t0 = time.perf_counter()
@@ -87,7 +103,13 @@ async def main() -> None:
 
                 async def commit(n: int = n) -> None:
                     calls = meter_of(scope, n, run_id=run.run_id, batch="0").entries(at=NOW)
-                    await runs.mutate(run.run_id, lambda s: RunChange(s.run, calls=calls))
+                    moved = NOW + timedelta(microseconds=next(tick))
+                    await runs.mutate(
+                        run.run_id,
+                        lambda s: RunChange(
+                            s.run.model_copy(update={"updated_at": moved}), calls=calls
+                        ),
+                    )
 
                 await p50(commit, times[n])
         owner: dict[int, list[float]] = {0: [], 1: [], 10: []}
@@ -95,13 +117,14 @@ async def main() -> None:
             for n in owner:
 
                 async def turn(n: int = n) -> None:
-                    calls = meter_of(scope, n, watch_id="w").entries(at=NOW)
+                    calls = meter_of(scope, n, run_id=beat.run_id).entries(at=NOW)
 
                     async def work(tx: AsyncManagedTransaction) -> None:
-                        await (await tx.run(OWNER, id=scope, at=NOW)).consume()
-                        await write_calls_in(tx, calls)
+                        locked = await heartbeats.locked(tx, beat.run_id)
+                        report = f"report {next(tick)}"
+                        await heartbeats.put_in(tx, locked, report=report, calls=calls)
 
-                    await runs.write(work)
+                    await heartbeats.write(work)
 
                 await p50(turn, owner[n])
         m = {n: statistics.median(t) for n, t in times.items()}
@@ -114,10 +137,10 @@ async def main() -> None:
             f"  run step commit, 10 calls recorded:      {m[10]:8.2f} ms  "
             f"(+{(m[10] - m[0]) / 10:.2f} ms per call)"
         )
-        print(f"  owner transaction (watch/concern), none: {o[0]:8.2f} ms")
-        print(f"  owner transaction, 1 call recorded:      {o[1]:8.2f} ms  (+{o[1] - o[0]:.2f} ms)")
+        print(f"  heartbeat report commit, none recorded:  {o[0]:8.2f} ms")
+        print(f"  heartbeat report commit, 1 call:         {o[1]:8.2f} ms  (+{o[1] - o[0]:.2f} ms)")
         print(
-            f"  owner transaction, 10 calls recorded:    {o[10]:8.2f} ms  "
+            f"  heartbeat report commit, 10 calls:       {o[10]:8.2f} ms  "
             f"(+{(o[10] - o[0]) / 10:.2f} ms per call)"
         )
         print("  target: <= 1 ms per recorded call")
@@ -125,7 +148,7 @@ async def main() -> None:
         for cleanup in (
             "MATCH (c:ModelCall {scope: $s}) DETACH DELETE c",
             "MATCH (t:ModelCallTotal {model: 'bench'}) DETACH DELETE t",
-            "MATCH (w:BenchOwner {id: $s}) DETACH DELETE w",
+            "MATCH (h:HeartbeatRun {id: 'hb-' + $s}) DETACH DELETE h",
             "MATCH (n:ReviewStage {run_id: $r}) DETACH DELETE n",
             "MATCH (n:SupervisionRun {id: $r}) DETACH DELETE n",
         ):

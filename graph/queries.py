@@ -13,6 +13,12 @@ the text in `neo4j.Query` with the key as metadata so the name shows in Neo4j's 
 under `cypher/schema/` are migrations, not named queries; `graph.migrate` applies them.
 Files under `cypher/browser/` are saved queries for people to paste into Neo4j Browser
 (they start with `:param` lines), not named queries either.
+
+A clause several queries share lives once under `cypher/fragments/` (not a named query) and
+stands in a query as one line, `// include: <name>`: the loader puts the fragment's text
+there and adds the parameters the fragment declares to the query's own. So the cost
+ledger's model calls are written inside the statement of whoever made them (a concern's
+save, a watch's update, a heartbeat run's put), with no statement of their own.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from pathlib import Path
 from neo4j import Query
 
 CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
-NOT_NAMED = frozenset({"schema", "browser"})  # migrations; Neo4j Browser's saved queries
+NOT_NAMED = frozenset({"schema", "browser", "fragments"})  # migrations; Browser's; included
+FRAGMENTS = "fragments"
+_INCLUDE = re.compile(r"^[ \t]*//[ \t]*include:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
 _PARAMS_HEADER = re.compile(r"^\s*//\s*params:\s*(.*)$", re.MULTILINE)
 _PARAM_USE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _LINE_COMMENT = re.compile(r"//[^\n]*")
@@ -52,17 +60,39 @@ class NamedQuery:
         return Query(self.text, metadata={"query": self.key})
 
 
-def _parse(path: Path, key: str) -> NamedQuery:
+def _declared(text: str) -> frozenset[str]:
+    header = _PARAMS_HEADER.search(text)
+    if not header:
+        return frozenset()
+    names = [n.strip().lstrip("$") for n in header.group(1).split(",")]
+    return frozenset(n for n in names if n)
+
+
+def _fragment(root: Path, name: str, path: Path) -> tuple[str, frozenset[str]]:
+    """The fragment's clause text (its header comment left out) and its parameters."""
+    source = root / FRAGMENTS / f"{name}.cypher"
+    if not source.is_file():
+        raise QueryFileError(f"{path}: includes {name!r}, but there is no {source}")
+    text = source.read_text(encoding="utf-8")
+    if _INCLUDE.search(text):
+        raise QueryFileError(f"{source}: a fragment includes no other fragment")
+    return _PARAMS_HEADER.sub("", text, count=1).strip("\n"), _declared(text)
+
+
+def _parse(path: Path, key: str, root: Path = CYPHER_DIR) -> NamedQuery:
     text = path.read_text(encoding="utf-8")
+    declared = set(_declared(text))
+
+    def include(line: re.Match[str]) -> str:
+        clause, params = _fragment(root, line.group(1), path)
+        declared.update(params)
+        return clause
+
+    text = _INCLUDE.sub(include, text)
     body = _LINE_COMMENT.sub("", text).strip()
     if not body:
         raise QueryFileError(f"{path}: the query file is empty")
-    header = _PARAMS_HEADER.search(text)
-    declared: frozenset[str] = frozenset()
-    if header:
-        names = [n.strip().lstrip("$") for n in header.group(1).split(",")]
-        declared = frozenset(n for n in names if n)
-    return NamedQuery(key=key, text=text, declared=declared, path=path)
+    return NamedQuery(key=key, text=text, declared=frozenset(declared), path=path)
 
 
 def load_queries(root: Path = CYPHER_DIR) -> dict[str, NamedQuery]:
@@ -80,7 +110,7 @@ def load_queries(root: Path = CYPHER_DIR) -> dict[str, NamedQuery]:
                 f"{path}: duplicate query name {key!r} (also {folded[key.lower()]})"
             )
         folded[key.lower()] = path
-        found[key] = _parse(path, key)
+        found[key] = _parse(path, key, root)
     return found
 
 

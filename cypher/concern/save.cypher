@@ -16,4 +16,6 @@ CALL (n) {
   SET r.role_in_concern = p.role_in_concern, r.comm_status = p.comm_status,
       r.last_channel = p.last_channel
 }
+// the model calls (cost ledger) that decided this turn, written only when it saves
+// include: model_calls
 RETURN n.revision AS revision

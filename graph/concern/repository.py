@@ -30,7 +30,7 @@ from engine.errors import Conflict, NotFound
 from engine.llm.ledger import LedgerEntry
 from graph.base import Store
 from graph.concern.codec import concern_from_doc, concern_props, outbox_rows, people_rows, utc
-from graph.llm.ledger import write_calls_in
+from graph.llm.ledger import call_row
 
 
 @dataclass(frozen=True)
@@ -120,11 +120,11 @@ class ConcernRepository(Store):
                 expected_revision=expected_revision,
                 c=concern_props(concern, scope),
                 people=people_rows(concern),
+                calls=[call_row(c) for c in calls],
             )
             if not saved:
                 return False
             await self._write_effects(tx, decision, scope, now)
-            await write_calls_in(tx, calls)
             return True
 
         if not await self.write(work):

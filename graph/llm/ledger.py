@@ -1,10 +1,12 @@
 """The cost ledger in Neo4j: `(:ModelCall)` nodes, written with their owner's records.
 
-A supervision run's calls are written by `review/run_write` in the transaction that
-commits the batch or node they were made for (no round trip of their own), hung on the run
-with `MADE_CALL`; a concern loop turn's, a watch check's and a heartbeat report's by
-`write_calls_in` in the transaction that saves the turn's decision, the check's observation
-or the report (`llm/write_calls`). Sums are read per run, batch, concern, watch and scope by index
+Calls are written inside the statement that writes their owner's records, with no
+statement of their own (`cypher/fragments/model_calls.cypher`, included by each): a
+supervision run's by `review/run_write` when it commits the batch or node they were made for
+(carrying its `run_id`), a concern loop turn's by `concern/save` with the turn's
+decision, a watch check's by `watch/write_observation`, a heartbeat report's by
+`review/heartbeat_put`. `CostLedger.record` writes the calls of an owner that wrote nothing
+(`llm/write_calls`). Sums are read per run, batch, concern, watch and scope by index
 (cypher/schema/082_model_calls.cypher).
 """
 
@@ -14,10 +16,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
 from engine.llm.ledger import CostLine, CostSum, LedgerEntry
-from graph.base import Store, rows
+from graph.base import Store
 from graph.temporal import to_neo4j
 
 
@@ -56,22 +56,12 @@ def cost_line(record: Any) -> CostLine:
     )
 
 
-async def write_calls_in(tx: AsyncManagedTransaction, calls: Sequence[LedgerEntry]) -> None:
-    """The calls in the caller's transaction, each once (MERGE on its id), with the totals."""
-    if calls:
-        await rows(tx, "llm/write_calls", calls=[call_row(c) for c in calls])
-
-
 class CostLedger(Store):
     async def record(self, calls: Sequence[LedgerEntry]) -> None:
         """Calls whose owner wrote nothing (a failed or a no-op turn), in a transaction of
         their own."""
         if calls:
-
-            async def work(tx: AsyncManagedTransaction) -> None:
-                await write_calls_in(tx, calls)
-
-            await self.write(work)
+            await self.query("llm/write_calls", write=True, calls=[call_row(c) for c in calls])
 
     async def in_scope(self, scope: str, since: datetime, until: datetime) -> list[CostLine]:
         rows = await self.query(

@@ -8,16 +8,18 @@ completion writes the run and the report track's checkpoint in one transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
 from engine.errors import NotFound
+from engine.llm.ledger import LedgerEntry
 from engine.review.compose import story_scope
 from engine.review.heartbeat import HeartbeatRun
 from graph.base import Store
+from graph.llm.ledger import call_row
 from graph.review.codec import dumps
 from graph.temporal import from_neo4j, to_neo4j
 
@@ -68,13 +70,19 @@ class HeartbeatRuns(Store):
         return HeartbeatRun.model_validate(json.loads(rows[0]["doc"]))
 
     async def put_in(
-        self, tx: AsyncManagedTransaction, run: HeartbeatRun, *, report: str | None = None
+        self,
+        tx: AsyncManagedTransaction,
+        run: HeartbeatRun,
+        *,
+        report: str | None = None,
+        calls: Sequence[LedgerEntry] = (),
     ) -> None:
+        """Write `run` (and its report), with the model calls that made the report."""
         row = heartbeat_row(run, self.deployment, "")
         del row["claim_key"]
         if report is not None:
             row["report"] = report
-        await self.rows(tx, "review/heartbeat_put", row=row)
+        await self.rows(tx, "review/heartbeat_put", row=row, calls=[call_row(c) for c in calls])
 
     async def mutate(
         self, run_id: str, decide: Callable[[HeartbeatRun], HeartbeatRun]

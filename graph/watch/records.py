@@ -24,7 +24,7 @@ from engine.llm.ledger import LedgerEntry
 from engine.watch.delivery import Delivery
 from engine.watch.model import Checkpoint, HandOff, Observation, WorkflowStep
 from graph.base import Store, rows
-from graph.llm.ledger import write_calls_in
+from graph.llm.ledger import call_row
 from graph.watch import codec
 from graph.watch.repository import load_state, write_steps
 
@@ -140,6 +140,7 @@ class WatchRecords(Store):
                 tx,
                 "watch/write_observation",
                 observation=codec.observation_props(scope, observation, extra),
+                calls=[call_row(c) for c in calls],
             )
             if steps is not None:
                 await write_steps(tx, scope, observation.watch_id, steps, observation.run_id)
@@ -150,7 +151,6 @@ class WatchRecords(Store):
                 id=observation.watch_id,
                 props=dict(watch_fields),
             )
-            await write_calls_in(tx, calls)
 
         await self.write(work)
 

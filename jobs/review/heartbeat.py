@@ -41,7 +41,6 @@ from engine.review.lifecycle import SupervisionRun
 from engine.review.plans import DEFAULT_RETENTION, due_plans
 from engine.review.settings import Work, admit
 from engine.review.types import Scope
-from graph.llm.ledger import write_calls_in
 from graph.review.codec import RunOptions
 from jobs.deps import Deps
 from jobs.liveness import live_workers
@@ -206,14 +205,13 @@ async def _commit_report(
             settings=settings,
             now=now,
         )
-        await heartbeats.put_in(tx, decision.state.run, report=text)
+        await heartbeats.put_in(tx, decision.state.run, report=text, calls=calls)
         await checkpoints.put_in(
             tx,
             decision.state.checkpoint,
             expected=checkpoint.revision,
             scope_tag=story_scope(scope),
         )
-        await write_calls_in(tx, calls)
         return decision.state.run, decision.effects
 
     return await heartbeats.write(work)

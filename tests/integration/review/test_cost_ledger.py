@@ -16,12 +16,14 @@ from neo4j import AsyncDriver
 from prometheus_client import CollectorRegistry, generate_latest
 
 from engine.errors import Forbidden, InvalidInput
-from engine.llm.ledger import by_owner, by_stage, estimate_tokens, sum_lines
+from engine.llm.accounting import CallStats
+from engine.llm.ledger import Attribution, Stage, by_owner, by_stage, estimate_tokens, sum_lines
 from engine.principal import Principal
 from engine.review.types import Scope
+from graph.llm.ledger import CostLedger
 from jobs.deps import Deps
 from jobs.llm.cost import cost_ledger, ledger_totals, run_cost
-from jobs.llm.ledger import STAGE_TOKENS
+from jobs.llm.ledger import STAGE_TOKENS, Meter
 from jobs.llm.metrics import StageTokenCollector
 from jobs.review.common import runs_of
 from jobs.review.runs import Opened, open_run
@@ -34,10 +36,7 @@ LINES = [
     (2, "李四", "前端部分周四能提测"),
     (4, "王五", "我来协调沙箱"),
 ]
-CALLS = (
-    "MATCH (r:SupervisionRun {id: $run_id})-[:MADE_CALL]->(c:ModelCall) "
-    "RETURN c {.*} AS c ORDER BY c.stage, c.batch"
-)
+CALLS = "MATCH (c:ModelCall {run_id: $run_id}) RETURN c {.*} AS c ORDER BY c.stage, c.batch"
 
 
 def chat() -> str:
@@ -200,3 +199,24 @@ async def test_the_offline_model_s_calls_are_recorded_as_offline_with_estimated_
     assert all(
         c["estimated"] and c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls
     )
+
+
+async def test_a_call_written_again_counts_once_in_the_ledger_and_the_totals(
+    deps: Deps, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    """A commit whose acknowledgement was lost is run again by the driver: the calls it
+    carries are stored and totalled once (the owner's statements include the same clause,
+    cypher/fragments/model_calls.cypher)."""
+    meter = Meter(Attribution(stage=Stage.REPORT, scope=scope, run_id=f"hb-{scope}"))
+    meter.record(CallStats(model=f"m-{scope}", prompt_tokens=70, completion_tokens=7))
+    meter.record(CallStats(model=f"m-{scope}", prompt_tokens=30, completion_tokens=3))
+    calls = meter.entries(at=BASE)
+    ledger = CostLedger(neo4j_driver, db(deps))
+    await ledger.record(calls)
+    await ledger.record(calls)  # the same calls again
+    await ledger.record(calls[:1])
+
+    (line,) = await ledger.in_scope(scope, BASE - timedelta(days=1), BASE + timedelta(days=1))
+    assert (line.cost.calls, line.cost.prompt_tokens, line.cost.completion_tokens) == (2, 100, 10)
+    totals = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
+    assert totals[("heartbeat_report", f"m-{scope}")] == (2, 100, 10)

@@ -29,7 +29,7 @@ from tests.support.review_jobs import (
 from tests.support.scripted_model import LoggedRequest, ScriptedModelServer, ScriptedReply, status
 
 CALLS = (
-    "MATCH (:SupervisionRun {id: $run_id})-[:MADE_CALL]->(c:ModelCall) "
+    "MATCH (c:ModelCall {run_id: $run_id}) "
     "RETURN c.stage AS stage, c.batch AS batch, c.outcome AS outcome"
 )
 

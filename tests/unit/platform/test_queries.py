@@ -39,6 +39,30 @@ def test_duplicate_names_are_rejected(tmp_path: Path) -> None:
         load_queries(tmp_path)
 
 
+def test_an_included_fragment_stands_in_its_line_with_its_parameters(tmp_path: Path) -> None:
+    (tmp_path / "area").mkdir()
+    (tmp_path / "fragments").mkdir()
+    (tmp_path / "fragments" / "tail.cypher").write_text(
+        "// params: calls\n// what it does\nCALL () { UNWIND $calls AS c CREATE (:X {id: c}) }\n"
+    )
+    (tmp_path / "area" / "q.cypher").write_text(
+        "// params: a\nMATCH (n {x: $a})\n// include: tail\nRETURN n\n"
+    )
+    named = load_queries(tmp_path)
+    assert set(named) == {"area/q"}  # a fragment is no query of its own
+    q = named["area/q"]
+    assert q.declared == q.used == {"a", "calls"}
+    assert "CALL () { UNWIND $calls" in q.text and "include:" not in q.text
+    assert q.text.index("MATCH") < q.text.index("CALL") < q.text.index("RETURN")
+
+
+def test_including_a_missing_fragment_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "area").mkdir()
+    (tmp_path / "area" / "q.cypher").write_text("// params:\n// include: nowhere\nRETURN 1\n")
+    with pytest.raises(QueryFileError, match="includes 'nowhere'"):
+        load_queries(tmp_path)
+
+
 def test_unknown_query_name_says_which() -> None:
     with pytest.raises(KeyError, match="no cypher query named 'nope/none'"):
         Queries()["nope/none"]
