@@ -94,7 +94,7 @@ async def main() -> None:
         # in process: metering one call and making its ledger entry
         t0 = time.perf_counter()
         for _ in range(args.runs):
-            meter_of(scope, 1).entries(at=NOW)
+            meter_of(scope, 1).entries()
         in_process_us = (time.perf_counter() - t0) / args.runs * 1e6
 
         times: dict[int, list[float]] = {0: [], 1: [], 10: []}
@@ -102,7 +102,7 @@ async def main() -> None:
             for n in times:
 
                 async def commit(n: int = n) -> None:
-                    calls = meter_of(scope, n, run_id=run.run_id, batch="0").entries(at=NOW)
+                    calls = meter_of(scope, n, run_id=run.run_id, batch="0").entries()
                     moved = NOW + timedelta(microseconds=next(tick))
                     await runs.mutate(
                         run.run_id,
@@ -117,7 +117,7 @@ async def main() -> None:
             for n in owner:
 
                 async def turn(n: int = n) -> None:
-                    calls = meter_of(scope, n, run_id=beat.run_id).entries(at=NOW)
+                    calls = meter_of(scope, n, run_id=beat.run_id).entries()
 
                     async def work(tx: AsyncManagedTransaction) -> None:
                         locked = await heartbeats.locked(tx, beat.run_id)

@@ -121,7 +121,7 @@ async def run_turn(
                     scope=inputs.scope,
                     expected_revision=concern.revision,
                     now=moment,
-                    calls=meter.entries(at=moment),
+                    calls=meter.entries(),
                 )
             except Conflict:
                 continue
@@ -133,7 +133,7 @@ async def run_turn(
         else:
             raise Conflict(f"concern {concern_id} kept changing; try again", concern_id=concern_id)
     finally:
-        await settle(deps.driver, deps.database, meter, at=moment)
+        await settle(deps.driver, deps.database, meter)
     delivery = await deliver_due(
         deps.driver,
         deps.database,

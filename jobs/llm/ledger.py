@@ -18,6 +18,7 @@ from uuid import uuid4
 
 from neo4j import AsyncDriver
 
+from engine.clock import Clock, utcnow
 from engine.llm.accounting import CallStats
 from engine.llm.ledger import Attribution, LedgerEntry, entry, offline_stats
 from graph.llm.ledger import CostLedger
@@ -44,22 +45,27 @@ STAGE_TOKENS = StageTokens()
 
 
 class Meter:
-    def __init__(self, who: Attribution) -> None:
+    """The model calls of one step, each stamped with the wall-clock moment it finished: a
+    call is paid when it is made, whatever moment the job runs at (a job's clock may be
+    stopped at a scheduled `now`, jobs/deps.py), so a scope's ledger up to now holds it."""
+
+    def __init__(self, who: Attribution, *, clock: Clock = utcnow) -> None:
         self.who = who
-        self._stats: list[tuple[str, CallStats]] = []
+        self.clock = clock
+        self._stats: list[tuple[str, datetime, CallStats]] = []
 
     def record(self, stats: CallStats) -> None:
-        self._stats.append((uuid4().hex, stats))
+        self._stats.append((uuid4().hex, self.clock(), stats))
         STAGE_TOKENS.add(self.who.stage.value, stats)
 
     @property
     def calls(self) -> int:
         return len(self._stats)
 
-    def entries(self, *, at: datetime) -> list[LedgerEntry]:
-        """The entries not written yet, stamped `at` (the owner's commit time). The ids are
-        fixed at record time, so a retried transaction writes each once."""
-        return [entry(call_id, self.who, s, at=at) for call_id, s in self._stats]
+    def entries(self) -> list[LedgerEntry]:
+        """The entries not written yet. Ids and times are fixed at record time, so a retried
+        transaction writes each once, at the same moment."""
+        return [entry(call_id, self.who, s, at=at) for call_id, at, s in self._stats]
 
     def paid(self) -> None:
         """The owner's commit wrote them: a later commit must not write them again."""
@@ -90,9 +96,9 @@ def record_offline(prompt: str, answer: str) -> None:
     record(offline_stats(len(prompt), len(answer)))
 
 
-async def settle(driver: AsyncDriver, database: str, meter: Meter | None, *, at: datetime) -> None:
+async def settle(driver: AsyncDriver, database: str, meter: Meter | None) -> None:
     """Write what `meter` recorded and its owner's commit did not (a failed call, a turn that
     decided nothing), in a transaction of its own."""
     if meter is not None and meter.calls:
-        await CostLedger(driver, database).record(meter.entries(at=at))
+        await CostLedger(driver, database).record(meter.entries())
         meter.paid()

@@ -137,7 +137,7 @@ class Execution:
         """`mutate`, writing in the same transaction the model calls of the step that are
         not written yet (the ledger costs no round trip of its own)."""
         meter = self._meter
-        calls = meter.entries(at=self.deps.clock()) if meter is not None else []
+        calls = meter.entries() if meter is not None else []
         change = await self.mutate(lambda s: dataclasses.replace(decide(s), calls=calls))
         if meter is not None:
             meter.paid()

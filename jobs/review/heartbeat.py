@@ -151,12 +151,12 @@ async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gate
                         timeout, report_answer(gateway, pending.included, texts)
                     )
             except ModelRateLimited as exc:
-                await settle(deps.driver, deps.database, meter, at=deps.clock())
+                await settle(deps.driver, deps.database, meter)
                 raise Retry(defer=timedelta(seconds=retry_after_seconds(exc))) from None
             except (ModelError, StageTimedOut) as exc:
                 message = exc.message if isinstance(exc, ModelError) else str(exc)
                 failed_at = deps.clock()
-                await settle(deps.driver, deps.database, meter, at=failed_at)
+                await settle(deps.driver, deps.database, meter)
                 await heartbeats.mutate(
                     run_id, lambda r: hb.fail_report(r, message, now=failed_at).state
                 )
@@ -191,7 +191,7 @@ async def _commit_report(
     heartbeat_report) in one transaction (the checkpoint compare-and-set)."""
     settings = await app_of(deps).get()
     now = deps.clock()
-    calls = meter.entries(at=now)
+    calls = meter.entries()
     heartbeats, checkpoints = heartbeats_of(deps), checkpoints_of(deps)
 
     async def work(tx: AsyncManagedTransaction) -> tuple[hb.HeartbeatRun, tuple[Any, ...]]:

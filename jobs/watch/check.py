@@ -252,7 +252,7 @@ async def run_check(
         with metering(meter):
             await conversation.drive(messages)
     except ModelRateLimited:
-        await settle(deps.driver, deps.database, meter, at=clock())
+        await settle(deps.driver, deps.database, meter)
         await records.update_run(
             scope, run_id, {"status": "deferred", "retries": conversation.retries}
         )
@@ -357,7 +357,7 @@ async def _finish(
         scope,
         observation,
         extra,
-        calls=meter.entries(at=now) if meter is not None else [],
+        calls=meter.entries() if meter is not None else [],
         steps=run.steps,
         watch_fields={
             "resume_summary": resume.text,

@@ -6,7 +6,7 @@ was asked, the conversation with the reply, and the person slice."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -176,8 +176,11 @@ async def test_every_loop_call_is_in_the_ledger_charged_to_the_concern(
 ) -> None:
     """Issue 29 item 4: each loop turn's model request is a cost-ledger entry (stage
     concern_loop) written with the turn's decision; the stand-in's request count equals the
-    concern's ledger calls after every turn."""
+    concern's ledger calls after every turn. A call is in the ledger when it was paid (the
+    wall clock), not at the turn's own time (here T0, a scheduled moment): a scope's
+    ledger up to now holds it."""
     ledger = CostLedger(neo4j_driver, settings.neo4j_database)
+    paid_from = datetime.now(UTC)
     cid = await setup()
     (cost,) = await ledger.of_concerns([cid])
     assert cost.calls == model.calls >= 1 and cost.prompt_tokens > 0
@@ -185,6 +188,7 @@ async def test_every_loop_call_is_in_the_ledger_charged_to_the_concern(
     await drain(model_base_url=model.base_url, model_name="scripted")
     (cost,) = await ledger.of_concerns([cid])
     assert cost.calls == model.calls >= 2
-    lines = await ledger.in_scope(scope, at(0), at(24 * 60))
+    lines = await ledger.in_scope(scope, paid_from, datetime.now(UTC))
     assert {(x.stage, x.concern_id) for x in lines} == {("concern_loop", cid)}
     assert sum(x.cost.calls for x in lines) == model.calls
+    assert await ledger.in_scope(scope, at(0), at(24 * 60)) == []  # not at the turns' time

@@ -210,13 +210,13 @@ async def test_a_call_written_again_counts_once_in_the_ledger_and_the_totals(
     meter = Meter(Attribution(stage=Stage.REPORT, scope=scope, run_id=f"hb-{scope}"))
     meter.record(CallStats(model=f"m-{scope}", prompt_tokens=70, completion_tokens=7))
     meter.record(CallStats(model=f"m-{scope}", prompt_tokens=30, completion_tokens=3))
-    calls = meter.entries(at=BASE)
+    calls = meter.entries()
     ledger = CostLedger(neo4j_driver, db(deps))
     await ledger.record(calls)
     await ledger.record(calls)  # the same calls again
     await ledger.record(calls[:1])
 
-    (line,) = await ledger.in_scope(scope, BASE - timedelta(days=1), BASE + timedelta(days=1))
+    (line,) = await ledger.in_scope(scope, calls[0].at, calls[-1].at + timedelta(seconds=1))
     assert (line.cost.calls, line.cost.prompt_tokens, line.cost.completion_tokens) == (2, 100, 10)
     totals = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
     assert totals[("heartbeat_report", f"m-{scope}")] == (2, 100, 10)
