@@ -13,6 +13,6 @@ CALL () {
   SET c = row
   MERGE (t:ModelCallTotal {stage: row.stage, model: row.model})
   SET t.calls = coalesce(t.calls, 0) + 1,
-      t.prompt_tokens = coalesce(t.prompt_tokens, 0) + row.prompt_tokens,
-      t.completion_tokens = coalesce(t.completion_tokens, 0) + row.completion_tokens
+      t.prompt_tokens = coalesce(t.prompt_tokens, 0) + coalesce(row.prompt_tokens, 0),
+      t.completion_tokens = coalesce(t.completion_tokens, 0) + coalesce(row.completion_tokens, 0)
 }

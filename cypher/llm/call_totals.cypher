@@ -2,6 +2,8 @@
 MATCH (t:ModelCallTotal)
 // the (stage, model) constraint's index, read whole (one node per stage and model)
 WHERE t.stage IS NOT NULL AND t.model IS NOT NULL
-RETURN t.stage AS stage, t.model AS model, t.calls AS calls,
-       t.prompt_tokens AS prompt_tokens, t.completion_tokens AS completion_tokens
+// a total missing a count (a store written before every call carried its tokens) reads 0
+RETURN t.stage AS stage, t.model AS model, coalesce(t.calls, 0) AS calls,
+       coalesce(t.prompt_tokens, 0) AS prompt_tokens,
+       coalesce(t.completion_tokens, 0) AS completion_tokens
 ORDER BY stage, model

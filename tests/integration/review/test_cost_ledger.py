@@ -24,7 +24,7 @@ from graph.llm.ledger import CostLedger
 from jobs.deps import Deps
 from jobs.llm.cost import cost_ledger, ledger_totals, run_cost
 from jobs.llm.ledger import STAGE_TOKENS, Meter
-from jobs.llm.metrics import StageTokenCollector
+from jobs.llm.metrics import LedgerTotalsCollector, StageTokenCollector
 from jobs.review.common import runs_of
 from jobs.review.runs import Opened, open_run
 from tests.support.grounded_review import review_answer, review_answer_without_usage
@@ -220,3 +220,34 @@ async def test_a_call_written_again_counts_once_in_the_ledger_and_the_totals(
     assert (line.cost.calls, line.cost.prompt_tokens, line.cost.completion_tokens) == (2, 100, 10)
     totals = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
     assert totals[("heartbeat_report", f"m-{scope}")] == (2, 100, 10)
+
+
+async def test_a_total_missing_its_token_counts_reads_as_zero_on_metrics(
+    deps: Deps, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    """A `ModelCallTotal` from a store written before every call carried its tokens (one
+    such node answered /metrics with a 500 on a long-lived stack): its missing counts read
+    as 0, the scrape answers, and the next call adds to it."""
+    model = f"m-{scope}"
+    await neo4j_driver.execute_query(
+        "CREATE (:ModelCallTotal {stage: 'concern_loop', model: $m, calls: 3})",
+        m=model,
+        database_=db(deps),
+    )
+    try:
+        meter = Meter(Attribution(stage=Stage.CONCERN_LOOP, scope=scope, concern_id="c"))
+        meter.record(CallStats(model=model, prompt_tokens=5, completion_tokens=2))
+        before = {(t[0], t[1]): t[2:] for t in await ledger_totals(neo4j_driver, db(deps))}
+        assert before[("concern_loop", model)] == (3, 0, 0)
+        await CostLedger(neo4j_driver, db(deps)).record(meter.entries())
+        after = await ledger_totals(neo4j_driver, db(deps))
+        assert ("concern_loop", model, 4, 5, 2) in after
+        totals = CollectorRegistry()
+        totals.register(LedgerTotalsCollector(after))
+        scraped = generate_latest(totals).decode()
+        line = f'storygraph_ledger_calls_total{{model="{model}",stage="concern_loop"}} 4.0'
+        assert line in scraped
+    finally:
+        await neo4j_driver.execute_query(
+            "MATCH (t:ModelCallTotal {model: $m}) DELETE t", m=model, database_=db(deps)
+        )
