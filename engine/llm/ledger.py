@@ -30,6 +30,8 @@ class Stage(StrEnum):
     REPORT = "heartbeat_report"
     CONCERN_LOOP = "concern_loop"
     WATCH_CHECK = "watch_check"
+    EMBEDDING = "embedding"  # an embed run's texts (hybrid search's vectors)
+    SEARCH_QUERY = "search_query"  # a hybrid search's query text
     OTHER = "other"
 
 

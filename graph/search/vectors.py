@@ -10,13 +10,16 @@ the model and dimension are recorded (`SearchVectors`), so another one is refuse
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from engine.clock import utc
+from engine.llm.ledger import LedgerEntry
 from engine.search.vectors import VectorState
 from graph.base import Store
+from graph.llm.ledger import call_row
 from graph.scopes import ScopeStore
 from graph.temporal import from_neo4j
 
@@ -85,8 +88,13 @@ class VectorStore(Store):
         return [s for s in await ScopeStore(self.driver, self.database).names()
                 if await self.count_missing(s)]  # fmt: skip
 
-    async def write_vectors(self, rows: list[dict[str, Any]]) -> int:
-        found = await self.query("search/write_vectors", write=True, rows=rows)
+    async def write_vectors(
+        self, rows: list[dict[str, Any]], *, calls: Sequence[LedgerEntry] = ()
+    ) -> int:
+        """The vectors, with the model calls (cost ledger) that made them."""
+        found = await self.query(
+            "search/write_vectors", write=True, rows=rows, calls=[call_row(c) for c in calls]
+        )
         return int(found[0]["written"])
 
     async def start_run(

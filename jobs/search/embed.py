@@ -20,12 +20,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from engine.llm.errors import ModelError
+from engine.llm.ledger import Attribution, Stage
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.search.vectors import VectorState, check_vectors, embed_text
 from graph.search.vectors import VectorStore
 from jobs.deps import Deps
 from jobs.llm.embeddings import Embedder
+from jobs.llm.ledger import Meter, metering, settle
 
 log = logging.getLogger("storygraph.search")
 
@@ -78,6 +80,9 @@ async def embed_scope(
     await prepare_index(deps, embedder)
     run_id = deps.ids("embed")
     await store.start_run(run_id, scope, principal.name, missing, deps.clock())
+    # each request is in the cost ledger, charged to the scope and this run, written with the
+    # vectors it made (a failed one on its own)
+    meter = Meter(Attribution(stage=Stage.EMBEDDING, scope=scope, run_id=run_id))
     embedded = 0
     size = deps.settings.embedding_batch_size
     try:
@@ -88,13 +93,15 @@ async def embed_scope(
                 batch = found[start : start + size]
                 texts = [embed_text(m.fields) for m in batch]
                 unique = list(dict.fromkeys(texts))
-                answer = await embedder.embed(unique)
+                with metering(meter):
+                    answer = await embedder.embed(unique)
                 by_text = dict(zip(unique, answer.vectors, strict=True))
                 rows = [
                     {"id": m.node_id, "vector": by_text[t]}
                     for m, t in zip(batch, texts, strict=True)
                 ]
-                embedded += await store.write_vectors(rows)
+                embedded += await store.write_vectors(rows, calls=meter.entries())
+                meter.paid()
                 missing = max(0, total - embedded)
                 await store.progress(
                     run_id, embedded=embedded, missing=missing, status="running", now=deps.clock()
@@ -107,6 +114,7 @@ async def embed_scope(
                 break
         missing = await store.count_missing(scope)  # texts written meanwhile included
     except ModelError as exc:
+        await settle(deps.driver, deps.database, meter)
         await store.progress(
             run_id,
             embedded=embedded,

@@ -15,6 +15,7 @@ and why (`HitPage.mode`, `note`); nothing is ever faked.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -23,6 +24,7 @@ from datetime import datetime
 from engine.clock import instant
 from engine.errors import Conflict
 from engine.llm.errors import ModelError
+from engine.llm.ledger import Attribution, Stage
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.search.hits import HitPage
@@ -32,6 +34,7 @@ from engine.search.vectors import LexicalReason, SearchMode, check_vectors, lexi
 from graph.search.store import SearchStore
 from graph.search.vectors import VectorStore
 from jobs.deps import Deps
+from jobs.llm.ledger import Meter, metering, settle
 from jobs.story.common import as_of_now
 
 log = logging.getLogger("storygraph.search")
@@ -59,21 +62,28 @@ async def search(
     scope = require_scope(principal, "reader", scope)
     parsed = parse_search_text(ask.text, deps.settings.search_max_chars)
     at = as_of_now(deps, as_of)
-    vector, reason = await _query_vector(deps, parsed)
-    page = await SearchStore(deps.driver, deps.database).search(
-        scope,
-        parsed,
-        as_of=at,
-        valid_at=instant(valid_at, "validAt"),
-        kinds=list(ask.kinds) if ask.kinds else list(HitKind),
-        standings=list(ask.standings) if ask.standings else None,
-        after=ask.after,
-        limit=ask.first,
-        candidates=deps.settings.search_candidates,
-        vector=vector,
-        vector_k=deps.settings.search_vector_candidates,
-        min_similarity=deps.settings.search_min_similarity,
-    )
+    meter = Meter(Attribution(stage=Stage.SEARCH_QUERY, scope=scope))
+    with metering(meter):
+        vector, reason = await _query_vector(deps, parsed)
+    # the query's embedding request goes into the cost ledger while the search reads
+    paid = asyncio.ensure_future(settle(deps.driver, deps.database, meter))
+    try:
+        page = await SearchStore(deps.driver, deps.database).search(
+            scope,
+            parsed,
+            as_of=at,
+            valid_at=instant(valid_at, "validAt"),
+            kinds=list(ask.kinds) if ask.kinds else list(HitKind),
+            standings=list(ask.standings) if ask.standings else None,
+            after=ask.after,
+            limit=ask.first,
+            candidates=deps.settings.search_candidates,
+            vector=vector,
+            vector_k=deps.settings.search_vector_candidates,
+            min_similarity=deps.settings.search_min_similarity,
+        )
+    finally:
+        await paid
     if reason is None:
         return at, replace(page, mode=SearchMode.HYBRID, note=None)
     return at, replace(

@@ -6,7 +6,7 @@ backfill that embeds what is missing with its progress."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -19,6 +19,7 @@ from engine.principal import WORKER, Principal
 from engine.search.ranking import RRF_K, HitKind, Standing, fused_rank
 from engine.search.vectors import SearchMode, VectorState, check_vectors
 from engine.settings import Settings
+from graph.llm.ledger import CostLedger
 from graph.search.vectors import VectorStore
 from graph.story import StoryRepository
 from jobs.deps import Deps
@@ -27,7 +28,7 @@ from jobs.search.reads import SearchAsk, search
 from jobs.story.writes import upsert_source
 from jobs.tasks.search_embed import embed_scope as embed_task
 from jobs.worker import create_worker, worker_context
-from tests.support.grounded_embeddings import EMBED_MODEL, GroundedEmbeddingServer
+from tests.support.grounded_embeddings import EMBED_MODEL, GroundedEmbeddingServer, grams
 from tests.support.story import T0, source
 
 READER = Principal("reader-h", frozenset({"*"}), frozenset({"reader"}))
@@ -178,3 +179,33 @@ async def test_vectors_of_another_model_are_refused() -> None:
         check_vectors(stored, EMBED_MODEL, 512)
     with pytest.raises(Conflict, match="backfill --reset"):
         check_vectors(stored, "other-model", 256)
+
+
+async def test_every_embedding_request_is_in_the_cost_ledger(
+    repo: StoryRepository,
+    hybrid_deps: Deps,
+    embeddings: GroundedEmbeddingServer,
+    scope: str,
+) -> None:
+    """Issue 29 item 4 for hybrid search: an embed run's requests (stage `embedding`, charged
+    to the run) and a search's query embedding (`search_query`) are ledger entries with the
+    tokens the endpoint reported; the stand-in's request count equals the ledger's calls."""
+    lines = "\n".join(f"第{i}条：the release checklist item {i}" for i in range(10))
+    await repo.upsert_source(source(scope, text=lines), now=T0)
+    ledger = CostLedger(hybrid_deps.driver, hybrid_deps.database)
+    since = datetime.now(UTC) - timedelta(minutes=1)
+    asked = embeddings.embedding_calls
+    report = await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
+    await _hits(hybrid_deps, scope, PARAPHRASE)
+    sent = embeddings.embedding_calls - asked
+    lines_paid = await ledger.in_scope(scope, since, datetime.now(UTC) + timedelta(minutes=1))
+    by_stage = {(x.stage, x.run_id): x.cost for x in lines_paid}
+    assert set(by_stage) == {("embedding", report.run_id), ("search_query", None)}
+    assert by_stage[("embedding", report.run_id)].calls == 3  # 10 texts, batches of 4
+    assert by_stage[("search_query", None)].calls == 1
+    assert sum(c.calls for c in by_stage.values()) == sent
+    # the tokens are the ones the endpoint reported: one per character n-gram it embedded
+    texts = lines.splitlines()
+    assert by_stage[("embedding", report.run_id)].prompt_tokens == sum(len(grams(t)) for t in texts)
+    assert by_stage[("search_query", None)].prompt_tokens == len(grams(PARAPHRASE))
+    assert all(c.estimated_calls == 0 for c in by_stage.values())
