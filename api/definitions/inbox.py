@@ -12,7 +12,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import Connection, connection, page_size
+from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.story_types import Actor, Reference, Suggestion, actor, build, versioned
 from api.paging import INBOX, read_after
 from engine.page import Page
@@ -168,6 +168,7 @@ class Query:
                 kinds=kinds,
                 first=page_size(first, info.context.settings.page_max_first),
                 after=key,
+                with_total=wants_total(info),
             )
 
         lang = lang_of(info.context.settings.locale)

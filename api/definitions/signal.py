@@ -9,7 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import Connection, connection, page_size
+from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.signal_types import Signal, SignalKind, SignalStatus, signal_type
 from api.paging import SIGNALS, read_after
 from jobs.signal import policy as policies
@@ -47,6 +47,7 @@ class Query:
                 after=key,
                 kind=kind,
                 status=status,
+                with_total=wants_total(info),
             ),
         )
         return connection(page, signal_type)

@@ -15,7 +15,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import Connection, connection, page_size
+from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.story_types import Actor, Reference, actor, build
 from api.paging import DIFF, read_after
 from engine.page import Page
@@ -107,6 +107,7 @@ class Query:
                     until=until,
                     first=page_size(first, info.context.settings.page_max_first),
                     after=key,
+                    with_total=wants_total(info),
                 )
             )
             return answers[0].page

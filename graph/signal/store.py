@@ -131,8 +131,16 @@ class SignalStore(Store):
         status: str | None = None,
         first: int,
         after_id: str | None = None,
+        with_total: bool = False,
     ) -> Page[Signal]:
-        """The signals believed at `as_of`, in id order after the keyset `after_id`."""
+        """The signals believed at `as_of`, in id order after the keyset `after_id`; with
+        their count when asked for."""
+        total = None
+        if with_total:
+            counted = await self.read_one(
+                "signal/count_signals", scope=scope, as_of=as_of, kind=kind, status=status
+            )
+            total = int(counted[0]["n"])
         rows = await self.read_one(
             "signal/page_signals",
             scope=scope,
@@ -143,4 +151,4 @@ class SignalStore(Store):
             limit=first + 1,
         )
         signals = [decode(Signal, r["v"], believed=True) for r in rows]
-        return Page.of(signals, first, None, as_of)
+        return Page.of(signals, first, total, as_of)

@@ -93,6 +93,13 @@ class StoryDiff(Store):
                 entries.append(made)
         return Page(entries, len(rows) > limit, None)
 
+    async def count(self, scope: str, since: datetime, until: datetime) -> int:
+        """How many objects changed in the window (the diff's totalCount)."""
+        params = self.page_params(scope, since, until, None, 0)
+        del params["limit"]
+        rows = await self.read_one("story/diff_count", **params)
+        return int(rows[0]["n"])
+
     async def references(self, scope: str, entries: list[DiffEntry]) -> dict[str, list[Reference]]:
         """The references each entry's change cites (by the result that made it)."""
         pairs = [{"owner": e.object_id, "result": e.result_id} for e in entries if e.result_id]

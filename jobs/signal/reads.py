@@ -25,9 +25,10 @@ async def signals_page(
     after: str | None = None,
     kind: SignalKind | None = None,
     status: SignalStatus | None = None,
+    with_total: bool = False,
 ) -> Page[Signal]:
     """Signals believed at asOf (default now; a time without a zone is INVALID_INPUT) in id
-    order after the keyset `after` (the last id read)."""
+    order after the keyset `after` (the last id read); their count when asked for."""
     scope = require_scope(principal, "reader", scope)
     return await signal_store(deps).page(
         scope,
@@ -36,4 +37,5 @@ async def signals_page(
         status=status.value if status is not None else None,
         first=first,
         after_id=after,
+        with_total=with_total,
     )

@@ -6,7 +6,7 @@ carry a zone and `since` must not be after `until` (INVALID_INPUT). `until` defa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from engine.clock import instant
@@ -37,6 +37,7 @@ async def story_diff(
     until: datetime | None,
     first: int,
     after: tuple[int, str] | None,
+    with_total: bool = False,
 ) -> StoryDiffAnswer:
     scope = require_scope(principal, "reader", scope)
     start = instant(since, "since")
@@ -45,5 +46,7 @@ async def story_diff(
     check_window(start, end)
     store = StoryDiff(deps.driver, deps.database)
     page = await store.page(scope, start, end, after, first)
+    if with_total:
+        page = replace(page, total=await store.count(scope, start, end))
     cited = await store.references(scope, page.items)
     return StoryDiffAnswer(since=start, until=end, page=page, cited=cited)

@@ -5,6 +5,7 @@ Acting on an item is `acceptSuggestion` / `dismissSuggestion` (jobs.story.writes
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from engine.page import Page
 from engine.principal import Principal
@@ -22,10 +23,18 @@ async def inbox(
     kinds: Sequence[str] | None,
     first: int,
     after: tuple[int, str] | None,
+    with_total: bool = False,
 ) -> Page[InboxItem]:
+    """One page of pending items of `kinds` (all when none); `total` counts every pending
+    item of those kinds (the badges' count statement) when asked for."""
     scope = require_scope(principal, "reader", scope)
     wanted = inbox_kinds(kinds)
-    return await StoryInbox(deps.driver, deps.database).page(scope, wanted, after, first)
+    store = StoryInbox(deps.driver, deps.database)
+    page = await store.page(scope, wanted, after, first)
+    if not with_total:
+        return page
+    pending = await store.counts(scope)
+    return replace(page, total=sum(pending.get(kind, 0) for kind in wanted))
 
 
 async def inbox_counts(deps: Deps, principal: Principal, scope: str) -> dict[str, int]:

@@ -22,8 +22,6 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
-from api.context import Context
-from api.schema import build_schema
 from engine.clock import utcnow
 from engine.principal import OPEN_PRINCIPAL
 from engine.review.types import Scope
@@ -33,6 +31,7 @@ from jobs.deps import Deps
 from jobs.review.common import app_of, runs_of
 from jobs.review.runs import Opened, open_run
 from jobs.story.writes import correct_relation, resolve_suggestion
+from tests.support.in_process import graphql
 from tests.support.review_jobs import BASE, clear_deployment, push_conversation, run_worker
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -75,21 +74,9 @@ async def review(deps: Deps, scope: str, around: datetime) -> str:
 
 
 async def graph(deps: Deps, scope: str, at: datetime | None = None) -> dict[str, Any]:
-    context = Context(
-        request=None,
-        settings=deps.settings,
-        driver=deps.driver,
-        pool=deps.pool,
-        principal=OPEN_PRINCIPAL,
-    )  # type: ignore[arg-type]
-    result = await build_schema().execute(
-        GRAPH,
-        variable_values={"s": scope, "at": at.isoformat() if at else None},
-        context_value=context,
-    )
-    assert result.errors is None, result.errors
-    assert result.data is not None
-    found: dict[str, Any] = result.data["storyGraph"]
+    variables = {"s": scope, "at": at.isoformat() if at else None}
+    data = await graphql(deps.settings, deps.driver, GRAPH, variables, pool=deps.pool)
+    found: dict[str, Any] = data["storyGraph"]
     return found
 
 

@@ -14,8 +14,6 @@ import pytest_asyncio
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
-from api.context import Context
-from api.schema import build_schema
 from engine.clock import utcnow
 from engine.errors import InvalidInput
 from engine.principal import OPEN_PRINCIPAL
@@ -28,6 +26,7 @@ from jobs.review.common import app_of, runs_of
 from jobs.review.runs import Opened, open_run
 from jobs.signal.policy import PolicyEdit, save_agenda_policy
 from jobs.signal.record import signal_store
+from tests.support.in_process import graphql
 from tests.support.review_jobs import BASE, clear_deployment, push_conversation, run_worker
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -110,19 +109,8 @@ async def test_a_promise_in_a_reviewed_conversation_is_one_commitment_signal_due
 
 
 async def gql(deps: Deps, scope: str, at: str | None = None, kind: str | None = None) -> dict:
-    context = Context(
-        request=None,
-        settings=deps.settings,
-        driver=deps.driver,
-        pool=deps.pool,
-        principal=OPEN_PRINCIPAL,
-    )  # type: ignore[arg-type]
-    result = await build_schema().execute(
-        SIGNALS, variable_values={"s": scope, "at": at, "k": kind}, context_value=context
-    )
-    assert result.errors is None, result.errors
-    assert result.data is not None
-    return result.data
+    variables = {"s": scope, "at": at, "k": kind}
+    return await graphql(deps.settings, deps.driver, SIGNALS, variables, pool=deps.pool)
 
 
 async def test_a_signal_whose_passage_is_not_in_the_scope_is_rejected(

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from neo4j import AsyncDriver
 
-from api.context import Context
-from api.schema import build_schema
 from engine.clock import utcnow
-from engine.principal import OPEN_PRINCIPAL
 from engine.settings import Settings
 from jobs.deps import Deps
+from tests.support.in_process import graphql
 from tests.support.signal_chain import build_chain
 
 DIFF = """query($s: String!, $since: DateTime!, $until: DateTime) {
@@ -21,19 +19,9 @@ DIFF = """query($s: String!, $since: DateTime!, $until: DateTime) {
 
 
 async def diff(deps: Deps, scope: str, since: str, until: str | None = None) -> list[dict]:
-    context = Context(
-        request=None,  # type: ignore[arg-type]
-        settings=deps.settings,
-        driver=deps.driver,
-        pool=None,  # type: ignore[arg-type]
-        principal=OPEN_PRINCIPAL,
-    )
-    result = await build_schema().execute(
-        DIFF, variable_values={"s": scope, "since": since, "until": until}, context_value=context
-    )
-    assert result.errors is None, result.errors
-    assert result.data is not None
-    return [e["node"] for e in result.data["storyGraphDiff"]["edges"]]
+    variables = {"s": scope, "since": since, "until": until}
+    data = await graphql(deps.settings, deps.driver, DIFF, variables)
+    return [e["node"] for e in data["storyGraphDiff"]["edges"]]
 
 
 async def test_a_signal_is_added_then_its_status_revised_by_the_person_via_the_concern(
