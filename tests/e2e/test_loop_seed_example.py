@@ -27,13 +27,15 @@ from tests.support.agenda_api import (
     SHANGHAI,
     SIGNALS,
     push,
+    push_chat,
     review,
+    review_window,
     signals,
     wait_for,
 )
 from tests.support.concern_api import ConcernClient
 from tests.support.processes import Server
-from tests.support.review_api import gql, wait_run
+from tests.support.review_api import gql
 
 WEDNESDAY = MONDAY + timedelta(days=2)
 FRIDAY = MONDAY + timedelta(days=4, hours=2)
@@ -108,24 +110,6 @@ STATED = f"[{BASE.isoformat()}] 王五: 张三负责支付模块\n"
 CHANGED = f"[{(BASE + timedelta(hours=2)).isoformat()}] 王五: 支付模块改由李四负责\n"
 BIND = """mutation($s: String!, $e: String!) { bindPerson(scope: $s, entityId: $e,
   personId: "p_zhangsan", displayName: "张三", channel: "feishu") { id } }"""
-
-
-def review_window(api: Server, scope: str, start: datetime) -> None:
-    run_id = gql(
-        api,
-        "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
-        " startReview(scope: $sc, from: $f, to: $t) { id } }",
-        sc={"projectIds": [scope]},
-        f=start.isoformat(),
-        t=(start + timedelta(hours=1)).isoformat(),
-    )["startReview"]["id"]
-    wait_run(api, run_id, "completed", timeout=120)
-
-
-def push_chat(api: Server, scope: str, version: str, text: str) -> None:
-    source = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": version}
-    gql(api, "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
-        i={**source, "text": text})  # fmt: skip
 
 
 def holders(g: dict[str, Any]) -> list[tuple[str, str]]:

@@ -61,15 +61,27 @@ def push(api: Server, scope: str, speakers: list[dict[str, str]] | None) -> None
 
 
 def review(api: Server, scope: str) -> None:
-    run_id = gql(
+    review_window(api, scope, MONDAY - timedelta(hours=1), hours=2)
+
+
+def review_window(api: Server, scope: str, start: datetime, hours: float = 1) -> str:
+    """A review of the scope's sources over [start, start + hours), run to completion: its id."""
+    run_id: str = gql(
         api,
         "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
         " startReview(scope: $sc, from: $f, to: $t) { id } }",
         sc={"projectIds": [scope]},
-        f=(MONDAY - timedelta(hours=1)).isoformat(),
-        t=(MONDAY + timedelta(hours=1)).isoformat(),
+        f=start.isoformat(),
+        t=(start + timedelta(hours=hours)).isoformat(),
     )["startReview"]["id"]
     wait_run(api, run_id, "completed", timeout=120)
+    return run_id
+
+
+def push_chat(api: Server, scope: str, version: str, text: str) -> None:
+    """Version `version` of the scope's conversation "chat", holding `text`."""
+    source = {"scope": scope, "id": "chat", "kind": "CONVERSATION", "version": version}
+    gql(api, UPSERT, i={**source, "text": text})
 
 
 def signals(api: Server, scope: str) -> list[dict[str, Any]]:
