@@ -59,6 +59,13 @@ class InboxItem:
     suggestion: Suggestion | None
     current_value: str | None
     proposed_value: str | None
+    current_label: str | None = strawberry.field(
+        description="The current value as a person reads it: a holder's name for a relation's "
+        "end (its value is the entity id), else the value itself."
+    )
+    proposed_label: str | None = strawberry.field(
+        description="The proposed value as a person reads it (see currentLabel)."
+    )
     proposed_by: Actor | None = strawberry.field(
         description="Who proposed it: the run (or person)."
     )
@@ -111,6 +118,8 @@ def run_item(r: StoppedRun, lang: Lang) -> InboxItem:
         suggestion=None,
         current_value=None,
         proposed_value=None,
+        current_label=None,
+        proposed_label=None,
         proposed_by=None,
         proposed_at=None,
         seen_version=None,
@@ -134,6 +143,8 @@ def item_type(i: Item, lang: Lang = "zh") -> InboxItem:
         suggestion=versioned(Suggestion, s),
         current_value=s.current_value,
         proposed_value=s.proposed_value,
+        current_label=s.current_label or s.current_value,
+        proposed_label=s.proposed_label or s.proposed_value,
         proposed_by=actor(s.by),
         proposed_at=s.recorded_at,
         seen_version=i.target_version,

@@ -23,7 +23,7 @@ CHANGED = f"[{(BASE + timedelta(hours=2)).isoformat()}] 王五: 支付模块改�
 AGAIN = f"[{(BASE + timedelta(hours=4)).isoformat()}] 赵六: 支付模块改由李四负责了\n"
 INBOX = """query($s: String!) {
   inbox(scope: $s) { totalCount edges { node {
-    kind currentValue proposedValue repeatOf proposedBy { kind id }
+    kind currentValue proposedValue currentLabel proposedLabel repeatOf proposedBy { kind id }
     suggestion { id status } evidence { locator excerpt { available text } } } } }
   inboxCounts(scope: $s) { difference total } }"""
 DISMISS = """mutation($s: String!, $id: ID!) {
@@ -68,6 +68,9 @@ def test_a_dismissed_difference_stays_out_until_a_new_message_makes_the_claim(
     assert counts == {"difference": 1, "total": 1}
     assert item["kind"] == "DIFFERENCE" and item["suggestion"]["status"] == "PENDING"
     assert item["proposedBy"] == {"kind": "RUN", "id": second}
+    # the relation's holder: its value is an entity id, read by a person as a name
+    assert (item["currentLabel"], item["proposedLabel"]) == ("张三", "李四")
+    assert item["currentValue"].startswith("ent_") and item["proposedValue"].startswith("ent_")
     assert excerpts(item) == ["支付模块改由李四负责"]  # the clause the review read it from
     first = item["suggestion"]["id"]
     gql(api, DISMISS, s=scope, id=first)

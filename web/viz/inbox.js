@@ -12,7 +12,8 @@
   const INBOX_Q = `query($s: String!) {
     inboxCounts(scope: $s) { field difference failedRun pausedRun total }
     inbox(scope: $s, first: 50) { edges { node {
-      kind id at what reason currentValue proposedValue proposedAt seenVersion repeatOf
+      kind id at what reason currentValue proposedValue currentLabel proposedLabel proposedAt
+      seenVersion repeatOf
       proposedBy { kind id }
       suggestion { id field targetKind targetId reason }
       evidence { sourceId sourceVersion locator excerpt { available text warning } }
@@ -69,7 +70,7 @@
     const s = i.suggestion;
     const who = i.proposedBy ? `${i.proposedBy.kind.toLowerCase()} ${i.proposedBy.id}` : "unknown";
     return `<li class="suggestion" data-id="${esc(i.id)}"><b>${esc(i.what)}</b>: ${esc(targetName(s))} · <code>${esc(s.field)}</code>
-      <div class="values">current <del>${esc(i.currentValue || "∅")}</del> → proposed <ins>${esc(i.proposedValue)}</ins></div>
+      <div class="values">current <del title="${esc(i.currentValue ?? "")}">${esc(i.currentLabel || "∅")}</del> → proposed <ins title="${esc(i.proposedValue ?? "")}">${esc(i.proposedLabel ?? "")}</ins></div>
       ${evidence(i.evidence)}
       <div class="meta">proposed by ${esc(who)} · ${esc(when(i.proposedAt))}${i.repeatOf ? " · back on new evidence" : ""}</div>
       <span class="actions"><button data-sid="${esc(i.id)}" data-act="accept">Accept</button><button data-sid="${esc(i.id)}" data-act="dismiss">Dismiss</button><button data-sid="${esc(i.id)}" data-act="edit">Edit…</button></span>
