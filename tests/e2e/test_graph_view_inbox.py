@@ -298,3 +298,108 @@ async def test_a_paused_run_waits_in_the_inbox_and_is_cancelled_from_it(
         assert await badge.inner_text() == "paused 0"
     assert (await runs.get(run.run_id)).run.status.value == "cancelled"
     assert seen.console_errors == []
+
+
+HOLDER_TEXT = "王五: 张三负责审计模块\n王五: 审计模块改由李四负责"
+
+
+def propose_holder(api: Server, scope: str) -> dict[str, Any]:
+    """A person-confirmed holder (张三 responsible_for 审计模块) and a run naming another one
+    (李四): a pending DIFFERENCE on the relation's from_id."""
+    src = {"scope": scope, "id": "chat-h", "kind": "CONVERSATION", "version": "v1"}
+    gql(api, UPSERT, input={**src, "text": HOLDER_TEXT})
+
+    def cite(line: int) -> list[dict[str, str]]:
+        return [{"sourceId": "chat-h", "sourceVersion": "v1", "locator": f"lines:{line}-{line}"}]
+
+    def publish(key: str, run: str, holder: str, line: int, audit: dict[str, Any]) -> None:
+        entities = [
+            {
+                "ref": "who",
+                "name": holder,
+                "kind": "person",
+                "status": "MAIN",
+                "references": cite(line),
+            },
+            {
+                "ref": "audit",
+                "name": "审计模块",
+                "status": "MAIN",
+                "references": cite(line),
+                **audit,
+            },
+        ]
+        relations = [
+            {
+                "ref": "r",
+                "from": "who",
+                "to": "audit",
+                "type": "responsible_for",
+                "references": cite(line),
+            }
+        ]
+        got = gql(
+            api,
+            PUBLISH,
+            input={"scope": scope, "key": key, "entities": entities, "relations": relations},
+            run=run,
+        )
+        assert got["publishResult"]["repeat"] is False
+
+    publish("k-h1", "run-h1", "张三", 1, {})
+    graph = gql(api, RELATIONS_Q, s=scope)["storyGraph"]
+    names = {e["id"]: e["name"] for e in graph["entities"]}
+    [held] = [
+        r
+        for r in graph["relations"]
+        if r["type"] == "responsible_for" and names[r["toId"]] == "审计模块"
+    ]
+    gql(
+        api,
+        'mutation($s: String!, $id: ID!) { confirmRelation(scope: $s, id: $id, why: "对") { seq } }',
+        s=scope,
+        id=held["id"],
+    )
+    publish("k-h2", "run-h2", "李四", 2, {"id": held["toId"]})
+    graph = gql(api, RELATIONS_Q, s=scope)["storyGraph"]
+    return next(
+        s for s in graph["suggestions"] if s["status"] == "PENDING" and s["kind"] == "DIFFERENCE"
+    )
+
+
+RELATIONS_Q = """query($s: String!) { storyGraph(scope: $s) {
+  entities { id name } relations { id fromId toId type }
+  suggestions { id kind status field currentLabel proposedLabel } } }"""
+
+
+def holders_of(api: Server, scope: str, thing: str) -> list[str]:
+    graph = gql(api, RELATIONS_Q, s=scope)["storyGraph"]
+    names = {e["id"]: e["name"] for e in graph["entities"]}
+    return sorted(
+        names[r["fromId"]]
+        for r in graph["relations"]
+        if r["type"] == "responsible_for" and names[r["toId"]] == thing
+    )
+
+
+async def test_a_holder_difference_reads_by_name_and_accepting_moves_the_relation(
+    api: Server, demo_scope: str
+) -> None:
+    s = propose_holder(api, demo_scope)
+    assert (s["field"], s["currentLabel"], s["proposedLabel"]) == ("from_id", "张三", "李四")
+    async with offline_page(viewport={"width": 1400, "height": 900}) as seen:
+        page = seen.page
+        await open_view(page, f"{api.url}/viz?scope={demo_scope}")
+        item = await inbox_item(page, s["id"])
+        text = await item.inner_text()
+        # the holders by name, not their entity ids; no free-text edit of an entity id
+        assert "current 张三 → proposed 李四" in text and "ent_" not in text
+        assert await item.locator("button[data-act=edit]").count() == 0
+        badge = await page.locator("#inboxBadges .badge[data-kind=difference]").inner_text()
+        assert badge != "difference 0"
+        await item.locator("button[data-act=accept]").click()
+        await page.locator(f"#inboxList li[data-id='{s['id']}']").wait_for(
+            state="detached", timeout=10_000
+        )
+    assert holders_of(api, demo_scope, "审计模块") == ["李四"]
+    assert seen.console_errors == [] and seen.refused == []

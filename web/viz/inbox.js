@@ -18,6 +18,7 @@
       suggestion { id field targetKind targetId reason }
       evidence { sourceId sourceVersion locator excerpt { available text warning } }
       run { id status trigger errorStage errorMessage pauseReason actions } } } } }`;
+  const HOLDER_FIELDS = new Set(["from_id", "to_id"]);
   const ib = (window.vizInbox = { items: [], counts: null, done: "", notes: new Map() });
 
   const style = document.createElement("style");
@@ -68,13 +69,15 @@
         <span class="actions">${buttons}</span>${noteHtml}</li>`;
     }
     const s = i.suggestion;
+    // a relation's end holds an entity id: the choice is one holder or the other, not a text
+    const editable = !HOLDER_FIELDS.has(s.field);
     const who = i.proposedBy ? `${i.proposedBy.kind.toLowerCase()} ${i.proposedBy.id}` : "unknown";
     return `<li class="suggestion" data-id="${esc(i.id)}"><b>${esc(i.what)}</b>: ${esc(targetName(s))} · <code>${esc(s.field)}</code>
       <div class="values">current <del title="${esc(i.currentValue ?? "")}">${esc(i.currentLabel || "∅")}</del> → proposed <ins title="${esc(i.proposedValue ?? "")}">${esc(i.proposedLabel ?? "")}</ins></div>
       ${evidence(i.evidence)}
       <div class="meta">proposed by ${esc(who)} · ${esc(when(i.proposedAt))}${i.repeatOf ? " · back on new evidence" : ""}</div>
-      <span class="actions"><button data-sid="${esc(i.id)}" data-act="accept">Accept</button><button data-sid="${esc(i.id)}" data-act="dismiss">Dismiss</button><button data-sid="${esc(i.id)}" data-act="edit">Edit…</button></span>
-      <div class="edit" hidden><input class="editValue" aria-label="value to accept" value="${esc(i.proposedValue)}"> <button data-sid="${esc(i.id)}" data-act="acceptEdited">Accept edited</button></div>
+      <span class="actions"><button data-sid="${esc(i.id)}" data-act="accept">Accept</button><button data-sid="${esc(i.id)}" data-act="dismiss">Dismiss</button>${editable ? `<button data-sid="${esc(i.id)}" data-act="edit">Edit…</button>` : ""}</span>
+      ${editable ? `<div class="edit" hidden><input class="editValue" aria-label="value to accept" value="${esc(i.proposedValue)}"> <button data-sid="${esc(i.id)}" data-act="acceptEdited">Accept edited</button></div>` : ""}
       ${noteHtml}</li>`;
   }
 
