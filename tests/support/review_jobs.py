@@ -5,9 +5,12 @@ cleanup of the deployment-wide records (lease, app settings) of this session's q
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
 from engine.principal import WORKER
@@ -18,6 +21,7 @@ from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
 from jobs.deps import Deps
 from jobs.review import reads
+from jobs.review.common import app_of
 from jobs.story.common import story_repo
 from jobs.worker import create_worker
 from tests.support.scripted_model import text
@@ -32,6 +36,22 @@ async def clear_deployment(driver: AsyncDriver, settings: Settings) -> None:
         queue=settings.queue_name,
         database_=settings.neo4j_database,
     )
+
+
+@asynccontextmanager
+async def review_deps(
+    driver: AsyncDriver, settings: Settings, pool: ArqRedis | None
+) -> AsyncIterator[Deps]:
+    """The deps a review use case gets from the API or a worker: the app switch on, the
+    deployment's lease and app settings cleared before and after."""
+    await clear_deployment(driver, settings)
+    deps = Deps(settings=settings, driver=driver, pool=pool, worker_id="test-api")
+    app = app_of(deps)
+    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
+    try:
+        yield deps
+    finally:
+        await clear_deployment(driver, settings)
 
 
 async def run_worker(settings: Settings) -> None:

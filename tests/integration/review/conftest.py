@@ -22,10 +22,9 @@ from engine.settings import Settings
 from jobs.deps import Deps
 from jobs.llm.gateway import build_gateway
 from jobs.queue import open_pool
-from jobs.review.common import app_of
 from jobs.review.model import Gateway
 from tests.support.processes import forget_queue_async
-from tests.support.review_jobs import BASE, clear_deployment
+from tests.support.review_jobs import review_deps
 from tests.support.scripted_model import ScriptedModelServer
 
 
@@ -59,9 +58,16 @@ async def deps(
     neo4j_driver: AsyncDriver, model_settings: Settings, pool: ArqRedis, scope: str
 ) -> AsyncIterator[Deps]:
     """The deps a review use case gets from the API or a worker, app switch on, lease free."""
-    await clear_deployment(neo4j_driver, model_settings)
-    deps = Deps(settings=model_settings, driver=neo4j_driver, pool=pool, worker_id="test-api")
-    app = app_of(deps)
-    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
-    yield deps
-    await clear_deployment(neo4j_driver, model_settings)
+    async with review_deps(neo4j_driver, model_settings, pool) as deps:
+        yield deps
+
+
+@pytest_asyncio.fixture
+async def offline_deps(
+    neo4j_driver: AsyncDriver, services: Settings, pool: ArqRedis, scope: str
+) -> AsyncIterator[Deps]:
+    """Review deps and workers with no model configured (the offline rule model), in the
+    seeds' TIMEZONE (Asia/Shanghai)."""
+    settings = services.model_copy(update={"model_base_url": None, "timezone": "Asia/Shanghai"})
+    async with review_deps(neo4j_driver, settings, pool) as deps:
+        yield deps

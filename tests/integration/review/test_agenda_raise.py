@@ -10,20 +10,16 @@ Without speakers nobody is reachable. Default offline model, real Neo4j, Redis a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-import pytest_asyncio
-from arq.connections import ArqRedis
 from arq.jobs import Job
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction
 
 from engine.clock import utcnow
 from engine.concern.model import ConcernType
 from engine.principal import OPEN_PRINCIPAL, WORKER
 from engine.review.types import Scope
-from engine.settings import Settings
 from engine.signal.derive import from_fact
 from engine.signal.model import DecisionKind, Passage, SignalKind
 from engine.signal.policy import AgendaPolicy
@@ -31,14 +27,14 @@ from engine.signal.stored import Signal
 from jobs.concern import commands
 from jobs.deps import Deps
 from jobs.reconcile import reconcile
-from jobs.review.common import app_of, runs_of
+from jobs.review.common import runs_of
 from jobs.review.runs import Opened, open_run
 from jobs.signal.bindings import bind_person
 from jobs.signal.effects import EFFECT_JOB
 from jobs.signal.policy import PolicyEdit, save_agenda_policy
 from jobs.signal.record import signal_store
 from jobs.story.writes import upsert_source
-from tests.support.review_jobs import BASE, clear_deployment, count, run_worker
+from tests.support.review_jobs import count, run_worker
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -54,19 +50,6 @@ THURSDAY = SAID + timedelta(days=3)
 LINE = f"[{SAID.isoformat()}] 李四: 前端部分周四能提测\n"
 LISI = {"name": "李四", "person_id": "p_lisi", "channel": "feishu"}
 OWNER = PolicyEdit(True, "p_wangwu", "王五", "feishu", frozenset({SignalKind.COMMITMENT}))
-
-
-@pytest_asyncio.fixture
-async def offline_deps(
-    neo4j_driver: AsyncDriver, services: Settings, pool: ArqRedis, scope: str
-) -> AsyncIterator[Deps]:
-    settings = services.model_copy(update={"model_base_url": None, "timezone": "Asia/Shanghai"})
-    await clear_deployment(neo4j_driver, settings)
-    deps = Deps(settings=settings, driver=neo4j_driver, pool=pool, worker_id="test-api")
-    app = app_of(deps)
-    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
-    yield deps
-    await clear_deployment(neo4j_driver, settings)
 
 
 async def push(deps: Deps, scope: str, speakers: list[dict[str, str]] | None) -> None:

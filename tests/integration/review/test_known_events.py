@@ -24,15 +24,15 @@ from engine.settings import Settings
 from engine.story.inputs import EntityEdit
 from engine.story.models import Actor
 from jobs.deps import Deps
-from jobs.review.common import app_of, runs_of
+from jobs.review.common import runs_of
 from jobs.review.runs import Opened, open_run
 from jobs.story.common import story_repo
 from tests.support.grounded_review import leaf_requests, offered_event_ids, review_answer
 from tests.support.review_jobs import (
     BASE,
-    clear_deployment,
     count,
     push_conversation,
+    review_deps,
     run_worker,
 )
 from tests.support.scripted_model import ScriptedModelServer
@@ -130,14 +130,11 @@ async def test_events_of_another_scope_citing_the_same_text_are_never_offered(
 async def offline_deps(
     neo4j_driver: AsyncDriver, services: Settings, pool: ArqRedis, scope: str
 ) -> AsyncIterator[Deps]:
-    """Review deps and workers with no model configured: the offline rule model."""
+    """Review deps and workers with no model configured: the offline rule model, in the
+    deployment's own TIMEZONE."""
     settings = services.model_copy(update={"model_base_url": None})
-    await clear_deployment(neo4j_driver, settings)
-    deps = Deps(settings=settings, driver=neo4j_driver, pool=pool, worker_id="test-api")
-    app = app_of(deps)
-    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
-    yield deps
-    await clear_deployment(neo4j_driver, settings)
+    async with review_deps(neo4j_driver, settings, pool) as deps:
+        yield deps
 
 
 async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_garbage_names(

@@ -12,27 +12,22 @@ a relation only a run recorded, the later review revises it to 李四 itself.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-import pytest_asyncio
-from arq.connections import ArqRedis
-from neo4j import AsyncDriver
 
 from engine.clock import utcnow
 from engine.principal import OPEN_PRINCIPAL
 from engine.review.types import Scope
-from engine.settings import Settings
 from engine.story.corrections import RelationAction
 from jobs.deps import Deps
-from jobs.review.common import app_of, runs_of
+from jobs.review.common import runs_of
 from jobs.review.runs import Opened, open_run
 from jobs.story.writes import correct_relation, resolve_suggestion
 from tests.support.in_process import graphql
-from tests.support.review_jobs import BASE, clear_deployment, push_conversation, run_worker
+from tests.support.review_jobs import push_conversation, run_worker
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 MONDAY = datetime(2026, 3, 16, 10, 0, tzinfo=SHANGHAI)
@@ -45,19 +40,6 @@ GRAPH = """query($s: String!, $at: DateTime) {
                   proposedLabel status }
     signals(kind: DIFFERENCE) { id targetId field confirmedValue proposedValue suggestionId
                                 sourceId locator } } }"""
-
-
-@pytest_asyncio.fixture
-async def offline_deps(
-    neo4j_driver: AsyncDriver, services: Settings, pool: ArqRedis, scope: str
-) -> AsyncIterator[Deps]:
-    settings = services.model_copy(update={"model_base_url": None, "timezone": "Asia/Shanghai"})
-    await clear_deployment(neo4j_driver, settings)
-    deps = Deps(settings=settings, driver=neo4j_driver, pool=pool, worker_id="test-api")
-    app = app_of(deps)
-    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
-    yield deps
-    await clear_deployment(neo4j_driver, settings)
 
 
 async def review(deps: Deps, scope: str, around: datetime) -> str:

@@ -5,29 +5,24 @@ as of before the run there is none. Default offline model, real worker, real Neo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-import pytest_asyncio
-from arq.connections import ArqRedis
-from neo4j import AsyncDriver
 
 from engine.clock import utcnow
 from engine.errors import InvalidInput
 from engine.principal import OPEN_PRINCIPAL
 from engine.review.types import Scope
-from engine.settings import Settings
 from engine.signal.derive import from_fact
 from engine.signal.model import Passage, SignalKind
 from jobs.deps import Deps
-from jobs.review.common import app_of, runs_of
+from jobs.review.common import runs_of
 from jobs.review.runs import Opened, open_run
 from jobs.signal.policy import PolicyEdit, save_agenda_policy
 from jobs.signal.record import signal_store
 from tests.support.in_process import graphql
-from tests.support.review_jobs import BASE, clear_deployment, push_conversation, run_worker
+from tests.support.review_jobs import push_conversation, run_worker
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 SAID = datetime(2026, 3, 16, 10, 0, tzinfo=SHANGHAI)  # a Monday
@@ -38,20 +33,6 @@ SIGNALS = """query($s: String!, $at: DateTime, $k: SignalKind) {
       decision { kind reason policyVersion label } } }
     pageInfo { hasNextPage } }
   storyGraph(scope: $s, asOf: $at) { signals { id due } } }"""
-
-
-@pytest_asyncio.fixture
-async def offline_deps(
-    neo4j_driver: AsyncDriver, services: Settings, pool: ArqRedis, scope: str
-) -> AsyncIterator[Deps]:
-    """Review deps and workers with no model configured: the offline rule model."""
-    settings = services.model_copy(update={"model_base_url": None, "timezone": "Asia/Shanghai"})
-    await clear_deployment(neo4j_driver, settings)
-    deps = Deps(settings=settings, driver=neo4j_driver, pool=pool, worker_id="test-api")
-    app = app_of(deps)
-    await app.put((await app.get()).model_copy(update={"heartbeat_enabled": True}), now=BASE)
-    yield deps
-    await clear_deployment(neo4j_driver, settings)
 
 
 async def review(deps: Deps, scope: str) -> str:
