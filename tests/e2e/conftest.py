@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import subprocess
-import uuid
 from collections.abc import Iterator
 
 import pytest
-import redis
 
 from engine.settings import Settings
 from tests.support.processes import (
     Server,
-    forget_queue,
     free_port,
+    offline_stack,
     process_env,
     spawn,
     start_worker,
     stop,
     wait_http,
 )
-from tests.support.review_api import gql
 
 
 @pytest.fixture(scope="package")
@@ -59,15 +56,5 @@ def worker(services: Settings) -> Iterator[subprocess.Popen[bytes]]:
 def offline(services: Settings, start_server) -> Iterator[Server]:  # type: ignore[no-untyped-def]
     """An API and a worker on a queue of their own, no model configured (the offline rule
     model), TIMEZONE Asia/Shanghai, the heartbeat app switched on: what `make run` serves."""
-    queue = f"{services.queue_name}:agenda-{uuid.uuid4().hex[:6]}"
-    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="", TIMEZONE="Asia/Shanghai")
-    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL="", TIMEZONE="Asia/Shanghai")
-    worker = spawn(["worker"], env)
-    gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
-    try:
+    with offline_stack(services, start_server, "agenda", TIMEZONE="Asia/Shanghai") as api:
         yield api
-    finally:
-        stop(worker)
-        r = redis.Redis.from_url(services.effective_redis_url)
-        forget_queue(r, queue)
-        r.close()

@@ -13,17 +13,18 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-import redis
 
 from engine.settings import Settings
-from tests.support.processes import Server, forget_queue, process_env, spawn, stop
+from tests.support.processes import (
+    Server,
+    offline_stack,
+)
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 ROUNDS = 6
@@ -54,17 +55,8 @@ def deployment(
     start_server,  # type: ignore[no-untyped-def]
 ) -> Iterator[Server]:
     """An API and a worker on a queue of their own (offline rule model), app switched on."""
-    queue = f"{services.queue_name}:result-visible-{uuid.uuid4().hex[:6]}"
-    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="")
-    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=""))
-    post(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
-    try:
+    with offline_stack(services, start_server, "result-visible") as api:
         yield api
-    finally:
-        stop(worker)
-        r = redis.Redis.from_url(services.effective_redis_url)
-        forget_queue(r, queue)
-        r.close()
 
 
 def post(api: Server, query: str, **variables: Any) -> dict[str, Any]:

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-import redis
 
 from engine.settings import Settings
-from tests.support.processes import Server, forget_queue, process_env, spawn, stop
+from tests.support.processes import (
+    Server,
+    offline_stack,
+)
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
 FIRST = [(0, "张三", "v2.0 的接口今天联调"), (3, "李四", "前端部分周四能提测")]
@@ -50,18 +51,8 @@ def offline_deployment(
     start_server,  # type: ignore[no-untyped-def]
 ) -> Iterator[Server]:
     """An API and a worker on a queue of their own, no model configured, app switched on."""
-    queue = f"{services.queue_name}:review-offline-{uuid.uuid4().hex[:6]}"
-    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="")
-    env = process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL="")
-    worker = spawn(["worker"], env)
-    gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
-    try:
+    with offline_stack(services, start_server, "review-offline") as api:
         yield api
-    finally:
-        stop(worker)
-        r = redis.Redis.from_url(services.effective_redis_url)
-        forget_queue(r, queue)
-        r.close()
 
 
 def push(api: Server, scope: str, version: str, text: str) -> None:

@@ -189,6 +189,27 @@ def forget_queue(client: redis.Redis, queue: str) -> None:
     client.delete(*queue_keys(queue, ids))
 
 
+@contextmanager
+def offline_stack(
+    services: Settings, start_server: Any, label: str, **env: str
+) -> Iterator[Server]:
+    """An API (from the e2e `start_server` fixture) and a worker on a queue of their own, no
+    model configured (the offline rule model), the heartbeat app switched on: what `make run`
+    serves. `env`: more settings for both (e.g. TIMEZONE). The queue is emptied after."""
+    queue = f"{services.queue_name}:{label}-{uuid.uuid4().hex[:6]}"
+    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="", **env)
+    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL="", **env))
+    body = api.graphql("mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
+    assert "errors" not in body.json(), body.text
+    try:
+        yield api
+    finally:
+        stop(worker)
+        r = redis.Redis.from_url(services.effective_redis_url)
+        forget_queue(r, queue)
+        r.close()
+
+
 async def forget_queue_async(client: ArqRedis, queue: str) -> None:
     """`forget_queue` over an arq pool."""
     ids = [
