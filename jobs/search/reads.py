@@ -65,8 +65,9 @@ async def search(
     meter = Meter(Attribution(stage=Stage.SEARCH_QUERY, scope=scope))
     with metering(meter):
         vector, reason = await _query_vector(deps, parsed)
-    # the query's embedding request goes into the cost ledger while the search reads
-    paid = asyncio.ensure_future(settle(deps.driver, deps.database, meter))
+    # the query's embedding request (if one was made) goes into the cost ledger while the
+    # search reads
+    paid = asyncio.ensure_future(settle(deps.driver, deps.database, meter)) if meter.calls else None
     try:
         page = await SearchStore(deps.driver, deps.database).search(
             scope,
@@ -83,7 +84,8 @@ async def search(
             min_similarity=deps.settings.search_min_similarity,
         )
     finally:
-        await paid
+        if paid is not None:
+            await paid
     if reason is None:
         return at, replace(page, mode=SearchMode.HYBRID, note=None)
     return at, replace(
