@@ -21,8 +21,11 @@ same result id. Rules kept here:
 - an entity a result introduces is Main: it is part of the published graph, so a later run
   of the same scope may reuse it by id (seed 004: 跨 run 仅允许引用同 scope 的 Main 候选实体);
   the model's answer cannot set another status;
-- an event's title reads as the event: a message header the model copied into a fact
-  ("[2026-09-20T10:00:00+08:00] 李四: …") becomes "李四：…", never the raw time;
+- an event's title is the sentence the fact states, never its speaker ("李四：…") or a
+  copied "[time] speaker:" header: the speaker is a person the event is linked to;
+- a fact's event is its passage's event (`engine.review.passage`): a fact stating words an
+  earlier result already organised — a re-review, a new version repeating old lines —
+  names the same event, and two facts of one result stating one passage are one event;
 - a relation a leaf states (`relations`: from and to name entities of its own answer, a type,
   and the segments it cites) is passed on between the run-wide entity refs, citing those
   segments (or its batch's); one naming an entity the answer does not hold is left out. It
@@ -37,7 +40,6 @@ A review publishes into one story-graph scope: Global → "global", one project 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -47,16 +49,14 @@ from pydantic import ValidationError
 from engine.errors import InvalidInput
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput, NavigationOutput
+from engine.review.passage import FactKey
 from engine.review.types import MissedRange, Scope, Segment
 from engine.scope import GLOBAL
+from engine.story.conversation import said
 
 MAX_TITLE = 300
 MAX_DESCRIPTION = 20_000  # the story input's Text bound
 MAIN = "main"
-_HEADER = re.compile(
-    r"^\s*\[\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?\][ \t]*"
-    r"(?:([^\s:：\[\]][^:：\n\[\]]{0,39}?)[ \t]*[:：])?[ \t]*"
-)
 
 
 def story_scope(scope: Scope) -> str:
@@ -95,13 +95,15 @@ def _reference(seg: Segment) -> dict[str, str]:
 
 
 def event_text(text: str) -> str:
-    """A fact's text as an event reads it: without a copied "[time] speaker:" header."""
-    match = _HEADER.match(text)
-    if match is None:
-        return text.strip()
-    rest = text[match.end() :].strip()
-    speaker = match.group(1)
-    return f"{speaker.strip()}：{rest}" if speaker else rest
+    """A fact's sentence as an event's title reads it: without its speaker ("李四：…") or a
+    copied "[time] speaker:" header. The speaker is a person linked to the event instead."""
+    return said(text)[1]
+
+
+def fact_line(text: str) -> str:
+    """A fact's text as "speaker：sentence" (a copied header's time left out)."""
+    speaker, sentence = said(text)
+    return f"{speaker}：{sentence}" if speaker else sentence
 
 
 def _at(raw: object, default: datetime) -> datetime:
@@ -151,11 +153,15 @@ def compose_result(
     now: datetime,
     covered: Sequence[Segment] = (),
     missed: Sequence[MissedRange] = (),
+    passages: Mapping[FactKey, str] | None = None,
 ) -> dict[str, Any]:
     """The `PublishResultInput` data of a run. `segment_times` maps (source, version, start)
     of a committed segment to the time its text was written (the event's default time).
     `covered` / `missed`: the ranges the run read and those it could not, with why; with any
-    missed the result is published as not complete (seed 004 L4)."""
+    missed the result is published as not complete (seed 004 L4). `passages`: the passage
+    each fact stands on (`engine.review.passage.fact_passages`); a fact's event is its
+    passage's event in every result of the scope."""
+    passages = passages or {}
     events: list[dict[str, Any]] = []
     entities: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
@@ -164,6 +170,7 @@ def compose_result(
     shared: dict[str, dict[str, Any]] = {}  # the one entity item of each stored id
     by_ref: dict[str, dict[str, Any]] = {}  # entity items by their run-wide ref
     by_stored_event: dict[str, dict[str, Any]] = {}  # the one event item of each stored id
+    by_passage: dict[str, dict[str, Any]] = {}  # the one event item of each passage
     times: list[datetime] = []
     source_ids: set[str] = set()
     for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
@@ -210,27 +217,34 @@ def compose_result(
             times.append(at)
             source_ids.update(r.source_id for r in refs)
             stored_event = extra.get("id")
-            if isinstance(stored_event, str) and stored_event in by_stored_event:
-                # a second fact the model says is the same stored event: its evidence joins
-                # the first (the story input refuses two refs for one stored event id)
-                event = by_stored_event[stored_event]
+            passage = passages.get((batch.index, j))
+            same = by_stored_event.get(stored_event) if isinstance(stored_event, str) else None
+            if same is None and not stored_event and passage is not None:
+                same = by_passage.get(passage)
+            if same is not None:
+                # a second fact that is the same stored event or states the same passage:
+                # its evidence joins the first (one result never holds one event twice)
+                event = same
                 for r in refs:
                     if _reference(r) not in event["references"]:
                         event["references"].append(_reference(r))
                 ref = event["ref"]
             else:
                 ref = f"b{batch.index}.f{j}"
-                said = event_text(fact.text)
+                sentence = event_text(fact.text)
                 event = {
                     "ref": ref,
-                    "title": said[:MAX_TITLE],
-                    "description": said if len(said) > MAX_TITLE else "",
+                    "title": sentence[:MAX_TITLE],
+                    "description": sentence if len(sentence) > MAX_TITLE else "",
                     "at": at,
                     "references": [_reference(r) for r in refs],
                 }
                 if isinstance(stored_event, str) and stored_event:
                     event["id"] = stored_event
                     by_stored_event[stored_event] = event
+                elif passage is not None:
+                    event["passage"] = passage
+                    by_passage[passage] = event
                 events.append(event)
             for fact_entity in extra.get("entities") or []:
                 target = local.get(str(fact_entity))

@@ -2,39 +2,31 @@
 
 "自动心跳报告和下游监督分别记录已成功处理的来源版本及正文位置": positions are text offsets of a
 source version, and the review window is decided per unit by the time it was written. A
-conversation pushed through `upsertSource` is one message per line group, each message
-opening with its time in brackets:
+conversation pushed through `upsertSource` is one unit per message, in the one message
+format (`engine.story.conversation`, docs/conversations.md):
 
     [2026-09-20T10:00:00+08:00] 张三: v2.0 今天提测
+    李四：前端部分周四能提测
 
-Lines that do not open with a time continue the message before them. Text with no time at
-all (a note, a knowledge document) is one unit dated when the version was recorded.
+Lines without a header continue the message before them. A message without a time, and
+text with no header at all (a note, a knowledge document), is dated when the version was
+recorded.
 """
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from engine.review.checkpoints import SourceState, Span
 from engine.review.types import MissReason
-
-_MESSAGE = re.compile(r"^\[(\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\]", re.MULTILINE)
-
-
-def _when(raw: str, default: datetime) -> datetime:
-    try:
-        at = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return default
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+from engine.story.conversation import messages
 
 
 def split_spans(text: str, recorded_at: datetime) -> tuple[Span, ...]:
     """Units of `text`, covering every character from the first to the last exactly once."""
     if not text:
         return ()
-    starts = [(m.start(), _when(m.group(1), recorded_at)) for m in _MESSAGE.finditer(text)]
+    starts = [(m.start, m.at or recorded_at) for m in messages(text)]
     if not starts or starts[0][0] != 0:
         starts.insert(0, (0, recorded_at))
     spans = []

@@ -48,6 +48,9 @@ class Passage(BaseModel):
     source_id: str = Field(min_length=1)
     source_version: str = Field(min_length=1)
     locator: str = Field(min_length=1)
+    # the passage's identity across versions and re-reads (`engine.review.passage`); "" when
+    # unknown: the signal is then identified by its version and locator
+    key: str = ""
 
 
 class SignalDraft(BaseModel):
@@ -96,7 +99,10 @@ class SignalDraft(BaseModel):
         same fingerprint, so one passage never yields two signals (nor two concerns).
         """
         p = self.passage
-        base = f"{self.kind}|{p.source_id}|{p.source_version}|{p.locator}"
+        if p.key:  # the same words read again (a re-review, a new version) are this signal
+            base = f"{self.kind}|{p.source_id}|passage:{p.key}"
+        else:
+            base = f"{self.kind}|{p.source_id}|{p.source_version}|{p.locator}"
         if self.kind is SignalKind.DIFFERENCE:
             base += f"|{self.target_id}|{self.field}|{self.proposed_value}"
         return base

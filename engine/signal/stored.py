@@ -24,9 +24,10 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
-from engine.review.compose import event_text
+from engine.review.compose import fact_line
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
+from engine.review.passage import FactKey
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import DecisionKind, Passage, SignalDraft, SignalKind, SignalStatus
 from engine.signal.policy import (
@@ -114,9 +115,6 @@ def signal_id(scope: str, fingerprint: str) -> str:
     return "sig-" + hashlib.sha1(f"{scope}|{fingerprint}".encode()).hexdigest()[:24]
 
 
-FactKey = tuple[int, int]  # (leaf batch index, fact index in its output)
-
-
 def fact_people(
     plan: PublishPlan, leaves: Sequence[tuple[LeafBatch, LeafOutput]]
 ) -> dict[FactKey, list[tuple[str, str]]]:
@@ -156,9 +154,12 @@ def drafts_from_leaves(
     segment_times: Mapping[tuple[str, str, int], datetime],
     tz: str,
     people: Mapping[FactKey, Sequence[tuple[str, str]]] | None = None,
+    passages: Mapping[FactKey, str] | None = None,
 ) -> list[SignalDraft]:
     """The signals the leaf facts of a run state (commitment, blocker, risk, question); with
-    `people` (`fact_people`), each names the person entity who said it (`who_entity_id`)."""
+    `people` (`fact_people`), each names the person entity who said it (`who_entity_id`);
+    with `passages` (`engine.review.passage.fact_passages`) each is its passage's signal,
+    however often and in whichever version the passage is read."""
     drafts = []
     for batch, output in sorted(leaves, key=lambda pair: pair[0].index):
         batch_said = min(
@@ -179,9 +180,10 @@ def drafts_from_leaves(
                 source_id=first.source_id,
                 source_version=first.version,
                 locator=f"chars:{first.start}-{first.end}",
+                key=(passages or {}).get((batch.index, j), ""),
             )
             said_at = segment_times.get((first.source_id, first.version, first.start), batch_said)
-            draft = from_fact(kind, event_text(fact.text), passage, said_at, tz)
+            draft = from_fact(kind, fact_line(fact.text), passage, said_at, tz)
             if draft is not None:
                 linked = (people or {}).get((batch.index, j), ())
                 entity = committer_entity(linked, draft.who)

@@ -15,7 +15,7 @@ reused only if it is a current event of the same scope; anything else is a new e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from engine.story.inputs import EntityIn, EventIn
@@ -27,6 +27,7 @@ class IdentityDecision:
     object_id: str  # the stored id reused, or the new object's id
     reused: bool
     note: str | None = None
+    by_passage: bool = False  # an event reused because it states the same passage
 
 
 def new_entity_id(scope: str, key: str, ref: str) -> str:
@@ -65,12 +66,32 @@ def new_event_id(scope: str, key: str, ref: str) -> str:
     return make_id("evt", scope, key, ref)
 
 
+def passage_event_id(scope: str, passage: str) -> str:
+    """The one event of a passage in a scope, whichever result states it."""
+    return make_id("evt", scope, "passage", passage)
+
+
 def resolve_event(
-    scope: str, key: str, item: EventIn, stored: Mapping[str, Event]
+    scope: str,
+    key: str,
+    item: EventIn,
+    stored: Mapping[str, Event],
+    taken: Collection[str] = (),
 ) -> IdentityDecision:
     """Decide whether `item` is a stored event or a new one. `stored` holds the current
-    versions of this scope's events whose ids the input named (another scope's id is absent)."""
+    versions of this scope's events whose ids the input named (another scope's id is absent),
+    and of the events its passages name; `taken`: ids of those that exist in any state.
+
+    An event stating a passage (`passage`) is that passage's event: the stored one when it
+    is current, else a new one with the passage's id. A passage whose event is no longer
+    current (a person removed it) gets a result-keyed event: nothing brings a removed one back
+    under its old id."""
     fresh = new_event_id(scope, key, item.ref)
+    if item.id is None and item.passage:
+        own = passage_event_id(scope, item.passage)
+        if own in stored:
+            return IdentityDecision(own, reused=True, by_passage=True)
+        return IdentityDecision(fresh if own in taken else own, reused=False)
     if item.id is None:
         return IdentityDecision(fresh, reused=False)
     wanted = item.well_formed_id

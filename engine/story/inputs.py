@@ -63,6 +63,9 @@ class StoryIn(_In):
 class EventIn(_In):
     ref: Ref
     id: str | None = None  # a stored event of this scope to reuse (a re-read message); else new
+    # the identity of the words it stands on (`engine.review.passage`): the same passage is
+    # the same event in every result of the scope
+    passage: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     story: Ref | None = None
     title: Name
     description: Text = ""
@@ -198,6 +201,9 @@ class PublishResultInput(_In):
         reused_events = [e.well_formed_id for e in self.events if e.well_formed_id]
         if len(set(reused_events)) != len(reused_events):
             raise ValueError("two event refs name the same stored event id")
+        passages = [e.passage for e in self.events if e.passage and not e.id]
+        if len(set(passages)) != len(passages):
+            raise ValueError("two event refs state the same passage")
         for ev in self.events:
             if ev.story is not None and ev.story not in stories:
                 raise ValueError(f"event {ev.ref!r} names unknown story ref {ev.story!r}")

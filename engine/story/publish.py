@@ -53,6 +53,8 @@ class PublishContext:
     existing: Result | None = None
     entities: Mapping[str, Entity] = field(default_factory=dict)  # named stored ids, current
     events: Mapping[str, Event] = field(default_factory=dict)  # named stored event ids, current
+    # ids of the input's passage events that exist in any state (`resolve_event`)
+    events_taken: frozenset[str] = frozenset()
     # the stored changes of those events: (event id, entity id, kind) -> change id
     event_changes: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
     relations: list[Relation] = field(default_factory=list)  # current, among those entities
@@ -196,14 +198,20 @@ def decide_publish(
 
     event_ids: dict[str, str] = {}
     for ev in inp.events:
-        event_decision = resolve_event(scope, key, ev, ctx.events)
+        event_decision = resolve_event(scope, key, ev, ctx.events, ctx.events_taken)
         event_ids[ev.ref] = event_decision.object_id
         if event_decision.note:
             warnings.append(event_decision.note)
         story_id = story_ids.get(ev.story) if ev.story else None
         if event_decision.reused:
             updated_event = _event_update(
-                ctx.events[event_decision.object_id], ev, story_id, result_id, now, by
+                ctx.events[event_decision.object_id],
+                ev,
+                story_id,
+                result_id,
+                now,
+                by,
+                keep_time=event_decision.by_passage,
             )
             if updated_event is not None:
                 plan.events.append(updated_event)
@@ -361,14 +369,18 @@ def _event_update(
     result_id: str,
     now: datetime,
     by: Actor,
+    *,
+    keep_time: bool = False,
 ) -> Event | None:
     """A stored event a later result names again: a new version only if the result says
     something else about it (title, description, time, or a story it names); else None and
-    the event keeps its version, gaining only this result's references."""
+    the event keeps its version, gaining only this result's references. With `keep_time`
+    (the event of a passage read again) its time stays: a line a new version repeats was
+    said when it was first read, not when the new version was recorded."""
     wanted = {
         "title": item.title,
         "description": item.description,
-        "at": item.at,
+        "at": current.at if keep_time else item.at,
         "story_id": story_id if story_id is not None else current.story_id,
     }
     if all(getattr(current, name) == value for name, value in wanted.items()):

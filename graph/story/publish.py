@@ -12,6 +12,7 @@ from neo4j.exceptions import ConstraintError
 
 from engine.clock import FOREVER, utc
 from engine.errors import Conflict, InvalidInput
+from engine.story.identity import passage_event_id
 from engine.story.inputs import PublishResultInput
 from engine.story.models import (
     SINGLE_HOLDER_TYPES,
@@ -51,11 +52,13 @@ class StoryPublisher(StoryStore):
             for v in await self._versions(tx, ObjectKind.ENTITY, scope, named)
             if v.retracted_at is None and isinstance(v, Entity)
         }
-        named_events = sorted({e.well_formed_id for e in inp.events if e.well_formed_id})
+        named_events = sorted(
+            {e.well_formed_id for e in inp.events if e.well_formed_id}
+            | {passage_event_id(scope, e.passage) for e in inp.events if e.passage and not e.id}
+        )
+        event_versions = await self._versions(tx, ObjectKind.EVENT, scope, named_events)
         events = {
-            v.id: v
-            for v in await self._versions(tx, ObjectKind.EVENT, scope, named_events)
-            if v.retracted_at is None and isinstance(v, Event)
+            v.id: v for v in event_versions if v.retracted_at is None and isinstance(v, Event)
         }
         event_changes = {
             (r["event_id"], r["entity_id"], r["kind"]): r["id"]
@@ -98,6 +101,7 @@ class StoryPublisher(StoryStore):
         return PublishContext(
             entities=entities,
             events=events,
+            events_taken=frozenset(v.id for v in event_versions),
             event_changes=event_changes,
             relations=relations,
             holders=holders,

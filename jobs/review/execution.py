@@ -49,6 +49,7 @@ from engine.review.outputs import (
     parse_leaf_output,
     parse_navigation_output,
 )
+from engine.review.passage import fact_passages
 from engine.review.runner import StepKind, next_step, select_input
 from engine.review.types import MissedRange, MissReason, StageName
 from engine.signal.stored import Signal
@@ -321,6 +322,8 @@ class Execution:
         segments = [s for b in committed for s in b.segments]
         now = self.deps.clock()
         times = segment_times(await self.states(stored), segments)
+        texts = await self.sources.texts(run.scope, [s.source_key for s in segments])
+        passages = fact_passages(leaves, texts)
         data = compose_result(
             run_id=self.run_id,
             scope=run.scope,
@@ -330,6 +333,7 @@ class Execution:
             now=now,
             covered=run.covered(),
             missed=run.missed,
+            passages=passages,
         )
         inp = parse_input(PublishResultInput, data)
         recorded: list[Signal] = []
@@ -351,7 +355,7 @@ class Execution:
                 )
             # a retried transaction records (and so decides) again: keep only the last
             recorded[:] = await record_review_signals(
-                self.deps, tx, plan, leaves, times, run_id=self.run_id
+                self.deps, tx, plan, leaves, times, run_id=self.run_id, passages=passages
             )
 
         await writes.publish_run_result(self.deps, inp, run_id=self.run_id, within=within)

@@ -16,17 +16,16 @@ from typing import Any
 
 from engine.llm.errors import ModelRateLimited
 from engine.llm.messages import ChatMessage, ChatRequest
-from engine.llm.offline.extractor import speakers
 from engine.llm.tasks import ReviewDocument
 from engine.review.known import KnownEntity, by_name
 from engine.review.known_events import KnownEvent, match_event
 from engine.review.outputs import LeafOutput, NavigationOutput
 from engine.review.types import Segment
+from engine.story.conversation import speakers
 from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway
 from jobs.llm.ledger import record_offline
 
 Gateway = HttpModelGateway | OfflineModelGateway
-MAX_DESCRIPTION = 500  # characters of an entity description the offline leaf proposes
 
 LEAF_SYSTEM = """You review one batch of a conversation or note for a work supervisor.
 Answer with one JSON object only:
@@ -134,7 +133,6 @@ async def leaf_answer(
     facts: list[dict[str, Any]] = []
     relations: list[dict[str, Any]] = []
     entities: dict[str, dict[str, Any]] = {}  # by stored id, else by name (one answer)
-    said: dict[str, list[str]] = {}  # what this batch says about each entity
     reused: set[str] = set()  # known events a fact of this answer already is
     for seg, text in zip(segments, bodies, strict=True):
         doc = ReviewDocument(
@@ -178,9 +176,6 @@ async def leaf_answer(
                 item["id"] = stored_event
                 reused.add(stored_event)
             facts.append(item)
-            for i in dict.fromkeys(fact.entity_ids):
-                if i in keys:
-                    said.setdefault(keys[i], []).append(fact.text)
         for rel in extraction.relations:
             if rel.from_id not in keys or rel.to_id not in keys:
                 continue
@@ -196,9 +191,8 @@ async def leaf_answer(
                     "refs": [cited.model_dump(mode="json")],
                 }
             )
-    for key, item in entities.items():
-        if said.get(key):
-            item["description"] = "；".join(said[key])[:MAX_DESCRIPTION]
+    # no description: the rules cannot describe an entity, and the lines that name it are
+    # cited by its events already (a description is never the raw lines joined)
     answer = json.dumps(
         {
             "facts": facts,

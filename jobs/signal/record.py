@@ -11,6 +11,7 @@ from neo4j import AsyncManagedTransaction
 
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
+from engine.review.passage import FactKey
 from engine.signal.stored import (
     Signal,
     drafts_from_leaves,
@@ -35,11 +36,12 @@ async def record_review_signals(
     segment_times: Mapping[tuple[str, str, int], datetime],
     *,
     run_id: str,
+    passages: Mapping[FactKey, str] | None = None,
 ) -> list[Signal]:
     """Inside the publish transaction (`within`): a repeat records only what is missing,
     which after a committed publish is nothing."""
     people = fact_people(plan, leaves)
-    drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone, people)
+    drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone, people, passages)
     drafts += drafts_from_suggestions(plan.suggestions, plan.references, deps.settings.locale)
     policy = await policies(deps).current_in(tx, plan.result.scope)
     return await signal_store(deps).record_in(

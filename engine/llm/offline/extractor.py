@@ -9,26 +9,33 @@ source rather than copying it (seed 004: Reference points at the original).
 
 Entities (kind): names the caller already knows (`known_entities`, exact match) and
 - person: only names there are grounds for — a message's speaker, the names the caller
-  knows to be people (`people`: the speakers of the other messages of the batch), @mentions,
-  and English capitalised words whose first word is not a common sentence opener, pronoun,
-  weekday or month (a fixed list). No Chinese name is guessed from the text around it: a
-  surname character before a verb is as often a word ("方案我同意" is no one), so an unknown
-  name in running text stays unnamed;
+  knows to be people (`people`: bound and known people, the speakers of the batch),
+  @mentions and the holder in a responsibility sentence. No name is guessed from the text
+  around it: a capitalised word is as often a common word ("Wow", "Time") and a surname
+  character before a verb as often a word ("方案我同意" is no one), so an unknown name in
+  running text stays unnamed;
 - version: v2.0, V1.2.3;  issue: #123, !42 (merge request), ABC-123;  url: http(s)://…;
 - term: text in 「」 “” 《》 or "double quotes".
 An entity is one per distinct name; its `local_id` (e1, e2 …) is valid only in this answer.
 
-Message headers: a conversation pushed through `upsertSource` opens each message with
-"[ISO time] speaker: " (engine/review/spans.py). The header is not part of any fact: a
+Message headers: a conversation opens each message with "[ISO time] speaker: ",
+"speaker: " or "speaker：" (engine/story/conversation.py). The header is not part of any fact: a
 fact's span starts after it, its text reads "speaker：sentence" (never the raw time), the
 speaker is a person entity of every fact of that message, and relative times are resolved
 against the message's own time.
 
+Which sentences are facts (precision before recall, docs/rules/precision.md): never a
+greeting, thanks, acknowledgement or small-talk question (engine/llm/offline/chatter.py);
+a question only when it asks someone for something; a plain statement only when it names a
+time, states a responsibility, names a thing (a known entity, version, issue, url, term),
+asks someone for something or undertakes something ("我来协调沙箱").
+
 Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞/blocked),
 risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
 done …, not 还没), commitment (a resolvable time + a delivery verb), plan (计划/打算/plan
-to), else statement. A fact's `at` is the time its sentence names, resolved against the
-document time (engine/llm/offline/when.py).
+to), else statement. A fact's `at` is when it happened: the time its sentence names
+(engine/llm/offline/when.py) when that is not after the message, else the message's time —
+a promise ("周四能提测") happened when it was made; its due time is the signal's.
 
 Relations: who is responsible for what (engine/signal/responsibility.py): "张三负责支付模块"
 gives the person 张三 and the entity 支付模块 (a statement of responsibility is grounds for
@@ -46,11 +53,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from engine.llm.offline.achievement import DONE, NOT_YET
 from engine.llm.offline.attitude import is_question
+from engine.llm.offline.chatter import is_chatter, is_request
 from engine.llm.offline.when import parse_when
 from engine.llm.tasks import (
     EntityKind,
@@ -63,42 +70,29 @@ from engine.llm.tasks import (
     Span,
 )
 from engine.signal.responsibility import ResponsibilityClaim, find_responsibility
+from engine.story.conversation import Message, message_at, messages
 from engine.story.models import RESPONSIBLE_FOR
 
-_HEADER = re.compile(
-    r"^\[(\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\][ \t]*"
-    r"(?:([^\s:：\[\]][^:：\n\[\]]{0,39}?)[ \t]*[:：])?[ \t]*",
-    re.MULTILINE,
-)
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]+|\.(?=\s|$)")
 _MENTION = re.compile(r"@([\w\u4e00-\u9fa5.-]+)")
 _VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)+\b")
 _ISSUE = re.compile(r"(?<![\w#!])[#!]\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 _URL = re.compile(r"https?://[^\s，。）)]+")
 _QUOTED = re.compile(r"「([^」]+)」|“([^”]+)”|《([^》]+)》|\"([^\"]+)\"")
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
-# fmt: off
-_NOT_NAMES = {
-    "I", "We", "The", "A", "An", "It", "This", "That", "They", "He", "She", "You", "Our",
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December", "Today", "Tomorrow", "Yes", "No", "Ok", "Okay",
-    "Is", "Are", "Do", "Does", "Did", "Can", "Could", "Will", "Would", "Should", "Please",
-    "Let", "If", "When", "What", "Why", "How", "Where", "Who", "But", "And", "So", "Also",
-    "Then", "There", "Here", "Hi", "Hello", "Thanks", "Sure", "Maybe", "Yesterday", "Next",
-    "Last", "After", "Before", "Tonight", "Note", "See", "Done", "All", "Both", "My", "Your",
-    "His", "Her", "Their", "Its", "These", "Those", "Some", "Any", "For", "In", "On", "At",
-    "To", "From", "With", "By", "Of", "As", "Not", "Just", "Still", "Already", "Now",
-}
-# fmt: on
 _FACT_RULES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     ("blocker", re.compile(r"卡在|卡住|阻塞|被.*挡住|\bblocked\b|\bstuck\b", re.IGNORECASE)),
     ("risk", re.compile(r"风险|延期|来不及|赶不上|\brisk|\bdelay", re.IGNORECASE)),
-    ("decision", re.compile(r"决定|定了|确定|拍板|\bdecided\b|\bagreed\b", re.IGNORECASE)),
+    ("decision", re.compile(r"决定|定了|确定|拍板|同意|\bdecided\b|\bagreed\b", re.IGNORECASE)),
 )
 _DELIVERY = re.compile(
     r"给|交|提测|提交|完成|发|上线|\bdeliver|\bsend\b|\bship|\bfinish|\bwill\b|"
     r"'ll\b",
+    re.IGNORECASE,
+)
+# a first-person undertaking without a day ("我来协调沙箱"): a promise, grounds for a fact
+_UNDERTAKING = re.compile(
+    r"^(?:我来|我负责|我去|交给我)|\bI(?:'ll| will) (?:take care of|handle|own|look into)\b|"
+    r"\blet me (?:handle|take care of)\b",
     re.IGNORECASE,
 )
 _PLAN = re.compile(r"计划|打算|准备|\bplan(?:ning)? to\b|\bgoing to\b", re.IGNORECASE)
@@ -122,37 +116,12 @@ def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     yield start + lead, start + lead + len(stripped)
 
 
-@dataclass(frozen=True)
-class _Header:
-    """A message header "[time] speaker: " at [start, body)."""
-
-    start: int
-    body: int
-    at: datetime | None
-    speaker: str | None
-    speaker_span: tuple[int, int] | None
-
-
-def speakers(text: str) -> list[str]:
-    """The speakers of the messages of `text` ("[time] speaker: …"), each once, in order."""
-    return list(dict.fromkeys(h.speaker for h in _headers(text) if h.speaker))
-
-
-def _headers(text: str) -> list[_Header]:
-    found = []
-    for m in _HEADER.finditer(text):
-        try:
-            at: datetime | None = datetime.fromisoformat(m.group(1).replace("Z", "+00:00"))
-        except ValueError:
-            at = None
-        speaker = m.group(2).strip() if m.group(2) else None
-        span = (m.start(2), m.start(2) + len(speaker)) if speaker else None
-        found.append(_Header(m.start(), m.end(), at, speaker, span))
-    return found
+def _headers(text: str) -> list[Message]:
+    return messages(text)
 
 
 def _candidates(
-    doc: ReviewDocument, headers: list[_Header], claims: list[tuple[int, ResponsibilityClaim]]
+    doc: ReviewDocument, headers: list[Message], claims: list[tuple[int, ResponsibilityClaim]]
 ) -> Iterator[tuple[str, EntityKind, int, int]]:
     text = doc.text
     speakers = [h.speaker for h in headers if h.speaker is not None]
@@ -181,14 +150,10 @@ def _candidates(
     for m in _QUOTED.finditer(text):
         g = next(i for i in range(1, 5) if m.group(i))
         yield m.group(g), "term", m.start(g), m.end(g)
-    for m in _CAPITALISED.finditer(text):
-        if m.group(0).split()[0] in _NOT_NAMES:
-            continue
-        yield m.group(0), "person", m.start(), m.end()
 
 
 def _entities(
-    doc: ReviewDocument, headers: list[_Header], claims: list[tuple[int, ResponsibilityClaim]]
+    doc: ReviewDocument, headers: list[Message], claims: list[tuple[int, ResponsibilityClaim]]
 ) -> list[ExtractedEntity]:
     by_name: dict[str, ExtractedEntity] = {}
     claimed: list[tuple[int, int]] = []
@@ -221,20 +186,10 @@ def fact_kind(sentence: str, has_time: bool) -> FactKind:
     return "statement"
 
 
-def _message(headers: list[_Header], start: int) -> _Header | None:
-    """The header of the message the text at `start` belongs to."""
-    found = None
-    for h in headers:
-        if h.start > start:
-            break
-        found = h
-    return found
-
-
-def _fact_spans(text: str, headers: list[_Header]) -> Iterator[tuple[int, int, _Header | None]]:
+def _fact_spans(text: str, headers: list[Message]) -> Iterator[tuple[int, int, Message | None]]:
     """(start, end, message header) of each sentence that can be a fact (headers excluded)."""
     for start, end in sentences(text):
-        header = _message(headers, start)
+        header = message_at(headers, start)
         if header is not None and start < header.body:
             start = header.body  # the sentence opens a message: its header is not the fact
             if len(text[start:end].strip().rstrip("。！？!?；;.")) < 2:
@@ -269,31 +224,63 @@ def extract(doc: ReviewDocument) -> Extraction:
     claims = [(s, c) for s, e, _ in spans for c in find_responsibility(doc.text[s:e])]
     entities = _entities(doc, headers, claims)
     facts: list[ExtractedFact] = []
+    claimed = [(s + c.start, s + c.end) for s, c in claims]
     for start, end, header in spans:
         sentence = doc.text[start:end]
+        if is_chatter(sentence):
+            continue  # a greeting, thanks, acknowledgement or small talk states nothing
         anchor = header.at if header is not None and header.at is not None else doc.ts
         when = parse_when(sentence, anchor, doc.timezone) if anchor is not None else None
-        at = when.at if when is not None else None
+        named = when.at if when is not None else None
         speaker = header.speaker if header is not None else None
+        kind = fact_kind(sentence, named is not None)
+        if kind == "question" and not is_request(sentence):
+            continue  # a question that asks nobody for anything
+        mentioned = [
+            e for e in entities if any(start <= m.start and m.end <= end for m in e.mentions)
+        ]
+        if kind == "statement" and not (
+            when is not None
+            or _UNDERTAKING.search(sentence)
+            or any(start <= a and b <= end for a, b in claimed)
+            or any(e.kind != "person" for e in mentioned)
+            or is_request(sentence)
+        ):
+            continue  # a plain remark: no time, responsibility, thing or request
         ids = [
             e.local_id
             for e in entities
-            if (speaker is not None and e.name == speaker)
-            or any(start <= m.start and m.end <= end for m in e.mentions)
+            if (speaker is not None and e.name == speaker) or e in mentioned
         ]
         facts.append(
             ExtractedFact(
                 local_id=f"f{len(facts) + 1}",
                 text=f"{speaker}：{sentence}" if speaker else sentence,
                 span=Span(start=start, end=end),
-                kind=fact_kind(sentence, at is not None),
+                kind=kind,
                 entity_ids=ids,
-                at=at,
+                at=_happened(named, anchor),
             )
         )
+    relations = _relations(entities, claims)
     return Extraction(
         source_id=doc.source_id,
         facts=facts,
         entities=entities,
-        relations=_relations(entities, claims),
+        relations=relations,
     )
+
+
+def _happened(named: datetime | None, said: datetime | None) -> datetime | None:
+    """When a fact happened: the time its sentence names when that is not after it was said
+    ("昨天" → yesterday); a time still to come ("周四能提测") is when it was promised, said
+    at the message's time (the due time is the signal's)."""
+    if named is None:
+        return said
+    if said is not None and _utc(named) > _utc(said):
+        return said
+    return named
+
+
+def _utc(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)

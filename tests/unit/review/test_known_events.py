@@ -59,7 +59,8 @@ async def test_offline_leaf_names_a_re_read_message_by_its_stored_event_and_grou
         known_events=[SANDBOX],
     )
     out = json.loads(raw)
-    assert [f.get("id") for f in out["facts"]] == ["evt_wang", None, None]
+    # the plain remark "临时方案：先用 mock 跑通主流程" names no time, thing or undertaking
+    assert [f.get("id") for f in out["facts"]] == ["evt_wang", None]
     assert sorted(e["name"] for e in out["entities"]) == ["张三", "李四", "王五"]  # no 方案我
     refs = {e["ref"]: e["name"] for e in out["entities"]}
     assert sorted(refs[r] for r in out["facts"][-1]["entities"]) == ["张三", "李四"]
