@@ -12,7 +12,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.pagination import Connection, connection, page_size
+from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.story_types import Versioned, versioned
 from api.paging import BINDINGS, read_after
 from engine.signal import binding as b
@@ -64,6 +64,7 @@ class Query:
                 page_size(first, info.context.settings.page_max_first),
                 as_of=as_of,
                 after=key,
+                with_total=wants_total(info),
             ),
         )
         return connection(page, binding_type)

@@ -151,13 +151,32 @@ class SourceVersionInput:
     text: str | None = strawberry.field(default=None, description="null: known but not supplied")
 
 
+@strawberry.input(
+    description="One message of a conversation; recorded as the line `[at] speaker: text`."
+)
+class MessageInput:
+    speaker: str = strawberry.field(description="who said it: a person of every fact it states")
+    text: str
+    at: datetime | None = strawberry.field(
+        default=None, description="when it was said, with a zone; null: when recorded"
+    )
+
+
 @strawberry.input(description="An app pushes a conversation, note or knowledge document version.")
 class UpsertSourceInput:
     scope: str
     id: str
     kind: SourceKind
     version: str
-    text: str
+    text: str | None = strawberry.field(
+        default=None,
+        description="the version's text; a conversation's lines read `[time] name: text`, "
+        "`name: text` or `name：text` (a line without one continues the message before it)",
+    )
+    messages: list[MessageInput] | None = strawberry.field(
+        default=None,
+        description="a conversation as structured messages, instead of `text`",
+    )
     title: str | None = None
     previous: list[SourceVersionInput] = strawberry.field(default_factory=list)
     speakers: list[SpeakerInput] | None = strawberry.field(

@@ -4,6 +4,8 @@
 records into one `publishResult` input, so recap (summary), feedback and graph all cite the
 same result id. Rules kept here:
 
+- an event is placed when it happened, never after its words were written: a fact's time
+  (the model's `at`) later than its message's (a promise's due day) is its message's time;
 - every leaf fact becomes an event with references to the segments it cites (or, when it
   cites none, to its batch's segments) — references point at source versions, never copy text;
 - a fact the leaf says is a stored event (`id`, offered to it by `known_events`: the same
@@ -41,7 +43,7 @@ A review publishes into one story-graph scope: Global → "global", one project 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -115,6 +117,10 @@ def _at(raw: object, default: datetime) -> datetime:
         except ValueError:
             return default
     return default
+
+
+def _instant(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def _model_ref(raw: Mapping[str, Any], i: int) -> str:
@@ -213,7 +219,9 @@ def compose_result(
                 (first.source_id, first.version, first.start), batch_default
             )
             extra = fact.model_extra or {}
-            at = _at(extra.get("at"), default)
+            # an event happened by the time its words were written: a time the model gives
+            # that is later (a promise's due day) is the signal's, the event is when said
+            at = min(_at(extra.get("at"), default), default, key=_instant)
             times.append(at)
             source_ids.update(r.source_id for r in refs)
             stored_event = extra.get("id")

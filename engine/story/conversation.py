@@ -6,7 +6,8 @@ A conversation is a sequence of messages. Each message opens a line with a heade
     张三: v2.0 今天提测                                 (a speaker, ASCII colon)
     张三：v2.0 今天提测                                 (a speaker, full-width colon)
 
-A line without a header continues the message before it. The time in brackets is the
+A line without a header continues the message before it; so does an indented line, which
+is how a message's own line breaks are written (`render`). The time in brackets is the
 time the message was written (a time with no zone reads as UTC); a message without one is
 dated when its source version was recorded. The speaker is a person of every fact the
 message states; it is never part of a fact's sentence, an entity's name or an event's title.
@@ -19,15 +20,19 @@ time in brackets the speaker is optional.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
+
+from engine.errors import InvalidInput
 
 _TIME = r"\d{4}-\d{2}-\d{2}[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?"
 _NAME = r"[^\s:：\[\]@#*>\-][^:：\n\[\]，。,.!?！？;；()（）\"“”]{0,39}?"
 _STAMPED = re.compile(
     rf"^\[(?P<at>{_TIME})\][ \t]*(?:(?P<name>{_NAME})[ \t]*[:：])?[ \t]*", re.MULTILINE
 )
-_NAMED = re.compile(rf"^[ \t]*(?P<name>{_NAME})[ \t]*(?::(?!//)|：)[ \t]*", re.MULTILINE)
+_NAMED = re.compile(rf"^(?P<name>{_NAME})[ \t]*(?::(?!//)|：)[ \t]*", re.MULTILINE)
 _CLOCK = re.compile(r"^[\d\s.:]+$")
 MAX_WORDS = 4
 
@@ -120,3 +125,38 @@ def said(text: str) -> tuple[str, str]:
         return "", text.strip()
     head = found[0]
     return head.speaker or "", text[head.body :].strip()
+
+
+def _bad(index: int, message: str, field: str) -> InvalidInput:
+    return InvalidInput(f"message {index}: {message}", index=index, field=field)
+
+
+def render(items: Sequence[Mapping[str, Any]]) -> str:
+    """Structured messages ({speaker, at, text}) as a conversation's text, one header line
+    each ("[at] speaker: text", or "speaker: text" without a time), a message's own line
+    breaks indented so they continue it. Each message is checked first: text, a speaker
+    with a name that reads back as one, a time with a zone; the first bad one is
+    INVALID_INPUT naming its index (0-based) and nothing is recorded."""
+    lines = []
+    for i, item in enumerate(items):
+        text = str(item.get("text") or "")
+        speaker = str(item.get("speaker") or "").strip()
+        if not text.strip():
+            raise _bad(i, "a message needs text", "text")
+        if not speaker:
+            raise _bad(i, "a speaker needs a name", "speaker")
+        if re.search(r"[:：\[\]\n]", speaker) or not is_speaker_name(speaker):
+            raise _bad(i, f"{speaker!r} cannot be read back as a speaker's name", "speaker")
+        at = item.get("at")
+        if isinstance(at, str):
+            try:
+                at = datetime.fromisoformat(at.replace("Z", "+00:00"))
+            except ValueError:
+                raise _bad(i, "the time is not an ISO 8601 time", "at") from None
+        if at is not None and (not isinstance(at, datetime) or at.utcoffset() is None):
+            raise _bad(i, "a time needs a zone (e.g. +08:00 or Z)", "at")
+        first, *rest = text.strip("\n").split("\n")
+        head = f"[{at.isoformat()}] {speaker}: " if at is not None else f"{speaker}: "
+        lines.append(head + first.strip())
+        lines += [f"  {line}" for line in rest]
+    return "\n".join(lines) + "\n"

@@ -137,8 +137,18 @@ class PersonBindings(Store):
         return await self.write(work)
 
     async def page(
-        self, scope: str, *, as_of: datetime, first: int, after_id: str | None = None
+        self,
+        scope: str,
+        *,
+        as_of: datetime,
+        first: int,
+        after_id: str | None = None,
+        with_total: bool = False,
     ) -> Page[PersonBinding]:
+        total = None
+        if with_total:
+            counted = await self.read_one("signal/count_bindings", scope=scope, as_of=utc(as_of))
+            total = int(counted[0]["n"])
         rows = await self.read_one(
             "signal/page_bindings",
             scope=scope,
@@ -147,7 +157,7 @@ class PersonBindings(Store):
             limit=first + 1,
         )
         items = [decode(PersonBinding, r["v"], believed=True) for r in rows]
-        return Page.of(items, first, None, as_of)
+        return Page.of(items, first, total, as_of)
 
     async def context_in(
         self, tx: AsyncManagedTransaction, scope: str, rows: Sequence[ContextRow], now: datetime

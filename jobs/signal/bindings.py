@@ -75,8 +75,9 @@ async def person_bindings(
     *,
     as_of: datetime | None = None,
     after: str | None = None,
+    with_total: bool = False,
 ) -> Page[PersonBinding]:
     scope = require_scope(principal, "reader", scope)
     return await bindings(deps).page(
-        scope, as_of=as_of_now(deps, as_of), first=first, after_id=after
+        scope, as_of=as_of_now(deps, as_of), first=first, after_id=after, with_total=with_total
     )

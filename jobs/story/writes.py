@@ -15,10 +15,12 @@ from typing import Any, Literal
 
 from neo4j import AsyncManagedTransaction
 
+from engine.errors import InvalidInput
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.signal.binding import SpeakersIn
 from engine.story import inputs as engine_inputs
+from engine.story.conversation import render
 from engine.story.corrections import RelationAction
 from engine.story.models import Actor, Entity, Relation, Source, SourceVersion, Suggestion
 from engine.story.publish import PublishPlan
@@ -32,11 +34,17 @@ SuggestionAction = Literal["accept", "dismiss"]
 
 
 async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any]) -> Source:
-    """Record an app's version(s) of a source; `data` is the input as plain values. Its
-    `speakers` (name, person id, channel) bind each speaker of this source to a concern
-    person, in the same transaction (issue 28: how the agenda reaches who said something)."""
+    """Record an app's version(s) of a source; `data` is the input as plain values: `text`,
+    or `messages` ({speaker, at, text}) recorded as text in the one message format
+    (`engine.story.conversation.render`). Its `speakers` (name, person id, channel) bind
+    each speaker of this source to a concern person, in the same transaction (issue 28: how the agenda reaches who said something)."""
     by = editor(principal, str(data["scope"]))
     fields = dict(data)
+    messages = fields.pop("messages", None)
+    if messages is not None:
+        if fields.get("text") is not None:
+            raise InvalidInput("give the conversation as text or as messages, not both")
+        fields["text"] = render(messages)
     speakers = engine_inputs.parse_input(
         SpeakersIn, {"speakers": fields.pop("speakers", None) or []}
     ).speakers

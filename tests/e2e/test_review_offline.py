@@ -3,8 +3,8 @@ configured (the offline rule model), driven over HTTP as a person would (seed 00
 
 A conversation is reviewed; a person corrects 张三's description; new messages about 张三
 arrive and are reviewed: the stored 张三 is reused (one 张三, same id), the person's text
-stays and the automatic proposal waits as a Suggestion (L5: 后续自动整理提出补充或修订建议，
-不静默覆盖用户内容); event titles read as the event, never as "[time] name:".
+stays (L5: 不静默覆盖用户内容) and the offline rules propose no description made of raw lines;
+event titles read as the event, never as "[time] name:" or "name：".
 """
 
 from __future__ import annotations
@@ -122,13 +122,12 @@ def test_offline_review_reuses_corrected_person_as_suggestion_with_clean_titles(
     graph = gql(api, GRAPH, s=scope)["storyGraph"]
     assert [e["id"] for e in graph["entities"] if e["name"] == "张三"] == [zhang["id"]]
     titles = [e["title"] for e in graph["events"]]
-    assert "张三：回归测试明天开始" in titles and "李四：前端部分周四能提测" in titles
-    assert not [t for t in titles if HEADER.match(t)], titles
+    assert "回归测试明天开始" in titles and "前端部分周四能提测" in titles
+    assert not [t for t in titles if HEADER.match(t) or "：" in t], titles  # no speaker
     seen = gql(api, ENTITY, s=scope, id=zhang["id"])["entity"]
     assert seen["entity"]["description"] == "发布经理（用户修正）"
-    [proposal] = [s for s in seen["pendingSuggestions"] if s["field"] == "description"]
-    assert proposal["currentValue"] == "发布经理（用户修正）"
-    assert "回归测试明天开始" in proposal["proposedValue"]
+    # the offline rules describe nobody: never the lines that name 张三 joined together
+    assert [s for s in seen["pendingSuggestions"] if s["field"] == "description"] == []
 
 
 DAY = datetime(2026, 11, 30, 9, 0, tzinfo=UTC) - timedelta(hours=8)  # 09:00 +08:00
@@ -207,7 +206,8 @@ def test_manual_re_review_of_the_same_day_keeps_one_event_per_message_and_no_gar
 
     graph = gql(api, EVENTS, s=scope)["storyGraph"]
     titles = sorted(e["title"] for e in graph["events"])
-    assert titles == sorted(f"{who}：{said}" for _, who, said in MESSAGES_V2), titles
+    # "临时方案：先用 mock 跑通主流程" names no time, thing or undertaking: no event offline
+    assert titles == sorted(said for _, _, said in MESSAGES_V2 if "mock" not in said), titles
     for title, event_id in first_ids.items():  # the first run's events are the ones kept
         assert [e["id"] for e in graph["events"] if e["title"] == title] == [event_id]
     names = sorted(e["name"] for e in graph["entities"])
@@ -215,5 +215,4 @@ def test_manual_re_review_of_the_same_day_keeps_one_event_per_message_and_no_gar
     assert [e["id"] for e in graph["entities"] if e["name"] == "张三"] == [zhang["id"]]
     seen = gql(api, ENTITY, s=scope, id=zhang["id"])["entity"]
     assert seen["entity"]["description"] == "支付负责人（用户修正）"
-    [proposal] = [s for s in seen["pendingSuggestions"] if s["field"] == "description"]
-    assert "临时方案" in proposal["proposedValue"]
+    assert seen["pendingSuggestions"] == []

@@ -33,9 +33,10 @@ asks someone for something or undertakes something ("我来协调沙箱").
 Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞/blocked),
 risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
 done …, not 还没), commitment (a resolvable time + a delivery verb), plan (计划/打算/plan
-to), else statement. A fact's `at` is when it happened: the time its sentence names
-(engine/llm/offline/when.py) when that is not after the message, else the message's time —
-a promise ("周四能提测") happened when it was made; its due time is the signal's.
+to), else statement. A fact's `at` is when it happened: a past day its sentence names
+(昨天, yesterday: `parse_when`'s twin `parse_past`), else the time it names when that is not
+after the message, else the message's time — a promise ("周四能提测") happened when it was
+made; its due time is the signal's.
 
 Relations: who is responsible for what (engine/signal/responsibility.py): "张三负责支付模块"
 gives the person 张三 and the entity 支付模块 (a statement of responsibility is grounds for
@@ -58,7 +59,7 @@ from datetime import UTC, datetime
 from engine.llm.offline.achievement import DONE, NOT_YET
 from engine.llm.offline.attitude import is_question
 from engine.llm.offline.chatter import is_chatter, is_request
-from engine.llm.offline.when import parse_when
+from engine.llm.offline.when import parse_past, parse_when
 from engine.llm.tasks import (
     EntityKind,
     ExtractedEntity,
@@ -232,8 +233,9 @@ def extract(doc: ReviewDocument) -> Extraction:
         anchor = header.at if header is not None and header.at is not None else doc.ts
         when = parse_when(sentence, anchor, doc.timezone) if anchor is not None else None
         named = when.at if when is not None else None
+        past = parse_past(sentence, anchor) if anchor is not None else None
         speaker = header.speaker if header is not None else None
-        kind = fact_kind(sentence, named is not None)
+        kind = fact_kind(sentence, named is not None and past is None)
         if kind == "question" and not is_request(sentence):
             continue  # a question that asks nobody for anything
         mentioned = [
@@ -241,6 +243,7 @@ def extract(doc: ReviewDocument) -> Extraction:
         ]
         if kind == "statement" and not (
             when is not None
+            or past is not None
             or _UNDERTAKING.search(sentence)
             or any(start <= a and b <= end for a, b in claimed)
             or any(e.kind != "person" for e in mentioned)
@@ -259,7 +262,7 @@ def extract(doc: ReviewDocument) -> Extraction:
                 span=Span(start=start, end=end),
                 kind=kind,
                 entity_ids=ids,
-                at=_happened(named, anchor),
+                at=past if past is not None else _happened(named, anchor),
             )
         )
     relations = _relations(entities, claims)

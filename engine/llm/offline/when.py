@@ -419,3 +419,44 @@ def parse_when(text: str, ts: datetime, tz: str | ZoneInfo) -> PromisedTime | No
     if vague:
         return PromisedTime(at=None, precision=Precision.VAGUE, text=vague.group(0), hedged=hedged)
     return None
+
+
+_PAST = re.compile(
+    r"(?P<zh>大前天|前天|昨天|昨晚|昨日|上周|上个星期|上礼拜)|"
+    r"(?P<n>\d{1,2}|[一二两三四五六七八九十]{1,3})\s*天前|"
+    r"\b(?P<en>yesterday|last night|last week|the other day)\b|"
+    r"\b(?P<k>\d{1,2}|a|one|two|three|four|five|six|seven)\s+days?\s+ago\b",
+    re.IGNORECASE,
+)
+_PAST_DAYS = {
+    "大前天": 3,
+    "前天": 2,
+    "昨天": 1,
+    "昨晚": 1,
+    "昨日": 1,
+    "上周": 7,
+    "上个星期": 7,
+    "上礼拜": 7,
+    "yesterday": 1,
+    "last night": 1,
+    "last week": 7,
+    "the other day": 2,
+}
+_EN_COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def parse_past(text: str, ts: datetime) -> datetime | None:
+    """When a sentence says something happened before `ts` (昨天, 前天, 3天前, yesterday,
+    last night, 2 days ago, last week): `ts` moved back that many days; None if it names no
+    past day. The hour is the message's: a day is all such a phrase gives."""
+    m = _PAST.search(text)
+    if m is None:
+        return None
+    if m.group("zh") or m.group("en"):
+        days = _PAST_DAYS[(m.group("zh") or m.group("en")).lower()]
+    elif m.group("n"):
+        days = cn_number(m.group("n"))
+    else:
+        raw = m.group("k").lower()
+        days = _EN_COUNT[raw] if raw in _EN_COUNT else int(raw)
+    return ts - timedelta(days=days)

@@ -144,7 +144,7 @@ async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_g
     await push_conversation(deps, scope, "chat-1", chat(V1))
     await review_day(deps, scope)
     first = await titles_by_id(deps, scope)
-    assert sorted(first.values()) == sorted(f"{who}：{said}" for _, who, said in V1)
+    assert sorted(first.values()) == sorted(said for _, _, said in V1)  # speakers are linked
     graph = await story_repo(deps).story_graph(scope, as_of=utcnow())
     [zhang] = [e for e in graph.entities if e.name == "张三"]
     await story_repo(deps).update_entity(
@@ -160,16 +160,17 @@ async def test_offline_re_review_keeps_one_event_per_message_one_person_and_no_g
     await review_day(deps, scope)
 
     now = await titles_by_id(deps, scope)
-    assert sorted(now.values()) == sorted(f"{who}：{said}" for _, who, said in V2), now
+    # "临时方案：先用 mock 跑通主流程" names no time, thing or undertaking: no event offline
+    assert sorted(now.values()) == sorted(said for _, _, said in V2 if "mock" not in said), now
     assert {i: now[i] for i in first} == first
     graph = await story_repo(deps).story_graph(scope, as_of=utcnow())
     assert sorted(e.name for e in graph.entities) == ["张三", "李四", "王五"]
     assert [e.id for e in graph.entities if e.name == "张三"] == [zhang.id]
-    [agree] = [e.id for e in graph.events if e.title == "李四：张三的方案我同意"]
+    [agree] = [e.id for e in graph.events if e.title == "张三的方案我同意"]
     assert {c.entity_id for c in graph.changes if c.event_id == agree} >= {zhang.id}
     view = await story_repo(deps).entity(scope, zhang.id, as_of=utcnow())
     assert view.entity.description == "支付负责人（用户修正）"
-    assert [s.field for s in view.pending_suggestions] == ["description"]
+    assert view.pending_suggestions == []  # the rules describe nobody: nothing to propose
     assert await count(neo4j_driver, deps.settings, CHANGES_PER_LINK, scope=scope) == 1
 
 
@@ -183,4 +184,4 @@ async def test_a_message_said_again_later_is_a_new_event_offline(
     await push_conversation(deps, scope, "chat-1", chat(again), version="v2")
     await review_day(deps, scope)
     titles = sorted((await titles_by_id(deps, scope)).values())
-    assert titles.count("王五：我来协调沙箱") == 2 and len(titles) == 4
+    assert titles.count("我来协调沙箱") == 2 and len(titles) == 4
