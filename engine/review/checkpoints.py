@@ -237,12 +237,13 @@ def advance(checkpoint: Checkpoint, ledger: Ledger, *, now: datetime) -> Checkpo
 def segment_times(
     states: Sequence[SourceState], segments: Sequence[Segment]
 ) -> dict[tuple[str, str, int], datetime]:
-    """When the text at each segment's start was written (the span containing it)."""
+    """When the text at each segment's start was written (the span containing it), and
+    when each further span (message) inside a segment begins: keyed (source, version, start),
+    so the time of any position is that of the latest key at or before it."""
     spans = {(s.source_id, s.version): s.spans for s in states}
     times: dict[tuple[str, str, int], datetime] = {}
     for seg in segments:
         for span in spans.get(seg.source_key, ()):
-            if span.start <= seg.start < span.end:
-                times[(seg.source_id, seg.version, seg.start)] = span.at
-                break
+            if span.start < seg.end and seg.start < span.end:
+                times[(seg.source_id, seg.version, max(span.start, seg.start))] = span.at
     return times

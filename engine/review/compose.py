@@ -119,6 +119,19 @@ def _at(raw: object, default: datetime) -> datetime:
     return default
 
 
+def said_at(
+    segment_times: Mapping[tuple[str, str, int], datetime], ref: Segment
+) -> datetime | None:
+    """When the words at `ref` were written: the time of the unit (message) it starts in, i.e.
+    the latest unit of its source version that starts at or before it; None if none does."""
+    best: tuple[int, datetime] | None = None
+    for (source_id, version, start), at in segment_times.items():
+        if source_id == ref.source_id and version == ref.version and start <= ref.start:
+            if best is None or start > best[0]:
+                best = (start, at)
+    return best[1] if best is not None else None
+
+
 def _instant(at: datetime) -> datetime:
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
@@ -215,9 +228,7 @@ def compose_result(
         for j, fact in enumerate(output.facts):
             refs = list(fact.refs) or list(batch.segments)
             first = refs[0]
-            default = segment_times.get(
-                (first.source_id, first.version, first.start), batch_default
-            )
+            default = said_at(segment_times, first) or batch_default
             extra = fact.model_extra or {}
             # an event happened by the time its words were written: a time the model gives
             # that is later (a promise's due day) is the signal's, the event is when said

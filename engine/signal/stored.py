@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from engine.review.compose import fact_line
+from engine.review.compose import said_at as said_at_of
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
 from engine.review.passage import FactKey
@@ -182,7 +183,7 @@ def drafts_from_leaves(
                 locator=f"chars:{first.start}-{first.end}",
                 key=(passages or {}).get((batch.index, j), ""),
             )
-            said_at = segment_times.get((first.source_id, first.version, first.start), batch_said)
+            said_at = said_at_of(segment_times, first) or batch_said
             draft = from_fact(kind, fact_line(fact.text), passage, said_at, tz)
             if draft is not None:
                 linked = (people or {}).get((batch.index, j), ())

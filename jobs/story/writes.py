@@ -37,7 +37,8 @@ async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any
     """Record an app's version(s) of a source; `data` is the input as plain values: `text`,
     or `messages` ({speaker, at, text}) recorded as text in the one message format
     (`engine.story.conversation.render`). Its `speakers` (name, person id, channel) bind
-    each speaker of this source to a concern person, in the same transaction (issue 28: how the agenda reaches who said something)."""
+    each speaker of this source to a concern person, in the same transaction (how the
+    agenda reaches who said something)."""
     by = editor(principal, str(data["scope"]))
     fields = dict(data)
     messages = fields.pop("messages", None)
