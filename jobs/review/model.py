@@ -16,12 +16,13 @@ from typing import Any
 
 from engine.llm.errors import ModelRateLimited
 from engine.llm.messages import ChatMessage, ChatRequest
+from engine.llm.offline.chatter import is_answered
 from engine.llm.tasks import ReviewDocument
 from engine.review.known import KnownEntity, by_name
 from engine.review.known_events import KnownEvent, match_event
 from engine.review.outputs import LeafOutput, NavigationOutput
 from engine.review.types import Segment
-from engine.story.conversation import speakers
+from engine.story.conversation import said, speakers
 from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway
 from jobs.llm.ledger import record_offline
 
@@ -134,7 +135,8 @@ async def leaf_answer(
     relations: list[dict[str, Any]] = []
     entities: dict[str, dict[str, Any]] = {}  # by stored id, else by name (one answer)
     reused: set[str] = set()  # known events a fact of this answer already is
-    for seg, text in zip(segments, bodies, strict=True):
+    asked: list[tuple[int, int, str, str]] = []  # (fact index, segment index, kind, text)
+    for seg_index, (seg, text) in enumerate(zip(segments, bodies, strict=True)):
         doc = ReviewDocument(
             source_id=seg.source_id,
             text=text,
@@ -176,6 +178,7 @@ async def leaf_answer(
                 item["id"] = stored_event
                 reused.add(stored_event)
             facts.append(item)
+            asked.append((len(facts) - 1, seg_index, fact.kind, fact.text))
         for rel in extraction.relations:
             if rel.from_id not in keys or rel.to_id not in keys:
                 continue
@@ -193,6 +196,20 @@ async def leaf_answer(
             )
     # no description: the rules cannot describe an entity, and the lines that name it are
     # cited by its events already (a description is never the raw lines joined)
+    # a question someone answered later in the batch asks nobody for anything any more
+    said_by = [speakers(body) for body in bodies]
+    answered = {
+        i
+        for i, at, kind, line in asked
+        if kind == "question"
+        and is_answered(
+            said(line)[0],
+            said(line)[1],
+            [s for later in said_by[at + 1 :] for s in later],
+            people,
+        )
+    }
+    facts = [f for i, f in enumerate(facts) if i not in answered]
     answer = json.dumps(
         {
             "facts": facts,

@@ -11,6 +11,7 @@ something (能不能/可以…吗/请/帮/麻烦, can you/could you/would you/pl
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _ACK = (
     # zh
@@ -42,8 +43,8 @@ _SMALL_TALK = re.compile(
 )
 _REQUEST = re.compile(
     r"能不能|能否|可不可以|可以.{0,20}吗|请|帮(?:我|忙)|麻烦|什么时候|几点|谁来|"
-    r"\b(?:can|could|would|will) (?:you|u|we|someone)\b|\bplease\b|\bwhen (?:will|can)\b|"
-    r"\bwho (?:will|can)\b",
+    r"\b(?:can|could|would|will) (?:you|u|we|someone)\b|\bplease\b|\bwhen (?:will|can)\b(?!')|"
+    r"\bwho (?:will|can)\b(?!')",
     re.IGNORECASE,
 )
 _STRIP = re.compile(r"[^\w\s'\u4e00-\u9fff]+")
@@ -68,3 +69,11 @@ def is_chatter(sentence: str) -> bool:
 def is_request(sentence: str) -> bool:
     """A question that asks someone to do or give something."""
     return bool(_REQUEST.search(sentence))
+
+
+def is_answered(asker: str, question: str, later: Sequence[str], people: Sequence[str]) -> bool:
+    """A question is answered in the conversation when someone it asks (a person it names,
+    or, naming nobody, anyone but the asker) speaks after it (`later`: the speakers of the
+    messages that follow it)."""
+    asked = [p for p in people if p and p != asker and p in question]
+    return any(s != asker and (not asked or s in asked) for s in later)

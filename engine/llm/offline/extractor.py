@@ -15,7 +15,7 @@ Entities (kind): names the caller already knows (`known_entities`, exact match) 
   character before a verb as often a word ("方案我同意" is no one), so an unknown name in
   running text stays unnamed;
 - version: v2.0, V1.2.3;  issue: #123, !42 (merge request), ABC-123;  url: http(s)://…;
-- term: text in 「」 “” 《》 or "double quotes".
+- term: text in 「」 “” 《》 (ASCII "double quotes" are as often emphasis: no term).
 An entity is one per distinct name; its `local_id` (e1, e2 …) is valid only in this answer.
 
 Message headers: a conversation opens each message with "[ISO time] speaker: ",
@@ -27,8 +27,9 @@ against the message's own time.
 Which sentences are facts (precision before recall, docs/rules/precision.md): never a
 greeting, thanks, acknowledgement or small-talk question (engine/llm/offline/chatter.py);
 a question only when it asks someone for something; a plain statement only when it names a
-time, states a responsibility, names a thing (a known entity, version, issue, url, term),
-asks someone for something or undertakes something ("我来协调沙箱").
+day (a vague "soon" only with a delivery verb), states a responsibility, names a known entity,
+a version, an issue or a url, asks someone for something or undertakes something
+("我来协调沙箱").
 
 Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞/blocked),
 risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
@@ -79,7 +80,7 @@ _MENTION = re.compile(r"@([\w\u4e00-\u9fa5.-]+)")
 _VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)+\b")
 _ISSUE = re.compile(r"(?<![\w#!])[#!]\d+\b|\b[A-Z][A-Z0-9]+-\d+\b")
 _URL = re.compile(r"https?://[^\s，。）)]+")
-_QUOTED = re.compile(r"「([^」]+)」|“([^”]+)”|《([^》]+)》|\"([^\"]+)\"")
+_QUOTED = re.compile(r"「\s*([^」]+?)\s*」|“\s*([^”]+?)\s*”|《\s*([^》]+?)\s*》")
 _FACT_RULES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     ("blocker", re.compile(r"卡在|卡住|阻塞|被.*挡住|\bblocked\b|\bstuck\b", re.IGNORECASE)),
     ("risk", re.compile(r"风险|延期|来不及|赶不上|\brisk|\bdelay", re.IGNORECASE)),
@@ -90,6 +91,8 @@ _DELIVERY = re.compile(
     r"'ll\b",
     re.IGNORECASE,
 )
+# things whose mention grounds a remark (a quoted term does not: quotes are as often emphasis)
+_ARTIFACTS = {"version", "issue", "url"}
 # a first-person undertaking without a day ("我来协调沙箱"): a promise, grounds for a fact
 _UNDERTAKING = re.compile(
     r"^(?:我来|我负责|我去|交给我)|\bI(?:'ll| will) (?:take care of|handle|own|look into)\b|"
@@ -149,7 +152,7 @@ def _candidates(
         for m in pattern.finditer(text):
             yield m.group(0), kind, m.start(), m.end()  # type: ignore[misc]
     for m in _QUOTED.finditer(text):
-        g = next(i for i in range(1, 5) if m.group(i))
+        g = next(i for i in range(1, 4) if m.group(i))
         yield m.group(g), "term", m.start(g), m.end(g)
 
 
@@ -225,6 +228,7 @@ def extract(doc: ReviewDocument) -> Extraction:
     claims = [(s, c) for s, e, _ in spans for c in find_responsibility(doc.text[s:e])]
     entities = _entities(doc, headers, claims)
     facts: list[ExtractedFact] = []
+    known = set(doc.known_entities)
     claimed = [(s + c.start, s + c.end) for s, c in claims]
     for start, end, header in spans:
         sentence = doc.text[start:end]
@@ -242,11 +246,12 @@ def extract(doc: ReviewDocument) -> Extraction:
             e for e in entities if any(start <= m.start and m.end <= end for m in e.mentions)
         ]
         if kind == "statement" and not (
-            when is not None
+            named is not None
             or past is not None
+            or (when is not None and _DELIVERY.search(sentence))
             or _UNDERTAKING.search(sentence)
             or any(start <= a and b <= end for a, b in claimed)
-            or any(e.kind != "person" for e in mentioned)
+            or any(e.kind in _ARTIFACTS or e.name in known for e in mentioned)
             or is_request(sentence)
         ):
             continue  # a plain remark: no time, responsibility, thing or request

@@ -80,3 +80,14 @@ def test_a_promise_is_when_it_was_said_and_a_past_event_when_it_happened() -> No
     assert promise.kind == "commitment" and promise.at == MONDAY
     assert done.kind == "done" and done.at is not None
     assert done.at.astimezone(SH).date() == (MONDAY - timedelta(days=1)).date()
+
+
+def test_a_question_is_answered_when_someone_it_asks_speaks_after_it() -> None:
+    from engine.llm.offline.chatter import is_answered
+
+    people = ["bob2", "floo", "tapia"]
+    asked = "floo: can you ping the nameserver?"
+    assert is_answered("bob2", asked, ["tapia", "floo"], people)
+    assert not is_answered("bob2", asked, ["tapia", "bob2"], people)  # floo never spoke
+    assert is_answered("bob2", "can anyone ping it?", ["tapia"], people)  # nobody named
+    assert not is_answered("bob2", "can anyone ping it?", [], people)
