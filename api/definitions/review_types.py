@@ -195,7 +195,7 @@ class SupervisionRun:
     scope: ReviewScope
     trigger: str
     mode: str
-    status: str  # running | paused | failed | cancelling | cancelled | completed
+    status: str  # running | paused | failed | cancelling | cancelled | completed | partial
     outcome: str | None
     heartbeat_run_id: str | None
     result_id: str | None

@@ -95,6 +95,8 @@ def supervision_status(run: SupervisionRun | None) -> ActivityStatus:
     if run is None:
         return ActivityStatus.NO_RECORD
     shown = run.display_status
+    if shown is DisplayStatus.PARTIAL:
+        return ActivityStatus.PARTIAL
     if shown is DisplayStatus.COMPLETED:
         if not run.complete:  # never shown complete while something was missed
             return ActivityStatus.PARTIAL

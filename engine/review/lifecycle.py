@@ -71,6 +71,9 @@ class DisplayStatus(StrEnum):
     CANCELLING = "cancelling"
     CANCELLED = "cancelled"
     COMPLETED = "completed"
+    # completed with input it should have read and could not (a source withdrawn, gone or
+    # unrecoverable): never shown as completed (docs/rules/review-status.md)
+    PARTIAL = "partial"
 
 
 class ReviewMode(StrEnum):
@@ -156,12 +159,16 @@ class SupervisionRun(ReviewModel):
             return DisplayStatus.CANCELLING
         if self.status is RunStatus.COMPLETED and not self.stopped:
             return DisplayStatus.RUNNING  # its result transaction may still be applying
+        if self.status is RunStatus.COMPLETED and not self.complete:
+            return DisplayStatus.PARTIAL
         return DisplayStatus(self.status.value)
 
     @property
     def published_result_id(self) -> str | None:
-        """The result id, once the run reads completed (its result can be read by then)."""
-        return self.result_id if self.display_status is DisplayStatus.COMPLETED else None
+        """The result id, once the run reads completed or partial (its result can be read by
+        then; a partial one is published as not complete)."""
+        done = (DisplayStatus.COMPLETED, DisplayStatus.PARTIAL)
+        return self.result_id if self.display_status in done else None
 
     @property
     def blocks_new_review(self) -> bool:

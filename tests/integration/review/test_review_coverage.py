@@ -54,6 +54,7 @@ async def test_a_source_withdrawn_before_the_review_is_reported_missed_not_compl
     done = await reads.get_run(deps, WORKER, run.run_id)
     assert done.status is lc.RunStatus.COMPLETED and done.result_id, done.error
     assert not done.complete
+    assert done.display_status is lc.DisplayStatus.PARTIAL  # never plain "completed"
     assert done.missed == (
         MissedRange(source_id="chat-2", version="v1", reason=MissReason.WITHDRAWN),
     )
@@ -88,7 +89,7 @@ async def test_text_gone_after_collection_is_missed_not_read_as_empty(
     await story_repo(deps).withdraw_source(
         scope, "chat-1", "v1", reason="用户删除", by=APP, now=deps.clock()
     )
-    assert await execution.run() == "completed"
+    assert await execution.run() == "partial"  # a source it could not read
     done = (await runs_of(deps).get(got.run.run_id)).run
     assert not done.complete
     assert done.missed == (

@@ -79,8 +79,10 @@ def test_gone_ranges_merge_and_are_not_covered_and_the_run_is_not_complete() -> 
     assert not run.complete
     done = run.model_copy(update={"status": lc.RunStatus.COMPLETED, "stopped": True})
     assert supervision_status(done) is ActivityStatus.PARTIAL
+    assert done.display_status is lc.DisplayStatus.PARTIAL
     assert overall_status(ActivityStatus.COMPLETED, ActivityStatus.PARTIAL) is (
         ActivityStatus.PARTIAL
     )
     whole = done.model_copy(update={"missed": ()})
     assert supervision_status(whole) is ActivityStatus.COMPLETED
+    assert whole.display_status is lc.DisplayStatus.COMPLETED
