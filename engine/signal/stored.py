@@ -41,7 +41,7 @@ from engine.signal.policy import (
     SupplementConcern,
     decide,
 )
-from engine.story.identity import new_event_id
+from engine.story.identity import new_event_id, passage_event_id
 from engine.story.models import (
     Actor,
     Reference,
@@ -117,13 +117,18 @@ def signal_id(scope: str, fingerprint: str) -> str:
 
 
 def fact_people(
-    plan: PublishPlan, leaves: Sequence[tuple[LeafBatch, LeafOutput]]
+    plan: PublishPlan,
+    leaves: Sequence[tuple[LeafBatch, LeafOutput]],
+    passages: Mapping[FactKey, str] | None = None,
 ) -> dict[FactKey, list[tuple[str, str]]]:
     """The person entities the result links to each leaf fact's event, as (id, name): the
     review's own link (the fact's entities became the event's changes), never a name match
     across the graph. The event of fact j of batch b is the stored one the fact named, else
-    the result's `b<b>.f<j>` (`engine.review.compose`)."""
+    its passage's event (`passages`), else the result's `b<b>.f<j>` (`engine.review.compose`)."""
     people = {e.id: e.name for e in plan.entities if e.kind.lower() == "person"}
+    # a reused entity the result says nothing new about has no new version, only a mention
+    written = {e.id for e in plan.entities}
+    people.update({m.entity_id: m.name for m in plan.mentions if m.entity_id not in written})
     linked: dict[str, list[tuple[str, str]]] = {}
     for c in plan.changes:
         if c.entity_id in people:
@@ -134,7 +139,10 @@ def fact_people(
         for j, fact in enumerate(output.facts):
             stored = (fact.model_extra or {}).get("id")
             event_id = stored if isinstance(stored, str) and stored else None
-            for eid in (event_id, new_event_id(scope, key, f"b{batch.index}.f{j}")):
+            passage = (passages or {}).get((batch.index, j))
+            by_passage = passage_event_id(scope, passage) if passage else None
+            fresh = new_event_id(scope, key, f"b{batch.index}.f{j}")
+            for eid in (event_id, by_passage, fresh):
                 if eid is not None and eid in linked:
                     out[(batch.index, j)] = linked[eid]
                     break

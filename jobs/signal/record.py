@@ -40,7 +40,7 @@ async def record_review_signals(
 ) -> list[Signal]:
     """Inside the publish transaction (`within`): a repeat records only what is missing,
     which after a committed publish is nothing."""
-    people = fact_people(plan, leaves)
+    people = fact_people(plan, leaves, passages)
     drafts = drafts_from_leaves(leaves, segment_times, deps.settings.timezone, people, passages)
     drafts += drafts_from_suggestions(plan.suggestions, plan.references, deps.settings.locale)
     policy = await policies(deps).current_in(tx, plan.result.scope)
