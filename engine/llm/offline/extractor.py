@@ -251,7 +251,9 @@ def extract(doc: ReviewDocument) -> Extraction:
             or (when is not None and _DELIVERY.search(sentence))
             or _UNDERTAKING.search(sentence)
             or any(start <= a and b <= end for a, b in claimed)
-            or any(e.kind in _ARTIFACTS or e.name in known for e in mentioned)
+            or any(
+                e.kind in _ARTIFACTS or (e.kind != "person" and e.name in known) for e in mentioned
+            )
             or is_request(sentence)
         ):
             continue  # a plain remark: no time, responsibility, thing or request

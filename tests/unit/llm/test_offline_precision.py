@@ -91,3 +91,15 @@ def test_a_question_is_answered_when_someone_it_asks_speaks_after_it() -> None:
     assert not is_answered("bob2", asked, ["tapia", "bob2"], people)  # floo never spoke
     assert is_answered("bob2", "can anyone ping it?", ["tapia"], people)  # nobody named
     assert not is_answered("bob2", "can anyone ping it?", [], people)
+
+
+def test_naming_a_known_person_grounds_no_remark_naming_a_known_thing_does() -> None:
+    doc = ReviewDocument(
+        source_id="s",
+        text="Dalkus: microhaxo, you'll get used to it in no time :)\n"
+        "Dalkus: the payment module looks fine to me\n",
+        ts=MONDAY,
+        known_entities=["microhaxo", "payment module"],
+        people=["microhaxo"],
+    )
+    assert [f.text for f in extract(doc).facts] == ["Dalkus：the payment module looks fine to me"]
