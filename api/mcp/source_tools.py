@@ -30,7 +30,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     @server.tool(
         name="upsert_source",
         description="Push a version of a source (a conversation, note or knowledge document) "
-        "for reviews to read. A conversation opens each message with '[ISO time] speaker: '. "
+        "for reviews to read. A conversation's lines read '[ISO time] name: text', "
+        "'name: text' or 'name：text'; a line without one continues the message before it. "
         "`speakers` binds each speaker of this source to a concern person (person id and "
         "channel), so a promise a speaker makes can be followed up with them; without it "
         "nobody is reachable. Needs the `editor` role.",
