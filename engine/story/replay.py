@@ -22,6 +22,7 @@ from engine.story.corrections import (
     edit_entity,
     resolve_suggestion,
 )
+from engine.story.identity import passage_event_id
 from engine.story.inputs import EntityEdit, PublishResultInput, SourceInput
 from engine.story.models import (
     Actor,
@@ -89,12 +90,15 @@ class StoryReplay:
         scope = inp.scope
         named = {e.well_formed_id for e in inp.entities if e.well_formed_id}
         entities = {i: e for i, e in self.entities.items() if i in named and e.scope == scope}
-        named_events = {e.well_formed_id for e in inp.events if e.well_formed_id}
+        named_events = {e.well_formed_id for e in inp.events if e.well_formed_id} | {
+            passage_event_id(scope, e.passage) for e in inp.events if e.passage and not e.id
+        }
         events = {i: e for i, e in self.events.items() if i in named_events and e.scope == scope}
         return PublishContext(
             existing=self.results.get((scope, inp.key)),
             entities=entities,
             events=events,
+            events_taken=frozenset(events),
             event_changes={
                 (c.event_id, c.entity_id, c.kind.value): c.id
                 for c in self.changes.values()

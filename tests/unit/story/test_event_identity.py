@@ -125,3 +125,22 @@ def test_two_event_refs_naming_one_stored_event_are_invalid() -> None:
             PublishResultInput,
             {"scope": "p1", "key": "k", "events": [event("a", id=stored), event("b", id=stored)]},
         )
+
+
+def test_two_results_stating_one_passage_are_one_event_at_its_first_time() -> None:
+    world = _world("p1")
+    first = world.publish(publish("p1", "k1", events=[event("e1", passage="abc")]), RUN, at(1))
+    [stored] = first.events
+    later = event("e9", passage="abc", at=at(5), references=[cite(version="v2")])
+    second = world.publish(publish("p1", "k2", events=[later]), RUN, at(2))
+    assert second.events == []  # the same passage: no second event, no new version
+    [only] = world.graph("p1", at(3)).events
+    assert only.id == stored.id and only.at == stored.at  # said when first read
+    other = world.publish(publish("p1", "k3", events=[event("e1", passage="xyz")]), RUN, at(3))
+    assert [e.id for e in other.events] != [stored.id]  # another passage, another event
+
+
+def test_one_result_stating_one_passage_twice_is_invalid() -> None:
+    with pytest.raises((InvalidInput, ValueError), match="same passage"):
+        data = publish("p1", "k1", events=[event("a", passage="p"), event("b", passage="p")])
+        parse_input(PublishResultInput, data)
