@@ -175,7 +175,7 @@ def table(name: str, tallies: dict[str, Tally], base: dict[str, Tally]) -> list[
         rows.append(
             f"{name:<12} {kind:<7} precision {t.shown()}"
             f"  recall {t.recall():.3f} ({t.found}/{t.gold})"
-            f"  | baseline precision {b.precision():.3f} recall {b.recall():.3f}"
+            f"  | baseline precision {b.shown()} recall {b.recall():.3f}"
         )
     return rows
 
