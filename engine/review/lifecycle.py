@@ -109,6 +109,9 @@ class RunError(ReviewModel):
 class RunOutcome(StrEnum):
     NEW_RESULT = "new_result"
     NO_CHANGE = "no_change"
+    # read text an earlier result already organised and found nothing new: every fact is a
+    # stored event and signal, every entity and relation as stored (docs/rules/once.md)
+    REPEAT = "repeat"
 
 
 class SupervisionRun(ReviewModel):
@@ -349,12 +352,18 @@ class Published(ReviewModel):
 
 
 def publish(
-    run: SupervisionRun, *, result_id: str, checkpoint: Checkpoint | None, now: datetime
+    run: SupervisionRun,
+    *,
+    result_id: str,
+    checkpoint: Checkpoint | None,
+    now: datetime,
+    repeat: bool = False,
 ) -> Published:
     """The result transaction: the only way to `completed` with a result, and the only place
     the automatic checkpoint advances (incremental runs; interval runs pass None). The run
     is not yet stopped: it reads completed once `mark_stopped` has recorded that in a later
-    transaction (see the module note)."""
+    transaction (see the module note). `repeat`: the result adds nothing the graph did not
+    hold (outcome `repeat`)."""
     _require_running(run, "publish")
     stages = st.record_publish(run.stages, run.ledger, now=now)
     new_checkpoint: Checkpoint | None = None
@@ -370,7 +379,7 @@ def publish(
         now,
         stages=stages,
         status=RunStatus.COMPLETED,
-        outcome=RunOutcome.NEW_RESULT,
+        outcome=RunOutcome.REPEAT if repeat else RunOutcome.NEW_RESULT,
         result_id=result_id,
         ended_at=now,
     )

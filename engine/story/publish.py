@@ -362,6 +362,19 @@ def decide_publish(
     return plan
 
 
+def adds_nothing(plan: PublishPlan) -> bool:
+    """A result that holds nothing the graph did not: no new or revised story, event,
+    entity, change, relation or suggestion (only its references to the words read again)."""
+    return not (
+        plan.stories
+        or plan.events
+        or plan.entities
+        or plan.changes
+        or plan.relations
+        or plan.suggestions
+    )
+
+
 def _event_update(
     current: Event,
     item: EventIn,

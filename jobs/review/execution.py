@@ -54,7 +54,7 @@ from engine.review.runner import StepKind, next_step, select_input
 from engine.review.types import MissedRange, MissReason, StageName
 from engine.signal.stored import Signal
 from engine.story.inputs import PublishResultInput, parse_input
-from engine.story.publish import PublishPlan
+from engine.story.publish import PublishPlan, adds_nothing
 from graph.review.codec import StoredRun
 from graph.review.runs import RunChange
 from jobs.deps import Deps
@@ -345,18 +345,22 @@ class Execution:
             if current.run.mode is lc.ReviewMode.INCREMENTAL:
                 checkpoint = await self.checkpoints.get_in(tx, checkpoint_key(run.scope))
                 expected = checkpoint.revision
+            # a retried transaction records (and so decides) again: keep only the last
+            recorded[:] = await record_review_signals(
+                self.deps, tx, plan, leaves, times, run_id=self.run_id, passages=passages
+            )
             published = lc.publish(
-                current.run, result_id=plan.result.id, checkpoint=checkpoint, now=now
+                current.run,
+                result_id=plan.result.id,
+                checkpoint=checkpoint,
+                now=now,
+                repeat=adds_nothing(plan) and not recorded,
             )
             await self.runs.write_run(tx, published.run, current.options)
             if published.checkpoint is not None:
                 await self.checkpoints.put_in(
                     tx, published.checkpoint, expected=expected, scope_tag=story_scope(run.scope)
                 )
-            # a retried transaction records (and so decides) again: keep only the last
-            recorded[:] = await record_review_signals(
-                self.deps, tx, plan, leaves, times, run_id=self.run_id, passages=passages
-            )
 
         await writes.publish_run_result(self.deps, inp, run_id=self.run_id, within=within)
         # the agenda's effects, once the decisions committed (a job per signal, keyed by it)

@@ -17,6 +17,7 @@ import pytest
 
 from engine.clock import utcnow
 from engine.principal import OPEN_PRINCIPAL
+from engine.review import lifecycle as lc
 from engine.review.types import Scope
 from engine.signal.model import SignalKind
 from jobs.deps import Deps
@@ -40,7 +41,7 @@ async def push(deps: Deps, scope: str, text: str, version: str) -> None:
     await upsert_source(deps, OPEN_PRINCIPAL, {**data, "text": text, "speakers": [LISI]})
 
 
-async def review(deps: Deps, scope: str) -> str:
+async def review(deps: Deps, scope: str) -> lc.RunOutcome | None:
     now = utcnow()
     got = await open_run(
         deps, Scope.projects(scope), interval=(now - timedelta(hours=1), now + timedelta(hours=1))
@@ -49,7 +50,7 @@ async def review(deps: Deps, scope: str) -> str:
     await run_worker(deps.settings)  # the review, then the effect jobs it enqueued
     run = (await runs_of(deps).get(got.run.run_id)).run
     assert run.result_id, run
-    return run.result_id
+    return run.outcome
 
 
 async def snapshot(deps: Deps, scope: str) -> tuple[dict[str, str], list[str], int]:
@@ -91,13 +92,14 @@ async def test_a_grown_conversation_reviewed_again_adds_only_what_its_new_lines_
     await review(deps, scope)
     assert await snapshot(deps, scope) == (events, signals, relations)
 
-    await review(deps, scope)  # a manual review of the same interval again
+    # a manual review of the same interval again: a repeat
+    assert await review(deps, scope) is lc.RunOutcome.REPEAT
     assert await snapshot(deps, scope) == (events, signals, relations)
     graph = await story_repo(deps).story_graph(scope, as_of=utcnow())
     assert all(e.seq == 1 for e in graph.events)  # nothing rewritten either
 
     await push(deps, scope, V3, "v3")  # + "王五：沙箱环境明天给到"
-    await review(deps, scope)
+    assert await review(deps, scope) is lc.RunOutcome.NEW_RESULT
     now_events, now_signals, now_relations = await snapshot(deps, scope)
     assert {i: now_events[i] for i in events} == events
     assert sorted(set(now_events.values()) - set(events.values())) == ["沙箱环境明天给到"]
