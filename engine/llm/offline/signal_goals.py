@@ -94,7 +94,7 @@ def judge_signal_answer(
                     reason=f"chose the {choice} value: {reply.text}",
                 )
             continue
-        reading = read_commitment_answer(reply.text, reply.ts, tz)
+        reading = read_commitment_answer(reply.text, reply.ts, tz, goal.what)
         if reading.outcome in (CommitmentAnswer.KEPT, CommitmentAnswer.CHANGED):
             return PersonResult(
                 person_id=person_id,

@@ -103,7 +103,8 @@ def test_a_kept_commitment_is_an_event_citing_the_answer_line(
     assert plan is not None and plan.status is SignalStatus.KEPT
     [event] = plan.events
     assert event.title == "前端部分已提测" and event.at == happened
-    assert event.by == Actor.person("p_lisi") and event.by.kind is ActorKind.PERSON
+    # a machine's reading: by the run that read it, never stamped as the person's own act
+    assert event.by == Actor.run(f"concern:con-{signal.id}") and event.by.kind is ActorKind.RUN
     assert event.via_concern == f"con-{signal.id}" and event.via_result == plan.result.id
     [ref] = plan.references
     assert (ref.owner_id, ref.locator) == (event.id, "lines:3-3")  # the third message
@@ -112,7 +113,7 @@ def test_a_kept_commitment_is_an_event_citing_the_answer_line(
     assert lines[2] == f"[{ANSWERED + timedelta(minutes=1):%Y-%m-%dT%H:%M:%S+08:00}] 李四: {answer}"
     assert lines[0].endswith("跟进→李四: 你好，想确认一下： 前端部分提测了吗？")  # one line each
     assert plan.signal.status is SignalStatus.KEPT and plan.signal.seq == 2
-    assert plan.signal.by == Actor.person("p_lisi") and plan.signal.via_concern
+    assert plan.signal.by == event.by and plan.signal.via_concern
     assert plan.drafts == [] and plan.suggestion is None
 
 
@@ -199,8 +200,18 @@ def pending() -> tuple[Suggestion, Entity]:
     return suggestion, target
 
 
-@pytest.mark.parametrize("answer", ["对，已经交给李四了", "是李四，上周交接的", "现在李四在负责"])
-def test_a_difference_answered_with_the_proposed_value_is_accepted_by_that_person(
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "对，已经交给李四了",
+        "是李四，上周交接的",
+        "现在李四在负责",
+        "不对，还是张三负责",
+        "张三",
+        "没换，张三在管",
+    ],
+)
+def test_a_difference_answer_is_quoted_evidence_on_the_pending_difference_never_a_verdict(
     answer: str,
 ) -> None:
     signal = difference()
@@ -209,29 +220,17 @@ def test_a_difference_answered_with_the_proposed_value_is_accepted_by_that_perso
         signal, concern(signal, answer, goal=QUESTION), suggestion=suggestion, target=target
     )
     assert plan is not None and plan.status is SignalStatus.SETTLED
-    assert plan.suggestion is not None and plan.suggestion.status is SuggestionStatus.ACCEPTED
-    assert plan.target is not None and plan.target.description == "李四"  # type: ignore[union-attr]
-    assert plan.target.by == Actor.person("p_zs") and plan.target.via_concern == f"con-{signal.id}"
-    assert {(r.owner_id, r.locator) for r in plan.references} == {
-        ("ent-pay", "lines:2-2"),
-        ("sug-1", "lines:2-2"),
-    }
+    # the inbox item still waits for an editor; nothing is written to the person-edited target
+    assert plan.suggestion is not None and plan.suggestion.status is SuggestionStatus.PENDING
+    assert plan.suggestion.seq == suggestion.seq + 1
+    assert plan.suggestion.proposed_value == "李四" and plan.suggestion.current_value == "张三"
+    assert plan.suggestion.why == f"张三 在跟进中答复：{answer}"
+    assert plan.suggestion.via_concern == f"con-{signal.id}"
+    reader = Actor.run(f"concern:con-{signal.id}")
+    assert plan.suggestion.by == reader and plan.signal.by == reader
+    # the quoted evidence: the answer's line in the concern conversation
+    assert [(r.owner_id, r.locator) for r in plan.references] == [("sug-1", "lines:2-2")]
     assert plan.events == []
-
-
-@pytest.mark.parametrize("answer", ["不对，还是张三负责", "张三", "没换，张三在管"])
-def test_a_difference_answered_with_the_current_value_is_dismissed_with_the_answer(
-    answer: str,
-) -> None:
-    signal = difference()
-    suggestion, target = pending()
-    plan = decide(
-        signal, concern(signal, answer, goal=QUESTION), suggestion=suggestion, target=target
-    )
-    assert plan is not None and plan.status is SignalStatus.SETTLED and plan.dismissed
-    assert plan.target is None and plan.references == []
-    assert plan.suggestion is not None and answer in plan.suggestion.why
-    assert plan.suggestion.by == Actor.person("p_zs")
 
 
 @pytest.mark.parametrize("answer", ["对", "嗯", "张三和李四都在"])
@@ -242,7 +241,7 @@ def test_an_unclear_difference_answer_settles_nothing(answer: str) -> None:
         signal, concern(signal, answer, goal=QUESTION), suggestion=suggestion, target=target
     )
     assert plan is not None and plan.status is SignalStatus.UNRESOLVED
-    assert plan.suggestion is None and plan.target is None
+    assert plan.suggestion is None
 
 
 def test_a_difference_settled_elsewhere_is_not_overwritten() -> None:

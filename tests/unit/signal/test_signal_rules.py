@@ -239,7 +239,7 @@ THURSDAY = datetime(2026, 3, 19, 18, 30, tzinfo=SH)
 
 @pytest.mark.parametrize("text", ["已经提测了", "提测了，刚提的", "done, it's in QA"])
 def test_a_kept_commitment_is_read_from_the_answer(text: str) -> None:
-    reading = read_commitment_answer(text, THURSDAY, TZ)
+    reading = read_commitment_answer(text, THURSDAY, TZ, "前端部分提测")
     assert reading.outcome is CommitmentAnswer.KEPT
     assert reading.happened_at == THURSDAY
 
@@ -256,9 +256,13 @@ def test_a_moved_commitment_carries_the_new_due_time(text: str) -> None:
     assert reading.new_due is not None and reading.new_due.date() == datetime(2026, 3, 20).date()
 
 
-@pytest.mark.parametrize("text", ["还没有", "我看看", "推迟一下吧"])
+@pytest.mark.parametrize("text", ["我看看", "推迟一下吧", "提测了吗？", "如果明天能修好就提测"])
 def test_an_unclear_answer_is_never_guessed(text: str) -> None:
     assert read_commitment_answer(text, THURSDAY, TZ).outcome is CommitmentAnswer.UNCLEAR
+
+
+def test_not_yet_is_read_as_not_yet() -> None:
+    assert read_commitment_answer("还没有", THURSDAY, TZ).outcome is CommitmentAnswer.NOT_YET
 
 
 @pytest.mark.parametrize(
