@@ -55,6 +55,7 @@ from engine.concern.model import (
 )
 from engine.concern.outreach import Outreach, plan_drafts, send
 from engine.concern.policy import ConcernPolicy
+from engine.concern.reading import ReplyOutcome
 from engine.concern.reports import (
     build_report,
     contacted_text,
@@ -90,7 +91,7 @@ def decide(
 
     turn = _Turn(concern, trigger, loop_output, now, policy, context, jid)
     turn.run()
-    c = turn.c
+    c = _with_reading(turn.c, loop_output, now)
     agenda = sync(concern, c, jid, turn.reason, now)
     effects = [*turn.effects, *([agenda] if agenda is not None else [])]
     if is_terminal(c.status):
@@ -102,6 +103,20 @@ def decide(
         update={"handled_triggers": handled, "revision": concern.revision + 1, "updated_at": now}
     )
     return Decision(new_concern=c, effects=tuple(effects), job_id=jid)
+
+
+def _with_reading(c: Concern, out: LoopOutput, now: datetime) -> Concern:
+    """Keep the loop's newest reading of a reply to the concern's subject (the story graph
+    is written from it, never from the words again); a reply that moves the promise is one
+    timeline entry, and the concern waits for the new time."""
+    reading = out.reading
+    if reading is None or reading == c.reading:
+        return c
+    c = c.model_copy(update={"reading": reading})
+    if reading.outcome is ReplyOutcome.MOVED and reading.definite and reading.new_due:
+        when = reading.due_text or reading.new_due.isoformat()
+        c = add_timeline(c, now, TimelineType.DECISION, f"承诺改到{when}，届时再问")
+    return c
 
 
 class _Turn:

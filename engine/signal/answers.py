@@ -62,8 +62,8 @@ _PLAN = re.compile(
     re.IGNORECASE,
 )
 _POSTPONE = re.compile(
-    r"推迟|延期|延后|改到|改成|挪到|往后|顺延|推到|postpone|delay|push(?:ed)? (?:it |this )?(?:back|to)|"
-    r"moved? (?:it )?to|reschedul|slipp?(?:ed)? to",
+    r"推迟|延期|延后|改到|改成|挪到|往后|顺延|推到|postpone|delay|"
+    r"push(?:ed)? (?:it |this )?(?:back|to)|moved? (?:it )?to|reschedul|slipp?(?:ed)? to",
     re.IGNORECASE,
 )
 _DROP = re.compile(
@@ -73,16 +73,17 @@ _DROP = re.compile(
 )
 # The word saying it happened: a completed action (…了 / 已…) or done in English.
 _DONE = re.compile(
-    r"(?:已经?|早就|刚刚?|都)?(?:提测|上线|发布|交付|合入|部署|修好|改好|发出去|提交|完成|做完|"
+    r"(?:已经?|早就|刚刚?|都)?(?:提测|上线|发布|交付|合入|部署|修好|改好|发出去|提交|完成|做完|解决|恢复|"
     r"写完|搞定|弄好|交了|提了|发了|合了)了?|"
     r"\bdone\b|\bfinished\b|\bcompleted\b|\bshipped\b|\bmerged\b|\bdeployed\b|\breleased\b|\bpublished\b|"
-    r"\bsubmitted\b|\bdelivered\b|\bin qa\b|\blive\b",
+    r"\bsubmitted\b|\bdelivered\b|\bin qa\b|\blive\b|\bresolved\b|\bfixed\b|\bsolved\b",
     re.IGNORECASE,
 )
 _PERFECTIVE = re.compile(
-    r"(?:提测|上线|发布|交付|合入|部署|修好|改好|发出去|提交|完成|做完|写完|搞定|弄好|交|提|发|合)了|"
+    r"(?:提测|上线|发布|交付|合入|部署|修好|改好|发出去|提交|完成|做完|写完|搞定|弄好|解决|恢复|交|提|发|合)了|"
     r"已经?\S|早就|\bdone\b|\bfinished\b|\bcompleted\b|\bshipped\b|\bmerged\b|\bdeployed\b|"
-    r"\breleased\b|\bpublished\b|\bsubmitted\b|\bdelivered\b|\bin qa\b|\blive\b",
+    r"\breleased\b|\bpublished\b|\bsubmitted\b|\bdelivered\b|\bin qa\b|\blive\b|"
+    r"\bresolved\b|\bfixed\b|\bsolved\b|\bunblocked\b",
     re.IGNORECASE,
 )
 # Actions a promise names; a reply naming another one is about another thing.
@@ -96,6 +97,7 @@ _ACTIONS = (
     ("修复", r"修好|修复|\bfix"),
     ("提交", r"提交|\bsubmit"),
     ("文档", r"文档|\bdoc"),
+    ("解决", r"解决|修好|修复|恢复|\bresolved\b|\bfixed\b|\bsolved\b|\bunblocked\b"),
 )
 # What a bare completion may say besides "done": nothing that names a thing.
 _FILLER = re.compile(

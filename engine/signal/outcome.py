@@ -34,16 +34,15 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.concern.model import Concern, ConcernStatus, ConversationEntry, Direction
+from engine.concern.reading import ReplyOutcome
 from engine.llm.offline.when import localize
 from engine.signal.answers import (
     CommitmentAnswer,
     CommitmentReading,
     DifferenceAnswer,
-    read_commitment_answer,
-    read_difference_answer,
 )
 from engine.signal.derive import kept_title, split_speaker
-from engine.signal.model import Passage, SignalDraft, SignalKind, SignalStatus
+from engine.signal.model import SignalDraft, SignalKind, SignalStatus
 from engine.signal.stored import Signal
 from engine.story.corrections import next_version
 from engine.story.models import (
@@ -118,23 +117,33 @@ class Answer(BaseModel):
         return f"lines:{self.line}-{self.line}"
 
 
-def find_answer(signal: Signal, concern: Concern, tz: str) -> Answer | None:
-    """The newest reply from a counterpart that answers definitely; None if none does."""
-    counterparts = {p.person_id for p in concern.counterparts}
+def find_answer(signal: Signal, concern: Concern) -> Answer | None:
+    """The reply the loop read definitely (`Concern.reading`, the configured model's reading
+    or, with none, the offline rules'), from a counterpart; None if there is none. The words
+    are never read again here."""
+    reading = concern.reading
+    if reading is None or not reading.definite or reading.line is None:
+        return None
     log = concern.conversation_log
-    for i in range(len(log) - 1, -1, -1):
-        e = log[i]
-        if e.direction is not Direction.INBOUND or e.person_id not in counterparts:
-            continue
-        if signal.kind is SignalKind.DIFFERENCE:
-            choice = read_difference_answer(e.text, signal.confirmed_value, signal.proposed_value)
-            if choice is not DifferenceAnswer.UNCLEAR:
-                return Answer(line=i + 1, entry=e, choice=choice)
-        elif signal.kind is SignalKind.COMMITMENT:
-            reading = read_commitment_answer(e.text, e.ts, tz, signal.what)
-            if reading.outcome in (CommitmentAnswer.KEPT, CommitmentAnswer.CHANGED):
-                return Answer(line=i + 1, entry=e, commitment=reading)
-    return None
+    if not 1 <= reading.line <= len(log):
+        return None
+    e = log[reading.line - 1]
+    counterparts = {p.person_id for p in concern.counterparts}
+    if e.direction is not Direction.INBOUND or e.person_id not in counterparts:
+        return None
+    if signal.kind is SignalKind.DIFFERENCE:
+        if reading.outcome is not ReplyOutcome.MET or reading.choice is None:
+            return None
+        return Answer(line=reading.line, entry=e, choice=DifferenceAnswer(reading.choice))
+    if reading.outcome is ReplyOutcome.MOVED:
+        commitment = CommitmentReading(
+            outcome=CommitmentAnswer.CHANGED, new_due=reading.new_due, due_text=reading.due_text
+        )
+    else:
+        commitment = CommitmentReading(
+            outcome=CommitmentAnswer.KEPT, happened_at=reading.happened_at or e.ts
+        )
+    return Answer(line=reading.line, entry=e, commitment=commitment)
 
 
 def suggestion_for(signal: Signal, pending: Sequence[Suggestion]) -> Suggestion | None:
@@ -207,29 +216,57 @@ def decide_outcome(
     version (None when nothing is pending any more)."""
     t = TEXT.get(locale, TEXT["zh"])
     cid = concern.concern_id
-    if concern.source.signal_id != signal.id or concern.status not in ENDED:
+    if concern.source.signal_id != signal.id or signal.status in SETTLED:
         return None
-    if signal.status in SETTLED:
-        return None
+    if concern.status not in ENDED:
+        answer = find_answer(signal, concern)
+        moved = (
+            answer is not None
+            and answer.commitment is not None
+            and answer.commitment.outcome is CommitmentAnswer.CHANGED
+        )
+        if not moved or signal.status is not SignalStatus.OPEN:
+            return None
+        assert answer is not None and answer.commitment is not None
+        if answer.commitment.new_due == signal.due:
+            return None  # already moved by this reading
+        return _written(signal, concern, answer, now, tz, locale, known_versions, None)
     if concern.status is not ConcernStatus.RESOLVED:
         if signal.status is SignalStatus.UNRESOLVED:
             return None
         why = t["unresolved"].format(concern=cid, status=concern.status.value)
         return _unresolved(signal, concern, now, why)
-    answer = find_answer(signal, concern, tz)
-    if answer is None:
+    answer = find_answer(signal, concern)
+    if answer is None or (
+        answer.commitment is not None and answer.commitment.outcome is not CommitmentAnswer.KEPT
+    ):
         why = t["unresolved"].format(concern=cid, status=concern.status.value)
         return _unresolved(signal, concern, now, why)
     if signal.kind is SignalKind.DIFFERENCE and (suggestion is None or target is None):
         return _unresolved(signal, concern, now, t["gone"])
+    return _written(signal, concern, answer, now, tz, locale, known_versions, suggestion)
 
+
+def _written(
+    signal: Signal,
+    concern: Concern,
+    answer: Answer,
+    now: datetime,
+    tz: str,
+    locale: str,
+    known_versions: frozenset[str],
+    suggestion: Suggestion | None,
+) -> OutcomePlan:
+    """What a definite reading writes: the conversation source version, a result by the
+    loop's run, and the event, the moved due time or the quoted evidence citing the line."""
+    t = TEXT.get(locale, TEXT["zh"])
+    cid = concern.concern_id
     e = answer.entry
     by = reader_of(cid)
-    at = max(
-        [now, signal.recorded_at] + [v.recorded_at for v in (suggestion, target) if v is not None]
-    )
+    at = max([now, signal.recorded_at] + ([suggestion.recorded_at] if suggestion else []))
     scope = signal.scope
-    key = f"concern:{cid}:answer"
+    moving = answer.commitment is not None and answer.commitment.outcome is CommitmentAnswer.CHANGED
+    key = f"concern:{cid}:moved:{answer.line}" if moving else f"concern:{cid}:answer"
     result_id = result_id_for(scope, key)
     why = t["why"].format(name=e.person_name, concern=cid, line=answer.line, text=e.text)
     source_id = conversation_source_id(cid)
@@ -288,24 +325,10 @@ def decide_outcome(
             plan.status = SignalStatus.KEPT
             title = kept_title(sentence, signal.who)
             happened = reading.happened_at or e.ts
-        else:
-            plan.status = SignalStatus.CHANGED
+        else:  # moved: the same signal is due at the new time, still open
+            plan.status = SignalStatus.OPEN
             title = t["moved"].format(what=signal.what or sentence, when=reading.due_text)
             happened = e.ts
-            plan.drafts.append(
-                SignalDraft(
-                    kind=SignalKind.COMMITMENT,
-                    text=e.text,
-                    passage=Passage(
-                        source_id=source_id, source_version=version, locator=answer.locator
-                    ),
-                    said_at=e.ts,
-                    who=signal.who or e.person_name,
-                    what=signal.what,
-                    due=reading.new_due,
-                    due_text=reading.due_text,
-                )
-            )
         event = Event(
             id=make_id("evt", scope, key),
             scope=scope,
@@ -329,7 +352,10 @@ def decide_outcome(
             suggestion, at, by, quoted, via_concern=cid, via_result=result_id
         )
         cite(ObjectKind.SUGGESTION, suggestion.id)
+    moved: dict[str, object] = {}
+    if moving and answer.commitment is not None:
+        moved = {"due": answer.commitment.new_due, "due_text": answer.commitment.due_text}
     plan.signal = next_version(
-        signal, at, by, why, status=plan.status, via_concern=cid, via_result=result_id
+        signal, at, by, why, status=plan.status, via_concern=cid, via_result=result_id, **moved
     )
     return plan

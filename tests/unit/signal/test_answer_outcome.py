@@ -125,19 +125,22 @@ def test_a_kept_commitment_is_an_event_citing_the_answer_line(
         ("往后顺延到3月25日", datetime(2026, 3, 25, 18, 0, tzinfo=SH), "3月25日"),
     ],
 )
-def test_a_moved_commitment_is_an_event_and_a_new_commitment_signal(
+def test_a_moved_commitment_moves_the_same_signals_due_citing_the_reply(
     answer: str, due: datetime, when: str
 ) -> None:
     signal = commitment()
-    plan = decide(signal, concern(signal, answer))
-    assert plan is not None and plan.status is SignalStatus.CHANGED
+    waiting = concern(signal, answer, status=ConcernStatus.WAITING_REPLY)  # the loop goes on
+    plan = decide(signal, waiting)
+    assert plan is not None and plan.status is SignalStatus.OPEN
     [event] = plan.events
     assert event.title == f"前端部分提测推迟到{when}" and event.at == ANSWERED
-    [draft] = plan.drafts
-    assert draft.kind is SignalKind.COMMITMENT and draft.due == due
-    assert (draft.who, draft.what) == ("李四", "前端部分提测")
-    assert draft.passage.locator == "lines:2-2" and draft.passage.source_version == "m2"
-    assert plan.signal.status is SignalStatus.CHANGED
+    assert event.by == Actor.run(f"concern:con-{signal.id}")
+    assert plan.drafts == []  # no second signal, no second concern
+    assert plan.signal.id == signal.id and plan.signal.due == due
+    assert plan.signal.due_text == when and plan.signal.status is SignalStatus.OPEN
+    [ref] = plan.references
+    assert ref.locator == "lines:2-2" and ref.source_version == "m2"
+    assert decide(plan.signal, waiting) is None  # moved once by this reading
 
 
 @pytest.mark.parametrize("status", [ConcernStatus.DROPPED, ConcernStatus.ESCALATED])
@@ -273,12 +276,37 @@ def judged(goal: str, answer: str) -> bool:
     return judge_loop(ctx).goal_met
 
 
-@pytest.mark.parametrize("answer", ["已经提测了", "昨天就提测了", "推迟到周五", "done, it's in QA"])
+@pytest.mark.parametrize("answer", ["已经提测了", "昨天就提测了", "done, it's in QA"])
 def test_the_offline_loop_resolves_a_follow_up_on_a_definite_answer(answer: str) -> None:
     assert judged(FOLLOW_UP, answer)
 
 
-@pytest.mark.parametrize("answer", ["嗯", "对", "好的", "我看看", "快了"])
+def test_the_offline_loop_waits_in_the_same_concern_until_a_moved_promise() -> None:
+    log = [
+        LogEntry(person_id="p", person_name="李四", direction="outbound", text="?", ts=THURSDAY),
+        LogEntry(
+            person_id="p", person_name="李四", direction="inbound", text="推迟到周五了", ts=ANSWERED
+        ),
+    ]
+    ctx = LoopContext(
+        goal=FOLLOW_UP,
+        now=ANSWERED,
+        counterparts=[Person(person_id="p", display_name="李四")],
+        initiator=Person(person_id="p_owner", display_name="老板"),
+        conversation_log=log,
+        replied_by="p",
+    )
+    out = judge_loop(ctx)
+    friday = datetime(2026, 3, 20, 18, 0, tzinfo=SH)
+    assert not out.goal_met and out.step.value == "wait"
+    assert out.next_action is not None and out.next_action.when == friday
+    assert out.reading is not None and out.reading.outcome.value == "moved"
+    assert out.reading.new_due == friday and out.reading.line == 2
+
+
+@pytest.mark.parametrize(
+    "answer", ["嗯", "对", "好的", "我看看", "快了", "提测了吗？", "推迟到周五"]
+)
 def test_the_offline_loop_asks_a_follow_up_again_on_a_vague_answer(answer: str) -> None:
     assert not judged(FOLLOW_UP, answer)
 

@@ -92,7 +92,7 @@ def test_the_offline_model_meets_a_goal_only_on_a_reply_that_states_it() -> None
     wrong = [
         r.text
         for r in PROMISE_REPLIES
-        if loop_met(f"确认{r.what}是否已完成", r.text) and r.label not in ("kept", "changed")
+        if loop_met(f"确认{r.what}是否已完成", r.text) and r.label != "kept"
     ]
     wrong += [
         r.text
