@@ -157,7 +157,8 @@ def test_a_commitment_with_a_due_time_raises_a_follow_up_at_that_time() -> None:
     assert effect.request.initiator.person_id == "p_owner"
     assert [p.person_id for p in effect.request.people] == ["p_lisi"]
     # the messages speak of the promise in its words, never of a signal id
-    assert effect.request.source_detail == "前端部分周四能提测"
+    # the message asks whether it happened, naming the thing (never a signal id)
+    assert effect.request.source_detail == "前端部分周四提测了吗"
     assert effect.request.signal_id == "sig-1"
 
 
@@ -197,7 +198,10 @@ def test_a_difference_asks_the_responsible_person() -> None:
     assert decided is not None and isinstance(decided.effect, RaiseFromSignal)
     assert decided.effect.request.goal == "确认负责人是张三还是李四"
     assert decided.effect.first_contact_at is None  # asked at once
-    assert decided.effect.request.source_detail == "确认负责人是张三还是李四"
+    # the question names the thing (the cited words) and both values
+    assert (
+        decided.effect.request.source_detail == "「支付模块改由李四负责」，负责人现在是张三还是李四"
+    )
     assert decided.effect.request.people[0].person_id == "p_zhangsan"
 
 
