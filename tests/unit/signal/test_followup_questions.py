@@ -22,8 +22,8 @@ from engine.signal.policy import (
     decide,
     goal_of,
 )
-from engine.signal.wording import subject_of
 from engine.signal.stored import new_signals
+from engine.signal.wording import subject_of
 
 TZ = "Asia/Shanghai"
 SH = ZoneInfo(TZ)
