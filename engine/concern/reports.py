@@ -25,7 +25,10 @@ Rate limits (汇报频率约束), applied by `schedule_report`:
   (a later report or the back-flow supersedes it) while an `owner_update` is deferred to the
   next working period;
 - outside working hours (policy timezone, work_start–work_end on workdays) deferred to the
-  next working period; critical concerns are exempt ("priority 影响发送时段").
+  next working period, whatever the priority: the rule names no exemption (priority governs
+  when follow-ups to counterparts may go out, not mid-course reports to the initiator).
+The same limits hold for every report to the owner, the agenda's reports of a blocker or
+risk included (`jobs/signal/effects.py`).
 The back-flow is the final result, not a mid-course report: none of these limits apply.
 
 When a concern closes (resolved or dropped) its mid-course reports still waiting in the
@@ -195,10 +198,9 @@ def schedule_report(
     if last_report_at is not None and t < last_report_at + policy.report_min_gap:
         t = last_report_at + policy.report_min_gap
         reason = "min gap"
-    if priority != Priority.CRITICAL:
-        moved = next_working_time(t, policy)
-        if moved != t:
-            t, reason = moved, "outside working hours"
+    moved = next_working_time(t, policy)
+    if moved != t:
+        t, reason = moved, f"outside working hours ({priority.value} too)"
     return ReportSlot(deliver_at=t, reason=reason)
 
 
