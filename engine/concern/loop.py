@@ -12,7 +12,8 @@ Order of rules:
 3. schedule_due on a schedule concern: the run does its mode's part (schedule.py: direct
    message, hand-off to the initiator's conversation, or the system's own run) and goes to
    `executions`; a one-shot (or finished) direct/system schedule then resolves without
-   back-flow (seed 002 回流条件); a handed-off run waits for the initiator's answer, which
+   back-flow (seed 002 回流条件) — a system run whose goal was not met ends dropped with
+   what it found, never resolved; a handed-off run waits for the initiator's answer, which
    completes it (and resolves a one-shot).
 4. step=drop — cancelled by the initiator ("算了不用问了"): dropped, no back-flow.
 5. goal_met (direct reply or indirect evidence such as a merge for "提测"): resolved, back-flow
@@ -257,7 +258,12 @@ class _Turn:
         if self.c.awaiting_run is not None:
             self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "已交给会话，等待答复")
         elif run.finished:
-            self._close(S.RESOLVED, "定时事项已执行完毕")
+            last = self.c.executions[-1] if self.c.executions else None
+            if last is not None and last.outcome == "not_met":
+                # a system run that did not reach its goal ends by what it did: not resolved
+                self._close(S.DROPPED, f"定时事项已执行，目标未达成：{last.detail}")
+            else:
+                self._close(S.RESOLVED, "定时事项已执行完毕")
 
     def _answer_handoff(self) -> None:
         """The initiator answered a handed-off run: the run is done, recorded with the answer."""
