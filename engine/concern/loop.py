@@ -58,6 +58,7 @@ from engine.concern.outreach import Outreach, plan_drafts, send
 from engine.concern.policy import ConcernPolicy
 from engine.concern.reading import ReplyOutcome
 from engine.concern.reports import (
+    acknowledges,
     build_report,
     contacted_text,
     join_sentences,
@@ -432,10 +433,10 @@ class _Turn:
                 retrying = set(reached.retry_names) >= set(pending) and bool(pending)
                 kinds.append(ReportKind.PARTIAL)
                 parts.append(partial_text(done, pending, locale, pending_named_elsewhere=retrying))
-            if reached.initial_names:
+            if reached.initial_names and acknowledges(c):
                 kinds.append(ReportKind.CONTACTED)
                 parts.append(contacted_text(reached.initial_names, locale))
-            if reached.retry_names:
+            if reached.retry_names and acknowledges(c):
                 kinds.append(ReportKind.TIMEOUT_RETRY)
                 parts.append(timeout_retry_text(reached.retry_names, locale))
         self.c, report = build_report(

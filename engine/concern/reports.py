@@ -98,6 +98,13 @@ def pronoun(count: int, locale: str = "zh") -> str:
     return "他们" if count > 1 else "他"
 
 
+def acknowledges(concern: Concern) -> bool:
+    """Whether the initiator is sent acknowledgements (created, contacted, still chasing):
+    only for what they asked for. A follow-up the agenda raised on its own (a signal's) tells
+    the owner its result and what needs them, never "好的，我来联系李四"."""
+    return concern.agenda_role != "signal"
+
+
 def created_text(targets: Sequence[str], locale: str = "zh") -> str:
     return _t(locale)["created"].format(target_name=join_names(targets, locale))
 

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from engine.concern.admission import raise_concern
+from engine.concern.effects import ReportToOwner
 from engine.concern.policy import ConcernPolicy
 from engine.concern.wording import counterpart_message
 from engine.llm.offline.rule_model import judge_loop
@@ -93,3 +94,17 @@ def test_a_blocker_is_met_when_the_reply_says_it_is_resolved() -> None:
     assert not blocker_met("还在卡着")
     assert not blocker_met("解决了吗？")
     assert not blocker_met("如果明天沙箱到了就能解决")
+
+
+def test_the_owner_is_not_sent_acknowledgements_for_what_the_agenda_raised() -> None:
+    draft = from_fact("commitment", "李四：前端部分周四能提测", PASSAGE, MONDAY, TZ)
+    lisi = Reachable(person_id="p_lisi", display_name="李四", channel="feishu")
+    decided = decide(draft, OWNER, DecideContext(signal_id="s", person=lisi, new_concern_id="c"))
+    assert decided is not None and isinstance(decided.effect, RaiseFromSignal)
+    request = decided.effect.request
+    made = raise_concern(request, concern_id="c", now=MONDAY, policy=ConcernPolicy())
+    assert not [e for e in made.effects if isinstance(e, ReportToOwner)]  # no "好的，我来联系李四"
+    asked_by_a_person = request.model_copy(update={"agenda_role": "tracking", "signal_id": None})
+    made = raise_concern(asked_by_a_person, concern_id="c2", now=MONDAY, policy=ConcernPolicy())
+    [ack] = [e for e in made.effects if isinstance(e, ReportToOwner)]
+    assert ack.text == "好的，我来联系李四，有进展及时同步给你。"
