@@ -153,9 +153,16 @@ def asked_about(signal: SignalDraft) -> str:
     `signal_id`, never spelled into a message."""
     said = _SPEAKER.sub("", signal.text, count=1) or signal.text
     if signal.kind is SignalKind.DIFFERENCE:
-        values = f"{signal.field}现在是{signal.confirmed_value}还是{signal.proposed_value}"
-        shown = "" if "→" in said or "->" in said else f"「{said}」，"
-        return f"{shown}{values}"
+        said = signal.text  # a difference's text has no speaker ("支付模块 负责人：张三 → 李四")
+        either = f"{signal.confirmed_value}还是{signal.proposed_value}"
+        if "→" not in said and "->" not in said:  # the words that raised it name the thing
+            return f"「{said}」，{signal.field}现在是{either}"
+        thing = re.split(r"[：:]", said, maxsplit=1)[0].removesuffix(signal.field).strip()
+        if not thing:
+            return f"{signal.field}现在是{either}"
+        if signal.field == "负责人":
+            return f"{thing}现在由谁负责：{either}"
+        return f"{thing}的{signal.field}现在是{either}"
     if signal.kind in (SignalKind.BLOCKER, SignalKind.RISK):
         return f"「{_first_clause(signal.text)}」解决了吗"
     if said.isascii():

@@ -108,3 +108,18 @@ def test_the_owner_is_not_sent_acknowledgements_for_what_the_agenda_raised() -> 
     made = raise_concern(asked_by_a_person, concern_id="c2", now=MONDAY, policy=ConcernPolicy())
     [ack] = [e for e in made.effects if isinstance(e, ReportToOwner)]
     assert ack.text == "好的，我来联系李四，有进展及时同步给你。"
+
+
+def test_a_holder_difference_is_asked_by_the_thing_and_both_holders() -> None:
+    draft = from_difference(
+        target_kind="relation",
+        target_id="rel-1",
+        field="负责人",
+        confirmed_value="张三",
+        proposed_value="李四",
+        text="支付模块 负责人：张三 → 李四",  # what a review's holder difference records
+        passage=PASSAGE,
+        said_at=MONDAY,
+    )
+    zhang = Reachable(person_id="p_zs", display_name="张三", channel="feishu")
+    assert first_message(draft, zhang) == "张三，支付模块现在由谁负责：张三还是李四？"
