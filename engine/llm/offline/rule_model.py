@@ -80,6 +80,7 @@ TEXT = {
         "met_confirm": "{names}确认了",
         "met_parts": "{names}都完成了",
         "met_done": "{names}已完成",
+        "met_said": "{name}答复：{reply}",
         "met_evidence": "{source}出现 {kind} 事件，视为已达成",
         "key": "{name}：{reply}",
         "decision": "{name}说：「{reply}」需要你决定。",
@@ -109,6 +110,7 @@ TEXT = {
         "met_confirm": "{names} confirmed",
         "met_parts": "{names} finished every part",
         "met_done": "{names} reported it done",
+        "met_said": "{name} answered: {reply}",
         "met_evidence": "A {kind} event in {source} counts as done",
         "key": "{name}: {reply}",
         "decision": '{name} said: "{reply}" — this needs your decision.',
@@ -247,7 +249,15 @@ def judge_loop(ctx: LoopContext) -> LoopOutput:
                 reasons=[f"moved: {replied.text}"],
             )
     out = _judge(ctx)
-    return out if reading is None else out.model_copy(update={"reading": reading})
+    if reading is None:
+        return out
+    update: dict[str, Any] = {"reading": reading}
+    if out.goal_met and reading.line:
+        # the back-flow states the answer's substance, not only that someone answered
+        said = ctx.conversation_log[reading.line - 1]
+        t = TEXT.get(ctx.locale, TEXT["zh"])
+        update["conclusion"] = t["met_said"].format(name=said.person_name, reply=_plain(said.text))
+    return out.model_copy(update=update)
 
 
 def _judge(ctx: LoopContext) -> LoopOutput:

@@ -123,3 +123,26 @@ def test_a_holder_difference_is_asked_by_the_thing_and_both_holders() -> None:
     )
     zhang = Reachable(person_id="p_zs", display_name="张三", channel="feishu")
     assert first_message(draft, zhang) == "张三，支付模块现在由谁负责：张三还是李四？"
+
+
+def test_the_back_flow_states_the_answers_substance() -> None:
+    asked = MONDAY + timedelta(days=3)
+    ctx = LoopContext(
+        goal="确认负责人是张三还是李四",
+        now=asked,
+        counterparts=[Person(person_id="p_zs", display_name="张三")],
+        initiator=Person(person_id="p_owner", display_name="王五"),
+        conversation_log=[
+            LogEntry(person_id="p_zs", direction="outbound", text="?", ts=asked),
+            LogEntry(
+                person_id="p_zs",
+                person_name="张三",
+                direction="inbound",
+                text="对，已经交给李四了",
+                ts=asked,
+            ),
+        ],
+        replied_by="p_zs",
+    )
+    out = judge_loop(ctx)
+    assert out.goal_met and out.conclusion == "张三答复：对，已经交给李四了"  # not "张三确认了"
