@@ -3,6 +3,8 @@ as its model reads it: Chinese by default, English with LOCALE=en."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from engine.concern.reading import Subject
 from engine.signal.derive import split_speaker
 from engine.signal.model import SignalKind
@@ -31,10 +33,16 @@ def owner_report_text(kind: SignalKind, who: str, text: str, locale: str = "zh")
     return _REPORT[lang].format(who=who or _NOBODY[lang], kind=_KINDS[lang][kind], text=text)
 
 
+_SUBJECT_KINDS: dict[SignalKind, Literal["commitment", "blocker", "risk"]] = {
+    SignalKind.COMMITMENT: "commitment",
+    SignalKind.BLOCKER: "blocker",
+    SignalKind.RISK: "risk",
+}
+
+
 def subject_of(signal: Signal) -> Subject:
     """What a signal's concern follows up, as the loop's model reads it (the reply is read
     against it, `engine/concern/reading.py`)."""
-    kind = signal.kind.value
     if signal.kind is SignalKind.DIFFERENCE:
         return Subject(
             kind="difference",
@@ -45,7 +53,7 @@ def subject_of(signal: Signal) -> Subject:
             proposed=signal.proposed_value,
         )
     return Subject(
-        kind=kind if kind in ("commitment", "blocker", "risk") else "question",
+        kind=_SUBJECT_KINDS.get(signal.kind, "question"),
         text=signal.text,
         who=signal.who,
         what=signal.what or signal.blocks or split_speaker(signal.text)[1],

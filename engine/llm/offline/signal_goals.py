@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -89,7 +90,10 @@ def read_reply(goal: SignalGoal, text: str, at: datetime, tz: str) -> ReplyReadi
         choice = read_difference_answer(text, goal.current, goal.proposed)
         if choice is DifferenceAnswer.UNCLEAR:
             return ReplyReading(outcome=ReplyOutcome.UNCLEAR)
-        return ReplyReading(outcome=ReplyOutcome.MET, choice=choice.value)
+        chosen: Literal["current", "proposed"] = (
+            "current" if choice is DifferenceAnswer.CURRENT else "proposed"
+        )
+        return ReplyReading(outcome=ReplyOutcome.MET, choice=chosen)
     r = read_commitment_answer(text, at, tz, goal.what)
     return ReplyReading(
         outcome=_OUTCOMES[r.outcome],
