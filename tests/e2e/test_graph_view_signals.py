@@ -123,7 +123,7 @@ async def test_a_signals_chain_and_an_open_commitment_on_the_time_ring(
             timeout=10_000,
         )
         event_detail = await page.inner_text("#detail")
-        assert KEPT_TITLE in event_detail and "p_lisi (answered via a concern)" in event_detail
+        assert KEPT_TITLE in event_detail and f"by concern {chain.concern_id}" in event_detail
         assert [s for s, _ in await steps(page)] == [
             "passage",
             "signal",
