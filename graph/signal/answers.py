@@ -29,7 +29,7 @@ from engine.signal.outcome import (
 )
 from engine.signal.policy import Reachable
 from engine.signal.stored import Signal
-from engine.story.models import ActorKind, Entity, ObjectKind, Relation, Suggestion
+from engine.story.models import Entity, ObjectKind, Relation, Suggestion
 from graph.search.passages import write_passages
 from graph.signal.policies import AgendaPolicies
 from graph.signal.store import SignalStore
