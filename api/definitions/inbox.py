@@ -53,7 +53,11 @@ class InboxItem:
     at: datetime = strawberry.field(description="When it was proposed, or the run stopped.")
     what: str = strawberry.field(description="What happened, in the deployment's LOCALE.")
     reason: str | None = strawberry.field(
-        description="Why a run stopped (its error, or the pause reason); null for suggestions."
+        description=(
+            "Why a run stopped (its error, or the pause reason); for a pending difference a"
+            " holder answered through a concern, the answer quoted (`suggestion.viaConcern`"
+            " names the concern); null for other suggestions."
+        )
     )
     run: InboxRun | None = strawberry.field(description="The stopped run (run kinds only).")
     suggestion: Suggestion | None
@@ -138,7 +142,8 @@ def item_type(i: Item, lang: Lang = "zh") -> InboxItem:
         id=s.id,
         at=s.recorded_at,
         what=SUGGESTION_WHAT[lang][s.kind.value],
-        reason=None,
+        # a holder's answer through a concern: quoted, for an editor to weigh
+        reason=s.why if s.via_concern else None,
         run=None,
         suggestion=versioned(Suggestion, s),
         current_value=s.current_value,

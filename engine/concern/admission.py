@@ -25,7 +25,7 @@ from engine.concern.model import (
     TimelineType,
 )
 from engine.concern.policy import ConcernPolicy
-from engine.concern.reports import build_report, created_text, join_names
+from engine.concern.reports import acknowledges, build_report, created_text, join_names
 from engine.concern.scheduler import job_id
 from engine.errors import InvalidInput
 
@@ -103,7 +103,7 @@ def raise_concern(
             update={"next_action": NextAction(what=what, who_person_id=first, when=first_at or now)}
         )
     effects: list[Effect] = [register(concern, jid)]
-    if targets:
+    if targets and acknowledges(concern):
         concern, report = build_report(
             concern,
             [ReportKind.CREATED],

@@ -12,7 +12,8 @@ Order of rules:
 3. schedule_due on a schedule concern: the run does its mode's part (schedule.py: direct
    message, hand-off to the initiator's conversation, or the system's own run) and goes to
    `executions`; a one-shot (or finished) direct/system schedule then resolves without
-   back-flow (seed 002 回流条件); a handed-off run waits for the initiator's answer, which
+   back-flow (seed 002 回流条件) — a system run whose goal was not met ends dropped with
+   what it found, never resolved; a handed-off run waits for the initiator's answer, which
    completes it (and resolves a one-shot).
 4. step=drop — cancelled by the initiator ("算了不用问了"): dropped, no back-flow.
 5. goal_met (direct reply or indirect evidence such as a merge for "提测"): resolved, back-flow
@@ -55,7 +56,9 @@ from engine.concern.model import (
 )
 from engine.concern.outreach import Outreach, plan_drafts, send
 from engine.concern.policy import ConcernPolicy
+from engine.concern.reading import ReplyOutcome
 from engine.concern.reports import (
+    acknowledges,
     build_report,
     contacted_text,
     join_sentences,
@@ -90,7 +93,7 @@ def decide(
 
     turn = _Turn(concern, trigger, loop_output, now, policy, context, jid)
     turn.run()
-    c = turn.c
+    c = _with_reading(turn.c, loop_output, now)
     agenda = sync(concern, c, jid, turn.reason, now)
     effects = [*turn.effects, *([agenda] if agenda is not None else [])]
     if is_terminal(c.status):
@@ -102,6 +105,20 @@ def decide(
         update={"handled_triggers": handled, "revision": concern.revision + 1, "updated_at": now}
     )
     return Decision(new_concern=c, effects=tuple(effects), job_id=jid)
+
+
+def _with_reading(c: Concern, out: LoopOutput, now: datetime) -> Concern:
+    """Keep the loop's newest reading of a reply to the concern's subject (the story graph
+    is written from it, never from the words again); a reply that moves the promise is one
+    timeline entry, and the concern waits for the new time."""
+    reading = out.reading
+    if reading is None or reading == c.reading:
+        return c
+    c = c.model_copy(update={"reading": reading})
+    if reading.outcome is ReplyOutcome.MOVED and reading.definite and reading.new_due:
+        when = reading.due_text or reading.new_due.isoformat()
+        c = add_timeline(c, now, TimelineType.DECISION, f"承诺改到{when}，届时再问")
+    return c
 
 
 class _Turn:
@@ -242,7 +259,12 @@ class _Turn:
         if self.c.awaiting_run is not None:
             self.c = ensure_status(self.c, S.WAITING_REPLY, self.now, "已交给会话，等待答复")
         elif run.finished:
-            self._close(S.RESOLVED, "定时事项已执行完毕")
+            last = self.c.executions[-1] if self.c.executions else None
+            if last is not None and last.outcome == "not_met":
+                # a system run that did not reach its goal ends by what it did: not resolved
+                self._close(S.DROPPED, f"定时事项已执行，目标未达成：{last.detail}")
+            else:
+                self._close(S.RESOLVED, "定时事项已执行完毕")
 
     def _answer_handoff(self) -> None:
         """The initiator answered a handed-off run: the run is done, recorded with the answer."""
@@ -411,10 +433,10 @@ class _Turn:
                 retrying = set(reached.retry_names) >= set(pending) and bool(pending)
                 kinds.append(ReportKind.PARTIAL)
                 parts.append(partial_text(done, pending, locale, pending_named_elsewhere=retrying))
-            if reached.initial_names:
+            if reached.initial_names and acknowledges(c):
                 kinds.append(ReportKind.CONTACTED)
                 parts.append(contacted_text(reached.initial_names, locale))
-            if reached.retry_names:
+            if reached.retry_names and acknowledges(c):
                 kinds.append(ReportKind.TIMEOUT_RETRY)
                 parts.append(timeout_retry_text(reached.retry_names, locale))
         self.c, report = build_report(

@@ -11,6 +11,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from engine.concern.reading import ReplyReading
+
 
 class Attitude(StrEnum):
     """seed 002 §六 对方态度识别."""
@@ -67,3 +69,6 @@ class LoopOutput(BaseModel):
     findings: dict[str, str] = Field(default_factory=dict)
     # Background the loop adds after the four mandatory back-flow fields.
     backflow_note: str = ""
+    # A concern that follows up a subject (`LoopContext.subject`): the reading of the
+    # counterpart's newest reply against it (met, not yet, moved, dropped, unclear).
+    reading: ReplyReading | None = None

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from engine.concern.loop_output import Attitude, NextAction
+from engine.concern.reading import ReplyReading
 
 
 class ConcernType(StrEnum):
@@ -211,6 +212,8 @@ class Concern(_Model):
     # Job ids already decided, newest last (bounded by the policy).
     handled_triggers: list[str] = Field(default_factory=list)
     revision: int = 0
+    # The loop's newest definite reading of a reply to what it follows up (reading.py).
+    reading: ReplyReading | None = None
 
     @property
     def initiator(self) -> Initiator | None:

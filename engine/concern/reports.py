@@ -25,7 +25,10 @@ Rate limits (汇报频率约束), applied by `schedule_report`:
   (a later report or the back-flow supersedes it) while an `owner_update` is deferred to the
   next working period;
 - outside working hours (policy timezone, work_start–work_end on workdays) deferred to the
-  next working period; critical concerns are exempt ("priority 影响发送时段").
+  next working period, whatever the priority: the rule names no exemption (priority governs
+  when follow-ups to counterparts may go out, not mid-course reports to the initiator).
+The same limits hold for every report to the owner, the agenda's reports of a blocker or
+risk included (`jobs/signal/effects.py`).
 The back-flow is the final result, not a mid-course report: none of these limits apply.
 
 When a concern closes (resolved or dropped) its mid-course reports still waiting in the
@@ -93,6 +96,13 @@ def pronoun(count: int, locale: str = "zh") -> str:
     if locale == "en":
         return "their"
     return "他们" if count > 1 else "他"
+
+
+def acknowledges(concern: Concern) -> bool:
+    """Whether the initiator is sent acknowledgements (created, contacted, still chasing):
+    only for what they asked for. A follow-up the agenda raised on its own (a signal's) tells
+    the owner its result and what needs them, never "好的，我来联系李四"."""
+    return concern.agenda_role != "signal"
 
 
 def created_text(targets: Sequence[str], locale: str = "zh") -> str:
@@ -195,10 +205,9 @@ def schedule_report(
     if last_report_at is not None and t < last_report_at + policy.report_min_gap:
         t = last_report_at + policy.report_min_gap
         reason = "min gap"
-    if priority != Priority.CRITICAL:
-        moved = next_working_time(t, policy)
-        if moved != t:
-            t, reason = moved, "outside working hours"
+    moved = next_working_time(t, policy)
+    if moved != t:
+        t, reason = moved, f"outside working hours ({priority.value} too)"
     return ReportSlot(deliver_at=t, reason=reason)
 
 

@@ -96,17 +96,15 @@ def when_text(at: datetime, policy: ConcernPolicy) -> str:
 def first_contact_time(
     due: datetime | None, now: datetime, priority: Priority, policy: ConcernPolicy
 ) -> datetime:
-    """When a follow-up raised for a promise first contacts the person (issue 28): at the
-    promised time moved into the priority's window, kept on the promised day when it can be
-    (a promise due at the end of a working day, "周四能提测" = Thursday 18:00, is asked about
-    in that day's last working hour, not the next morning); never before `now`.
+    """When a follow-up raised for a promise first contacts the person: at the promised time,
+    or when the priority's sending window next opens after it — never before it (按承诺时间设
+    next_action，不提前追问: a promise due Thursday 18:00 is not asked about at 17:00), and
+    never before `now`.
 
     | promised time                          | first contact                          |
     |----------------------------------------|----------------------------------------|
     | inside the window                      | the promised time                      |
-    | on a window day, after the window ends | one hour before the window ends (that  |
-    |                                        | day; the window's start if shorter)    |
-    | before the window, or on another day   | the window's next opening              |
+    | outside it (after hours, a rest day)   | the window's next opening after it     |
     | already past, or none                  | now, moved into the window             |
     """
     if due is None or due <= now:
@@ -118,9 +116,4 @@ def first_contact_time(
         start, end, days = policy.extended_start, policy.extended_end, policy.extended_days
     else:
         start, end, days = policy.work_start, policy.work_end, policy.workdays
-    local = due.astimezone(policy.tz)
-    if local.weekday() in days and local.time() >= end:
-        day_start = datetime.combine(local.date(), start, tzinfo=policy.tz)
-        last_hour = datetime.combine(local.date(), end, tzinfo=policy.tz) - timedelta(hours=1)
-        return max(last_hour, day_start, now)
     return next_open(due, start, end, days, policy)

@@ -30,7 +30,7 @@ _CONNECTOR = re.compile(r"^\s*(?:和|与|跟|及|以及|、|,|，|and\b)\s*")
 _LEAD_PUNCT = re.compile(r"^[\s,，:：、;；]+")
 _TAIL_PUNCT = re.compile(r"[\s。.!！?？~～]+$")
 _QUESTION = re.compile(
-    r"什么|何时|几|吗|哪|怎么|多少|是否|能不能|可不可以|有没有|是不是|了没|没有$|"
+    r"什么|何时|几|吗|哪|怎么|多少|是否|能不能|可不可以|有没有|是不是|了没|没有$|还是|"
     r"\bwhen\b|\bwhat\b|\bhow\b|\bwhich\b|\bwhether\b|\?|？",
     re.IGNORECASE,
 )
@@ -38,6 +38,7 @@ _QUESTION = re.compile(
 TEMPLATES: dict[str, dict[str, str]] = {
     "zh": {
         "initial_q": "你好，{who}想了解一下{ask}？",
+        "direct_q": "{name}，{ask}？",
         "initial_confirm": "你好，{who}想跟你确认一下{topic}。",
         "initial_topic": "你好，{who}想了解一下{ask}。",
         "normal_q": "再跟你确认一下，{ask}？方便的时候回我一下。",
@@ -57,6 +58,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
     },
     "en": {
         "initial_q": "Hi, {who} would like to know: {ask}?",
+        "direct_q": "{name}, {ask}?",
         "initial_confirm": "Hi, {who} would like to confirm {topic} with you.",
         "initial_topic": "Hi, {who} would like to know about {ask}.",
         "normal_q": "Just following up: {ask}? Let me know when you can.",
@@ -128,6 +130,8 @@ def ask_from(request: str, title: str, names: Sequence[str]) -> str:
 
 def the_ask(concern: Concern) -> str:
     """What the counterparts are asked, in the initiator's words (never the goal sentence)."""
+    if concern.agenda_role == "signal" and concern.source.detail:
+        return _TAIL_PUNCT.sub("", concern.source.detail).strip()  # the agenda's own question
     names = [p.display_name for p in concern.people]
     return ask_from(concern.source.detail, concern.title, names)
 
@@ -149,6 +153,10 @@ def counterpart_message(concern: Concern, kind: str, locale: str = "zh") -> str:
     who = ini.name if ini is not None and ini.name else t["me"]
     zh = locale != "en"
     shown = spaced(ask) if zh else ask
+    asked = concern.counterparts[0].display_name if concern.counterparts else ""
+    if kind == "initial" and concern.agenda_role == "signal" and is_question(ask) and asked:
+        # the agenda's own question names the thing: asked as it is ("李四，前端部分周四提测了吗？")
+        return t["direct_q"].format(name=asked, ask=ask)
     if kind == "initial":
         if is_question(ask):
             return t["initial_q"].format(who=who, ask=shown)

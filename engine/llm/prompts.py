@@ -32,6 +32,17 @@ conversation log, then decide:
   (what the initiator asked), never pasting the goal sentence. Answering a fresh reply is
   fine; do not chase someone who just said "我看看" or "别催了" (use step "wait").
 - done_person_ids and findings ({person_id: what they said}) for people whose part is done.
+- reading: when the request carries a `subject` (the promise, blocker, risk or difference
+  this concern follows up), read the counterpart's NEWEST reply against it and against the
+  question we asked (our last outbound message): {outcome: met | not_yet | moved | dropped
+  | unclear, line: the 1-based position of that reply in conversation_log, choice:
+  "current" | "proposed" for a difference, happened_at when it says when it happened,
+  new_due and due_text when it names a new, later time}. met only when the reply states
+  it (done / resolved / which value holds); a question back ("提测了吗？"), a conditional
+  ("如果明天能…"), a plan ("准备提测"), a negation, a bare acknowledgement ("好的") or a
+  reply about something else is unclear or not_yet. A moved promise is not met: step
+  "wait", next_action.when and promised_at the new time. A reading is evidence, not a
+  verdict: never resolve on anything but met.
 `replied_by` names whose reply triggered this turn; `counterparts` carry each person's
 context slice.
 Times are in the timezone given; write datetimes as ISO 8601 with offset."""

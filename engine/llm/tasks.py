@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from engine.concern.reading import Subject
+
 
 class Person(BaseModel):
     """A person of the concern with their context slice (seed 002 §八:
@@ -68,6 +70,9 @@ class LoopContext(BaseModel):
     locale: str = "zh"
     trigger: str = "reply"  # reply | timeout | due | signal
     replied_by: str | None = None  # reply: whose message triggered this turn
+    # what the concern follows up (a promise, a blocker, a difference): the reply is read
+    # against it (`LoopOutput.reading`); None for a concern raised by a person
+    subject: Subject | None = None
 
 
 class ReviewDocument(BaseModel):

@@ -1,23 +1,25 @@
-"""A signal's concern ended: what its answer writes into the story graph (issue 28 item 3).
+"""A signal's concern ended: what its answer writes into the story graph.
 
-When a concern the agenda raised for a signal ends, its outcome lands in the story graph in
-one transaction, by the person who answered (`person:<id>`), via the concern:
+A reply is evidence, never a verdict (`docs/rules/loop-standing.md`). When a concern the
+agenda raised for a signal ends, the machine's reading of the answer lands in the story graph
+in one transaction, `by` the run that read it (`run:concern:<id>`), never by the person who
+answered (`by PERSON` is what an authenticated person did through the API or the graph view):
 - the concern's conversation becomes a source version (kind conversation, one line per
   message, `[time] speaker: text`), so the answer is cited by its line (`lines:N-N`, the
   locator every line-addressed source uses, `engine/story/sources.cut`);
 - a commitment kept ("已经提测了") -> an event "前端部分已提测" at the time the person says it
   happened, citing the line; the signal `kept`;
 - a commitment moved ("推迟到周五") -> an event "前端部分提测推迟到周五" and a new commitment
-  signal due at the new time, citing the line (the loop goes on through the agenda); the
-  signal `changed`;
-- a difference answered -> the person's choice is their correction: the proposed value
-  accepted as a new version of the target (citing the line), or the suggestion dismissed with
-  the answer as the reason (remembered by fingerprint like any dismissal, issue 29); the
-  signal `settled`;
+  signal due at the new time, citing the line; the signal `changed`;
+- a difference answered -> the answer is quoted evidence on the pending difference
+  ("张三在跟进事项 c1 中答复：对，已经交给李四了", a reference to its line), which stays pending
+  for someone with the editor role to accept or dismiss: a reply never changes
+  person-confirmed or person-edited content and never decides an inbox item; the signal
+  `settled` (it has its answer);
 - the concern dropped or escalated, or resolved without an answer that can be read (indirect
   evidence, a model that resolved on "好") -> the signal `unresolved`: visible, nothing asserted.
 The reading of the answer is `engine/signal/answers.py`, the same one the offline model's
-goal check uses (`engine/llm/offline/signal_goals.py`): nothing is guessed.
+goal check uses (`engine/llm/offline/signal_goals.py`): nothing unclear is taken as met.
 
 Writing twice is impossible by construction: a signal already settled by this concern yields
 no plan, and every id derives from the concern (`concern:<id>:answer`), so a retried or
@@ -32,18 +34,17 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.concern.model import Concern, ConcernStatus, ConversationEntry, Direction
+from engine.concern.reading import ReplyOutcome
 from engine.llm.offline.when import localize
 from engine.signal.answers import (
     CommitmentAnswer,
     CommitmentReading,
     DifferenceAnswer,
-    read_commitment_answer,
-    read_difference_answer,
 )
 from engine.signal.derive import kept_title, split_speaker
-from engine.signal.model import Passage, SignalDraft, SignalKind, SignalStatus
+from engine.signal.model import SignalDraft, SignalKind, SignalStatus
 from engine.signal.stored import Signal
-from engine.story.corrections import next_version, resolve_suggestion
+from engine.story.corrections import next_version
 from engine.story.models import (
     Actor,
     Entity,
@@ -56,7 +57,6 @@ from engine.story.models import (
     SourceKind,
     SourceVersion,
     Suggestion,
-    SuggestionStatus,
     make_id,
 )
 from engine.story.publish import result_id_for
@@ -69,6 +69,7 @@ TEXT = {
         "us": "跟进",
         "moved": "{what}推迟到{when}",
         "answered": "{name}在跟进事项 {concern} 中答复",
+        "evidence": "{name} 在跟进中答复：{text}",
         "why": "{name}在跟进事项 {concern} 中的答复（第 {line} 行）：{text}",
         "unresolved": "跟进事项 {concern} {status}，未得到可写回的答复",
         "gone": "差异已在别处处理，答复未写回",
@@ -77,6 +78,7 @@ TEXT = {
         "us": "follow-up",
         "moved": "{what} moved to {when}",
         "answered": "{name} answered in concern {concern}",
+        "evidence": "{name} answered in the follow-up: {text}",
         "why": "{name}'s answer in concern {concern} (line {line}): {text}",
         "unresolved": "concern {concern} {status} without an answer to write back",
         "gone": "the difference was settled elsewhere; the answer was not written back",
@@ -115,23 +117,33 @@ class Answer(BaseModel):
         return f"lines:{self.line}-{self.line}"
 
 
-def find_answer(signal: Signal, concern: Concern, tz: str) -> Answer | None:
-    """The newest reply from a counterpart that answers definitely; None if none does."""
-    counterparts = {p.person_id for p in concern.counterparts}
+def find_answer(signal: Signal, concern: Concern) -> Answer | None:
+    """The reply the loop read definitely (`Concern.reading`, the configured model's reading
+    or, with none, the offline rules'), from a counterpart; None if there is none. The words
+    are never read again here."""
+    reading = concern.reading
+    if reading is None or not reading.definite or reading.line is None:
+        return None
     log = concern.conversation_log
-    for i in range(len(log) - 1, -1, -1):
-        e = log[i]
-        if e.direction is not Direction.INBOUND or e.person_id not in counterparts:
-            continue
-        if signal.kind is SignalKind.DIFFERENCE:
-            choice = read_difference_answer(e.text, signal.confirmed_value, signal.proposed_value)
-            if choice is not DifferenceAnswer.UNCLEAR:
-                return Answer(line=i + 1, entry=e, choice=choice)
-        elif signal.kind is SignalKind.COMMITMENT:
-            reading = read_commitment_answer(e.text, e.ts, tz)
-            if reading.outcome in (CommitmentAnswer.KEPT, CommitmentAnswer.CHANGED):
-                return Answer(line=i + 1, entry=e, commitment=reading)
-    return None
+    if not 1 <= reading.line <= len(log):
+        return None
+    e = log[reading.line - 1]
+    counterparts = {p.person_id for p in concern.counterparts}
+    if e.direction is not Direction.INBOUND or e.person_id not in counterparts:
+        return None
+    if signal.kind is SignalKind.DIFFERENCE:
+        if reading.outcome is not ReplyOutcome.MET or reading.choice is None:
+            return None
+        return Answer(line=reading.line, entry=e, choice=DifferenceAnswer(reading.choice))
+    if reading.outcome is ReplyOutcome.MOVED:
+        commitment = CommitmentReading(
+            outcome=CommitmentAnswer.CHANGED, new_due=reading.new_due, due_text=reading.due_text
+        )
+    else:
+        commitment = CommitmentReading(
+            outcome=CommitmentAnswer.KEPT, happened_at=reading.happened_at or e.ts
+        )
+    return Answer(line=reading.line, entry=e, commitment=commitment)
 
 
 def suggestion_for(signal: Signal, pending: Sequence[Suggestion]) -> Suggestion | None:
@@ -163,19 +175,21 @@ class OutcomePlan(BaseModel):
     events: list[Event] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
     drafts: list[SignalDraft] = Field(default_factory=list)  # a moved commitment's new signal
-    suggestion: Suggestion | None = None  # the difference's suggestion, accepted or dismissed
-    target: Entity | Relation | None = None  # its target's new version (accepted)
+    # the difference's suggestion, still pending, with the answer as its quoted evidence
+    suggestion: Suggestion | None = None
 
-    @property
-    def dismissed(self) -> bool:
-        return self.suggestion is not None and self.suggestion.status is SuggestionStatus.DISMISSED
+
+def reader_of(concern_id: str) -> Actor:
+    """Who a machine's reading of a concern's replies is recorded by: the concern loop's
+    run, never the person whose words it read."""
+    return Actor.run(f"concern:{concern_id}")
 
 
 def _unresolved(signal: Signal, concern: Concern, now: datetime, why: str) -> OutcomePlan:
     new = next_version(
         signal,
         max(now, signal.recorded_at),
-        Actor.run(f"concern:{concern.concern_id}"),
+        reader_of(concern.concern_id),
         why,
         status=SignalStatus.UNRESOLVED,
         via_concern=concern.concern_id,
@@ -202,29 +216,57 @@ def decide_outcome(
     version (None when nothing is pending any more)."""
     t = TEXT.get(locale, TEXT["zh"])
     cid = concern.concern_id
-    if concern.source.signal_id != signal.id or concern.status not in ENDED:
+    if concern.source.signal_id != signal.id or signal.status in SETTLED:
         return None
-    if signal.status in SETTLED:
-        return None
+    if concern.status not in ENDED:
+        answer = find_answer(signal, concern)
+        moved = (
+            answer is not None
+            and answer.commitment is not None
+            and answer.commitment.outcome is CommitmentAnswer.CHANGED
+        )
+        if not moved or signal.status is not SignalStatus.OPEN:
+            return None
+        assert answer is not None and answer.commitment is not None
+        if answer.commitment.new_due == signal.due:
+            return None  # already moved by this reading
+        return _written(signal, concern, answer, now, tz, locale, known_versions, None)
     if concern.status is not ConcernStatus.RESOLVED:
         if signal.status is SignalStatus.UNRESOLVED:
             return None
         why = t["unresolved"].format(concern=cid, status=concern.status.value)
         return _unresolved(signal, concern, now, why)
-    answer = find_answer(signal, concern, tz)
-    if answer is None:
+    answer = find_answer(signal, concern)
+    if answer is None or (
+        answer.commitment is not None and answer.commitment.outcome is not CommitmentAnswer.KEPT
+    ):
         why = t["unresolved"].format(concern=cid, status=concern.status.value)
         return _unresolved(signal, concern, now, why)
     if signal.kind is SignalKind.DIFFERENCE and (suggestion is None or target is None):
         return _unresolved(signal, concern, now, t["gone"])
+    return _written(signal, concern, answer, now, tz, locale, known_versions, suggestion)
 
+
+def _written(
+    signal: Signal,
+    concern: Concern,
+    answer: Answer,
+    now: datetime,
+    tz: str,
+    locale: str,
+    known_versions: frozenset[str],
+    suggestion: Suggestion | None,
+) -> OutcomePlan:
+    """What a definite reading writes: the conversation source version, a result by the
+    loop's run, and the event, the moved due time or the quoted evidence citing the line."""
+    t = TEXT.get(locale, TEXT["zh"])
+    cid = concern.concern_id
     e = answer.entry
-    by = Actor.person(e.person_id)
-    at = max(
-        [now, signal.recorded_at] + [v.recorded_at for v in (suggestion, target) if v is not None]
-    )
+    by = reader_of(cid)
+    at = max([now, signal.recorded_at] + ([suggestion.recorded_at] if suggestion else []))
     scope = signal.scope
-    key = f"concern:{cid}:answer"
+    moving = answer.commitment is not None and answer.commitment.outcome is CommitmentAnswer.CHANGED
+    key = f"concern:{cid}:moved:{answer.line}" if moving else f"concern:{cid}:answer"
     result_id = result_id_for(scope, key)
     why = t["why"].format(name=e.person_name, concern=cid, line=answer.line, text=e.text)
     source_id = conversation_source_id(cid)
@@ -283,24 +325,10 @@ def decide_outcome(
             plan.status = SignalStatus.KEPT
             title = kept_title(sentence, signal.who)
             happened = reading.happened_at or e.ts
-        else:
-            plan.status = SignalStatus.CHANGED
+        else:  # moved: the same signal is due at the new time, still open
+            plan.status = SignalStatus.OPEN
             title = t["moved"].format(what=signal.what or sentence, when=reading.due_text)
             happened = e.ts
-            plan.drafts.append(
-                SignalDraft(
-                    kind=SignalKind.COMMITMENT,
-                    text=e.text,
-                    passage=Passage(
-                        source_id=source_id, source_version=version, locator=answer.locator
-                    ),
-                    said_at=e.ts,
-                    who=signal.who or e.person_name,
-                    what=signal.what,
-                    due=reading.new_due,
-                    due_text=reading.due_text,
-                )
-            )
         event = Event(
             id=make_id("evt", scope, key),
             scope=scope,
@@ -318,15 +346,16 @@ def decide_outcome(
         plan.events.append(event)
         cite(ObjectKind.EVENT, event.id)
     else:
-        assert suggestion is not None and target is not None
-        accept = answer.choice is DifferenceAnswer.PROPOSED
-        resolved, updated = resolve_suggestion(suggestion, target, accept, at, by, why)
-        plan.suggestion = resolved.model_copy(update={"via_concern": cid, "via_result": result_id})
-        if updated is not None:
-            plan.target = updated.model_copy(update={"via_concern": cid, "via_result": result_id})
-            cite(suggestion.target_kind, updated.id)
-            cite(ObjectKind.SUGGESTION, suggestion.id)
+        assert suggestion is not None
+        quoted = t["evidence"].format(name=e.person_name, text=e.text)
+        plan.suggestion = next_version(
+            suggestion, at, by, quoted, via_concern=cid, via_result=result_id
+        )
+        cite(ObjectKind.SUGGESTION, suggestion.id)
+    moved: dict[str, object] = {}
+    if moving and answer.commitment is not None:
+        moved = {"due": answer.commitment.new_due, "due_text": answer.commitment.due_text}
     plan.signal = next_version(
-        signal, at, by, why, status=plan.status, via_concern=cid, via_result=result_id
+        signal, at, by, why, status=plan.status, via_concern=cid, via_result=result_id, **moved
     )
     return plan

@@ -39,6 +39,7 @@ from engine.concern.model import (
     Priority,
     RaiseConcernInput,
 )
+from engine.signal.derive import promise_parts, time_phrase
 from engine.signal.model import DecisionKind, SignalDecision, SignalDraft, SignalKind
 
 _HIGH = re.compile(
@@ -133,8 +134,12 @@ def is_high(signal: SignalDraft) -> bool:
 
 
 def goal_of(signal: SignalDraft) -> str:
+    """The concern's completion condition: a difference's value chosen, a blocker or risk
+    resolved, a promise kept (`docs/rules/reply-reading.md`)."""
     if signal.kind is SignalKind.DIFFERENCE:
         return f"确认{signal.field}是{signal.confirmed_value}还是{signal.proposed_value}"
+    if signal.kind in (SignalKind.BLOCKER, SignalKind.RISK):
+        return f"确认{_first_clause(signal.text)}是否已解决"
     return f"确认{signal.what or signal.text}是否已完成"
 
 
@@ -142,12 +147,36 @@ _SPEAKER = re.compile(r"^[^：:]{1,20}[：:]\s*")
 
 
 def asked_about(signal: SignalDraft) -> str:
-    """What the concern's messages say it is about, in the words a person reads: the
-    question for a difference, the promise as said (without its speaker) otherwise. The
-    signal itself is linked by `signal_id`, never spelled into a message."""
+    """The question the concern's messages ask, naming the thing (without its final question
+    mark, which the message adds): "前端部分周四提测了吗", "「支付模块改由李四负责」，负责人现在是
+    张三还是李四", "「支付模块卡在第三方回调接口」解决了吗". The signal itself is linked by
+    `signal_id`, never spelled into a message."""
+    said = _SPEAKER.sub("", signal.text, count=1) or signal.text
     if signal.kind is SignalKind.DIFFERENCE:
-        return goal_of(signal)
-    return _SPEAKER.sub("", signal.text, count=1) or signal.text
+        said = signal.text  # a difference's text has no speaker ("支付模块 负责人：张三 → 李四")
+        either = f"{signal.confirmed_value}还是{signal.proposed_value}"
+        if "→" not in said and "->" not in said:  # the words that raised it name the thing
+            return f"「{said}」，{signal.field}现在是{either}"
+        thing = re.split(r"[：:]", said, maxsplit=1)[0].removesuffix(signal.field).strip()
+        if not thing:
+            return f"{signal.field}现在是{either}"
+        if signal.field == "负责人":
+            return f"{thing}现在由谁负责：{either}"
+        return f"{thing}的{signal.field}现在是{either}"
+    if signal.kind in (SignalKind.BLOCKER, SignalKind.RISK):
+        return f"「{_first_clause(signal.text)}」解决了吗"
+    if said.isascii():
+        return f"is this done: {said}"
+    subject, predicate = promise_parts(said)
+    if not predicate:
+        return f"「{said}」完成了吗"
+    return f"{subject}{time_phrase(said)}{predicate}了吗"
+
+
+def _first_clause(text: str) -> str:
+    """The sentence without its speaker, up to its first clause break."""
+    said = _SPEAKER.sub("", text, count=1) or text
+    return re.split(r"[，,。；;！!]", said, maxsplit=1)[0].strip() or said
 
 
 def _ignored(policy: AgendaPolicy, reason: str) -> Decided:

@@ -209,7 +209,10 @@ FIELD_NAMES: dict[str, dict[str, str]] = {
 
 
 # a difference between named values, as a person reads it ("负责人：张三 → 李四")
-CHANGE_TEXT = {"zh": "{field}：{confirmed} → {proposed}", "en": "{field}: {confirmed} → {proposed}"}
+CHANGE_TEXT = {
+    "zh": "{thing}{field}：{confirmed} → {proposed}",
+    "en": "{thing}{field}: {confirmed} → {proposed}",
+}
 
 
 def field_name(field: str, locale: str) -> str:
@@ -244,7 +247,10 @@ def drafts_from_suggestions(
                 proposed_value=proposed,
                 text=(
                     CHANGE_TEXT.get(locale, CHANGE_TEXT["zh"]).format(
-                        field=field, confirmed=confirmed, proposed=proposed
+                        thing=f"{s.subject_label} " if s.subject_label else "",
+                        field=field,
+                        confirmed=confirmed,
+                        proposed=proposed,
                     )
                     if s.current_label or s.proposed_label
                     else s.reason or f"{field}: {proposed}"

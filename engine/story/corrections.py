@@ -209,9 +209,11 @@ def holder_change(
     result_id: str,
     now: datetime,
     by: Actor,
+    thing: str = "",
 ) -> tuple[Relation | None, Suggestion | None]:
     """Another holder (`new_from_id`) stated for the thing `current` gives a holder;
-    `labels`: the current and the new holder's names, as a person reads them."""
+    `labels`: the current and the new holder's names, as a person reads them; `thing`: the
+    held thing's name."""
     if not current.settled_by_person:
         return (
             next_version(
@@ -232,7 +234,7 @@ def holder_change(
         by,
     )
     return None, suggestion.model_copy(
-        update={"current_label": labels[0], "proposed_label": labels[1]}
+        update={"current_label": labels[0], "proposed_label": labels[1], "subject_label": thing}
     )
 
 

@@ -226,6 +226,9 @@ class Suggestion(Version):
     # empty: the value reads as it is
     current_label: str = ""
     proposed_label: str = ""
+    # the thing the target is about, as a person reads it (a holder's thing: "支付模块");
+    # empty when the target names itself
+    subject_label: str = ""
     # the dismissed suggestion this one proposes again (issue 29): on the same evidence it is
     # recorded dismissed; on new evidence it is pending and cites the old evidence too
     repeat_of: str | None = None

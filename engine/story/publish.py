@@ -295,7 +295,13 @@ def decide_publish(
             holder, holder_name = held
             touched.add(holder.id)
             moved, suggestion = holder_change(
-                holder, from_id, (holder_name, names[rel.from_]), result_id, now, by
+                holder,
+                from_id,
+                (holder_name, names[rel.from_]),
+                result_id,
+                now,
+                by,
+                thing=names.get(rel.to, ""),
             )
             if moved is not None:
                 plan.relations.append(moved)

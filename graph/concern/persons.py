@@ -130,6 +130,15 @@ class PersonStore(Store):
         owner = PersonContext.from_props(records[0]["person"]) if records else None
         return await self._with_initiator(LoopInputs(concern, scope, persons, owner))
 
+    async def last_report_to(
+        self, *, scope: str, person_id: str, key_prefix: str
+    ) -> datetime | None:
+        """When the latest report to `person_id` keyed `key_prefix…` is (to be) delivered."""
+        records = await self.query(
+            "concern/last_report_to", scope=scope, person_id=person_id, key_prefix=key_prefix
+        )
+        return from_neo4j(records[0]["at"]) if records else None
+
     async def reports_today(
         self, *, scope: str, person_id: str, now: datetime, policy: ConcernPolicy
     ) -> int:

@@ -1,12 +1,12 @@
 """A signal's concern ended: its outcome written into the story graph in ONE transaction
-(issue 28 item 3; the decision is `engine/signal/outcome.py`).
+(the decision is `engine/signal/outcome.py`).
 
 The transaction reads the signal's current version, the versions the store holds of the
 concern's conversation source and, for a difference, its pending suggestion with the
 target's current version; it decides, then writes the conversation source version (its lines
 searchable like any source's), the outcome's result, the event and its references, the
-accepted or dismissed suggestion (a dismissal remembered by fingerprint, issue 29) with the
-target's new version, the signal's new version, and a moved commitment's new signal (decided
+pending suggestion's new version quoting the answer (never its target: only a person
+overrules a person), the signal's new version, and a moved commitment's new signal (decided
 by the scope's agenda policy like every signal). A concurrent writer of the same outcome
 loses on the version and result constraints and writes nothing.
 """
@@ -29,21 +29,20 @@ from engine.signal.outcome import (
 )
 from engine.signal.policy import Reachable
 from engine.signal.stored import Signal
-from engine.story.models import ActorKind, Entity, ObjectKind, Relation, Suggestion
+from engine.story.models import Entity, ObjectKind, Relation, Suggestion
 from graph.search.passages import write_passages
 from graph.signal.policies import AgendaPolicies
 from graph.signal.store import SignalStore
-from graph.story import dismissals
 from graph.story.codec import from_props, to_props, version_row, write_row
 from graph.story.store import StoryStore
 
 
-def answerer_of(concern: Concern, answered: Signal) -> Reachable | None:
+def answerer_of(concern: Concern, plan: OutcomePlan) -> Reachable | None:
     """The concern person whose answer states a new signal (a moved commitment), reachable
     on the channel the concern talks to them on, so the loop goes on with them."""
-    if answered.by.kind is not ActorKind.PERSON:
+    if plan.answer is None:
         return None
-    person = concern.person(answered.by.id)
+    person = concern.person(plan.answer.entry.person_id)
     if person is None or not person.last_channel:
         return None
     return Reachable(
@@ -95,7 +94,7 @@ class SignalAnswers(StoryStore):
             )
             if plan is None:
                 return None, []
-            return plan, await self._write_plan(tx, plan, answerer_of(concern, plan.signal))
+            return plan, await self._write_plan(tx, plan, answerer_of(concern, plan))
 
         return await self._write(work)
 
@@ -133,13 +132,8 @@ class SignalAnswers(StoryStore):
         if plan.result is not None:
             await self.rows(tx, "story/write_result", row=to_props(plan.result))
         await self._write_versions(tx, ObjectKind.EVENT, plan.events)
-        if plan.suggestion is not None:
-            if plan.dismissed:  # remembered by fingerprint of the evidence it cited (issue 29)
-                await dismissals.remember(self, tx, plan.suggestion, plan.suggestion.recorded_at)
+        if plan.suggestion is not None:  # still pending: the answer is its evidence
             await self._write_versions(tx, ObjectKind.SUGGESTION, [plan.suggestion])
-        if plan.target is not None:
-            kind = ObjectKind.ENTITY if isinstance(plan.target, Entity) else ObjectKind.RELATION
-            await self._write_versions(tx, kind, [plan.target])
         if plan.references:
             rows = await self.rows(
                 tx, "story/write_references", rows=[write_row(r) for r in plan.references]

@@ -13,8 +13,11 @@
    by the revision (a reply recorded meanwhile: reload and decide again; after
    `MAX_CONFLICT_RELOADS` the `Conflict` propagates and the task retries);
 6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed);
-7. a concern raised for a signal that has ended (now or in an earlier run of this job):
-   its answer goes back into the story graph (`jobs/signal/answers.py`, idempotent).
+7. a concern raised for a signal that has ended (now or in an earlier run of this job), or
+   whose reply moved the promise: what the loop read goes back into the story graph by the
+   loop's run, citing the reply line (`jobs/signal/answers.py`, idempotent).
+The model reads each reply against what the concern follows up (`LoopContext.subject`: the
+signal's promise, blocker or difference) and answers a reading (`LoopOutput.reading`).
 A call whose turn saved nothing (a failed request, a no-op decision) is written to the ledger
 on its own, so every model call of the loop is counted.
 `resolve_concern` exists only inside step 4: nothing else resolves a concern.
@@ -26,16 +29,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.clock import utcnow
 from engine.concern.loop import decide
 from engine.concern.loop_input import loop_input
 from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
+from engine.concern.reading import Subject
 from engine.concern.scheduler import Trigger, is_stale
 from engine.concern.states import is_terminal
 from engine.errors import Conflict, NotFound
 from engine.llm.ledger import Attribution, Stage
 from engine.llm.tasks import LoopContext, Signal
 from engine.principal import Principal
+from engine.signal.wording import subject_of
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
@@ -43,6 +49,7 @@ from jobs.deps import Deps
 from jobs.llm.gateway import ModelGateway
 from jobs.llm.ledger import Meter, metering, settle
 from jobs.signal.answers import settle_signal_answer
+from jobs.signal.record import signal_store
 
 MAX_CONFLICT_RELOADS = 3
 
@@ -61,15 +68,27 @@ def model_context(
     policy: ConcernPolicy,
     signal: dict[str, Any] | None = None,
     persons: dict[str, PersonContext] | None = None,
+    subject: Subject | None = None,
 ) -> LoopContext:
-    """What the model reads for one turn: goal, request, people with their context slices
-    and the whole conversation log (engine/concern/loop_input.py)."""
+    """What the model reads for one turn: goal, request, people with their context slices,
+    the whole conversation log (engine/concern/loop_input.py) and, for a signal's concern,
+    the promise or difference it follows up (the reply is read against it)."""
     slices = {
         pid: {"preferred_channel": p.preferred_channel, "channels": p.channels, **p.extra}
         for pid, p in (persons or {}).items()
     }
     signals = [Signal.model_validate(signal)] if signal else []
-    return loop_input(concern, trigger, now, policy, persons=slices, signals=signals)
+    ctx = loop_input(concern, trigger, now, policy, persons=slices, signals=signals)
+    return ctx.model_copy(update={"subject": subject})
+
+
+async def followed_up(deps: Deps, concern: Concern, scope: str, now: datetime) -> Subject | None:
+    """The signal a concern follows up, as its model reads it; None for a person's concern."""
+    sid = concern.source.signal_id
+    if sid is None:
+        return None
+    found = await signal_store(deps).get(scope, sid, now=max(now, utcnow()))
+    return subject_of(found) if found is not None else None
 
 
 def already_decided(concern: Concern, trigger: Trigger) -> bool:
@@ -107,12 +126,13 @@ async def run_turn(
             if already_decided(concern, trigger):
                 break
             context = await persons.loop_context(inputs, now=moment, policy=policy)
+            subject = await followed_up(deps, concern, inputs.scope, moment)
             meter = meter or Meter(
                 Attribution(stage=Stage.CONCERN_LOOP, scope=inputs.scope, concern_id=concern_id)
             )
             with metering(meter):
                 judged = await model.judge_loop(
-                    model_context(concern, trigger, moment, policy, signal, inputs.persons)
+                    model_context(concern, trigger, moment, policy, signal, inputs.persons, subject)
                 )
             decision = decide(concern, trigger, judged.value, moment, policy, context)
             try:

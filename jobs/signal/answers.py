@@ -1,6 +1,6 @@
-"""Answers come back into the graph (issue 28 item 3): when a concern the agenda raised for
-a signal ends (resolved, dropped, escalated), its outcome is written into the story graph
-in one transaction, by the person who answered, via the concern
+"""Answers come back into the graph: when a concern the agenda raised for a signal ends
+(resolved, dropped, escalated), or its reply moves the promise, what the loop read is
+written into the story graph in one transaction, by the loop's run citing the reply line
 (`engine/signal/outcome.py` decides, `graph/signal/answers.py` writes).
 
 Called by the agent-loop turn (`jobs/concern/loop.run_turn`) after the decision that ended
@@ -17,6 +17,7 @@ from datetime import datetime
 from engine.clock import utcnow
 from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
+from engine.concern.reading import ReplyOutcome
 from engine.errors import Conflict, NotFound
 from engine.principal import Principal
 from engine.signal.outcome import ENDED, OutcomePlan
@@ -44,7 +45,10 @@ async def settle_signal_answer(
         scope,
         NotFound(f"no concern {concern.concern_id}", concern_id=concern.concern_id),
     )
-    if concern.source.signal_id is None or concern.status not in ENDED:
+    if concern.source.signal_id is None:
+        return None, []
+    moved = concern.reading is not None and concern.reading.outcome is ReplyOutcome.MOVED
+    if concern.status not in ENDED and not moved:
         return None, []
     store = SignalAnswers(deps.driver, deps.database, locale=policy.locale)
     # A record time is never in the past: what the graph knew at an earlier moment does not

@@ -24,7 +24,8 @@ from arq.connections import ArqRedis
 
 from engine.concern.effects import Recipient, ReportKind
 from engine.concern.effects import ReportToOwner as OutboxReport
-from engine.concern.reports import next_working_time
+from engine.concern.model import Priority
+from engine.concern.reports import schedule_report
 from engine.concern.window import first_contact_time
 from engine.errors import Conflict, NotFound
 from engine.principal import Principal
@@ -34,6 +35,7 @@ from engine.signal.stored import Signal, effect_of
 from engine.signal.wording import owner_report_text
 from graph.concern.codec import outbox_row
 from graph.concern.outbox import Outbox
+from graph.concern.persons import PersonStore
 from jobs.concern import commands
 from jobs.concern.effects import enqueue_delivery
 from jobs.deps import Deps
@@ -113,16 +115,40 @@ async def perform_effect(deps: Deps, principal: Principal, scope: str, signal_id
     return Performed(signal_id, "none")
 
 
+REPORT_KEY = "signal-report:"
+
+
 async def _report(deps: Deps, signal: Signal, effect: ReportToOwner) -> None:
+    """The agenda's report of a blocker or risk keeps the report rules like every report:
+    the 30-minute gap after the owner's previous agenda report, the daily cap (beyond it,
+    the next working day) and the off-hours delay (`engine/concern/reports.schedule_report`)."""
     policy = commands.policy_of(deps)
     now = deps.clock()
+    persons = PersonStore(deps.driver, deps.database)
+    last = today = None
+    if effect.person_id:
+        last = await persons.last_report_to(
+            scope=signal.scope, person_id=effect.person_id, key_prefix=REPORT_KEY
+        )
+        today = await persons.reports_today(
+            scope=signal.scope, person_id=effect.person_id, now=now, policy=policy
+        )
+    slot = schedule_report(
+        (ReportKind.OWNER_UPDATE,),
+        now=now,
+        last_report_at=last,
+        reports_today=today or 0,
+        priority=Priority.HIGH,
+        policy=policy,
+    )
+    assert slot.deliver_at is not None  # an owner update is deferred, never skipped
     report = OutboxReport(
-        key=f"signal-report:{signal.id}",
+        key=f"{REPORT_KEY}{signal.id}",
         concern_id=signal.id,
         recipient=Recipient(name=effect.name, channel=effect.channel, person_id=effect.person_id),
         text=owner_report_text(signal.kind, signal.who, effect.text, policy.locale),
         report_kinds=(ReportKind.OWNER_UPDATE,),
-        deliver_at=next_working_time(now, policy),
+        deliver_at=slot.deliver_at,
     )
     row = outbox_row(report, scope=signal.scope, seq=0, now=now)
     assert row is not None

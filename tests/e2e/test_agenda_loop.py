@@ -4,15 +4,16 @@ model (issue 28; seed 002 §三 3–4 and 完整示例, seed 004 同名不构成
 An app pushes a Monday conversation with its speakers (李四 = concern person p_lisi on feishu);
 李四 says "前端部分周四能提测". A review finds one commitment due that Thursday; the scope's
 agenda policy (owner 王五) decides `raised con-…`, and the worker raises that follow-up: 李四
-the counterpart, goal "确认前端部分提测是否已完成", initiator 王五, first contact on the
-Thursday inside working hours. Reviewing the same conversation again raises nothing new.
+the counterpart, goal "确认前端部分提测是否已完成", initiator 王五, first contact at or after
+the promise (Thursday 18:00: Friday at nine). Reviewing the same conversation again
+raises nothing new.
 Without speakers nobody is reachable. An operator binds a person entity to a concern person
 (versioned: as of before a rebinding the old one shows); bad input writes nothing.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engine.clock import utcnow
 from tests.support.agenda_api import (
@@ -71,8 +72,11 @@ def test_a_bound_speakers_promise_becomes_one_follow_up_on_the_due_day(
         }
     ]
     first = datetime.fromisoformat(concern["nextAction"]["when"]).astimezone(SHANGHAI)
-    assert first.date() == THURSDAY.date() and 9 <= first.hour < 18, first
-    assert concern["conversation"] == []  # not contacted at once: on Thursday
+    due = datetime.fromisoformat(signal["due"])
+    # never before the promise (Thursday 18:00, the window's end): the next opening, Friday
+    assert first >= due and first.date() == THURSDAY.date() + timedelta(days=1), first
+    assert first.hour == 9, first
+    assert concern["conversation"] == []  # not contacted at once
 
     review(api, scope)  # the same conversation again: nothing new
     assert [s["id"] for s in signals(api, scope)] == [signal["id"]]

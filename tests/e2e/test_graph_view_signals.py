@@ -109,7 +109,8 @@ async def test_a_signals_chain_and_an_open_commitment_on_the_time_ring(
         assert (
             f"李四: {ANSWER}" in text["answer"] and f"concern-{chain.concern_id}" in text["answer"]
         )
-        assert KEPT_TITLE in text["event"] and "p_lisi (answered via a concern)" in text["event"]
+        # the loop's reading of the answer, by the concern's run (not as 李四's own act)
+        assert KEPT_TITLE in text["event"] and f"by concern {chain.concern_id}" in text["event"]
         if SCREENSHOTS:  # for a person to look at: STORYGRAPH_SCREENSHOTS=<folder>
             await page.screenshot(path=str(Path(SCREENSHOTS) / "loop-surfaces-chain.png"))
 
@@ -122,7 +123,7 @@ async def test_a_signals_chain_and_an_open_commitment_on_the_time_ring(
             timeout=10_000,
         )
         event_detail = await page.inner_text("#detail")
-        assert KEPT_TITLE in event_detail and "p_lisi (answered via a concern)" in event_detail
+        assert KEPT_TITLE in event_detail and f"by concern {chain.concern_id}" in event_detail
         assert [s for s, _ in await steps(page)] == [
             "passage",
             "signal",

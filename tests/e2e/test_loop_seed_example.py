@@ -4,15 +4,18 @@ Neo4j and Redis, the DEFAULT offline model (no scripted answers).
 
 1. Seed 002's 完整示例 started by a review instead of a person: on a Monday 李四 (pushed as the
    speaker p_lisi on feishu) says "前端部分周四能提测" → one commitment signal due Thursday →
-   the agenda raises a follow-up to 李四 → the scheduler's clock moved to Thursday sends it →
-   李四 answers "已经提测了" → the concern resolves, the back-flow reaches the owner 王五, and
-   the story graph holds the event "前端部分已提测" citing 李四's line in the concern's
-   conversation: absent as of Wednesday, present as of Friday.
+   the agenda raises a follow-up to 李四, first asked at or after the promised time (Thursday
+   18:00 closes the working window: Friday's opening) as a question naming the thing
+   ("李四，前端部分周四提测了吗？") → 李四 answers "已经提测了" → the concern resolves, the
+   back-flow reaches the owner 王五, and the story graph holds the event "前端部分已提测" by
+   the loop's run, citing 李四's line in the concern's conversation: absent as of Wednesday,
+   present as of Friday.
 2. A difference: a person confirms that 张三 is responsible for 支付模块; an operator binds the
    person entity 张三 to the concern person p_zhangsan; a later review of "支付模块改由李四负责"
-   yields a pending difference → a concern to 张三 → "对，已经交给李四了" → the relation
-   corrected by 张三 via the concern (as of before: 张三; after: 李四). Reviewing the same
-   message again raises nothing new.
+   yields a pending difference → a concern to 张三 → "对，已经交给李四了" → the relation is
+   untouched; the inbox's first item is the difference quoting 张三's answer → a user accepts
+   it over HTTP → the relation is 李四 by that user (as of before the acceptance: 张三).
+   Reviewing the same message again raises nothing new.
 """
 
 from __future__ import annotations
@@ -45,6 +48,11 @@ GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) 
   relations { id fromId toId type confirmation seq by { kind id } viaConcern }
   suggestions { id kind status }
   references { ownerId sourceId locator excerpt { available text } } } }"""
+INBOX = """query($s: String!) { inbox(scope: $s) { edges { node {
+  kind reason seenVersion suggestion { id status viaConcern }
+  evidence { sourceId excerpt { text } } } } } }"""
+ACCEPT = """mutation($s: String!, $id: ID!, $seen: Int) {
+  acceptSuggestion(scope: $s, id: $id, seenVersion: $seen) { status } }"""
 CHAIN = """query($s: String!, $id: ID!, $at: DateTime) { signal(scope: $s, id: $id, asOf: $at) {
   id status concern { id status signal { id } } } }"""
 
@@ -71,12 +79,15 @@ def test_seed_complete_example_started_by_a_review(offline: Server, scope: str) 
     assert signal["decision"]["label"] == f"raised {cid}"
     concern = wait_for(lambda: gql(api, CONCERN, id=cid)["concern"], bool, "raised")
     first = datetime.fromisoformat(concern["nextAction"]["when"])
-    assert first.astimezone(SHANGHAI).weekday() == 3  # Thursday
+    due = datetime.fromisoformat(signal["due"])
+    assert due.astimezone(SHANGHAI).weekday() == 3  # promised for Thursday (18:00)
+    assert first >= due  # never asked before the promised time (不提前追问)
+    assert first.astimezone(SHANGHAI).weekday() == 4 and first.astimezone(SHANGHAI).hour == 9
 
-    # Thursday: the scheduler (its clock moved there) sends the follow-up to 李四
+    # at the window's opening the question goes out
     people.scheduler(minutes(first) + 1)
     [asked] = people.wait_for("p_lisi", 1)
-    assert "前端部分" in asked["text"]
+    assert asked["text"] == "李四，前端部分周四提测了吗？"
 
     answered_at = first + timedelta(minutes=20)
     people.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
@@ -99,7 +110,8 @@ def test_seed_complete_example_started_by_a_review(offline: Server, scope: str) 
     assert [e for e in story(api, scope, WEDNESDAY)["events"] if "已提测" in e["title"]] == []
     friday = story(api, scope, FRIDAY)
     [event] = [e for e in friday["events"] if e["title"] == "前端部分已提测"]
-    assert event["by"] == {"kind": "PERSON", "id": "p_lisi"} and event["viaConcern"] == cid
+    # the loop's reading of 李四's words, by its run (never stamped as 李四's own act)
+    assert event["by"] == {"kind": "RUN", "id": f"concern:{cid}"} and event["viaConcern"] == cid
     [ref] = [r for r in friday["references"] if r["ownerId"] == event["id"]]
     assert ref["sourceId"] == f"concern-{cid}" and ref["locator"].startswith("lines:")
     assert ref["excerpt"]["available"] and ref["excerpt"]["text"].endswith("李四: 已经提测了")
@@ -153,15 +165,34 @@ def test_a_difference_is_settled_by_the_responsible_person_through_a_concern(
 
     before = datetime.now(UTC)
     people = ConcernClient(api, scope, before)
+    [asked] = people.wait_for("p_zhangsan", 1)
+    assert "张三还是李四" in asked["text"]
     people.reply(cid, "p_zhangsan", "对，已经交给李四了", 1 / 60)  # a second later
     people.wait_revision(cid, lambda c: c["status"] == "RESOLVED")
-    after = wait_for(
-        lambda: story(api, scope),
-        lambda g: holders(g) == [("李四", "支付模块")],
-        "the relation corrected by 张三 via the concern",
+    first = wait_for(
+        lambda: gql(api, INBOX, s=scope)["inbox"]["edges"][0]["node"],
+        lambda n: n["reason"] is not None,
+        "the inbox quotes 张三's answer on the pending difference",
     )
+    assert first["kind"] == "DIFFERENCE" and first["suggestion"]["status"] == "PENDING"
+    assert first["reason"] == "张三 在跟进中答复：对，已经交给李四了"
+    assert first["suggestion"]["viaConcern"] == cid
+    assert [
+        e["excerpt"]["text"].endswith("张三: 对，已经交给李四了")
+        for e in first["evidence"]
+        if e["sourceId"] == f"concern-{cid}"
+    ] == [True]
+    # a reply never overrules the person who confirmed: still 张三
+    assert holders(story(api, scope)) == [("张三", "支付模块")]
+
+    accepting = datetime.now(UTC)
+    accepted = gql(api, ACCEPT, s=scope, id=first["suggestion"]["id"], seen=first["seenVersion"])
+    assert accepted["acceptSuggestion"]["status"] == "ACCEPTED"
+    after = story(api, scope)
+    assert holders(after) == [("李四", "支付模块")]
     [moved] = [r for r in after["relations"] if r["type"] == "responsible_for"]
-    assert moved["by"] == {"kind": "PERSON", "id": "p_zhangsan"} and moved["viaConcern"] == cid
+    assert moved["by"]["kind"] == "USER"  # the user who accepted, through the API
+    assert holders(story(api, scope, accepting)) == [("张三", "支付模块")]
     assert holders(story(api, scope, before)) == [("张三", "支付模块")]
 
     # the same message reviewed again raises nothing new

@@ -4,7 +4,7 @@ model (issue 28 item 6, second chain; seed 004 规则冲突: 新增证据与已�
 
 A person pushes "王五: 张三负责支付模块", reviews it and confirms the responsibility relation;
 a later message "支付模块改由李四负责" is reviewed: the relation still says 张三, one pending
-DIFFERENCE waits on it (张三 → 李四) with one difference signal that reads "负责人: 张三 →
+DIFFERENCE waits on it (张三 → 李四) with one difference signal that reads "支付模块 负责人: 张三 →
 李四"; reviewing the message again adds nothing. Accepting the suggestion (acceptSuggestion,
 as the person would) moves the responsibility: storyGraph as of before shows 张三, after 李四.
 """
@@ -118,7 +118,7 @@ def test_a_new_responsible_person_waits_as_a_difference_until_a_person_accepts_i
         "李四",
     )
     assert signal["targetId"] == rel["id"] and signal["suggestionId"] == sug["id"]
-    assert signal["sourceId"] == "chat" and signal["text"] == "负责人：张三 → 李四"
+    assert signal["sourceId"] == "chat" and signal["text"] == "支付模块 负责人：张三 → 李四"
     start = len(STATED) + CHANGED.index("支付模块改由李四负责")
     assert signal["locator"] == f"chars:{start}-{start + len('支付模块改由李四负责')}"
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -31,18 +32,22 @@ from engine.concern.model import (
     Priority,
     RaiseConcernInput,
 )
-from engine.principal import OPEN_PRINCIPAL
+from engine.errors import Forbidden
+from engine.principal import OPEN_PRINCIPAL, Principal
 from engine.settings import Settings
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import Passage, SignalDraft
 from engine.signal.policy import goal_of
+from engine.story.models import Actor
 from jobs.concern.commands import raise_concern
 from jobs.deps import Deps
 from jobs.queue import open_pool
 from jobs.signal.record import signal_store
+from jobs.story.writes import resolve_suggestion
 from tests.support.concern_api import ADVANCE, ConcernClient
 from tests.support.polling import until
 from tests.support.processes import Server, process_env, spawn, stop
+from tests.support.story_api import data
 
 SH = ZoneInfo("Asia/Shanghai")
 MONDAY = datetime(2035, 4, 16, 10, 0, tzinfo=SH)
@@ -59,7 +64,7 @@ SIGNALS = """query($s: String!, $at: DateTime) {
 GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) {
   events { id title at by { kind id } resultId }
   relations { id confirmation by { kind id } }
-  suggestions { id status why by { kind id } }
+  suggestions { id seq status why by { kind id } }
   references { ownerId sourceId sourceVersion locator excerpt { available text } } } }"""
 
 
@@ -178,7 +183,8 @@ def wait_status(api: ConcernClient, sid: str, status: str) -> dict[str, Any]:
 def concern_of(api: ConcernClient, cid: str) -> dict[str, Any]:
     """Until the concern exists (the agenda's effect job raises it after the answer's write)."""
     query = (
-        "query($id: ID!) { concern(id: $id) { id status source { signalId } people { personId } } }"
+        "query($id: ID!) { concern(id: $id) { id status source { signalId } people { personId }"
+        " nextAction { when } } }"
     )
     body = until(
         lambda: api.api.graphql(query, {"id": cid}).json(),
@@ -221,7 +227,8 @@ async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_conce
     api.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
     assert api.wait_revision(cid, lambda c: c["status"] == "RESOLVED")["status"] == "RESOLVED"
     kept = wait_status(api, sid, "KEPT")
-    assert kept["seq"] == 2 and kept["by"] == {"kind": "PERSON", "id": "p_lisi"}
+    reader = {"kind": "RUN", "id": f"concern:{cid}"}  # a machine's reading of 李四's words
+    assert kept["seq"] == 2 and kept["by"] == reader
 
     # the back-flow still reaches the initiator (seed 002 回流)
     backflow = [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"]
@@ -229,7 +236,7 @@ async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_conce
 
     after = graph(api, FRIDAY)
     [event] = [e for e in after["events"] if e["title"] == "前端部分已提测"]
-    assert event["by"] == {"kind": "PERSON", "id": "p_lisi"}
+    assert event["by"] == reader
     assert datetime.fromisoformat(event["at"]) == answered_at
     [ref] = [r for r in after["references"] if r["ownerId"] == event["id"]]
     assert ref["sourceId"] == f"concern-{cid}" and ref["excerpt"]["available"]
@@ -262,28 +269,45 @@ async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_conce
     assert signals(api)[sid]["seq"] == 2
 
 
-async def test_a_moved_commitment_becomes_an_event_and_a_new_commitment_signal(
+async def test_a_moved_commitment_moves_the_same_concern_and_the_signals_due(
     stack: tuple[Server, str], agenda: Deps, scope: str
 ) -> None:
     api = ConcernClient(stack[0], scope, MONDAY)
     sid, cid = await commitment(agenda, api)
-    api.reply(cid, "p_lisi", "推迟到周五", minutes(THURSDAY) + 30)
-    wait_status(api, sid, "CHANGED")
-    assert api.concern(cid)["status"] == "RESOLVED"
+    turn = api.reply(cid, "p_lisi", "推迟到周五", minutes(THURSDAY) + 30)["concern"]
+    turned(api, cid, turn["revision"])
+    friday = datetime(2035, 4, 20, 18, 0, tzinfo=SH)
+    moved = until(
+        lambda: signals(api),
+        lambda got: (
+            got[sid]["due"] is not None and datetime.fromisoformat(got[sid]["due"]) == friday
+        ),
+        "the signal's due moved to Friday",
+    )
+    assert moved[sid]["status"] == "OPEN" and len(moved) == 1  # no second signal
+    assert moved[sid]["by"] == {"kind": "RUN", "id": f"concern:{cid}"}
+    same = concern_of(api, cid)
+    assert same["status"] in ("IN_PROGRESS", "WAITING_REPLY")  # the same concern goes on
+    assert datetime.fromisoformat(same["nextAction"]["when"]) == friday
     [event] = [e for e in graph(api, FRIDAY)["events"] if "推迟" in e["title"]]
     assert event["title"] == "前端部分提测推迟到周五"
-    [new] = [s for s in signals(api).values() if s["id"] != sid]
-    assert new["kind"] == "COMMITMENT" and new["status"] == "OPEN"
-    assert datetime.fromisoformat(new["due"]) == datetime(2035, 4, 20, 18, 0, tzinfo=SH)
-    assert (new["who"], new["what"]) == ("李四", "前端部分提测")
-    assert new["sourceId"] == f"concern-{cid}" and new["locator"].startswith("lines:")
-    assert new["by"] == {"kind": "PERSON", "id": "p_lisi"}
-    # the loop goes on: the agenda raises a follow-up for the new time with the person who
-    # moved it (reachable on the channel they answered on), once
-    assert new["decision"]["label"] == f"raised con-{new['id']}"
-    follow = concern_of(api, f"con-{new['id']}")
-    assert follow["source"]["signalId"] == new["id"]  # (recorded in 2035: `signal` reads now)
-    assert [p["personId"] for p in follow["people"]] == ["p_lisi"]
+    listed = api.api.graphql(
+        "query($s: String!) { concerns(scope: $s) { totalCount } }", {"s": scope}
+    ).json()
+    assert listed["data"]["concerns"]["totalCount"] == 1  # the same concern, not a second
+
+
+async def test_a_question_back_writes_nothing_and_is_asked_again(
+    stack: tuple[Server, str], agenda: Deps, scope: str
+) -> None:
+    api = ConcernClient(stack[0], scope, MONDAY)
+    sid, cid = await commitment(agenda, api)
+    turn = api.reply(cid, "p_lisi", "提测了吗？", minutes(THURSDAY) + 30)["concern"]
+    turned(api, cid, turn["revision"])
+    assert api.concern(cid)["status"] in ("IN_PROGRESS", "WAITING_REPLY")
+    assert signals(api)[sid]["status"] == "OPEN" and signals(api)[sid]["seq"] == 1
+    assert graph(api, FRIDAY)["events"] == []
+    assert [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"] == []
 
 
 async def test_a_dropped_concern_leaves_its_signal_unresolved_and_asserts_nothing(
@@ -374,47 +398,64 @@ async def difference(deps: Deps, api: ConcernClient) -> tuple[str, str, str]:
     return sid, cid, rel["id"]
 
 
-async def test_a_difference_answered_with_the_proposed_value_is_that_persons_correction(
+INBOX = """
+query($scope: String!) { inbox(scope: $scope) { edges { node {
+  kind reason seenVersion proposedValue suggestion { id status viaConcern }
+  evidence { sourceId locator excerpt { text } } } } } }"""
+
+
+async def test_a_difference_answer_is_quoted_evidence_and_only_an_editor_accepts_it(
     stack: tuple[Server, str], agenda: Deps, scope: str
 ) -> None:
     api = ConcernClient(stack[0], scope, MONDAY)
     sid, cid, rel = await difference(agenda, api)
     bare = api.reply(cid, "p_zs", "对", minutes(THURSDAY))["concern"]["revision"]
     turned(api, cid, bare)  # a bare yes chooses nothing: the turn waits and asks again
-    api.reply(cid, "p_zs", "对，rejected，已经交给李四了", minutes(THURSDAY) + 10)
+    answer = "对，rejected，已经交给李四了"
+    api.reply(cid, "p_zs", answer, minutes(THURSDAY) + 10)
     settled = wait_status(api, sid, "SETTLED")
-    assert settled["by"] == {"kind": "PERSON", "id": "p_zs"}
-    [before] = graph(api, WEDNESDAY)["relations"]
-    assert before["confirmation"] == "CONFIRMED"
+    reader = {"kind": "RUN", "id": f"concern:{cid}"}
+    assert settled["by"] == reader  # the machine's reading, never stamped as 张三's act
+
+    # the person-confirmed relation is untouched; the difference still waits for an editor
     after = graph(api, FRIDAY)
-    [now] = after["relations"]
-    assert now["confirmation"] == "REJECTED" and now["by"] == {"kind": "PERSON", "id": "p_zs"}
-    [accepted] = after["suggestions"]
-    assert accepted["status"] == "ACCEPTED"
-    [ref] = [r for r in after["references"] if r["ownerId"] == rel and r["sourceId"] != "chat-1"]
-    assert ref["sourceId"] == f"concern-{cid}"
-    assert ref["excerpt"]["text"].endswith("张三: 对，rejected，已经交给李四了")
-    assert (await via_concern(agenda, "RelationVersion", rel))[-1] == cid
-    assert [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"]
+    [still] = after["relations"]
+    assert still["confirmation"] == "CONFIRMED" and still["by"] != reader
+    [pending] = after["suggestions"]
+    assert pending["status"] == "PENDING"
+    first = data(api.api.graphql(INBOX, {"scope": scope}))["inbox"]["edges"][0]["node"]
+    assert first["kind"] == "DIFFERENCE" and first["suggestion"]["status"] == "PENDING"
+    assert first["reason"] == f"张三 在跟进中答复：{answer}"
+    assert first["suggestion"]["viaConcern"] == cid
+    quoted = [e for e in first["evidence"] if e["sourceId"] == f"concern-{cid}"]
+    assert [e["excerpt"]["text"].endswith(f"张三: {answer}") for e in quoted] == [True]
+
+    # one action by a user with the editor role moves it, recorded by that user (the use
+    # case the acceptSuggestion mutation calls, on this test's 2035 clock)
+    later = replace(agenda, clock=lambda: FRIDAY)
+    sug = first["suggestion"]["id"]
+    reader_only = Principal("li-reader", frozenset({scope}), frozenset({"reader"}))
+    with pytest.raises(Forbidden):
+        await resolve_suggestion(later, reader_only, "accept", scope, sug)
+    editor = Principal("wang", frozenset({scope}), frozenset({"editor"}))
+    accepted = await resolve_suggestion(
+        later, editor, "accept", scope, sug, seen_version=first["seenVersion"]
+    )
+    assert accepted.status.value == "accepted" and accepted.by == Actor.user("wang")
+    [now] = graph(api, FRIDAY + timedelta(minutes=1))["relations"]
+    assert now["confirmation"] == "REJECTED" and now["by"] == {"kind": "USER", "id": "wang"}
+    [before] = graph(api, FRIDAY - timedelta(minutes=1))["relations"]
+    assert before["confirmation"] == "CONFIRMED"
 
 
-async def test_a_difference_answered_with_the_current_value_dismisses_the_suggestion(
+async def test_a_reply_choosing_nothing_writes_nothing_and_is_asked_again(
     stack: tuple[Server, str], agenda: Deps, scope: str
 ) -> None:
     api = ConcernClient(stack[0], scope, MONDAY)
     sid, cid, _ = await difference(agenda, api)
-    api.reply(cid, "p_zs", "不对，还是confirmed，没换人", minutes(THURSDAY))
-    wait_status(api, sid, "SETTLED")
-    after = graph(api, FRIDAY)
-    [rel] = after["relations"]
-    assert rel["confirmation"] == "CONFIRMED"
-    [dismissed] = after["suggestions"]
-    assert dismissed["status"] == "DISMISSED" and "不对，还是confirmed" in dismissed["why"]
-    assert dismissed["by"] == {"kind": "PERSON", "id": "p_zs"}
-    # remembered by fingerprint (issue 29), citing the evidence the difference stood on
-    records, _, _ = await agenda.driver.execute_query(
-        "MATCH (d:Dismissal {suggestion_id: $id}) RETURN d.source_id AS s, d.locator AS l",
-        id=dismissed["id"],
-        database_=agenda.settings.neo4j_database,
-    )
-    assert [(r["s"], r["l"]) for r in records] == [("chat-2", "lines:1-1")]
+    turn = api.reply(cid, "p_zs", "confirmed已经不负责了", minutes(THURSDAY))["concern"]
+    turned(api, cid, turn["revision"])
+    assert api.concern(cid)["status"] != "RESOLVED"
+    assert signals(api)[sid]["status"] == "OPEN"
+    [pending] = graph(api, FRIDAY)["suggestions"]
+    assert pending["status"] == "PENDING" and pending["seq"] == 1

@@ -93,8 +93,59 @@ def read_turn(ctx: dict[str, Any]) -> dict[str, Any]:
     return {"goal_met": False, "step": "follow_up", "attitude": "silent" if contacted else "none"}
 
 
+# Its own small table for reading a reply against the subject the request carries (not the
+# product's rules): a question back or a condition is unclear; the promise's own verb with
+# 了 (or "解决了" for a blocker) is met; a value of a difference affirmed alone is a choice.
+_BACK = re.compile(r"[?？]|吗|如果|要是|的话|\bif\b", re.IGNORECASE)
+_NOT = re.compile(r"不|没|还在|not", re.IGNORECASE)
+
+
+def read_subject(ctx: dict[str, Any]) -> dict[str, Any] | None:
+    """The reading of the newest reply against the request's `subject`, judged with the
+    question we asked (our last outbound line): None when the request carries no subject or
+    no question was asked — the stand-in cannot know what a reply answers without them."""
+    subject = ctx.get("subject")
+    log = list(ctx.get("conversation_log") or [])
+    replies = [i for i, e in enumerate(log) if e["direction"] == "inbound"]
+    asked = [e for e in log if e["direction"] == "outbound"]
+    if not subject or not replies or not asked:
+        return None
+    line = replies[-1]
+    said = log[line]["text"]
+    reading: dict[str, Any] = {"outcome": "unclear", "line": line + 1}
+    if _BACK.search(said):
+        return reading
+    if subject["kind"] == "difference":
+        current, proposed = subject["current"], subject["proposed"]
+        if proposed in said and current not in said and not _NOT.search(said):
+            reading.update(outcome="met", choice="proposed")
+        elif current in said and proposed not in said and not _NOT.search(said):
+            reading.update(outcome="met", choice="current")
+        return reading
+    verb = "解决" if subject["kind"] in ("blocker", "risk") else (subject.get("what") or "")[-2:]
+    if verb and f"{verb}了" in said and not _NOT.search(said):
+        reading["outcome"] = "met"
+    elif _NOT.search(said):
+        reading["outcome"] = "not_yet"
+    return reading
+
+
 def concern_loop_responder(request: LoggedRequest) -> ScriptedReply:
     ctx = request.user_json()
     if not isinstance(ctx, dict) or "goal" not in ctx:
         return _answer({"goal_met": False, "step": "wait"})  # nothing to judge from
-    return _answer(read_turn(ctx))
+    reading = read_subject(ctx)
+    if reading is None:
+        return _answer(read_turn(ctx))
+    if reading["outcome"] == "met":
+        said = ctx["conversation_log"][reading["line"] - 1]["text"]
+        return _answer(
+            {
+                "goal_met": True,
+                "step": "resolve",
+                "conclusion": said,
+                "key_information": said,
+                "reading": reading,
+            }
+        )
+    return _answer({**read_turn(ctx), "goal_met": False, "step": "wait", "reading": reading})

@@ -15,6 +15,9 @@ from engine.concern.model import (
     PersonRef,
     Source,
 )
+from engine.concern.reading import ReplyReading
+from engine.llm.offline.signal_goals import read_subject_reply
+from engine.llm.tasks import LogEntry, LoopContext, Person
 from engine.signal.stored import Signal
 
 FOLLOW_UP = "确认前端部分提测是否已完成"
@@ -47,7 +50,7 @@ def ended_concern(
         )
         for i, a in enumerate(answers)
     ]
-    return Concern(
+    concern = Concern(
         concern_id=f"con-{signal.id}",
         type=ConcernType.FOLLOWUP,
         status=status,
@@ -63,3 +66,24 @@ def ended_concern(
         created_at=signal.recorded_at,
         updated_at=answered_at,
     )
+    return concern.model_copy(update={"reading": offline_reading(concern)})
+
+
+def offline_reading(concern: Concern) -> ReplyReading | None:
+    """What the offline model read in the concern's newest reply (its `LoopOutput.reading`)."""
+    ctx = LoopContext(
+        goal=concern.goal,
+        now=concern.updated_at,
+        counterparts=[Person(person_id=p.person_id) for p in concern.counterparts],
+        conversation_log=[
+            LogEntry(
+                person_id=e.person_id,
+                person_name=e.person_name,
+                direction=e.direction.value,
+                text=e.text,
+                ts=e.ts,
+            )
+            for e in concern.conversation_log
+        ],
+    )
+    return read_subject_reply(ctx)

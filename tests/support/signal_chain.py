@@ -8,7 +8,7 @@ The signal is recorded through the real `SignalStore`, the concern raised throug
 resolves "已经提测了": proved over HTTP by tests/e2e/test_signal_answers.py and
 test_loop_seed_example.py) and its answer goes back into the graph through the real
 `jobs.signal.answers.settle_signal_answer`: the conversation as a source version, the event
-by `person:p_lisi` via the concern, the signal `kept`. Without `keep` the read tests get a
+by the loop's run (`run:concern:<id>`) via the concern, the signal `kept`. Without `keep` the read tests get a
 state the loop never leaves behind on its own, the event written but the signal still open
 (`answer_event`), so one scope shows an open signal and an answered event together.
 """
@@ -44,6 +44,7 @@ from jobs.signal.policy import policies
 from jobs.signal.record import signal_store
 from jobs.story.common import story_repo
 from tests.support.review_jobs import push_conversation
+from tests.support.signal_answers import offline_reading
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 SAID = datetime(2026, 3, 16, 10, 0, tzinfo=SHANGHAI)  # a Monday
@@ -113,7 +114,7 @@ async def raise_for(deps: Deps, scope: str, signal: Signal) -> str:
 async def answer_event(deps: Deps, scope: str, concern_id: str, at: datetime) -> str:
     """李四 answers through the concern, and (stand-in for loop-answers) what his answer
     brings is recorded: the concern's conversation as a source version (`concern-<id>`, one
-    line per message), and an event by `person:p_lisi` via the concern citing his line."""
+    line per message), and an event by the loop's run (`run:concern:<id>`) via the concern citing his line."""
     message = InboundMessage(person_id="p_lisi", text=ANSWER, ts=at, channel="feishu")
     advanced = await commands.advance_concern(deps, OPEN_PRINCIPAL, concern_id, message)
     log = advanced.concern.conversation_log
@@ -137,7 +138,7 @@ async def answer_event(deps: Deps, scope: str, concern_id: str, at: datetime) ->
         scope=scope,
         seq=1,
         recorded_at=now,
-        by=Actor.person("p_lisi"),
+        by=Actor.run(f"concern:{concern_id}"),
         why=ANSWER,
         via_concern=concern_id,
         title=KEPT_TITLE,
@@ -170,6 +171,8 @@ async def settle_answer(deps: Deps, scope: str, concern_id: str, at: datetime) -
     message = InboundMessage(person_id="p_lisi", text=ANSWER, ts=at, channel="feishu")
     advanced = await commands.advance_concern(deps, OPEN_PRINCIPAL, concern_id, message)
     ended = advanced.concern.model_copy(update={"status": ConcernStatus.RESOLVED})
+    # what the offline loop read in the answer (its `LoopOutput.reading`), kept on the concern
+    ended = ended.model_copy(update={"reading": offline_reading(ended)})
     policy = ConcernPolicy.from_settings(deps.settings)
     plan, _ = await settle_signal_answer(deps, WORKER, ended, scope, policy=policy, now=utcnow())
     assert plan is not None and len(plan.events) == 1, plan

@@ -37,6 +37,7 @@ from functools import partial
 from typing import Any
 
 from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction, OutboundDraft
+from engine.concern.reading import ReplyOutcome
 from engine.concern.wording import ask_from, spaced
 from engine.concern.wording import is_question as ask_is_question
 from engine.llm.offline.achievement import (
@@ -48,7 +49,7 @@ from engine.llm.offline.achievement import (
     judge_person,
 )
 from engine.llm.offline.attitude import PersonAttitude, attitude_of, is_question
-from engine.llm.offline.signal_goals import judge_signal_answer, signal_goal
+from engine.llm.offline.signal_goals import judge_signal_answer, read_subject_reply, signal_goal
 from engine.llm.offline.when import localize
 from engine.llm.tasks import LogEntry, LoopContext, Person
 
@@ -79,6 +80,7 @@ TEXT = {
         "met_confirm": "{names}确认了",
         "met_parts": "{names}都完成了",
         "met_done": "{names}已完成",
+        "met_said": "{name}答复：{reply}",
         "met_evidence": "{source}出现 {kind} 事件，视为已达成",
         "key": "{name}：{reply}",
         "decision": "{name}说：「{reply}」需要你决定。",
@@ -108,6 +110,7 @@ TEXT = {
         "met_confirm": "{names} confirmed",
         "met_parts": "{names} finished every part",
         "met_done": "{names} reported it done",
+        "met_said": "{name} answered: {reply}",
         "met_evidence": "A {kind} event in {source} counts as done",
         "key": "{name}: {reply}",
         "decision": '{name} said: "{reply}" — this needs your decision.',
@@ -219,6 +222,45 @@ def _conclusion(
 
 
 def judge_loop(ctx: LoopContext) -> LoopOutput:
+    """One turn's judgement, with the reading of the newest reply to the concern's subject
+    (`LoopOutput.reading`); a reply that moves the promise keeps the same concern waiting
+    until the new time (按承诺时间设 next_action)."""
+    reading = read_subject_reply(ctx)
+    if reading is not None and ctx.replied_by is not None:
+        replied = ctx.conversation_log[reading.line - 1] if reading.line else None
+        mine = replied is not None and replied.person_id == ctx.replied_by
+        if mine and reading.outcome is ReplyOutcome.MOVED and reading.new_due is not None:
+            t = TEXT.get(ctx.locale, TEXT["zh"])
+            assert replied is not None
+            name = replied.person_name
+            at = localize(reading.new_due, ctx.timezone).strftime("%m-%d %H:%M")
+            return LoopOutput(
+                goal_met=False,
+                step=LoopStep.WAIT,
+                attitude=Attitude.COMMITTED,
+                promised_at=reading.new_due,
+                next_action=NextAction(
+                    what=t["wait_promise"].format(name=name, at=at),
+                    who_person_id=replied.person_id,
+                    when=reading.new_due,
+                ),
+                summary=f"moved to {reading.due_text}: {replied.text}",
+                reading=reading,
+                reasons=[f"moved: {replied.text}"],
+            )
+    out = _judge(ctx)
+    if reading is None:
+        return out
+    update: dict[str, Any] = {"reading": reading}
+    if out.goal_met and reading.line:
+        # the back-flow states the answer's substance, not only that someone answered
+        said = ctx.conversation_log[reading.line - 1]
+        t = TEXT.get(ctx.locale, TEXT["zh"])
+        update["conclusion"] = t["met_said"].format(name=said.person_name, reply=_plain(said.text))
+    return out.model_copy(update=update)
+
+
+def _judge(ctx: LoopContext) -> LoopOutput:
     t = TEXT.get(ctx.locale, TEXT["zh"])
     log = ctx.conversation_log
     cancel = _cancelled(ctx)

@@ -135,19 +135,20 @@ async def test_an_escalated_concern_leaves_the_signal_unresolved_until_it_is_ans
     assert statuses == ["kept", "open", "unresolved"] and titles == ["前端部分已提测"]
 
 
-async def test_a_moved_commitment_records_a_new_commitment_signal_once(
+async def test_a_moved_commitment_moves_the_same_signals_due_once(
     neo4j_driver: AsyncDriver, settings: Settings, scope: str
 ) -> None:
     deps = deps_of(neo4j_driver, settings)
     signal = await recorded(deps, scope)
-    concern = ended(signal, ConcernStatus.RESOLVED, "推迟到周五")
+    concern = ended(signal, ConcernStatus.WAITING_REPLY, "推迟到周五")  # the loop goes on
     plan, new = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
-    assert plan is not None and plan.status is SignalStatus.CHANGED
-    [moved] = new
-    assert moved.due == datetime(2035, 3, 23, 18, 0, tzinfo=SH) and moved.via_concern
+    assert plan is not None and plan.status is SignalStatus.OPEN and new == []
+    assert plan.signal.id == signal.id and plan.signal.via_concern == concern.concern_id
+    assert plan.signal.due == datetime(2035, 3, 23, 18, 0, tzinfo=SH)
+    assert plan.signal.by.kind.value == "run"
     assert (await settle(deps, concern, scope, THURSDAY + timedelta(minutes=6)))[0] is None
     statuses, titles, _ = await outcome_rows(deps, scope)
-    assert statuses == ["changed", "open", "open"] and titles == ["前端部分提测推迟到周五"]
+    assert statuses == ["open", "open"] and titles == ["前端部分提测推迟到周五"]
 
 
 async def test_an_answer_dated_in_the_past_is_recorded_when_it_arrives(

@@ -70,7 +70,7 @@ async def test_a_signal_its_concern_and_the_event_the_answer_brought_name_each_o
     ]
     [event] = data["storyGraph"]["events"]
     assert event["title"] == KEPT_TITLE and event["viaConcern"] == chain.concern_id
-    assert event["by"] == {"kind": "PERSON", "id": "p_lisi"}
+    assert event["by"] == {"kind": "RUN", "id": f"concern:{chain.concern_id}"}
     assert event["throughConcern"] == {
         "id": chain.concern_id,
         "source": {"signalId": chain.signal.id},

@@ -148,10 +148,11 @@ def test_working_hours_use_the_configured_timezone() -> None:
     assert next_working_time(at(0), POLICY) == at(0)
 
 
-def test_critical_reports_are_not_held_for_working_hours_but_keep_the_gap() -> None:
+def test_critical_reports_are_held_for_working_hours_too() -> None:
     night = datetime(2026, 3, 16, 23, 0, tzinfo=TZ)
-    assert slot(R, night, priority=Priority.CRITICAL) == night
-    assert slot(R, night, last=night, priority=Priority.CRITICAL) == night + timedelta(minutes=30)
+    morning = datetime(2026, 3, 17, 9, 0, tzinfo=TZ)
+    assert slot(R, night, priority=Priority.CRITICAL) == morning
+    assert slot(R, night, last=night, priority=Priority.CRITICAL) == morning
 
 
 def test_a_deferred_report_moves_the_gap_for_the_next_one() -> None:

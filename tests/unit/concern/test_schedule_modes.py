@@ -87,3 +87,13 @@ def test_system_runs_and_records_its_outcome() -> None:
     ]
     assert not [e for e in d.effects if isinstance(e, SendMessage | HandOff)]
     assert c.status == "resolved"
+
+
+def test_a_system_run_whose_goal_is_not_met_ends_dropped_not_resolved() -> None:
+    d = run(
+        scheduled(ScheduleMode.SYSTEM, people=False), goal_met=False, conclusion="回归 3 项失败"
+    )
+    c = d.new_concern
+    assert [x.outcome for x in c.executions] == ["not_met"]
+    assert c.status == "dropped"
+    assert any("目标未达成：系统已执行：回归 3 项失败" in t.detail for t in c.timeline)

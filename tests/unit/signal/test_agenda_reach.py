@@ -39,15 +39,15 @@ def at(day: int, hour: int, minute: int = 0) -> datetime:
 @pytest.mark.parametrize(
     ("due", "first"),
     [
-        (at(22, 18), at(22, 17)),  # 周四 = Thursday 18:00 -> that day's last working hour
-        (at(22, 20), at(22, 17)),  # after hours on a working day: still that day
+        (at(22, 18), at(23, 9)),  # 周四 = Thursday 18:00 -> never earlier: Friday's opening
+        (at(22, 20), at(23, 9)),  # after hours on a working day: the next opening
         (at(22, 11), at(22, 11)),  # inside working hours: the promised time
         (at(22, 7), at(22, 9)),  # before the window: its opening that day
         (at(24, 12), at(26, 9)),  # Saturday: Monday morning
         (at(19, 9), at(19, 10)),  # already past: now
     ],
 )
-def test_a_promise_is_first_followed_up_at_its_time_moved_into_working_hours(
+def test_a_promise_is_first_followed_up_at_or_after_its_time_inside_working_hours(
     due: datetime, first: datetime
 ) -> None:
     assert first_contact_time(due, MONDAY, Priority.MEDIUM, POLICY) == first

@@ -177,7 +177,8 @@ def test_a_new_holder_of_a_confirmed_relation_is_a_pending_difference() -> None:
     # the signal reads with names and the field a person calls it by
     [draft] = drafts_from_suggestions(plan.suggestions, plan.references)
     assert (draft.field, draft.confirmed_value, draft.proposed_value) == ("负责人", "张三", "李四")
-    assert draft.suggestion_id == sug.id and draft.text == "负责人：张三 → 李四"
+    # naming the thing it is about
+    assert draft.suggestion_id == sug.id and draft.text == "支付模块 负责人：张三 → 李四"
     [en] = drafts_from_suggestions(plan.suggestions, plan.references, "en")
     assert en.field == "responsible person"
     # accepting it is the person's edit: the relation's holder becomes 李四 as a new version

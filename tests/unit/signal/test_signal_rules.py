@@ -157,7 +157,8 @@ def test_a_commitment_with_a_due_time_raises_a_follow_up_at_that_time() -> None:
     assert effect.request.initiator.person_id == "p_owner"
     assert [p.person_id for p in effect.request.people] == ["p_lisi"]
     # the messages speak of the promise in its words, never of a signal id
-    assert effect.request.source_detail == "前端部分周四能提测"
+    # the message asks whether it happened, naming the thing (never a signal id)
+    assert effect.request.source_detail == "前端部分周四提测了吗"
     assert effect.request.signal_id == "sig-1"
 
 
@@ -197,7 +198,10 @@ def test_a_difference_asks_the_responsible_person() -> None:
     assert decided is not None and isinstance(decided.effect, RaiseFromSignal)
     assert decided.effect.request.goal == "确认负责人是张三还是李四"
     assert decided.effect.first_contact_at is None  # asked at once
-    assert decided.effect.request.source_detail == "确认负责人是张三还是李四"
+    # the question names the thing (the cited words) and both values
+    assert (
+        decided.effect.request.source_detail == "「支付模块改由李四负责」，负责人现在是张三还是李四"
+    )
     assert decided.effect.request.people[0].person_id == "p_zhangsan"
 
 
@@ -239,7 +243,7 @@ THURSDAY = datetime(2026, 3, 19, 18, 30, tzinfo=SH)
 
 @pytest.mark.parametrize("text", ["已经提测了", "提测了，刚提的", "done, it's in QA"])
 def test_a_kept_commitment_is_read_from_the_answer(text: str) -> None:
-    reading = read_commitment_answer(text, THURSDAY, TZ)
+    reading = read_commitment_answer(text, THURSDAY, TZ, "前端部分提测")
     assert reading.outcome is CommitmentAnswer.KEPT
     assert reading.happened_at == THURSDAY
 
@@ -256,9 +260,13 @@ def test_a_moved_commitment_carries_the_new_due_time(text: str) -> None:
     assert reading.new_due is not None and reading.new_due.date() == datetime(2026, 3, 20).date()
 
 
-@pytest.mark.parametrize("text", ["还没有", "我看看", "推迟一下吧"])
+@pytest.mark.parametrize("text", ["我看看", "推迟一下吧", "提测了吗？", "如果明天能修好就提测"])
 def test_an_unclear_answer_is_never_guessed(text: str) -> None:
     assert read_commitment_answer(text, THURSDAY, TZ).outcome is CommitmentAnswer.UNCLEAR
+
+
+def test_not_yet_is_read_as_not_yet() -> None:
+    assert read_commitment_answer("还没有", THURSDAY, TZ).outcome is CommitmentAnswer.NOT_YET
 
 
 @pytest.mark.parametrize(
