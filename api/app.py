@@ -25,6 +25,7 @@ from api.auth import authenticate, check_binding, origin_allowed
 from api.export import export_endpoint
 from api.graphql_view import StorygraphGraphQL
 from api.guide import guide_endpoint
+from api.hosts import HostGate
 from api.limits import BodyLimit
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
@@ -123,6 +124,7 @@ def create_app(settings: Settings) -> Starlette:
     )
     app.add_middleware(BodyLimit, max_bytes=settings.api_max_body_bytes)
     app.add_middleware(MetricsMiddleware)
+    app.add_middleware(HostGate, settings=settings)  # outermost: before anything reads it
 
     return app
 

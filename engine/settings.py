@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     # besides the API's own origin and loopback pages. A page elsewhere cannot drive the API,
     # in open mode too.
     api_allowed_origins: list[str] = Field(default_factory=list)
+    # Host names (`name`, or `name:port`) the API answers to besides loopback when tokens
+    # are configured; in open mode only loopback hosts are answered (api/hosts.py).
+    api_public_hosts: list[str] = Field(default_factory=list)
     # Limits on what one request may ask (README "Limits"): the body, the document (depth,
     # aliases, tokens with the variables counted), every input string and list, one page.
     api_max_body_bytes: int = 4 * 1024 * 1024
