@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     # The project's own Redis runs with a generated password kept in `redis_password_file`;
     # the entry points load it (jobs.localredis.with_redis_password).
     redis_password: SecretStr | None = None
+    # The project's own Redis: its memory bound (redis-server's `maxmemory`); its policy is
+    # always noeviction, so queue keys are never evicted (a full Redis refuses writes).
+    redis_maxmemory: str = "512mb"
 
     # API
     api_host: str = "127.0.0.1"
@@ -88,6 +91,13 @@ class Settings(BaseSettings):
     # the document's; list and string sizes and the body size bound them too.
     graphql_max_variable_tokens: int = 400_000
     graphql_max_aliases: int = 30
+    # The longest GraphQL document (UTF-8 bytes) parsed at all, and the bytes the process's
+    # cache of parsed documents may hold (api/documents.py); variables are bounded apart.
+    graphql_max_document_bytes: int = 100_000
+    graphql_document_cache_bytes: int = 32 * 1024 * 1024
+    # New persisted queries (hash and text) one token may have kept per hour; past it the
+    # pair answers RATE_LIMITED (api/persisted_queries.py)
+    persisted_queries_per_hour: int = 200
     input_max_string_chars: int = 20_000
     input_max_text_chars: int = 1_000_000
     input_max_list_items: int = 2_000
