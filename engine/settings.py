@@ -167,6 +167,15 @@ class Settings(BaseSettings):
     # Where concern messages (outbox rows) are delivered: a webhook receiving one JSON POST per
     # message with an Idempotency-Key header; unset = rows are only marked sent in the outbox.
     concern_webhook_url: str | None = None
+    # Concern recipients and initiators only among the people the scope knows (registered
+    # or bound) and only on `concern_channels` when that lists any
+    # (engine/concern/recipients.py); off: as given (the suite's fixtures still raise
+    # concerns for unregistered people).
+    concern_known_people_only: bool = False
+    concern_channels: list[str] = Field(default_factory=list)
+    # People (recipients counted per raise: its people and its initiator) one scope's new
+    # concerns may name per hour; past it raiseConcern answers RATE_LIMITED.
+    concern_recipients_per_hour: int = 500
     # Signs every webhook POST: X-Storygraph-Signature = hex HMAC-SHA256 of
     # "<X-Storygraph-Timestamp>.<body>" with this secret; unset = unsigned (README).
     concern_webhook_secret: SecretStr | None = None
