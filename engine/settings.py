@@ -140,7 +140,8 @@ class Settings(BaseSettings):
     # lexical and says so (never a made-up vector). The dimension is required with the URL:
     # the vector index is created with it, and a later different value is refused.
     embedding_base_url: str | None = None
-    embedding_api_key: SecretStr | None = None  # unset: MODEL_API_KEY
+    # unset: MODEL_API_KEY, only when the endpoint is on MODEL_BASE_URL's own origin
+    embedding_api_key: SecretStr | None = None
     embedding_model: str = "default"
     embedding_dimensions: int | None = Field(default=None, ge=1, le=4096)
     embedding_batch_size: int = Field(default=32, ge=1, le=2048)
@@ -150,6 +151,9 @@ class Settings(BaseSettings):
     # as-of filter), and the cosine similarity a vector hit needs to count
     search_vector_candidates: int = Field(default=100, ge=1, le=10_000)
     search_min_similarity: float = Field(default=0.5, ge=-1.0, le=1.0)
+    # searches whose text is embedded (a paid request) one token may make per minute;
+    # past it a search answers RATE_LIMITED
+    search_embeddings_per_minute: int = 30
     # Tokens (prompt + completion, cost ledger) one execution of a supervision run may spend;
     # past it the run pauses with the reason and `continueReview` goes on. Unset = unlimited.
     review_run_token_budget: int | None = None

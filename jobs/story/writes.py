@@ -34,12 +34,17 @@ SuggestionAction = Literal["accept", "dismiss"]
 async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any]) -> Source:
     """Record an app's version(s) of a source; `data` is the input as plain values. Its
     `speakers` (name, person id, channel) bind each speaker of this source to a concern
-    person, in the same transaction (issue 28: how the agenda reaches who said something)."""
+    person, in the same transaction (how the agenda reaches who said something); binding
+    needs the operator role, like `bindPerson`."""
     by = editor(principal, str(data["scope"]))
     fields = dict(data)
     speakers = engine_inputs.parse_input(
         SpeakersIn, {"speakers": fields.pop("speakers", None) or []}
     ).speakers
+    if speakers:
+        # a speaker binding decides who concerns may message, as bindPerson does: the
+        # same role (operator) for both ways of binding
+        principal.require("operator", str(data["scope"]))
     parsed = engine_inputs.parse_input(engine_inputs.SourceInput, fields)
     now = deps.clock()
 
