@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 from arq.connections import ArqRedis
@@ -25,9 +25,11 @@ from api.auth import authenticate, check_binding, origin_allowed
 from api.export import export_endpoint
 from api.graphql_view import StorygraphGraphQL
 from api.guide import guide_endpoint
-from api.limits import BodyLimit
+from api.hosts import HostGate
+from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
 from api.metrics import MetricsMiddleware, metrics_endpoint
+from api.page_headers import PageHeaders
 from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import API_PATIENCE_S, open_driver
 from graph.migrate import migrate
@@ -113,7 +115,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/healthz", healthz),
             Route("/favicon.ico", favicon),
             Route("/guide/storygraph.html", guide_endpoint, methods=["GET", "OPTIONS"]),
-            Route("/metrics", metrics_endpoint),
+            Route("/metrics", MetricsGate(metrics_endpoint, settings)),
             Route("/viz", viz),
             Mount("/viz", StaticFiles(directory=WEB_DIR / "viz"), name="viz-assets"),
             Mount("/static", StaticFiles(directory=VENDOR_DIR), name="static"),
@@ -123,6 +125,8 @@ def create_app(settings: Settings) -> Starlette:
     )
     app.add_middleware(BodyLimit, max_bytes=settings.api_max_body_bytes)
     app.add_middleware(MetricsMiddleware)
+    app.add_middleware(PageHeaders, pages=WEB_DIR)
+    app.add_middleware(HostGate, settings=settings)  # outermost: before anything reads it
 
     return app
 
@@ -168,6 +172,30 @@ class TokenGate:
                 await _unauthenticated()(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class MetricsGate:
+    """With tokens configured, `/metrics` answers only a valid bearer token of every scope
+    (its figures, the cost ledger's totals among them, span all scopes); open mode serves
+    loopback only (api/hosts.py)."""
+
+    def __init__(self, endpoint: Callable[[Request], Awaitable[Response]], settings: Settings):
+        self.endpoint = endpoint
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        if self.settings.api_tokens:
+            principal = authenticate(self.settings, request.headers.get("authorization"))
+            if principal is None:
+                await _unauthenticated()(scope, receive, send)
+                return
+            if not principal.all_scopes:
+                refusal = error_response("/metrics needs a token of every scope", "FORBIDDEN", 403)
+                await refusal(scope, receive, send)
+                return
+        response = await self.endpoint(request)
+        await response(scope, receive, send)
 
 
 def settle_heap() -> None:

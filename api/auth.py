@@ -36,7 +36,11 @@ class InsecureBinding(RuntimeError):
 def check_binding(settings: Settings) -> str:
     """The start-up verdict on auth, or InsecureBinding when the API must not start."""
     if settings.api_tokens:
-        return f"API authentication: {len(settings.api_tokens)} bearer token(s) configured."
+        hosts = ", ".join(["loopback", *settings.api_public_hosts])
+        return (
+            f"API authentication: {len(settings.api_tokens)} bearer token(s) configured; "
+            f"answering Host names: {hosts} (others: 421; set API_PUBLIC_HOSTS)."
+        )
     if is_loopback(settings.api_host):
         return "API is OPEN: no API_TOKENS configured and bound to loopback only."
     raise InsecureBinding(

@@ -294,6 +294,8 @@ def _mcp(settings: Settings, token: str | None) -> None:
 
 
 def _scope(settings: Settings, action: str, scope: str | None) -> None:
+    from redis.exceptions import RedisError
+
     from api.scope_cli import run
     from engine.errors import StorygraphError
 
@@ -303,6 +305,11 @@ def _scope(settings: Settings, action: str, scope: str | None) -> None:
         lines = run(settings, action, scope)
     except StorygraphError as exc:
         raise CliError(str(exc)) from None
+    except (RedisError, OSError) as exc:
+        raise CliError(
+            f"Redis is unreachable ({exc}); a scope is deleted only while Redis is up, so "
+            "no cached past answer of it outlives the delete"
+        ) from None
     print("\n".join(lines))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections import Counter as CounterType
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +21,8 @@ from jobs.llm.embeddings import Embedder
 
 L = TypeVar("L")
 SUBSCRIPTIONS_KEY = "storygraph.subscriptions"  # in the websocket's ASGI scope
+# subscriptions running over HTTP streams in this process, by token name
+HTTP_STREAMS: CounterType[str] = Counter()
 
 
 class TooManySubscriptions(StorygraphError):
@@ -60,8 +64,15 @@ class Context:
     @contextmanager
     def subscription_slot(self) -> Iterator[None]:
         """Hold one of the websocket's `ws_max_subscriptions` subscription slots while a
-        subscription runs (queries and mutations count only toward `ws_max_operations`)."""
+        subscription runs (queries and mutations count only toward `ws_max_operations`).
+        A subscription over an HTTP stream (Server-Sent Events, multipart) has a request of
+        its own, so there the slots are the token's: at most `ws_max_subscriptions` streams
+        of one token at once in this process."""
         scope = self.request.scope
+        if scope.get("type") == "http":
+            with self._stream_slot():
+                yield
+            return
         held = scope.get(SUBSCRIPTIONS_KEY, 0)
         limit = self.settings.ws_max_subscriptions
         if held >= limit:
@@ -74,6 +85,25 @@ class Context:
             yield
         finally:
             scope[SUBSCRIPTIONS_KEY] = scope.get(SUBSCRIPTIONS_KEY, 1) - 1
+
+    @contextmanager
+    def _stream_slot(self) -> Iterator[None]:
+        holder = self.principal.name if self.principal is not None else ""
+        held = HTTP_STREAMS[holder]
+        limit = self.settings.ws_max_subscriptions
+        if held >= limit:
+            raise TooManySubscriptions(
+                f"this token already runs {held} subscriptions over HTTP streams; at most "
+                f"{limit} are allowed",
+                limit=limit,
+            )
+        HTTP_STREAMS[holder] = held + 1
+        try:
+            yield
+        finally:
+            HTTP_STREAMS[holder] -= 1
+            if HTTP_STREAMS[holder] <= 0:
+                del HTTP_STREAMS[holder]
 
     def caller(self) -> Principal:
         """The caller, for a use case to check; UNAUTHENTICATED without a valid token."""

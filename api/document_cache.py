@@ -4,13 +4,15 @@ graphql-core validates each request's document against the schema and the limit 
 (depth, aliases): for a 50-row page that was a sixth of the server's time, the same work
 for the same text every time. A document that passed is remembered by its text (an LRU of
 `size` texts), since validity depends only on the text, the schema and the rules, which are
-fixed for a schema. A document that failed is validated again each time (its errors are
+fixed for a schema; it is remembered by the text's SHA-256, so the set holds 32 bytes a
+text whatever the texts' length. A document that failed is validated again each time (its errors are
 answered as they are found, never from a cache). A check that already answered before
 validation (the variables' token budget) is left as it is.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Iterator
 
@@ -25,16 +27,17 @@ class ValidDocuments:
 
     def __init__(self, size: int = VALID_DOCUMENTS) -> None:
         self.size = size
-        self._known: OrderedDict[str, None] = OrderedDict()
+        self._known: OrderedDict[bytes, None] = OrderedDict()
 
     def __contains__(self, text: str) -> bool:
-        if text in self._known:
-            self._known.move_to_end(text)
+        digest = hashlib.sha256(text.encode()).digest()
+        if digest in self._known:
+            self._known.move_to_end(digest)
             return True
         return False
 
     def add(self, text: str) -> None:
-        self._known[text] = None
+        self._known[hashlib.sha256(text.encode()).digest()] = None
         if len(self._known) > self.size:
             self._known.popitem(last=False)
 

@@ -31,11 +31,13 @@ from strawberry.types.unset import UnsetType
 from api import persisted_queries
 from api.auth import authenticate, origin_ok
 from api.context import Context
+from api.documents import Documents
 from api.http_protocol import (
     JSON,
     SUBSCRIPTION_NEEDS_STREAM,
     content_type,
     failure_status,
+    is_request_failure,
     is_subscription,
     media_of,
     negotiate,
@@ -56,6 +58,7 @@ from api.past_cache import (
     past_read,
 )
 from api.schema import build_schema
+from engine.errors import InvalidInput, StorygraphError
 from engine.settings import PROJECT_ROOT, Settings
 
 log = logging.getLogger("storygraph.api")
@@ -66,8 +69,10 @@ class StorygraphGraphQL(GraphQL):
     """GraphQL over HTTP and websockets; the context carries process resources and the caller."""
 
     def __init__(self, settings: Settings) -> None:
+        # every parse of this process's request texts, and its one cache of parsed documents
+        documents = Documents.of(settings)
         super().__init__(
-            build_schema(settings),
+            build_schema(settings, documents),
             graphql_ide="graphiql",
             # websockets, and GraphQL over Server-Sent Events (graphql-sse's distinct
             # connections mode: a POST with `Accept: text/event-stream` per subscription)
@@ -81,6 +86,7 @@ class StorygraphGraphQL(GraphQL):
             max_subscriptions_per_connection=settings.ws_max_operations,
         )
         self.settings = settings
+        self.documents = documents
         self.past = PastCache(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -143,8 +149,20 @@ class StorygraphGraphQL(GraphQL):
         (`api/persisted_queries.py`); a request without a query is a 400, a stream's too (not
         a fault inside the stream); a stream's syntax error is reported inside the stream."""
         if isinstance(request_data, GraphQLRequestData):
+            if request_data.query:
+                try:
+                    self.documents.check_size(request_data.query)
+                except GraphQLError as too_long:
+                    return ExecutionResult(data=None, errors=[too_long])
             try:
-                request_data = await persisted_queries.resolve(request.app.state.pool, request_data)
+                request_data, to_keep = await persisted_queries.resolve(
+                    request.app.state.pool, request_data, context.principal, self.settings
+                )
+            except StorygraphError as refused:
+                return ExecutionResult(
+                    data=None,
+                    errors=[GraphQLError(refused.message, extensions={"code": refused.code})],
+                )
             except persisted_queries.PersistedQueryNotFound:
                 unknown = GraphQLError(
                     persisted_queries.NOT_FOUND,
@@ -153,11 +171,15 @@ class StorygraphGraphQL(GraphQL):
                 return ExecutionResult(data=None, errors=[unknown])
             if not request_data.query:
                 raise HTTPException(400, "No GraphQL query found in the request")
-            if request_data.protocol != "http" and (error := syntax_error(request_data.query)):
+            if request_data.protocol != "http" and (
+                error := syntax_error(request_data.query, self.documents)
+            ):
                 # strawberry's stream raises a syntax error out of the stream; graphql-sse's
                 # protocol reports it inside, as a `next` event like a validation error
                 return single_result(ExecutionResult(data=None, errors=[error]))
-        return await super().execute_operation(
+        else:
+            to_keep = None
+        result = await super().execute_operation(
             request=request,
             request_adapter=request_adapter,
             request_data=request_data,
@@ -165,6 +187,9 @@ class StorygraphGraphQL(GraphQL):
             root_value=root_value,  # type: ignore[arg-type]
             sub_response=sub_response,
         )
+        if to_keep is not None and _within_limits(result):
+            await persisted_queries.keep(request.app.state.pool, to_keep)
+        return result
 
     async def execute_single(  # type: ignore[override]
         self,
@@ -178,7 +203,7 @@ class StorygraphGraphQL(GraphQL):
         """A subscription needs a stream (websockets, or Server-Sent Events with `Accept:
         text/event-stream`); sent as a plain request it is refused with a clear 400."""
         if request_data.protocol == "http" and is_subscription(
-            request_data.query, request_data.operation_name
+            request_data.query, request_data.operation_name, self.documents
         ):
             raise HTTPException(400, SUBSCRIPTION_NEEDS_STREAM)
 
@@ -212,6 +237,7 @@ class StorygraphGraphQL(GraphQL):
                 request_data.variables,
                 datetime.now(UTC),
                 self.past.settle,
+                self.documents,
             )
             if self.past.enabled
             else None
@@ -284,3 +310,14 @@ class StorygraphGraphQL(GraphQL):
             principal=authenticate(self.settings, header),
             embedder=getattr(state, "embedder", None),
         )
+
+
+def _within_limits(result: object) -> bool:
+    """The document parsed and validated, and no argument broke a limit (INVALID_INPUT)."""
+    if not isinstance(result, ExecutionResult) or is_request_failure(result):
+        return False
+    return not any(
+        (error.extensions or {}).get("code") == "INVALID_INPUT"
+        or isinstance(error.original_error, InvalidInput)
+        for error in result.errors or ()
+    )

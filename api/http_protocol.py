@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from graphql import GraphQLError, OperationType, get_operation_ast, parse
+from graphql import GraphQLError, OperationType, get_operation_ast
 from starlette.responses import JSONResponse
 from starlette.types import Scope
 from strawberry.types import ExecutionResult
 
+from api.documents import Documents
 from api.errors import shape_error
 from api.limits import error_response
 
@@ -100,14 +101,13 @@ SUBSCRIPTION_NEEDS_STREAM = (
 )
 
 
-def is_subscription(query: str | None, operation_name: str | None) -> bool:
+def is_subscription(query: str | None, operation_name: str | None, documents: Documents) -> bool:
     """True when the operation the request would run is a subscription (False for a
-    document that does not parse: the executor reports that one)."""
+    document that does not parse or is over the limits: the executor reports that one)."""
     if not query or "subscription" not in query:
         return False
-    try:
-        document = parse(query)
-    except GraphQLError:
+    document = documents.try_parse(query)
+    if document is None:
         return False
     operation = get_operation_ast(document, operation_name)
     return operation is not None and operation.operation == OperationType.SUBSCRIPTION
@@ -122,9 +122,10 @@ def not_acceptable() -> JSONResponse:
     )
 
 
-def syntax_error(query: str) -> GraphQLError | None:
+def syntax_error(query: str, documents: Documents) -> GraphQLError | None:
+    """Why the text does not parse (within the limits), or None."""
     try:
-        parse(query)
+        documents.parse(query)
     except GraphQLError as error:
         return error
     return None

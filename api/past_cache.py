@@ -5,10 +5,11 @@ A read whose every root field is a time-sliced story read (`storyGraph`, `graphV
 change only when a source version of its scope is withdrawn or the scope is deleted; both
 move the scope's counter (`jobs.past_epoch`). Its answer is kept under a key built from the
 query text, operation name and variables (hashed: no caller text becomes a key), the scopes
-and their counters, in an in-process LRU bounded by bytes and in Redis (with a TTL and an
-entry size bound), so every API process shares it. The answer is served only to a caller
-that may read every scope it names (`reader` on each): any other caller runs the read and
-gets what the read gives it (FORBIDDEN). Its key's hash is the answer's ETag.
+and their counters, in an in-process LRU bounded by bytes whose entries expire like their
+copies in Redis (with a TTL and an entry size bound), which every API process shares. A read
+that selects a field read as of now (`READ_AS_OF_NOW`) is never cached. The answer is served
+only to a caller that may read every scope it names (`reader` on each): any other caller runs
+the read and gets what the read gives it (FORBIDDEN). Its key's hash is the answer's ETag.
 """
 
 from __future__ import annotations
@@ -16,27 +17,28 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 import orjson
 from cross_web import HTTPException
 from graphql import (
     DocumentNode,
     FieldNode,
-    GraphQLError,
     OperationType,
     StringValueNode,
     VariableNode,
+    Visitor,
     get_operation_ast,
-    parse,
+    visit,
 )
 from prometheus_client import Counter, Gauge
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from api.documents import Documents
 from api.metrics import REGISTRY
 from engine.principal import Principal
 from engine.settings import Settings
@@ -45,6 +47,9 @@ from jobs import past_epoch
 log = logging.getLogger("storygraph.api.past_cache")
 
 PAST_READS = frozenset({"storyGraph", "graphView", "entities", "relations", "events"})
+# Fields of a past read that are read as of now, not as of its asOf (a concern's state,
+# signal and cost): a read selecting one is never cached, so it is always answered fresh.
+READ_AS_OF_NOW = frozenset({"throughConcern"})
 REDIS_PREFIX = "storygraph:past:answer:"
 
 LOOKUPS = Counter(
@@ -68,14 +73,6 @@ ENTRIES = Gauge("storygraph_past_cache_entries", "Past answers held in process",
 class PastRead:
     scopes: tuple[str, ...]
     digest: str  # the query, operation name and variables, hashed
-
-
-@lru_cache(maxsize=512)
-def _parsed(query: str) -> DocumentNode | None:
-    try:
-        return parse(query)
-    except GraphQLError:
-        return None
 
 
 def _value(node: object, variables: dict[str, object]) -> object:
@@ -102,11 +99,13 @@ def past_read(
     variables: dict[str, object] | None,
     now: dt.datetime,
     settle: dt.timedelta,
+    documents: Documents,
 ) -> PastRead | None:
-    """The cacheable read a request asks for, or None (anything else, or not yet past)."""
+    """The cacheable read a request asks for, or None (anything else, or not yet past, or a
+    text the limits refuse: the request itself answers that)."""
     if not query or "asOf" not in query:
         return None
-    document = _parsed(query)
+    document = documents.try_parse(query)
     if document is None:
         return None
     operation = get_operation_ast(document, operation_name)
@@ -126,10 +125,23 @@ def past_read(
         if not isinstance(scope, str) or as_of is None or as_of > now - settle:
             return None
         scopes.add(scope)
-    if not scopes:
+    if not scopes or _selects(document, READ_AS_OF_NOW):
         return None
     raw = orjson.dumps([query, operation_name, variables], option=orjson.OPT_SORT_KEYS)
     return PastRead(tuple(sorted(scopes)), hashlib.sha256(raw).hexdigest())
+
+
+def _selects(document: DocumentNode, names: frozenset[str]) -> bool:
+    """Whether any field of the document (its fragments too) is one of `names`."""
+    found = False
+
+    class Finder(Visitor):
+        def enter_field(self, node: FieldNode, *_: object) -> None:
+            nonlocal found
+            found = found or node.name.value in names
+
+    visit(document, Finder())
+    return found
 
 
 def may_read(principal: Principal | None, read: PastRead) -> bool:
@@ -148,7 +160,8 @@ class PastCache:
         self.ttl = settings.past_cache_redis_ttl_seconds
         self.max_entry = settings.past_cache_redis_max_entry_bytes
         self.settle = dt.timedelta(seconds=settings.past_cache_settle_seconds)
-        self.entries: OrderedDict[str, bytes] = OrderedDict()
+        # key -> (monotonic deadline, answer): an entry expires like its copy in Redis
+        self.entries: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
         self.size = 0
 
     @property
@@ -168,10 +181,12 @@ class PastCache:
 
     async def get(self, redis: Redis, key: str) -> bytes | None:
         held = self.entries.get(key)
-        if held is not None:
+        if held is not None and held[0] > time.monotonic():
             self.entries.move_to_end(key)
             LOOKUPS.labels("memory").inc()
-            return held
+            return held[1]
+        if held is not None:
+            self._drop(key)
         try:
             shared = await redis.get(REDIS_PREFIX + key)
         except (RedisError, OSError):
@@ -194,17 +209,20 @@ class PastCache:
     def _keep(self, key: str, answer: bytes) -> None:
         if len(answer) > self.max_bytes:
             return
-        old = self.entries.pop(key, None)
-        if old is not None:
-            self.size -= len(old)
-        self.entries[key] = answer
+        self._drop(key)
+        self.entries[key] = (time.monotonic() + self.ttl, answer)
         self.size += len(answer)
         while self.size > self.max_bytes:
-            _, dropped = self.entries.popitem(last=False)
+            _, (_, dropped) = self.entries.popitem(last=False)
             self.size -= len(dropped)
             EVICTIONS.inc()
         SIZE.set(self.size)
         ENTRIES.set(len(self.entries))
+
+    def _drop(self, key: str) -> None:
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.size -= len(old[1])
 
 
 def etag(key: str) -> str:

@@ -11,7 +11,6 @@ from graphql.error import GraphQLError
 from strawberry.extensions import (
     AddValidationRules,
     MaxAliasesLimiter,
-    ParserCache,
     QueryDepthLimiter,
 )
 from strawberry.tools import merge_types
@@ -35,6 +34,7 @@ from api.definitions import (
     watch_delivery,
 )
 from api.document_cache import CachedValidation, ValidDocuments
+from api.documents import Documents, ParseWithin
 from api.errors import ShapeErrors, log_answered
 from api.guards import InputLimits, TokenLimiter, guard_arguments
 from api.plain_lists import PlainListExecutionContext
@@ -90,8 +90,12 @@ class StorygraphSchema(strawberry.Schema):
         log_answered(errors)
 
 
-def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+def build_schema(
+    settings: Settings | None = None, documents: Documents | None = None
+) -> strawberry.Schema:
+    """The schema; `documents` is the process's parse cache (its own one when not given)."""
     s = settings or Settings.model_construct()  # defaults, not the environment
+    parsed = documents or Documents.of(s)
     limits = InputLimits.of(s)
     # the limit rules are built once, so a document's validity is a property of its text
     rules = [
@@ -111,7 +115,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
                 max_token_count=s.graphql_max_tokens,
                 max_variable_tokens=s.graphql_max_variable_tokens,
             ),
-            lambda: ParserCache(maxsize=512),
+            lambda: ParseWithin(parsed),
             lambda: CachedValidation(known),
             ShapeErrors,
         ],

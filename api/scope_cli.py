@@ -11,6 +11,7 @@ from engine.settings import Settings
 from graph.driver import open_driver
 from jobs import scopes
 from jobs.deps import Deps
+from jobs.queue import open_pool
 
 CLI_PRINCIPAL = Principal("cli", frozenset({"*"}), frozenset({"admin"}))
 COLUMNS = ("events", "entities", "relations", "sources", "concerns", "watches")
@@ -18,8 +19,11 @@ COLUMNS = ("events", "entities", "relations", "sources", "concerns", "watches")
 
 async def _run(settings: Settings, action: str, scope: str | None) -> list[str]:
     driver = open_driver(settings)
+    # a delete moves the scope's past-cache counter in Redis (jobs.past_epoch): with Redis
+    # unreachable the delete is refused, so no cached answer of the scope outlives it
+    pool = await open_pool(settings) if action == "delete" else None
     try:
-        deps = Deps(settings=settings, driver=driver, pool=None, worker_id="cli")
+        deps = Deps(settings=settings, driver=driver, pool=pool, worker_id="cli")
         if action == "list":
             found = await scopes.list_scopes(deps, CLI_PRINCIPAL)
             width = max([len("scope"), *(len(c.scope) for c in found)])
@@ -32,6 +36,8 @@ async def _run(settings: Settings, action: str, scope: str | None) -> list[str]:
         done = await scopes.delete_scope(deps, CLI_PRINCIPAL, scope)
         return [f"deleted scope {done.scope}: {done.deleted_nodes} nodes (record {done.id})"]
     finally:
+        if pool is not None:
+            await pool.aclose()
         await driver.close()
 
 

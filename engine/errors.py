@@ -65,3 +65,10 @@ class Disabled(StorygraphError):
 
 class Unavailable(StorygraphError):
     code = ErrorCode.UNAVAILABLE
+
+
+class RateLimited(StorygraphError):
+    """A caller's quota for this kind of request is spent; `retry_after_s` says when it
+    refills."""
+
+    code = ErrorCode.RATE_LIMITED

@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     # The project's own Redis runs with a generated password kept in `redis_password_file`;
     # the entry points load it (jobs.localredis.with_redis_password).
     redis_password: SecretStr | None = None
+    # The project's own Redis: its memory bound (redis-server's `maxmemory`); its policy is
+    # always noeviction, so queue keys are never evicted (a full Redis refuses writes).
+    redis_maxmemory: str = "512mb"
 
     # API
     api_host: str = "127.0.0.1"
@@ -75,6 +78,9 @@ class Settings(BaseSettings):
     # besides the API's own origin and loopback pages. A page elsewhere cannot drive the API,
     # in open mode too.
     api_allowed_origins: list[str] = Field(default_factory=list)
+    # Host names (`name`, or `name:port`) the API answers to besides loopback when tokens
+    # are configured; in open mode only loopback hosts are answered (api/hosts.py).
+    api_public_hosts: list[str] = Field(default_factory=list)
     # Limits on what one request may ask (README "Limits"): the body, the document (depth,
     # aliases, tokens with the variables counted), every input string and list, one page.
     api_max_body_bytes: int = 4 * 1024 * 1024
@@ -85,6 +91,13 @@ class Settings(BaseSettings):
     # the document's; list and string sizes and the body size bound them too.
     graphql_max_variable_tokens: int = 400_000
     graphql_max_aliases: int = 30
+    # The longest GraphQL document (UTF-8 bytes) parsed at all, and the bytes the process's
+    # cache of parsed documents may hold (api/documents.py); variables are bounded apart.
+    graphql_max_document_bytes: int = 100_000
+    graphql_document_cache_bytes: int = 32 * 1024 * 1024
+    # New persisted queries (hash and text) one token may have kept per hour; past it the
+    # pair answers RATE_LIMITED (api/persisted_queries.py)
+    persisted_queries_per_hour: int = 200
     input_max_string_chars: int = 20_000
     input_max_text_chars: int = 1_000_000
     input_max_list_items: int = 2_000
@@ -127,7 +140,8 @@ class Settings(BaseSettings):
     # lexical and says so (never a made-up vector). The dimension is required with the URL:
     # the vector index is created with it, and a later different value is refused.
     embedding_base_url: str | None = None
-    embedding_api_key: SecretStr | None = None  # unset: MODEL_API_KEY
+    # unset: MODEL_API_KEY, only when the endpoint is on MODEL_BASE_URL's own origin
+    embedding_api_key: SecretStr | None = None
     embedding_model: str = "default"
     embedding_dimensions: int | None = Field(default=None, ge=1, le=4096)
     embedding_batch_size: int = Field(default=32, ge=1, le=2048)
@@ -137,6 +151,9 @@ class Settings(BaseSettings):
     # as-of filter), and the cosine similarity a vector hit needs to count
     search_vector_candidates: int = Field(default=100, ge=1, le=10_000)
     search_min_similarity: float = Field(default=0.5, ge=-1.0, le=1.0)
+    # searches whose text is embedded (a paid request) one token may make per minute;
+    # past it a search answers RATE_LIMITED
+    search_embeddings_per_minute: int = 30
     # Tokens (prompt + completion, cost ledger) one execution of a supervision run may spend;
     # past it the run pauses with the reason and `continueReview` goes on. Unset = unlimited.
     review_run_token_budget: int | None = None
@@ -154,6 +171,15 @@ class Settings(BaseSettings):
     # Where concern messages (outbox rows) are delivered: a webhook receiving one JSON POST per
     # message with an Idempotency-Key header; unset = rows are only marked sent in the outbox.
     concern_webhook_url: str | None = None
+    # Concern recipients and initiators only among the people the scope knows (registered
+    # or bound) and only on `concern_channels` when that lists any
+    # (engine/concern/recipients.py); off: as given (the suite's fixtures still raise
+    # concerns for unregistered people).
+    concern_known_people_only: bool = False
+    concern_channels: list[str] = Field(default_factory=list)
+    # People (recipients counted per raise: its people and its initiator) one scope's new
+    # concerns may name per hour; past it raiseConcern answers RATE_LIMITED.
+    concern_recipients_per_hour: int = 500
     # Signs every webhook POST: X-Storygraph-Signature = hex HMAC-SHA256 of
     # "<X-Storygraph-Timestamp>.<body>" with this secret; unset = unsigned (README).
     concern_webhook_secret: SecretStr | None = None

@@ -121,6 +121,12 @@ class LocalRedis:
                 "everysec",
                 "--protected-mode",
                 "yes",
+                # bounded memory; full, Redis refuses writes (the enqueue fails visibly)
+                # rather than evicting keys: an evicted job or lease would be lost silently
+                "--maxmemory",
+                self.settings.redis_maxmemory,
+                "--maxmemory-policy",
+                "noeviction",
             ],
             check=True,
             capture_output=True,

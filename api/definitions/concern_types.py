@@ -63,6 +63,10 @@ class ConcernTimelineEntry:
     detail: str
     from_status: ConcernStatus | None  # type: ignore[valid-type]
     to_status: ConcernStatus | None  # type: ignore[valid-type]
+    by: str | None = strawberry.field(
+        default=None,
+        description="The token (its name) whose request made this entry; null: the service.",
+    )
 
 
 @strawberry.type
@@ -73,6 +77,10 @@ class ConversationEntry:
     text: str
     channel: str
     ts: datetime
+    recorded_by: str | None = strawberry.field(
+        default=None,
+        description="The token (its name) that recorded this message; null: the service.",
+    )
 
 
 @strawberry.type
@@ -221,6 +229,7 @@ class Concern:
                     detail=e.detail,
                     from_status=e.from_status,
                     to_status=e.to_status,
+                    by=e.by,
                 )
                 for e in c.timeline
             ],
@@ -232,6 +241,7 @@ class Concern:
                     text=e.text,
                     channel=e.channel,
                     ts=e.ts,
+                    recorded_by=e.recorded_by,
                 )
                 for e in c.conversation_log
             ],

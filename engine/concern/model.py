@@ -136,6 +136,8 @@ class TimelineEntry(_Model):
     detail: str
     from_status: ConcernStatus | None = None
     to_status: ConcernStatus | None = None
+    # the token (its name) whose request made this entry; None: the service's own work
+    by: str | None = None
 
 
 class ConversationEntry(_Model):
@@ -146,6 +148,8 @@ class ConversationEntry(_Model):
     channel: str = ""
     ts: AwareDatetime
     message_id: str | None = None  # the channel's id, when it has one (dedups inbound)
+    # the token (its name) that recorded this message (advanceConcern); None: the service
+    recorded_by: str | None = None
 
 
 class DelegationSettings(_Model):

@@ -108,6 +108,15 @@ class PersonStore(Store):
         concern = concern_from_doc(r["doc"])
         return await self._with_initiator(LoopInputs(concern, r["scope"], persons, owner))
 
+    async def known(self, scope: str, person_ids: list[str], now: datetime) -> set[str]:
+        """Which of `person_ids` the scope knows (registered or currently bound)."""
+        if not person_ids:
+            return set()
+        records = await self.query(
+            "concern/known_people", scope=scope, person_ids=person_ids, now=utc(now)
+        )
+        return {r["person_id"] for r in records}
+
     async def by_ids(self, scope: str, person_ids: list[str]) -> dict[str, PersonContext]:
         records = await self.query("concern/persons_by_ids", scope=scope, person_ids=person_ids)
         return {r["person"]["person_id"]: PersonContext.from_props(r["person"]) for r in records}

@@ -124,12 +124,16 @@ class PersonBindings(Store):
 
         return await self.write(work)
 
-    async def unbind_entity(self, scope: str, entity_id: str, *, now: datetime) -> PersonBinding:
-        """Retract the entity's current binding; none is NOT_FOUND."""
+    async def unbind_entity(
+        self, scope: str, entity_id: str, *, now: datetime, by: str = ""
+    ) -> PersonBinding:
+        """Retract the entity's current binding, recording who (`by`); none is NOT_FOUND."""
 
         async def work(tx: AsyncManagedTransaction) -> PersonBinding:
             bid = entity_binding_id(scope, entity_id)
-            rows = await self.rows(tx, "signal/retract_binding", id=bid, scope=scope, now=utc(now))
+            rows = await self.rows(
+                tx, "signal/retract_binding", id=bid, scope=scope, now=utc(now), by=by
+            )
             if not rows:
                 raise NotFound(f"entity {entity_id} is not bound", entity_id=entity_id)
             return from_props(PersonBinding, rows[0]["v"])

@@ -60,6 +60,17 @@ SIGNATURE_HEADER = "X-Storygraph-Signature"
 TIMESTAMP_HEADER = "X-Storygraph-Timestamp"
 
 
+def refusal(response: httpx.Response) -> str:
+    """What a webhook's non-2xx answer is recorded as (a run's or a row's last error, which
+    readers see): its status, reason and the size and type of its body, never the body
+    itself (it may carry the receiver's internals or its own users' data)."""
+    media = response.headers.get("content-type", "").split(";", 1)[0].strip() or "no type"
+    return (
+        f"webhook answered {response.status_code} {response.reason_phrase}".rstrip()
+        + f" ({len(response.content)} bytes of {media})"
+    )
+
+
 def sign(secret: str, timestamp: str, body: bytes) -> str:
     """The hex HMAC-SHA256 of `<timestamp>.<body>`: what a receiver recomputes (README)."""
     return hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
@@ -109,7 +120,7 @@ class WebhookChannel:
         except httpx.HTTPError as exc:
             raise ChannelError(f"{type(exc).__name__}: {exc}") from exc
         if not response.is_success:
-            raise ChannelError(f"webhook answered {response.status_code}: {response.text[:200]}")
+            raise ChannelError(refusal(response))
 
 
 def channel_from_settings(settings: Settings, http: httpx.AsyncClient) -> Channel:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.concern.actor import signed
 from engine.concern.admission import raise_concern as decide_raise
 from engine.concern.advance import InboundMessage, record_inbound
 from engine.concern.agenda import Agenda
@@ -38,6 +39,7 @@ from engine.concern.effects import RescheduleMessages
 from engine.concern.model import Concern, Priority, RaiseConcernInput
 from engine.concern.policy import ConcernPolicy
 from engine.concern.priority import change_priority as decide_priority
+from engine.concern.recipients import check_recipients, person_ids, recipients_of
 from engine.concern.scheduler import Trigger, TriggerKind, due_trigger
 from engine.errors import Conflict, InvalidInput, NotFound
 from engine.page import Page
@@ -48,6 +50,7 @@ from graph.concern.listing import ConcernListing
 from graph.concern.outbox import Outbox, OutboxRow
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository, StoredConcern
+from jobs import quota
 from jobs.concern.effects import enqueue_advance, enqueue_delivery, enqueue_scheduler_run
 from jobs.deps import Deps
 
@@ -199,6 +202,7 @@ async def raise_concern(
     if callable(data):
         data = data()
     now = event_time(deps, at)
+    await admit_recipients(deps, scope, data, deps.clock())
     policy = policy_of(deps)
     cid = concern_id or new_concern_id(deps, now)
     probe = decide_raise(data, concern_id=cid, now=now, policy=policy, first_at=first_at)
@@ -209,6 +213,8 @@ async def raise_concern(
     decision = decide_raise(
         data, concern_id=cid, now=now, policy=policy, context=context, first_at=first_at
     )
+    by = principal.name
+    decision = decision.model_copy(update={"new_concern": signed(None, decision.new_concern, by)})
     concern = await _concerns(deps).create(decision, scope=scope, now=now)
     if deps.pool is not None:
         if any(e.kind == "report" for e in decision.effects):
@@ -223,6 +229,24 @@ async def raise_concern(
                 deps.pool, deps.settings.queue_name, concern_id=cid, trigger=first, now=now
             )
     return concern
+
+
+async def admit_recipients(deps: Deps, scope: str, data: RaiseConcernInput, now: datetime) -> None:
+    """Only people the scope knows, on allowed channels (engine/concern/recipients.py), and
+    within the scope's hourly allowance of recipients (RATE_LIMITED past it)."""
+    if deps.settings.concern_known_people_only:
+        known = await _persons(deps).known(scope, person_ids(data), now)
+        check_recipients(data, known, deps.settings.concern_channels)
+    if deps.pool is not None:
+        await quota.take(
+            deps.pool,
+            "concern-recipients",
+            scope,
+            deps.settings.concern_recipients_per_hour,
+            3600,
+            "people this scope's new concerns may message",
+            amount=recipients_of(data),
+        )
 
 
 async def advance_concern(
@@ -240,6 +264,7 @@ async def advance_concern(
     for _ in range(RECORD_ATTEMPTS):
         updated, trigger = record_inbound(stored.concern, message, moment)
         if updated is not stored.concern:
+            updated = signed(stored.concern, updated, principal.name)
             try:
                 await _concerns(deps).save(
                     updated,
@@ -292,6 +317,8 @@ async def change_priority(
         )
         if decision.noop:
             return stored.concern
+        signed_concern = signed(stored.concern, decision.new_concern, principal.name)
+        decision = decision.model_copy(update={"new_concern": signed_concern})
         try:
             await _concerns(deps).save_decision(
                 decision, scope=stored.scope, expected_revision=stored.concern.revision, now=now

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
+from pydantic import SecretStr
 
 from engine.llm.accounting import Accounting, AttemptRecord, CallStats
 from engine.llm.ledger import estimate_tokens
@@ -153,6 +154,23 @@ class OpenAIEmbeddingClient(OpenAIChatClient):
         return vectors, tokens
 
 
+def _origin(url: str | None) -> tuple[str, str, int | None] | None:
+    if not url:
+        return None
+    parts = httpx.URL(url)
+    return (parts.scheme, parts.host, parts.port)
+
+
+def embedding_key(settings: Settings) -> SecretStr | None:
+    """EMBEDDING_API_KEY; else MODEL_API_KEY only when the embeddings endpoint is on the chat
+    model's own origin (scheme, host, port): a key is never sent to a host it was not
+    configured for."""
+    if settings.embedding_api_key is not None:
+        return settings.embedding_api_key
+    same = _origin(settings.embedding_base_url) == _origin(settings.model_base_url)
+    return settings.model_api_key if same and settings.model_base_url else None
+
+
 def build_embedder(
     settings: Settings,
     http: httpx.AsyncClient,
@@ -164,7 +182,7 @@ def build_embedder(
     """The embeddings client when EMBEDDING_BASE_URL is set, else None (search is lexical)."""
     if not settings.embedding_base_url or settings.embedding_dimensions is None:
         return None
-    secret = settings.embedding_api_key or settings.model_api_key
+    secret = embedding_key(settings)
     return OpenAIEmbeddingClient(
         http,
         dimensions=settings.embedding_dimensions,

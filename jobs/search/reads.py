@@ -33,6 +33,7 @@ from engine.search.text import SearchText, parse_search_text
 from engine.search.vectors import LexicalReason, SearchMode, check_vectors, lexical_note
 from graph.search.store import SearchStore
 from graph.search.vectors import VectorStore
+from jobs import quota
 from jobs.deps import Deps
 from jobs.llm.ledger import Meter, metering, settle
 from jobs.story.common import as_of_now
@@ -64,7 +65,7 @@ async def search(
     at = as_of_now(deps, as_of)
     meter = Meter(Attribution(stage=Stage.SEARCH_QUERY, scope=scope))
     with metering(meter):
-        vector, reason = await _query_vector(deps, parsed)
+        vector, reason = await _query_vector(deps, parsed, principal)
     # the query's embedding request (if one was made) goes into the cost ledger while the
     # search reads
     paid = asyncio.ensure_future(settle(deps.driver, deps.database, meter)) if meter.calls else None
@@ -94,9 +95,11 @@ async def search(
 
 
 async def _query_vector(
-    deps: Deps, parsed: SearchText
+    deps: Deps, parsed: SearchText, principal: Principal
 ) -> tuple[list[float] | None, LexicalReason | None]:
-    """The query's embedding, or why there is none (the search is then lexical)."""
+    """The query's embedding, or why there is none (the search is then lexical). Each
+    embedding is a paid request: a token may have `search_embeddings_per_minute` of them
+    (RATE_LIMITED past it)."""
     embedder = deps.embedder
     if embedder is None:
         return None, LexicalReason.NO_ENDPOINT
@@ -108,6 +111,15 @@ async def _query_vector(
         check_vectors(stored, embedder.model, embedder.dimensions)
     except Conflict:
         return None, LexicalReason.OTHER_MODEL
+    if deps.pool is not None:
+        await quota.take(
+            deps.pool,
+            "search-embeddings",
+            principal.name,
+            deps.settings.search_embeddings_per_minute,
+            60,
+            "searches that embed their text, of this token",
+        )
     try:
         answer = await embedder.embed(
             [parsed.text], deadline_seconds=deps.settings.embedding_search_deadline_seconds

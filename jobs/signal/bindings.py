@@ -64,7 +64,7 @@ async def unbind_person(
     deps: Deps, principal: Principal, scope: str, entity_id: str
 ) -> PersonBinding:
     scope = require_scope(principal, "operator", scope)
-    return await bindings(deps).unbind_entity(scope, entity_id, now=deps.clock())
+    return await bindings(deps).unbind_entity(scope, entity_id, now=deps.clock(), by=principal.name)
 
 
 async def person_bindings(

@@ -127,8 +127,10 @@ async def graph_replay(
     from_: datetime | None = None,
     to: datetime | None = None,
 ) -> dict[str, list[Any]]:
-    """Every version of the scope's graph objects, as the graph view page replays them."""
+    """Every version of the scope's graph objects, as the graph view page replays them;
+    without from/to bounded like storyGraph (refused above the cap)."""
     scope = require_scope(principal, "reader", scope)
+    await _check_bounded(deps, scope, deps.clock(), from_, to, None)
     return await ReplayStore(deps.driver, deps.database).replay(
         scope, from_=_zoned(from_, "from"), to=_zoned(to, "to")
     )

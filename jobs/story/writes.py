@@ -38,7 +38,7 @@ async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any
     or `messages` ({speaker, at, text}) recorded as text in the one message format
     (`engine.story.conversation.render`). Its `speakers` (name, person id, channel) bind
     each speaker of this source to a concern person, in the same transaction (how the
-    agenda reaches who said something)."""
+    agenda reaches who said something); binding needs the operator role, like `bindPerson`."""
     by = editor(principal, str(data["scope"]))
     fields = dict(data)
     messages = fields.pop("messages", None)
@@ -49,6 +49,10 @@ async def upsert_source(deps: Deps, principal: Principal, data: Mapping[str, Any
     speakers = engine_inputs.parse_input(
         SpeakersIn, {"speakers": fields.pop("speakers", None) or []}
     ).speakers
+    if speakers:
+        # a speaker binding decides who concerns may message, as bindPerson does: the
+        # same role (operator) for both ways of binding
+        principal.require("operator", str(data["scope"]))
     parsed = engine_inputs.parse_input(engine_inputs.SourceInput, fields)
     now = deps.clock()
 

@@ -30,7 +30,7 @@ from engine.scope import require_scope
 from engine.watch import delivery as rules
 from engine.watch.delivery import DeliveryChannel
 from graph.watch.deliveries import HandOffDeliveries, StoredHandOff
-from jobs.concern.channel import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
+from jobs.concern.channel import SIGNATURE_HEADER, TIMESTAMP_HEADER, refusal, sign
 from jobs.deps import Deps
 from jobs.notify import GraphChangeHub, graph_changed, listen
 
@@ -92,7 +92,7 @@ async def _post(deps: Deps, http: httpx.AsyncClient, url: str, stored: StoredHan
         headers[SIGNATURE_HEADER] = sign(secret.get_secret_value(), stamp, body)
     response = await http.post(url, content=body, headers=headers, timeout=WEBHOOK_TIMEOUT_SECONDS)
     if not response.is_success:
-        raise ValueError(f"webhook answered {response.status_code}: {response.text[:200]}")
+        raise ValueError(refusal(response))
 
 
 async def deliver_handoff(

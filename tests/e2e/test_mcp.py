@@ -25,7 +25,12 @@ FULL, READER, OUTSIDER = "mcp-full-token", "mcp-reader-token", "mcp-outsider-tok
 ADMIN = "mcp-admin-token"
 TOKENS = [
     {"token": ADMIN, "name": "ops", "scopes": ["*"], "roles": ["admin"]},
-    {"token": FULL, "name": "agent", "scopes": ["*"], "roles": ["reader", "editor", "agenda"]},
+    {
+        "token": FULL,
+        "name": "agent",
+        "scopes": ["*"],
+        "roles": ["reader", "editor", "agenda", "operator"],  # operator: speakers bind persons
+    },
     {"token": READER, "name": "looker", "scopes": ["*"], "roles": ["reader"]},
     {
         "token": OUTSIDER,

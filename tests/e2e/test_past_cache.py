@@ -195,7 +195,8 @@ def test_metrics_report_size_hits_and_evictions(world: World) -> None:
     v = {"s": world.scope, "a": world.marks[1].isoformat()}
     get(world.cached, VIEW, variables=v)
     get(world.cached, VIEW, variables=v)
-    text = httpx.get(f"{world.cached.url}/metrics", timeout=10).text
+    admin = {"authorization": f"Bearer {ADMIN}"}  # with tokens, /metrics needs one
+    text = httpx.get(f"{world.cached.url}/metrics", headers=admin, timeout=10).text
     lines = {ln.split(" ")[0]: float(ln.split(" ")[1]) for ln in text.splitlines() if ln[:1] != "#"}
     assert lines['storygraph_past_cache_lookups_total{found="memory"}'] >= 1
     assert lines['storygraph_past_cache_lookups_total{found="miss"}'] >= 1
