@@ -1,4 +1,4 @@
-// params: index_query, lucene_limit, vector, vector_k, min_similarity, rrf_k, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
+// params: index, index_query, lucene_limit, vector, vector_k, min_similarity, rrf_k, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
 // search (issue 30): the hits of one scope as of $as_of, one row per object, ranked by
 // engine/search/ranking.py's formula (the weights arrive as parameters), then paged after
 // the keyset $after ({rank, mentions, key}) in the database.
@@ -18,7 +18,7 @@
 // scope, time and kind filters kept; when Lucene gave its limit and fewer than $candidates
 // passed, the caller asks again for more.
 // The same line in several versions of a source is one hit: the latest version known then.
-CALL db.index.fulltext.queryNodes('search_text', $index_query, {limit: $lucene_limit})
+CALL db.index.fulltext.queryNodes($index, $index_query, {limit: $lucene_limit})
   YIELD node, score
 WITH collect({node: node, score: score}) AS lexical
 WITH size(lexical) AS yielded,

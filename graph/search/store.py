@@ -98,6 +98,7 @@ class SearchStore(Store):
     ) -> Any:
         found = await self.read_one(
             "search/hits",
+            index=text.index,
             index_query=scoped(text.lucene, scope),
             lucene_limit=lucene_limit,
             scope=scope,

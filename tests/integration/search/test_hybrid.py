@@ -38,7 +38,9 @@ LINES = (
     "李四：the callback interface times out under load\n"
     "王五：reconciliation report is ready"
 )
-PARAPHRASE = "callbacks timing"  # no word of it is in the text: lexical finds nothing
+# a misspelt word and another word form: neither a word nor a stem of it is in the text, so
+# lexical search (english analyzer: "timing" would find "times") finds nothing
+PARAPHRASE = "callbak timeouts"
 
 
 async def _hits(deps: Deps, scope: str, text: str, **kw: object):  # type: ignore[no-untyped-def]
@@ -99,12 +101,12 @@ async def test_hybrid_search_as_of_never_returns_later_text(
         source(scope, "conv-2", text="王五：callbacks timing out again"), now=later
     )
     await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
-    before = await _hits(hybrid_deps, scope, PARAPHRASE, as_of=T0 + timedelta(minutes=30))
+    before = await _hits(hybrid_deps, scope, "callbacks timing", as_of=T0 + timedelta(minutes=30))
     assert before.mode is SearchMode.HYBRID
     assert {h.passage_ref.source_id for h in before.hits if h.passage_ref} == {"conv-1"}
-    now = await _hits(hybrid_deps, scope, PARAPHRASE)
+    now = await _hits(hybrid_deps, scope, "callbacks timing")
     assert {h.passage_ref.source_id for h in now.hits if h.passage_ref} == {"conv-1", "conv-2"}
-    kinds = await _hits(hybrid_deps, scope, PARAPHRASE, as_of=later)
+    kinds = await _hits(hybrid_deps, scope, "callbacks timing", as_of=later)
     assert all(h.kind is HitKind.PASSAGE for h in kinds.hits)
 
 

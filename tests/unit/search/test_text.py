@@ -35,8 +35,11 @@ def test_any_text_becomes_words_or_is_refused(text: str) -> None:
     ("text", "lucene"),
     [
         ("callback", "callback callback*"),
-        ('"unbalanced (paren AND x:y~2', 'unbalanced unbalanced* paren paren* "and" and* x y 2 '
+        # English: the stop word leaves the terms (the english analyzer drops it), not the phrase
+        ('"unbalanced (paren AND x:y~2', 'unbalanced unbalanced* paren paren* x y 2 '
          '"unbalanced paren and x y 2"^2'),
+        # an operator word is a plain, quoted word in a Chinese query (the cjk index keeps it)
+        ("支付 AND 回调", '支付 "and" and* 回调 "支付 and 回调"^2'),
         ("回调接口", '回调接口 "回调接口"^3'),
         ("支付 gateway", '支付 gateway gateway* "支付 gateway"^2'),
     ],
@@ -44,6 +47,21 @@ def test_any_text_becomes_words_or_is_refused(text: str) -> None:
 def test_lucene_query_of_user_text(text: str, lucene: str) -> None:
     got = parse_search_text(text, 200).lucene
     assert got == lucene
+
+
+@pytest.mark.parametrize(
+    ("text", "index", "words"),
+    [
+        ("the payment callback", "search_text_en", ("payment", "callback")),
+        ("the and of", "search_text_en", ("the", "and", "of")),  # nothing but stop words
+        ("支付 the callback", "search_text", ("支付", "the", "callback")),
+    ],
+)
+def test_english_queries_ask_the_english_index_without_stop_words(
+    text: str, index: str, words: tuple[str, ...]
+) -> None:
+    parsed = parse_search_text(text, 200)
+    assert (parsed.index, parsed.words) == (index, words)
 
 
 @pytest.mark.parametrize("text", ["", "   ", '"*~:()', "x" * 11])
