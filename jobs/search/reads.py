@@ -110,7 +110,9 @@ async def _query_vector(
         return None, LexicalReason.OTHER_MODEL
     try:
         answer = await embedder.embed(
-            [parsed.text], deadline_seconds=deps.settings.embedding_search_deadline_seconds
+            [parsed.text],
+            deadline_seconds=deps.settings.embedding_search_deadline_seconds,
+            input_type="query",
         )
     except ModelError as exc:
         log.warning(

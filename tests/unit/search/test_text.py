@@ -12,6 +12,7 @@ from engine.errors import InvalidInput
 from engine.search.passages import split_passages
 from engine.search.ranking import Standing, rank
 from engine.search.text import highlights, parse_search_text
+from engine.search.vectors import fit_text
 from engine.story.sources import cut
 
 # what the query may contain besides words: our own prefix star, phrase quotes and boosts
@@ -93,3 +94,12 @@ def test_standing_and_currency_order_the_same_score() -> None:
     assert rank(2.0, Standing.PERSON_EDITED, True) == rank(2.0, Standing.CONFIRMED, True)
     assert rank(2.0, Standing.SUGGESTED, True) > rank(2.0, Standing.SUGGESTED, False)
     assert rank(2.0, Standing.SUGGESTED, False) > rank(2.0, Standing.REMOVED, True)
+
+
+def test_a_long_text_is_cut_at_the_last_sentence_end_within_the_limit() -> None:
+    text = "第一句话说完了。第二句也说完了！" + "然后" * 40
+    cut, was_cut = fit_text(text, 30)
+    assert (cut, was_cut) == ("第一句话说完了。第二句也说完了！", True)
+    assert fit_text("short. text", 30) == ("short. text", False)
+    words, _ = fit_text("no sentence end here but spaces " * 4, 40)
+    assert len(words) <= 40 and not words.endswith(" ")
