@@ -147,9 +147,12 @@ class Settings(BaseSettings):
     local_embeddings_threads: int = Field(default=2, ge=1, le=64)
     # a search embeds its text under this deadline; past it the search answers lexically
     embedding_search_deadline_seconds: float = 10.0
-    # hybrid search: nearest neighbours asked of the vector index (before the scope and
-    # as-of filter), and the cosine similarity a vector hit needs to count
+    # hybrid search: the scope's nearest neighbours ranked (the vector index is asked for this
+    # many over all scopes, then 4x as many while other scopes' texts crowd this scope's out,
+    # up to search_vector_max_candidates), and the cosine similarity a vector hit needs
     search_vector_candidates: int = Field(default=100, ge=1, le=10_000)
+    # the most neighbours one search asks of the vector index
+    search_vector_max_candidates: int = Field(default=10_000, ge=1, le=100_000)
     search_min_similarity: float = Field(default=0.5, ge=-1.0, le=1.0)
     # hybrid fusion: weighted reciprocal rank, w_lexical/(k + lexical_rank) +
     # w_vector/(k + vector_rank) (engine/search/ranking.py)

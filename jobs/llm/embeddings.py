@@ -36,7 +36,6 @@ from jobs.llm.retry import (
     run_with_retry,
 )
 
-
 # what the text is to the model: a search's text ("query") or what is stored ("passage")
 InputType = Literal["query", "passage"]
 

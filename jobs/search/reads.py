@@ -82,6 +82,9 @@ async def search(
             vector=vector,
             vector_k=deps.settings.search_vector_candidates,
             min_similarity=deps.settings.search_min_similarity,
+            vector_max_k=deps.settings.search_vector_max_candidates,
+            lexical_weight=deps.settings.search_lexical_weight,
+            vector_weight=deps.settings.search_vector_weight,
         )
     finally:
         if paid is not None:
