@@ -93,6 +93,9 @@ class LocalEmbeddings:
             if process.poll() is not None:
                 break
             if self.healthy():
+                # it outlives this process (`storygraph down` stops it by its pid file): not a
+                # child to wait for
+                process.returncode = 0
                 return EmbeddingsStatus(True, process.pid, self.url, time.monotonic() - started)
             time.sleep(0.1)
         raise LocalServiceError(
