@@ -82,9 +82,8 @@ def fused_rank(
     weights: tuple[float, float] = (1.0, 1.0),
 ) -> float:
     """The hybrid formula above (Cypher computes the same)."""
-    rrf = sum(
-        w / (RRF_K + r) for w, r in zip(weights, (lexical_rank, vector_rank)) if r is not None
-    )
+    ranks = (lexical_rank, vector_rank)
+    rrf = sum(w / (RRF_K + r) for w, r in zip(weights, ranks, strict=True) if r is not None)
     return rrf * STANDING_WEIGHTS[standing] * (1.0 if current else EARLIER_TEXT_WEIGHT)
 
 
