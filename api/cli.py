@@ -259,6 +259,10 @@ def _exit_on_signal(signum: int, _frame: object) -> None:
 
 
 def _down(settings: Settings) -> None:
+    from jobs.localembeddings import LocalEmbeddings
+
+    if LocalEmbeddings(settings).stop():
+        print("Embedding model stopped.")
     _redis(settings, "stop")
     _neo4j(settings, "stop")
 

@@ -1,4 +1,5 @@
-"""Start the local Neo4j and Redis this project manages (only when no URL is configured)."""
+"""Start the local Neo4j and Redis this project manages (only when no URL is configured), and
+the local embedding model when EMBEDDINGS=local."""
 
 from __future__ import annotations
 
@@ -20,4 +21,8 @@ def ensure_services(settings: Settings) -> list[str]:
         lines.append(LocalRedis(settings).start().describe())
     else:
         lines.append(f"Redis: using {settings.redis_url}")
+    if settings.embeddings == "local":
+        from jobs.localembeddings import LocalEmbeddings
+
+        lines.append(LocalEmbeddings(settings).start().describe())
     return lines

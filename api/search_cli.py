@@ -51,7 +51,13 @@ async def _run(settings: Settings, scope: str | None, reset: bool) -> None:
                 report = await embed_scope(deps, CLI_PRINCIPAL, embedder, name, progress=show)
                 print(
                     f"{name}: {report.status} — {report.embedded} embedded, "
-                    f"{report.missing} missing (embed run {report.run_id or '-'})",
+                    f"{report.missing} missing (embed run {report.run_id or '-'})"
+                    + (
+                        f"; {report.cut} texts longer than the model takes were embedded up to "
+                        "a sentence end"
+                        if report.cut
+                        else ""
+                    ),
                     flush=True,
                 )
         finally:

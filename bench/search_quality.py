@@ -176,10 +176,11 @@ async def speed(deps: Deps, scope: str, texts: list[str], runs: int) -> dict[str
             t0 = time.perf_counter()
             await search(deps, READER, scope, SearchAsk(text=text, first=20))
             ours.append((time.perf_counter() - t0) * 1000)
-            lucene = parse_search_text(text, 200).lucene
+            parsed = parse_search_text(text, 200)
             t0 = time.perf_counter()
             await deps.driver.execute_query(
-                q["search/floor"], index_query=lucene, scope=scope, as_of=now,
+                q["search/floor"], index=parsed.index, index_query=parsed.lucene, scope=scope,
+                as_of=now,
                 database_=deps.database, routing_="r",
             )  # fmt: skip
             floor.append((time.perf_counter() - t0) * 1000)

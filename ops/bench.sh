@@ -26,4 +26,8 @@ $BIN/python -m bench.review_precision
 # and, with SEARCH_FULL=1, at 1.0 (the 1.0 load takes hours here)
 $BIN/python -m bench.search_quality --scale 0.1 --compare standard --embeddings standin
 if [ "${SEARCH_FULL:-0}" = 1 ]; then $BIN/python -m bench.search_quality --scale 1.0; fi
+# search on real conversations (MADial-Bench, English and Chinese): storygraph lexical, BM25,
+# dense and hybrid with the local model (EMBEDDINGS=local; LOCAL_EMBEDDINGS_PORT), hit@1/5/10
+# and evidence share; speed; recall with 100 other scopes
+$BIN/python -m bench.search_conversations --embeddings "${SEARCH_EMBEDDINGS:-local}"
 $BIN/python -m bench.graph_view

@@ -1,10 +1,10 @@
-// params: index_query, lucene_limit, vector, vector_k, min_similarity, rrf_k, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
+// params: index, index_query, lucene_limit, hybrid, vector_hits, rrf_k, lexical_weight, vector_weight, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
 // search (issue 30): the hits of one scope as of $as_of, one row per object, ranked by
 // engine/search/ranking.py's formula (the weights arrive as parameters), then paged after
 // the keyset $after ({rank, mentions, key}) in the database.
-// Two lists feed it: the full-text hits and, when $vector is given (hybrid search), the
-// vector index's nearest neighbours of the query's vector with cosine >= $min_similarity.
-// Both go through the same filters, so neither returns text of another scope, text recorded
+// Two lists feed it: the full-text hits and, in hybrid search, $vector_hits: the scope's
+// nearest neighbours of the query's vector with cosine >= the floor ({id, similarity}, read
+// by cypher/search/vector_neighbours.cypher). Both go through the same filters, so neither returns text of another scope, text recorded
 // after $as_of, or a kind not asked for ($labels).
 // Time-sliced: only text recorded at or before $as_of matches (a version's own recorded_at,
 // a passage's version's); an object answers with its version believed at $as_of, never one
@@ -18,7 +18,7 @@
 // scope, time and kind filters kept; when Lucene gave its limit and fewer than $candidates
 // passed, the caller asks again for more.
 // The same line in several versions of a source is one hit: the latest version known then.
-CALL db.index.fulltext.queryNodes('search_text', $index_query, {limit: $lucene_limit})
+CALL db.index.fulltext.queryNodes($index, $index_query, {limit: $lucene_limit})
   YIELD node, score
 WITH collect({node: node, score: score}) AS lexical
 WITH size(lexical) AS yielded,
@@ -29,13 +29,11 @@ CALL (lexical) {
   UNWIND lexical AS found
   RETURN found.node AS node, found.score AS score, null AS similarity
   UNION ALL
-  UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS query_vector
-  CALL db.index.vector.queryNodes('search_vector', $vector_k, query_vector) YIELD node, score
-  // Neo4j's cosine score is (1 + cosine) / 2; the threshold and the answer use the cosine
-  WITH node, 2.0 * score - 1.0 AS cosine
-  WHERE cosine >= $min_similarity AND node.scope = $scope AND node.recorded_at <= $as_of
-    AND any(label IN labels(node) WHERE label IN $labels)
-  RETURN node, null AS score, cosine AS similarity
+  // the vector index's neighbours of this scope, already filtered by scope, time, kind and
+  // the similarity floor (cypher/search/vector_neighbours.cypher)
+  UNWIND $vector_hits AS found
+  MATCH (node) WHERE elementId(node) = found.id
+  RETURN node, null AS score, found.similarity AS similarity
 }
 WITH node, score, similarity,
      CASE
@@ -95,9 +93,9 @@ WITH found[i].h AS h, found[i].lexical_rank AS lexical_rank,
 WITH h.kind AS kind, h.cur AS cur, h.key AS key, coalesce(h.score, 0.0) AS score,
      h.similarity AS similarity, h.current AS current, h.matched AS matched,
      h.standing AS standing,
-     CASE WHEN $vector IS NULL THEN h.score
-          ELSE coalesce(1.0 / ($rrf_k + lexical_rank), 0.0)
-               + coalesce(1.0 / ($rrf_k + vector_rank), 0.0) END
+     CASE WHEN NOT $hybrid THEN h.score
+          ELSE coalesce($lexical_weight / ($rrf_k + lexical_rank), 0.0)
+               + coalesce($vector_weight / ($rrf_k + vector_rank), 0.0) END
        * $weights[h.standing] * CASE WHEN h.current THEN 1.0 ELSE $earlier_weight END AS rank
 WITH kind, cur, key, score, similarity, current, matched, standing, rank,
      CASE kind

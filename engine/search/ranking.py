@@ -13,7 +13,10 @@ descending), then by key (ascending) so the order, and the keyset cursor after i
 Hybrid search (EMBEDDING_BASE_URL set, README "Search") fuses two lists by reciprocal rank:
 
     rank = rrf × standing_weight × currency_weight
-    rrf  = 1 / (RRF_K + lexical_rank) + 1 / (RRF_K + vector_rank),   RRF_K = 60
+    rrf  = w_lex / (RRF_K + lexical_rank) + w_vec / (RRF_K + vector_rank),   RRF_K = 60
+
+(w_lex, w_vec: SEARCH_LEXICAL_WEIGHT, SEARCH_VECTOR_WEIGHT, 1.0 each unless measured for a
+model: settings.py `local_embedding_defaults`)
 
 lexical_rank is the hit's place (1-based) among the scope's hits ordered by Lucene score,
 vector_rank its place among them ordered by cosine similarity to the query's vector (the
@@ -72,10 +75,15 @@ def rank(score: float, standing: Standing, current: bool) -> float:
 
 
 def fused_rank(
-    lexical_rank: int | None, vector_rank: int | None, standing: Standing, current: bool
+    lexical_rank: int | None,
+    vector_rank: int | None,
+    standing: Standing,
+    current: bool,
+    weights: tuple[float, float] = (1.0, 1.0),
 ) -> float:
     """The hybrid formula above (Cypher computes the same)."""
-    rrf = sum(1.0 / (RRF_K + r) for r in (lexical_rank, vector_rank) if r is not None)
+    ranks = (lexical_rank, vector_rank)
+    rrf = sum(w / (RRF_K + r) for w, r in zip(weights, ranks, strict=True) if r is not None)
     return rrf * STANDING_WEIGHTS[standing] * (1.0 if current else EARLIER_TEXT_WEIGHT)
 
 

@@ -11,8 +11,13 @@ puts the exact wording first), and the whole text as a phrase boosted x2. Empty 
 over the configured limit and text without a single word are INVALID_INPUT, never a Lucene
 parse error.
 
-Chinese is indexed by Neo4j's `cjk` analyzer (bigrams; README "Search" has the measurement
-against `standard`), so a Chinese word of 2+ characters matches wherever it occurs.
+Two full-text indexes hold the same fields: `search_text` with Neo4j's `cjk` analyzer
+(bigrams, so a Chinese word of 2+ characters matches wherever it occurs) and `search_text_en`
+with the `english` analyzer (stop words, Porter stemming: "danced" finds "dance"). A query
+with a Chinese, Japanese or Korean character is asked of the first, any other of the second
+(`index_for`); docs/search.md has the measurement against BM25 that chose this. English stop
+words are left out of the query's terms (they match nothing in `search_text_en`), so the
+word limit counts words that can match.
 """
 
 from __future__ import annotations
@@ -27,8 +32,15 @@ _WORD = re.compile(r"[^\W_]+(?:\.[^\W_]+)*", re.UNICODE)
 _LATIN = re.compile(r"^[0-9a-z]+$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _OPERATORS = frozenset({"and", "or", "not", "to"})
-MAX_WORDS = 16
+MAX_WORDS = 48
 PREFIX_MIN = 3
+CJK_INDEX = "search_text"
+ENGLISH_INDEX = "search_text_en"
+# the stop words of Lucene's EnglishAnalyzer (the `english` analyzer of `search_text_en`)
+ENGLISH_STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with".split()
+)
 
 
 @dataclass(frozen=True)
@@ -36,6 +48,7 @@ class SearchText:
     text: str  # the user's text, trimmed
     words: tuple[str, ...]  # lower-cased words, in order, without repeats
     lucene: str  # the query sent to db.index.fulltext.queryNodes
+    index: str = CJK_INDEX  # the full-text index asked (`index_for`)
 
 
 def words_of(text: str) -> list[str]:
@@ -60,6 +73,10 @@ def parse_search_text(text: str, max_chars: int) -> SearchText:
             words.append(w)
     if not words:
         raise InvalidInput("search text has no letters or digits to search for", field="text")
+    phrase = words[:MAX_WORDS]
+    index = index_for(words)
+    if index == ENGLISH_INDEX:
+        words = [w for w in words if w not in ENGLISH_STOP_WORDS] or words
     words = words[:MAX_WORDS]
     clauses: list[str] = []
     for w in words:
@@ -68,9 +85,14 @@ def parse_search_text(text: str, max_chars: int) -> SearchText:
             clauses.append(f"{w}*")
         elif _CJK.search(w) and len(w) > 2:
             clauses.append(f'"{w}"^3')
-    if len(words) > 1:
-        clauses.append('"' + " ".join(words) + '"^2')
-    return SearchText(text=trimmed, words=tuple(words), lucene=" ".join(clauses))
+    if len(phrase) > 1:
+        clauses.append('"' + " ".join(phrase) + '"^2')
+    return SearchText(text=trimmed, words=tuple(words), lucene=" ".join(clauses), index=index)
+
+
+def index_for(words: list[str]) -> str:
+    """`search_text` (cjk) for a query with a CJK character, else `search_text_en`."""
+    return CJK_INDEX if any(_CJK.search(w) for w in words) else ENGLISH_INDEX
 
 
 SEARCHED_FIELDS = ("name", "title", "description", "reason", "text")

@@ -31,6 +31,25 @@ def embed_text(fields: dict[str, Any]) -> str:
     )
 
 
+_SENTENCE_END = "。！？；.!?;\n"
+
+
+def fit_text(text: str, max_chars: int) -> tuple[str, bool]:
+    """`text` cut to at most `max_chars` characters, at the last sentence end (。！？；.!?;
+    or a line break) inside them, else at the last space, else hard; and whether it was cut.
+    A model takes a bounded input: the part a vector stands for is whole sentences."""
+    if len(text) <= max_chars:
+        return text, False
+    head = text[:max_chars]
+    end = max(head.rfind(c) for c in _SENTENCE_END)
+    if end >= max_chars // 3:
+        return head[: end + 1].rstrip(), True
+    space = head.rfind(" ")
+    if space >= max_chars // 3:
+        return head[:space].rstrip(), True
+    return head, True
+
+
 @dataclass(frozen=True)
 class VectorState:
     """Which model and dimension made the stored vectors (None: nothing embedded yet)."""

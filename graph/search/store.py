@@ -22,6 +22,9 @@ from graph.temporal import from_neo4j
 # to LUCENE_MAX_FACTOR x, while the time and kind filters leave too few)
 LUCENE_FACTOR = 4
 LUCENE_MAX_FACTOR = 2048
+# the vector index is asked for 4x more neighbours each time the scope's share of them is
+# short of what hybrid search ranks (Neo4j's vector index cannot be filtered by scope)
+VECTOR_GROWTH = 4
 
 _LABELS: dict[HitKind, str] = {
     HitKind.ENTITY: "EntityVersion",
@@ -55,6 +58,9 @@ class SearchStore(Store):
         vector: list[float] | None = None,
         vector_k: int = 100,
         min_similarity: float = 0.5,
+        vector_max_k: int = 10_000,
+        lexical_weight: float = 1.0,
+        vector_weight: float = 1.0,
     ) -> HitPage:
         """One page of hits; with `vector` (the query's embedding) the full-text and vector
         lists are fused by reciprocal rank (engine/search/ranking.py).
@@ -65,12 +71,26 @@ class SearchStore(Store):
         ago, or of one kind among many), so the cap never changes an answer."""
         candidates = max(candidates, limit + 1)
         lucene_limit = LUCENE_FACTOR * candidates
+        labels = [_LABELS[k] for k in kinds]
+        vector_hits = (
+            None
+            if vector is None
+            else await self.neighbours(
+                vector,
+                scope=scope,
+                as_of=as_of,
+                labels=labels,
+                want=vector_k,
+                min_similarity=min_similarity,
+                max_k=vector_max_k,
+            )  # fmt: skip
+        )
         while True:
             row = await self._read(
-                scope, text, as_of=as_of, valid_at=valid_at, kinds=kinds,
+                scope, text, as_of=as_of, valid_at=valid_at, labels=labels,
                 standings=standings, after=after, limit=limit, candidates=candidates,
-                vector=vector, vector_k=vector_k, min_similarity=min_similarity,
-                lucene_limit=lucene_limit,
+                vector_hits=vector_hits, lexical_weight=lexical_weight,
+                vector_weight=vector_weight, lucene_limit=lucene_limit,
             )  # fmt: skip
             saturated = row["yielded"] >= lucene_limit and row["passed"] < candidates
             if not saturated or lucene_limit >= LUCENE_MAX_FACTOR * candidates:
@@ -79,6 +99,41 @@ class SearchStore(Store):
         page = [_hit(h, text.words) for h in row["page"]]
         return HitPage(hits=page[:limit], has_next=len(page) > limit, total=row["total"])
 
+    async def neighbours(
+        self,
+        vector: list[float],
+        *,
+        scope: str,
+        as_of: datetime,
+        labels: list[str],
+        want: int,
+        min_similarity: float,
+        max_k: int,
+    ) -> list[dict[str, Any]]:
+        """Up to `want` of the scope's nearest neighbours of `vector` ({id, similarity}) at
+        or above the floor. The index is asked for `want` neighbours over all scopes, then
+        4x as many while the scope's share is short and more could still pass: the index had
+        that many, and the weakest it gave was still above the floor (beyond it, none can
+        pass). `max_k` bounds the cost; the bench reports recall with 100 other scopes."""
+        k = want
+        while True:
+            row = (
+                await self.query(
+                    "search/vector_neighbours",
+                    vector=vector,
+                    k=k,
+                    scope=scope,
+                    as_of=as_of,
+                    labels=labels,
+                    min_similarity=min_similarity,
+                )  # fmt: skip
+            )[0]
+            hits: list[dict[str, Any]] = row["hits"]
+            more = row["yielded"] >= k and row["weakest"] >= min_similarity
+            if len(hits) >= want or not more or k >= max_k:
+                return hits[:want]
+            k = min(k * VECTOR_GROWTH, max_k)
+
     async def _read(
         self,
         scope: str,
@@ -86,28 +141,30 @@ class SearchStore(Store):
         *,
         as_of: datetime,
         valid_at: datetime | None,
-        kinds: Sequence[HitKind],
+        labels: list[str],
         standings: Sequence[Standing] | None,
         after: tuple[float, int, str] | None,
         limit: int,
         candidates: int,
-        vector: list[float] | None,
-        vector_k: int,
-        min_similarity: float,
+        vector_hits: list[dict[str, Any]] | None,
+        lexical_weight: float,
+        vector_weight: float,
         lucene_limit: int,
     ) -> Any:
         found = await self.read_one(
             "search/hits",
+            index=text.index,
             index_query=scoped(text.lucene, scope),
             lucene_limit=lucene_limit,
             scope=scope,
             as_of=as_of,
             valid_at=valid_at,
-            labels=[_LABELS[k] for k in kinds],
-            vector=vector,
-            vector_k=vector_k,
-            min_similarity=min_similarity,
+            labels=labels,
+            hybrid=vector_hits is not None,
+            vector_hits=vector_hits or [],
             rrf_k=RRF_K,
+            lexical_weight=lexical_weight,
+            vector_weight=vector_weight,
             standings=None if standings is None else [s.value for s in standings],
             weights=weight_params(),
             earlier_weight=EARLIER_TEXT_WEIGHT,

@@ -38,6 +38,7 @@ class EmbedRun:
     status: str  # running, completed, failed
     embedded: int
     missing: int
+    cut: int  # texts longer than the model takes, embedded up to a sentence boundary
     started_at: datetime
     finished_at: datetime | None
     error: str | None
@@ -114,10 +115,11 @@ class VectorStore(Store):
         status: str,
         now: datetime,
         error: str | None = None,
+        cut: int = 0,
     ) -> None:
         await self.query(
             "search/embed_run_progress", write=True, id=run_id, embedded=embedded,
-            missing=missing, status=status, error=error, now=utc(now),
+            missing=missing, cut=cut, status=status, error=error, now=utc(now),
         )  # fmt: skip
 
     async def runs(self, scope: str, limit: int = 5) -> list[EmbedRun]:
@@ -132,6 +134,7 @@ class VectorStore(Store):
                     status=run["status"],
                     embedded=int(run["embedded"]),
                     missing=int(run["missing"]),
+                    cut=int(run.get("cut") or 0),
                     started_at=from_neo4j(run["started_at"]),
                     finished_at=from_neo4j(run.get("finished_at")),
                     error=run.get("error"),

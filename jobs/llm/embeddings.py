@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 import httpx
 from pydantic import SecretStr
@@ -37,6 +37,9 @@ from jobs.llm.retry import (
     run_with_retry,
 )
 
+# what the text is to the model: a search's text ("query") or what is stored ("passage")
+InputType = Literal["query", "passage"]
+
 
 @dataclass(frozen=True)
 class Embedded:
@@ -51,19 +54,37 @@ class Embedder(Protocol):
     dimensions: int
 
     async def embed(
-        self, texts: list[str], *, deadline_seconds: float | None = None
+        self,
+        texts: list[str],
+        *,
+        deadline_seconds: float | None = None,
+        input_type: InputType = "passage",
     ) -> Embedded: ...
 
 
 class OpenAIEmbeddingClient(OpenAIChatClient):
     """`embed(texts)`; the chat client's headers, error mapping, metrics and ledger."""
 
-    def __init__(self, http: httpx.AsyncClient, *, dimensions: int, **kw: object) -> None:
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        *,
+        dimensions: int,
+        send_input_type: bool = False,
+        **kw: object,
+    ) -> None:
         super().__init__(http, **kw)  # type: ignore[arg-type]
         self.url = str(kw["base_url"]).rstrip("/") + "/embeddings"
         self.dimensions = dimensions
+        self.send_input_type = send_input_type
 
-    async def embed(self, texts: list[str], *, deadline_seconds: float | None = None) -> Embedded:
+    async def embed(
+        self,
+        texts: list[str],
+        *,
+        deadline_seconds: float | None = None,
+        input_type: InputType = "passage",
+    ) -> Embedded:
         deadline = Deadline(self.clock, deadline_seconds or self.deadline_seconds)
         stats = CallStats(model=self.model)
         log = RetryLog()
@@ -72,6 +93,8 @@ class OpenAIEmbeddingClient(OpenAIChatClient):
             "input": texts,
             "encoding_format": "float",
         }
+        if self.send_input_type:  # e5 and the like: `query:` / `passage:` (EMBEDDING_INPUT_TYPE)
+            payload["input_type"] = input_type
 
         async def attempt(number: int) -> tuple[list[list[float]], int]:
             started = self.clock.monotonic()
@@ -186,6 +209,7 @@ def build_embedder(
     return OpenAIEmbeddingClient(
         http,
         dimensions=settings.embedding_dimensions,
+        send_input_type=settings.embedding_input_type,
         base_url=settings.embedding_base_url,
         model=settings.embedding_model,
         api_key=secret.get_secret_value() if secret else None,

@@ -23,7 +23,7 @@ from engine.llm.errors import ModelError
 from engine.llm.ledger import Attribution, Stage
 from engine.principal import Principal
 from engine.scope import require_scope
-from engine.search.vectors import VectorState, check_vectors, embed_text
+from engine.search.vectors import VectorState, check_vectors, embed_text, fit_text
 from graph.search.vectors import VectorStore
 from jobs.deps import Deps
 from jobs.llm.embeddings import Embedder
@@ -47,6 +47,7 @@ class EmbedReport:
     missing: int  # still without a vector when the run ended
     status: str  # completed, failed, nothing
     error: str | None = None
+    cut: int = 0  # texts longer than EMBEDDING_MAX_CHARS, embedded up to a sentence end
 
 
 def vectors(deps: Deps) -> VectorStore:
@@ -83,15 +84,18 @@ async def embed_scope(
     # each request is in the cost ledger, charged to the scope and this run, written with the
     # vectors it made (a failed one on its own)
     meter = Meter(Attribution(stage=Stage.EMBEDDING, scope=scope, run_id=run_id))
-    embedded = 0
+    embedded = cut = 0
     size = deps.settings.embedding_batch_size
+    limit = deps.settings.embedding_max_chars
     try:
         # a round reads up to ROUND texts still missing (one indexed read of the scope), then
         # embeds them batch by batch: linear in the scope, not one scope read per batch
         while found := await store.missing(scope, ROUND):
             for start in range(0, len(found), size):
                 batch = found[start : start + size]
-                texts = [embed_text(m.fields) for m in batch]
+                fitted = [fit_text(embed_text(m.fields), limit) for m in batch]
+                texts = [text for text, _ in fitted]
+                cut += sum(was_cut for _, was_cut in fitted)
                 unique = list(dict.fromkeys(texts))
                 with metering(meter):
                     answer = await embedder.embed(unique)
@@ -104,8 +108,9 @@ async def embed_scope(
                 meter.paid()
                 missing = max(0, total - embedded)
                 await store.progress(
-                    run_id, embedded=embedded, missing=missing, status="running", now=deps.clock()
-                )
+                    run_id, embedded=embedded, missing=missing, cut=cut, status="running",
+                    now=deps.clock(),
+                )  # fmt: skip
                 if progress is not None:
                     done = progress(embedded, missing)
                     if done is not None:
@@ -119,6 +124,7 @@ async def embed_scope(
             run_id,
             embedded=embedded,
             missing=missing,
+            cut=cut,
             status="failed",
             error=exc.message,
             now=deps.clock(),
@@ -129,10 +135,10 @@ async def embed_scope(
         )
         raise
     await store.progress(
-        run_id, embedded=embedded, missing=missing, status="completed", now=deps.clock()
+        run_id, embedded=embedded, missing=missing, cut=cut, status="completed", now=deps.clock()
     )
     return EmbedReport(
-        scope=scope, run_id=run_id, embedded=embedded, missing=missing, status="completed"
+        scope=scope, run_id=run_id, embedded=embedded, missing=missing, status="completed", cut=cut
     )
 
 

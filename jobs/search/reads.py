@@ -83,6 +83,9 @@ async def search(
             vector=vector,
             vector_k=deps.settings.search_vector_candidates,
             min_similarity=deps.settings.search_min_similarity,
+            vector_max_k=deps.settings.search_vector_max_candidates,
+            lexical_weight=deps.settings.search_lexical_weight,
+            vector_weight=deps.settings.search_vector_weight,
         )
     finally:
         if paid is not None:
@@ -122,7 +125,9 @@ async def _query_vector(
         )
     try:
         answer = await embedder.embed(
-            [parsed.text], deadline_seconds=deps.settings.embedding_search_deadline_seconds
+            [parsed.text],
+            deadline_seconds=deps.settings.embedding_search_deadline_seconds,
+            input_type="query",
         )
     except ModelError as exc:
         log.warning(

@@ -23,6 +23,7 @@ from graph.llm.ledger import CostLedger
 from graph.search.vectors import VectorStore
 from graph.story import StoryRepository
 from jobs.deps import Deps
+from jobs.llm.embeddings import build_embedder
 from jobs.search.embed import embed_scope
 from jobs.search.reads import SearchAsk, search
 from jobs.story.writes import upsert_source
@@ -38,7 +39,9 @@ LINES = (
     "李四：the callback interface times out under load\n"
     "王五：reconciliation report is ready"
 )
-PARAPHRASE = "callbacks timing"  # no word of it is in the text: lexical finds nothing
+# a misspelt word and another word form: neither a word nor a stem of it is in the text, so
+# lexical search (english analyzer: "timing" would find "times") finds nothing
+PARAPHRASE = "callbak timeouts"
 
 
 async def _hits(deps: Deps, scope: str, text: str, **kw: object):  # type: ignore[no-untyped-def]
@@ -99,12 +102,12 @@ async def test_hybrid_search_as_of_never_returns_later_text(
         source(scope, "conv-2", text="王五：callbacks timing out again"), now=later
     )
     await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
-    before = await _hits(hybrid_deps, scope, PARAPHRASE, as_of=T0 + timedelta(minutes=30))
+    before = await _hits(hybrid_deps, scope, "callbacks timing", as_of=T0 + timedelta(minutes=30))
     assert before.mode is SearchMode.HYBRID
     assert {h.passage_ref.source_id for h in before.hits if h.passage_ref} == {"conv-1"}
-    now = await _hits(hybrid_deps, scope, PARAPHRASE)
+    now = await _hits(hybrid_deps, scope, "callbacks timing")
     assert {h.passage_ref.source_id for h in now.hits if h.passage_ref} == {"conv-1", "conv-2"}
-    kinds = await _hits(hybrid_deps, scope, PARAPHRASE, as_of=later)
+    kinds = await _hits(hybrid_deps, scope, "callbacks timing", as_of=later)
     assert all(h.kind is HitKind.PASSAGE for h in kinds.hits)
 
 
@@ -209,3 +212,37 @@ async def test_every_embedding_request_is_in_the_cost_ledger(
     assert by_stage[("embedding", report.run_id)].prompt_tokens == sum(len(grams(t)) for t in texts)
     assert by_stage[("search_query", None)].prompt_tokens == len(grams(PARAPHRASE))
     assert all(c.estimated_calls == 0 for c in by_stage.values())
+
+
+async def test_a_text_too_long_is_cut_at_a_sentence_end_and_the_run_says_so(
+    repo: StoryRepository,
+    neo4j_driver: AsyncDriver,
+    embedding_settings: Settings,
+    embeddings: GroundedEmbeddingServer,
+    scope: str,
+) -> None:
+    settings = embedding_settings.model_copy(
+        update={"embedding_max_chars": 120, "embedding_input_type": True}
+    )
+    first = "Bart danced at the Christmas party and everyone loved it."
+    line = f"{first} {'Then the band played until the lights went out and nobody left. ' * 3}"
+    await repo.upsert_source(source(scope, text=f"{line}\n短句"), now=T0)
+    before = len(embeddings.requests)
+    async with httpx.AsyncClient() as http:
+        embedder = build_embedder(settings, http)
+        assert embedder is not None
+        deps = Deps(settings=settings, driver=neo4j_driver, pool=None, embedder=embedder)
+        report = await embed_scope(deps, WORKER, embedder, scope)
+        assert report.status == "completed" and report.cut == 1
+        run = (await VectorStore(neo4j_driver, settings.neo4j_database).runs(scope))[0]
+        assert run.cut == 1 and run.status == "completed"
+        # the model was sent whole sentences, each under the limit, marked as passages
+        sent = [t for t in embeddings.inputs if t.startswith("Bart")]
+        assert sent and all(len(t) <= 120 and t.endswith(".") for t in sent)
+        assert sent[0].startswith(first) and "短句" in embeddings.inputs
+        stored = [r.body for r in embeddings.requests[before:]]
+        assert {b.get("input_type") for b in stored} == {"passage"}
+        # a search's text goes as a query; the answer is hybrid and finds the line
+        page = await _hits(deps, scope, PARAPHRASE)
+        assert embeddings.requests[-1].body["input_type"] == "query"
+        assert page.mode is SearchMode.HYBRID

@@ -49,6 +49,22 @@ async def test_passage_hit_points_at_its_line_with_highlights(
     assert [zh.hits[0].passage[s:e] for s, e in zh.hits[0].spans] == ["回调接口"]
 
 
+async def test_english_words_find_their_other_forms_and_stop_words_do_not_match(
+    repo: StoryRepository, deps: Deps, scope: str
+) -> None:
+    text = (
+        "Bart: I danced at the Christmas party\n李四：圣诞晚会上跳舞\nLisa: the party of the year"
+    )
+    await repo.upsert_source(source(scope, text=text), now=T0)
+    page = await _find(deps, scope, "dancing at parties", kinds=[HitKind.PASSAGE])
+    # "dancing" and "danced" share the stem "danc"; "at" is a stop word that matches nothing
+    assert [h.passage_ref.locator for h in page.hits if h.passage_ref][0] == "lines:1-1"
+    the = await _find(deps, scope, "the dances", kinds=[HitKind.PASSAGE])
+    assert [h.passage_ref.locator for h in the.hits if h.passage_ref] == ["lines:1-1"]
+    zh = await _find(deps, scope, "跳舞", kinds=[HitKind.PASSAGE])
+    assert [h.passage_ref.locator for h in zh.hits if h.passage_ref] == ["lines:2-2"]
+
+
 async def test_withdrawn_version_is_no_longer_found(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:

@@ -12,6 +12,7 @@ from engine.errors import InvalidInput
 from engine.search.passages import split_passages
 from engine.search.ranking import Standing, rank
 from engine.search.text import highlights, parse_search_text
+from engine.search.vectors import fit_text
 from engine.story.sources import cut
 
 # what the query may contain besides words: our own prefix star, phrase quotes and boosts
@@ -35,8 +36,11 @@ def test_any_text_becomes_words_or_is_refused(text: str) -> None:
     ("text", "lucene"),
     [
         ("callback", "callback callback*"),
-        ('"unbalanced (paren AND x:y~2', 'unbalanced unbalanced* paren paren* "and" and* x y 2 '
+        # English: the stop word leaves the terms (the english analyzer drops it), not the phrase
+        ('"unbalanced (paren AND x:y~2', 'unbalanced unbalanced* paren paren* x y 2 '
          '"unbalanced paren and x y 2"^2'),
+        # an operator word is a plain, quoted word in a Chinese query (the cjk index keeps it)
+        ("支付 AND 回调", '支付 "and" and* 回调 "支付 and 回调"^2'),
         ("回调接口", '回调接口 "回调接口"^3'),
         ("支付 gateway", '支付 gateway gateway* "支付 gateway"^2'),
     ],
@@ -44,6 +48,21 @@ def test_any_text_becomes_words_or_is_refused(text: str) -> None:
 def test_lucene_query_of_user_text(text: str, lucene: str) -> None:
     got = parse_search_text(text, 200).lucene
     assert got == lucene
+
+
+@pytest.mark.parametrize(
+    ("text", "index", "words"),
+    [
+        ("the payment callback", "search_text_en", ("payment", "callback")),
+        ("the and of", "search_text_en", ("the", "and", "of")),  # nothing but stop words
+        ("支付 the callback", "search_text", ("支付", "the", "callback")),
+    ],
+)
+def test_english_queries_ask_the_english_index_without_stop_words(
+    text: str, index: str, words: tuple[str, ...]
+) -> None:
+    parsed = parse_search_text(text, 200)
+    assert (parsed.index, parsed.words) == (index, words)
 
 
 @pytest.mark.parametrize("text", ["", "   ", '"*~:()', "x" * 11])
@@ -75,3 +94,12 @@ def test_standing_and_currency_order_the_same_score() -> None:
     assert rank(2.0, Standing.PERSON_EDITED, True) == rank(2.0, Standing.CONFIRMED, True)
     assert rank(2.0, Standing.SUGGESTED, True) > rank(2.0, Standing.SUGGESTED, False)
     assert rank(2.0, Standing.SUGGESTED, False) > rank(2.0, Standing.REMOVED, True)
+
+
+def test_a_long_text_is_cut_at_the_last_sentence_end_within_the_limit() -> None:
+    text = "第一句话说完了。第二句也说完了！" + "然后" * 40
+    cut, was_cut = fit_text(text, 30)
+    assert (cut, was_cut) == ("第一句话说完了。第二句也说完了！", True)
+    assert fit_text("short. text", 30) == ("short. text", False)
+    words, _ = fit_text("no sentence end here but spaces " * 4, 40)
+    assert len(words) <= 40 and not words.endswith(" ")
