@@ -10,8 +10,8 @@
   const DIFF_Q = `query($s: String!, $since: DateTime!, $after: String) {
     storyGraphDiff(scope: $s, since: $since, first: 200, after: $after) {
       totalCount pageInfo { hasNextPage endCursor }
-      edges { node { objectKind objectId change changedAt why by { kind id }
-        fields { field before after } } } } }`;
+      edges { node { objectKind objectId objectLabel change changedAt why by { kind id } byLabel label
+        fields { field label before after beforeLabel afterLabel } } } } }`;
   const MARK = { ADDED: "added", REVISED: "revised", RESTORED: "revised", RETRACTED: "retracted", REMOVED: "retracted" };
   const COLOR = { added: "#16a34a", revised: "#d97706", retracted: "#be123c" };
   const MAX_PAGES = 20;
@@ -80,12 +80,12 @@
     if (chg.since === null) { ul.innerHTML = ""; $("changesCount").textContent = ""; $("changesInfo").textContent = "choose a moment under “changed since”"; return; }
     $("changesCount").textContent = `(${chg.entries.length})`;
     $("changesInfo").textContent = `${chg.entries.length} changes since ${localTime(chg.since)}`;
+    // each change is the API's sentence (fields in words, ids as names); the id is the title
     ul.innerHTML = chg.entries.map((e, i) => {
-      const fields = e.fields.map((f) => `${esc(f.field)}: ${esc(f.before ?? "∅")} → ${esc(f.after ?? "∅")}`).join("; ");
-      const who = e.by ? `${e.by.kind.toLowerCase()} ${esc(e.by.id)}` : "unknown";
+      const fields = e.fields.map((f) => `${f.field}: ${f.before ?? "∅"} → ${f.after ?? "∅"}`).join("\n");
       return `<li class="${MARK[e.change]}" data-i="${i}" data-id="${esc(e.objectId)}"><span class="tag">${e.change.toLowerCase()}</span> ` +
-        `${e.objectKind.toLowerCase()} <b>${esc(label(e))}</b>${fields ? ` — ${fields}` : ""}` +
-        `<div class="meta">${esc(who)} · ${esc(localTime(Date.parse(e.changedAt)))}${e.why ? " · " + esc(e.why) : ""}</div></li>`;
+        `<span class="sentence" title="${esc(e.objectId + (fields ? "\n" + fields : ""))}">${esc(e.label)}</span>` +
+        `<div class="meta">${esc(e.byLabel)} · ${esc(localTime(Date.parse(e.changedAt)))}${e.why ? " · " + esc(e.why) : ""}</div></li>`;
     }).join("");
   }
 
