@@ -64,7 +64,21 @@
       `<option value="${m}">${esc(localTime(m))}</option>`).join("");
     box.value = [...box.options].some((o) => o.value === keep) ? keep : "";
     if (box.value !== keep) { chg.since = null; chg.entries = []; paint(); list(); }
+    // the URL's "changed since" (a link): chosen once the moments are known
+    if (S.wantSince && chg.since === null && !chg.restored) {
+      chg.restored = true;
+      const hit = [...box.options].find((o) => o.value && Number(o.value) === S.wantSince);
+      if (hit) { box.value = hit.value; run(); }
+    }
   }
+  // Back or Forward to a state with another (or no) "changed since"
+  chg.restore = async (since) => {
+    const box = $("changedSince");
+    const want = since === null || since === undefined ? "" : String(since);
+    if ((chg.since === null ? "" : String(chg.since)) === want) return;
+    box.value = [...box.options].some((o) => o.value === want) ? want : "";
+    await run();
+  };
 
   function paint() {
     if (!S.cy) return;
@@ -92,6 +106,7 @@
   async function run() {
     const v = $("changedSince").value;
     chg.since = v ? Number(v) : null;
+    writeUrl();
     if (chg.since === null) { chg.entries = []; paint(); list(); chg.done = `none@${S.scope}`; return; }
     panel.open = true;
     const ticket = (chg.running = {});

@@ -901,6 +901,11 @@ async function refresh(message) {
 }
 
 // ---------------------------------------------------------------- loading, URL, follow/pin
+// The page's state lives in its URL: scope, window, moment (at), selection, grouping, the
+// search text (q) and "changed since" (since). A person's discrete step (a selection, a
+// search, a changed-since choice, another scope) is a new history entry, so Back and Forward
+// walk through the page's own states; the slider's moment only replaces the current entry.
+const DISCRETE = ["scope", "from", "to", "sel", "group", "q", "since"];
 function readUrl() {
   const q = new URLSearchParams(location.search);
   $("scope").value = q.get("scope") || "demo";
@@ -908,17 +913,52 @@ function readUrl() {
   S.sel = q.get("sel");
   S.groupBy = q.get("group") === "kind" ? "kind" : null; $("groupKind").checked = !!S.groupBy;
   S.wantAt = q.get("at") ? Date.parse(q.get("at")) : null;
+  S.wantSearch = q.get("q") || "";
+  S.wantSince = q.get("since") ? Date.parse(q.get("since")) : null;
   $("follow").checked = !S.wantAt;
 }
-function writeUrl() {
+function urlState() {
   const q = new URLSearchParams({ scope: S.scope });
   if ($("from").value) q.set("from", $("from").value);
   if ($("to").value) q.set("to", $("to").value);
   if (!$("follow").checked && S.moments.length) q.set("at", iso(S.T));
   if (S.sel) q.set("sel", S.sel);
   if (S.groupBy) q.set("group", S.groupBy);
-  history.replaceState(null, "", "?" + q.toString());
+  const text = window.vizSearch ? window.vizSearch.text : S.wantSearch;
+  if (text) q.set("q", text);
+  const since = window.vizChanges && window.vizChanges.since !== null ? window.vizChanges.since : S.wantSince;
+  if (since !== null && since !== undefined) q.set("since", iso(since));
+  return q;
 }
+function writeUrl() {
+  if (S.restoring) return;
+  const q = urlState(), now = new URLSearchParams(location.search);
+  const moved = DISCRETE.some((k) => (q.get(k) || "") !== (now.get(k) || ""));
+  if (moved && viz.ready) history.pushState(null, "", "?" + q.toString());
+  else history.replaceState(null, "", "?" + q.toString());
+}
+// Back / Forward: put the page in the state its URL names (another scope or window is read
+// again; the rest is applied to the graph already drawn)
+window.addEventListener("popstate", async () => {
+  const before = { scope: S.scope, from: $("from").value, to: $("to").value };
+  readUrl();
+  S.restoring = true;
+  try {
+    if ($("scope").value !== before.scope || $("from").value !== before.from || $("to").value !== before.to) {
+      await load();
+    } else if (S.moments.length) {
+      const want = S.wantAt ?? S.moments[S.moments.length - 1];
+      const i = S.moments.findLastIndex((m) => m <= want);
+      applyMoment(i >= 0 ? i : 0);
+      S.wantAt = null;
+      if (S.sel) { markSelected(S.sel); showDetail(S.sel); }
+      else { markSelected(""); $("detail").innerHTML = ""; }
+    }
+    if (window.vizSearch) await window.vizSearch.restore(S.wantSearch);
+    if (window.vizChanges) await window.vizChanges.restore(S.wantSince);
+  } finally { S.restoring = false; }
+  viz.restored = location.search;
+});
 function showMessage(text) { const m = $("message"); m.hidden = !text; m.textContent = text || ""; }
 
 // Resolves once the frame that draws the current state has been handed to the screen: the
