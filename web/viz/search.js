@@ -54,6 +54,7 @@
     const drawn = paint();
     const inGraph = drawn ? drawn.length : 0;
     $("searchInfo").textContent = `${found.totalCount} hits, ${inGraph} in the graph (${found.mode.toLowerCase()})`;
+    $("searchInfo").title = $("searchInfo").textContent;
     $("searchInfo").dataset.done = `${search.text}@${T}`;
     const first = search.ids.map((id) => S.cy.getElementById(id)).find((el) => el.nonempty() && !el.hasClass("gone"));
     // one history entry for a search: its text and the hit it selected

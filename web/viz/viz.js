@@ -8,6 +8,7 @@
 
 const $ = (id) => document.getElementById(id);
 const R = 1000;
+const ARC_STEP = 5;  // model px between a stage arc's marks (each ARC_WIDTH across)
 const DENSE_DAY = 4; // a day with this many events is drawn as one cluster point...
 const FEW_EVENTS = 40; // ...once the scope has more events than this (fewer: each its own point)
 const STACK_GAP = 0.05; // events closer than this angle (radians) are stacked outwards
@@ -132,7 +133,8 @@ function layout() {
   S.arcs = new Map();
   for (const s of S.sums.values()) {
     const a0 = angle(s.start), a1 = Math.max(angle(s.end), a0 + 0.01);
-    const n = Math.min(120, Math.max(2, Math.ceil((a1 - a0) / 0.02)));
+    // marks closer than their size, so the arc reads as one band, as the legend draws it
+    const n = Math.min(1200, Math.max(2, Math.ceil((a1 - a0) * (R + 70) / ARC_STEP)));
     const dots = [];
     for (let i = 0; i <= n; i++) { const id = `arc:${s.id}:${i}`; dots.push(id); pos.set(id, onRing(a0 + (a1 - a0) * i / n, R + 70)); }
     S.arcs.set(s.id, dots);
@@ -157,6 +159,10 @@ function layout() {
   let x1 = -R, y1 = -R, x2 = R, y2 = R;
   for (const p of pos.values()) { x1 = Math.min(x1, p.x); y1 = Math.min(y1, p.y); x2 = Math.max(x2, p.x); y2 = Math.max(y2, p.y); }
   const m = 30;  // half a node and a label
+  for (const id of S.sums.keys()) {  // a stage's label hangs below it, at most 220 wide
+    const p = pos.get(id); if (!p) continue;
+    x1 = Math.min(x1, p.x - 110); x2 = Math.max(x2, p.x + 110); y2 = Math.max(y2, p.y + 90);
+  }
   S.bounds = { x1: x1 - m, y1: y1 - m, x2: x2 + m, y2: y2 + m };
   return pos;
 }
@@ -214,7 +220,10 @@ const STYLE = [
   { selector: "node.day", style: { "width": 26, "height": 26, "background-color": "#fde68a", "border-width": 2, "border-color": "#b45309",
       "label": "data(count)", "text-valign": "center", "font-size": 11 } },
   { selector: "node.stage", style: { "shape": "round-rectangle", "width": 22, "height": 12, "background-color": "#a78bfa" } },
-  { selector: "node.arc", style: { "width": 7, "height": 7, "background-color": "#a78bfa", "opacity": 0.6, "events": "no" } },
+  // a stage's label is cut short with an ellipsis at 220 wide, and the fitted view leaves
+  // room for it, so the edge of the view never cuts it (its whole text is in the details)
+  { selector: "node.stage.labelled", style: { "text-wrap": "ellipsis", "text-max-width": 220 } },
+  { selector: "node.arc", style: { "width": 12, "height": 12, "background-color": "#a78bfa", "border-width": 0, "events": "no" } },
   { selector: "edge", style: { "width": 1, "curve-style": "haystack", "line-color": "#9ca3af" } },
   { selector: "edge.arrow", style: { "curve-style": "straight", "target-arrow-shape": "triangle", "arrow-scale": 0.6, "target-arrow-color": "#9ca3af" } },
   { selector: "edge.suggested.arrow", style: { "line-style": "dashed" } },
@@ -1156,6 +1165,19 @@ async function fillScopes() {
 }
 
 $("emptyScopes").addEventListener("change", () => { viz.scopesReady = false; fillScopes(); });
+
+// the legend can be hidden (it covers the ring's lower left); the choice is remembered
+function showLegend(open) {
+  $("legend").classList.toggle("collapsed", !open);
+  $("legendToggle").setAttribute("aria-expanded", String(open));
+  $("legendToggle").textContent = open ? "legend ▾" : "legend ▸";
+}
+showLegend(localStorage.getItem("storygraph.legend") !== "hidden");
+$("legendToggle").addEventListener("click", () => {
+  const open = $("legend").classList.contains("collapsed");
+  localStorage.setItem("storygraph.legend", open ? "shown" : "hidden");
+  showLegend(open);
+});
 
 readUrl();
 load().finally(() => { subscribe(); fillScopes(); });
