@@ -1,7 +1,7 @@
 """The ring reads (a real headless Chromium on the real API, the demo's data): the legend can
 be hidden and stays hidden on the next visit; the header keeps its height when a search
 answers; a stage arc is drawn as one band, as its legend shows it; a stage's label is inside
-the fitted view, never cut at its edge."""
+the fitted view, never cut at its edge; two moments within a second read apart."""
 
 from __future__ import annotations
 
@@ -71,6 +71,15 @@ async def test_legend_hides_header_stays_compact_and_the_stage_reads_whole(
         )
         assert 0 <= box["x1"] and box["x2"] <= box["w"], box
         assert 0 <= box["y1"] and box["y2"] <= box["h"], box
+
+        # two record moments within one second read apart (milliseconds shown when present);
+        # a whole-second moment reads as before
+        labels = await page.evaluate(
+            "() => [Date.UTC(2026, 2, 17, 2, 10, 0, 250), Date.UTC(2026, 2, 17, 2, 10, 0, 900),"
+            " Date.UTC(2026, 2, 17, 2, 10, 0)].map(momentTime)"
+        )
+        assert labels[0] != labels[1] and ".250 " in labels[0], labels
+        assert "." not in labels[2].split(" ")[1], labels
 
         # the legend hides on a click and stays hidden on the next visit
         rows = page.locator("#legendRows")

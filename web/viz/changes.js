@@ -61,7 +61,7 @@
   function fillMoments() {
     const box = $("changedSince"), keep = box.value;
     box.innerHTML = `<option value="">—</option>` + S.moments.slice(0, -1).map((m) =>
-      `<option value="${m}">${esc(localTime(m))}</option>`).join("");
+      `<option value="${m}">${esc(momentTime(m))}</option>`).join("");
     box.value = [...box.options].some((o) => o.value === keep) ? keep : "";
     if (box.value !== keep) { chg.since = null; chg.entries = []; paint(); list(); }
     // the URL's "changed since" (a link): chosen once the moments are known

@@ -73,6 +73,9 @@ const localDay = (ms) => { const d = new Date(ms); return `${d.getFullYear()}-${
 const zoneOf = (ms) => { const o = -new Date(ms).getTimezoneOffset(), a = Math.abs(o); return `UTC${o < 0 ? "−" : "+"}${pad(Math.floor(a / 60))}:${pad(a % 60)}`; };
 const clock = (ms) => { const d = new Date(ms); return `${localDay(ms)} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`; };
 const localTime = (ms) => `${clock(ms)} ${zoneOf(ms)}`;
+// a record moment: two writes within one second are two moments, so a moment shows its
+// milliseconds when it has any (the slider, its ticks, "changed since")
+const momentTime = (ms) => `${clock(ms)}${ms % 1000 ? "." + String(ms % 1000).padStart(3, "0") : ""} ${zoneOf(ms)}`;
 const shortTime = (ms) => clock(ms).slice(0, 16);  // list rows: their heading names the zone
 const at = (versions, T) => { for (let i = versions.length - 1; i >= 0; i--) { const v = versions[i]; if (v.rec <= T && T < v.ret) return v; } return null; };
 const onRing = (a, r) => ({ x: r * Math.cos(a), y: r * Math.sin(a) });
@@ -485,7 +488,7 @@ function applyMoment(index) {
   S.index = Math.max(0, Math.min(index, S.moments.length - 1));
   S.T = S.moments[S.index];
   $("moment").value = String(S.index);
-  $("momentLabel").textContent = S.moments.length ? `${localTime(S.T)} (${S.index + 1}/${S.moments.length})` : "";
+  $("momentLabel").textContent = S.moments.length ? `${momentTime(S.T)} (${S.index + 1}/${S.moments.length})` : "";
   const vis = stateAt(S.T);
   S.vis = vis;
   S.cy.batch(() => { S.cy.elements().forEach((el) => syncElement(el, vis)); });
@@ -1007,7 +1010,7 @@ async function load({ keepView = false } = {}) {
   viz.timings.drawMs = t2 - t1; viz.timings.listMs = performance.now() - t2;
   const moment = $("moment");
   moment.max = String(Math.max(0, S.moments.length - 1));
-  $("ticks").innerHTML = S.moments.map((m, i) => `<option value="${i}" label="${localTime(m)}"></option>`).join("");
+  $("ticks").innerHTML = S.moments.map((m, i) => `<option value="${i}" label="${momentTime(m)}"></option>`).join("");
   if (empty) {
     showMessage(`Nothing is recorded in scope “${S.scope}”${vars.from || vars.to ? " in this window" : ""}: the scope is unknown or empty. No other scope is shown instead.`);
     $("status").textContent = "empty"; $("momentLabel").textContent = ""; $("detail").innerHTML = "";
