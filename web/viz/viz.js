@@ -497,6 +497,7 @@ function applyMoment(index) {
   const total = [...vis.keys()];
   $("status").textContent = `${[...S.ents.keys()].filter((k) => vis.has(k)).length} entities · ${S.evVis.size} events · ${[...S.rels.keys()].filter((k) => vis.has(k)).length} relations`;
   viz.renderedMoment = S.index;
+  warmDetails();
   viz.timings.lastApplyMs = performance.now() - t;
   if (S.sel) markSelected(S.sel);
   writeUrl();
@@ -706,6 +707,14 @@ function select(id, from) {
   showDetail(id);
 }
 
+// the details of a click read the scope as known at the moment (one GET, kept per moment):
+// read it ahead, once the page is idle after a load or a moment change, so a click shows
+// its details without waiting for it
+let warming = null;
+function warmDetails() {
+  clearTimeout(warming);
+  warming = setTimeout(() => { if (S.scope && S.moments.length) detailGraph().catch(() => {}); }, 300);
+}
 async function detailGraph() {
   const key = `${S.scope}|${S.T}`;
   if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, a: asOfArg(S.T) }, { get: true }).then((d) => d.storyGraph));
