@@ -1,7 +1,8 @@
 """The ring reads (a real headless Chromium on the real API, the demo's data): the legend can
 be hidden and stays hidden on the next visit; the header keeps its height when a search
 answers; a stage arc is drawn as one band, as its legend shows it; a stage's label is inside
-the fitted view, never cut at its edge; two moments within a second read apart."""
+the fitted view, never cut at its edge; the ring says where time starts and ends and which
+way it runs; two moments within a second read apart."""
 
 from __future__ import annotations
 
@@ -71,6 +72,17 @@ async def test_legend_hides_header_stays_compact_and_the_stage_reads_whole(
         )
         assert 0 <= box["x1"] and box["x2"] <= box["w"], box
         assert 0 <= box["y1"] and box["y2"] <= box["h"], box
+
+        # where time starts and ends on the ring, and which way it runs
+        marks = await page.evaluate(
+            """() => ['ringStart', 'ringEnd'].map(id => { const e = document.getElementById(id),
+                 b = e.getBoundingClientRect(), m = document.querySelector('main').getBoundingClientRect();
+                 return { text: e.textContent, inside: b.width > 0 && b.left >= m.left &&
+                          b.right <= m.right && b.top >= m.top && b.bottom <= m.bottom }; })"""
+        )
+        assert marks[0]["text"].startswith("start 2026-03-17") and marks[0]["inside"], marks
+        assert marks[1]["text"].startswith("end 2026-03-1") and marks[1]["inside"], marks
+        assert await page.get_attribute("#ringArrow", "d")
 
         # two record moments within one second read apart (milliseconds shown when present);
         # a whole-second moment reads as before

@@ -108,6 +108,7 @@ function layout() {
   const dues = [...S.sigs.keys()].map(dueOf).filter((d) => d !== null);
   const t0 = Math.min(...times, ...sumTimes, ...dues), t1 = Math.max(...times, ...sumTimes, ...dues);
   const span = t1 - t0 || 1;
+  S.span = { t0, t1 };  // the ring's first and last instant (its start and end marks)
   const angle = (t) => -Math.PI / 2 + 2 * Math.PI * 0.94 * (Math.min(Math.max(t, t0), t1) - t0) / span;
   // events by local day; dense days become one cluster point (display only, never an entity)
   const byDay = new Map();
@@ -286,6 +287,25 @@ function changeEdges(node) {
 function placeRing() {
   const z = S.cy.zoom(), p = S.cy.pan(), c = $("ring");
   c.setAttribute("cx", p.x); c.setAttribute("cy", p.y); c.setAttribute("r", Math.max(0, R * z));
+  placeRingMarks(p, R * z);
+}
+// where time starts and ends on the ring, and which way it runs: "start" just right of the
+// top, "end" just left of it (time runs clockwise over 94% of the circle), an arrowhead on
+// the ring after the start pointing the way time goes
+const END_ANGLE = -Math.PI / 2 + 2 * Math.PI * 0.94;
+function placeRingMarks(p, r) {
+  const start = $("ringStart"), end = $("ringEnd"), arrow = $("ringArrow");
+  if (!S.span || !Number.isFinite(S.span.t0) || r <= 0) { start.textContent = end.textContent = ""; arrow.setAttribute("d", ""); return; }
+  const at = (a, rr) => ({ x: p.x + rr * Math.cos(a), y: p.y + rr * Math.sin(a) });
+  const s0 = at(-Math.PI / 2, r - 12), e0 = at(END_ANGLE, r - 12);
+  start.setAttribute("x", s0.x + 6); start.setAttribute("y", s0.y + 4);
+  end.setAttribute("x", e0.x - 6); end.setAttribute("y", e0.y + 4);
+  start.textContent = `start ${shortTime(S.span.t0)} ⟳`;
+  end.textContent = `end ${shortTime(S.span.t1)}`;
+  const a = -Math.PI / 2 + 0.05, tip = at(a + 0.025, r), base = at(a, r);
+  const n = { x: Math.cos(a), y: Math.sin(a) }, size = 7;  // n: outward; clockwise is (-n.y, n.x)
+  const back = { x: base.x, y: base.y };
+  arrow.setAttribute("d", `M${tip.x},${tip.y} L${back.x + n.x * size},${back.y + n.y * size} L${back.x - n.x * size},${back.y - n.y * size} Z`);
 }
 // fit the ring and every laid-out position (known without asking Cytoscape for bounding
 // boxes, which would compute every element's rendered style before the first frame)
