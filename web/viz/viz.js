@@ -728,12 +728,21 @@ function select(id, from) {
 }
 
 // the details of a click read the scope as known at the moment (one GET, kept per moment):
-// read it ahead, once the page is idle after a load or a moment change, so a click shows
-// its details without waiting for it
-let warming = null;
+// read it ahead once the page has been idle a moment after a load or a moment change, so a
+// click shows its details without waiting for it. One read ahead at a time: scrubbing the
+// slider never queues a read per moment on the server (the latest is read when it is free).
+const WARM_IDLE_MS = 800;
+let warming = null, warmBusy = false, warmAgain = false;
 function warmDetails() {
   clearTimeout(warming);
-  warming = setTimeout(() => { if (S.scope && S.moments.length) detailGraph().catch(() => {}); }, 300);
+  warming = setTimeout(async () => {
+    if (!S.scope || !S.moments.length) return;
+    if (warmBusy) { warmAgain = true; return; }
+    warmBusy = true;
+    try { await detailGraph(); } catch (e) { /* a click reads it again and shows the error */ }
+    finally { warmBusy = false; }
+    if (warmAgain) { warmAgain = false; warmDetails(); }
+  }, WARM_IDLE_MS);
 }
 async function detailGraph() {
   const key = `${S.scope}|${S.T}`;
