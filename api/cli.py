@@ -121,9 +121,11 @@ def _migrate(settings: Settings) -> None:
 
 
 def _demo(settings: Settings) -> None:
-    from api.demo import load_demo_sync
+    from api.demo import SCOPE, load_demo_sync
+    from api.demo_showcase import load_showcase
 
     print(load_demo_sync(settings))
+    print(f"Showcase in scope {SCOPE!r}: " + asyncio.run(load_showcase(settings, SCOPE)))
 
 
 def _serve(

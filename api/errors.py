@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 
+from graphql import GraphQLEnumType
 from graphql.error import GraphQLError
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from pydantic import ValidationError
@@ -18,7 +19,7 @@ from pydantic_core import ErrorDetails
 from redis.exceptions import RedisError
 from strawberry.extensions import MaskErrors
 
-from api.request_errors import describe, is_request_error
+from api.request_errors import EnumValues, describe, is_request_error
 from engine.errors import ErrorCode, StorygraphError
 
 log = logging.getLogger("storygraph.api.errors")
@@ -37,7 +38,9 @@ def _validation_problem(error: ErrorDetails) -> str:
     return f"{where}: {msg}" if where else msg
 
 
-def shape_error(error: GraphQLError, query: str | None = None) -> GraphQLError:
+def shape_error(
+    error: GraphQLError, query: str | None = None, enum_values: EnumValues | None = None
+) -> GraphQLError:
     original = error.original_error
     code: str
     message = error.message
@@ -61,7 +64,7 @@ def shape_error(error: GraphQLError, query: str | None = None) -> GraphQLError:
         # the document or a variable (wrong type, missing, a DateTime without a zone): the
         # client's to fix, reported before any resolver ran
         code = (error.extensions or {}).get("code") or ErrorCode.INVALID_INPUT.value  # type: ignore[assignment]
-        message, extra = describe(error, query)
+        message, extra = describe(error, query, enum_values)
         extra = {**{k: v for k, v in (error.extensions or {}).items() if k != "code"}, **extra}
     elif original is None:
         code = (error.extensions or {}).get("code") or ErrorCode.INVALID_INPUT.value  # type: ignore[assignment]
@@ -95,7 +98,13 @@ class ShapeErrors(MaskErrors):
         super().__init__(should_mask_error=_always)
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
-        return shape_error(error, self.execution_context.query)
+        schema = self.execution_context.schema._schema
+
+        def enum_values(name: str) -> list[str] | None:
+            found = schema.get_type(name)
+            return list(found.values) if isinstance(found, GraphQLEnumType) else None
+
+        return shape_error(error, self.execution_context.query, enum_values)
 
 
 def log_answered(errors: list[GraphQLError]) -> None:

@@ -84,8 +84,25 @@ class Keyset(Generic[T, K]):
         except (ValueError, UnicodeDecodeError):
             ok = False
         if not ok:
-            raise InvalidInput("after is not a cursor this API issued for this list", after=cursor)
+            raise not_a_cursor(cursor)
         return self.key(tuple(value[1:]))
+
+
+CURSOR_FORM = (
+    "after takes an edge's cursor or pageInfo.endCursor from a page of the same list; "
+    "leave it out to start at the first page"
+)
+
+
+def not_a_cursor(cursor: str) -> InvalidInput:
+    """The error for an `after` this list did not issue, in the voice of every input error:
+    the argument, what the value is not, and the form it takes."""
+    shown = cursor if len(cursor) <= 60 else cursor[:57] + "..."
+    return InvalidInput(
+        f'argument after: "{shown}" is not a cursor of this list; {CURSOR_FORM}',
+        argument="after",
+        after=cursor,
+    )
 
 
 async def read_after(
@@ -152,7 +169,7 @@ def decode_offset(cursor: str) -> int:
             raise ValueError(cursor)
         return offset
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidInput("after is not a cursor this API issued", after=cursor) from exc
+        raise not_a_cursor(cursor) from exc
 
 
 def offset_page(items: Sequence[T], first: int | None, after: str | None) -> Cursored[T]:

@@ -2,10 +2,11 @@
 600 events in four results), in Debian's headless Chromium.
 
 Prints the first (cold) open, the median of the later opens (navigation start to painted,
-as the client sees it, and the page's own `viz.timings.firstPaint`) and four slider moves
-(input event to painted), each against its guard: cold open 2,500 ms, open 1,000 ms, slider
-move 1,000 ms. These bounds were asserted by the page test until issue 26 item 6d: wall-clock
-figures are printed here, the test keeps what a person sees.
+as the client sees it, and the page's own `viz.timings.firstPaint`), four slider moves
+(input event to painted) and five clicks on an entity in the fitted view (mouse click to its
+details drawn), each against its guard: cold open 2,500 ms, open 1,000 ms, slider
+move 1,000 ms, click to details 300 ms. These bounds were asserted by the page test until
+issue 26 item 6d: wall-clock figures are printed here, the test keeps what a person sees.
 
 Run: `.venv/bin/python -m bench.graph_view` with the test services up (`make bench` does).
 """
@@ -17,6 +18,8 @@ import statistics
 import time
 import uuid
 
+from playwright.async_api import Page
+
 from engine.settings import Settings
 from tests.support.browser import offline_page
 from tests.support.graph_view import move_slider, open_view, publish_large_scope
@@ -25,7 +28,35 @@ from tests.support.processes import Server, free_port, process_env, spawn, stop,
 COLD_OPEN_GUARD_MS = 2500
 OPEN_GUARD_MS = 1000
 SLIDER_GUARD_MS = 1000
+DETAILS_GUARD_MS = 300
 OPENS = 4
+CLICKS = 5
+
+
+async def click_to_details(page: Page) -> list[float]:
+    """Click entities where they are drawn, as a person does; ms until the details show."""
+    ids = await page.evaluate(
+        "(n) => cy.nodes('.entity').filter(e => !e.hasClass('gone')).slice(0, n * 8)"
+        ".map(e => e.id()).filter((_, i) => i % 8 === 0)",
+        CLICKS,
+    )
+    took = []
+    for node in ids:
+        at = await page.evaluate(
+            """(id) => { const n = cy.getElementById(id), p = n.renderedPosition();
+                 const r = document.getElementById('cy').getBoundingClientRect();
+                 return { x: p.x + r.left, y: p.y + r.top }; }""",
+            node,
+        )
+        started = time.perf_counter()
+        await page.mouse.click(at["x"], at["y"])
+        await page.wait_for_function(  # the whole detail drawn for it at this moment
+            "(id) => document.getElementById('detail').dataset.shown === `${id}@${viz.S.T}`",
+            arg=node,
+            timeout=60_000,
+        )
+        took.append((time.perf_counter() - started) * 1000)
+    return took
 
 
 async def measure(api: Server, scope: str) -> None:
@@ -40,7 +71,10 @@ async def measure(api: Server, scope: str) -> None:
             opens.append((time.perf_counter() - started) * 1000)
             in_page.append(float(await page.evaluate("() => viz.timings.firstPaint")))
         moves = [await move_slider(page, i) for i in (1, 0, 3, 2)]
+        await move_slider(page, 3)
+        clicks = await click_to_details(page)
     median = statistics.median(opens[1:])
+    clicked = statistics.median(clicks)
     print(
         "graph view, 1,000 entities / 2,000 relations / 600 events:\n"
         f"  cold open {opens[0]:.0f} ms (guard {COLD_OPEN_GUARD_MS}, "
@@ -50,7 +84,9 @@ async def measure(api: Server, scope: str) -> None:
         + ", ".join(f"{p:.0f}" for p in in_page)
         + " ms\n"
         f"  slider moves: {', '.join(f'{m:.0f}' for m in moves)} ms (guard {SLIDER_GUARD_MS}, "
-        f"worst {max(moves) / SLIDER_GUARD_MS:.2f}x)"
+        f"worst {max(moves) / SLIDER_GUARD_MS:.2f}x)\n"
+        f"  click to details: {', '.join(f'{c:.0f}' for c in clicks)} ms, median {clicked:.0f} "
+        f"(guard {DETAILS_GUARD_MS}, {clicked / DETAILS_GUARD_MS:.2f}x)"
     )
 
 

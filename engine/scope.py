@@ -15,12 +15,18 @@ from engine.principal import Principal
 
 GLOBAL = "global"  # the Global scope: what belongs to no project
 SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$")
+SCOPE_FORM = (
+    "a scope is a project id (a letter or digit, then letters, digits, _ . : or -, "
+    "at most 100 characters) or 'global'"
+)
 
 
 def check_scope(scope: str) -> str:
     """`scope` when it is a well-formed project id or "global" (else INVALID_INPUT)."""
     if not SCOPE_PATTERN.match(scope):
-        raise InvalidInput("scope must be a project id or 'global'", scope=scope)
+        raise InvalidInput(
+            f'argument scope: "{scope[:120]}" is not a scope; {SCOPE_FORM}', scope=scope
+        )
     return scope
 
 

@@ -76,11 +76,13 @@ def guide_url(settings: Settings) -> str:
 
 def browser_settings(settings: Settings) -> list[str]:
     """Neo4j Browser on the project's server: open storygraph's guide (served by the API on
-    loopback) on connect, fetch guides from loopback only, send no product analytics.
+    loopback) on connect, alone (Browser runs its own `:play start` as it connects; the
+    post-connect commands, split at `;`, clear that frame first), fetch guides from loopback
+    only, send no product analytics.
     (`browser.allow_outgoing_connections` is not a setting of Neo4j Community: the server
     refuses to start with it, so Browser's own fonts and feeds stay as they are.)"""
     return [
-        f"browser.post_connect_cmd=play {guide_url(settings)}",
+        f"browser.post_connect_cmd=clear; play {guide_url(settings)}",
         "browser.remote_content_hostname_whitelist=127.0.0.1,localhost",
         "client.allow_telemetry=false",
     ]

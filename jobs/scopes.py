@@ -55,6 +55,17 @@ async def delete_scope(deps: Deps, principal: Principal, scope: str) -> ScopeDel
     return done
 
 
+async def scope_known(deps: Deps, principal: Principal, scope: str) -> bool:
+    """Whether anything is recorded in `scope` (story data, a source, a concern or a watch):
+    a read of a scope that holds nothing answers empty lists and says so with this, so a
+    mistyped scope is named rather than silent (docs/scopes.md)."""
+    scope = require_scope(principal, "reader", scope)
+    (held,) = await _store(deps).counts([scope])
+    return any(
+        (held.events, held.entities, held.relations, held.sources, held.concerns, held.watches)
+    )
+
+
 async def holds_data(deps: Deps, scope: str) -> bool:
     """Whether `scope` holds any story data or source now (a scope that does not is
     answered like a missing one); the caller checked the principal already."""

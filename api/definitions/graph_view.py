@@ -5,9 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 
 import strawberry
+from strawberry.types import Info
 
+from api.context import Context
 from api.definitions.story_types import build
 from engine.story import views as v
+from jobs import scopes
 
 
 @strawberry.type
@@ -68,6 +71,14 @@ class GraphView:
     days: list[TimelineDay]
     stages: list[StageMarker]
     recorded_range: RecordedRange
+
+    @strawberry.field(
+        description="False when nothing is recorded in the scope (no story data, source, "
+        "concern or watch): the empty answer then means an unknown scope, perhaps a mistyped "
+        "one, not an empty slice of a known one. No read falls back to another scope."
+    )
+    async def scope_known(self, info: Info[Context, None]) -> bool:
+        return await scopes.scope_known(info.context.deps, info.context.caller(), self.scope)
 
 
 def graph_view_type(view: v.GraphView, first: datetime | None, last: datetime | None) -> GraphView:

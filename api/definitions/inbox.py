@@ -17,8 +17,10 @@ from api.definitions.story_types import Actor, Reference, Suggestion, actor, bui
 from api.paging import INBOX, read_after
 from engine.page import Page
 from engine.review.activity import Lang, lang_of
+from engine.story import wording as w
 from engine.story.inbox import InboxItem as Item
 from engine.story.inbox import StoppedRun
+from engine.story.wording import Labels
 from jobs.story import inbox as use_case
 
 
@@ -83,6 +85,20 @@ class InboxItem:
     repeat_of: str | None = strawberry.field(
         description="Back on new evidence: the dismissed suggestion it repeats (its evidence too)."
     )
+    label: str = strawberry.field(
+        description="The item as one sentence, in the deployment's LOCALE: which object, the "
+        "field in words, current → proposed, who proposed it (a run: what happened)."
+    )
+    target_label: str | None = strawberry.field(
+        description="The object the suggestion is about as a person calls it (its id is "
+        "suggestion.targetId)."
+    )
+    field_label: str | None = strawberry.field(
+        description="The field in words (from_id of a responsibility: 负责人)."
+    )
+    proposed_by_label: str | None = strawberry.field(
+        description="Who proposed it as a name (a person, or automatic review with its run)."
+    )
 
 
 @strawberry.type(description="Pending inbox items per kind (for badges).")
@@ -129,14 +145,20 @@ def run_item(r: StoppedRun, lang: Lang) -> InboxItem:
         seen_version=None,
         evidence=[],
         repeat_of=None,
+        label=r.what(lang),
+        target_label=None,
+        field_label=None,
+        proposed_by_label=None,
     )
 
 
-def item_type(i: Item, lang: Lang = "zh") -> InboxItem:
+def item_type(i: Item, lang: Lang = "zh", labels: Labels | None = None) -> InboxItem:
     if i.run is not None:
         return run_item(i.run, lang)
     s = i.suggestion
     assert s is not None
+    labels = labels or Labels()
+    current, proposed = w.suggestion_values(s, labels, lang)
     return InboxItem(
         kind=s.kind.value.upper(),
         id=s.id,
@@ -148,13 +170,17 @@ def item_type(i: Item, lang: Lang = "zh") -> InboxItem:
         suggestion=versioned(Suggestion, s),
         current_value=s.current_value,
         proposed_value=s.proposed_value,
-        current_label=s.current_label or s.current_value,
-        proposed_label=s.proposed_label or s.proposed_value,
+        current_label=current,
+        proposed_label=proposed,
         proposed_by=actor(s.by),
         proposed_at=s.recorded_at,
         seen_version=i.target_version,
         evidence=[build(Reference, r) for r in i.evidence],
         repeat_of=s.repeat_of,
+        label=w.suggestion_sentence(s, labels, lang),
+        target_label=w.suggestion_target(s, labels, lang),
+        field_label=w.suggestion_field(s, labels, lang),
+        proposed_by_label=w.actor_name(s.by, labels.names, lang),
     )
 
 
@@ -176,8 +202,10 @@ class Query:
         first: int | None = 50,
         after: str | None = None,
     ) -> Connection[InboxItem]:
+        labels: list[Labels] = []
+
         async def read(key: tuple[int, str] | None) -> Page[Item]:
-            return await use_case.inbox(
+            page = await use_case.inbox(
                 info.context.deps,
                 info.context.caller(),
                 scope,
@@ -186,9 +214,16 @@ class Query:
                 after=key,
                 with_total=wants_total(info),
             )
+            labels.append(
+                await use_case.inbox_labels(
+                    info.context.deps, info.context.caller(), scope, page.items
+                )
+            )
+            return page
 
         lang = lang_of(info.context.settings.locale)
-        return connection(await read_after(INBOX, after, read), lambda i: item_type(i, lang))
+        cursored = await read_after(INBOX, after, read)
+        return connection(cursored, lambda i: item_type(i, lang, labels[0]))
 
     @strawberry.field(description="Pending inbox items per kind, for badges.")
     async def inbox_counts(self, info: Info[Context, None], scope: str) -> InboxCounts:

@@ -19,7 +19,10 @@ from api.definitions.pagination import Connection, connection, page_size, wants_
 from api.definitions.story_types import Actor, Reference, actor, build
 from api.paging import DIFF, read_after
 from engine.page import Page
+from engine.review.activity import Lang, lang_of
 from engine.story import diff as d
+from engine.story import wording as w
+from engine.story.wording import Labels
 from jobs.story import diff as use_case
 
 
@@ -37,6 +40,15 @@ class FieldChange:
     field: str
     before: str | None
     after: str | None
+    label: str = strawberry.field(
+        description="The field's name as a person reads it (from_id of a responsibility: 负责人), "
+        "in the deployment's LOCALE."
+    )
+    before_label: str | None = strawberry.field(
+        description="before as a person reads it: an id as the object's name, field lists "
+        "and stored words (confirmed, true) as words."
+    )
+    after_label: str | None = strawberry.field(description="after as a person reads it.")
 
 
 @strawberry.type(description="One object that changed between since and until.")
@@ -59,15 +71,43 @@ class StoryDiffEntry:
     references: list[Reference] = strawberry.field(
         description="The passages the change cites (source version and locator)."
     )
+    object_label: str = strawberry.field(
+        description="The object as a person calls it (a name, a title, 张三 负责 需求文档); "
+        "its id is objectId."
+    )
+    by_label: str = strawberry.field(
+        description="Who made the change as a name (a person, or automatic review with its run)."
+    )
+    label: str = strawberry.field(
+        description="The change as one sentence, in the deployment's LOCALE: who did what to "
+        "which object, each revised field's before → after in words."
+    )
 
 
-def entry_type(e: d.DiffEntry, cited: list[Reference]) -> StoryDiffEntry:
+def entry_type(
+    e: d.DiffEntry, cited: list[Reference], labels: Labels, lang: Lang = "zh"
+) -> StoryDiffEntry:
+    ends = labels.relations.get(e.object_id)
+    kind = ends[1] if ends else None
     return StoryDiffEntry(
         object_kind=e.object_kind,
         object_id=strawberry.ID(e.object_id),
         change=DiffChange(e.change.value),
         changed_at=e.changed_at,
-        fields=[FieldChange(field=f.field, before=f.before, after=f.after) for f in e.fields],
+        fields=[
+            FieldChange(
+                field=f.field,
+                before=f.before,
+                after=f.after,
+                label=w.field_word(f.field, lang, kind),
+                before_label=w.value_words(f.field, f.before, labels.names, lang, kind),
+                after_label=w.value_words(f.field, f.after, labels.names, lang, kind),
+            )
+            for f in e.fields
+        ],
+        object_label=w.entry_name(e, labels, lang),
+        by_label=w.actor_name(e.by, labels.names, lang),
+        label=w.diff_sentence(e, labels, lang),
         by=actor(e.by) if e.by is not None else None,
         why=e.why,
         result_id=e.result_id,
@@ -113,8 +153,11 @@ class Query:
             return answers[0].page
 
         page = await read_after(DIFF, after, read)
-        cited = answers[0].cited
+        cited, labels = answers[0].cited, answers[0].labels
+        lang = lang_of(info.context.settings.locale)
         return connection(
             page,
-            lambda e: entry_type(e, [build(Reference, r) for r in cited.get(e.object_id, [])]),
+            lambda e: entry_type(
+                e, [build(Reference, r) for r in cited.get(e.object_id, [])], labels, lang
+            ),
         )

@@ -20,6 +20,7 @@ from api.context import Context
 from engine.story import models as m
 from engine.story import views as v
 from engine.story.inputs import CoverageIn
+from jobs import scopes
 
 # GraphQL enums are the engine's own enums, registered in place (same classes).
 strawberry.enum(m.ChangeKind)
@@ -409,6 +410,14 @@ class StoryGraph:
     summaries: list[Summary]
     references: list[Reference]
     suggestions: list[Suggestion]
+
+    @strawberry.field(
+        description="False when nothing is recorded in the scope (no story data, source, "
+        "concern or watch): the empty answer then means an unknown scope, perhaps a mistyped "
+        "one, not an empty slice of a known one. No read falls back to another scope."
+    )
+    async def scope_known(self, info: Info[Context, None]) -> bool:
+        return await scopes.scope_known(info.context.deps, info.context.caller(), self.scope)
 
     @strawberry.field(description="The signals believed at asOf (issue 28), of one kind/status.")
     async def signals(

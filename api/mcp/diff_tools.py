@@ -17,8 +17,11 @@ from api.mcp.access import CallerSource, answer
 from api.mcp.story_tools import READ_ONLY, After, First, Scope, reader
 from api.paging import DIFF, read_after
 from engine.page import Page
+from engine.review.activity import Lang, lang_of
+from engine.story import wording as w
 from engine.story.diff import DiffEntry
 from engine.story.models import Reference
+from engine.story.wording import Labels
 from jobs.story.diff import story_diff
 
 Since = Annotated[
@@ -31,14 +34,29 @@ Until = Annotated[
 ]
 
 
-def entry_row(e: DiffEntry, cited: list[Reference]) -> dict[str, Any]:
+def entry_row(
+    e: DiffEntry, cited: list[Reference], labels: Labels, lang: Lang = "zh"
+) -> dict[str, Any]:
+    ends = labels.relations.get(e.object_id)
+    kind = ends[1] if ends else None
     return {
         "kind": e.object_kind,
         "id": e.object_id,
+        "name": w.entry_name(e, labels, lang),
+        "label": w.diff_sentence(e, labels, lang),
         "change": e.change.value,
         "changed_at": e.changed_at.isoformat(),
-        "fields": [f.model_dump() for f in e.fields],
+        "fields": [
+            {
+                **f.model_dump(),
+                "label": w.field_word(f.field, lang, kind),
+                "before_label": w.value_words(f.field, f.before, labels.names, lang, kind),
+                "after_label": w.value_words(f.field, f.after, labels.names, lang, kind),
+            }
+            for f in e.fields
+        ],
         "by": e.by.label() if e.by is not None else None,
+        "by_name": w.actor_name(e.by, labels.names, lang),
         "why": e.why,
         "result_id": e.result_id,
         "via_concern": e.via_concern,
@@ -67,6 +85,7 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     ) -> CallToolResult:
         async def work() -> dict[str, Any]:
             deps, principal = reader(caller_of(ctx), scope)
+            lang = lang_of(deps.settings.locale)
             answers = []
 
             async def read(key: tuple[int, str] | None) -> Page[DiffEntry]:
@@ -89,7 +108,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 "scope": scope,
                 "since": found.since.isoformat(),
                 "until": found.until.isoformat(),
-                "items": [entry_row(e, found.cited.get(e.object_id, [])) for e in page.page.items],
+                "items": [
+                    entry_row(e, found.cited.get(e.object_id, []), found.labels, lang)
+                    for e in page.page.items
+                ],
                 "next": page.next,
             }
 

@@ -2,9 +2,9 @@
 // tracks it, and every message it wrote, in delivery order (status: pending, sending, sent,
 // failed). The full timeline and conversation log are JSON in the concern's `doc`.
 // Find an id: MATCH (c:Concern) WHERE c.scope = 'demo' RETURN c.concern_id, c.title
-// Pasted as it is, it shows the newest concern of scope `tour` (README's tour raises one);
-// edit the WITH line for another scope or a concern id.
-WITH 'tour' AS scope, '' AS concern_id  // '': the scope's newest concern
+// Pasted as it is, it shows the newest concern of scope `demo` (`make run`'s demo raises
+// one: asking 张三 when the sandbox arrives); edit the WITH line for another scope or id.
+WITH 'demo' AS scope, '' AS concern_id  // '': the scope's newest concern
 MATCH (c:Concern)
 WHERE c.scope = scope AND c.created_at IS NOT NULL
   AND (concern_id = '' OR c.concern_id = concern_id)

@@ -39,7 +39,12 @@ def inbox_kinds(kinds: Sequence[str] | None) -> list[str]:
         return sorted(ALL_KINDS.values())
     unknown = sorted({k for k in kinds if k.upper() not in ALL_KINDS})
     if unknown:
-        raise InvalidInput("unknown inbox kinds", kinds=unknown, known=sorted(ALL_KINDS))
+        raise InvalidInput(
+            f"argument kinds: {', '.join(repr(k) for k in unknown)} is not an inbox kind; "
+            f"expected one of {', '.join(sorted(ALL_KINDS))}",
+            kinds=unknown,
+            known=sorted(ALL_KINDS),
+        )
     return sorted({ALL_KINDS[k.upper()] for k in kinds})
 
 

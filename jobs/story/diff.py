@@ -15,7 +15,9 @@ from engine.principal import Principal
 from engine.scope import require_scope
 from engine.story.diff import DiffEntry, check_window
 from engine.story.models import Reference
+from engine.story.wording import Labels, ids_in
 from graph.story.diff import StoryDiff
+from graph.story.labels import ObjectLabels
 from jobs.deps import Deps
 from jobs.story.common import as_of_now
 
@@ -26,6 +28,7 @@ class StoryDiffAnswer:
     until: datetime
     page: Page[DiffEntry]
     cited: dict[str, list[Reference]]  # by object id: the passages its change cites
+    labels: Labels  # what a person calls the objects the page's changes name, at until
 
 
 async def story_diff(
@@ -49,4 +52,5 @@ async def story_diff(
     if with_total:
         page = replace(page, total=await store.count(scope, start, end))
     cited = await store.references(scope, page.items)
-    return StoryDiffAnswer(since=start, until=end, page=page, cited=cited)
+    labels = await ObjectLabels(deps.driver, deps.database).labels(scope, end, ids_in(page.items))
+    return StoryDiffAnswer(since=start, until=end, page=page, cited=cited, labels=labels)

@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from engine.clock import utc
 from engine.page import Page
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.story.inbox import InboxItem, counts, inbox_kinds
+from engine.story.wording import Labels, suggestion_ids
 from graph.story.inbox import StoryInbox
+from graph.story.labels import ObjectLabels
 from jobs.deps import Deps
 
 
@@ -40,3 +43,13 @@ async def inbox(
 async def inbox_counts(deps: Deps, principal: Principal, scope: str) -> dict[str, int]:
     scope = require_scope(principal, "reader", scope)
     return counts(await StoryInbox(deps.driver, deps.database).counts(scope))
+
+
+async def inbox_labels(
+    deps: Deps, principal: Principal, scope: str, items: Sequence[InboxItem]
+) -> Labels:
+    """What a person calls the objects a page of inbox items names (targets, holders,
+    proposers), as believed now."""
+    scope = require_scope(principal, "reader", scope)
+    ids = suggestion_ids([i.suggestion for i in items if i.suggestion is not None])
+    return await ObjectLabels(deps.driver, deps.database).labels(scope, utc(deps.clock()), ids)

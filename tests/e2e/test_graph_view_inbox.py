@@ -174,8 +174,12 @@ async def test_changed_since_marks_and_lists_what_the_diff_answers(
         await choose_since(page, count - 1)
         assert await rows.count() == 1
         row = await rows.first.inner_text()
-        assert row.startswith(f"revised entity {before['name']}")
-        assert f"description: {before['description']} → 改过的描述" in row
+        # a sentence a person reads: the entity by name, the field in words, no stored names
+        assert row.startswith("revised") and f"修改了实体「{before['name']}」" in row
+        assert f"描述「{before['description']}」 → 「改过的描述」" in row
+        assert "description" not in row and "user_fields" not in row and target not in row
+        title = await rows.first.locator(".sentence").get_attribute("title")
+        assert title is not None and title.startswith(target)  # the id is the title
         assert await marks(page) == {target: "revised"}
         await page.select_option("#changedSince", "")
         await page.wait_for_function("() => window.vizChanges.done.startsWith('none@')")
@@ -200,9 +204,11 @@ async def test_the_inbox_shows_evidence_and_acts_on_the_graph(
         await open_view(page, f"{api.url}/viz?scope={demo_scope}&sel={target['id']}")
         item = await inbox_item(page, s["id"])
         text = await item.inner_text()
-        assert target["name"] in text and "description" in text
+        # the field in words, the target by name (its id the title), the proposer as a name
+        assert target["name"] in text and "描述" in text and "description" not in text
         assert f"current {s['currentValue']} → proposed {s['proposedValue']}" in text
-        assert "proposed by run run-a2" in text
+        assert "proposed by 自动整理（run-a2）" in text
+        assert await item.locator(".target").get_attribute("title") == target["id"]
         quotes = item.locator("blockquote")
         assert await quotes.count() == 1
         assert (await quotes.first.inner_text()).startswith(f"“{PASSAGE}”")  # the cited passage
@@ -394,6 +400,8 @@ async def test_a_holder_difference_reads_by_name_and_accepting_moves_the_relatio
         text = await item.inner_text()
         # the holders by name, not their entity ids; no free-text edit of an entity id
         assert "current 张三 → proposed 李四" in text and "ent_" not in text
+        # the field in words (a responsibility's holder), never the stored names
+        assert "负责人" in text and "from_id" not in text and "responsible_for" not in text
         assert await item.locator("button[data-act=edit]").count() == 0
         badge = await page.locator("#inboxBadges .badge[data-kind=difference]").inner_text()
         assert badge != "difference 0"

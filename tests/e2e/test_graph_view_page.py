@@ -303,6 +303,10 @@ LINE_TO_CLICK = """() => {
   const nodes = cy.nodes(':visible').map((n) => [r(n.position()), n.renderedWidth() / 2 + 4]);
   const seg = [...viz.drawnRelations].map((id) => {
     const v = S.vis.get(id).v; return [id, r(S.pos.get(v.from)), r(S.pos.get(v.to))]; });
+  const box = document.getElementById('cy').getBoundingClientRect();
+  const legend = document.getElementById('legend').getBoundingClientRect();
+  const covered = (q) => box.left + q.x >= legend.left - 4 && box.left + q.x <= legend.right + 4
+    && box.top + q.y >= legend.top - 4 && box.top + q.y <= legend.bottom + 4;
   const dist = (q, a, b) => { const dx = b.x - a.x, dy = b.y - a.y;
     const t = Math.max(0, Math.min(1, ((q.x - a.x) * dx + (q.y - a.y) * dy) / (dx * dx + dy * dy || 1)));
     return Math.hypot(q.x - a.x - t * dx, q.y - a.y - t * dy); };
@@ -310,6 +314,7 @@ LINE_TO_CLICK = """() => {
     for (const t of [0.5, 0.35, 0.65]) {
       const q = { x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y) };
       if (q.x < 60 || q.y < 60 || q.x > cy.width() - 60 || q.y > cy.height() - 60) continue;
+      if (covered(q)) continue;  // under the legend: not a line a person can click
       if (nodes.some(([n, w]) => Math.hypot(n.x - q.x, n.y - q.y) < w)) continue;
       if (seg.some(([o, c, d]) => o !== id && dist(q, c, d) < 2)) continue;
       return [id, q.x, q.y];

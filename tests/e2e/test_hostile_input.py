@@ -269,3 +269,79 @@ def test_a_document_is_checked_each_time_it_is_sent(tight: Server) -> None:
     assert code_of(over) == "INVALID_INPUT" and "tokens" in only_error(over)["message"]
     assert code_of(tight.graphql(query, {**fine, "f": "x"})) == "INVALID_INPUT"
     assert tight.graphql(query, fine).json() == {"data": {"events": {"totalCount": 0}}}
+
+
+@pytest.mark.parametrize(
+    ("query", "variables", "argument", "form"),
+    [
+        # a DateTime that is no date, and one the calendar lacks
+        (
+            'query($t: DateTime) { storyGraph(scope: "p1", asOf: $t) { scopeKnown } }',
+            {"t": "yesterday"},
+            "storyGraph.asOf",
+            "a DateTime is an ISO 8601 date and time with a zone, such as",
+        ),
+        (
+            '{ storyGraph(scope: "p1", asOf: "2026-02-30T10:00:00Z") { scopeKnown } }',
+            None,
+            "storyGraph.asOf",
+            "not a date and time on the calendar (day is out of range for month)",
+        ),
+        # an enum value that does not exist lists the values that do
+        (
+            '{ signals(scope: "p1", kind: PROMIS) { totalCount } }',
+            None,
+            "signals.kind",
+            '"PROMIS" is not a SignalKind; expected one of COMMITMENT, BLOCKER',
+        ),
+        (
+            'query($k: SignalKind) { signals(scope: "p1", kind: $k) { totalCount } }',
+            {"k": "PROMIS"},
+            "signals.kind",
+            "expected one of COMMITMENT, BLOCKER",
+        ),
+        # an ID that is a number with a fraction, an Int that is a word
+        (
+            '{ entity(scope: "p1", id: 3.5) { __typename } }',
+            None,
+            "entity.id",
+            "3.5 is not an ID; an ID is a string",
+        ),
+        (
+            '{ events(scope: "p1", first: "ten") { totalCount } }',
+            None,
+            "events.first",
+            '"ten" is not an Int; an Int is a whole number',
+        ),
+        # a cursor this list did not issue, a scope that is no scope, an unknown inbox kind
+        (
+            '{ events(scope: "p1", after: "zzz") { totalCount } }',
+            None,
+            "after",
+            "is not a cursor of this list; after takes an edge's cursor or pageInfo.endCursor",
+        ),
+        (
+            '{ events(scope: "bad scope!") { totalCount } }',
+            None,
+            "scope",
+            "is not a scope; a scope is a project id",
+        ),
+        (
+            '{ inbox(scope: "p1", kinds: ["FIELDS"]) { totalCount } }',
+            None,
+            "kinds",
+            "is not an inbox kind; expected one of DIFFERENCE, FAILED_RUN, FIELD",
+        ),
+    ],
+)
+def test_every_input_error_names_the_argument_and_the_form_it_takes(
+    api: Server, query: str, variables: dict[str, Any] | None, argument: str, form: str
+) -> None:
+    error = only_error(api.graphql(query, variables))
+    assert error["extensions"]["code"] == "INVALID_INPUT", error
+    message = error["message"]
+    assert message.startswith(f"argument {argument}"), message
+    assert form in message, message
+    assert (
+        "Expected" not in message and "does not exist in" not in message
+    )  # graphql-core's own words

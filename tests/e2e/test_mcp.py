@@ -771,9 +771,18 @@ async def test_agent_reads_what_changed_since_a_moment_with_who_and_the_cited_pa
         ("relation", "added"),
     ]
     pay = next(
-        i for i in items if {"field": "name", "before": None, "after": "支付模块"} in i["fields"]
+        i
+        for i in items
+        if any(f["field"] == "name" and f["after"] == "支付模块" for f in i["fields"])
     )
     assert pay["by"].startswith("run:")
+    # read as a person reads it: the entity by name, the field in words, the run as a name
+    assert pay["name"] == "支付模块" and pay["label"].endswith("新增了实体「支付模块」")
+    assert pay["by_name"].startswith("自动整理（")
+    (name,) = [f for f in pay["fields"] if f["field"] == "name"]
+    assert (name["label"], name["after_label"]) == ("名称", "支付模块")
+    relation = next(i for i in items if i["kind"] == "relation")
+    assert "rel_" not in relation["name"] and "ent_" not in relation["label"]
     assert {c["source_id"] for c in pay["cites"]} == {"chat"}
     assert "T" in pay["changed_at"] and pay["changed_at"].endswith("+00:00")
     assert error_code(bad) == "INVALID_INPUT"

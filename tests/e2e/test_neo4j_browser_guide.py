@@ -8,6 +8,7 @@ its queries is clicked and run, and the graph is drawn with the entities' names 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import AsyncIterator
 
@@ -18,7 +19,7 @@ from neo4j import AsyncDriver
 
 from api.demo import load_into
 from api.guide import render_guide
-from engine.settings import Settings
+from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import neo4j_password
 from graph.localserver import browser_settings, guide_url
 from graph.story.repository import StoryRepository
@@ -43,7 +44,12 @@ def test_the_guide_is_served_to_browser_with_the_saved_queries(api: Server) -> N
     assert answer.status_code == 200
     assert answer.headers["access-control-allow-origin"] == "*"
     page = answer.text
-    assert page.count("<slide") == 8 and page.count('class="pre-scrollable code runnable') == 8
+    assert page.count("<slide") == 9 and page.count('class="pre-scrollable code runnable') == 9
+    # every saved query of cypher/browser/ is one click away in the guide
+    for saved in sorted((PROJECT_ROOT / "cypher" / "browser").glob("*.cypher")):
+        first = saved.read_text(encoding="utf-8").strip().splitlines()[0]
+        assert html.escape(first, quote=False) in page, saved.name
+    assert "a signal's chain" in page and "search" in page
     assert "signal_chain" not in page and "One signal's chain" in page
     assert "{{" not in page and "WITH 'demo' AS scope" in page
     assert page == render_guide()
@@ -61,9 +67,20 @@ def test_the_guide_is_served_to_browser_with_the_saved_queries(api: Server) -> N
     assert "sentry-trace" in preflight.headers["access-control-allow-headers"]
 
 
+def test_the_docs_name_every_outside_request_browser_makes() -> None:
+    """README points at the page that lists each host Browser's bundle asks for, Sentry
+    included, and why Neo4j Community cannot switch it off."""
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    page = (PROJECT_ROOT / "docs" / "neo4j-browser.md").read_text(encoding="utf-8")
+    assert "docs/neo4j-browser.md" in readme
+    for host in ("fonts.googleapis.com", "cdn.segment.com", "canny.io", "ingest.sentry.io"):
+        assert host in readme and host in page, host
+    assert "browser.allow_outgoing_connections" in page and "Enterprise" in page
+
+
 def test_the_projects_neo4j_plays_the_guide_on_connect(services: Settings) -> None:
     lines = browser_settings(services)
-    assert f"browser.post_connect_cmd=play {guide_url(services)}" in lines
+    assert f"browser.post_connect_cmd=clear; play {guide_url(services)}" in lines
     assert guide_url(services).startswith("http://localhost:")  # on Browser's default allowlist
     assert "client.allow_telemetry=false" in lines
 
@@ -86,10 +103,20 @@ async def test_browser_plays_the_guide_and_draws_named_nodes(
         )
         await password.fill(neo4j_password(services))
         await password.press("Enter")
+        # on connect the project's Neo4j plays the guide alone: Browser's own `:play start`
+        # and the connect frame are cleared first (the post-connect commands)
         await page.wait_for_function(
-            "() => document.body.innerText.includes('You are connected as user')",
+            "() => [...document.querySelectorAll('[data-testid=frameCommand]')]"
+            ".some(f => f.innerText.startsWith(':play http://localhost:'))",
             timeout=30_000,
         )
+        commands = await page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=frameCommand]')]"
+            ".map(f => f.innerText.trim())"
+        )
+        # one frame: the guide (whichever API port the server was configured with)
+        assert len(commands) == 1 and commands[0].startswith(":play http://localhost:"), commands
+        assert commands[0].endswith("/guide/storygraph.html"), commands
         # the test API runs on a port of its own: play its guide as Browser's post-connect
         # command would play the configured one
         editor = page.locator("[data-testid=activeEditor], .monaco-editor").first

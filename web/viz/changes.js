@@ -10,8 +10,8 @@
   const DIFF_Q = `query($s: String!, $since: DateTime!, $after: String) {
     storyGraphDiff(scope: $s, since: $since, first: 200, after: $after) {
       totalCount pageInfo { hasNextPage endCursor }
-      edges { node { objectKind objectId change changedAt why by { kind id }
-        fields { field before after } } } } }`;
+      edges { node { objectKind objectId objectLabel change changedAt why by { kind id } byLabel label
+        fields { field label before after beforeLabel afterLabel } } } } }`;
   const MARK = { ADDED: "added", REVISED: "revised", RESTORED: "revised", RETRACTED: "retracted", REMOVED: "retracted" };
   const COLOR = { added: "#16a34a", revised: "#d97706", retracted: "#be123c" };
   const MAX_PAGES = 20;
@@ -61,10 +61,24 @@
   function fillMoments() {
     const box = $("changedSince"), keep = box.value;
     box.innerHTML = `<option value="">—</option>` + S.moments.slice(0, -1).map((m) =>
-      `<option value="${m}">${esc(localTime(m))}</option>`).join("");
+      `<option value="${m}">${esc(momentTime(m))}</option>`).join("");
     box.value = [...box.options].some((o) => o.value === keep) ? keep : "";
     if (box.value !== keep) { chg.since = null; chg.entries = []; paint(); list(); }
+    // the URL's "changed since" (a link): chosen once the moments are known
+    if (S.wantSince && chg.since === null && !chg.restored) {
+      chg.restored = true;
+      const hit = [...box.options].find((o) => o.value && Number(o.value) === S.wantSince);
+      if (hit) { box.value = hit.value; run(); }
+    }
   }
+  // Back or Forward to a state with another (or no) "changed since"
+  chg.restore = async (since) => {
+    const box = $("changedSince");
+    const want = since === null || since === undefined ? "" : String(since);
+    if ((chg.since === null ? "" : String(chg.since)) === want) return;
+    box.value = [...box.options].some((o) => o.value === want) ? want : "";
+    await run();
+  };
 
   function paint() {
     if (!S.cy) return;
@@ -80,18 +94,19 @@
     if (chg.since === null) { ul.innerHTML = ""; $("changesCount").textContent = ""; $("changesInfo").textContent = "choose a moment under “changed since”"; return; }
     $("changesCount").textContent = `(${chg.entries.length})`;
     $("changesInfo").textContent = `${chg.entries.length} changes since ${localTime(chg.since)}`;
+    // each change is the API's sentence (fields in words, ids as names); the id is the title
     ul.innerHTML = chg.entries.map((e, i) => {
-      const fields = e.fields.map((f) => `${esc(f.field)}: ${esc(f.before ?? "∅")} → ${esc(f.after ?? "∅")}`).join("; ");
-      const who = e.by ? `${e.by.kind.toLowerCase()} ${esc(e.by.id)}` : "unknown";
+      const fields = e.fields.map((f) => `${f.field}: ${f.before ?? "∅"} → ${f.after ?? "∅"}`).join("\n");
       return `<li class="${MARK[e.change]}" data-i="${i}" data-id="${esc(e.objectId)}"><span class="tag">${e.change.toLowerCase()}</span> ` +
-        `${e.objectKind.toLowerCase()} <b>${esc(label(e))}</b>${fields ? ` — ${fields}` : ""}` +
-        `<div class="meta">${esc(who)} · ${esc(localTime(Date.parse(e.changedAt)))}${e.why ? " · " + esc(e.why) : ""}</div></li>`;
+        `<span class="sentence" title="${esc(e.objectId + (fields ? "\n" + fields : ""))}">${esc(e.label)}</span>` +
+        `<div class="meta">${esc(e.byLabel)} · ${esc(localTime(Date.parse(e.changedAt)))}${e.why ? " · " + esc(e.why) : ""}</div></li>`;
     }).join("");
   }
 
   async function run() {
     const v = $("changedSince").value;
     chg.since = v ? Number(v) : null;
+    writeUrl();
     if (chg.since === null) { chg.entries = []; paint(); list(); chg.done = `none@${S.scope}`; return; }
     panel.open = true;
     const ticket = (chg.running = {});

@@ -13,7 +13,7 @@
     inboxCounts(scope: $s) { field difference failedRun pausedRun total }
     inbox(scope: $s, first: 50) { edges { node {
       kind id at what reason currentValue proposedValue currentLabel proposedLabel proposedAt
-      seenVersion repeatOf
+      seenVersion repeatOf label targetLabel fieldLabel proposedByLabel
       proposedBy { kind id }
       suggestion { id field targetKind targetId reason }
       evidence { sourceId sourceVersion locator excerpt { available text warning } }
@@ -71,11 +71,11 @@
     const s = i.suggestion;
     // a relation's end holds an entity id: the choice is one holder or the other, not a text
     const editable = !HOLDER_FIELDS.has(s.field);
-    const who = i.proposedBy ? `${i.proposedBy.kind.toLowerCase()} ${i.proposedBy.id}` : "unknown";
-    return `<li class="suggestion" data-id="${esc(i.id)}"><b>${esc(i.what)}</b>: ${esc(targetName(s))} · <code>${esc(s.field)}</code>
+    // the API's words: the object by name (its id as the title), the field in words
+    return `<li class="suggestion" data-id="${esc(i.id)}"><b>${esc(i.what)}</b>: <span class="target" title="${esc(s.targetId)}">${esc(i.targetLabel || targetName(s))}</span> · <span class="field" title="${esc(s.field)}">${esc(i.fieldLabel || s.field)}</span>
       <div class="values">current <del title="${esc(i.currentValue ?? "")}">${esc(i.currentLabel || "∅")}</del> → proposed <ins title="${esc(i.proposedValue ?? "")}">${esc(i.proposedLabel ?? "")}</ins></div>
       ${evidence(i.evidence)}
-      <div class="meta">proposed by ${esc(who)} · ${esc(when(i.proposedAt))}${i.repeatOf ? " · back on new evidence" : ""}</div>
+      <div class="meta">proposed by <span title="${esc(i.proposedBy ? i.proposedBy.kind.toLowerCase() + " " + i.proposedBy.id : "")}">${esc(i.proposedByLabel || "unknown")}</span> · ${esc(when(i.proposedAt))}${i.repeatOf ? " · back on new evidence" : ""}</div>
       <span class="actions"><button data-sid="${esc(i.id)}" data-act="accept">Accept</button><button data-sid="${esc(i.id)}" data-act="dismiss">Dismiss</button>${editable ? `<button data-sid="${esc(i.id)}" data-act="edit">Edit…</button>` : ""}</span>
       ${editable ? `<div class="edit" hidden><input class="editValue" aria-label="value to accept" value="${esc(i.proposedValue)}"> <button data-sid="${esc(i.id)}" data-act="acceptEdited">Accept edited</button></div>` : ""}
       ${noteHtml}</li>`;

@@ -37,7 +37,8 @@
 
   async function run() {
     search.text = $("search").value.trim();
-    if (!search.text) { search.ids = []; paint(); $("searchInfo").textContent = ""; return; }
+    if (!search.text) writeUrl();
+    if (!search.text) { search.ids = []; paint(); $("searchInfo").textContent = ""; $("searchInfo").dataset.done = `@${S.T}`; return; }
     const ticket = (search.running = {});
     const T = (search.T = S.T);
     let found;
@@ -53,10 +54,19 @@
     const drawn = paint();
     const inGraph = drawn ? drawn.length : 0;
     $("searchInfo").textContent = `${found.totalCount} hits, ${inGraph} in the graph (${found.mode.toLowerCase()})`;
+    $("searchInfo").title = $("searchInfo").textContent;
     $("searchInfo").dataset.done = `${search.text}@${T}`;
     const first = search.ids.map((id) => S.cy.getElementById(id)).find((el) => el.nonempty() && !el.hasClass("gone"));
-    if (first) { S.cy.animate({ center: { eles: first } }, { duration: 200 }); select(first.id(), "search"); }
+    // one history entry for a search: its text and the hit it selected
+    if (first && !S.restoring) { S.cy.animate({ center: { eles: first } }, { duration: 200 }); select(first.id(), "search"); }
+    else writeUrl();
   }
+  // the URL's search text (a link, Back or Forward): searched once the graph is drawn
+  search.restore = async (text) => {
+    if ((text || "") === search.text) return;
+    $("search").value = text || "";
+    await run();
+  };
 
   $("search").addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
   $("search").addEventListener("search", run);  // the clear button of a search input
@@ -70,7 +80,10 @@
   // moment on the slider (S.T) searches again, as known then
   let seen = null;
   setInterval(() => {
-    if (S.cy && S.cy !== seen) { seen = S.cy; style(); paint(); }
+    if (S.cy && S.cy !== seen) {
+      seen = S.cy; style(); paint();
+      if (S.wantSearch && !search.text) { $("search").value = S.wantSearch; run(); }
+    }
     if (search.text && search.T !== S.T) run();
   }, 250);
 })();

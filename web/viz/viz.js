@@ -8,6 +8,7 @@
 
 const $ = (id) => document.getElementById(id);
 const R = 1000;
+const ARC_STEP = 5;  // model px between a stage arc's marks (each ARC_WIDTH across)
 const DENSE_DAY = 4; // a day with this many events is drawn as one cluster point...
 const FEW_EVENTS = 40; // ...once the scope has more events than this (fewer: each its own point)
 const STACK_GAP = 0.05; // events closer than this angle (radians) are stacked outwards
@@ -72,6 +73,9 @@ const localDay = (ms) => { const d = new Date(ms); return `${d.getFullYear()}-${
 const zoneOf = (ms) => { const o = -new Date(ms).getTimezoneOffset(), a = Math.abs(o); return `UTC${o < 0 ? "−" : "+"}${pad(Math.floor(a / 60))}:${pad(a % 60)}`; };
 const clock = (ms) => { const d = new Date(ms); return `${localDay(ms)} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`; };
 const localTime = (ms) => `${clock(ms)} ${zoneOf(ms)}`;
+// a record moment: two writes within one second are two moments, so a moment shows its
+// milliseconds when it has any (the slider, its ticks, "changed since")
+const momentTime = (ms) => `${clock(ms)}${ms % 1000 ? "." + String(ms % 1000).padStart(3, "0") : ""} ${zoneOf(ms)}`;
 const shortTime = (ms) => clock(ms).slice(0, 16);  // list rows: their heading names the zone
 const at = (versions, T) => { for (let i = versions.length - 1; i >= 0; i--) { const v = versions[i]; if (v.rec <= T && T < v.ret) return v; } return null; };
 const onRing = (a, r) => ({ x: r * Math.cos(a), y: r * Math.sin(a) });
@@ -104,6 +108,7 @@ function layout() {
   const dues = [...S.sigs.keys()].map(dueOf).filter((d) => d !== null);
   const t0 = Math.min(...times, ...sumTimes, ...dues), t1 = Math.max(...times, ...sumTimes, ...dues);
   const span = t1 - t0 || 1;
+  S.span = { t0, t1 };  // the ring's first and last instant (its start and end marks)
   const angle = (t) => -Math.PI / 2 + 2 * Math.PI * 0.94 * (Math.min(Math.max(t, t0), t1) - t0) / span;
   // events by local day; dense days become one cluster point (display only, never an entity)
   const byDay = new Map();
@@ -132,7 +137,8 @@ function layout() {
   S.arcs = new Map();
   for (const s of S.sums.values()) {
     const a0 = angle(s.start), a1 = Math.max(angle(s.end), a0 + 0.01);
-    const n = Math.min(120, Math.max(2, Math.ceil((a1 - a0) / 0.02)));
+    // marks closer than their size, so the arc reads as one band, as the legend draws it
+    const n = Math.min(1200, Math.max(2, Math.ceil((a1 - a0) * (R + 70) / ARC_STEP)));
     const dots = [];
     for (let i = 0; i <= n; i++) { const id = `arc:${s.id}:${i}`; dots.push(id); pos.set(id, onRing(a0 + (a1 - a0) * i / n, R + 70)); }
     S.arcs.set(s.id, dots);
@@ -157,6 +163,10 @@ function layout() {
   let x1 = -R, y1 = -R, x2 = R, y2 = R;
   for (const p of pos.values()) { x1 = Math.min(x1, p.x); y1 = Math.min(y1, p.y); x2 = Math.max(x2, p.x); y2 = Math.max(y2, p.y); }
   const m = 30;  // half a node and a label
+  for (const id of S.sums.keys()) {  // a stage's label hangs below it, at most 220 wide
+    const p = pos.get(id); if (!p) continue;
+    x1 = Math.min(x1, p.x - 110); x2 = Math.max(x2, p.x + 110); y2 = Math.max(y2, p.y + 90);
+  }
   S.bounds = { x1: x1 - m, y1: y1 - m, x2: x2 + m, y2: y2 + m };
   return pos;
 }
@@ -214,7 +224,10 @@ const STYLE = [
   { selector: "node.day", style: { "width": 26, "height": 26, "background-color": "#fde68a", "border-width": 2, "border-color": "#b45309",
       "label": "data(count)", "text-valign": "center", "font-size": 11 } },
   { selector: "node.stage", style: { "shape": "round-rectangle", "width": 22, "height": 12, "background-color": "#a78bfa" } },
-  { selector: "node.arc", style: { "width": 7, "height": 7, "background-color": "#a78bfa", "opacity": 0.6, "events": "no" } },
+  // a stage's label is cut short with an ellipsis at 220 wide, and the fitted view leaves
+  // room for it, so the edge of the view never cuts it (its whole text is in the details)
+  { selector: "node.stage.labelled", style: { "text-wrap": "ellipsis", "text-max-width": 220 } },
+  { selector: "node.arc", style: { "width": 12, "height": 12, "background-color": "#a78bfa", "border-width": 0, "events": "no" } },
   { selector: "edge", style: { "width": 1, "curve-style": "haystack", "line-color": "#9ca3af" } },
   { selector: "edge.arrow", style: { "curve-style": "straight", "target-arrow-shape": "triangle", "arrow-scale": 0.6, "target-arrow-color": "#9ca3af" } },
   { selector: "edge.suggested.arrow", style: { "line-style": "dashed" } },
@@ -274,6 +287,25 @@ function changeEdges(node) {
 function placeRing() {
   const z = S.cy.zoom(), p = S.cy.pan(), c = $("ring");
   c.setAttribute("cx", p.x); c.setAttribute("cy", p.y); c.setAttribute("r", Math.max(0, R * z));
+  placeRingMarks(p, R * z);
+}
+// where time starts and ends on the ring, and which way it runs: "start" just right of the
+// top, "end" just left of it (time runs clockwise over 94% of the circle), an arrowhead on
+// the ring after the start pointing the way time goes
+const END_ANGLE = -Math.PI / 2 + 2 * Math.PI * 0.94;
+function placeRingMarks(p, r) {
+  const start = $("ringStart"), end = $("ringEnd"), arrow = $("ringArrow");
+  if (!S.span || !Number.isFinite(S.span.t0) || r <= 0) { start.textContent = end.textContent = ""; arrow.setAttribute("d", ""); return; }
+  const at = (a, rr) => ({ x: p.x + rr * Math.cos(a), y: p.y + rr * Math.sin(a) });
+  const s0 = at(-Math.PI / 2, r - 12), e0 = at(END_ANGLE, r - 12);
+  start.setAttribute("x", s0.x + 6); start.setAttribute("y", s0.y + 4);
+  end.setAttribute("x", e0.x - 6); end.setAttribute("y", e0.y + 4);
+  start.textContent = `start ${shortTime(S.span.t0)} ⟳`;
+  end.textContent = `end ${shortTime(S.span.t1)}`;
+  const a = -Math.PI / 2 + 0.05, tip = at(a + 0.025, r), base = at(a, r);
+  const n = { x: Math.cos(a), y: Math.sin(a) }, size = 7;  // n: outward; clockwise is (-n.y, n.x)
+  const back = { x: base.x, y: base.y };
+  arrow.setAttribute("d", `M${tip.x},${tip.y} L${back.x + n.x * size},${back.y + n.y * size} L${back.x - n.x * size},${back.y - n.y * size} Z`);
 }
 // fit the ring and every laid-out position (known without asking Cytoscape for bounding
 // boxes, which would compute every element's rendered style before the first frame)
@@ -476,7 +508,7 @@ function applyMoment(index) {
   S.index = Math.max(0, Math.min(index, S.moments.length - 1));
   S.T = S.moments[S.index];
   $("moment").value = String(S.index);
-  $("momentLabel").textContent = S.moments.length ? `${localTime(S.T)} (${S.index + 1}/${S.moments.length})` : "";
+  $("momentLabel").textContent = S.moments.length ? `${momentTime(S.T)} (${S.index + 1}/${S.moments.length})` : "";
   const vis = stateAt(S.T);
   S.vis = vis;
   S.cy.batch(() => { S.cy.elements().forEach((el) => syncElement(el, vis)); });
@@ -485,6 +517,7 @@ function applyMoment(index) {
   const total = [...vis.keys()];
   $("status").textContent = `${[...S.ents.keys()].filter((k) => vis.has(k)).length} entities · ${S.evVis.size} events · ${[...S.rels.keys()].filter((k) => vis.has(k)).length} relations`;
   viz.renderedMoment = S.index;
+  warmDetails();
   viz.timings.lastApplyMs = performance.now() - t;
   if (S.sel) markSelected(S.sel);
   writeUrl();
@@ -694,6 +727,23 @@ function select(id, from) {
   showDetail(id);
 }
 
+// the details of a click read the scope as known at the moment (one GET, kept per moment):
+// read it ahead once the page has been idle a moment after a load or a moment change, so a
+// click shows its details without waiting for it. One read ahead at a time: scrubbing the
+// slider never queues a read per moment on the server (the latest is read when it is free).
+const WARM_IDLE_MS = 800;
+let warming = null, warmBusy = false, warmAgain = false;
+function warmDetails() {
+  clearTimeout(warming);
+  warming = setTimeout(async () => {
+    if (!S.scope || !S.moments.length) return;
+    if (warmBusy) { warmAgain = true; return; }
+    warmBusy = true;
+    try { await detailGraph(); } catch (e) { /* a click reads it again and shows the error */ }
+    finally { warmBusy = false; }
+    if (warmAgain) { warmAgain = false; warmDetails(); }
+  }, WARM_IDLE_MS);
+}
 async function detailGraph() {
   const key = `${S.scope}|${S.T}`;
   if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, a: asOfArg(S.T) }, { get: true }).then((d) => d.storyGraph));
@@ -901,6 +951,11 @@ async function refresh(message) {
 }
 
 // ---------------------------------------------------------------- loading, URL, follow/pin
+// The page's state lives in its URL: scope, window, moment (at), selection, grouping, the
+// search text (q) and "changed since" (since). A person's discrete step (a selection, a
+// search, a changed-since choice, another scope) is a new history entry, so Back and Forward
+// walk through the page's own states; the slider's moment only replaces the current entry.
+const DISCRETE = ["scope", "from", "to", "sel", "group", "q", "since"];
 function readUrl() {
   const q = new URLSearchParams(location.search);
   $("scope").value = q.get("scope") || "demo";
@@ -908,17 +963,52 @@ function readUrl() {
   S.sel = q.get("sel");
   S.groupBy = q.get("group") === "kind" ? "kind" : null; $("groupKind").checked = !!S.groupBy;
   S.wantAt = q.get("at") ? Date.parse(q.get("at")) : null;
+  S.wantSearch = q.get("q") || "";
+  S.wantSince = q.get("since") ? Date.parse(q.get("since")) : null;
   $("follow").checked = !S.wantAt;
 }
-function writeUrl() {
+function urlState() {
   const q = new URLSearchParams({ scope: S.scope });
   if ($("from").value) q.set("from", $("from").value);
   if ($("to").value) q.set("to", $("to").value);
   if (!$("follow").checked && S.moments.length) q.set("at", iso(S.T));
   if (S.sel) q.set("sel", S.sel);
   if (S.groupBy) q.set("group", S.groupBy);
-  history.replaceState(null, "", "?" + q.toString());
+  const text = window.vizSearch ? window.vizSearch.text : S.wantSearch;
+  if (text) q.set("q", text);
+  const since = window.vizChanges && window.vizChanges.since !== null ? window.vizChanges.since : S.wantSince;
+  if (since !== null && since !== undefined) q.set("since", iso(since));
+  return q;
 }
+function writeUrl() {
+  if (S.restoring) return;
+  const q = urlState(), now = new URLSearchParams(location.search);
+  const moved = DISCRETE.some((k) => (q.get(k) || "") !== (now.get(k) || ""));
+  if (moved && viz.ready) history.pushState(null, "", "?" + q.toString());
+  else history.replaceState(null, "", "?" + q.toString());
+}
+// Back / Forward: put the page in the state its URL names (another scope or window is read
+// again; the rest is applied to the graph already drawn)
+window.addEventListener("popstate", async () => {
+  const before = { scope: S.scope, from: $("from").value, to: $("to").value };
+  readUrl();
+  S.restoring = true;
+  try {
+    if ($("scope").value !== before.scope || $("from").value !== before.from || $("to").value !== before.to) {
+      await load();
+    } else if (S.moments.length) {
+      const want = S.wantAt ?? S.moments[S.moments.length - 1];
+      const i = S.moments.findLastIndex((m) => m <= want);
+      applyMoment(i >= 0 ? i : 0);
+      S.wantAt = null;
+      if (S.sel) { markSelected(S.sel); showDetail(S.sel); }
+      else { markSelected(""); $("detail").innerHTML = ""; }
+    }
+    if (window.vizSearch) await window.vizSearch.restore(S.wantSearch);
+    if (window.vizChanges) await window.vizChanges.restore(S.wantSince);
+  } finally { S.restoring = false; }
+  viz.restored = location.search;
+});
 function showMessage(text) { const m = $("message"); m.hidden = !text; m.textContent = text || ""; }
 
 // Resolves once the frame that draws the current state has been handed to the screen: the
@@ -958,7 +1048,7 @@ async function load({ keepView = false } = {}) {
   viz.timings.drawMs = t2 - t1; viz.timings.listMs = performance.now() - t2;
   const moment = $("moment");
   moment.max = String(Math.max(0, S.moments.length - 1));
-  $("ticks").innerHTML = S.moments.map((m, i) => `<option value="${i}" label="${localTime(m)}"></option>`).join("");
+  $("ticks").innerHTML = S.moments.map((m, i) => `<option value="${i}" label="${momentTime(m)}"></option>`).join("");
   if (empty) {
     showMessage(`Nothing is recorded in scope “${S.scope}”${vars.from || vars.to ? " in this window" : ""}: the scope is unknown or empty. No other scope is shown instead.`);
     $("status").textContent = "empty"; $("momentLabel").textContent = ""; $("detail").innerHTML = "";
@@ -1116,6 +1206,19 @@ async function fillScopes() {
 }
 
 $("emptyScopes").addEventListener("change", () => { viz.scopesReady = false; fillScopes(); });
+
+// the legend can be hidden (it covers the ring's lower left); the choice is remembered
+function showLegend(open) {
+  $("legend").classList.toggle("collapsed", !open);
+  $("legendToggle").setAttribute("aria-expanded", String(open));
+  $("legendToggle").textContent = open ? "legend ▾" : "legend ▸";
+}
+showLegend(localStorage.getItem("storygraph.legend") !== "hidden");
+$("legendToggle").addEventListener("click", () => {
+  const open = $("legend").classList.contains("collapsed");
+  localStorage.setItem("storygraph.legend", open ? "shown" : "hidden");
+  showLegend(open);
+});
 
 readUrl();
 load().finally(() => { subscribe(); fillScopes(); });

@@ -85,3 +85,30 @@ async def test_demo_written_in_beijing_time_replays_at_the_same_instants_in_z_an
         assert [r.confirmation.value for r in confirmed.relations if r.type == "blocked_by"] == [
             "confirmed"
         ], tz
+
+
+async def test_the_showcase_leaves_a_difference_in_the_inbox_and_a_concern_in_flight(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """`make run`'s demo: the boss's confirmed holder stands, the later run's reading waits as
+    a difference a person reads (负责人 李四 → 张三, citing the stand-up line), and a concern
+    asks 张三 about the sandbox. Loading again adds nothing."""
+    from api.demo_showcase import BOSS, add_showcase
+    from engine.story.wording import suggestion_sentence
+    from jobs.concern.commands import list_concerns
+    from jobs.deps import Deps
+    from jobs.story.inbox import inbox, inbox_labels
+
+    await load_into(StoryRepository(neo4j_driver, settings.neo4j_database), scope)
+    deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
+    assert len(await add_showcase(deps, scope)) == 2
+    page = await inbox(deps, BOSS, scope, kinds=["DIFFERENCE"], first=10, after=None)
+    (item,) = page.items
+    assert item.suggestion is not None
+    labels = await inbox_labels(deps, BOSS, scope, page.items)
+    sentence = suggestion_sentence(item.suggestion, labels)
+    assert "负责人「李四」 → 「张三」" in sentence, sentence
+    assert [r.locator for r in item.evidence] == ["lines:2-2"]
+    concerns = await list_concerns(deps, BOSS, scope, first=10)
+    assert [c.title for c in concerns.items] == ["第三方回调沙箱什么时候到"]
+    assert await add_showcase(deps, scope) == []
