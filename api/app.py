@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator
 import httpx
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
-from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,8 +34,7 @@ from graph.startup import NOT_REACHABLE, migrate_when_available
 from jobs.health import check_health
 from jobs.llm.embeddings import build_embedder
 from jobs.notify import GraphChangeHub
-from jobs.queue import open_pool
-from jobs.serialization import SERIALIZERS
+from jobs.redis_client import open_pool, queue_pool
 
 log = logging.getLogger("storygraph.api")
 WEB_DIR = PROJECT_ROOT / "web"
@@ -56,7 +54,7 @@ def create_app(settings: Settings) -> Starlette:
         app.state.http = httpx.AsyncClient()
         app.state.embedder = build_embedder(settings, app.state.http)
         # one Redis subscriber for every graphChanged subscription of this process
-        app.state.changes = GraphChangeHub(settings.effective_redis_url)
+        app.state.changes = GraphChangeHub(settings)
         changes = asyncio.create_task(app.state.changes.run(), name="graph-changes")
         schema: asyncio.Task[list[str]] | None = None
         try:
@@ -189,11 +187,7 @@ async def open_pool_or_lazy(settings: Settings) -> ArqRedis:
             "Redis is unreachable; the API runs without it until it is back",
             extra={"fields": {"redis": settings.redacted_redis_url, "error": str(exc)}},
         )
-        return ArqRedis(
-            ConnectionPool.from_url(settings.effective_redis_url),
-            default_queue_name=settings.queue_name,
-            **SERIALIZERS,
-        )
+        return queue_pool(settings)
 
 
 async def migrate_or_wait(driver: AsyncDriver, database: str) -> asyncio.Task[list[str]] | None:

@@ -89,11 +89,15 @@ def _neo4j(settings: Settings, action: str) -> None:
 
 def _redis(settings: Settings, action: str) -> None:
     from jobs.localredis import LocalRedis
+    from jobs.localredis_ha import LocalRedisHA
 
     if not settings.manages_redis:
-        print(f"REDIS_URL is set ({settings.redacted_redis_url}): this project starts no Redis.")
+        which = "REDIS_SENTINELS" if settings.redis_sentinels else "REDIS_URL"
+        print(f"{which} is set ({settings.redacted_redis_url}): this project starts no Redis.")
         return
-    server = LocalRedis(settings)
+    server: LocalRedis | LocalRedisHA = (
+        LocalRedisHA(settings) if settings.manages_redis_ha else LocalRedis(settings)
+    )
     if action == "start":
         print(server.start().describe())
     elif action == "stop":
@@ -229,11 +233,14 @@ def _urls(settings: Settings) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _up(settings: Settings, with_demo: bool) -> None:
+def _up(settings: Settings, with_demo: bool, redis_ha: bool = False) -> None:
     from api.local_servers import ensure_services
     from api.supervisor import Supervisor
     from jobs.localredis import with_redis_password
 
+    if redis_ha:  # the worker and API processes read it from the environment too
+        os.environ["REDIS_HA"] = "true"
+        settings = _settings()  # the replicated set's password, not the single Redis's
     for line in ensure_services(settings):
         print(line, flush=True)
     settings = with_redis_password(settings)  # a first start has just created it
@@ -260,6 +267,10 @@ def _exit_on_signal(signum: int, _frame: object) -> None:
 
 def _down(settings: Settings) -> None:
     _redis(settings, "stop")
+    if settings.manages_redis and not settings.redis_ha:  # a set `up --redis-ha` started
+        ha = settings.model_copy(update={"redis_ha": True})
+        if (ha.local_dir / f"redis-ha-{ha.redis_ha_primary_port}").exists():
+            _redis(ha, "stop")
     _neo4j(settings, "stop")
 
 
@@ -321,6 +332,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up", help="services, migrations, demo data, API and worker")
     up.add_argument("--no-demo", action="store_true", help="skip loading the demo data")
+    up.add_argument(
+        "--redis-ha",
+        action="store_true",
+        help="a local Redis primary, replica and three sentinels (REDIS_HA)",
+    )
     serve = sub.add_parser("serve", help="serve the HTTP API")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
@@ -365,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def dispatch(args: argparse.Namespace, settings: Settings) -> None:
     commands: dict[str, Callable[[], None]] = {
-        "up": lambda: _up(settings, not args.no_demo),
+        "up": lambda: _up(settings, not args.no_demo, args.redis_ha),
         "serve": lambda: _serve(settings, args.host, args.port, args.workers),
         "worker": lambda: _worker(settings),
         "neo4j": lambda: _neo4j(settings, args.action),
