@@ -139,8 +139,9 @@ class LocalRedisHA:
             return False
         finally:
             client.close()
-        linked = int(info.get("connected_slaves", 0))
-        return bool(info.get("role") == "master" and linked >= 1)
+        # replicas the primary counts for min-replicas-to-write (online, acknowledging)
+        good = int(info.get("min_slaves_good_slaves", 0))
+        return bool(info.get("role") == "master" and good >= 1)
 
     def _start_sentinel(self, binary: str, port: int, password: str) -> None:
         folder = self.sentinel_dir(port)

@@ -63,7 +63,7 @@ def connection_pool(settings: Settings, **kwargs: Any) -> ConnectionPool:
             "socket_connect_timeout": CONNECT_TIMEOUT_S,
         },
     )
-    return SentinelConnectionPool(
+    return _SentinelPool(
         settings.redis_master_name,
         sentinel,
         password=_secret(settings.redis_password),
@@ -72,10 +72,20 @@ def connection_pool(settings: Settings, **kwargs: Any) -> ConnectionPool:
     )
 
 
+class _SentinelPool(SentinelConnectionPool):
+    """The sentinel pool, whose disconnect also closes the connections it holds to the
+    sentinels themselves (redis-py leaves them open when the client is closed)."""
+
+    async def disconnect(self, inuse_connections: bool = True) -> None:
+        await super().disconnect(inuse_connections)
+        for client in self.sentinel_manager.sentinels:
+            await client.connection_pool.disconnect()
+
+
 def open_redis(settings: Settings, *, client_name: str | None = None) -> Redis:
     """A plain client (the graphChanged subscriber); no I/O until its first command."""
     extra = {"client_name": client_name} if client_name else {}
-    return Redis(connection_pool=connection_pool(settings, **extra))
+    return Redis.from_pool(connection_pool(settings, **extra))  # closing it closes the pool
 
 
 def queue_pool(settings: Settings, *, queue_name: str | None = None) -> QueuePool:
@@ -105,6 +115,7 @@ class QueuePool(ArqRedis):
 
     def __init__(self, *args: Any, wait_replicas: int = 0, wait_timeout_ms: int = 2000, **kw: Any):
         super().__init__(*args, **kw)
+        self.auto_close_connection_pool = True  # the pool is this client's own
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = wait_timeout_ms
 
