@@ -26,7 +26,7 @@ from api.graphql_view import StorygraphGraphQL
 from api.guide import guide_endpoint
 from api.limits import BodyLimit
 from api.mcp.server import McpEndpoint
-from api.metrics import MetricsMiddleware, metrics_endpoint
+from api.metrics import MetricsMiddleware, count_this_process, metrics_endpoint
 from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import API_PATIENCE_S, open_driver
 from graph.migrate import migrate
@@ -60,6 +60,7 @@ def create_app(settings: Settings) -> Starlette:
         try:
             schema = await migrate_or_wait(app.state.driver, settings.neo4j_database)
             log.info(verdict)
+            count_this_process()
             async with mcp.running():
                 settle_heap()
                 yield

@@ -25,6 +25,7 @@ import signal
 import sys
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from engine.settings import PROJECT_ROOT, Settings
 
@@ -139,7 +140,6 @@ def _serve(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from api.app import create_app
     from api.auth import check_binding
     from api.listeners import BALANCED, WorkerListener
     from jobs.logs import configure_logging
@@ -151,12 +151,15 @@ def _serve(
     count = workers or settings.api_workers or os.cpu_count() or 1
     configure_logging(settings.log_level, settings.log_format)
     if count == 1:
+        from api.app import create_app
+
         app = create_app(settings)
         uvicorn.run(
             app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False
         )
         return
     check_binding(settings)  # refuse an open non-loopback binding here, once, not per worker
+    _shared_metrics(settings)
     os.environ.update(API_HOST=settings.api_host, API_PORT=str(settings.api_port))
     if not BALANCED:
         uvicorn.run(
@@ -187,6 +190,18 @@ def _serve(
             f"cannot listen on {settings.api_host}:{settings.api_port}: {exc}"
         ) from exc
     Multiprocess(config, sockets=[listener]).run()
+
+
+def _shared_metrics(settings: Settings) -> None:
+    """The workers keep their metrics in one folder, emptied now (a file left by an earlier
+    run would be counted again), so each /metrics answers the sum over all of them."""
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    folder = Path(given) if given else settings.local_dir / f"metrics-{settings.api_port}"
+    if folder.exists():
+        for stale in folder.glob("*.db"):
+            stale.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
 
 
 def _worker(settings: Settings) -> None:
