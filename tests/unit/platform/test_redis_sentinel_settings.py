@@ -28,3 +28,4 @@ def test_a_malformed_sentinel_list_is_refused_naming_the_entry() -> None:
 def test_a_write_no_replica_acknowledged_answers_unavailable() -> None:
     shaped = shape_error(GraphQLError("x", original_error=NotReplicated("0 of 1")))
     assert shaped.extensions is not None and shaped.extensions["code"] == "UNAVAILABLE"
+    assert "no replica" in shaped.message
