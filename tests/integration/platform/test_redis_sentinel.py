@@ -85,6 +85,9 @@ async def test_a_stalled_replica_makes_the_enqueue_fail_not_succeed_silently(
     try:
         with pytest.raises(NotReplicated, match="0 of 1 Redis replicas"):
             await enqueue_probe(pool, settings, probe_id="stalled", note="not replicated")
+        # a withdrawal's move of the past cache's counter is held to the same rule
+        with pytest.raises(NotReplicated):
+            await past_epoch.move(pool, "scope-b")
     finally:
         os.kill(replica, signal.SIGCONT)
     # once the replica takes it in again, the same enqueue is acknowledged
