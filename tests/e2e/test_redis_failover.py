@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 import websockets
 from neo4j import AsyncDriver
 
@@ -56,6 +55,7 @@ from tests.support.chaos_audit import (
     gql,
     settle,
 )
+from tests.support.polling import until
 from tests.support.processes import (
     Server,
     free_port,
@@ -65,7 +65,7 @@ from tests.support.processes import (
     stop,
     wait_http,
 )
-from tests.support.redis_ha import env_for, kill_node, own_redis_ha, promoted
+from tests.support.redis_ha import env_for, kill_node, on_node, own_redis_ha, promoted
 from tests.support.story_api import PUBLISH, first_changes
 from tests.support.webhook import Webhook
 
@@ -103,29 +103,17 @@ async def subscribe(stack: AsyncExitStack, api: Server, scope: str) -> Any:
     return ws
 
 
-def primary_client(settings: Settings) -> redis.Redis:
-    sentinel = redis.sentinel.Sentinel(settings.sentinel_addresses, socket_timeout=2)
-    assert settings.redis_password is not None
-    return sentinel.master_for(
-        settings.redis_master_name,
-        password=settings.redis_password.get_secret_value(),
-        socket_timeout=5,
-    )
-
-
-def start_worker_on(settings: Settings, env: dict[str, str]) -> Any:
+def start_worker_on(settings: Settings, server: LocalRedisHA, env: dict[str, str]) -> Any:
     """A worker started (its own liveness key is on the set's primary) when this returns."""
     proc = spawn(["worker"], env)
     key = alive_key(settings.queue_name, f"{socket.gethostname()}:{proc.pid}")
-    client = primary_client(settings)
-    deadline = time.monotonic() + 60
-    try:
-        while not client.exists(key):
-            assert proc.poll() is None, "the worker exited"
-            assert time.monotonic() < deadline, "the worker never polled"
-            time.sleep(0.2)
-    finally:
-        client.close()
+
+    def started() -> bool:
+        assert proc.poll() is None, f"the worker exited: {log_of(proc)[-2000:]}"
+        primary = server.current_primary()
+        return primary is not None and on_node(server, primary[1], "EXISTS", key) == 1
+
+    until(started, what="the worker's liveness key")
     return proc
 
 
@@ -213,7 +201,7 @@ async def test_a_killed_primary_loses_no_acknowledged_job_and_work_goes_on(
     times: list[float] = []
     try:
         wait_http(api.url, api_proc)
-        workers = [start_worker_on(settings, env) for _ in range(2)]
+        workers = [start_worker_on(settings, server, env) for _ in range(2)]
         gql(api, "mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
         gql(api, UPSERT, i={"scope": scope, "id": "n1", "kind": "NOTE", "version": "r1",
                             "text": "每周检查发布页。"})  # fmt: skip

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import redis
 from pydantic import SecretStr
@@ -65,8 +66,13 @@ def own_redis_ha(
         shutil.rmtree(ha.dir, ignore_errors=True)
 
 
-def node_client(ha: LocalRedisHA, port: int) -> redis.Redis:
-    return redis.Redis(port=port, password=ha.password(), socket_timeout=5)
+def on_node(ha: LocalRedisHA, port: int, command: str, *args: Any) -> Any:
+    """One command on one node of the set (not through the sentinels), its client closed."""
+    client = redis.Redis(port=port, password=ha.password(), socket_timeout=5)
+    try:
+        return client.execute_command(command, *args)
+    finally:
+        client.close()
 
 
 def kill_node(ha: LocalRedisHA, port: int, sig: int = signal.SIGKILL) -> None:

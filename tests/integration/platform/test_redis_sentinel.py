@@ -24,7 +24,7 @@ from jobs.notify import GraphChangeHub, channel
 from jobs.queue import enqueue_probe
 from jobs.redis_client import NotReplicated, open_pool, open_redis
 from tests.support.polling import until, until_async
-from tests.support.redis_ha import kill_node, node_client, node_pid, own_redis_ha, promoted
+from tests.support.redis_ha import kill_node, node_pid, on_node, own_redis_ha, promoted
 
 PORTS = [6420, 6421]
 SENTINELS = [26420, 26421, 26422]
@@ -50,12 +50,11 @@ async def test_queue_cache_and_pubsub_reach_the_primary_through_the_sentinels(
         probe = f"s-{uuid.uuid4().hex[:8]}"
         assert await enqueue_probe(pool, settings, probe_id=probe, note="through sentinel")
         # acknowledged: the job is on the replica the moment the enqueue returned
-        replica = node_client(server, PORTS[1])
-        assert replica.exists(f"arq:job:probe:{probe}")
-        assert replica.zscore(settings.queue_name, f"probe:{probe}") is not None
+        assert on_node(server, PORTS[1], "EXISTS", f"arq:job:probe:{probe}") == 1
+        assert on_node(server, PORTS[1], "ZSCORE", settings.queue_name, f"probe:{probe}")
         # the past cache's counter moves on the primary
         assert await past_epoch.move(pool, "scope-a") == 1
-        assert node_client(server, PORTS[0]).get(past_epoch.counter_key("scope-a")) == b"1"
+        assert on_node(server, PORTS[0], "GET", past_epoch.counter_key("scope-a")) == b"1"
         # graphChanged: the hub subscribes through the sentinels and hears a publish
         await asyncio.wait_for(hub.subscribed.wait(), 20)
         heard = cast(AsyncGenerator[dict[str, Any], None], hub.listen("scope-a"))
@@ -106,9 +105,9 @@ async def test_every_acknowledged_job_survives_the_primary_being_killed(
     kill_node(server, PORTS[0])
     new_primary = promoted(server, PORTS[0])
     assert new_primary == PORTS[1]
-    kept = node_client(server, new_primary)
-    assert all(kept.exists(f"arq:job:probe:{p}") for p in ids)
-    assert kept.zcard(settings.queue_name) == len(ids)
+    keys = [f"arq:job:probe:{p}" for p in ids]
+    assert on_node(server, new_primary, "EXISTS", *keys) == len(ids)
+    assert on_node(server, new_primary, "ZCARD", settings.queue_name) == len(ids)
 
     # alone, the promoted primary refuses writes (no replica would hold them) ...
     async def alone() -> str:
@@ -121,7 +120,9 @@ async def test_every_acknowledged_job_survives_the_primary_being_killed(
     await until_async(alone, lambda m: "NOREPLICAS" in m, what="the refusal", within=30)
     # ... until the old primary is back, as a replica of the new one
     server.start_node(PORTS[0])
-    until(lambda: cast(dict[str, Any], node_client(server, PORTS[0]).info())["role"] == "slave")
+    until(
+        lambda: on_node(server, PORTS[0], "ROLE")[0] == b"slave", what="the old primary a replica"
+    )
 
     async def enqueued() -> bool:
         try:
