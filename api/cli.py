@@ -193,14 +193,22 @@ def _serve(
 
 
 def _shared_metrics(settings: Settings) -> None:
-    """The workers keep their metrics in one folder, emptied now (a file left by an earlier
-    run would be counted again), so each /metrics answers the sum over all of them."""
+    """The workers keep their metrics in one folder, so each /metrics answers the sum over
+    all of them: PROMETHEUS_MULTIPROC_DIR emptied now (a file left by an earlier run would be
+    counted again), or a fresh temporary folder removed when `serve` exits."""
+    import atexit
+    import shutil
+    import tempfile
+
     given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-    folder = Path(given) if given else settings.local_dir / f"metrics-{settings.api_port}"
-    if folder.exists():
+    if given:
+        folder = Path(given)
+        folder.mkdir(parents=True, exist_ok=True)
         for stale in folder.glob("*.db"):
             stale.unlink()
-    folder.mkdir(parents=True, exist_ok=True)
+    else:
+        folder = Path(tempfile.mkdtemp(prefix=f"storygraph-metrics-{settings.api_port}-"))
+        atexit.register(shutil.rmtree, folder, True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
 
 
