@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import httpx
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
-from redis.asyncio import ConnectionPool
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -28,7 +27,7 @@ from api.guide import guide_endpoint
 from api.hosts import HostGate
 from api.limits import BodyLimit, error_response
 from api.mcp.server import McpEndpoint
-from api.metrics import MetricsMiddleware, metrics_endpoint
+from api.metrics import MetricsMiddleware, count_this_process, metrics_endpoint
 from api.page_headers import PageHeaders
 from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import API_PATIENCE_S, open_driver
@@ -37,8 +36,7 @@ from graph.startup import NOT_REACHABLE, migrate_when_available
 from jobs.health import check_health
 from jobs.llm.embeddings import build_embedder
 from jobs.notify import GraphChangeHub
-from jobs.queue import open_pool
-from jobs.serialization import SERIALIZERS
+from jobs.redis_client import open_pool, queue_pool
 
 log = logging.getLogger("storygraph.api")
 WEB_DIR = PROJECT_ROOT / "web"
@@ -58,12 +56,13 @@ def create_app(settings: Settings) -> Starlette:
         app.state.http = httpx.AsyncClient()
         app.state.embedder = build_embedder(settings, app.state.http)
         # one Redis subscriber for every graphChanged subscription of this process
-        app.state.changes = GraphChangeHub(settings.effective_redis_url)
+        app.state.changes = GraphChangeHub(settings)
         changes = asyncio.create_task(app.state.changes.run(), name="graph-changes")
         schema: asyncio.Task[list[str]] | None = None
         try:
             schema = await migrate_or_wait(app.state.driver, settings.neo4j_database)
             log.info(verdict)
+            count_this_process()
             async with mcp.running():
                 settle_heap()
                 yield
@@ -217,11 +216,7 @@ async def open_pool_or_lazy(settings: Settings) -> ArqRedis:
             "Redis is unreachable; the API runs without it until it is back",
             extra={"fields": {"redis": settings.redacted_redis_url, "error": str(exc)}},
         )
-        return ArqRedis(
-            ConnectionPool.from_url(settings.effective_redis_url),
-            default_queue_name=settings.queue_name,
-            **SERIALIZERS,
-        )
+        return queue_pool(settings)
 
 
 async def migrate_or_wait(driver: AsyncDriver, database: str) -> asyncio.Task[list[str]] | None:

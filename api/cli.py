@@ -25,6 +25,7 @@ import signal
 import sys
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from engine.settings import PROJECT_ROOT, Settings
 
@@ -89,11 +90,15 @@ def _neo4j(settings: Settings, action: str) -> None:
 
 def _redis(settings: Settings, action: str) -> None:
     from jobs.localredis import LocalRedis
+    from jobs.localredis_ha import LocalRedisHA
 
     if not settings.manages_redis:
-        print(f"REDIS_URL is set ({settings.redacted_redis_url}): this project starts no Redis.")
+        which = "REDIS_SENTINELS" if settings.redis_sentinels else "REDIS_URL"
+        print(f"{which} is set ({settings.redacted_redis_url}): this project starts no Redis.")
         return
-    server = LocalRedis(settings)
+    server: LocalRedis | LocalRedisHA = (
+        LocalRedisHA(settings) if settings.manages_redis_ha else LocalRedis(settings)
+    )
     if action == "start":
         print(server.start().describe())
     elif action == "stop":
@@ -137,7 +142,6 @@ def _serve(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from api.app import create_app
     from api.auth import check_binding
     from api.listeners import BALANCED, WorkerListener
     from jobs.logs import configure_logging
@@ -149,12 +153,15 @@ def _serve(
     count = workers or settings.api_workers or os.cpu_count() or 1
     configure_logging(settings.log_level, settings.log_format)
     if count == 1:
+        from api.app import create_app
+
         app = create_app(settings)
         uvicorn.run(
             app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False
         )
         return
     check_binding(settings)  # refuse an open non-loopback binding here, once, not per worker
+    _shared_metrics(settings)
     os.environ.update(API_HOST=settings.api_host, API_PORT=str(settings.api_port))
     if not BALANCED:
         uvicorn.run(
@@ -185,6 +192,26 @@ def _serve(
             f"cannot listen on {settings.api_host}:{settings.api_port}: {exc}"
         ) from exc
     Multiprocess(config, sockets=[listener]).run()
+
+
+def _shared_metrics(settings: Settings) -> None:
+    """The workers keep their metrics in one folder, so each /metrics answers the sum over
+    all of them: PROMETHEUS_MULTIPROC_DIR emptied now (a file left by an earlier run would be
+    counted again), or a fresh temporary folder removed when `serve` exits."""
+    import atexit
+    import shutil
+    import tempfile
+
+    given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if given:
+        folder = Path(given)
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.db"):
+            stale.unlink()
+    else:
+        folder = Path(tempfile.mkdtemp(prefix=f"storygraph-metrics-{settings.api_port}-"))
+        atexit.register(shutil.rmtree, folder, True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
 
 
 def _worker(settings: Settings) -> None:
@@ -231,11 +258,14 @@ def _urls(settings: Settings) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _up(settings: Settings, with_demo: bool) -> None:
+def _up(settings: Settings, with_demo: bool, redis_ha: bool = False) -> None:
     from api.local_servers import ensure_services
     from api.supervisor import Supervisor
     from jobs.localredis import with_redis_password
 
+    if redis_ha:  # the worker and API processes read it from the environment too
+        os.environ["REDIS_HA"] = "true"
+        settings = _settings()  # the replicated set's password, not the single Redis's
     for line in ensure_services(settings):
         print(line, flush=True)
     settings = with_redis_password(settings)  # a first start has just created it
@@ -266,6 +296,10 @@ def _down(settings: Settings) -> None:
     if LocalEmbeddings(settings).stop():
         print("Embedding model stopped.")
     _redis(settings, "stop")
+    if settings.manages_redis and not settings.redis_ha:  # a set `up --redis-ha` started
+        ha = settings.model_copy(update={"redis_ha": True})
+        if (ha.local_dir / f"redis-ha-{ha.redis_ha_primary_port}").exists():
+            _redis(ha, "stop")
     _neo4j(settings, "stop")
 
 
@@ -334,6 +368,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     up = sub.add_parser("up", help="services, migrations, demo data, API and worker")
     up.add_argument("--no-demo", action="store_true", help="skip loading the demo data")
+    up.add_argument(
+        "--redis-ha",
+        action="store_true",
+        help="a local Redis primary, replica and three sentinels (REDIS_HA)",
+    )
     serve = sub.add_parser("serve", help="serve the HTTP API")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
@@ -378,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def dispatch(args: argparse.Namespace, settings: Settings) -> None:
     commands: dict[str, Callable[[], None]] = {
-        "up": lambda: _up(settings, not args.no_demo),
+        "up": lambda: _up(settings, not args.no_demo, args.redis_ha),
         "serve": lambda: _serve(settings, args.host, args.port, args.workers),
         "worker": lambda: _worker(settings),
         "neo4j": lambda: _neo4j(settings, args.action),

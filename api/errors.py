@@ -21,6 +21,7 @@ from strawberry.extensions import MaskErrors
 
 from api.request_errors import EnumValues, describe, is_request_error
 from engine.errors import ErrorCode, StorygraphError
+from jobs.redis_client import NotReplicated
 
 log = logging.getLogger("storygraph.api.errors")
 
@@ -55,6 +56,11 @@ def shape_error(
     elif isinstance(original, (RedisError, ServiceUnavailable, SessionExpired)):
         code = ErrorCode.UNAVAILABLE.value
         message = "a backing service (Neo4j or Redis) is unavailable; try again shortly"
+        if "NOREPLICAS" in str(original) or isinstance(original, NotReplicated):
+            message = (
+                "Redis has no replica to hold this write, so it is not acknowledged; "
+                "try again shortly"
+            )
         log.warning("backing service unavailable", extra={"fields": {"error": str(original)}})
     elif isinstance(original, Neo4jError) and "TransactionTimedOut" in (original.code or ""):
         code = ErrorCode.TIMEOUT.value

@@ -15,12 +15,16 @@ def ensure_services(settings: Settings) -> list[str]:
         lines.append(LocalNeo4j(settings).start().describe())
     else:
         lines.append(f"Neo4j: using {settings.neo4j_uri}")
-    if settings.manages_redis:
+    if settings.manages_redis_ha:
+        from jobs.localredis_ha import LocalRedisHA
+
+        lines.append(LocalRedisHA(settings).start().describe())
+    elif settings.manages_redis:
         from jobs.localredis import LocalRedis
 
         lines.append(LocalRedis(settings).start().describe())
     else:
-        lines.append(f"Redis: using {settings.redis_url}")
+        lines.append(f"Redis: using {settings.redacted_redis_url}")
     if settings.embeddings == "local":
         from jobs.localembeddings import LocalEmbeddings
 

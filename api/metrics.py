@@ -1,16 +1,26 @@
-"""Prometheus metrics for the API process, served at /metrics."""
+"""Prometheus metrics for the API, served at /metrics, labelled by process role.
+
+With several API processes (`storygraph serve --workers N`) the counters, histograms and
+gauges are kept in prometheus_client's multiprocess files (PROMETHEUS_MULTIPROC_DIR, set by
+`serve` before the workers start), and any worker's /metrics answers their sum over every
+worker, so one scrape sees the whole API rather than one N-th of it (docs/operations-redis.md).
+The model-call collectors read this process's own memory and stay per process.
+"""
 
 from __future__ import annotations
 
+import os
 import time
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
 )
+from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -18,17 +28,41 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from jobs.llm.cost import ledger_totals
 from jobs.llm.metrics import LedgerTotalsCollector, StageTokenCollector
 
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+ROLE = "api"  # the process role every API metric carries (workers serve "worker")
 REGISTRY = CollectorRegistry(auto_describe=True)
+# what only this process knows (read from its memory, not summed over processes)
+PROCESS_REGISTRY = CollectorRegistry(auto_describe=True)
 REQUESTS = Counter(
     "storygraph_http_requests_total",
-    "HTTP requests by route and status",
-    ["route", "status"],
+    "HTTP requests by process role, route and status",
+    ["role", "route", "status"],
     registry=REGISTRY,
 )
-REGISTRY.register(StageTokenCollector())  # model calls made in this process, by stage and model
+PROCESS_REGISTRY.register(StageTokenCollector())  # model calls made here, by stage and model
 LATENCY = Histogram(
-    "storygraph_http_request_seconds", "HTTP request latency by route", ["route"], registry=REGISTRY
+    "storygraph_http_request_seconds",
+    "HTTP request latency by process role and route",
+    ["role", "route"],
+    registry=REGISTRY,
 )
+PROCESSES = Gauge(
+    "storygraph_processes",
+    "Live processes by role (summed over the API's worker processes)",
+    ["role"],
+    registry=REGISTRY,
+    multiprocess_mode="livesum",
+)
+
+
+def count_this_process() -> None:
+    """Counted once an app starts serving (not at import: `serve`'s parent imports too)."""
+    PROCESSES.labels(ROLE).set(1)
+
+
+def multiprocess() -> bool:
+    """True when this process keeps its metrics in the shared multiprocess files."""
+    return bool(os.environ.get(MULTIPROC_ENV))
 
 
 class MetricsMiddleware:
@@ -53,12 +87,18 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            LATENCY.labels(route).observe(time.perf_counter() - start)
-            REQUESTS.labels(route, str(status["code"])).inc()
+            LATENCY.labels(ROLE, route).observe(time.perf_counter() - start)
+            REQUESTS.labels(ROLE, route, str(status["code"])).inc()
 
 
 async def metrics_endpoint(request: Request) -> Response:
-    body = generate_latest(REGISTRY)
+    if multiprocess():  # every API worker's counters, histograms and gauges, summed
+        shared = CollectorRegistry()
+        MultiProcessCollector(shared)
+        body = generate_latest(shared)
+    else:
+        body = generate_latest(REGISTRY)
+    body += generate_latest(PROCESS_REGISTRY)
     state = request.app.state
     try:  # the cost ledger's totals of every worker's calls (a few nodes)
         totals = await ledger_totals(state.driver, state.neo4j_database)

@@ -64,9 +64,17 @@ EVICTIONS = Counter(
     registry=REGISTRY,
 )
 SIZE = Gauge(
-    "storygraph_past_cache_bytes", "Bytes of past answers held in process", registry=REGISTRY
+    "storygraph_past_cache_bytes",
+    "Bytes of past answers held in process (summed over API processes)",
+    registry=REGISTRY,
+    multiprocess_mode="livesum",
 )
-ENTRIES = Gauge("storygraph_past_cache_entries", "Past answers held in process", registry=REGISTRY)
+ENTRIES = Gauge(
+    "storygraph_past_cache_entries",
+    "Past answers held in process (summed over API processes)",
+    registry=REGISTRY,
+    multiprocess_mode="livesum",
+)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,24 @@ class Settings(BaseSettings):
     # The project's own Redis: its memory bound (redis-server's `maxmemory`); its policy is
     # always noeviction, so queue keys are never evicted (a full Redis refuses writes).
     redis_maxmemory: str = "512mb"
+    # Redis through Sentinel (docs/operations-redis.md): "host:port,host:port" of the
+    # sentinels and the name they monitor the primary under. Set, every Redis client of the
+    # project (queue, worker, liveness keys, graphChanged, the past cache) asks the sentinels
+    # for the current primary, and REDIS_URL is not used. The sentinels' own password, if any.
+    redis_sentinels: str | None = None
+    redis_master_name: str = "storygraph"
+    redis_sentinel_password: SecretStr | None = None
+    # Acknowledged means replicated: after an enqueue or a liveness refresh the client waits
+    # (WAIT) until this many replicas hold it, for at most redis_wait_timeout_ms; fewer is
+    # an error (UNAVAILABLE), never a silent success. None: 1 with Sentinel, else 0.
+    redis_wait_replicas: int | None = Field(default=None, ge=0)
+    redis_wait_timeout_ms: int = Field(default=2000, ge=1)
+    # `storygraph up --redis-ha` (or REDIS_HA=true with neither REDIS_URL nor REDIS_SENTINELS):
+    # the project starts its own primary, replicas and three sentinels on loopback.
+    redis_ha: bool = False
+    redis_ha_primary_port: int = 6381
+    redis_ha_replica_ports: list[int] = [6382]
+    redis_ha_sentinel_ports: list[int] = [26379, 26380, 26381]
 
     # API
     api_host: str = "127.0.0.1"
@@ -238,9 +256,37 @@ class Settings(BaseSettings):
     def manages_neo4j(self) -> bool:
         return not self.neo4j_uri
 
+    @field_validator("redis_sentinels")
+    @classmethod
+    def _sentinel_list(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_addresses(value)
+        return value
+
     @property
     def manages_redis(self) -> bool:
-        return not self.redis_url
+        return not self.redis_url and not self.redis_sentinels
+
+    @property
+    def manages_redis_ha(self) -> bool:
+        """The project runs its own primary, replicas and sentinels (REDIS_HA)."""
+        return self.redis_ha and self.manages_redis
+
+    @property
+    def uses_sentinel(self) -> bool:
+        return bool(self.redis_sentinels) or self.manages_redis_ha
+
+    @property
+    def sentinel_addresses(self) -> list[tuple[str, int]]:
+        if self.redis_sentinels:
+            return parse_addresses(self.redis_sentinels)
+        return [("127.0.0.1", port) for port in self.redis_ha_sentinel_ports]
+
+    @property
+    def effective_wait_replicas(self) -> int:
+        if self.redis_wait_replicas is not None:
+            return self.redis_wait_replicas
+        return 1 if self.uses_sentinel else 0
 
     @property
     def effective_neo4j_uri(self) -> str:
@@ -259,7 +305,11 @@ class Settings(BaseSettings):
 
     @property
     def redacted_redis_url(self) -> str:
-        """The Redis URL for logs and printed lines: any password replaced by ***."""
+        """The Redis URL for logs and printed lines: any password replaced by ***. With
+        Sentinel: `sentinel://host:port,.../<master name>`."""
+        if self.uses_sentinel:
+            hosts = ",".join(f"{h}:{p}" for h, p in self.sentinel_addresses)
+            return f"sentinel://{hosts}/{self.redis_master_name}"
         parts = urlsplit(self.effective_redis_url)
         if parts.password is None:
             return self.effective_redis_url
@@ -269,6 +319,8 @@ class Settings(BaseSettings):
 
     @property
     def redis_password_file(self) -> Path:
+        if self.manages_redis_ha:
+            return self.local_dir / f"redis-ha-{self.redis_ha_primary_port}" / "password"
         return self.local_dir / f"redis-{self.redis_port}" / "password"
 
     @property
@@ -296,3 +348,12 @@ def local_embedding_defaults(port: int) -> dict[str, object]:
         "search_vector_weight": LOCAL_VECTOR_WEIGHT,
         "search_vector_candidates": LOCAL_VECTOR_CANDIDATES,
     }
+def parse_addresses(text: str) -> list[tuple[str, int]]:
+    """`"host:port,host:port"` as (host, port) pairs; a malformed entry is a ValueError."""
+    found: list[tuple[str, int]] = []
+    for item in (part.strip() for part in text.split(",")):
+        host, sep, port = item.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{item!r} is not host:port (REDIS_SENTINELS is a comma list)")
+        found.append((host, int(port)))
+    return found

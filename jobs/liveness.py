@@ -15,6 +15,8 @@ import logging
 from arq.connections import ArqRedis
 from redis.exceptions import RedisError
 
+from jobs.redis_client import acknowledged
+
 log = logging.getLogger("storygraph.worker")
 
 ALIVE_TTL_MS = 6000
@@ -40,6 +42,7 @@ async def keep_alive(redis: ArqRedis, key: str, every_s: float = ALIVE_EVERY_S) 
     while True:
         try:
             await redis.set(key, "1", px=ALIVE_TTL_MS)
+            await acknowledged(redis)  # a failover right after keeps the holder alive
         except (RedisError, OSError) as exc:
             if not failing:
                 log.error(

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import SecretStr
 
@@ -57,10 +58,22 @@ class RedisStatus:
 
 
 class LocalRedis:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        folder: Path | None = None,
+        password_file: Path | None = None,
+    ) -> None:
+        """One redis-server on `settings.redis_port`; a node of a replicated set
+        (jobs/localredis_ha.py) passes its own folder and the set's one password file."""
         self.settings = settings
-        self.dir = settings.local_dir / f"redis-{settings.redis_port}"
+        self.dir = folder or settings.local_dir / f"redis-{settings.redis_port}"
         self.pid_file = self.dir / "redis.pid"
+        self.password_file = password_file or settings.redis_password_file
+
+    def password(self) -> str:
+        return secret_file(self.password_file, lambda: secrets.token_urlsafe(24))
 
     @staticmethod
     def binary() -> str:
@@ -78,7 +91,8 @@ class LocalRedis:
         running = pid_alive(pid) and port_open(self.settings.redis_port)
         return RedisStatus(running, pid if running else None, self.settings.redacted_redis_url)
 
-    def start(self, timeout: float = 20.0) -> RedisStatus:
+    def start(self, timeout: float = 20.0, extra: list[str] | None = None) -> RedisStatus:
+        """Start it unless running; `extra` config lines are added (a replicated set's)."""
         current = self.status()
         if current.running:
             return current
@@ -90,13 +104,15 @@ class LocalRedis:
             )
         binary = self.binary()
         self.dir.mkdir(parents=True, exist_ok=True)
-        password = secret_file(self.settings.redis_password_file, lambda: secrets.token_urlsafe(24))
+        password = self.password()
         # the password goes in a 0600 config file, not the command line (`ps` shows that)
         conf = self.dir / "redis.conf"
         conf.unlink(missing_ok=True)
         fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(f"requirepass {password}\n")
+            if extra:  # a replica authenticates to its primary with the same password
+                out.write(f"masterauth {password}\n" + "".join(f"{line}\n" for line in extra))
         subprocess.run(
             [
                 binary,

@@ -26,6 +26,9 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from engine.settings import Settings
+from jobs.redis_client import open_redis
+
 log = logging.getLogger("storygraph.notify")
 PATTERN = "storygraph:graph-changed:*"
 # messages a slow subscriber may have waiting; beyond, its oldest hint is dropped (a hint
@@ -72,8 +75,8 @@ class GraphChangeHub:
     with backoff after a Redis outage; `listen(scope)` registers a queue and yields that
     scope's messages until the subscriber goes away."""
 
-    def __init__(self, redis_url: str) -> None:
-        self._url = redis_url
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
         self._queues: dict[str, set[asyncio.Queue[dict[str, Any]]]] = {}
         self.subscribed = asyncio.Event()  # set while the Redis subscription is live
 
@@ -84,7 +87,7 @@ class GraphChangeHub:
     async def run(self) -> None:
         delay = 0.5
         while True:
-            redis = Redis.from_url(self._url, client_name=hub_client_name())
+            redis = open_redis(self._settings, client_name=hub_client_name())
             try:
                 async with redis.pubsub() as pubsub:
                     await pubsub.psubscribe(PATTERN)

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 from redis.asyncio import Redis
 
+from jobs.redis_client import acknowledged
+
 GENERATION_KEY = "storygraph:past:generation"
 
 
@@ -30,7 +32,11 @@ async def move(redis: Redis | None, scope: str) -> int:
     Without a pool (a job run inline, in tests) there is no Redis, so no cache to move."""
     if redis is None:
         return 0
-    return int(await redis.incr(counter_key(scope)))
+    moved = int(await redis.incr(counter_key(scope)))
+    # replicated before the write goes on: a failover that lost the move would bring the
+    # counter back and serve answers cached before it again
+    await acknowledged(redis)
+    return moved
 
 
 async def read(redis: Redis, scopes: Sequence[str]) -> str:

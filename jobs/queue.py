@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.connections import ArqRedis
 
 from engine.settings import Settings
-from jobs.serialization import SERIALIZERS
+from jobs.redis_client import open_pool, redis_settings
 
-
-def redis_settings(settings: Settings) -> RedisSettings:
-    return RedisSettings.from_dsn(settings.effective_redis_url)
-
-
-async def open_pool(settings: Settings) -> ArqRedis:
-    return await create_pool(
-        redis_settings(settings), default_queue_name=settings.queue_name, **SERIALIZERS
-    )
+__all__ = ["enqueue_probe", "open_pool", "redis_settings"]
 
 
 async def enqueue_probe(pool: ArqRedis, settings: Settings, *, probe_id: str, note: str) -> bool:

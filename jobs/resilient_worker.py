@@ -131,6 +131,7 @@ class ResilientWorker(Worker):
         """arq's main loop, with the in-progress renewal on a task of its own: the poll loop
         can wait a long time for a free job slot, and a mark that lapsed meanwhile would let
         a job still running here start a second time."""
+        await self._until_redis_answers()
         renewer = asyncio.get_running_loop().create_task(self._renew_forever())
         try:
             await super().main()
@@ -138,6 +139,29 @@ class ResilientWorker(Worker):
             renewer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewer
+
+    async def _until_redis_answers(self) -> None:
+        """A worker started while Redis is away (or while the sentinels promote a replica)
+        waits for it here, with the poll loop's backoff, instead of exiting at arq's first
+        command."""
+        if self._pool is None:  # arq builds its own pool from redis_settings, with retries
+            return
+        while True:
+            try:
+                await self.pool.ping()
+            except REDIS_DOWN as exc:
+                if self._redis_down_since is None:
+                    self._redis_down_since = asyncio.get_running_loop().time()
+                    log.error(
+                        "Redis is unreachable; the worker keeps retrying",
+                        extra={"fields": {"error": str(exc) or type(exc).__name__}},
+                    )
+                await asyncio.sleep(self._backoff_s)
+                self._backoff_s = min(self._backoff_s * 2, BACKOFF_MAX_S)
+            else:
+                self._redis_down_since = None
+                self._backoff_s = BACKOFF_FIRST_S
+                return
 
     async def _renew_forever(self) -> None:
         while True:

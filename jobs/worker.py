@@ -25,7 +25,7 @@ from graph.startup import migrate_when_available
 from jobs.llm.embeddings import build_embedder
 from jobs.llm.gateway import ModelGateway, build_gateway
 from jobs.llm.metrics import ModelCollector, StageTokenCollector
-from jobs.queue import redis_settings
+from jobs.redis_client import queue_pool
 from jobs.resilient_worker import ResilientWorker
 from jobs.serialization import SERIALIZERS
 from jobs.tasks.concern_loop import advance_concern
@@ -152,7 +152,8 @@ def create_worker(
     return ResilientWorker(
         functions=FUNCTIONS,
         cron_jobs=CRON_JOBS if crons else [],
-        redis_settings=redis_settings(settings),
+        # the one pool factory (jobs/redis_client.py): Sentinel or URL, replicated enqueues
+        redis_pool=queue_pool(settings),
         queue_name=settings.queue_name,
         on_startup=_on_startup(settings),
         on_shutdown=_on_shutdown,

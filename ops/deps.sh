@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # System packages storygraph needs on a fresh Debian machine: Java 17 and Maven (for the local
-# Neo4j) and redis-server. Installs only what is missing; needs root (or sudo) to install.
+# Neo4j), redis-server and redis-sentinel. Installs only what is missing; needs root (or sudo) to install.
 set -euo pipefail
 
 missing=()
@@ -8,6 +8,8 @@ if [ -z "${NEO4J_URI:-}" ] || [ -z "${REDIS_URL:-}" ]; then
   command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null 2>&1 || missing+=(maven)
   command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
+  # Sentinel for `storygraph up --redis-ha` and the failover tests (docs/operations-redis.md)
+  command -v redis-sentinel >/dev/null 2>&1 || [ -x /usr/bin/redis-sentinel ] || missing+=(redis-sentinel)
 fi
 # `ops/deps.sh browser` (make test): Debian's Chromium for the page tests (Playwright drives it;
 # Playwright's own browser download is not used), and a CJK font so the pages' Chinese text
@@ -30,6 +32,9 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# Debian starts a system redis on 6379 after installing; the project runs its own.
-if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true; fi
-if command -v service >/dev/null 2>&1; then $SUDO service redis-server stop >/dev/null 2>&1 || true; fi
+# Debian starts a system redis on 6379 (and a sentinel on 26379) after installing; the project
+# runs its own.
+for unit in redis-server redis-sentinel; do
+  if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true; fi
+  if command -v service >/dev/null 2>&1; then $SUDO service "$unit" stop >/dev/null 2>&1 || true; fi
+done

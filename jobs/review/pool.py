@@ -29,6 +29,7 @@ from redis.exceptions import WatchError
 
 from engine.errors import Conflict
 from engine.review import pool as pl
+from jobs.redis_client import acknowledged
 
 log = logging.getLogger("storygraph.review.pool")
 
@@ -111,6 +112,7 @@ class ReviewPool:
                     pipe.multi()
                     pipe.set(self.key, new.model_dump_json(), ex=IDLE_EXPIRY_S)
                     await pipe.execute()
+                    await acknowledged(self.redis)  # a slot survives a failover
                     return out
                 except WatchError:
                     continue

@@ -46,7 +46,7 @@ def test_graphiql_page_and_metrics_are_served(api: Server) -> None:
     assert page.status_code == 200 and "graphiql" in page.text.lower()
     api.graphql("{ health { neo4j } }")
     metrics = httpx.get(f"{api.url}/metrics").text
-    assert 'storygraph_http_requests_total{route="/graphql",status="200"}' in metrics
+    assert 'storygraph_http_requests_total{role="api",route="/graphql",status="200"}' in metrics
 
 
 def test_errors_carry_codes_and_no_stack_traces(api: Server) -> None:

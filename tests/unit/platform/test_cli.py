@@ -16,6 +16,19 @@ def test_configured_servers_are_never_started(
     assert "REDIS_URL is set" in out and "starts no Redis" in out
 
 
+def test_configured_sentinels_start_no_redis_even_with_redis_ha(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.setenv("REDIS_SENTINELS", "10.0.0.1:26379,10.0.0.2:26379")
+    monkeypatch.setenv("REDIS_HA", "true")
+    monkeypatch.setenv("PATH", "/nonexistent")  # starting anything would fail loudly
+    main(["redis", "start"])
+    out = capsys.readouterr().out
+    assert "REDIS_SENTINELS is set (sentinel://10.0.0.1:26379,10.0.0.2:26379/storygraph)" in out
+    assert "starts no Redis" in out
+
+
 def test_expected_failures_are_one_sentence_and_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
