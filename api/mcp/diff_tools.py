@@ -14,7 +14,7 @@ from pydantic import AwareDatetime, Field
 
 from api.mcp import shape
 from api.mcp.access import CallerSource, answer
-from api.mcp.story_tools import READ_ONLY, After, First, Scope, reader
+from api.mcp.params import READ_ONLY, After, First, Scope, reader
 from api.paging import DIFF, read_after
 from engine.page import Page
 from engine.story.diff import DiffEntry
