@@ -67,6 +67,7 @@ from bench.peer_compare import (
     wide,
 )
 from engine.settings import PROJECT_ROOT, Settings
+from engine.story.filters import EntityFilter
 from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.queries import queries
@@ -212,7 +213,9 @@ def split_reads(scope: str, window: tuple[Any, Any, Any], page_as_of: Any) -> di
                 "name_contains": None,
                 "limit": 51,
             },  # fmt: skip
-            lambda deps: reads.entities_page(deps, OPEN_PRINCIPAL, scope, first, as_of=page_as_of),
+            lambda deps: reads.entities_page(
+                deps, OPEN_PRINCIPAL, scope, first, EntityFilter(), as_of=page_as_of
+            ),
             SG_ENTITIES,
             {"scope": scope, "asOf": page_as_of.isoformat()},
         ),

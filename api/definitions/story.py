@@ -51,6 +51,7 @@ from api.definitions.story_types import (
 )
 from api.paging import ENTITIES, EVENTS, RELATIONS, read_after
 from engine.story.corrections import RelationAction
+from engine.story.filters import EntityFilter, EventFilter, RelationFilter
 from jobs.notify import GraphChangeHub
 from jobs.story import reads, writes
 
@@ -168,12 +169,14 @@ class Query:
                 info.context.caller(),
                 scope,
                 ask(info, first),
+                EntityFilter(
+                    story_id=story_id,
+                    kind=kind,
+                    status=status.value if status is not None else None,
+                    name_contains=name_contains or None,
+                ),
                 as_of=as_of,
                 after=key,
-                story_id=story_id,
-                kind=kind,
-                status=status.value if status is not None else None,
-                name_contains=name_contains,
             ),
         )
         return connection(page, lambda e: versioned(Entity, e, as_of_=page.page.as_of))
@@ -203,11 +206,13 @@ class Query:
                 info.context.caller(),
                 scope,
                 ask(info, first),
+                RelationFilter(
+                    story_id=story_id,
+                    confirmation=confirmation.value if confirmation is not None else None,
+                    include_removed=include_removed,
+                ),
                 as_of=as_of,
                 after=key,
-                story_id=story_id,
-                confirmation=confirmation.value if confirmation is not None else None,
-                include_removed=include_removed,
             ),
         )
         return connection(page, lambda r: versioned(Relation, r, as_of_=page.page.as_of))
@@ -237,11 +242,9 @@ class Query:
                 info.context.caller(),
                 scope,
                 ask(info, first),
+                EventFilter(story_id=story_id, from_=from_, to=to),
                 as_of=as_of,
                 after=key,
-                story_id=story_id,
-                from_=from_,
-                to=to,
             ),
         )
         return connection(page, lambda e: versioned(Event, e))

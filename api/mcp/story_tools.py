@@ -20,6 +20,7 @@ from api.mcp.access import CallerSource, answer
 from api.mcp.params import READ_ONLY, After, First, FromTime, Scope, StoryId, ToTime, reader
 from api.paging import ENTITIES, EVENTS, RELATIONS, Keyset, read_after
 from engine.story import models as m
+from engine.story.filters import EntityFilter, EventFilter, RelationFilter
 from engine.story.views import StoryGraph
 from jobs.story import ordering, reads
 from jobs.story.common import as_of_now
@@ -171,14 +172,16 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     principal,
                     scope,
                     reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    EntityFilter(
+                        story_id=story_id,
+                        from_=from_time,
+                        to=to_time,
+                        kind=kind,
+                        status=status,
+                        name_contains=name_contains or None,
+                    ),
                     as_of=known_at,
                     after=key,
-                    story_id=story_id,
-                    kind=kind,
-                    status=status,
-                    name_contains=name_contains,
-                    from_=from_time,
-                    to=to_time,
                 ),
             )
             page = got.page
@@ -225,13 +228,15 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     principal,
                     scope,
                     reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    RelationFilter(
+                        story_id=story_id,
+                        from_=from_time,
+                        to=to_time,
+                        confirmation=confirmation,
+                        include_removed=include_removed,
+                    ),
                     as_of=known_at,
                     after=key,
-                    story_id=story_id,
-                    confirmation=confirmation,
-                    include_removed=include_removed,
-                    from_=from_time,
-                    to=to_time,
                 ),
             )
             page = got.page
@@ -273,11 +278,9 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     principal,
                     scope,
                     reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    EventFilter(story_id=story_id, from_=from_time, to=to_time),
                     as_of=known_at,
                     after=key,
-                    story_id=story_id,
-                    from_=from_time,
-                    to=to_time,
                 ),
             )
             page = got.page
