@@ -23,8 +23,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from engine.llm.offline.achievement import CANCEL, DONE, NOT_YET
-from engine.llm.offline.when import localize, parse_when
+from engine.language.when import localize, parse_when
+from engine.language.words import CANCEL, DONE, NOT_YET
 from engine.signal.derive import time_phrase
 from engine.signal.responsibility import names_person
 

@@ -17,7 +17,7 @@ one transaction, by the person who answered (`person:<id>`), via the concern:
 - the concern dropped or escalated, or resolved without an answer that can be read (indirect
   evidence, a model that resolved on "好") -> the signal `unresolved`: visible, nothing asserted.
 The reading of the answer is `engine/signal/answers.py`, the same one the offline model's
-goal check uses (`engine/llm/offline/signal_goals.py`): nothing is guessed.
+goal check uses (`engine/offline/signal_goals.py`): nothing is guessed.
 
 Writing twice is impossible by construction: a signal already settled by this concern yields
 no plan, and every id derives from the concern (`concern:<id>:answer`), so a retried or
@@ -32,7 +32,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.concern.model import Concern, ConcernStatus, ConversationEntry, Direction
-from engine.llm.offline.when import localize
+from engine.language.when import localize
 from engine.signal.answers import (
     CommitmentAnswer,
     CommitmentReading,

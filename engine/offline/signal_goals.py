@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from engine.llm.offline.achievement import GoalSpec, PersonResult, evidence_for
 from engine.llm.tasks import LogEntry, Signal
+from engine.offline.achievement import GoalSpec, PersonResult, evidence_for
 from engine.signal.answers import (
     CommitmentAnswer,
     DifferenceAnswer,

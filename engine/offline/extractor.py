@@ -28,7 +28,7 @@ Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞
 risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
 done …, not 还没), commitment (a resolvable time + a delivery verb), plan (计划/打算/plan
 to), else statement. A fact's `at` is the time its sentence names, resolved against the
-document time (engine/llm/offline/when.py).
+document time (engine/language/when.py).
 
 Relations: who is responsible for what (engine/signal/responsibility.py): "张三负责支付模块"
 gives the person 张三 and the entity 支付模块 (a statement of responsibility is grounds for
@@ -49,9 +49,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from engine.llm.offline.achievement import DONE, NOT_YET
-from engine.llm.offline.attitude import is_question
-from engine.llm.offline.when import parse_when
+from engine.language.when import parse_when
+from engine.language.words import DONE, NOT_YET
 from engine.llm.tasks import (
     EntityKind,
     ExtractedEntity,
@@ -62,6 +61,7 @@ from engine.llm.tasks import (
     ReviewDocument,
     Span,
 )
+from engine.offline.attitude import is_question
 from engine.signal.responsibility import ResponsibilityClaim, find_responsibility
 from engine.story.models import RESPONSIBLE_FOR
 
