@@ -6,7 +6,7 @@ from datetime import datetime
 
 import strawberry
 
-from api.definitions.story_types import build
+from api.definitions.base import build
 from engine.story import views as v
 
 

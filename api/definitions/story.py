@@ -20,6 +20,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import build, versioned
 from api.definitions.graph_view import GraphView, graph_view_type
 from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.story_inputs import (
@@ -41,13 +42,11 @@ from api.definitions.story_types import (
     SourceVersion,
     StoryGraph,
     Suggestion,
-    build,
     entity_view_type,
     result_type,
     result_view_type,
     source_version_type,
     story_graph_type,
-    versioned,
 )
 from api.paging import ENTITIES, EVENTS, RELATIONS, read_after
 from engine.story.corrections import RelationAction

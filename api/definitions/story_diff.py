@@ -15,8 +15,9 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import Actor, actor, build
 from api.definitions.pagination import Connection, connection, page_size, wants_total
-from api.definitions.story_types import Actor, Reference, actor, build
+from api.definitions.story_types import Reference
 from api.paging import DIFF, read_after
 from engine.page import Page
 from engine.story import diff as d
