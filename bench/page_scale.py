@@ -117,7 +117,7 @@ async def seed(driver: AsyncDriver, database: str, scope: str, entities: int) ->
 async def drop(driver: AsyncDriver, database: str, scope: str) -> None:
     async with driver.session(database=database) as session:  # IN TRANSACTIONS: auto-commit
         # the outer transaction lasts the whole deletion: longer than the 30 s default on a
-        # busy machine (bench.story_graph's cleanup has the same bound)
+        # busy machine (bench.datagen's cleanup has the same bound)
         result = await session.run(
             Query(
                 "MATCH (n {scope: $scope}) CALL (n) { DETACH DELETE n } "

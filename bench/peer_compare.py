@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.peer_compare [--scale 0.05] [--runs 30]
 
-One bench scope is generated with `bench.story_graph`'s generator (`--scale 0.05`: ~1,000
+One bench scope is generated with `bench.datagen`'s generator (`--scale 0.05`: ~1,000
 entities / 5,000 versions, 5,000 events / 25,000 versions, 3,000 relations, ...) and written
 through the repository's UNWIND queries. Then three reads run INTERLEAVED (the order rotates
 every round, after warm-up rounds) on the same data, after a check that all three answer the
@@ -43,10 +43,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench.story_graph import (
+from bench.datagen import (
     GRAPHQL as STORYGRAPH_WINDOW,
 )
-from bench.story_graph import (
+from bench.datagen import (
     WINDOW_EVENTS,
     YEAR,
     YEAR0,

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.protocols [--scale 0.05] [--seconds 3] [--rounds 2]
 
-One bench scope (bench.story_graph's generator, as bench.peer_compare writes it), then:
+One bench scope (bench.datagen's generator, as bench.peer_compare writes it), then:
 
   throughput  requests/s and p95 with 1, 8 and 32 concurrent clients on `entities(first: 50)`
               and the ~500-object window, for storygraph (`storygraph serve`, one worker per
@@ -45,6 +45,18 @@ from rich.table import Table
 from api.auth import OPEN_PRINCIPAL
 from api.context import Context
 from api.schema import build_schema
+from bench.datagen import (
+    GRAPHQL as SG_WINDOW,
+)
+from bench.datagen import (
+    WINDOW_EVENTS,
+    YEAR,
+    YEAR0,
+    cleanup,
+    free_port,
+    pct,
+    start_api,
+)
 from bench.http_load import KeptAlive
 from bench.peer_compare import (
     PEER_ENTITIES,
@@ -54,19 +66,8 @@ from bench.peer_compare import (
     start_peer,
     wide,
 )
-from bench.story_graph import (
-    GRAPHQL as SG_WINDOW,
-)
-from bench.story_graph import (
-    WINDOW_EVENTS,
-    YEAR,
-    YEAR0,
-    cleanup,
-    free_port,
-    pct,
-    start_api,
-)
 from engine.settings import PROJECT_ROOT, Settings
+from engine.story.filters import EntityFilter
 from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.queries import queries
@@ -212,7 +213,9 @@ def split_reads(scope: str, window: tuple[Any, Any, Any], page_as_of: Any) -> di
                 "name_contains": None,
                 "limit": 51,
             },  # fmt: skip
-            lambda deps: reads.entities_page(deps, OPEN_PRINCIPAL, scope, first, as_of=page_as_of),
+            lambda deps: reads.entities_page(
+                deps, OPEN_PRINCIPAL, scope, first, EntityFilter(), as_of=page_as_of
+            ),
             SG_ENTITIES,
             {"scope": scope, "asOf": page_as_of.isoformat()},
         ),

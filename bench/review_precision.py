@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.llm.offline.extractor import sentences
+from engine.offline.extractor import sentences
 from engine.review.types import Segment
 from engine.settings import Settings
 from engine.signal.derive import from_fact

@@ -4,7 +4,7 @@
 
 The labelled query set is `bench/search_queries.json`: queries over the demo scope (the
 seeds' v2.0 提测 story, `api/demo.py`) and over a bench scope (the story graph benchmark's
-generated entities and events, `bench.story_graph.generate`, plus the mixed Chinese/English
+generated entities and events, `bench.datagen.generate`, plus the mixed Chinese/English
 notes listed in the file as one source), in Chinese and English, by category: names,
 earlier names and descriptions, partial words, passages quoted loosely, and as-of queries
 whose right answer changed over time. A query's `expect` describes the one right hit (its
@@ -89,7 +89,7 @@ class Quality:
 async def seed(repo: StoryRepository, driver: AsyncDriver, database: str, scopes: dict[str, str],
                scale: float, notes: list[str]) -> None:  # fmt: skip
     """The demo into scopes['demo']; generated entities/events and the notes into 'bench'."""
-    from bench.story_graph import YEAR0, generate, write_steps
+    from bench.datagen import YEAR0, generate, write_steps
 
     await load_into(repo, scopes["demo"])
     await rename_later(repo, scopes["demo"])

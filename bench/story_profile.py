@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.story_profile [--scale 0.1] [--scope S] [--keep]
 
-Writes one bench scope with `bench.story_graph`'s generator (or reads `--scope`, one left by
+Writes one bench scope with `bench.datagen`'s generator (or reads `--scope`, one left by
 `--keep`), then runs every read query of `cypher/story/` (all but `write_*`) with parameters
 filled by name (the scope, as of the end of the year, the ~500-object window of
 `bench.story_graph`, 50 ids of the kind the query reads, no optional filter) under PROFILE,
@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench.story_graph import (
+from bench.datagen import (
     WINDOW_EVENTS,
     YEAR,
     YEAR0,

@@ -1,4 +1,6 @@
-"""The domain: models, state machines, policies and validators.
+"""The domain: models, state machines, policies, validators, prompts and the offline rule model.
 
-Nothing here talks to Neo4j or Redis; the model (LLM) client is the one I/O edge.
+Nothing here does I/O: Neo4j, Redis and the language model's HTTP client all belong to the
+shell (`jobs/`, `graph/`). A decision takes state and an event (and `now`) and returns the new
+state plus the effects for the shell to perform.
 """

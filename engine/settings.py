@@ -348,6 +348,8 @@ def local_embedding_defaults(port: int) -> dict[str, object]:
         "search_vector_weight": LOCAL_VECTOR_WEIGHT,
         "search_vector_candidates": LOCAL_VECTOR_CANDIDATES,
     }
+
+
 def parse_addresses(text: str) -> list[tuple[str, int]]:
     """`"host:port,host:port"` as (host, port) pairs; a malformed entry is a ValueError."""
     found: list[tuple[str, int]] = []

@@ -8,7 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.story_types import build
+from api.definitions.base import build
 from engine.story import views as v
 from jobs import scopes
 

@@ -12,11 +12,12 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import Actor, actor, build, versioned
 from api.definitions.pagination import Connection, connection, page_size, wants_total
-from api.definitions.story_types import Actor, Reference, Suggestion, actor, build, versioned
+from api.definitions.story_types import Reference, Suggestion
 from api.paging import INBOX, read_after
+from engine.language.lang import Lang, lang_of
 from engine.page import Page
-from engine.review.activity import Lang, lang_of
 from engine.story import wording as w
 from engine.story.inbox import InboxItem as Item
 from engine.story.inbox import StoppedRun

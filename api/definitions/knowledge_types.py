@@ -7,7 +7,8 @@ from typing import TypeAlias
 
 import strawberry
 
-from api.definitions.story_types import Excerpt, ObjectKind, Source, SourceKind, build
+from api.definitions.base import Excerpt, build
+from api.definitions.story_types import ObjectKind, Source, SourceKind
 from engine.story import discussion as d
 from engine.story import knowledge as k
 from engine.story.models import Source as SourceModel

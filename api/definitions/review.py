@@ -28,14 +28,14 @@ from api.definitions.review_types import (
     run_progress,
 )
 from api.paging import ACTIVITY, RUNS, read_after
-from engine.review import activity as act
+from engine.language.lang import Lang, lang_of
 from jobs.review import plans, reads, runs
 
 POLL_SECONDS = 0.5
 
 
-def _lang(info: Info[Context, None]) -> act.Lang:
-    return act.lang_of(info.context.settings.locale)
+def _lang(info: Info[Context, None]) -> Lang:
+    return lang_of(info.context.settings.locale)
 
 
 @strawberry.type

@@ -10,6 +10,7 @@ from strawberry.types import Info
 from api.context import Context
 from api.definitions.cost import RunCost, resolve_run_cost
 from api.definitions.story_types import SourceRange
+from engine.language.lang import Lang
 from engine.review import activity as act
 from engine.review.compose import ledger_scope
 from engine.review.heartbeat import HeartbeatRun as HeartbeatRunModel
@@ -316,7 +317,7 @@ class Activity:
     )
 
     @classmethod
-    def from_model(cls, row: act.Activity, lang: act.Lang) -> Activity:
+    def from_model(cls, row: act.Activity, lang: Lang) -> Activity:
         return cls(
             id=row.id,
             started_at=row.started_at,

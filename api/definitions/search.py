@@ -15,8 +15,9 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import build, versioned
 from api.definitions.pagination import PageInfo, page_size
-from api.definitions.story_types import Entity, Event, Relation, Summary, build, versioned
+from api.definitions.story_types import Entity, Event, Relation, Summary
 from api.paging import SEARCH
 from engine.search import hits as h
 from engine.search import vectors as v

@@ -11,9 +11,9 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import Excerpt, Versioned, build, versioned
 from api.definitions.concern_types import Concern
 from api.definitions.signal_loaders import concern_of_signal, passage
-from api.definitions.story_types import Excerpt, Versioned, build, versioned
 from engine.signal import model as sm
 from engine.signal.stored import Signal as SignalModel
 

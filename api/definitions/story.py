@@ -20,6 +20,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import build, versioned
 from api.definitions.graph_view import GraphView, graph_view_type
 from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.definitions.story_inputs import (
@@ -41,16 +42,15 @@ from api.definitions.story_types import (
     SourceVersion,
     StoryGraph,
     Suggestion,
-    build,
     entity_view_type,
     result_type,
     result_view_type,
     source_version_type,
     story_graph_type,
-    versioned,
 )
 from api.paging import ENTITIES, EVENTS, RELATIONS, read_after
 from engine.story.corrections import RelationAction
+from engine.story.filters import EntityFilter, EventFilter, RelationFilter
 from jobs.notify import GraphChangeHub
 from jobs.story import reads, writes
 
@@ -168,12 +168,14 @@ class Query:
                 info.context.caller(),
                 scope,
                 ask(info, first),
+                EntityFilter(
+                    story_id=story_id,
+                    kind=kind,
+                    status=status.value if status is not None else None,
+                    name_contains=name_contains or None,
+                ),
                 as_of=as_of,
                 after=key,
-                story_id=story_id,
-                kind=kind,
-                status=status.value if status is not None else None,
-                name_contains=name_contains,
             ),
         )
         return connection(page, lambda e: versioned(Entity, e, as_of_=page.page.as_of))
@@ -203,11 +205,13 @@ class Query:
                 info.context.caller(),
                 scope,
                 ask(info, first),
+                RelationFilter(
+                    story_id=story_id,
+                    confirmation=confirmation.value if confirmation is not None else None,
+                    include_removed=include_removed,
+                ),
                 as_of=as_of,
                 after=key,
-                story_id=story_id,
-                confirmation=confirmation.value if confirmation is not None else None,
-                include_removed=include_removed,
             ),
         )
         return connection(page, lambda r: versioned(Relation, r, as_of_=page.page.as_of))
@@ -237,11 +241,9 @@ class Query:
                 info.context.caller(),
                 scope,
                 ask(info, first),
+                EventFilter(story_id=story_id, from_=from_, to=to),
                 as_of=as_of,
                 after=key,
-                story_id=story_id,
-                from_=from_,
-                to=to,
             ),
         )
         return connection(page, lambda e: versioned(Event, e))

@@ -15,11 +15,12 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import Actor, actor, build
 from api.definitions.pagination import Connection, connection, page_size, wants_total
-from api.definitions.story_types import Actor, Reference, actor, build
+from api.definitions.story_types import Reference
 from api.paging import DIFF, read_after
+from engine.language.lang import Lang, lang_of
 from engine.page import Page
-from engine.review.activity import Lang, lang_of
 from engine.story import diff as d
 from engine.story import wording as w
 from engine.story.wording import Labels

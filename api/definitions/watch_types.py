@@ -21,8 +21,8 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions import watch_loaders
+from api.definitions.base import Actor
 from api.definitions.cost import Cost, owner_cost
-from api.definitions.story_types import Actor
 from engine.story.models import ActorKind
 from engine.watch.delivery import Delivery
 from engine.watch.model import (

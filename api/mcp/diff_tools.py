@@ -14,10 +14,10 @@ from pydantic import AwareDatetime, Field
 
 from api.mcp import shape
 from api.mcp.access import CallerSource, answer
-from api.mcp.story_tools import READ_ONLY, After, First, Scope, reader
+from api.mcp.params import READ_ONLY, After, First, Scope, reader
 from api.paging import DIFF, read_after
+from engine.language.lang import Lang, lang_of
 from engine.page import Page
-from engine.review.activity import Lang, lang_of
 from engine.story import wording as w
 from engine.story.diff import DiffEntry
 from engine.story.models import Reference

@@ -19,7 +19,7 @@ from pydantic import AwareDatetime, Field
 
 from api.mcp import shape
 from api.mcp.access import CallerSource, answer
-from api.mcp.story_tools import READ_ONLY, After, First, Scope, reader
+from api.mcp.params import READ_ONLY, After, First, Scope, reader
 from api.paging import SEARCH
 from engine.search.hits import Hit
 from engine.search.ranking import HitKind, Standing

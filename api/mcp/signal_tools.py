@@ -15,7 +15,7 @@ from pydantic import Field
 
 from api.mcp import shape
 from api.mcp.access import CallerSource, answer
-from api.mcp.story_tools import READ_ONLY, After, First, Scope, reader
+from api.mcp.params import READ_ONLY, After, First, Scope, reader
 from api.paging import SIGNALS, read_after
 from engine.concern.model import Concern
 from engine.principal import Principal

@@ -13,7 +13,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from api.mcp.access import CallerSource, answer
-from api.mcp.story_tools import Scope
+from api.mcp.params import Scope
 from engine.scope import check_scope
 from jobs.deps import Deps
 from jobs.story.writes import upsert_source

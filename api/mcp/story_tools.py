@@ -10,42 +10,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import AwareDatetime, Field
+from mcp_types import CallToolResult
 
 from api.mcp import shape
-from api.mcp.access import Caller, CallerSource, answer
+from api.mcp.access import CallerSource, answer
+from api.mcp.params import READ_ONLY, After, First, FromTime, Scope, StoryId, ToTime, reader
 from api.paging import ENTITIES, EVENTS, RELATIONS, Keyset, read_after
-from engine.principal import Principal
-from engine.scope import check_scope
 from engine.story import models as m
+from engine.story.filters import EntityFilter, EventFilter, RelationFilter
 from engine.story.views import StoryGraph
-from jobs.deps import Deps
 from jobs.story import ordering, reads
 from jobs.story.common import as_of_now
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-Scope = Annotated[str, Field(description="a project id or 'global'; scopes never mix")]
-FromTime = Annotated[
-    AwareDatetime | None,
-    Field(description="window start (event time), ISO 8601 with an offset, e.g. 2026-03-17T08:00Z"),
-]
-ToTime = Annotated[AwareDatetime | None, Field(description="window end (event time), offset")]
-StoryId = Annotated[str | None, Field(description="only the objects of this story")]
-First = Annotated[int, Field(ge=1, le=shape.MAX_PAGE, description="page size (max 50)")]
-After = Annotated[str | None, Field(description="the `next` cursor of the previous page")]
 T = TypeVar("T")
-
-
-def reader(caller: Caller, scope: str) -> tuple[Deps, Principal]:
-    """The use cases' deps and the caller; a scope the token may not use is NOT_FOUND here
-    (MCP's answer), before the use case checks it again."""
-    check_scope(scope)
-    principal = caller.require("reader", scope)
-    return Deps(settings=caller.settings, driver=caller.driver, pool=caller.pool), principal
 
 
 def pending_by_target(graph: StoryGraph) -> dict[str, list[m.Suggestion]]:
@@ -192,14 +172,16 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     principal,
                     scope,
                     reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    EntityFilter(
+                        story_id=story_id,
+                        from_=from_time,
+                        to=to_time,
+                        kind=kind,
+                        status=status,
+                        name_contains=name_contains or None,
+                    ),
                     as_of=known_at,
                     after=key,
-                    story_id=story_id,
-                    kind=kind,
-                    status=status,
-                    name_contains=name_contains,
-                    from_=from_time,
-                    to=to_time,
                 ),
             )
             page = got.page
@@ -246,13 +228,15 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     principal,
                     scope,
                     reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    RelationFilter(
+                        story_id=story_id,
+                        from_=from_time,
+                        to=to_time,
+                        confirmation=confirmation,
+                        include_removed=include_removed,
+                    ),
                     as_of=known_at,
                     after=key,
-                    story_id=story_id,
-                    confirmation=confirmation,
-                    include_removed=include_removed,
-                    from_=from_time,
-                    to=to_time,
                 ),
             )
             page = got.page
@@ -294,11 +278,9 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                     principal,
                     scope,
                     reads.PageAsk(first=shape.page_size(first), with_total=True),
+                    EventFilter(story_id=story_id, from_=from_time, to=to_time),
                     as_of=known_at,
                     after=key,
-                    story_id=story_id,
-                    from_=from_time,
-                    to=to_time,
                 ),
             )
             page = got.page

@@ -56,7 +56,6 @@ from engine.concern.model import (
 )
 from engine.concern.outreach import Outreach, plan_drafts, send
 from engine.concern.policy import ConcernPolicy
-from engine.concern.reading import ReplyOutcome
 from engine.concern.reports import (
     acknowledges,
     build_report,
@@ -72,6 +71,7 @@ from engine.concern.scheduler import Trigger, TriggerKind, is_stale
 from engine.concern.states import add_timeline, ensure_status, is_terminal, transition
 from engine.concern.wording import limit_notice, limit_reason, silence_notice, stuck_notice
 from engine.errors import InvalidInput
+from engine.llm.reading import ReplyOutcome
 
 S = ConcernStatus
 

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from engine.concern.reading import ReplyReading
+from engine.llm.reading import ReplyReading
 
 
 class Attitude(StrEnum):

@@ -26,7 +26,7 @@ from pydantic import (
 )
 
 from engine.concern.loop_output import Attitude, NextAction
-from engine.concern.reading import ReplyReading
+from engine.llm.reading import ReplyReading
 
 
 class ConcernType(StrEnum):

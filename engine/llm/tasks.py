@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from engine.concern.reading import Subject
+from engine.llm.reading import Subject
 
 
 class Person(BaseModel):

@@ -18,13 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
 
+from engine.language.lang import Lang
 from engine.review.heartbeat import HeartbeatRun, HeartbeatState
 from engine.review.lifecycle import DisplayStatus, RunOutcome, SupervisionRun
 from engine.review.types import ReviewModel
-
-Lang = Literal["zh", "en"]
 
 
 class ActivityStatus(StrEnum):
@@ -67,11 +65,6 @@ LABELS: dict[Lang, dict[ActivityStatus, str]] = {
     },
 }
 SCOPE_UNAVAILABLE: dict[Lang, str] = {"zh": "不可用", "en": "Unavailable"}
-
-
-def lang_of(locale: str) -> Lang:
-    """The message language of a deployment's LOCALE (Chinese unless it is English)."""
-    return "en" if locale.startswith("en") else "zh"
 
 
 def label(status: ActivityStatus, lang: Lang = "zh") -> str:

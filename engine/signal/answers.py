@@ -29,7 +29,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from engine.llm.offline.when import localize, parse_when
+from engine.language.when import localize, parse_when
 from engine.signal.derive import time_phrase
 from engine.signal.responsibility import names_person
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from engine.llm.offline.when import parse_when
+from engine.language.when import parse_when
 from engine.signal.model import Passage, SignalDraft, SignalKind
 
 SIGNAL_FACT_KINDS = {

@@ -19,7 +19,7 @@ answered (`by PERSON` is what an authenticated person did through the API or the
 - the concern dropped or escalated, or resolved without an answer that can be read (indirect
   evidence, a model that resolved on "好") -> the signal `unresolved`: visible, nothing asserted.
 The reading of the answer is `engine/signal/answers.py`, the same one the offline model's
-goal check uses (`engine/llm/offline/signal_goals.py`): nothing unclear is taken as met.
+goal check uses (`engine/offline/signal_goals.py`): nothing unclear is taken as met.
 
 Writing twice is impossible by construction: a signal already settled by this concern yields
 no plan, and every id derives from the concern (`concern:<id>:answer`), so a retried or
@@ -34,8 +34,8 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.concern.model import Concern, ConcernStatus, ConversationEntry, Direction
-from engine.concern.reading import ReplyOutcome
-from engine.llm.offline.when import localize
+from engine.language.when import localize
+from engine.llm.reading import ReplyOutcome
 from engine.signal.answers import (
     CommitmentAnswer,
     CommitmentReading,

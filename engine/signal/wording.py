@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from engine.concern.reading import Subject
+from engine.llm.reading import Subject
 from engine.signal.derive import split_speaker
 from engine.signal.model import SignalKind
 from engine.signal.stored import Signal
@@ -42,7 +42,7 @@ _SUBJECT_KINDS: dict[SignalKind, Literal["commitment", "blocker", "risk"]] = {
 
 def subject_of(signal: Signal) -> Subject:
     """What a signal's concern follows up, as the loop's model reads it (the reply is read
-    against it, `engine/concern/reading.py`)."""
+    against it, `engine/llm/reading.py`)."""
     if signal.kind is SignalKind.DIFFERENCE:
         return Subject(
             kind="difference",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from engine.errors import InvalidInput
-from engine.review.activity import Lang
+from engine.language.lang import Lang
 from engine.story.models import Reference, Suggestion, SuggestionKind
 
 INBOX_KINDS: dict[str, SuggestionKind] = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.review.activity import Lang
+from engine.language.lang import Lang
 from engine.story.diff import DiffEntry, DiffKind
 from engine.story.models import RESPONSIBLE_FOR, Actor, ActorKind, Suggestion, SuggestionKind
 

@@ -24,6 +24,7 @@ from neo4j import AsyncManagedTransaction
 from engine.clock import EARLIEST, FOREVER
 from engine.errors import InvalidInput
 from engine.page import Page
+from engine.story.filters import EntityFilter, EventFilter, RelationFilter, StoryWindow
 from engine.story.models import Entity, Event, Relation, Suggestion, Version
 from graph.base import Store
 from graph.story.codec import decode
@@ -50,24 +51,19 @@ class StoryPages(Store):
         )
         return list(rows[0]["ids"]) if rows else []
 
-    async def _among(
-        self,
-        scope: str,
-        as_of: datetime,
-        story_id: str | None,
-        from_: datetime | None,
-        to: datetime | None,
-    ) -> list[str] | None:
+    async def _among(self, scope: str, as_of: datetime, where: StoryWindow) -> list[str] | None:
         """The entity ids a page is read among: a window's (its events' changes, of one story
         when `story_id` is set) or a story's; None for the whole scope."""
-        if from_ is None and to is None:
-            return None if story_id is None else await self._story_ids(scope, as_of, story_id)
+        if where.from_ is None and where.to is None:
+            if where.story_id is None:
+                return None
+            return await self._story_ids(scope, as_of, where.story_id)
         params = {
             "scope": scope,
             "as_of": as_of,
-            "from_time": from_ or EARLIEST,
-            "to_time": to or FOREVER,
-            "story_id": story_id,
+            "from_time": where.from_ or EARLIEST,
+            "to_time": where.to or FOREVER,
+            "story_id": where.story_id,
         }
         (rows,) = await self._read([("story/window_entity_ids", params)])
         return list(rows[0]["ids"]) if rows else []
@@ -113,29 +109,24 @@ class StoryPages(Store):
         self,
         scope: str,
         as_of: datetime,
+        where: EntityFilter,
         *,
         after: tuple[str, str] | None,
         limit: int,
         with_total: bool,
-        story_id: str | None = None,
-        kind: str | None = None,
-        status: str | None = None,
-        name_contains: str | None = None,
-        from_: datetime | None = None,
-        to: datetime | None = None,
     ) -> Page[Entity]:
         """Entities believed at `as_of` in (name, id) order after the keyset `after`; with a
         window (from/to event time) or a story, among the entities it touches."""
         filters = {
             "scope": scope,
             "as_of": as_of,
-            "kind": kind,
-            "status": status,
-            "name_contains": name_contains.lower() if name_contains else None,
+            "kind": where.kind,
+            "status": where.status,
+            "name_contains": where.name_contains.lower() if where.name_contains else None,
         }
         name, id_ = after or ("", "")
         page, count = "story/page_entities", "story/count_entities"
-        among = await self._among(scope, as_of, story_id, from_, to)
+        among = await self._among(scope, as_of, where)
         if among is not None:
             filters["ids"] = among
             page, count = "story/page_entities_among", "story/count_entities_among"
@@ -152,27 +143,23 @@ class StoryPages(Store):
         self,
         scope: str,
         as_of: datetime,
+        where: RelationFilter,
         *,
         after: tuple[str, str] | None,
         limit: int,
         with_total: bool,
-        story_id: str | None = None,
-        confirmation: str | None = None,
-        include_removed: bool = False,
-        from_: datetime | None = None,
-        to: datetime | None = None,
     ) -> Page[Relation]:
         """Relations believed at `as_of` in (type, id) order after the keyset `after`; with a
         window or a story, the relations among the entities it touches."""
         filters: dict[str, Any] = {
             "scope": scope,
             "as_of": as_of,
-            "confirmation": confirmation,
-            "include_removed": include_removed,
+            "confirmation": where.confirmation,
+            "include_removed": where.include_removed,
         }
         type_, id_ = after or ("", "")
         page, count = "story/page_relations", "story/count_relations"
-        among = await self._among(scope, as_of, story_id, from_, to)
+        among = await self._among(scope, as_of, where)
         if among is not None:
             filters["ids"] = among
             page, count = "story/page_relations_among", "story/count_relations_among"
@@ -189,22 +176,20 @@ class StoryPages(Store):
         self,
         scope: str,
         as_of: datetime,
+        where: EventFilter,
         *,
         after: tuple[datetime, str] | None,
         limit: int,
         with_total: bool,
-        story_id: str | None = None,
-        from_: datetime | None = None,
-        to: datetime | None = None,
     ) -> Page[Event]:
         """Events believed at `as_of` with from <= at <= to, in (at, id) order after `after`."""
-        lower = from_ or EARLIEST
+        lower = where.from_ or EARLIEST
         filters = {
             "scope": scope,
             "as_of": as_of,
             "lower": lower,
-            "upper": to or FOREVER,
-            "story_id": story_id,
+            "upper": where.to or FOREVER,
+            "story_id": where.story_id,
         }
         after_id = ""
         if after is not None and after[0] >= lower:

@@ -34,11 +34,11 @@ from engine.concern.loop import decide
 from engine.concern.loop_input import loop_input
 from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
-from engine.concern.reading import Subject
 from engine.concern.scheduler import Trigger, is_stale
 from engine.concern.states import is_terminal
 from engine.errors import Conflict, NotFound
 from engine.llm.ledger import Attribution, Stage
+from engine.llm.reading import Subject
 from engine.llm.tasks import LoopContext, Signal
 from engine.principal import Principal
 from engine.signal.wording import subject_of

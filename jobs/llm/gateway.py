@@ -4,7 +4,7 @@
 - `HttpModelGateway` when `settings.model_base_url` is set: chat / structured / tool loops
   over `OpenAIChatClient` (seed 000 retry policy), and the task methods below asking the
   model for the same shapes the rule model produces;
-- `OfflineModelGateway` otherwise: the deterministic rule model (engine/llm/offline/), so
+- `OfflineModelGateway` otherwise: the deterministic rule model (engine/offline/), so
   the product runs and demos offline (DESIGN.md "Model").
 
 Task methods return `Judged[T]`: the value and the `CallStats` to record on the run
@@ -25,11 +25,11 @@ from engine.concern.loop_output import LoopOutput
 from engine.llm import prompts
 from engine.llm.accounting import Accounting, AttemptRecord, CallStats
 from engine.llm.messages import ChatRequest, ChatResult
-from engine.llm.offline.extractor import extract
-from engine.llm.offline.rule_model import judge_loop
 from engine.llm.structured import StructuredMode, parse_result, structured_request
 from engine.llm.tasks import Extraction, LoopContext, ReviewDocument
 from engine.llm.tools import ToolFn, ToolLoopResult, run_tool_loop
+from engine.offline.extractor import extract
+from engine.offline.rule_model import judge_loop
 from engine.settings import Settings
 from jobs.llm import ledger
 from jobs.llm.client import OpenAIChatClient

@@ -9,7 +9,7 @@ caller (issue 11).
   监督超时在 run 创建时保存), and the lease outlives the longest model request. Model work of
   reviews queues in the FIFO pool shared by every worker (`review_pool`).
 - Access: a review scope is a set of story scopes (project ids, or global); a caller may use
-  it only when it may use every one of them (`require_scope`, FORBIDDEN naming no scope). A
+  it only when it may use every one of them (`require_review_scope`, FORBIDDEN naming no scope). A
   stored run or plan of a scope the caller cannot use reads as NOT_FOUND, the same answer
   as a missing one (`visible_run`, `visible_plan`).
 - The execution job: queued after commit under its lease owner as arq job id
@@ -139,8 +139,9 @@ def story_scopes(scope: Scope) -> list[str]:
     return [GLOBAL] if scope.is_global else list(scope.project_ids)
 
 
-def require_scope(principal: Principal, role: str, scope: Scope) -> Scope:
-    """FORBIDDEN (naming no scope) unless the caller may use all of `scope` with `role`."""
+def require_review_scope(principal: Principal, role: str, scope: Scope) -> Scope:
+    """FORBIDDEN (naming no scope) unless the caller may use every story scope of the review
+    scope (a project set, or global) with `role`; `engine.scope.require_scope` checks one."""
     principal.require(role)
     for s in story_scopes(scope):
         principal.require(role, s)

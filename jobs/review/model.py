@@ -16,8 +16,8 @@ from typing import Any
 
 from engine.llm.errors import ModelRateLimited
 from engine.llm.messages import ChatMessage, ChatRequest
-from engine.llm.offline.chatter import is_answered
 from engine.llm.tasks import ReviewDocument
+from engine.offline.chatter import is_answered
 from engine.review.known import KnownEntity, by_name
 from engine.review.known_events import KnownEvent, match_event
 from engine.review.outputs import LeafOutput, NavigationOutput

@@ -25,7 +25,7 @@ from jobs.review.common import (
     app_of,
     heartbeats_of,
     plans_of,
-    require_scope,
+    require_review_scope,
     stage_timeout,
     visible_plan,
 )
@@ -35,7 +35,7 @@ async def save_plan(
     deps: Deps, principal: Principal, scope: Scope, data: Mapping[str, object]
 ) -> HeartbeatPlan:
     """Save a plan draft of `scope`: a new one is saved enabled; an edit keeps enabled."""
-    require_scope(principal, "operator", scope)
+    require_review_scope(principal, "operator", scope)
     draft = pl.draft_from_input(data)
     existing = (
         await visible_plan(deps, principal, "operator", draft.config_id)

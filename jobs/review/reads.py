@@ -29,7 +29,7 @@ from jobs.review.common import (
     app_of,
     heartbeats_of,
     plans_of,
-    require_scope,
+    require_review_scope,
     require_seen,
     runs_of,
     visible_run,
@@ -61,7 +61,7 @@ async def page_runs(
 ) -> Page[lc.SupervisionRun]:
     """Runs newest first, of `scope` (when given) and of the caller's scopes."""
     principal.require("reader")
-    key = require_scope(principal, "reader", scope).key if scope is not None else None
+    key = require_review_scope(principal, "reader", scope).key if scope is not None else None
     scopes = principal.visible_scopes()
     runs = runs_of(deps)
     stored = await runs.recent(scope_key=key, scopes=scopes, after=after, limit=first + 1)
@@ -108,7 +108,7 @@ async def activity(
     filter further rows are read (in growing batches) until the page is full."""
     principal.require("reader")
     if scope is not None:
-        require_scope(principal, "reader", scope)
+        require_review_scope(principal, "reader", scope)
     try:
         flt = act.ActivityFilter(
             statuses=frozenset(act.ActivityStatus(s) for s in statuses) if statuses else None,

@@ -41,7 +41,7 @@ from jobs.review.common import (
     lease_of,
     lease_ttl,
     owner_for,
-    require_scope,
+    require_review_scope,
     runs_of,
     sources_of,
     stage_timeout,
@@ -77,7 +77,7 @@ async def start_review(
 ) -> lc.SupervisionRun:
     """`startReview(scope, from, to)`: re-read [start, end) of `scope` now; never touches
     automatic progress. BUSY while another review runs, DISABLED while the app is off."""
-    require_scope(principal, "operator", scope)  # before anything is claimed
+    require_review_scope(principal, "operator", scope)  # before anything is claimed
     admit(await app_of(deps).get(), Work.MANUAL_REVIEW)
     got = await open_run(
         deps, scope, trigger=Trigger.MANUAL, interval=(start, end), per_batch=per_batch
@@ -133,7 +133,7 @@ async def automatic_supervision(
 
     `linked`: the run this heartbeat's check already started (the check is delivered again
     after its worker died); it is continued or, answered as it stands, left alone."""
-    require_scope(principal, "operator", scope)
+    require_review_scope(principal, "operator", scope)
     runs = (
         [] if linked else [s.run for s in await runs_of(deps).recent(scope_key=scope.key, limit=50)]
     )

@@ -17,8 +17,8 @@ from datetime import datetime
 from engine.clock import utcnow
 from engine.concern.model import Concern
 from engine.concern.policy import ConcernPolicy
-from engine.concern.reading import ReplyOutcome
 from engine.errors import Conflict, NotFound
+from engine.llm.reading import ReplyOutcome
 from engine.principal import Principal
 from engine.signal.outcome import ENDED, OutcomePlan
 from engine.signal.stored import Signal

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from engine.clock import instant
 from engine.errors import InvalidInput
 from engine.page import Page
 from engine.principal import Principal
 from engine.scope import require_scope
+from engine.story.filters import EntityFilter, EventFilter, RelationFilter
 from engine.story.models import (
     Entity,
     Event,
@@ -190,32 +190,17 @@ async def entities_page(
     principal: Principal,
     scope: str,
     ask: PageAsk,
+    where: EntityFilter,
     *,
     as_of: datetime | None = None,
     after: tuple[str, str] | None = None,
-    story_id: str | None = None,
-    kind: str | None = None,
-    status: str | None = None,
-    name_contains: str | None = None,
-    from_: datetime | None = None,
-    to: datetime | None = None,
 ) -> Page[Entity]:
     """Entities believed at asOf (the page's `as_of`) in (name, id) order; with from/to
     (event time) or a story, among the entities its events touch."""
     scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     return await pages(deps).entities(
-        scope,
-        at,
-        after=after,
-        limit=ask.first,
-        with_total=ask.with_total,
-        story_id=story_id,
-        kind=kind,
-        status=status,
-        name_contains=name_contains or None,
-        from_=_zoned(from_, "from"),
-        to=_zoned(to, "to"),
+        scope, at, where.in_utc(), after=after, limit=ask.first, with_total=ask.with_total
     )
 
 
@@ -224,30 +209,17 @@ async def relations_page(
     principal: Principal,
     scope: str,
     ask: PageAsk,
+    where: RelationFilter,
     *,
     as_of: datetime | None = None,
     after: tuple[str, str] | None = None,
-    story_id: str | None = None,
-    confirmation: str | None = None,
-    include_removed: bool = False,
-    from_: datetime | None = None,
-    to: datetime | None = None,
 ) -> Page[Relation]:
     """Relations believed at asOf (the page's `as_of`) in (type, id) order; with from/to or
     a story, the relations among the entities its events touch."""
     scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     return await pages(deps).relations(
-        scope,
-        at,
-        after=after,
-        limit=ask.first,
-        with_total=ask.with_total,
-        story_id=story_id,
-        confirmation=confirmation,
-        include_removed=include_removed,
-        from_=_zoned(from_, "from"),
-        to=_zoned(to, "to"),
+        scope, at, where.in_utc(), after=after, limit=ask.first, with_total=ask.with_total
     )
 
 
@@ -272,25 +244,16 @@ async def events_page(
     principal: Principal,
     scope: str,
     ask: PageAsk,
+    where: EventFilter,
     *,
     as_of: datetime | None = None,
     after: tuple[datetime, str] | None = None,
-    story_id: str | None = None,
-    from_: datetime | None = None,
-    to: datetime | None = None,
 ) -> Page[Event]:
     """Events in time order, optionally of one story and an interval."""
     scope = require_scope(principal, "reader", scope)
     at = as_of_now(deps, as_of)
     return await pages(deps).events(
-        scope,
-        at,
-        after=after,
-        limit=ask.first,
-        with_total=ask.with_total,
-        story_id=story_id,
-        from_=instant(from_, "from"),
-        to=instant(to, "to"),
+        scope, at, where.in_utc(), after=after, limit=ask.first, with_total=ask.with_total
     )
 
 

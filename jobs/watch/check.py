@@ -41,6 +41,7 @@ from engine.llm.accounting import Accounting
 from engine.llm.errors import ModelError, ModelRateLimited
 from engine.llm.ledger import Attribution, Stage
 from engine.llm.messages import ChatMessage, ChatRequest, ChatResult
+from engine.offline.watch_checker import OfflineWatchChecker
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.settings import Settings
@@ -59,7 +60,6 @@ from engine.watch.handoff import (
     complete_observation,
 )
 from engine.watch.model import Observation, OutcomeStatus, observation_id
-from engine.watch.offline import OfflineWatchChecker
 from engine.watch.outcome import correction_prompt
 from engine.watch.redaction import ToolSummary, build_resume_summary, redact_tool_result
 from engine.watch.run import CheckRun, conclude, finish_round, start_run
@@ -170,7 +170,7 @@ def check_gateway(settings: Settings, shared: Any, http: httpx.AsyncClient) -> C
     this job on `http`.
 
     Without a model endpoint the deterministic offline checker answers instead, through the
-    same loop, budgets and tools (engine/watch/offline.py).
+    same loop, budgets and tools (engine/offline/watch_checker.py).
     """
     gateway = shared
     if gateway is None:

@@ -1,6 +1,6 @@
-"""README's five-minute tour runs as written (issue 32 item 4).
+"""The five-minute tour (docs/getting-started/tour.md, linked from README) runs as written.
 
-Every ```graphql block of README.md is sent, in order and unchanged, to the real API (with a
+Every ```graphql block of the tour page is sent, in order and unchanged, to the real API (with a
 real worker), as a reader pastes it into GraphiQL; the `sh` block of the tour (the MCP call)
 is run with curl. The only edit is the reader's own: `<field.path>` stands for that value in
 an earlier answer (`<raiseConcern.id>`). A block preceded by `<!-- expect: TEXT -->` must
@@ -29,6 +29,7 @@ from tests.support.polling import until
 from tests.support.processes import Server
 
 README = PROJECT_ROOT / "README.md"
+TOUR = PROJECT_ROOT / "docs" / "getting-started" / "tour.md"
 BLOCK = re.compile(
     r"(?:<!-- expect: (?P<expect>.+?) -->\n)?```(?P<lang>graphql|sh)\n(?P<body>.*?)```", re.S
 )
@@ -45,15 +46,11 @@ class Block:
 
 
 def tour_blocks() -> list[Block]:
-    """The blocks of the tour section, in README order."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index("\n## A five-minute tour")
-    end = text.index("\n## ", start + 1)
-    section = text[start:end]
-    first_line = text[:start].count("\n") + 2
+    """The blocks of the tour page, in order."""
+    text = TOUR.read_text(encoding="utf-8")
     return [
-        Block(m["lang"], m["body"], m["expect"], first_line + section[: m.start()].count("\n"))
-        for m in BLOCK.finditer(section)
+        Block(m["lang"], m["body"], m["expect"], text[: m.start()].count("\n") + 1)
+        for m in BLOCK.finditer(text)
     ]
 
 
@@ -62,6 +59,7 @@ def test_the_tour_comes_right_after_the_two_commands() -> None:
         line for line in README.read_text(encoding="utf-8").splitlines() if line.startswith("## ")
     ]
     assert headings[:2] == ["## The two commands", "## A five-minute tour"], headings
+    assert "(docs/getting-started/tour.md)" in README.read_text(encoding="utf-8")
     blocks = tour_blocks()
     assert sum(b.lang == "graphql" for b in blocks) >= 10
     for b in blocks:
@@ -105,13 +103,13 @@ def run(api: Server, block: Block, answers: dict[str, Any]) -> str:
     repeatable = block.lang == "sh" or not block.body.lstrip().startswith("mutation")
     if block.expect and repeatable:  # work the worker has still to do: asked again
         expect = block.expect
-        got = until(ask, lambda answer: expect in answer, f"README line {block.line}")
+        got = until(ask, lambda answer: expect in answer, f"tour line {block.line}")
     else:
         got = ask()
     assert block.expect is None or block.expect in got, (
-        f"README line {block.line}: wanted {block.expect!r} in {got[:1500]}"
+        f"tour line {block.line}: wanted {block.expect!r} in {got[:1500]}"
     )
-    print(f"README line {block.line}: {time.monotonic() - started:.2f} s")
+    print(f"tour line {block.line}: {time.monotonic() - started:.2f} s")
     return got
 
 

@@ -22,7 +22,7 @@ from engine.concern.model import (
 )
 from engine.concern.policy import ConcernPolicy
 from engine.concern.scheduler import Trigger, due_trigger
-from engine.llm.offline.rule_model import judge_loop
+from engine.offline.rule_model import judge_loop
 
 TZ = ZoneInfo("Asia/Shanghai")
 # Monday 2026-03-16, 10:00 in Shanghai: inside working hours.

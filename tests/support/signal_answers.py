@@ -15,9 +15,9 @@ from engine.concern.model import (
     PersonRef,
     Source,
 )
-from engine.concern.reading import ReplyReading
-from engine.llm.offline.signal_goals import read_subject_reply
+from engine.llm.reading import ReplyReading
 from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.offline.signal_goals import read_subject_reply
 from engine.signal.stored import Signal
 
 FOLLOW_UP = "确认前端部分提测是否已完成"

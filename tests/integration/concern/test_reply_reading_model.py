@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import httpx
 
 from engine.concern.policy import ConcernPolicy
-from engine.concern.reading import ReplyOutcome
 from engine.concern.scheduler import Trigger, TriggerKind
+from engine.llm.reading import ReplyOutcome
 from engine.settings import Settings
 from engine.signal.derive import from_fact
 from engine.signal.model import Passage

@@ -21,6 +21,7 @@ from engine.clock import EARLIEST, FOREVER
 from engine.errors import InvalidInput
 from engine.principal import OPEN_PRINCIPAL
 from engine.settings import Settings
+from engine.story.filters import EntityFilter, EventFilter
 from graph.story.pages import StoryPages
 from tests.support.counting_driver import CountingDriver
 from tests.support.profile import profile
@@ -106,7 +107,9 @@ async def test_keyset_pages_walk_every_entity_once_in_order(
     seen: list[tuple[str, str]] = []
     after: tuple[str, str] | None = None
     while True:
-        page = await pages.entities(scopes[1], NOW, after=after, limit=7, with_total=True)
+        page = await pages.entities(
+            scopes[1], NOW, EntityFilter(), after=after, limit=7, with_total=True
+        )
         assert page.total == SMALL
         seen += [(e.name, e.id) for e in page.items]
         assert all(e.seq == 3 and e.retracted_at is None for e in page.items)
@@ -120,21 +123,20 @@ async def test_events_pages_keep_the_window_and_the_order(
     neo4j_driver: AsyncDriver, settings: Settings, scopes: dict[int, str]
 ) -> None:
     pages = StoryPages(neo4j_driver, settings.neo4j_database)
-    first = await pages.events(scopes[1], NOW, after=None, limit=10, with_total=True)
+    first = await pages.events(scopes[1], NOW, EventFilter(), after=None, limit=10, with_total=True)
     assert first.total == 3 * SMALL and first.has_next
     low, high = first.items[3].at, first.items[8].at
     window = await pages.events(
-        scopes[1], NOW, after=None, limit=3, with_total=True, from_=low, to=high
+        scopes[1], NOW, EventFilter(from_=low, to=high), after=None, limit=3, with_total=True
     )
     assert window.total == 6 and [e.id for e in window.items] == [e.id for e in first.items[3:6]]
     rest = await pages.events(
         scopes[1],
         NOW,
+        EventFilter(from_=low, to=high),
         after=(window.items[-1].at, window.items[-1].id),
         limit=10,
         with_total=False,
-        from_=low,
-        to=high,
     )
     assert [e.id for e in rest.items] == [e.id for e in first.items[6:9]] and not rest.has_next
 

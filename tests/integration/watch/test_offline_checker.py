@@ -1,5 +1,5 @@
 """The offline checker (no MODEL_BASE_URL) through the real check loop and Neo4j (seed 000;
-engine/watch/offline.py): same tools, budgets, evidence batches and hand-off gate."""
+engine/offline/watch_checker.py): same tools, budgets, evidence batches and hand-off gate."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from engine.concern.loop_output import LoopStep
-from engine.llm.offline.extractor import extract, sentences
 from engine.llm.tasks import LogEntry, LoopContext, Person, ReviewDocument
+from engine.offline.extractor import extract, sentences
 from engine.settings import Settings
 from jobs.llm.gateway import HttpModelGateway, OfflineModelGateway, build_gateway
 

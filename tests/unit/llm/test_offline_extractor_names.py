@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.llm.offline.extractor import extract
 from engine.llm.tasks import ReviewDocument
+from engine.offline.extractor import extract
 from engine.story.conversation import speakers
 
 AT = "[2026-11-30T09:08:00+08:00]"

@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engine.llm.offline.extractor import extract
 from engine.llm.tasks import ReviewDocument
+from engine.offline.extractor import extract
 
 SH = ZoneInfo("Asia/Shanghai")
 MONDAY = datetime(2026, 9, 21, 10, 0, tzinfo=SH)
@@ -83,7 +83,7 @@ def test_a_promise_is_when_it_was_said_and_a_past_event_when_it_happened() -> No
 
 
 def test_a_question_is_answered_when_someone_it_asks_speaks_after_it() -> None:
-    from engine.llm.offline.chatter import is_answered
+    from engine.offline.chatter import is_answered
 
     people = ["bob2", "floo", "tapia"]
     asked = "floo: can you ping the nameserver?"

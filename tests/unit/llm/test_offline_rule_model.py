@@ -8,10 +8,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from engine.concern.loop_output import Attitude, LoopOutput, LoopStep
-from engine.llm.offline.achievement import GoalKind, analyse_goal
-from engine.llm.offline.attitude import read_reply
-from engine.llm.offline.rule_model import judge_loop
 from engine.llm.tasks import LogEntry, LoopContext, Person, Signal
+from engine.offline.achievement import GoalKind, analyse_goal
+from engine.offline.attitude import read_reply
+from engine.offline.rule_model import judge_loop
 
 SH = ZoneInfo("Asia/Shanghai")
 BOSS = Person(person_id="p_owner", display_name="清海")

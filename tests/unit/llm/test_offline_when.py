@@ -1,4 +1,4 @@
-"""Promised times (engine/llm/offline/when.py), relative to the message time and zone."""
+"""Promised times (engine/language/when.py), relative to the message time and zone."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.llm.offline.when import Precision, cn_number, parse_when
+from engine.language.when import Precision, cn_number, parse_when
 
 SH = ZoneInfo("Asia/Shanghai")
 TUE_10 = datetime(2026, 3, 17, 10, 0)  # a Tuesday, naive = local Shanghai time

@@ -15,8 +15,8 @@ from engine.concern.model import (
     Concern,
     ConcernStatus,
 )
-from engine.llm.offline.rule_model import judge_loop
 from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.offline.rule_model import judge_loop
 from engine.signal.answers import DifferenceAnswer, read_difference_answer
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import Passage, SignalKind, SignalStatus

@@ -11,8 +11,8 @@ from engine.concern.admission import raise_concern
 from engine.concern.effects import ReportToOwner
 from engine.concern.policy import ConcernPolicy
 from engine.concern.wording import counterpart_message
-from engine.llm.offline.rule_model import judge_loop
 from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.offline.rule_model import judge_loop
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import Passage
 from engine.signal.policy import (

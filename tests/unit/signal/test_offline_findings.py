@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engine.llm.offline.extractor import extract
 from engine.llm.tasks import ReviewDocument
+from engine.offline.extractor import extract
 from engine.signal.derive import from_fact
 from engine.signal.model import Passage, SignalDraft, SignalKind
 from jobs.review.model import LEAF_SYSTEM

@@ -9,8 +9,8 @@ from collections import Counter
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from engine.llm.offline.rule_model import judge_loop
 from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.offline.rule_model import judge_loop
 from engine.signal.answers import read_commitment_answer, read_difference_answer
 from tests.support.labelled_replies import DIFFERENCE_REPLIES, PROMISE_REPLIES
 

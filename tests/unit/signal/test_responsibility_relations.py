@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from engine.errors import InvalidInput
-from engine.llm.offline.extractor import extract
 from engine.llm.tasks import ReviewDocument
+from engine.offline.extractor import extract
 from engine.signal.responsibility import find_responsibility
 from engine.signal.stored import drafts_from_suggestions
 from engine.story.corrections import resolve_suggestion

@@ -1,11 +1,11 @@
-"""The offline checker's step rules (seed 000 §2 识别检查与执行步骤; engine/watch/offline_steps)."""
+"""The offline checker's step rules (seed 000 §2 识别检查与执行步骤; engine/offline/watch_steps)."""
 
 from __future__ import annotations
 
 import pytest
 
+from engine.offline.watch_steps import classify, criterion_of, extract_steps, find_evidence
 from engine.watch.model import StepKind
-from engine.watch.offline_steps import classify, criterion_of, extract_steps, find_evidence
 
 DOC = """发布流程
 1. 核对官网版本号必须为 v2.3（检查时核验）。

@@ -1,6 +1,6 @@
 """Workflow steps from plain text, by fixed keyword rules (seed 000 §2, offline checker).
 
-The offline checker (engine/watch/offline.py) is not a language model; this module is its
+The offline checker (engine/offline/watch_checker.py) is not a language model; this module is its
 whole "understanding" of a source. It recognises exactly two shapes:
 
 - **numbered lines**: `1. …`, `1、…`, `1) …`, `（1）…`, `第1步 …`, `Step 1: …`;

@@ -19,9 +19,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from engine.llm.offline.attitude import NEGATION, VAGUE_WORDS, is_question
-from engine.llm.offline.when import PromisedTime, parse_when
+from engine.language.when import PromisedTime, parse_when
+from engine.language.words import CANCEL, DONE, NOT_YET
 from engine.llm.tasks import LogEntry, Signal
+from engine.offline.attitude import NEGATION, VAGUE_WORDS, is_question
 
 
 class GoalKind(StrEnum):
@@ -63,25 +64,9 @@ AFFIRM = re.compile(
     r"sounds good|👌|👍)",
     re.IGNORECASE,
 )
-DONE = re.compile(
-    r"完成|完了|做完|写完|搞定|弄好|好了|提了|交了|发了|上线了|合了|"
-    r"已[经]?(?:发|交|提|给)|"
-    r"\bdone\b|finished|completed|\bsent\b|\bready\b|\bmerged\b|\bshipped\b",
-    re.IGNORECASE,
-)
-NOT_YET = re.compile(
-    r"还没|没有|尚未|未完成|还在|没做|\bnot yet\b|\bnot done\b|\bstill\b|"
-    r"\bpending\b|\bhaven'?t\b",
-    re.IGNORECASE,
-)
 ALL_DONE = re.compile(
     r"都(?:完成|做完|搞定|好)了|全部(?:完成|搞定)|all done|both done|"
     r"everything(?:'s| is) done",
-    re.IGNORECASE,
-)
-CANCEL = re.compile(
-    r"算了|不用问了|不用了|别问了|不用跟了|不需要了|取消|不跟了|"
-    r"never ?mind|forget (?:about )?it|no need|cancel|drop it|don'?t bother",
     re.IGNORECASE,
 )
 _CLAUSES = re.compile(r"[，,。;；!！?？\n]|\.(?:\s|$)|但是|不过|\bbut\b", re.IGNORECASE)

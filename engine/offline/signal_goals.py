@@ -24,9 +24,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from engine.concern.reading import ReplyOutcome, ReplyReading
-from engine.llm.offline.achievement import GoalSpec, PersonResult, evidence_for
+from engine.llm.reading import ReplyOutcome, ReplyReading
 from engine.llm.tasks import LogEntry, LoopContext, Signal
+from engine.offline.achievement import GoalSpec, PersonResult, evidence_for
 from engine.signal.answers import (
     CommitmentAnswer,
     DifferenceAnswer,

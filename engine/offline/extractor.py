@@ -25,7 +25,7 @@ speaker is a person entity of every fact of that message, and relative times are
 against the message's own time.
 
 Which sentences are facts (precision before recall, docs/rules/precision.md): never a
-greeting, thanks, acknowledgement or small-talk question (engine/llm/offline/chatter.py);
+greeting, thanks, acknowledgement or small-talk question (engine/offline/chatter.py);
 a question only when it asks someone for something; a plain statement only when it names a
 day (a vague "soon" only with a delivery verb), states a responsibility, names a known entity,
 a version, an issue or a url, asks someone for something or undertakes something
@@ -57,10 +57,8 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from engine.llm.offline.achievement import DONE, NOT_YET
-from engine.llm.offline.attitude import is_question
-from engine.llm.offline.chatter import is_chatter, is_request
-from engine.llm.offline.when import parse_past, parse_when
+from engine.language.when import parse_past, parse_when
+from engine.language.words import DONE, NOT_YET
 from engine.llm.tasks import (
     EntityKind,
     ExtractedEntity,
@@ -71,6 +69,8 @@ from engine.llm.tasks import (
     ReviewDocument,
     Span,
 )
+from engine.offline.attitude import is_question
+from engine.offline.chatter import is_chatter, is_request
 from engine.signal.responsibility import ResponsibilityClaim, find_responsibility
 from engine.story.conversation import Message, message_at, messages
 from engine.story.models import RESPONSIBLE_FOR

@@ -13,7 +13,7 @@ resumed request yields the same turn:
    page by page through `heartbeat_read_note_source` / `heartbeat_read_knowledge_source`, one
    call per source per round; a `restart` result (revision changed while paging) starts that
    source again (the older tool names in a transcript are read the same way);
-2. register the steps found by `engine.watch.offline_steps` with `heartbeat_check_workflow`
+2. register the steps found by `engine.offline.watch_steps` with `heartbeat_check_workflow`
    `steps`;
 3. send one `heartbeat_check_workflow` `update.updates` batch: a check step is `done` only
    where some other line of the bound sources literally contains its completion criterion
@@ -38,6 +38,7 @@ from typing import Any
 
 from engine.llm.accounting import Accounting, AttemptRecord, CallStats
 from engine.llm.messages import ChatMessage, ChatRequest, ChatResult, ToolCall
+from engine.offline.watch_steps import StepDraft, extract_steps, find_evidence
 from engine.watch.budget import (
     CHECK_WORKFLOW,
     READ_KNOWLEDGE,
@@ -46,7 +47,6 @@ from engine.watch.budget import (
     records_evidence,
 )
 from engine.watch.model import StepKind
-from engine.watch.offline_steps import StepDraft, extract_steps, find_evidence
 
 OFFLINE_CHECKER_MODEL = "offline-watch-checker"
 PAGE = 4000

@@ -7,7 +7,7 @@
     完全无回复             无响应          按正常间隔，3 次后考虑换渠道或升级
 
 A reply is read as a whole (all counterpart lines since our last message, joined):
-- COMMITTED: a time phrase that resolves to a datetime (engine/llm/offline/when.py),
+- COMMITTED: a time phrase that resolves to a datetime (engine/language/when.py),
   not negated ("明天给不了") and not asked as a question ("明天可以吗？"). A promise wins
   over resistance ("别催了，明天给你" is a commitment; the resistance is noted in cues).
 - RESISTANT_WORKING: 别催/在做了/在弄了/正在/急什么, "stop pushing", "working on it" …
@@ -25,7 +25,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from engine.concern.loop_output import Attitude
-from engine.llm.offline.when import Precision, PromisedTime, parse_when
+from engine.language.when import Precision, PromisedTime, parse_when
 from engine.llm.tasks import LogEntry
 
 RESISTANT = re.compile(

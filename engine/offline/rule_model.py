@@ -5,7 +5,7 @@ Order of the rules (seed 002 §六 执行循环 / 部分达成判定 / 对方态
 2. Every counterpart meets the goal (reply or indirect evidence) -> RESOLVE, with the
    back-flow fields: a one-sentence conclusion and the key replies (seed 002 回流内容).
    A signal's follow-up or question (the agenda's goals) is met only by an answer that
-   says something definite (`engine/llm/offline/signal_goals.py`): "嗯"/"对" alone is not.
+   says something definite (`engine/offline/signal_goals.py`): "嗯"/"对" alone is not.
 3. The counterpart whose reply triggered this turn asked something only the initiator can
    decide ("能换下午吗？"), or reported a blocker with a proposal ("卡在第三方回调…临时方案…")
    -> WAIT on the initiator, owner_update carries it (中途汇报: 需要发起人决定).
@@ -37,10 +37,12 @@ from functools import partial
 from typing import Any
 
 from engine.concern.loop_output import Attitude, LoopOutput, LoopStep, NextAction, OutboundDraft
-from engine.concern.reading import ReplyOutcome
 from engine.concern.wording import ask_from, spaced
 from engine.concern.wording import is_question as ask_is_question
-from engine.llm.offline.achievement import (
+from engine.language.when import localize
+from engine.llm.reading import ReplyOutcome
+from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.offline.achievement import (
     GoalKind,
     GoalSpec,
     PersonResult,
@@ -48,10 +50,8 @@ from engine.llm.offline.achievement import (
     is_cancellation,
     judge_person,
 )
-from engine.llm.offline.attitude import PersonAttitude, attitude_of, is_question
-from engine.llm.offline.signal_goals import judge_signal_answer, read_subject_reply, signal_goal
-from engine.llm.offline.when import localize
-from engine.llm.tasks import LogEntry, LoopContext, Person
+from engine.offline.attitude import PersonAttitude, attitude_of, is_question
+from engine.offline.signal_goals import judge_signal_answer, read_subject_reply, signal_goal
 
 _DECISION_ASK = (
     "能不能",

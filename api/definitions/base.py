@@ -1,0 +1,109 @@
+"""What the GraphQL types of every domain share: turning an engine model into a type
+(`build`, `versioned`), who recorded a version (`Actor`), the `Versioned` interface and the
+`Excerpt` of a cited source version."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, TypeVar
+
+import strawberry
+from pydantic import BaseModel
+from strawberry.types import Info
+
+from api.context import Context
+from engine.story import models as m
+
+strawberry.enum(m.ActorKind)
+ActorKind: TypeAlias = m.ActorKind
+
+T = TypeVar("T")
+_CONCERNS = "api.definitions.concern_types"
+if TYPE_CHECKING:
+    from api.definitions.concern_types import Concern
+
+
+@cache
+def _declared(cls: type[Any]) -> tuple[str, ...]:
+    """The field names a GraphQL type declares (read once per type)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+@cache
+def _copied(cls: type[Any], model_cls: type[BaseModel]) -> tuple[str, ...]:
+    """The names a GraphQL type declares that a model of `model_cls` has: its fields, and
+    its properties and other class attributes (worked out once per pair of types)."""
+    fields = model_cls.model_fields
+    declared = _declared(cls)  # type: ignore[arg-type]
+    return tuple(n for n in declared if n in fields or hasattr(model_cls, n))
+
+
+def build(cls: type[T], model: BaseModel, **overrides: Any) -> T:
+    """Copy the model's fields that the GraphQL type declares (same snake_case names)."""
+    names = _copied(cls, type(model))  # type: ignore[arg-type]
+    values = {n: getattr(model, n) for n in names if n not in overrides}
+    return cls(**values, **overrides)
+
+
+@strawberry.type(description="Who recorded a version: a person (user id) or a run (run id).")
+class Actor:
+    kind: ActorKind
+    id: str
+
+
+@lru_cache(maxsize=4096)
+def actor(a: m.Actor) -> Actor:
+    """The GraphQL Actor of a (frozen) model Actor; answers never change it, so one serves all."""
+    return Actor(kind=a.kind, id=a.id)
+
+
+@strawberry.interface(description="An immutable version of a versioned object.")
+class Versioned:
+    id: strawberry.ID
+    scope: str
+    seq: int
+    recorded_at: datetime
+    retracted_at: datetime | None
+    by: Actor
+    why: str
+    via_result: str | None
+    via_concern: str | None = strawberry.field(
+        description="The concern whose answer wrote this version (issue 28): `by` is then "
+        "the person (kind PERSON) who answered; null for runs' and users' versions."
+    )
+
+    @strawberry.field(
+        description="The concern (viaConcern) whose answer wrote this version, with its "
+        "conversation; null when none or not visible to the caller."
+    )
+    async def through_concern(
+        self, info: Info[Context, None]
+    ) -> Annotated[Concern, strawberry.lazy(_CONCERNS)] | None:
+        if not self.via_concern:
+            return None
+        from api.definitions.concern_types import Concern
+        from api.definitions.signal_loaders import concern_by_id
+
+        found = await concern_by_id(info.context, self.scope).load(self.via_concern)
+        return Concern.from_model(found) if found is not None else None
+
+
+def versioned(cls: type[T], model: m.Version, **extra: Any) -> T:
+    return build(cls, model, id=strawberry.ID(model.id), by=actor(model.by), **extra)
+
+
+@strawberry.type(
+    description="The cited text of exactly one source version, or why it is unavailable."
+)
+class Excerpt:
+    source_id: str
+    version: str
+    locator: str
+    available: bool
+    text: str | None
+    warning: str | None
+    withdrawn_at: datetime | None = strawberry.field(
+        default=None, description="when the app withdrew this version (its text is gone)"
+    )

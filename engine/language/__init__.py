@@ -1,0 +1,1 @@
+"""Language utilities the domains share: time phrases, reply words, the answer language."""
