@@ -28,7 +28,8 @@ fuzz: install
 # Fault injection, long: 20 worker kills at random moments of every job kind, a Redis restart
 # with jobs queued and a Neo4j restart mid-review; prints kills, restarts, jobs, lost, duplicated.
 chaos: install
-	CHAOS_KILLS=$${CHAOS_KILLS:-20} CHAOS_NEO4J=$${CHAOS_NEO4J:-1} bash ops/test.sh tests/e2e/test_chaos.py -q -s -p no:cacheprovider
+	CHAOS_KILLS=$${CHAOS_KILLS:-20} CHAOS_NEO4J=$${CHAOS_NEO4J:-1} CHAOS_SEED=$${CHAOS_SEED:-random} \
+		bash ops/test.sh tests/e2e/test_chaos.py -q -s -p no:cacheprovider
 
 deps:
 	@bash ops/deps.sh
