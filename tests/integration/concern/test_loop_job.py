@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -153,6 +154,8 @@ async def test_rate_limited_model_defers_the_job_by_retry_after(
             job_ctx, concern_id=raised.concern_id, trigger=trig, now=at(30).isoformat()
         )
     assert model.calls == 1, "a 429 is not retried inside the gateway"
+    asked = json.dumps(model.requests[0].messages, ensure_ascii=False)
+    assert raised.goal in asked and "张三" in asked  # a turn over this concern was refused
     assert deferred.value.defer_score == 7000
     unchanged = await ConcernRepository(neo4j_driver, settings.neo4j_database).load(
         raised.concern_id

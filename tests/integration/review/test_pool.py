@@ -161,7 +161,7 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
     deps: Deps, gateway: Gateway, model_server: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(deps, scope, "chat-1", conversation(6))
-    model_server.script(text("普通聊天"), leaf_reply("a"), nav_reply())
+    model_server.script(text("普通聊天", grounded_in=("你好",)), leaf_reply("a"), nav_reply())
     full = [await review_pool(deps).acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
     got = await open_run(
         deps, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
