@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -19,6 +20,7 @@ import redis
 
 from engine.settings import Settings
 from tests.support.grounded_review import sent_texts
+from tests.support.polling import until
 from tests.support.processes import forget_queue, process_env, spawn, stop
 from tests.support.review_api import RUN, gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
@@ -55,7 +57,8 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
                 "text": lines,
             },
         )
-        model_server.script(leaf("批0"), leaf("批1-慢", delay=60))
+        # batch 1's answer is held (never released): the worker is killed while it waits
+        model_server.script(leaf("批0"), leaf("批1-慢", hold=threading.Event()))
         started = gql(
             api,
             "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
@@ -67,10 +70,8 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         run_id = started["id"]
         assert started["status"] == "running"
         workers.append(spawn(["worker"], env))
-        deadline = time.monotonic() + 60
-        while model_server.calls < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert model_server.calls == 2, "the second leaf never reached the model"
+        until(lambda: model_server.calls, lambda n: n >= 2, "the second leaf at the model")
+        assert model_server.calls == 2
         before = gql(api, RUN, id=run_id)["supervisionRun"]
         assert [b["state"] for b in before["batches"]][:2] == ["committed", "pending"]
         n = len(before["batches"])
