@@ -12,7 +12,6 @@ import json
 import os
 import signal
 import threading
-import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -80,9 +79,7 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         workers[0].wait(timeout=10)
 
         alive = f"storygraph:alive:{queue}:*"
-        deadline = time.monotonic() + 20
-        while list(r.scan_iter(match=alive)) and time.monotonic() < deadline:
-            time.sleep(0.3)
+        until(lambda: list(r.scan_iter(match=alive)), lambda keys: not keys, "liveness lapsed", 20)
         model_server.script(
             *[leaf(f"批{i}") for i in range(1, n)],
             text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False)),

@@ -72,7 +72,7 @@ def follow(scope: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         review_args(scope),
         cwd=PROJECT_ROOT,
-        env=env,
+        env=dict(env, PYTHONUNBUFFERED="1"),  # each line as it is printed
         stdout=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
