@@ -56,12 +56,15 @@ from neo4j import AsyncDriver
 from redis.asyncio import Redis
 
 from engine.concern.policy import ConcernPolicy
+from engine.review.pool import DEFAULT_SLOTS
 from engine.settings import PROJECT_ROOT, Settings
 from jobs.localredis import LocalRedis
+from jobs.queue import open_pool
+from jobs.review.pool import ReviewPool
 from jobs.serialization import deserialize
 from jobs.worker import CRON_JOBS
 from tests.support.chaos_audit import Tally, owner_told, ran_again
-from tests.support.polling import reached_async
+from tests.support.polling import reached_async, until_async
 from tests.support.processes import (
     Server,
     free_port,
@@ -303,6 +306,7 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
             worker = start_worker(settings, env)
 
         await settle(api, scope, tally, watch_id, tickets, neo4j_driver, settings)
+        worker = await kill_a_review_mid_leaf(api, scope, tally, tickets, settings, env, worker)
         await audit(api, scope, tally, receiver, neo4j_driver, settings, watch_id, tickets)
         await audit_redelivery(queue, settings.queue_name, tally)
     finally:
@@ -316,10 +320,11 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
             q=settings.queue_name,
             database_=settings.neo4j_database,
         )
-    assert tally.kills == KILLS
+    assert tally.kills == KILLS + 1  # and the one that lands mid-leaf
     assert tally.lost == [], tally.lost
     assert tally.duplicated == [], tally.duplicated
     assert tally.redelivered == len(tally.interrupted), tally.line()
+    assert tally.jobs["review killed mid-leaf, continued to completion"] == 1, tally.line()
 
 
 async def wait_until(what: str, done: Callable[[], bool | Awaitable[bool]], tally: Tally) -> None:
@@ -331,6 +336,77 @@ async def wait_until(what: str, done: Callable[[], bool | Awaitable[bool]], tall
 
     if not await reached_async(read, within=SETTLE_S, every=1):
         tally.lost.append(f"{what} never settled within {SETTLE_S} s")
+
+
+async def kill_a_review_mid_leaf(
+    api: Server,
+    scope: str,
+    tally: Tally,
+    tickets: Tickets,
+    settings: Settings,
+    env: dict[str, str],
+    worker: subprocess.Popen[bytes],
+) -> subprocess.Popen[bytes]:
+    """A kill that certainly lands in a review: the pool's slots are held by the test, so
+    the review's first leaf waits in line (mid-stage, deterministically); the worker is
+    killed there, the slots freed, and once the dead worker's liveness key has lapsed a
+    new worker's start-up recovery fails the run (worker_lost). Nothing was uploaded since
+    it started, so continueReview must take it up (not refuse it as superseded) and run it
+    to completion. Returns the new worker."""
+    pool = await open_pool(settings)
+    slots = ReviewPool(pool, settings.queue_name)
+    held = [await slots.acquire(f"chaos-hold:{i}") for i in range(DEFAULT_SLOTS)]
+    run_id = ""
+    try:
+
+        async def started() -> bool:
+            nonlocal run_id
+            answer = attempt(api, START_REVIEW, sc={"projectIds": [scope]},
+                             f=(BASE - timedelta(hours=1)).isoformat(),
+                             t=(BASE + timedelta(days=1)).isoformat())  # fmt: skip
+            run_id = answer["startReview"]["id"] if answer is not None else ""
+            return bool(run_id)
+
+        await until_async(started, what="a review to start after the faults", within=SETTLE_S)
+        tickets.reviews.append(run_id)
+        await until_async(
+            slots.state,
+            lambda st: any(t.holder.startswith(f"{run_id}:leaf:") for t in st.waiting),
+            what="the review's leaf waiting in line for a slot",
+            within=SETTLE_S,
+        )
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        tally.record_kill(await jobs_in_progress(pool), datetime.now(UTC))
+    finally:
+        for slot in held:
+            await slots.release(slot.slot.holder)
+    alive = f"storygraph:alive:{settings.queue_name}:*"
+
+    async def no_one_alive() -> bool:
+        return not [k async for k in pool.scan_iter(match=alive)]
+
+    await until_async(no_one_alive, what="the killed worker's liveness lapsed", within=120)
+    await pool.aclose()
+    worker = start_worker(settings, env)
+    status = "query($id: String!) { supervisionRun(id: $id) { status error { kind } } }"
+    run = await until_async(
+        lambda: asyncio.to_thread(lambda: gql(api, status, id=run_id)["supervisionRun"]),
+        lambda r: r["status"] != "running",
+        what="the killed review failed by recovery",
+        within=SETTLE_S,
+    )
+    if run["status"] != "failed" or run["error"]["kind"] != "worker_lost":
+        tally.lost.append(f"review {run_id} killed mid-leaf ended {run}")
+        return worker
+    gql(api, "mutation($id: String!) { continueReview(id: $id) { id } }", id=run_id)
+    await wait_until(
+        f"review {run_id} continued after its kill",
+        lambda: gql(api, status, id=run_id)["supervisionRun"]["status"] == "completed",
+        tally,
+    )
+    tally.jobs["review killed mid-leaf, continued to completion"] += 1
+    return worker
 
 
 async def settle(
