@@ -2,7 +2,7 @@
 
 Random histories of publishes (entities and events named from a small mixed Chinese/English
 vocabulary), renames and re-descriptions by a person, new source versions and withdrawals
-are written to Neo4j and replayed in memory (engine/story/replay.py, the reference model).
+are written to Neo4j and replayed in memory (tests/support/story_replay.py, the reference model).
 For every checkpoint T and every word, `search(asOf=T)` must return exactly:
 - the entities whose text at any version recorded by T held the word, each answering with
   its version believed at T (its name then), `current` exactly when that version holds it;
@@ -36,12 +36,12 @@ from engine.search.ranking import HitKind
 from engine.settings import Settings
 from engine.story.inputs import EntityEdit, PublishResultInput
 from engine.story.models import Entity
-from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
 from jobs.deps import Deps
 from jobs.search.embed import embed_scope
 from jobs.search.reads import SearchAsk, search
 from tests.support.story import ALICE, RUN, T0, source
+from tests.support.story_replay import StoryReplay
 
 READER = Principal("reader-p", frozenset({"*"}), frozenset({"reader"}))
 WORDS = ["alpha", "bravo", "charlie", "灰度", "回调", "网关"]
