@@ -146,6 +146,8 @@ def test_review_command_shows_each_stage_and_the_final_status(
         gate.set()
     assert follower.wait(timeout=120) == 0
     reader.join(timeout=30)
+    assert follower.stdout is not None
+    follower.stdout.close()
     out = "".join(lines)
     run_id = run_id_of(out)
     saved = [out.index(f"  {stage:<10} saved") for stage in STAGES]
