@@ -415,7 +415,14 @@ async def kill_a_review_mid_leaf(
     if run["status"] != "failed" or run["error"]["kind"] != "worker_lost":
         tally.lost.append(f"review {run_id} killed mid-leaf ended {run}")
         return worker
-    gql(api, "mutation($id: String!) { continueReview(id: $id) { id } }", id=run_id)
+    continue_review = "mutation($id: String!) { continueReview(id: $id) { id } }"
+    # another run (a heartbeat's automatic supervision) may hold the lease: BUSY, again
+    await until_async(
+        lambda: asyncio.to_thread(attempt, api, continue_review, id=run_id),
+        lambda answer: answer is not None,
+        what=f"review {run_id} continued",
+        within=SETTLE_S,
+    )
     await wait_until(
         f"review {run_id} continued after its kill",
         lambda: gql(api, status, id=run_id)["supervisionRun"]["status"] == "completed",
