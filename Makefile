@@ -28,11 +28,15 @@ test: install
 fuzz: install
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} .venv/bin/pytest tests/e2e/test_fuzz.py -q -s -p no:cacheprovider -o addopts="" --timeout=0
 
-# Fault injection, long: 20 worker kills at random moments of every job kind, a Redis restart
-# with jobs queued and a Neo4j restart mid-review; prints kills, restarts, jobs, lost, duplicated.
-# Then three Redis failovers under load (the primary killed, a replica promoted by Sentinel).
+# Fault injection, long: 20 worker kills at random moments of every job kind (random seed,
+# printed; CHAOS_SEED=<n> replays), a Redis restart with jobs queued and a Neo4j restart
+# mid-review, printing kills, restarts, jobs, lost, duplicated; and reviews read on completion
+# while four CPU burners keep both cores busy; then three Redis failovers under load (the primary
+# killed, a replica promoted by Sentinel).
 chaos: install
-	CHAOS_KILLS=$${CHAOS_KILLS:-20} CHAOS_NEO4J=$${CHAOS_NEO4J:-1} bash ops/test.sh tests/e2e/test_chaos.py -q -s -p no:cacheprovider
+	CHAOS_KILLS=$${CHAOS_KILLS:-20} CHAOS_NEO4J=$${CHAOS_NEO4J:-1} CHAOS_SEED=$${CHAOS_SEED:-random} \
+		STRESS_BURNERS=$${STRESS_BURNERS:-4} bash ops/test.sh tests/e2e/test_chaos.py \
+		tests/e2e/test_result_on_completion.py -q -s -p no:cacheprovider
 	FAILOVERS=$${FAILOVERS:-3} bash ops/test.sh tests/e2e/test_redis_failover.py -q -s -p no:cacheprovider
 
 deps:

@@ -22,8 +22,8 @@ Rate limits (汇报频率约束), applied by `schedule_report`:
 - at least `report_min_gap` (30 min) between two mid-course reports of one concern — a
   report inside the gap is deferred to the end of it;
 - at most `daily_report_cap` a day per recipient — beyond it a template report is skipped
-  (a later report or the back-flow supersedes it) while an `owner_update` is deferred to the
-  next working period;
+  (a later report or the back-flow supersedes it; the timeline records the skip) while an
+  `owner_update` is deferred to the next working period;
 - outside working hours (policy timezone, work_start–work_end on workdays) deferred to the
   next working period, whatever the priority: the rule names no exemption (priority governs
   when follow-ups to counterparts may go out, not mid-course reports to the initiator).
@@ -234,7 +234,13 @@ def build_report(
         policy=policy,
     )
     if slot.deliver_at is None:
-        return concern, None
+        # skipped, not silent: the timeline says which report the daily cap withheld
+        skipped = TimelineEntry(
+            ts=now,
+            type=TimelineType.REPORT,
+            detail=f"汇报（{'+'.join(kinds)}）：{slot.reason}，未发送",
+        )
+        return concern.model_copy(update={"timeline": [*concern.timeline, skipped]}), None
     routed = route(
         recipient,
         context.preferred_channels.get(recipient.person_id or ""),

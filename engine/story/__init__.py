@@ -1,6 +1,6 @@
 """The story graph domain (seed 004 图谱对象关系): objects, versions, identity and corrections.
 
 Pure code: models and decisions only. `graph.story` loads state from Neo4j, calls the
-decisions here and writes what they return; `engine.story.replay` applies the same decisions
-to an in-memory state and is the reference model of the time semantics.
+decisions here and writes what they return; the tests' reference model of the time
+semantics replays the same decisions on an in-memory state.
 """

@@ -51,7 +51,12 @@ from graph.concern.outbox import Outbox, OutboxRow
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository, StoredConcern
 from jobs import quota
-from jobs.concern.effects import enqueue_advance, enqueue_delivery, enqueue_scheduler_run
+from jobs.concern.effects import (
+    enqueue_advance,
+    enqueue_delivery,
+    enqueue_scheduler_run,
+    first_turn_job_id,
+)
 from jobs.deps import Deps
 
 RECORD_ATTEMPTS = 5
@@ -224,9 +229,14 @@ async def raise_concern(
         first = due_trigger(concern, now)
         if first is not None:
             # the first loop turn at once (seed 002: the initial message is written to
-            # conversation_log on raising), under the job id the scheduler's scan derives
+            # conversation_log on raising), under its own job id (jobs/concern/effects.py)
             await enqueue_advance(
-                deps.pool, deps.settings.queue_name, concern_id=cid, trigger=first, now=now
+                deps.pool,
+                deps.settings.queue_name,
+                concern_id=cid,
+                trigger=first,
+                now=now,
+                job_id=first_turn_job_id(cid),
             )
     return concern
 

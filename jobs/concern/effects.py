@@ -6,6 +6,14 @@ kind, event key)`: every enqueuer — two workers' crons, a repeated reply, a re
 call — derives the same id for the same concern and event, and arq keeps one job per id.
 The loop itself also records the job id in `handled_triggers`, so even after arq forgot the
 id a rerun decides nothing.
+
+The one exception is the first turn a raise enqueues at once (`first_turn_job_id`): it runs
+at the raise's moment, and a scheduler run at a later moment that finds the same item due
+must still get its own job at its own moment. Under one shared id arq would keep the raise's
+job and drop the scan's, and a scan that came while the raise's job was queued would deliver
+before the turn had written its reports: what the owner is told would depend on which job
+ran first. The trigger's id in `handled_triggers` keeps the loop from deciding twice; the
+second job only delivers what is due at its moment.
 """
 
 from __future__ import annotations
@@ -26,6 +34,11 @@ def delivery_job_id(key: str) -> str:
     return f"concern-deliver:{key}"
 
 
+def first_turn_job_id(concern_id: str) -> str:
+    """The arq id of the turn a raise enqueues at once (not the scan's: see above)."""
+    return f"concern:{concern_id}:raised"
+
+
 def scheduler_job_id(now: datetime, scope: str | None) -> str:
     return f"concern-scan:{scope or '*'}:{now.isoformat()}"
 
@@ -38,15 +51,17 @@ async def enqueue_advance(
     trigger: Trigger,
     now: datetime | None = None,
     signal: dict[str, Any] | None = None,
+    job_id: str | None = None,
 ) -> bool:
-    """True when enqueued now; False when the same trigger is already queued or done."""
+    """True when enqueued now; False when the same trigger is already queued or done.
+    `job_id` defaults to the trigger's own id."""
     job = await pool.enqueue_job(
         ADVANCE_JOB,
         concern_id=concern_id,
         trigger=trigger.model_dump(mode="json"),
         now=now.isoformat() if now is not None else None,
         signal=signal,
-        _job_id=trigger.job_id(concern_id),
+        _job_id=job_id or trigger.job_id(concern_id),
         _queue_name=queue_name,
     )
     return job is not None

@@ -3,44 +3,36 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+import pytest_asyncio
 
 from engine.settings import Settings
+from tests.support.browser import close_shared_browser
 from tests.support.processes import (
     Server,
-    free_port,
+    api_servers,
     offline_stack,
     process_env,
-    spawn,
     start_worker,
     stop,
-    wait_http,
 )
 
 
-@pytest.fixture(scope="package")
-def start_server(services: Settings) -> Iterator:  # type: ignore[type-arg]
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(**extra: str) -> Server:
-        port = free_port()
-        env = process_env(services, API_PORT=str(port), **extra)
-        proc = spawn(["serve"], env)
-        started.append(proc)
-        url = f"http://127.0.0.1:{port}"
-        wait_http(url, proc)
-        return Server(url, proc, env)
-
-    yield start
-    for proc in started:
-        stop(proc)
+# Module scope: the APIs a module's tests and fixtures start are stopped when the module
+# ends (a function-scoped stack stops its own at once), not kept idle until the package ends.
+@pytest.fixture(scope="module")
+def start_server(services: Settings) -> Iterator[Callable[..., Server]]:
+    with api_servers(services) as start:
+        yield start
 
 
 @pytest.fixture(scope="package")
-def api(start_server) -> Server:  # type: ignore[no-untyped-def]
-    return start_server()
+def api(services: Settings) -> Iterator[Server]:
+    """The API most e2e tests share, for the whole package."""
+    with api_servers(services) as start:
+        yield start()
 
 
 # Package scope: the shared worker stops when the e2e tests end, so it never takes jobs that
@@ -58,3 +50,11 @@ def offline(services: Settings, start_server) -> Iterator[Server]:  # type: igno
     model), TIMEZONE Asia/Shanghai, the heartbeat app switched on: what `make run` serves."""
     with offline_stack(services, start_server, "agenda", TIMEZONE="Asia/Shanghai") as api:
         yield api
+
+
+@pytest_asyncio.fixture(scope="session", autouse=True)
+async def one_chromium() -> AsyncIterator[None]:
+    """The page tests share one Chromium for the session (`tests/support/browser.py`
+    launches it on first use, a fresh context per test); it is stopped here at the end."""
+    yield
+    await close_shared_browser()

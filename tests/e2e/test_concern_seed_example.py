@@ -11,7 +11,6 @@ jobs carry as their `now`; the times are in 2035 so no wall-clock scheduler touc
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
@@ -21,6 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from engine.settings import Settings
+from tests.support.polling import until
 from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.scripted_model import ScriptedModelServer, text
 
@@ -81,13 +81,12 @@ def sent_to(api: Server, scope: str, person: str) -> list[dict[str, Any]]:
 
 
 def wait_for(api: Server, scope: str, person: str, count: int, timeout: float = 60) -> list[Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = sent_to(api, scope, person)
-        if len(got) >= count:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"{person} received {sent_to(api, scope, person)}, wanted {count}")
+    return until(
+        lambda: sent_to(api, scope, person),
+        lambda got: len(got) >= count,
+        f"{count} messages to {person}",
+        timeout,
+    )
 
 
 def reply(api: Server, cid: str, person: str, words: str, minute: float) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from neo4j import GraphDatabase
 from engine.settings import Settings
 from graph.driver import neo4j_password
 from graph.localserver import LocalNeo4j
+from tests.support.polling import until
 from tests.support.processes import free_port, process_env, spawn, stop, wait_http
 
 HEALTH = "{ health { neo4j redis } }"
@@ -65,12 +66,8 @@ def _assert_outage_answers(url: str) -> None:
 
 
 def _wait_neo4j_healthy(url: str, within_s: float = 60) -> None:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if _post(url, HEALTH)[0]["data"]["health"]["neo4j"]:
-            return
-        time.sleep(0.5)
-    raise AssertionError("the API never saw Neo4j come back")
+    until(lambda: _post(url, HEALTH)[0]["data"]["health"]["neo4j"], what="the API seeing Neo4j back",
+          timeout=within_s)  # fmt: skip
 
 
 def _round_trip(url: str) -> None:
@@ -78,13 +75,12 @@ def _round_trip(url: str) -> None:
     enqueue = 'mutation($id: ID!) { enqueueProbe(id: $id, note: "back") { enqueued } }'
     enq, _ = _post(url, enqueue, {"id": probe_id})
     assert enq["data"]["enqueueProbe"]["enqueued"] is True, enq
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        found, _ = _post(url, "query($id: ID!) { workerProbe(id: $id) { id } }", {"id": probe_id})
-        if found.get("data") and found["data"]["workerProbe"]:
-            return
-        time.sleep(0.3)
-    raise AssertionError("the worker never ran a job after Neo4j came back")
+    probe = "query($id: ID!) { workerProbe(id: $id) { id } }"
+    until(
+        lambda: _post(url, probe, {"id": probe_id})[0],
+        lambda found: found.get("data") and found["data"]["workerProbe"],
+        "the worker running a job after Neo4j came back",
+    )
 
 
 @pytest.mark.timeout(300)  # three Neo4j starts (~15 s each on 2 cores) and two outages

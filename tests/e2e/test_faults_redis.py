@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -21,6 +20,7 @@ from engine.settings import Settings
 from graph.probes import ProbeStore
 from jobs.localredis import LocalRedis
 from jobs.queue import enqueue_probe, open_pool
+from tests.support.polling import reached_async, until_async
 from tests.support.processes import log_of, own_redis, process_env, start_worker, stop
 
 
@@ -33,23 +33,20 @@ def own_redis_fixture(services: Settings) -> Iterator[tuple[Settings, LocalRedis
 async def _probe_written(
     driver: AsyncDriver, settings: Settings, probe_id: str, within_s: float
 ) -> bool:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if await ProbeStore(driver, settings.neo4j_database).get(probe_id) is not None:
-            return True
-        await asyncio.sleep(0.2)
-    return False
+    store = ProbeStore(driver, settings.neo4j_database)
+    return await reached_async(
+        lambda: store.get(probe_id), lambda got: got is not None, within=within_s
+    )
 
 
 async def _logged(worker: subprocess.Popen[bytes], line: str, within_s: float = 30) -> None:
     """Wait (polling its log, with a deadline) until the worker has logged `line`."""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if line in log_of(worker):
-            return
+
+    async def read() -> str:
         assert worker.poll() is None, f"the worker exited: {log_of(worker)[-2000:]}"
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"the worker never logged {line!r}: {log_of(worker)[-2000:]}")
+        return log_of(worker)
+
+    await until_async(read, lambda log: line in log, f"the worker logging {line!r}", within_s)
 
 
 async def _enqueue(settings: Settings, probe_id: str) -> None:
@@ -88,12 +85,12 @@ async def test_worker_survives_a_redis_restart_and_runs_the_next_job(
         # background tasks survive too: the worker's liveness key comes back
         client = redis.Redis.from_url(settings.effective_redis_url)
         try:
-            deadline = time.monotonic() + 10
-            alive: list[bytes] = []
-            while time.monotonic() < deadline and not alive:
-                alive = list(client.scan_iter(match=f"storygraph:alive:{settings.queue_name}:*"))
-                await asyncio.sleep(0.2)
-            assert alive, "the worker's liveness key was not refreshed after the restart"
+            alive = f"storygraph:alive:{settings.queue_name}:*"
+            await until_async(
+                lambda: asyncio.to_thread(lambda: list(client.scan_iter(match=alive))),
+                what="the worker's liveness key refreshed after the restart",
+                within=10,
+            )
         finally:
             client.close()
     finally:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ from neo4j import AsyncDriver
 from engine.settings import Settings
 from jobs.deps import Deps
 from tests.support.mcp import all_pages, body, error_code, http_client, stdio_client
+from tests.support.polling import until_async
 from tests.support.processes import Server, process_env
 from tests.support.signal_chain import build_chain
 
@@ -404,13 +404,11 @@ def concern_input(scope: str) -> dict[str, Any]:
 
 
 async def wait_concern(api: Server, cid: str, done: Callable[[dict[str, Any]], bool]) -> Any:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        got = gql(api, CONCERN_GQL, id=cid)["concern"]
-        if done(got):
-            return got
-        await asyncio.sleep(0.3)
-    raise AssertionError(f"the worker never acted: {gql(api, CONCERN_GQL, id=cid)}")
+    return await until_async(
+        lambda: asyncio.to_thread(lambda: gql(api, CONCERN_GQL, id=cid)["concern"]),
+        done,
+        "the worker acting on the concern",
+    )
 
 
 async def test_agent_raises_and_advances_a_concern_and_the_worker_acts(
@@ -686,10 +684,14 @@ async def test_review_tools_follow_the_app_switch_and_scopes(
             async with http_client(api.url, OUTSIDER) as outsider:
                 assert error_code(await outsider.call_tool("start_review", window)) == "NOT_FOUND"
             run = body(await client.call_tool("start_review", window))
-            deadline = time.monotonic() + 90
-            while run["status"] not in ("completed", "failed") and time.monotonic() < deadline:
-                await asyncio.sleep(0.5)
-                run = body(await client.call_tool("review_status", {"run_id": run["id"]}))
+            run_id = run["id"]
+            ended = await until_async(
+                lambda: client.call_tool("review_status", {"run_id": run_id}),
+                lambda answer: body(answer)["status"] in ("completed", "failed"),
+                "the review to end",
+                90,
+            )
+            run = body(ended)
             assert run["status"] == "completed", run
             assert run["result_id"] and run["fraction"] == 1.0
             async with http_client(api.url, OUTSIDER) as outsider:

@@ -1,11 +1,11 @@
 import subprocess
 import sys
-import time
 import uuid
 
 import httpx
 
 from engine.settings import PROJECT_ROOT
+from tests.support.polling import until
 from tests.support.processes import Server, process_env
 
 
@@ -24,14 +24,14 @@ def test_job_round_trip_api_worker_neo4j_api(api: Server, worker: subprocess.Pop
         {"id": probe_id},
     ).json()
     assert ticket["data"]["enqueueProbe"] == {"id": probe_id, "enqueued": True}
-    found = None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and found is None:
-        found = api.graphql(
+    found = until(
+        lambda: api.graphql(
             "query($id: ID!) { workerProbe(id: $id) { note workerId runs } }", {"id": probe_id}
-        ).json()["data"]["workerProbe"]
-        time.sleep(0.2)
-    assert found is not None, "the worker never wrote the probe"
+        ).json()["data"]["workerProbe"],
+        lambda got: got is not None,
+        "the worker writing the probe",
+        30,
+    )
     assert found["note"] == "round trip" and found["runs"] == 1 and found["workerId"]
     again = api.graphql(
         "mutation($id: ID!) { enqueueProbe(id: $id) { enqueued } }", {"id": probe_id}
@@ -97,13 +97,14 @@ def test_worker_serves_model_metrics_when_asked(services) -> None:  # type: igno
     port = free_port()
     proc = spawn(["worker"], process_env(services, WORKER_METRICS_PORT=str(port)))
     try:
-        deadline = time.monotonic() + 30
-        text = ""
-        while time.monotonic() < deadline and "storygraph_model_calls" not in text:
+
+        def metrics() -> str:
             try:
-                text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=1).text
+                return httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=1).text
             except httpx.HTTPError:
-                time.sleep(0.2)
+                return ""
+
+        text = until(metrics, lambda t: "storygraph_model_calls" in t, "the metrics page", 30)
         assert "# HELP storygraph_model_calls_total" in text
         assert "storygraph_model_retries_total" in text
     finally:

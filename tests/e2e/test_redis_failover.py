@@ -38,7 +38,7 @@ from engine.settings import Settings
 from graph.probes import ProbeStore
 from jobs.liveness import alive_key
 from jobs.localredis_ha import LocalRedisHA
-from tests.support.chaos_audit import (
+from tests.support.failover_audit import (
     BASE,
     RAISE,
     RUN_CHECK,

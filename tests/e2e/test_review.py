@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -19,6 +19,7 @@ import redis
 
 from engine.settings import Settings
 from tests.support.grounded_review import sent_texts
+from tests.support.polling import until
 from tests.support.processes import forget_queue, process_env, spawn, stop
 from tests.support.review_api import RUN, gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
@@ -55,7 +56,8 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
                 "text": lines,
             },
         )
-        model_server.script(leaf("批0"), leaf("批1-慢", delay=60))
+        # batch 1's answer is held (never released): the worker is killed while it waits
+        model_server.script(leaf("批0"), leaf("批1-慢", hold=threading.Event()))
         started = gql(
             api,
             "mutation($sc: ReviewScopeInput!, $f: DateTime!, $t: DateTime!) {"
@@ -67,10 +69,8 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         run_id = started["id"]
         assert started["status"] == "running"
         workers.append(spawn(["worker"], env))
-        deadline = time.monotonic() + 60
-        while model_server.calls < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert model_server.calls == 2, "the second leaf never reached the model"
+        until(lambda: model_server.calls, lambda n: n >= 2, "the second leaf at the model")
+        assert model_server.calls == 2
         before = gql(api, RUN, id=run_id)["supervisionRun"]
         assert [b["state"] for b in before["batches"]][:2] == ["committed", "pending"]
         n = len(before["batches"])
@@ -79,9 +79,7 @@ def test_worker_killed_mid_leaf_then_run_continues_with_nothing_lost_or_duplicat
         workers[0].wait(timeout=10)
 
         alive = f"storygraph:alive:{queue}:*"
-        deadline = time.monotonic() + 20
-        while list(r.scan_iter(match=alive)) and time.monotonic() < deadline:
-            time.sleep(0.3)
+        until(lambda: list(r.scan_iter(match=alive)), lambda keys: not keys, "liveness lapsed", 20)
         model_server.script(
             *[leaf(f"批{i}") for i in range(1, n)],
             text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False)),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -250,23 +251,31 @@ async def test_run_progress_streams_stages_over_a_websocket_until_the_run_ends(
     deployment: tuple[Server, dict[str, str], str], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, _, _ = deployment
+    # the leaf's answer is held until the stream has shown the leaves stage running
+    gate = threading.Event()
     model_server.script(
-        leaf("批0", delay=1.5), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
+        leaf("批0", hold=gate), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
     )
     run_id = await start_review(api, scope)
     url = api.url.replace("http://", "ws://") + "/graphql"
     seen: list[dict[str, Any]] = []
-    async with websockets.connect(url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
-        await ws.send(json.dumps({"type": "connection_init"}))
-        assert json.loads(await ws.recv())["type"] == "connection_ack"
-        payload = {"query": PROGRESS, "variables": {"id": run_id}}
-        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
-        while True:
-            message = json.loads(await asyncio.wait_for(ws.recv(), timeout=30))
-            if message["type"] == "complete":
-                break  # the server ends the stream once the run has stopped
-            assert message["type"] == "next", message
-            seen.append(message["payload"]["data"]["runProgress"])
+    try:
+        async with websockets.connect(url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
+            await ws.send(json.dumps({"type": "connection_init"}))
+            assert json.loads(await ws.recv())["type"] == "connection_ack"
+            payload = {"query": PROGRESS, "variables": {"id": run_id}}
+            await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
+                if message["type"] == "complete":
+                    break  # the server ends the stream once the run has stopped
+                assert message["type"] == "next", message
+                seen.append(message["payload"]["data"]["runProgress"])
+                stages = {s["stage"]: s["state"] for s in seen[-1]["stages"]}
+                if stages.get("leaves") == "running":
+                    gate.set()
+    finally:
+        gate.set()
     assert all(p["runId"] == run_id for p in seen)
     states = [{s["stage"]: s["state"] for s in p["stages"]} for p in seen]
     assert any(s["leaves"] == "running" for s in states)  # seen while the model worked

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -20,6 +19,7 @@ import redis
 
 from engine.settings import PROJECT_ROOT, Settings
 from tests.support.grounded_review import sent_texts
+from tests.support.polling import until
 from tests.support.processes import Server, forget_queue, process_env, spawn, stop
 from tests.support.review_api import gql, leaf, wait_run
 from tests.support.scripted_model import ScriptedModelServer, text
@@ -72,7 +72,7 @@ def follow(scope: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         review_args(scope),
         cwd=PROJECT_ROOT,
-        env=env,
+        env=dict(env, PYTHONUNBUFFERED="1"),  # each line as it is printed
         stdout=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -123,14 +123,33 @@ def test_review_command_shows_each_stage_and_the_final_status(
     deployment: tuple[Server, dict[str, str]], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, env = deployment
+    # the leaf's answer is held until the CLI has shown the leaves stage running (no timed
+    # delay: however slowly the CLI polls, it sees the model at work)
+    gate = threading.Event()
     model_server.script(
-        leaf("批0", delay=1.5), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
+        leaf("批0", hold=gate), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
     )
-    done = cli(review_args(scope), env)
-    assert done.returncode == 0, done.stderr
-    out = done.stdout
+    running = f"  {'leaves':<10} running   0/1"
+    follower = follow(scope, env)
+    lines: list[str] = []
+
+    def read() -> None:
+        assert follower.stdout is not None
+        for line in follower.stdout:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        until(lambda: "".join(lines), lambda out: running in out, "the leaves stage shown running")
+    finally:
+        gate.set()
+    assert follower.wait(timeout=120) == 0
+    reader.join(timeout=30)
+    assert follower.stdout is not None
+    follower.stdout.close()
+    out = "".join(lines)
     run_id = run_id_of(out)
-    assert f"  {'leaves':<10} running   0/1" in out  # seen while the model worked
     saved = [out.index(f"  {stage:<10} saved") for stage in STAGES]
     assert saved == sorted(saved)  # each stage saved, in order
     assert out.strip().splitlines()[-1].startswith(f"Run {run_id} completed; outcome new_result")
@@ -157,9 +176,7 @@ def test_review_command_refuses_while_another_review_runs(
     follower = follow(scope, env)
     try:
         try:
-            deadline = time.monotonic() + 60
-            while model_server.calls < 1 and time.monotonic() < deadline:
-                time.sleep(0.1)
+            until(lambda: model_server.calls, what="the leaf asked")
             busy = cli(review_args(scope), env)
             assert busy.returncode == 2
             assert "BUSY" in busy.stderr
@@ -175,20 +192,24 @@ def test_review_command_refuses_while_another_review_runs(
         gate.set()
     assert wait_run(api, run_id, "cancelled")["status"] == "cancelled"
     assert model_server.calls == 1, "nothing was asked after the held leaf"
+    assert sent_texts(model_server) == [CHAT]  # what the held leaf was asked about
 
 
 def test_ctrl_c_detaches_and_the_review_goes_on(
     deployment: tuple[Server, dict[str, str]], model_server: ScriptedModelServer, scope: str
 ) -> None:
     api, env = deployment
+    # the leaf is held until the follower has been interrupted: the run is mid-stage then
+    gate = threading.Event()
     model_server.script(
-        leaf("批0", delay=3), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
+        leaf("批0", hold=gate), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
     )
     follower = follow(scope, env)
-    deadline = time.monotonic() + 60
-    while model_server.calls < 1 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    out = interrupt(follower)
+    try:
+        until(lambda: model_server.calls, what="the leaf asked")
+        out = interrupt(follower)
+    finally:
+        gate.set()
     assert follower.returncode == 0
     run_id = run_id_of(out)
     assert "Detached: the review keeps running (not cancelled)" in out

@@ -10,7 +10,6 @@ event titles read as the event, never as "[time] name:" or "name：".
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from engine.settings import Settings
+from tests.support.polling import until
 from tests.support.processes import (
     Server,
     offline_stack,
@@ -73,17 +73,16 @@ def review(api: Server, scope: str, start: datetime) -> str:
         f=start.isoformat(),
         t=(BASE + timedelta(days=1)).isoformat(),
     )["startReview"]["id"]
-    deadline = time.monotonic() + 90
-    run: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        run = gql(
+    run = until(
+        lambda: gql(
             api,
             "query($id: String!) { supervisionRun(id: $id) { status resultId error { message } } }",
             id=run_id,
-        )["supervisionRun"]
-        if run["status"] in ("completed", "failed", "cancelled"):
-            break
-        time.sleep(0.3)
+        )["supervisionRun"],
+        lambda r: r["status"] in ("completed", "failed", "cancelled"),
+        "the review to end",
+        90,
+    )
     assert run.get("status") == "completed", run
     return str(run["resultId"])
 
@@ -163,17 +162,16 @@ def review_day(api: Server, scope: str) -> None:
         f=(DAY - timedelta(hours=9)).isoformat(),
         t=(DAY + timedelta(hours=15)).isoformat(),
     )["startReview"]["id"]
-    deadline = time.monotonic() + 90
-    run: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        run = gql(
+    run = until(
+        lambda: gql(
             api,
             "query($id: String!) { supervisionRun(id: $id) { status error { message } } }",
             id=run_id,
-        )["supervisionRun"]
-        if run["status"] in ("completed", "failed", "cancelled"):
-            break
-        time.sleep(0.3)
+        )["supervisionRun"],
+        lambda r: r["status"] in ("completed", "failed", "cancelled"),
+        "the review to end",
+        90,
+    )
     assert run.get("status") == "completed", run
 
 

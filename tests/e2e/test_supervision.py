@@ -9,7 +9,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ import redis
 
 from engine.settings import PROJECT_ROOT, Settings
 from jobs.liveness import alive_key
+from tests.support.polling import until
 from tests.support.processes import (
     Server,
     free_port,
@@ -40,18 +40,15 @@ def _health(url: str) -> dict[str, object]:
 
 
 def _wait_health(url: str, want: dict[str, object], within_s: float = 30) -> dict[str, object]:
-    deadline = time.monotonic() + within_s
-    seen: dict[str, object] = {}
-    while time.monotonic() < deadline:
+
+    def read() -> dict[str, object]:
         try:
-            seen = _health(url)
+            return _health(url)
         except httpx.TransportError:  # not listening yet
-            time.sleep(0.3)
-            continue
-        if all(seen.get(k) == v for k, v in want.items()):
-            return seen
-        time.sleep(0.3)
-    raise AssertionError(f"health never became {want}; last {seen}")
+            return {}
+
+    return until(read, lambda seen: all(seen.get(k) == v for k, v in want.items()),
+                 f"health {want}", within_s)  # fmt: skip
 
 
 def _alive_keys(r: redis.Redis, queue: str) -> set[str]:
@@ -83,13 +80,11 @@ def _alive(pid: int) -> bool:
 
 
 def _worker_child(up: subprocess.Popen[str], within_s: float = 30) -> int:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        for pid, cmd in _children(up.pid):
-            if cmd.rstrip().endswith("api.cli worker"):
-                return pid
-        time.sleep(0.2)
-    raise AssertionError("storygraph up started no worker")
+
+    def worker_pids() -> list[int]:
+        return [pid for pid, cmd in _children(up.pid) if cmd.rstrip().endswith("api.cli worker")]
+
+    return until(worker_pids, what="storygraph up starting a worker", timeout=within_s)[0]
 
 
 class Lines:
@@ -111,13 +106,12 @@ class Lines:
         self._stream.close()
 
     def wait_for(self, text: str, within_s: float = 30) -> str:
-        deadline = time.monotonic() + within_s
-        while time.monotonic() < deadline:
-            for line in self.lines:
-                if text in line:
-                    return line
-            time.sleep(0.1)
-        raise AssertionError(f"no line with {text!r}; got {self.lines[-20:]}")
+        found = until(
+            lambda: [line for line in self.lines if text in line],
+            what=f"a line with {text!r} (last: {self.lines[-20:]})",
+            timeout=within_s,
+        )
+        return found[0]
 
 
 @pytest.fixture
@@ -165,10 +159,11 @@ def test_up_restarts_a_killed_worker_and_says_so(
     new_only = {alive_key(queue, f"{socket.gethostname()}:{second}")}
     r = redis.Redis.from_url(services.effective_redis_url)
     try:
-        deadline = time.monotonic() + 30
-        while (left := _alive_keys(r, queue)) != new_only and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert left == new_only, left
+        until(
+            lambda: _alive_keys(r, queue),
+            lambda left: left == new_only,
+            "only the new worker alive",
+        )
     finally:
         r.close()
     assert _health(url) == {"neo4j": True, "redis": True, "workers": 1, "healthy": True}

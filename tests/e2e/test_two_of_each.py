@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack
@@ -24,6 +23,7 @@ import websockets
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
+from tests.support.polling import until
 from tests.support.processes import (
     Server,
     forget_queue,
@@ -107,16 +107,15 @@ def review(api: Server, scope: str) -> dict[str, Any]:
 
 
 def wait_run(api: Server, run_id: str) -> str:
-    deadline = time.monotonic() + 90
-    status = ""
-    while time.monotonic() < deadline:
-        status = gql(api, "query($id: String!) { supervisionRun(id: $id) { status } }", id=run_id)[
-            "supervisionRun"
-        ]["status"]
-        if status in ("completed", "failed", "cancelled"):
-            return status
-        time.sleep(0.3)
-    return status
+    status = "query($id: String!) { supervisionRun(id: $id) { status } }"
+    return str(
+        until(
+            lambda: gql(api, status, id=run_id)["supervisionRun"]["status"],
+            lambda s: s in ("completed", "failed", "cancelled"),
+            "the review to end",
+            90,
+        )
+    )
 
 
 def test_both_apis_count_both_workers_and_the_routing_uri_reads_and_writes(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import ConsoleMessage, Page, Route, async_playwright
+from playwright.async_api import Browser, ConsoleMessage, Page, Route, async_playwright
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -34,36 +34,60 @@ class OfflinePage:
     console_errors: list[str] = field(default_factory=list)
 
 
-@asynccontextmanager
-async def offline_page(**options: Any) -> AsyncIterator[OfflinePage]:
-    """A fresh page whose network is loopback only (`options`: Playwright's new_context
-    options, e.g. timezone_id, locale, viewport)."""
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(
+_SHARED: dict[str, Any] = {}  # the session's one Chromium (and its Playwright), on first use
+
+
+async def shared_browser() -> Browser:
+    """One Chromium for the whole test session (launched by the first page asked for,
+    again if it went away); each test gets a fresh context of its own from it."""
+    browser: Browser | None = _SHARED.get("browser")
+    if browser is None or not browser.is_connected():
+        await close_shared_browser()
+        playwright = await async_playwright().start()
+        _SHARED["playwright"] = playwright
+        _SHARED["browser"] = browser = await playwright.chromium.launch(
             executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"]
         )
-        try:
-            context = await browser.new_context(**options)
-            page = await context.new_page()
-            seen = OfflinePage(page)
+    return browser
 
-            async def guard(route: Route) -> None:
-                url = route.request.url
-                seen.requested.append(url)
-                host = urlsplit(url).hostname or ""
-                if url.startswith(("data:", "blob:")) or host in LOOPBACK:
-                    await route.continue_()
-                else:
-                    seen.refused.append(url)
-                    await route.abort("internetdisconnected")
 
-            await context.route("**/*", guard)
+async def close_shared_browser() -> None:
+    """Stop the session's Chromium, if one was launched (the e2e session fixture's end)."""
+    browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
+    if browser is not None and browser.is_connected():
+        await browser.close()
+    if playwright is not None:
+        await playwright.stop()
 
-            def console(message: ConsoleMessage) -> None:
-                if message.type == "error":
-                    seen.console_errors.append(message.text)
 
-            page.on("console", console)
-            yield seen
-        finally:
-            await browser.close()
+@asynccontextmanager
+async def offline_page(**options: Any) -> AsyncIterator[OfflinePage]:
+    """A fresh page, in a fresh browser context (no cookies, storage or routes of another
+    test), whose network is loopback only (`options`: Playwright's new_context options, e.g.
+    timezone_id, locale, viewport). The browser is the session's one Chromium."""
+    browser = await shared_browser()
+    context = await browser.new_context(**options)
+    try:
+        page = await context.new_page()
+        seen = OfflinePage(page)
+
+        async def guard(route: Route) -> None:
+            url = route.request.url
+            seen.requested.append(url)
+            host = urlsplit(url).hostname or ""
+            if url.startswith(("data:", "blob:")) or host in LOOPBACK:
+                await route.continue_()
+            else:
+                seen.refused.append(url)
+                await route.abort("internetdisconnected")
+
+        await context.route("**/*", guard)
+
+        def console(message: ConsoleMessage) -> None:
+            if message.type == "error":
+                seen.console_errors.append(message.text)
+
+        page.on("console", console)
+        yield seen
+    finally:
+        await context.close()

@@ -1,6 +1,7 @@
 """Waiting in tests: poll a condition until it holds or a deadline passes, never a fixed
 sleep. `until` for plain code, `until_async` inside async tests; both return the value that
-satisfied the condition and fail with `what` and the last value seen."""
+satisfied the condition and fail with `what` and the last value seen. `reached_async` is
+for an audit that records a deadline passed instead of failing at once (the chaos test)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,18 @@ async def until_async(
         await asyncio.sleep(POLL)
         got = await read()
     return got
+
+
+async def reached_async(
+    read: Callable[[], Awaitable[T]],
+    ok: Callable[[T], Any] = bool,
+    within: float = 60,
+    every: float = POLL,
+) -> bool:
+    """Whether `ok(await read())` came true before `within` seconds passed."""
+    deadline = time.monotonic() + within
+    while not ok(await read()):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(every)
+    return True

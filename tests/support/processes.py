@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,6 +190,29 @@ def forget_queue(client: redis.Redis, queue: str) -> None:
 
 
 @contextmanager
+def api_servers(services: Settings) -> Iterator[Callable[..., Server]]:
+    """`start(**env)`: an API process on a free port, serving when it returns; every one
+    started is stopped when the block ends (the e2e `start_server` fixture's scope)."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(**extra: str) -> Server:
+        port = free_port()
+        env = process_env(services, API_PORT=str(port), **extra)
+        proc = spawn(["serve"], env)
+        started.append(proc)
+        url = f"http://127.0.0.1:{port}"
+        wait_http(url, proc)
+        return Server(url, proc, env)
+
+    try:
+        yield start
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                stop(proc)
+
+
+@contextmanager
 def offline_stack(
     services: Settings, start_server: Any, label: str, **env: str
 ) -> Iterator[Server]:
@@ -205,6 +228,7 @@ def offline_stack(
         yield api
     finally:
         stop(worker)
+        stop(api.process)  # the stack's API too: it serves nobody after the block
         r = redis.Redis.from_url(services.effective_redis_url)
         forget_queue(r, queue)
         r.close()

@@ -63,6 +63,10 @@ class ScriptedReply:
     fault: Fault = "none"
     fault_after_chunks: int = 1  # chunks (or body bytes / 2) sent before the fault
     usage: tuple[int, int] | None = (11, 7)  # None: the server omits `usage`
+    # what the answer stands on: given only when the request's messages carry every one of
+    # these texts; otherwise the server refuses it (422 "ungrounded"), as a model could not
+    # have said it — a test fails when the product withholds that context
+    grounded_in: tuple[str, ...] = ()
 
 
 def text(content: str, **kw: Any) -> ScriptedReply:
@@ -310,6 +314,7 @@ class ScriptedModelServer:
         self.replies: deque[ScriptedReply | Responder] = deque()
         self.responder: Responder | None = None
         self.requests: list[LoggedRequest] = []
+        self.ungrounded: list[list[str]] = []  # what refused answers missed, in order
         self._transports: dict[tuple[str, int], asyncio.Transport] = {}
         self._certfile, self._keyfile = certfile, keyfile
         self._server: uvicorn.Server | None = None
@@ -338,6 +343,7 @@ class ScriptedModelServer:
     def reset(self) -> None:
         self.replies.clear()
         self.requests.clear()
+        self.ungrounded.clear()
         self.responder = None
 
     @property
@@ -356,6 +362,13 @@ class ScriptedModelServer:
         if entry is None:
             return JSONResponse({"error": {"message": "script exhausted"}}, status_code=418)
         reply = entry if isinstance(entry, ScriptedReply) else entry(logged)
+        carried = "\n".join(str(m.get("content") or "") for m in logged.messages)
+        carried += json.dumps(logged.messages, ensure_ascii=False)
+        missing = [t for t in reply.grounded_in if t not in carried]
+        if missing:
+            self.ungrounded.append(missing)
+            message = f"ungrounded: the request does not carry {missing}"
+            return JSONResponse({"error": {"message": message}}, status_code=422)
         return _ScriptedResponse(self, reply, body)
 
     async def wait_or_disconnect(self, seconds: float, receive: Receive) -> bool:

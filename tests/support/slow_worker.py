@@ -17,6 +17,8 @@ from arq.worker import func
 from jobs.resilient_worker import ResilientWorker
 from jobs.serialization import SERIALIZERS
 
+JOB_TIMEOUT_S = 600
+
 
 async def slow(ctx: dict[str, Any], *, key: str) -> int:
     if ctx["job_try"] == 1:
@@ -32,7 +34,7 @@ def main() -> None:
         functions=[func(slow, name="slow", max_tries=5)],
         redis_settings=RedisSettings.from_dsn(url),
         queue_name=queue,
-        job_timeout=600,
+        job_timeout=JOB_TIMEOUT_S,
         poll_delay=0.2,
         **SERIALIZERS,
     ).run()

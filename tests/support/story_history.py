@@ -1,6 +1,6 @@
 """Random story histories for property tests: operations (publishes, edits, relation actions,
 suggestion decisions) drawn by hypothesis, made concrete against what exists, and replayed on
-the Neo4j repository or on the in-memory reference model (engine.story.replay)."""
+the Neo4j repository or on the in-memory reference model (tests.support.story_replay)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from engine.errors import StorygraphError
 from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit, PublishResultInput
-from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
 from tests.support.story import ALICE, RUN, T0, cite, source
+from tests.support.story_replay import StoryReplay
 
 ZONES = [timezone(timedelta(hours=h, minutes=m)) for h, m in ((0, 0), (8, 0), (-5, 0), (5, 30))]
 _zone = st.sampled_from(ZONES)

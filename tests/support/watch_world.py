@@ -162,12 +162,17 @@ def calls(*items: tuple[str, dict[str, Any]]) -> ScriptedReply:
 
 
 def answer(
-    summary: str = "已核对", checks: list[dict[str, str]] | None = None, changed: bool = False
+    summary: str = "已核对",
+    checks: list[dict[str, str]] | None = None,
+    changed: bool = False,
+    grounded_in: tuple[str, ...] = (),
 ) -> ScriptedReply:
+    """A check's final answer; `grounded_in`: what the request must carry for it to be
+    given (tests/support/scripted_model.py)."""
     body: dict[str, Any] = {"summary": summary, "changed": changed}
     if checks is not None:
         body["workflowChecks"] = checks
-    return ScriptedReply(text=json.dumps(body, ensure_ascii=False))
+    return ScriptedReply(text=json.dumps(body, ensure_ascii=False), grounded_in=grounded_in)
 
 
 def workflow(world: World) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,7 +45,8 @@ async def test_duplicate_triggers_run_the_loop_once(
     settings: Settings,
 ) -> None:
     raised = await raise_one()
-    # raising enqueued the first turn under the id the scheduler's scan derives (issue 27 §3)
+    # raising enqueued the first turn under its own id; a scan's job for the same due item
+    # is enqueued once, whoever enqueues it
     [scanned] = scan_due_concerns([raised], at(30))
     trig = scanned.trigger
     first = await enqueue_advance(
@@ -53,7 +55,7 @@ async def test_duplicate_triggers_run_the_loop_once(
     second = await enqueue_advance(
         pool, queue_name, concern_id=raised.concern_id, trigger=trig, now=at(31)
     )
-    assert (first, second) == (False, False)
+    assert (first, second) == (True, False)
     worker = create_worker(
         settings.model_copy(update={"queue_name": queue_name}), burst=True, crons=False
     )
@@ -61,7 +63,8 @@ async def test_duplicate_triggers_run_the_loop_once(
         await worker.main()
     finally:
         await worker.close()
-    assert (worker.jobs_complete, worker.jobs_failed) == (2, 0)  # the loop + the created report
+    # the raise's turn, the scan's (which finds the trigger decided), the created report
+    assert (worker.jobs_complete, worker.jobs_failed) == (3, 0)
     after_worker = await ConcernRepository(neo4j_driver, settings.neo4j_database).load(
         raised.concern_id
     )
@@ -151,6 +154,8 @@ async def test_rate_limited_model_defers_the_job_by_retry_after(
             job_ctx, concern_id=raised.concern_id, trigger=trig, now=at(30).isoformat()
         )
     assert model.calls == 1, "a 429 is not retried inside the gateway"
+    asked = json.dumps(model.requests[0].messages, ensure_ascii=False)
+    assert raised.goal in asked and "张三" in asked  # a turn over this concern was refused
     assert deferred.value.defer_score == 7000
     unchanged = await ConcernRepository(neo4j_driver, settings.neo4j_database).load(
         raised.concern_id
@@ -170,15 +175,37 @@ async def test_two_schedulers_enqueue_each_due_item_once(
         run_concern_scheduler(other, now=at(30).isoformat(), scope=scope),
     )
     assert [r["due"] for r in runs] == [3, 3]
-    # each raise already enqueued its first turn under the id the scans derive (issue 27 §3):
-    # neither scheduler enqueues it again
+    # each raise enqueued its first turn under its own id; the scans' jobs (at the scan's
+    # moment) are enqueued once between the two schedulers
     scanned = {scan_due_concerns([c], at(30))[0].job_id for c in raised}
-    assert scanned <= queued_by_raise
-    assert [j for r in runs for j in r["enqueued"]] == []
+    assert not scanned & queued_by_raise
+    assert sorted(j for r in runs for j in r["enqueued"]) == sorted(scanned)
     queued = {j.decode() for j in await pool.zrange(queue_name, 0, -1)}
-    assert len([j for j in queued if j.startswith("concern:")]) == 4
+    assert len([j for j in queued if j.startswith("concern:")]) == 4 + 3
     later = await run_concern_scheduler(job_ctx, now=at(31).isoformat(), scope=scope)
     assert later["enqueued"] == []  # same due times, same ids: nothing new
     sent = {k for r in runs for k in r["sent"]}
     # the created reports due by then (the 4th is stamped later), each sent by one worker
     assert len(sent) == 3 and sum(len(r["sent"]) for r in runs) == 3
+
+
+async def test_a_scan_while_the_raised_turn_waits_in_the_queue_still_reports_at_its_moment(
+    raise_one: Any,
+    job_ctx: dict[str, Any],
+    drain: Any,
+    neo4j_driver: AsyncDriver,
+    settings: Settings,
+    scope: str,
+) -> None:
+    """The scheduler run at +30 min comes before any worker took the turn the raise queued
+    (a busy machine): its scan must still lead to a turn at +30 that delivers the contacted
+    report, due at +30 by the 30-minute gap after the created one. Under one shared job id
+    the scan enqueued nothing and the owner heard nothing more."""
+    raised = await raise_one()
+    run = await run_concern_scheduler(job_ctx, now=at(30).isoformat(), scope=scope)
+    assert run["due"] == 1
+    await drain()
+    rows = await Outbox(neo4j_driver, settings.neo4j_database).of_concern(raised.concern_id)
+    told = sorted((r.report_kinds, r.deliver_at, r.status) for r in rows if r.kind == "report")
+    assert told == [(["contacted"], at(30), "sent"), (["created"], at(0), "sent")]
+    assert len(run["enqueued"]) == 1  # the scan's own turn, at +30

@@ -5,7 +5,6 @@ db.transaction.timeout."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -76,12 +75,11 @@ PATHS: dict[str, Callable[[AsyncDriver, str], Awaitable[object]]] = {
 async def test_a_slow_query_is_ended_at_the_timeout(
     timed: AsyncDriver, services: Settings, path: str
 ) -> None:
-    started = time.monotonic()
+    # the server's own code says the transaction timeout ended it (SLOW alone runs far
+    # past the per-test timeout)
     with pytest.raises(Neo4jError) as ended:
         await PATHS[path](timed, services.neo4j_database)
-    took = time.monotonic() - started
     assert "TransactionTimedOut" in (ended.value.code or ""), ended.value.code
-    assert took < TIMEOUT_S + 8, f"{path} ran {took:.1f} s"
     shaped = shape_error(GraphQLError("x", original_error=ended.value))
     assert shaped.extensions == {"code": "TIMEOUT"}
     assert "timeout" in shaped.message

@@ -177,7 +177,9 @@ async def test_no_change_makes_zero_model_requests(
 ) -> None:
     await push_conversation(deps, scope, "chat-1", conversation(5))
     plan = await _save_plan(deps, scope)
-    model_server.script(text("报告：5 条新消息"), leaf_reply("a"), nav_reply())
+    model_server.script(
+        text("报告：5 条新消息", grounded_in=("第1条", "第5条")), leaf_reply("a"), nav_reply()
+    )
     first = await claim_due(deps, WORKER)
     assert len(first) == 1
     await run_worker(deps.settings)  # report, then the automatic supervision
@@ -256,7 +258,7 @@ async def test_rate_limited_automatic_supervision_resumes_the_same_run(
     await push_conversation(deps, scope, "chat-1", conversation(5))
     await _save_plan(deps, scope)
     model_server.script(
-        text("报告：5 条新消息"),
+        text("报告：5 条新消息", grounded_in=("第1条", "第5条")),
         status(429, "slow down", retry_after="1"),
         leaf_reply("a"),
         nav_reply(),

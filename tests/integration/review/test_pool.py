@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -29,6 +28,7 @@ from jobs.review.model import Gateway
 from jobs.review.pool import ReviewPool, StageTimedOut, pool_key
 from jobs.review.runs import Opened, cancel_review, open_run
 from tests.support.grounded_review import sent_texts
+from tests.support.polling import until_async
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -56,12 +56,7 @@ async def until(
     holds: Callable[[pl.PoolState], bool], pool: ReviewPool, within_s: float = 10
 ) -> pl.PoolState:
     """The pool's state once `holds` is true of it (polled, with a deadline)."""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        if holds(state := await pool.state()):
-            return state
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"the pool never reached the state wanted: {await pool.state()}")
+    return await until_async(pool.state, holds, "the pool state wanted", within_s)
 
 
 def timings(slots: int, slot_ttl: float = 15.0) -> pl.PoolTimings:
@@ -87,10 +82,7 @@ async def test_slots_go_first_in_first_out_across_two_workers(
     for holder in order:  # tickets are taken in this order, alternating workers
         pool = on_a if holder.startswith("a") else on_b
         tasks.append(asyncio.create_task(wait_then_work(pool, holder)))
-        for _ in range(100):
-            if (await on_a.state()).ticket_of(holder) is not None:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda s, h=holder: s.ticket_of(h) is not None, on_a)  # type: ignore[misc]
     assert [t.holder for t in (await on_b.state()).waiting] == order
     await on_a.release(first.slot.holder)
     await asyncio.gather(*tasks)
@@ -161,7 +153,7 @@ async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
     deps: Deps, gateway: Gateway, model_server: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(deps, scope, "chat-1", conversation(6))
-    model_server.script(text("普通聊天"), leaf_reply("a"), nav_reply())
+    model_server.script(text("普通聊天", grounded_in=("你好",)), leaf_reply("a"), nav_reply())
     full = [await review_pool(deps).acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
     got = await open_run(
         deps, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))

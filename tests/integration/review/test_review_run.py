@@ -18,7 +18,7 @@ from jobs.review.execution import Execution
 from jobs.review.model import Gateway
 from jobs.review.runs import Opened, open_run, start_review
 from jobs.story.common import story_repo
-from tests.support.grounded_review import leaf_requests, review_answer
+from tests.support.grounded_review import leaf_requests, review_answer, sent_texts
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -168,6 +168,10 @@ async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
     assert nodes["n1.0"].leaves == {0, 1} and nodes["n1.1"].leaves == {2, 3}
     assert nodes["root"].is_root and nodes["root"].leaves == {0, 1, 2, 3}
     assert model_server.calls == 7  # 4 leaves, 2 group nodes, 1 root
+    # the four leaf answers stood for four batches: each message went to exactly one leaf
+    sent = sent_texts(model_server)
+    assert len(sent) == 4 and all(sent)
+    assert [sum(f"第{i + 1}条：" in t for t in sent) for i in range(40)] == [1] * 40
     root_prompt = model_server.requests[-1].messages[-1]["content"]
     assert "前半" in root_prompt and "后半" in root_prompt  # the root merges its children
     result = await story_repo(deps).result(scope, done.result_id or "")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import timedelta
 
 import pytest
@@ -20,6 +21,7 @@ from jobs.review.common import lease_of, runs_of
 from jobs.review.runs import Opened, cancel_review, continue_review, open_run, pause_review
 from jobs.story.common import story_repo
 from tests.support.grounded_review import sent_texts
+from tests.support.polling import until_async
 from tests.support.review_jobs import (
     BASE,
     conversation,
@@ -34,15 +36,15 @@ from tests.support.scripted_model import ScriptedModelServer, ScriptedReply
 
 
 async def _wait_calls(server: ScriptedModelServer, n: int) -> None:
-    for _ in range(200):
-        if server.calls >= n:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the model got {server.calls} requests, expected {n}")
+    async def calls() -> int:
+        return server.calls
+
+    await until_async(calls, lambda got: got >= n, f"{n} model requests", 10)
 
 
-def _slow(reply: ScriptedReply, seconds: float) -> ScriptedReply:
-    reply.delay = seconds
+def _held(reply: ScriptedReply, gate: threading.Event) -> ScriptedReply:
+    """The reply, given only once the test sets `gate` (the run is mid-batch until then)."""
+    reply.hold = gate
     return reply
 
 
@@ -51,7 +53,8 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
 ) -> None:
     body = conversation(30)
     await push_conversation(deps, scope, "chat-1", body)
-    model_server.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
+    gate = threading.Event()
+    model_server.script(_held(leaf_reply("a"), gate), leaf_reply("b"), leaf_reply("c"), nav_reply())
     got = await open_run(
         deps,
         Scope.projects(scope),
@@ -63,10 +66,13 @@ async def test_cancel_mid_batch_publishes_nothing_and_moves_no_checkpoint(
     run_id = got.run.run_id
     worker = asyncio.create_task(run_worker(deps.settings))
     await _wait_calls(model_server, 1)  # batch 0 is with the model
-    cancelled = await cancel_review(deps, WORKER, run_id)
-    assert cancelled.status is lc.RunStatus.CANCELLED
-    assert cancelled.display_status is DisplayStatus.CANCELLING  # still executing
-    assert (await runs_of(deps).get(run_id)).run.blocks_new_review
+    try:
+        cancelled = await cancel_review(deps, WORKER, run_id)
+        assert cancelled.status is lc.RunStatus.CANCELLED
+        assert cancelled.display_status is DisplayStatus.CANCELLING  # still executing
+        assert (await runs_of(deps).get(run_id)).run.blocks_new_review
+    finally:
+        gate.set()  # batch 0's answer arrives after the cancel
     await worker
 
     run = (await runs_of(deps).get(run_id)).run
@@ -101,7 +107,8 @@ async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
 ) -> None:
     body = conversation(30)
     await push_conversation(deps, scope, "chat-1", body)
-    model_server.script(_slow(leaf_reply("a"), 1.0), leaf_reply("b"), leaf_reply("c"), nav_reply())
+    gate = threading.Event()
+    model_server.script(_held(leaf_reply("a"), gate), leaf_reply("b"), leaf_reply("c"), nav_reply())
     got = await open_run(
         deps,
         Scope.projects(scope),
@@ -112,8 +119,11 @@ async def test_pause_keeps_committed_batches_and_continue_finishes_the_same_run(
     run_id = got.run.run_id
     worker = asyncio.create_task(run_worker(deps.settings))
     await _wait_calls(model_server, 1)
-    paused = await pause_review(deps, WORKER, run_id)
-    assert paused.status is lc.RunStatus.PAUSED
+    try:
+        paused = await pause_review(deps, WORKER, run_id)
+        assert paused.status is lc.RunStatus.PAUSED
+    finally:
+        gate.set()  # batch 0's answer arrives after the pause
     await worker
     run = (await runs_of(deps).get(run_id)).run
     assert run.status is lc.RunStatus.PAUSED and run.stopped

@@ -2,7 +2,7 @@
 
 Random histories of publishes (entities and events named from a small mixed Chinese/English
 vocabulary), renames and re-descriptions by a person, new source versions and withdrawals
-are written to Neo4j and replayed in memory (engine/story/replay.py, the reference model).
+are written to Neo4j and replayed in memory (tests/support/story_replay.py, the reference model).
 For every checkpoint T and every word, `search(asOf=T)` must return exactly:
 - the entities whose text at any version recorded by T held the word, each answering with
   its version believed at T (its name then), `current` exactly when that version holds it;
@@ -21,7 +21,9 @@ not withdrawn."""
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 import pytest
@@ -36,12 +38,39 @@ from engine.search.ranking import HitKind
 from engine.settings import Settings
 from engine.story.inputs import EntityEdit, PublishResultInput
 from engine.story.models import Entity
-from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
 from jobs.deps import Deps
 from jobs.search.embed import embed_scope
 from jobs.search.reads import SearchAsk, search
 from tests.support.story import ALICE, RUN, T0, source
+from tests.support.story_replay import StoryReplay
+
+
+class Refused(Exception):
+    """The model and the store both refused an operation, with the same kind of error."""
+
+
+async def both_or_neither(
+    model: Callable[[], object], store: Callable[[], Awaitable[object]]
+) -> None:
+    """Apply one operation to the reference model and to the store: both accept it, or both
+    refuse it with the same error (the store writing nothing the model did not); a refusal
+    of one side alone fails the property."""
+    refused: list[type[StorygraphError] | None] = []
+    try:
+        model()
+        refused.append(None)
+    except StorygraphError as exc:
+        refused.append(type(exc))
+    try:
+        await store()
+        refused.append(None)
+    except StorygraphError as exc:
+        refused.append(type(exc))
+    assert refused[0] == refused[1], f"model refused {refused[0]}, store refused {refused[1]}"
+    if refused[0] is not None:
+        raise Refused(refused[0].__name__)
+
 
 READER = Principal("reader-p", frozenset({"*"}), frozenset({"reader"}))
 WORDS = ["alpha", "bravo", "charlie", "灰度", "回调", "网关"]
@@ -130,8 +159,10 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                             ),
                         }
                     )
-                    world.publish(inp, RUN, at)
-                    await repo.publish_result(inp, by=RUN, now=at)
+                    await both_or_neither(
+                        partial(world.publish, inp, RUN, at),
+                        partial(repo.publish_result, inp, by=RUN, now=at),
+                    )
                 elif spec["op"] == "edit":
                     ids = sorted(e.id for e in world.entities.values())
                     if not ids:
@@ -139,23 +170,39 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                     eid = ids[spec["target"] % len(ids)]
                     edit = EntityEdit(**{spec["field"]: spec["value"]})
                     seq = world.entities[eid].seq
-                    world.update_entity(sub, eid, edit, seq, ALICE, at)
-                    await repo.update_entity(sub, eid, edit, seen_version=seq, by=ALICE, now=at)
+                    await both_or_neither(
+                        partial(world.update_entity, sub, eid, edit, seq, ALICE, at),
+                        partial(
+                            repo.update_entity, sub, eid, edit, seen_version=seq, by=ALICE, now=at
+                        ),
+                    )
                 elif spec["op"] == "source":
                     version = f"v{i}"
                     inp_s = source(sub, version=version, text="\n".join(spec["lines"]))
-                    world.upsert_source(inp_s, at)
-                    await repo.upsert_source(inp_s, now=at)
+                    await both_or_neither(
+                        partial(world.upsert_source, inp_s, at),
+                        partial(repo.upsert_source, inp_s, now=at),
+                    )
                     versions.append(version)
                 else:
                     if not versions:
                         continue
                     version = versions[spec["target"] % len(versions)]
-                    world.withdraw_source(sub, "conv-1", version, "redacted", ALICE, at)
-                    await repo.withdraw_source(
-                        sub, "conv-1", version, reason="redacted", by=ALICE, now=at
+                    await both_or_neither(
+                        partial(
+                            world.withdraw_source, sub, "conv-1", version, "redacted", ALICE, at
+                        ),
+                        partial(
+                            repo.withdraw_source,
+                            sub,
+                            "conv-1",
+                            version,
+                            reason="redacted",
+                            by=ALICE,
+                            now=at,
+                        ),
                     )
-            except StorygraphError:
+            except Refused:
                 continue
             for e in world.entities.values():
                 seen.setdefault(e.id, set()).update(_texts(e))

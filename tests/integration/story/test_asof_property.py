@@ -1,6 +1,6 @@
 """Property (DESIGN "Time"): for random publishes and corrections at increasing record
 times, `storyGraph(asOf=t)` read from Neo4j equals the in-memory replay of only the
-operations recorded at or before t (engine.story.replay, the reference model) — for the
+operations recorded at or before t (tests.support.story_replay, the reference model) — for the
 whole scope and for a `from`/`to` window, which Neo4j answers with its own query. Each
 operation is recorded with a generated UTC offset and each moment is read with another, so
 one instant written with two offsets must be the same moment (DESIGN "Time": UTC instants)."""
@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
-from engine.story.replay import StoryReplay
 from graph.story import StoryRepository
 from tests.support.story import T0, source
 from tests.support.story_history import OPS, ZONES, on_replay, record_history
+from tests.support.story_replay import StoryReplay
 
 _counter = iter(range(10**9))
 

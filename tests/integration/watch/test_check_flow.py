@@ -133,11 +133,14 @@ async def test_duplicate_trigger_of_one_run_id_runs_once(
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> None:
     state = await world.watch(execution_enabled=False)
-    model_server.script(answer("只看了一眼"), answer("x"), answer("y"))
+    model_server.script(
+        answer("只看了一眼", grounded_in=(world.doc_key,)), answer("x"), answer("y")
+    )
     await world.check(ctx, state, run_id="same")
     calls_after_first = model_server.calls
     second = await world.check(ctx, state, run_id="same")
     assert second["duplicate"] is True and model_server.calls == calls_after_first
+    assert model_server.ungrounded == [], "the first check's answer stood on its workflow"
     assert len(await world.observations(state)) == 1
 
 
@@ -150,7 +153,8 @@ async def test_round_budget_runs_out_and_the_closing_round_offers_no_tools(
         calls(("read_note_source", {"noteId": "n1", "offset": i, "limit": 1})) for i in range(8)
     ]
     rejected = [calls(("update_workflow", {"updates": [verified()]})) for _ in range(12)]
-    model_server.script(*pages, *rejected, answer("没有轮次了"), answer("不应被请求"))
+    last_round = answer("没有轮次了", grounded_in=("No tool rounds are left", world.doc_key))
+    model_server.script(*pages, *rejected, last_round, answer("不应被请求"))
     report = await world.check(ctx, state)
     assert model_server.calls == 21, "20 tool rounds plus exactly one closing round"
     assert all("tools" in r.body for r in model_server.requests[:20])
@@ -172,7 +176,8 @@ async def test_a_ninth_preparation_round_spends_verification_budget(
         calls(("read_note_source", {"noteId": "n1", "offset": i % 9, "limit": 1})) for i in range(9)
     ]
     mixed = calls(("read_note_source", {"noteId": "n1"}), ("update_workflow", {"updates": []}))
-    model_server.script(*pages, mixed, answer("未完成"), answer("未完成"), answer("未完成"))
+    unfinished = answer("未完成", grounded_in=(world.doc_key,))
+    model_server.script(*pages, mixed, unfinished, unfinished, unfinished)
     await world.check(ctx, state)
     [obs] = await world.observations(state)
     # 8 preparation, the 9th read and the mixed (failed) round are verification, then
@@ -320,11 +325,15 @@ async def test_the_same_run_id_in_another_scope_is_another_run(
         await world.watch(execution_enabled=False),
         await other.watch(execution_enabled=False),
     )
-    model_server.script(answer("看过了"), answer("x"), answer("也看过了"), answer("y"))
+    # each check's answer stands on its own scope's workflow (its source key names it)
+    model_server.script(answer("看过了", grounded_in=(world.doc_key,)), answer("x"))
     first = await world.check(ctx, mine, run_id="shared-request")
     calls_after_first = model_server.calls
+    model_server.replies.clear()
+    model_server.script(answer("也看过了", grounded_in=(other.doc_key,)), answer("y"))
     second = await other.check(ctx, theirs, run_id="shared-request")
     assert first.get("duplicate") is not True and second.get("duplicate") is not True
+    assert model_server.ungrounded == [], "each check was answered on its own scope's workflow"
     assert model_server.calls > calls_after_first
     assert len(await world.observations(mine)) == 1
     assert len(await other.observations(theirs)) == 1

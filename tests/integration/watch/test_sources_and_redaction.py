@@ -10,6 +10,7 @@ from engine.story.models import SourceKind as StoryKind
 from engine.watch.model import Checkpoint
 from tests.support import scripted_model as s
 from tests.support.grounded_watch import Grounding, plain_check
+from tests.support.polling import until_async
 from tests.support.scripted_model import ScriptedModelServer
 from tests.support.watch_world import (
     NOW,
@@ -26,10 +27,10 @@ DOC_V2 = "1. 核对官网版本号必须为 v2.4（检查时核验）。\n2. 生
 
 
 async def _wait_for_calls(server: ScriptedModelServer, n: int) -> None:
-    deadline = asyncio.get_running_loop().time() + 30
-    while server.calls < n:
-        assert asyncio.get_running_loop().time() < deadline, f"model never got {n} calls"
-        await asyncio.sleep(0.02)
+    async def calls() -> int:
+        return server.calls
+
+    await until_async(calls, lambda got: got >= n, f"{n} model requests", 30)
 
 
 async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_reading(

@@ -10,7 +10,7 @@ from engine.concern.context import LoopContext
 from engine.concern.effects import Recipient, ReportKind, ReportToOwner
 from engine.concern.loop import decide
 from engine.concern.loop_output import LoopStep
-from engine.concern.model import Priority
+from engine.concern.model import Priority, RaiseConcernInput
 from engine.concern.policy import ConcernPolicy
 from engine.concern.reports import (
     contacted_text,
@@ -123,6 +123,28 @@ def test_daily_cap_skips_templates_and_defers_owner_update() -> None:
     # T0 is Monday 10:00; the owner_update waits for Tuesday 09:00
     assert slot(UPDATE, at(0), today=20) == datetime(2026, 3, 17, 9, 0, tzinfo=TZ)
     assert slot(R, at(0), today=3, policy=ConcernPolicy(daily_report_cap=3)) is None
+
+
+def test_a_report_the_daily_cap_skips_is_named_on_the_timeline() -> None:
+    from engine.concern.admission import raise_concern as decide_raise
+    from tests.support.concern import BOSS
+
+    c = raised()
+    data = RaiseConcernInput(
+        type=c.type,
+        priority=c.priority,
+        title=c.title,
+        goal=c.goal,
+        source_detail="帮我问问张三提测什么时候能给",
+        initiator=BOSS,
+        people=[person("p_zhangsan", "张三")],
+    )
+    full = LoopContext(reports_today=POLICY.daily_report_cap)
+    capped = decide_raise(data, concern_id="con_2", now=at(0), policy=POLICY, context=full)
+    assert not [e for e in capped.effects if isinstance(e, ReportToOwner)]
+    assert [t.detail for t in capped.new_concern.timeline if t.type == "report"] == [
+        "汇报（created）：daily cap reached，未发送"
+    ]
 
 
 @pytest.mark.parametrize(

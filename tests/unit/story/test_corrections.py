@@ -8,7 +8,6 @@ from engine.errors import Conflict, InvalidInput
 from engine.story.corrections import RelationAction
 from engine.story.inputs import EntityEdit
 from engine.story.models import Confirmation, SuggestionKind, SuggestionStatus
-from engine.story.replay import StoryReplay
 from tests.support.story import (
     ALICE,
     RUN,
@@ -20,6 +19,7 @@ from tests.support.story import (
     source,
     two_people,
 )
+from tests.support.story_replay import StoryReplay
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 
 from engine.errors import InvalidInput
 from engine.story.inputs import PublishResultInput, parse_input
-from engine.story.replay import StoryReplay
 from tests.support.story import RUN, T0, at, cite, entity, publish, source
+from tests.support.story_replay import StoryReplay
 
 
 def _world(*scopes: str) -> StoryReplay:

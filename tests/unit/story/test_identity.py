@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.story.models import EntityStatus
-from engine.story.replay import StoryReplay
 from tests.support.story import RUN, at, entity, publish, source
+from tests.support.story_replay import StoryReplay
 
 
 def _world(*scopes: str) -> StoryReplay:

@@ -10,8 +10,8 @@ from engine.errors import Conflict, InvalidInput
 from engine.story.inputs import PublishResultInput, parse_input
 from engine.story.models import ObjectKind
 from engine.story.publish import PublishContext, decide_publish
-from engine.story.replay import StoryReplay
 from tests.support.story import RUN, T0, at, cite, entity, publish, source, two_people
+from tests.support.story_replay import StoryReplay
 
 
 def test_reference_to_a_missing_source_version_rejects_the_whole_result() -> None:

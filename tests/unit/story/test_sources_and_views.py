@@ -8,10 +8,10 @@ import pytest
 
 from engine.clock import instant, utc
 from engine.errors import Conflict, InvalidInput, NotFound
-from engine.story.replay import StoryReplay
 from engine.story.sources import cut, excerpt
 from engine.story.views import build_graph_view
 from tests.support.story import RUN, T0, at, entity, publish, source
+from tests.support.story_replay import StoryReplay
 
 
 def test_unrecoverable_old_version_warns_and_never_shows_current_text() -> None:

@@ -5,13 +5,17 @@ decisions the repository applies. Replaying exactly the operations recorded at o
 T must give what `storyGraph(asOf=T)` reads from Neo4j's versions (DESIGN "Time": asOf T
 shows what was recorded and not yet retracted at T, user corrections included only if
 made before it). The property test in tests/integration/story compares the two.
+
+Its filter (`window`: validAt, from/to, storyId) is written here from the rules, apart from
+the product's `engine.story.views.select_graph`, which the reads use: an oracle that shared
+it would agree with any mistake in it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -40,7 +44,7 @@ from engine.story.models import (
 )
 from engine.story.publish import PublishContext, PublishPlan, decide_publish
 from engine.story.sources import decide_source_upsert, decide_withdrawal
-from engine.story.views import StoryGraph, select_graph
+from engine.story.views import StoryGraph
 
 Obj = TypeVar("Obj", bound=BaseModel)
 
@@ -216,7 +220,7 @@ class StoryReplay:
             references=mine(self.references),
             suggestions=mine(self.suggestions),
         )
-        return select_graph(
+        return window(
             full,
             valid_at=valid_at,
             from_=from_,
@@ -224,3 +228,96 @@ class StoryReplay:
             story_id=story_id,
             include_removed=include_removed,
         ).canonical()
+
+
+def _held(start: datetime | None, end: datetime | None, t: datetime) -> bool:
+    """In the world at `t`: from its start (if any) up to, not including, its end."""
+    return not (start is not None and t < start) and not (end is not None and t >= end)
+
+
+def window(
+    full: StoryGraph,
+    *,
+    valid_at: datetime | None,
+    from_: datetime | None,
+    to: datetime | None,
+    story_id: str | None,
+    include_removed: bool,
+) -> StoryGraph:
+    """The rules of a slice, one object kind at a time: an event counts when it happened by
+    `valid_at`, inside [from, to] and in the story; a window or a story keeps the entities
+    its events touch (through their changes), otherwise every entity held at `valid_at`;
+    relations join two kept entities (removed ones only on request); a summary overlaps the
+    window and holds `valid_at`; a reference or suggestion follows the object it is about."""
+
+    def event_in(e: Any) -> bool:
+        if valid_at is not None and e.at > valid_at:
+            return False
+        if from_ is not None and e.at < from_:
+            return False
+        if to is not None and e.at > to:
+            return False
+        return story_id is None or e.story_id == story_id
+
+    events = [e for e in full.events if event_in(e)]
+    kept_events = {e.id for e in events}
+    narrowed = story_id is not None or from_ is not None or to is not None
+    touched = {c.entity_id for c in full.changes if c.event_id in kept_events}
+    entities = [
+        e
+        for e in full.entities
+        if (valid_at is None or _held(e.valid_from, e.valid_to, valid_at))
+        and (not narrowed or e.id in touched)
+    ]
+    kept_entities = {e.id for e in entities}
+    relations = [
+        r
+        for r in full.relations
+        if {r.from_id, r.to_id} <= kept_entities
+        and (include_removed or not r.removed)
+        and (valid_at is None or _held(r.valid_from, r.valid_to, valid_at))
+    ]
+    changes = [
+        c for c in full.changes if c.event_id in kept_events and c.entity_id in kept_entities
+    ]
+
+    def summary_in(s: Any) -> bool:
+        if valid_at is not None and not (s.interval_start <= valid_at <= s.interval_end):
+            return False
+        if from_ is not None and s.interval_end < from_:
+            return False
+        if to is not None and s.interval_start > to:
+            return False
+        return story_id is None or s.story_id == story_id
+
+    summaries = [s for s in full.summaries if summary_in(s)]
+    kept: dict[str, set[str]] = {
+        "event": kept_events,
+        "entity": kept_entities,
+        "relation": {r.id for r in relations},
+        "change": {c.id for c in changes},
+        "summary": {s.id for s in summaries},
+    }
+    suggestions = [
+        s for s in full.suggestions if s.target_id in kept.get(str(s.target_kind.value), set())
+    ]
+    kept["suggestion"] = {s.id for s in suggestions}
+    references = [
+        r for r in full.references if r.owner_id in kept.get(str(r.owner_kind.value), set())
+    ]
+    return full.model_copy(
+        update={
+            "valid_at": valid_at,
+            "from_": from_,
+            "to": to,
+            "story_id": story_id,
+            "stories": [s for s in full.stories if story_id is None or s.id == story_id],
+            "events": events,
+            "entities": entities,
+            "relations": relations,
+            "changes": changes,
+            "summaries": summaries,
+            "suggestions": suggestions,
+            "references": references,
+        }
+    )
