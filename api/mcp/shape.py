@@ -27,9 +27,10 @@ T = TypeVar("T")
 
 STANDING_NOTE = (
     "Every object carries `standing`: only `confirmed`, `user-edited` and "
-    "`answered-via-concern` (the person's answer through `via_concern`) are a person's word; "
-    "`suggested` is an automatic reading nobody confirmed (say 'suggested', never state it as "
-    "fact); `removed`/`rejected` objects were withdrawn by a person."
+    "`answered-via-concern` (recorded by the person who answered) are a person's word; "
+    "`read-from-answer` is the loop's reading of a reply through `via_concern` and, like "
+    "`suggested` and `recorded-by-run`, an automatic reading nobody confirmed (say so, never "
+    "state it as fact); `removed`/`rejected` objects were withdrawn by a person."
 )
 
 
@@ -108,6 +109,13 @@ EVENT_STANDING = {
 }
 
 
+def event_standing(e: m.Event) -> str:
+    """A run's reading of a concern answer is automation citing the person, not their word."""
+    if e.via_concern and e.by.kind is m.ActorKind.RUN:
+        return "read-from-answer"
+    return EVENT_STANDING[e.by.kind]
+
+
 def event(e: m.Event) -> dict[str, Any]:
     return {
         "id": e.id,
@@ -116,7 +124,7 @@ def event(e: m.Event) -> dict[str, Any]:
         "description": e.description,
         "story_id": e.story_id,
         "result_id": e.result_id,
-        "standing": EVENT_STANDING[e.by.kind],
+        "standing": event_standing(e),
         "recorded_by": _by(e.by),
         "via_concern": e.via_concern,
     }

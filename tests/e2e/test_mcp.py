@@ -864,7 +864,9 @@ async def test_story_graph_shows_open_signals_with_their_standing_and_the_concer
     )
     [event] = graph["events"]
     assert event["via_concern"] == chain.concern_id
-    assert event["standing"] == "answered-via-concern" and event["recorded_by"] == "person:p_lisi"
+    # the loop's reading of 李四's answer stands as automation citing him, never as his word
+    assert event["standing"] == "read-from-answer"
+    assert event["recorded_by"].startswith("run:concern:")
 
 
 BINDINGS = """query($s: String!) { personBindings(scope: $s) {

@@ -55,7 +55,7 @@ from tests.support.failover_audit import (
     gql,
     settle,
 )
-from tests.support.polling import until
+from tests.support.polling import until, until_async
 from tests.support.processes import (
     Server,
     free_port,
@@ -124,20 +124,20 @@ async def first_job_after(
     is recorded by its code (UNAVAILABLE, never INTERNAL)."""
     probe = f"failover-{uuid.uuid4().hex[:8]}"
     store = ProbeStore(driver, settings.neo4j_database)
-    deadline = time.monotonic() + 120
     enqueued = False
-    while time.monotonic() < deadline:
+
+    async def ran() -> bool:
+        nonlocal enqueued
         if not enqueued:
-            body = await asyncio.to_thread(api.graphql, PROBE, {"id": probe})
-            answer = body.json()
+            answer = (await asyncio.to_thread(api.graphql, PROBE, {"id": probe})).json()
             if answer.get("errors"):
                 codes.update(e["extensions"]["code"] for e in answer["errors"])
             else:
                 enqueued = True
-        if enqueued and await store.get(probe) is not None:
-            return time.monotonic() - killed_at
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"no job ran within 120 s of the kill (refusals: {codes})")
+        return enqueued and await store.get(probe) is not None
+
+    await until_async(ran, what=f"a job run after the kill (refusals: {codes})", within=120)
+    return time.monotonic() - killed_at
 
 
 def one_of_each(api: Server, scope: str, i: int, watch_id: str, plan: str, tally: Tally,
@@ -227,7 +227,14 @@ async def test_a_killed_primary_loses_no_acknowledged_job_and_work_goes_on(
                 one_of_each(api, scope, i, watch_id, plan, tally, tickets)
                 current = server.current_primary()
                 assert current is not None
-                await asyncio.sleep(0.5)  # the workers have taken some of it
+                # the workers have taken some of it: a job has begun (arq marks it in progress)
+                # or finished (its result kept) on the primary about to be killed
+                port = current[1]
+                until(
+                    lambda: on_node(server, port, "KEYS", "arq:*"),  # noqa: B023 (read at once)
+                    lambda keys: any("in-progress" in str(k) or "result" in str(k) for k in keys),
+                    what="a job of this round taken by a worker",
+                )
                 kill_node(server, current[1])
                 killed_at = time.monotonic()
                 tally.restarts.append(f"primary {current[1]}")

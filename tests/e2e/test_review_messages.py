@@ -11,7 +11,6 @@ default offline model (docs/conversations.md, docs/rules/precision.md):
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -21,6 +20,7 @@ from neo4j import AsyncDriver
 
 from engine.settings import Settings
 from tests.support.agenda_api import SIGNALS
+from tests.support.polling import until
 from tests.support.processes import Server, offline_stack
 
 SH = timezone(timedelta(hours=8))
@@ -76,17 +76,16 @@ def review_monday(api: Server, scope: str) -> None:
         f=(MONDAY - timedelta(hours=1)).isoformat(),
         t=(MONDAY + timedelta(hours=1)).isoformat(),
     )["startReview"]["id"]
-    deadline = time.monotonic() + 120
-    run: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        run = gql(
+    run = until(
+        lambda: gql(
             api,
             "query($id: String!) { supervisionRun(id: $id) { status error { message } } }",
             id=run_id,
-        )["supervisionRun"]
-        if run["status"] in ("completed", "failed", "cancelled"):
-            break
-        time.sleep(0.3)
+        )["supervisionRun"],
+        lambda r: r["status"] in ("completed", "failed", "cancelled"),
+        what="the review's end",
+        timeout=120,
+    )
     assert run.get("status") == "completed", run
 
 

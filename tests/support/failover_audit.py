@@ -7,8 +7,6 @@ twice. `settle` lets the last worker finish (continuing failed reviews) and `aud
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,6 +17,7 @@ from zoneinfo import ZoneInfo
 from neo4j import AsyncDriver
 
 from engine.settings import Settings
+from tests.support.polling import reached_async
 from tests.support.processes import Server
 from tests.support.webhook import Webhook
 
@@ -104,13 +103,12 @@ RUNS = (
 
 
 async def wait_until(what: str, done: Callable[[], bool | Awaitable[bool]], tally: Tally) -> None:
-    deadline = time.monotonic() + SETTLE_S
-    while time.monotonic() < deadline:
+    async def read() -> bool:
         answer = done()
-        if answer if isinstance(answer, bool) else await answer:
-            return
-        await asyncio.sleep(1)
-    tally.lost.append(f"{what} never settled within {SETTLE_S} s")
+        return answer if isinstance(answer, bool) else await answer
+
+    if not await reached_async(read, within=SETTLE_S, every=1):
+        tally.lost.append(f"{what} never settled within {SETTLE_S} s")
 
 
 async def settle(
