@@ -1,10 +1,10 @@
 """Demo data: the seeds' own v2.0 提测 story, written through the project's write paths.
 
-The boss asks 清海 when v2.0 can go to test (seed 002 完整示例): 李四 answers for the front
+The boss asks 清海 when v2.0 can go to test (docs/rules/concerns.md): 李四 answers for the front
 end, 张三 reports the payment module stuck on the third-party callback and proposes the
 temporary mock plan, the boss accepts it and 王五 takes the manual reconciliation. Each
 step is one organising result (`publishResult`) recorded at its own time, followed by a
-person's corrections and a later automatic run that may only suggest (seed 004 L5). So an
+person's corrections and a later automatic run that may only suggest (docs/rules/story-graph.md). So an
 `asOf` read at 10:30, 13:00 or 16:00 on 2026-03-17 shows a different past.
 
 Loading twice changes nothing: result keys are stable and a repeat publish writes nothing.

@@ -1,4 +1,4 @@
-"""The graph of a scope for other graph tools (issue 15 item 6):
+"""The graph of a scope for other graph tools:
 
     GET /export/<scope>.graphml?asOf=…&from=…&to=…   GraphML (Gephi, yEd, Cytoscape desktop)
     GET /export/<scope>.cyjs?asOf=…&from=…&to=…      Cytoscape JSON (elements.nodes/edges)

@@ -1,6 +1,6 @@
 """The cursors of every list, shared by the GraphQL connections and the MCP tools.
 
-Lists paged in Cypher (issue 14) use keyset cursors: opaque base64 of the list's name and the
+Lists paged in Cypher use keyset cursors: opaque base64 of the list's name and the
 last item's sort key, so the next page is an index range read after it. Each list's keyset
 is defined once here (`ENTITIES`, `WATCHES`, ...), so a GraphQL client and an MCP agent
 page the same list with the same cursor. A cursor of another list, or not issued by this

@@ -1,4 +1,4 @@
-"""Past answers computed once (DESIGN "Caching the past").
+"""Past answers computed once (docs/guides/graphql.md).
 
 A read whose every root field is a time-sliced story read (`storyGraph`, `graphView`,
 `entities`, `relations`, `events`) with an `asOf` older than `past_cache_settle_seconds` can

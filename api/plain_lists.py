@@ -1,4 +1,4 @@
-"""Lists of plain objects completed in one pass (issue 14: the GraphQL layer's own cost).
+"""Lists of plain objects completed in one pass (the GraphQL layer's own cost).
 
 graphql-core completes each field of each list item on its own: a resolve info, a path, a
 call through strawberry's resolver wrapper and a completion for every leaf, a few µs each.

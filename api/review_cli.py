@@ -1,4 +1,5 @@
-"""`storygraph review`: start or follow a supervision review in the terminal (seed 004 活动记录).
+"""`storygraph review`: start or follow a supervision review in the terminal
+(docs/rules/reviews.md).
 
     storygraph review --project P [--project Q] | --global [--from T] [--to T]
     storygraph review --run ID [--pause | --cancel | --continue]
@@ -6,9 +7,9 @@
 A start is a manual `startReview(scope, from, to)`: refused at once while the app is off
 (DISABLED) or another review runs or stops (BUSY), never queued. Then one progress bar per
 stage (collect, leaves, navigation, publish), driven only by the run's stored records (the
-same `run_progress` the `runProgress` subscription sends; seed 004: 阶段推进只依据服务记录),
-until the run ends with its final status. Without a terminal (CI, pipes) rich draws no bars,
-so each change is printed as one plain line instead.
+same `run_progress` the `runProgress` subscription sends; docs/rules/reviews.md:
+阶段推进只依据服务记录), until the run ends with its final status. Without a terminal (CI, pipes)
+rich draws no bars, so each change is printed as one plain line instead.
 
 Ctrl-C only detaches: the review keeps running on the workers; follow it again with
 `--run ID`, or stop it with `--pause` / `--cancel`.

@@ -1,5 +1,5 @@
 """`storygraph search backfill [--scope S] [--reset]`: compute the vectors hybrid search is
-missing, from a terminal, with progress (issue 30 item 3).
+missing, from a terminal, with progress.
 
 Embeds, scope by scope (the given one, else every scope with texts that have no vector), the
 same way the background jobs do (`jobs.search.embed.embed_scope`: each batch committed and

@@ -1,6 +1,6 @@
 """Probe: does a reader see one part of a committed Neo4j transaction before another?
 
-issue 26 item 7. A supervision run's status and its result were written in ONE transaction,
+. A supervision run's status and its result were written in ONE transaction,
 yet under load a client read the run `completed` and the result by id answered NOT_FOUND.
 Neo4j's read-committed reads take no locks and no snapshot: a commit applies its store
 records (nodes, properties) and then its index entries, and a reader in between sees the

@@ -1,4 +1,4 @@
-"""Benchmark: the concern scheduler's due scan, and agent-loop throughput (issue 5).
+"""Benchmark: the concern scheduler's due scan, and agent-loop throughput.
 
 1. 100k concerns in a dedicated scope (BENCH_CONCERNS; the target is at 1M), 1% of them
    due: the due scan (the named query over the `concern_due_values` index, which holds

@@ -1,4 +1,4 @@
-"""`storyGraphDiff` at 1x and 10x history (issue 29 item 1: its cost grows with the changes
+"""`storyGraphDiff` at 1x and 10x history (its cost grows with the changes
 returned, not with the scope).
 
     .venv/bin/python -m bench.diff_scale [--entities 1000] [--changes 200] [--runs 30]

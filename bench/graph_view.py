@@ -1,4 +1,4 @@
-"""Benchmark: the graph view page at the scale of issue 15 (1,000 entities, 2,000 relations,
+"""Benchmark: the graph view page at the scale  (1,000 entities, 2,000 relations,
 600 events in four results), in Debian's headless Chromium.
 
 Prints the first (cold) open, the median of the later opens (navigation start to painted,
@@ -6,7 +6,7 @@ as the client sees it, and the page's own `viz.timings.firstPaint`), four slider
 (input event to painted) and five clicks on an entity in the fitted view (mouse click to its
 details drawn), each against its guard: cold open 2,500 ms, open 1,000 ms, slider
 move 1,000 ms, click to details 300 ms. These bounds were asserted by the page test until
-issue 26 item 6d: wall-clock figures are printed here, the test keeps what a person sees.
+ item 6d: wall-clock figures are printed here, the test keeps what a person sees.
 
 Run: `.venv/bin/python -m bench.graph_view` with the test services up (`make bench` does).
 """

@@ -1,4 +1,4 @@
-"""`inbox` at 1x and 10x history (issue 29 item 7: a page costs what waits, not the history).
+"""`inbox` at 1x and 10x history (a page costs what waits, not the history).
 
     .venv/bin/python -m bench.inbox_scale [--resolved 2000] [--pending 100] [--runs 30]
 

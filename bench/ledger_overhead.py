@@ -1,4 +1,4 @@
-"""What recording a model call in the cost ledger adds to it (issue 29 item 7: at most 1 ms,
+"""What recording a model call in the cost ledger adds to it (at most 1 ms,
 because the ledger write is batched with the run's own writes).
 
     .venv/bin/python -m bench.ledger_overhead [--runs 200]

@@ -1,4 +1,4 @@
-"""Page latency at 1x and 10x the scope size (issue 14 item 1: a page costs what it returns).
+"""Page latency at 1x and 10x the scope size (a page costs what it returns).
 
     .venv/bin/python -m bench.page_scale [--entities 1000] [--runs 30] [--work-items 1000]
 
@@ -8,7 +8,7 @@ then times, in process against the real Neo4j (the GraphQL schema executed with 
 project's driver, no HTTP):
   - `entities(first: 50)`, `relations(first: 50)`, `events(first: 50)`, and
     `entities(first: 50) { history }`, p50 at 1x and 10x and their ratio (target <= 1.3);
-  - the read the lists made before issue 14 (the whole scope through `storyGraph`'s
+  - the read the lists made  (the whole scope through `storyGraph`'s
     statements, sorted and paged in Python), for comparison;
   - the work lists (concerns, concern messages, watches, supervision runs, activity, as an
     admin and as a token limited to the scope): `--work-items` and 10x as many of each kind

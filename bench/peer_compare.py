@@ -1,4 +1,4 @@
-"""storygraph against @neo4j/graphql and the hand-written Cypher floor (issue 14 items 7, 8).
+"""storygraph against @neo4j/graphql and the hand-written Cypher floor.
 
     .venv/bin/python -m bench.peer_compare [--scale 0.05] [--runs 30]
 

@@ -1,4 +1,4 @@
-"""Many clients, the past computed once, and where a read's time goes (issue 31).
+"""Many clients, the past computed once, and where a read's time goes.
 
     .venv/bin/python -m bench.protocols [--scale 0.05] [--seconds 3] [--rounds 2]
 

@@ -1,4 +1,4 @@
-"""Review throughput against the dev Neo4j (seed 004 监督者; issue 6 Benchmark).
+"""Review throughput against the dev Neo4j (Benchmark; docs/rules/reviews.md).
 
     .venv/bin/python -m bench.review_throughput [--messages 2000] [--per-batch 4000] [--scopes 5]
         [--rounds 6] [--signals-only]
@@ -11,7 +11,7 @@ Prints:
   batch with its output, one transaction each;
 - the no_change path end to end per scope (ms): an automatic run that finds nothing pending
   (lease, run stored running, collect, completed no_change, lease released), no model call;
-- the review with signals (issue 28 item 7, target at most 1.2x): the same run whose leaf
+- the review with signals (target at most 1.2x): the same run whose leaf
   facts carry kinds (commitments due 周四/明天, a blocker: signals recorded, decided by the
   scope's agenda policy and their effect jobs enqueued in the publish) against the same
   run whose facts carry none, alternated over --rounds rounds; prints segments/s of each,
@@ -226,7 +226,7 @@ async def signals_paired(
     tag: str,
     start: datetime,
 ) -> None:
-    """The same review with and without signals (issue 28 item 7: at most 1.2x), the two
+    """The same review with and without signals (at most 1.2x), the two
     variants alternated round by round (which goes first too) on a fresh scope each. The
     scope's agenda policy has the default rules with the loop on and an owner, the speakers
     are bound: every signal is decided in the publish transaction and asks for an effect

@@ -1,4 +1,4 @@
-"""Search quality and speed (issue 30): `make bench` prints recall@10, MRR and p50/p95.
+"""Search quality and speed: `make bench` prints recall@10, MRR and p50/p95.
 
     .venv/bin/python -m bench.search_quality [--scale 0.1] [--runs 30]
 
@@ -12,7 +12,7 @@ kind and fields as they were at `as_of`); recall@10 counts the queries whose rig
 the first 10, MRR averages 1/rank of it. tests/integration/search/test_quality.py holds
 recall@10 >= 0.9 on the same set.
 
-Hybrid (issue 30 item 3): with EMBEDDING_BASE_URL set (a real endpoint, labelled with its
+Hybrid: with EMBEDDING_BASE_URL set (a real endpoint, labelled with its
 model) or `--embeddings standin` (the prompt-grounded n-gram stand-in of the tests, labelled
 as such: it measures the fusion, not a model's understanding), both scopes are embedded and
 the same query set is evaluated again in hybrid mode.

@@ -1,4 +1,4 @@
-"""Benchmark: the agenda deciding signals (issue 28 item 7), against real Neo4j.
+"""Benchmark: the agenda deciding signals, against real Neo4j.
 
 10k commitment signals (BENCH_SIGNALS) in a dedicated scope, recorded the way a review's
 publish records them (`SignalStore.record_in` in one transaction per batch of BENCH_BATCH

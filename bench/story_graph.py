@@ -1,4 +1,4 @@
-"""Benchmark of the story graph (issue 3 "Benchmark"): time-sliced reads at scale, publish rate.
+"""Benchmark of the story graph ( "Benchmark"): time-sliced reads at scale, publish rate.
 
     .venv/bin/python -m bench.story_graph [--scale 0.1] [--runs 30]
 

@@ -1,4 +1,4 @@
-"""PROFILE db hits per returned object for every named story read (issue 14 item 5).
+"""PROFILE db hits per returned object for every named story read.
 
     .venv/bin/python -m bench.story_profile [--scale 0.1] [--scope S] [--keep]
 

@@ -31,7 +31,7 @@ def utcnow() -> datetime:
 
 
 # An instant as epoch microseconds in UTC: exact (Python keeps microseconds), cheap to pass
-# in bulk (the Neo4j driver decodes an int for a fraction of a DateTime's cost: issue 14),
+# in bulk (the Neo4j driver decodes an int for a fraction of a DateTime's cost),
 # and ordered as the instants are.
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -86,7 +86,8 @@ def open_end(value: datetime | None) -> datetime | None:
 
 
 def recorded_within(recorded_at: datetime, retracted_at: datetime | None, as_of: datetime) -> bool:
-    """asOf T shows versions with recorded_at <= T < retracted_at (DESIGN "Time")."""
+    """asOf T shows versions with recorded_at <= T < retracted_at
+    (docs/rules/story-graph.md#time)."""
     end = retracted_at or FOREVER
     return recorded_at <= as_of < end
 

@@ -1,4 +1,4 @@
-"""One page of a list read in the database after a keyset (issue 14): the one page type of
+"""One page of a list read in the database after a keyset: the one page type of
 every domain's lists, whatever their items (`Page[Entity]`, `Page[WatchState]`, ...).
 
 The repository reads `first + 1` rows after the cursor's sort key to learn `has_next`, and

@@ -1,4 +1,4 @@
-"""Who is calling: the Principal every use case receives (DESIGN "Who is calling").
+"""Who is calling: the Principal every use case receives (docs/architecture/index.md).
 
 Built once at the edge (`api/auth.py` from a bearer token; `WORKER` for jobs the worker runs
 on its own schedule) and passed down; the use cases in `jobs/` check it. It lives in the
@@ -18,7 +18,8 @@ SCOPE_REFUSED = "this token may not use the requested scope"
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: a token's name, the scopes it may use and its roles (DESIGN).
+    """Who is calling: a token's name, the scopes it may use and its roles
+    (docs/architecture/index.md).
 
     An object of a scope the principal cannot use reads as NOT_FOUND, exactly like a missing
     one (`visible`); a scope argument it cannot use is FORBIDDEN without naming the scope

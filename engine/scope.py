@@ -1,4 +1,4 @@
-"""Scopes: each project and "global" are separate (seed 004, DESIGN "Scopes").
+"""Scopes: each project and "global" are separate (docs/concepts.md; docs/rules/reviews.md).
 
 The one place for a scope's name rule, the name of the Global scope, and the check every
 domain's use cases make before they read or write a scope: the name is well formed

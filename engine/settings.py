@@ -121,12 +121,12 @@ class Settings(BaseSettings):
     input_max_text_chars: int = 1_000_000
     input_max_list_items: int = 2_000
     page_max_first: int = 500
-    # search (issue 30): the longest text a search accepts (longer is INVALID_INPUT)
+    # search: the longest text a search accepts (longer is INVALID_INPUT)
     search_max_chars: int = 200
     # search ranks only this many best-scoring full-text matches (README "Search")
     search_candidates: int = 200
     # storyGraph/graphView without from/to or storyId: refused above this many events,
-    # entities or relations in the scope (issue 14: no read without a bound)
+    # entities or relations in the scope (no read without a bound)
     story_max_unbounded_objects: int = 5000
     # in-flight operations (subscriptions included) on one websocket
     ws_max_operations: int = 20
@@ -154,7 +154,7 @@ class Settings(BaseSettings):
     model_deadline_seconds: float = 180.0
     model_request_timeout_seconds: float = 60.0
     model_concurrency: int = 4
-    # Embeddings (issue 30 item 3): an OpenAI-compatible `POST {base}/embeddings` endpoint,
+    # Embeddings: an OpenAI-compatible `POST {base}/embeddings` endpoint,
     # called with the chat model's retry rules (jobs/llm/embeddings.py). Unset: search is
     # lexical and says so (never a made-up vector). The dimension is required with the URL:
     # the vector index is created with it, and a later different value is refused.

@@ -1,4 +1,4 @@
-"""The one way to the database: a `Store` every repository builds on (DESIGN "Layers").
+"""The one way to the database: a `Store` every repository builds on (docs/architecture/index.md).
 
     class WatchRepository(Store):
         async def get(self, scope, watch_id):

@@ -1,4 +1,4 @@
-"""Datetimes across the Neo4j boundary, in UTC both ways (DESIGN "Time").
+"""Datetimes across the Neo4j boundary, in UTC both ways (docs/rules/story-graph.md#time).
 
 Neo4j compares two datetimes of one instant by offset as well (`10:10+08:00 = 02:10Z` is
 false, and `<=` between them is false too), so an instant is stored and passed as a parameter
@@ -37,7 +37,7 @@ def from_neo4j(value: Any) -> Any:
 
 
 # Instants read in bulk cross the driver as integers: the driver's DateTime decoding costs
-# ~110 µs a value (issue 14), an int a fraction of that. A query returns an instant as
+# ~110 µs a value, an int a fraction of that. A query returns an instant as
 # `t.epochMillis * 1000 + t.microsecond % 1000` (exact: Python keeps microseconds; not
 # `epochSeconds`, which Neo4j truncates toward zero, one second late for a time before 1970
 # with a fraction) and the caller turns it back here, once (`engine.clock` holds the

@@ -2,10 +2,10 @@
 
 The page (web/viz.html) lays out the union of what a scope ever had once, keyed by id, and
 replays any record moment in the browser: a version is shown at T when
-`recorded_ms <= T < retracted_ms` (DESIGN "Time"), so moving the slider needs no round trip
-and positions never jump. Times are epoch milliseconds (UTC). A `from`/`to` window keeps
-the events in it, the entities those events touch and the relations among those entities
-(the rule `storyGraph` uses for windows), so a large scope can be read a window at a time.
+`recorded_ms <= T < retracted_ms` (docs/rules/story-graph.md#time), so moving the slider needs no
+round trip and positions never jump. Times are epoch milliseconds (UTC). A `from`/`to` window keeps
+the events in it, the entities those events touch and the relations among those entities (the rule
+`storyGraph` uses for windows), so a large scope can be read a window at a time.
 """
 
 from __future__ import annotations

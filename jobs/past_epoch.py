@@ -1,4 +1,4 @@
-"""The scope's change counter for cached past answers (DESIGN "Caching the past").
+"""The scope's change counter for cached past answers (docs/guides/graphql.md).
 
 An answer as of a past moment can change only if a source version is withdrawn or the scope
 is deleted, so those two use cases move the scope's counter and every cached past answer is

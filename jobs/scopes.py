@@ -1,4 +1,4 @@
-"""Scopes as a whole (issue 15 item 7): list the scopes a caller may read, with what each
+"""Scopes as a whole: list the scopes a caller may read, with what each
 holds, and delete one (admin).
 
 A limited token sees exactly its own scopes (those it names, whether or not they hold

@@ -86,7 +86,7 @@ def worker_context(
     gateway: ModelGateway | None = None,
 ) -> dict[str, Any]:
     """What a job finds in its ctx: settings, worker id, Neo4j driver, the process's one
-    httpx client, model accounting and one model gateway (seed 000 模型连接异常 policy lives
+    httpx client, model accounting and one model gateway (docs/rules/watches.md policy lives
     in the gateway; the job that calls it records the retries on its run).
 
     `on_startup` fills a worker's ctx with it (arq adds `redis`); tests that call a job

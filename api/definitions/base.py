@@ -70,7 +70,7 @@ class Versioned:
     why: str
     via_result: str | None
     via_concern: str | None = strawberry.field(
-        description="The concern whose answer wrote this version (issue 28): `by` is then "
+        description="The concern whose answer wrote this version: `by` is then "
         "the person (kind PERSON) who answered; null for runs' and users' versions."
     )
 

@@ -1,4 +1,4 @@
-"""Concern fields (seed 002 §九 对话侧能力, §十一 Agenda; issue 5 §10).
+"""Concern fields (Agenda; docs/rules/concerns.md).
 
 Mutations: `raiseConcern` (the cognitive hub — `agenda` role — is the only way a concern
 comes to exist; goal required), `advanceConcern` (records a reply and enqueues the agent
@@ -49,7 +49,7 @@ from jobs.concern.context import conversation_context
 @strawberry.type
 class Query:
     @strawberry.field(
-        description="seed 002 §九 raise_concern / advance_concern / check_concerns as "
+        description="docs/rules/concerns.md raise_concern / advance_concern / check_concerns as "
         "JSON-schema function definitions for agent frameworks."
     )
     def concern_tools(self) -> JSON:
@@ -96,7 +96,7 @@ class Query:
         return Agenda.from_model(scope, await commands.agenda(ctx.deps, ctx.caller(), scope))
 
     @strawberry.field(
-        description="seed 002 §九: concern summaries, concerns awaiting this "
+        description="docs/rules/concerns.md: concern summaries, concerns awaiting this "
         "person's reply (advanceConcern candidates) and their person slice."
     )
     async def conversation_context(
@@ -140,7 +140,7 @@ class Query:
 
 @strawberry.type
 class Mutation:
-    @strawberry.mutation(description="seed 002 §九 raise_concern (agenda role only).")
+    @strawberry.mutation(description="docs/rules/concerns.md raise_concern (agenda role only).")
     async def raise_concern(self, info: Info[Context, None], input: RaiseConcernInput) -> Concern:
         ctx = info.context
         concern = await commands.raise_concern(
@@ -149,7 +149,7 @@ class Mutation:
         return Concern.from_model(concern)
 
     @strawberry.mutation(
-        description="seed 002 §九 advance_concern: record a reply and run "
+        description="docs/rules/concerns.md advance_concern: record a reply and run "
         "the agent loop; never resolves by itself."
     )
     async def advance_concern(
@@ -170,7 +170,7 @@ class Mutation:
         )
 
     @strawberry.mutation(
-        description="seed 002 §十一: change a concern's priority (agenda role) — Agenda "
+        description="docs/rules/concerns.md: change a concern's priority (agenda role) — Agenda "
         "concern_refs, follow-up intervals and the sending window of held messages follow; "
         "recorded in the timeline. A closed concern is CONFLICT."
     )

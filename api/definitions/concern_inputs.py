@@ -34,7 +34,9 @@ class ScheduleTriggerInput:
     until: datetime | None = None
 
 
-@strawberry.input(description="seed 002 §九 raise_concern: goal is the completion condition.")
+@strawberry.input(
+    description="docs/rules/concerns.md raise_concern: goal is the completion condition."
+)
 class RaiseConcernInput:
     scope: str
     title: str
@@ -93,7 +95,7 @@ class RaiseConcernInput:
         )
 
 
-@strawberry.input(description="seed 002 §九 advance_concern: someone answered.")
+@strawberry.input(description="docs/rules/concerns.md advance_concern: someone answered.")
 class AdvanceConcernInput:
     concern_id: strawberry.ID
     person_id: str
@@ -106,7 +108,7 @@ class AdvanceConcernInput:
 
 
 @strawberry.input(
-    description="seed 002 §十一 priority 变化: the Agenda ref, follow-up intervals and the "
+    description="docs/rules/concerns.md priority 变化: the Agenda ref, follow-up intervals and the "
     "sending window follow the new priority."
 )
 class ChangeConcernPriorityInput:

@@ -1,4 +1,4 @@
-"""GraphQL types of the concern engine (seed 002 §四 数据结构, §十一 Agenda), from engine models."""
+"""GraphQL types of the concern engine (Agenda; docs/rules/concerns.md), from engine models."""
 
 from __future__ import annotations
 
@@ -43,11 +43,11 @@ class ConcernSource:
     detail: str
     initiator: ConcernInitiator | None
     signal_id: str | None = strawberry.field(
-        default=None, description="The story-graph signal the agenda raised it for (issue 28)."
+        default=None, description="The story-graph signal the agenda raised it for."
     )
 
 
-@strawberry.type(description="seed 002 §八: the minimal person ref a concern keeps.")
+@strawberry.type(description="docs/rules/concerns.md: the minimal person ref a concern keeps.")
 class ConcernPerson:
     person_id: str
     display_name: str
@@ -141,7 +141,9 @@ class ConcernMessage:
         )
 
 
-@strawberry.type(description="seed 002 §四: one concern, with its timeline and conversation.")
+@strawberry.type(
+    description="docs/rules/concerns.md: one concern, with its timeline and conversation."
+)
 class Concern:
     id: strawberry.ID
     type: ConcernType  # type: ignore[valid-type]
@@ -173,7 +175,7 @@ class Concern:
 
     @strawberry.field(
         description="The signal this concern was raised for (source.signalId), as believed "
-        "now; null when none or not visible to the caller (issue 28)."
+        "now; null when none or not visible to the caller."
     )
     async def signal(
         self, info: Info[Context, None]
@@ -318,7 +320,7 @@ class AgendaDecision:
         )
 
 
-@strawberry.type(description="seed 002 §十一: what the agenda of one scope tracks.")
+@strawberry.type(description="docs/rules/concerns.md: what the agenda of one scope tracks.")
 class Agenda:
     scope: str
     concern_refs: list[AgendaConcernRef]
@@ -352,7 +354,9 @@ class PersonProfile:
         )
 
 
-@strawberry.type(description="seed 002 §九: what a conversation with this person is given.")
+@strawberry.type(
+    description="docs/rules/concerns.md: what a conversation with this person is given."
+)
 class ConversationContext:
     person: PersonProfile
     concerns: list[Concern]

@@ -1,5 +1,5 @@
 """`costLedger(scope, from, to)` and the `cost` of a supervision run: what the model work
-cost, from the ledger of model calls (issue 29 item 4; `jobs.llm.cost`)."""
+cost, from the ledger of model calls (`jobs.llm.cost`)."""
 
 from __future__ import annotations
 

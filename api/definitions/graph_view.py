@@ -1,4 +1,4 @@
-"""graphView: visualisation-ready nodes, edges and timeline (seed 004 图谱对象关系, L10)."""
+"""graphView: visualisation-ready nodes, edges and timeline (docs/rules/story-graph.md)."""
 
 from __future__ import annotations
 

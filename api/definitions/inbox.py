@@ -1,4 +1,4 @@
-"""`inbox` and `inboxCounts` (issue 29): what waits for a person in a scope, newest first,
+"""`inbox` and `inboxCounts`: what waits for a person in a scope, newest first,
 paged in the database by a keyset (`api.paging.INBOX`). A suggestion's item carries the cited
 evidence (each reference's excerpt from the exact source version, or unavailable once it was
 withdrawn), the current and proposed values, and who proposed it and when; a stopped

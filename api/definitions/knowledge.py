@@ -1,4 +1,5 @@
-"""Save to knowledge (seed 004 L8) and continue the discussion (L9): preview, then confirm.
+"""Save to knowledge (docs/rules/reviews.md) and continue the discussion (L9): preview, then
+confirm.
 
 Previews write nothing; their `previewId` is what the person saw. A confirm writes exactly
 that, or is CONFLICT when the graph changed since (preview again). Only local knowledge

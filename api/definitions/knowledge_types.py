@@ -1,4 +1,4 @@
-"""GraphQL types of save-to-knowledge (seed 004 L8) and continue-the-discussion (L9)."""
+"""GraphQL types of save-to-knowledge (docs/rules/reviews.md) and continue-the-discussion (L9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Person bindings over GraphQL (issue 28; seed 004 同名不构成身份): `bindPerson` /
+"""Person bindings over GraphQL (docs/rules/story-graph.md): `bindPerson` /
 `unbindPerson` (operator) tie a person entity to a concern person, versioned;
 `personBindings(scope, asOf)` reads them as of any time, paged in the database. Speakers
 bound by `upsertSource(speakers:)` are read here too."""

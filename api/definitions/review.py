@@ -1,4 +1,4 @@
-"""Supervision review queries, mutations and the runProgress subscription (seed 004 监督者).
+"""Supervision review queries, mutations and the runProgress subscription (docs/rules/reviews.md).
 
 Manual requests go through the app switch (DISABLED while off) and the one-review lease
 (BUSY while another review runs or stops, never queued); edits that do not fit the run's

@@ -1,4 +1,5 @@
-"""GraphQL types of the supervision reviews (seed 004 监督者), each built from its engine model."""
+"""GraphQL types of the supervision reviews (docs/rules/reviews.md), each built from its engine
+model."""
 
 from __future__ import annotations
 
@@ -277,7 +278,7 @@ class SupervisionRun:
 
 
 def run_progress(run: RunModel) -> RunProgress:
-    """Progress from the stored stage and batch records only (seed 004 阶段推进只依据服务记录)."""
+    """Progress from the stored stage and batch records only (docs/rules/reviews.md)."""
     prog = progress(run.stages, run.ledger)
     stages = []
     for item, record in zip(prog.stages, run.stages.records, strict=True):

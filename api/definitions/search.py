@@ -1,4 +1,4 @@
-"""search (issue 30): the story graph's text as known at asOf, for people and agents.
+"""search: the story graph's text as known at asOf, for people and agents.
 
 One resolver, one use case (`jobs.search.reads.search`): only a scope the caller may read,
 user text escaped or refused (INVALID_INPUT, never a Lucene error), hits ranked by

@@ -1,5 +1,5 @@
 """`signals(scope, asOf, kind, status, first, after)`: the signals of a scope believed at asOf,
-paged in the database (keyset cursors), `reader` role (issue 28)."""
+paged in the database (keyset cursors), `reader` role."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ async def story_graph_signals(
     return [signal_type(s) for s in page.items]
 
 
-@strawberry.type(description="One version of a scope's agenda policy (issue 28).")
+@strawberry.type(description="One version of a scope's agenda policy.")
 class AgendaPolicy:
     scope: str
     version: int

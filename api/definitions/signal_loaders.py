@@ -1,4 +1,4 @@
-"""Per-request DataLoaders of the loop's links (issue 28 item 4): `Signal.concern`,
+"""Per-request DataLoaders of the loop's links: `Signal.concern`,
 `Concern.signal` and `Versioned.throughConcern` cost one statement per page whatever its
 size (CONVENTIONS "fresh DataLoaders, so nested fields never query per item")."""
 

@@ -1,4 +1,4 @@
-"""GraphQL output type of a signal (issue 28): what a review learned that someone may have to
+"""GraphQL output type of a signal: what a review learned that someone may have to
 settle — a commitment with who, what and the due time, a blocker or risk with what it blocks,
 a question, or a difference with its confirmed and proposed values — citing its passage."""
 
@@ -34,7 +34,7 @@ class SignalDecision:
     label: str  # `raised con-…`, `ignored: no reachable person`
 
 
-@strawberry.type(description="A signal found by a review, as one version (issue 28).")
+@strawberry.type(description="A signal found by a review, as one version.")
 class Signal(Versioned):
     kind: SignalKind
     status: SignalStatus

@@ -1,13 +1,13 @@
-"""Story graph queries and mutations (seed 004; DESIGN "GraphQL surface").
+"""Story graph queries and mutations (docs/reference/schema.md; docs/rules/reviews.md).
 
 Reads are time-sliced (`asOf`: what we knew then; `validAt`: what held then) and scoped:
 no read falls back to another scope. Each resolver calls one use case of
 `jobs.story` (role and scope checked there) and shapes its answer.
 
-Times (DESIGN "Time"): an argument may use any offset (`10:10+08:00` and `02:10Z` are the
-same moment) but must carry one: a time without a zone is INVALID_INPUT. Every time in an
-answer is the stored UTC instant (`+00:00`); a client shows it in its user's zone (the
-graph view uses the browser's).
+Times (docs/rules/story-graph.md#time): an argument may use any offset (`10:10+08:00` and `02:10Z`
+are the same moment) but must carry one: a time without a zone is INVALID_INPUT. Every time in an
+answer is the stored UTC instant (`+00:00`); a client shows it in its user's zone (the graph view
+uses the browser's).
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ class Query:
 
 
 def relation_mutation(action: RelationAction, description: str) -> Relation:
-    """One resolver shape for the four relation corrections (seed 004 L5)."""
+    """One resolver shape for the four relation corrections (docs/rules/story-graph.md)."""
 
     async def resolve(
         info: Info[Context, None],

@@ -1,5 +1,5 @@
 """`storyGraphDiff`: what was added, revised, retracted, removed or restored between two
-record times, by whom, why, through which result and citing which passage (issue 29).
+record times, by whom, why, through which result and citing which passage.
 
 The list is paged in the database by a keyset (`api.paging.DIFF`: the object's last change in
 the window, id);

@@ -1,4 +1,4 @@
-"""GraphQL output types of the story graph (seed 004 图谱对象关系), built from engine models.
+"""GraphQL output types of the story graph (docs/rules/story-graph.md), built from engine models.
 
 Every versioned object shows its bookkeeping (seq, recordedAt, retractedAt, by, why) so a
 client can tell which version it holds and pass `seenVersion` back on an edit.
@@ -244,7 +244,8 @@ def source_version_type(model: m.SourceVersion) -> SourceVersion:
 
 
 @strawberry.type(
-    description="A range of one source version a review read or missed (seed 004 L4): end "
+    description="A range of one source version a review read or missed (docs/rules/reviews.md): "
+    "end "
     "null means the whole version; reason (missed ranges only): withdrawn, unrecoverable, "
     "or gone (withdrawn after the run collected it)."
 )
@@ -286,7 +287,8 @@ class Result:
     warnings: list[str]
     complete: bool = strawberry.field(
         default=True,
-        description="False when its publisher missed input (seed 004 L4: 部分结果不标为完整); "
+        description="False when its publisher missed input (部分结果不标为完整; "
+        "docs/rules/reviews.md); "
         "coverage lists what was read and what was missed, with why.",
     )
     coverage: ResultCoverage | None = None
@@ -338,7 +340,7 @@ class StoryGraph:
     async def scope_known(self, info: Info[Context, None]) -> bool:
         return await scopes.scope_known(info.context.deps, info.context.caller(), self.scope)
 
-    @strawberry.field(description="The signals believed at asOf (issue 28), of one kind/status.")
+    @strawberry.field(description="The signals believed at asOf, of one kind/status.")
     async def signals(
         self,
         info: Info[Context, None],

@@ -1,4 +1,4 @@
-"""Heartbeat watches over GraphQL (seed 000 持续关注, issue 7 §12).
+"""Heartbeat watches over GraphQL (docs/rules/watches.md).
 
 Queries: `watches(scope, first, after)` (Relay connection, keyset-paged in Cypher),
 `watch(scope, id)`. Mutations: `createWatch`, `stopWatch`, `resumeWatch`, `deleteWatch`,

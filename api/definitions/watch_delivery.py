@@ -1,4 +1,4 @@
-"""Receipts and heartbeat rounds of watches over GraphQL (seed 000 验证与维护边界, 多候选关注).
+"""Receipts and heartbeat rounds of watches over GraphQL (docs/rules/watches.md).
 
 Mutations:
 - `reportExecution`: the partner session reports what happened after a hand-off. The report
@@ -9,7 +9,7 @@ Mutations:
   watches under a stable round id (one item per round unless `full`).
 Query: `watchRound(scope, id)`: what a round closed and which checks it enqueued.
 Subscription: `watchHandOffs(scope)`: each new hand-off of the scope's watches as it is
-stored (seed 000 §5 "直接注入伙伴会话"), with its delivery state; a repeat with an execution key
+stored (docs/rules/watches.md), with its delivery state; a repeat with an execution key
 already handed off is never sent (jobs/watch/delivery.py).
 """
 

@@ -1,4 +1,4 @@
-"""GraphQL types of heartbeat watches (seed 000 持续关注): each with `from_model()`.
+"""GraphQL types of heartbeat watches (docs/rules/watches.md): each with `from_model()`.
 
 `Watch.steps` is the persisted step list; `observations`, `handOffs`, `checkpoints`,
 `grants` and `receipts` are read through per-request DataLoaders (api/definitions/

@@ -1,1 +1,1 @@
-"""MCP server for agents: story graph reads and the seed 002 §九 concern tools."""
+"""MCP server for agents: story graph reads and the docs/rules/concerns.md concern tools."""

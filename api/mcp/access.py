@@ -50,7 +50,7 @@ class Caller:
 
     def require(self, role: str, scope: str | None = None) -> Principal:
         """The GraphQL resolver's role check; a scope the token may not use reads as NOT_FOUND
-        (DESIGN "Who is calling": no error names such a scope)."""
+        (docs/architecture/index.md: no error names such a scope)."""
         if self.principal is None:
             raise Unauthenticated("a valid bearer token is required")
         if not self.principal.has_role(role):

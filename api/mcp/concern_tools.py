@@ -1,5 +1,5 @@
-"""Concern tools (seed 002 §九 对话侧能力): `raise_concern`, `advance_concern`,
-`check_concerns`, `change_concern_priority` (seed 002 §十一), and the conversation context
+"""Concern tools (docs/rules/concerns.md): `raise_concern`, `advance_concern`,
+`check_concerns`, `change_concern_priority` (docs/rules/concerns.md), and the conversation context
 of a person as a resource.
 
 `resolve_concern` is deliberately absent: only the agent loop closes a concern. Each tool
@@ -235,7 +235,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     @server.resource(
         CONTEXT_URI,
         name="conversation_context",
-        description="seed 002 §九: inject into a conversation with this person — their person "
+        description="docs/rules/concerns.md: inject into a conversation with this person — their "
+        "person "
         "slice, the concerns they are part of (summaries) and those awaiting their reply "
         "(record their answer with advance_concern).",
         mime_type="application/json",

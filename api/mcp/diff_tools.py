@@ -1,4 +1,4 @@
-"""`story_diff`: what changed in a scope's story graph between two record times (issue 29).
+"""`story_diff`: what changed in a scope's story graph between two record times.
 
 The same use case as GraphQL's `storyGraphDiff` (`jobs.story.diff`), under the `reader` role;
 a scope the token may not use is NOT_FOUND. Every instant is ISO 8601 with its offset.

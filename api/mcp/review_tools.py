@@ -2,7 +2,7 @@
 
 They call the use cases the GraphQL mutations call (`jobs.review.runs`), under the
 same roles (`operator` to start, `reader` to look). The heartbeat app switch holds here as it
-does in GraphQL (seed 004 应用启停): with the app off, `start_review` refuses with DISABLED
+does in GraphQL (docs/rules/reviews.md): with the app off, `start_review` refuses with DISABLED
 and claims nothing. Another scope's run reads as NOT_FOUND, exactly like a missing one.
 """
 

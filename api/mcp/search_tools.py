@@ -1,6 +1,6 @@
-"""The MCP `search` tool (issue 30): the story graph's text as known now, for agents.
+"""The MCP `search` tool: the story graph's text as known now, for agents.
 
-No `as_of` (seed 004 完整性与待定项: MCP 不接受 as_of): an agent searches what is known now;
+No `as_of` (MCP 不接受 as_of; docs/rules/reviews.md): an agent searches what is known now;
 `valid_at` (what held in the world then) is allowed, as in the story tools. The same use case
 as GraphQL `search` (`jobs.search.reads.search`), under the `reader` role; a scope the
 token may not use is NOT_FOUND. Each hit names its object and version, standing, the matched

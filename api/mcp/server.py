@@ -2,7 +2,7 @@
 (streamable HTTP, mounted in the API's starlette app) and `storygraph mcp` (stdio).
 
 HTTP runs stateless with JSON responses: no MCP session lives in an API process, so any
-replica answers any request (DESIGN "Scale-out"). Every request is authenticated with the
+replica answers any request (docs/operations/scale-out.md). Every request is authenticated with the
 GraphQL tokens before the SDK sees it; with tokens configured, one without a valid bearer
 token is refused with 401. The SDK's session manager is entered inside the app's lifespan
 (`McpEndpoint.running`).

@@ -105,7 +105,7 @@ def relation(r: m.Relation, names: dict[str, str] | None = None) -> dict[str, An
 EVENT_STANDING = {
     m.ActorKind.USER: "user-edited",
     m.ActorKind.RUN: "recorded-by-run",
-    m.ActorKind.PERSON: "answered-via-concern",  # by the person who answered (issue 28)
+    m.ActorKind.PERSON: "answered-via-concern",  # by the person who answered
 }
 
 
@@ -154,7 +154,8 @@ def summary(s: m.Summary) -> dict[str, Any]:
 
 
 def reference(r: m.Reference, x: Excerpt) -> dict[str, Any]:
-    """The cited text of exactly that source version, or `unavailable` and why (seed 004 L6)."""
+    """The cited text of exactly that source version, or `unavailable` and why
+    (docs/rules/story-graph.md)."""
     return {
         "id": r.id,
         "cites": f"{r.owner_kind.value}:{r.owner_id}",

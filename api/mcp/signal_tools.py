@@ -1,8 +1,8 @@
-"""`list_signals` (issue 28): the signals of a scope as known now — commitments with who,
+"""`list_signals`: the signals of a scope as known now — commitments with who,
 what and due time, blockers, risks, questions and differences — each citing its passage.
 
 The same use case as GraphQL's `signals` (`jobs.signal.reads`), under the `reader` role; a
-scope the token may not use is NOT_FOUND. No `as_of` (seed 004: MCP 不接受 as_of)."""
+scope the token may not use is NOT_FOUND. No `as_of` (MCP 不接受 as_of; docs/rules/reviews.md)."""
 
 from __future__ import annotations
 

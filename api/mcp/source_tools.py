@@ -1,7 +1,7 @@
-"""`upsert_source` over MCP: the twin of GraphQL `upsertSource` (issue 28). An agent host
+"""`upsert_source` over MCP: the twin of GraphQL `upsertSource`. An agent host
 pushes a conversation, note or knowledge document version, with the speakers of a
 conversation bound to concern persons (name, person id, channel): the agenda reaches a
-speaker only through such a binding, never by an equal name (seed 004 同名不构成身份).
+speaker only through such a binding, never by an equal name (docs/rules/story-graph.md).
 `editor` role; another scope is NOT_FOUND; bad input is INVALID_INPUT and writes nothing."""
 
 from __future__ import annotations

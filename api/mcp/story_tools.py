@@ -1,6 +1,6 @@
-"""Story graph tools (seed 004 时态 Story Graph MCP): reads of the graph as known now.
+"""Story graph tools (Story Graph MCP; docs/rules/reviews.md): reads of the graph as known now.
 
-No tool takes an `as_of` (seed 004 完整性与待定项: MCP 不接受 as_of); a window is `from_time`
+No tool takes an `as_of` (MCP 不接受 as_of; docs/rules/reviews.md); a window is `from_time`
 /`to_time` (event time) or a story. Lists are pages of at most 50 (default 20) with a `next`
 cursor. The reads are the GraphQL resolvers' own use cases
 (`jobs.story.reads`), under the same `reader` role; a scope the token may not use is NOT_FOUND.

@@ -1,4 +1,4 @@
-"""The partner session's hand-offs as an MCP resource (seed 000 §5 "直接注入伙伴会话").
+"""The partner session's hand-offs as an MCP resource (docs/rules/watches.md).
 
 `storygraph://{scope}/sessions/{session_id}/watch-handoffs`: the hand-offs the scope's watches
 addressed to that session, newest first (at most 50): the verified result, the document's
@@ -43,7 +43,8 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
     @server.resource(
         HANDOFFS_URI,
         name="watch_handoffs",
-        description="seed 000 §5: the watch hand-offs addressed to this partner session — "
+        description="docs/rules/watches.md: the watch hand-offs addressed to this partner session "
+        "— "
         "verified result, document steps, bound dependencies, execution key and delivery "
         "state. Run the execute steps in this session; report back with reportExecution.",
         mime_type="application/json",

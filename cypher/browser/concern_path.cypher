@@ -1,4 +1,4 @@
-// One concern's path (seed 002): its state and goal, the people it involves, the agenda that
+// One concern's path (docs/rules/concerns.md): its state and goal, the people it involves, the agenda that
 // tracks it, and every message it wrote, in delivery order (status: pending, sending, sent,
 // failed). The full timeline and conversation log are JSON in the concern's `doc`.
 // Find an id: MATCH (c:Concern) WHERE c.scope = 'demo' RETURN c.concern_id, c.title

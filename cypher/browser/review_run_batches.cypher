@@ -1,4 +1,4 @@
-// One supervision run (seed 004): its stages (collect -> leaves -> navigation -> publish) and
+// One supervision run (docs/rules/reviews.md): its stages (collect -> leaves -> navigation -> publish) and
 // its leaf batches in order, with their state, attempts and when each was committed.
 // Find an id: MATCH (r:SupervisionRun) RETURN r.id, r.scope, r.status, r.created_at
 // Pasted as it is, it shows the newest supervision run; put a run id on the WITH line for another.

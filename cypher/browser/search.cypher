@@ -1,4 +1,4 @@
-// Search a scope as known at a moment, through the full-text index `search_text` (issue 30):
+// Search a scope as known at a moment, through the full-text index `search_text`:
 // entity versions (names, earlier names, descriptions), event versions, relation reasons,
 // stage summaries and source passages (one per line, with its locator). Only text recorded
 // at or before as_of is searched; each row shows the object's version believed then. `text`

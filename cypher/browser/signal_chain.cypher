@@ -1,4 +1,4 @@
-// One signal's chain (issue 28, seed 002 §三 3–4): the passage it cites → the signal (its kind,
+// One signal's chain (docs/rules/loop.md): the passage it cites → the signal (its kind,
 // status and the agenda's decision) → the concern raised or supplemented for it → the
 // answer's line (the concern's conversation, stored as a source version) → the event or
 // correction that person wrote via the concern. One row per step, in order; the graph

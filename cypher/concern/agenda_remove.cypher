@@ -1,5 +1,5 @@
 // params: scope, removals
-// seed 002 §十一: a closed concern leaves concern_refs and is written to recent_decisions.
+// docs/rules/concerns.md: a closed concern leaves concern_refs and is written to recent_decisions.
 MERGE (a:Agenda {scope: $scope})
 WITH a
 UNWIND $removals AS rm

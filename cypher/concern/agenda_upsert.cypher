@@ -1,5 +1,5 @@
 // params: scope, refs
-// seed 002 §十一: register / update Agenda.concern_refs entries (id, priority, status, role).
+// docs/rules/concerns.md: register / update Agenda.concern_refs entries (id, priority, status, role).
 MERGE (a:Agenda {scope: $scope})
 WITH a
 UNWIND $refs AS ref

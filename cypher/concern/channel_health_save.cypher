@@ -1,5 +1,5 @@
 // params: scope, channel, consecutive_failures, last_failure_at, last_error
-// Store one channel's delivery health after a send (seed 002 回流渠道: unreachable → fall back).
+// Store one channel's delivery health after a send (unreachable → fall back; docs/rules/concerns.md).
 MERGE (h:ChannelHealth {scope: $scope, channel: $channel})
 SET h.consecutive_failures = $consecutive_failures,
     h.last_failure_at = $last_failure_at,

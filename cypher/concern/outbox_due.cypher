@@ -2,7 +2,7 @@
 // Outbox rows whose delivery time has come (deferred reports included): pending ones, and,
 // when the live workers are known ($live not null), rows left `sending` by a worker that is
 // no longer alive (a claim older than $dead_before): it was killed between its claim and
-// its bookkeeping. A mid-course report of a closed concern is never due (seed 002 §七: the
+// its bookkeeping. A mid-course report of a closed concern is never due (docs/rules/concerns.md: the
 // back-flow is the last word; the closing decision also marks them superseded).
 MATCH (o:OutboxMessage)
 USING INDEX SEEK o:OutboxMessage(status, deliver_at)

@@ -1,5 +1,5 @@
 // params: keys, now
-// seed 002 §七: a closed concern's undelivered mid-course reports are never sent. Only a
+// docs/rules/concerns.md: a closed concern's undelivered mid-course reports are never sent. Only a
 // row still pending is superseded (one a sender already claimed goes out before the
 // back-flow row, written in this same transaction, can be claimed).
 UNWIND $keys AS key

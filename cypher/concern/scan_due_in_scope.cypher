@@ -1,6 +1,6 @@
 // params: now, scope, limit
 // The scan of one scope (`scan_due` is every scope's): the scope leads the index seek.
-// seed 002 §十 scan_due_concerns(): next_action.when due, not waiting for a reply.
+// docs/rules/concerns.md scan_due_concerns(): next_action.when due, not waiting for a reply.
 // Every property read is held by the index (the IS NOT NULL predicates let the planner take
 // the values from it): no concern node is read. Ids and due instants (epoch µs) come back
 // as two lists in one record; the caller builds each item's trigger and job id.

@@ -1,6 +1,6 @@
 // params: now, scope, limit
 // The scan of one scope (`scan_schedules` is every scope's): the scope leads the index seek.
-// seed 002 §十 scan_schedules(): schedule concerns whose trigger.next_run_at is due.
+// docs/rules/concerns.md scan_schedules(): schedule concerns whose trigger.next_run_at is due.
 // Every property read is held by the index (the IS NOT NULL predicates let the planner take
 // the values from it): no concern node is read. Ids and due instants (epoch µs) come back
 // as two lists in one record; the caller builds each item's trigger and job id.

@@ -1,6 +1,6 @@
 // params: now, scope, limit
 // The scan of one scope (`scan_timeouts` is every scope's): the scope leads the index seek.
-// seed 002 §十 scan_timeouts(): waiting_reply past its deadline -> the agent loop (v3.0).
+// docs/rules/concerns.md scan_timeouts(): waiting_reply past its deadline -> the agent loop (v3.0).
 // Every property read is held by the index (the IS NOT NULL predicates let the planner take
 // the values from it): no concern node is read. Ids and due instants (epoch µs) come back
 // as two lists in one record; the caller builds each item's trigger and job id.

@@ -7,7 +7,7 @@
 // window is the predecessor (seq - 1) of the first one written in it, the version after is
 // the last one (their (id, seq) constraint). Versions are never retracted without a
 // successor, so the versions recorded in the window are all the changes. Summaries are
-// recorded once: added. Signals (issue 28) are versioned like the rest: a new signal is
+// recorded once: added. Signals are versioned like the rest: a new signal is
 // added, a status change (kept, changed, settled, unresolved) or a decision recorded on it
 // is a revision. An object whose value at $until equals its value at $since (every property
 // but the $bookkeeping ones: seq, record times, actor, why, result) is no change and is

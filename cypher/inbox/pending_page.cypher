@@ -1,5 +1,5 @@
 // params: scope, kinds, statuses, forever, after_at, after_id, limit
-// The inbox (issue 29): a scope's pending suggestions of the $kinds ('field', 'difference')
+// The inbox: a scope's pending suggestions of the $kinds ('field', 'difference')
 // and its supervision runs of the $statuses ('failed', 'paused': stopped, waiting for a
 // person), newest first, after the keyset (time, id) descending, cut at $limit. Each side is
 // read through its own index (migration 092) in keyset order and cut at $limit before the

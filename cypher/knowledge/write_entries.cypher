@@ -1,5 +1,5 @@
 // params: rows
-// Save to knowledge (seed 004 L8): a new version of each local knowledge entry, created when
+// Save to knowledge (docs/rules/reviews.md): a new version of each local knowledge entry, created when
 // missing. A version is written only where the entry is still a knowledge source at the
 // version the preview showed (`base_version`, null for a new entry); `written` below the
 // row count means the caller aborts the transaction, so nothing is written.

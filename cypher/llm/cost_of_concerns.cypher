@@ -1,5 +1,5 @@
 // params: ids
-// The cost ledger of some concerns (issue 29 item 4): each one's model calls summed, sought
+// The cost ledger of some concerns: each one's model calls summed, sought
 // by the ModelCall(concern_id) index (082). The caller already read the concerns (its
 // scope was checked there); ids without calls answer no row.
 UNWIND $ids AS owner

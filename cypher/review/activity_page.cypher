@@ -1,5 +1,5 @@
 // params: deployment, scope_key, config_id, since, until, after_at, after_key, limit
-// Activity (seed 004 活动记录), newest first, keyset-paged on (started at, row key) descending:
+// Activity (docs/rules/reviews.md), newest first, keyset-paged on (started at, row key) descending:
 // every heartbeat run, and every supervision run that shares no row with a heartbeat run
 // (neither saved the other's id). Each branch walks its own index, (deployment, claimed_at)
 // and (deployment, created_at), backwards from the cursor and stops at `limit`, so a page

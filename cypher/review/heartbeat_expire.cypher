@@ -1,6 +1,6 @@
 // params: deployment, config_id, kept, before, limit
 // Removes up to `limit` finished heartbeat runs, with the reports stored on them, claimed
-// before `before` (seed 004: 心跳报告沿用计划的历史保留和删除规则): those of plan `config_id`,
+// before `before` (心跳报告沿用计划的历史保留和删除规则; docs/rules/reviews.md): those of plan `config_id`,
 // or, when it is null, those of no saved plan (`kept`: the saved plans' ids). A run still
 // claimed is never removed. Checkpoints, supervision runs and results are other nodes and
 // stay: removing a report never resets source progress, and a supervision run whose

@@ -1,5 +1,5 @@
 // params: scope, keys, texts, forever
-// Stored Main entities of one story scope that the review's texts name (seed 004: 跨 run 仅允许
+// Stored Main entities of one story scope that the review's texts name (docs/rules/reviews.md: 跨 run 仅允许
 // 引用同 scope 的 Main 候选实体). `keys` are the texts' two-character windows: each is sought
 // as a name prefix (index entity_version_name: scope, name), so the cost follows the text, not
 // the scope. Earlier names of an entity count too (returned as `names`); only the current

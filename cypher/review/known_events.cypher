@@ -1,5 +1,5 @@
 // params: scope, source_ids, texts, forever
-// Current events of one story scope that already cite text of a review batch (seed 004:
+// Current events of one story scope that already cite text of a review batch (docs/rules/reviews.md:
 // 手动操作重新整理所选区间 — a re-read message must not become a second event). Sought from the
 // batch's sources (index source_version_source: scope, source_id) through the references that
 // locate them, so the cost follows the batch's sources, not the scope. An event is matched by

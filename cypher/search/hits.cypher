@@ -1,5 +1,5 @@
 // params: index, index_query, lucene_limit, hybrid, vector_hits, rrf_k, lexical_weight, vector_weight, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
-// search (issue 30): the hits of one scope as of $as_of, one row per object, ranked by
+// search: the hits of one scope as of $as_of, one row per object, ranked by
 // engine/search/ranking.py's formula (the weights arrive as parameters), then paged after
 // the keyset $after ({rank, mentions, key}) in the database.
 // Two lists feed it: the full-text hits and, in hybrid search, $vector_hits: the scope's

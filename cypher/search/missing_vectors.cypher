@@ -1,5 +1,5 @@
 // params: scope, limit
-// Hybrid search (issue 30 item 3): the searchable texts of one scope that have no vector yet
+// Hybrid search: the searchable texts of one scope that have no vector yet
 // (the same five labels as the full-text index; a node with no text has nothing to embed), read through each label's scope index (the IS NOT NULL terms let it use the composite one).
 CALL {
   MATCH (n:EntityVersion) WHERE n.scope = $scope AND n.recorded_at IS NOT NULL AND n.embedding IS NULL

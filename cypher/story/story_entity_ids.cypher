@@ -1,5 +1,5 @@
 // params: scope, as_of, story_id
-// The entities a story touches (the storyId rule of storyGraph, seed 004 L6): the changes of
+// The entities a story touches (the storyId rule of storyGraph; docs/rules/story-graph.md): the changes of
 // the story's event versions believed at $as_of. Bounded by the story, not the scope.
 MATCH (ev:EventVersion)
 USING INDEX SEEK ev:EventVersion(scope, story_id)

@@ -1,5 +1,5 @@
 // params: scope, as_of, from_time, to_time, story_id
-// The entities a window touches (the window rule of storyGraph, seed 004 L6): the changes of
+// The entities a window touches (the window rule of storyGraph; docs/rules/story-graph.md): the changes of
 // the event versions believed at $as_of with from <= at <= to (and of one story when
 // $story_id is set). Bounded by the window's events, not the scope.
 MATCH (ev:EventVersion)

@@ -1,5 +1,5 @@
 // params: scope, as_of, from_time, to_time, story_id
-// A storyGraph window in one round trip (seed 004 L6 选择过去时刻或时间区间; DESIGN "Time"):
+// A storyGraph window in one round trip (docs/rules/story-graph.md#time; docs/rules/story-graph.md):
 // the event versions believed at $as_of with from <= at <= to (index: scope, at), the changes
 // of those events, the entities they touch, the relations among those entities, the
 // suggestions about and the references of all of them, the stage summaries overlapping the
@@ -73,7 +73,7 @@ CALL (owners, suggestions) {
   RETURN collect(r) AS references
 }
 // Instants cross the driver as epoch microseconds (graph.temporal.from_epoch_us): the
-// driver's DateTime decoding was most of this read's time (issue 14).
+// driver's DateTime decoding was most of this read's time.
 // Each node's properties are read once (x {.*}); the instants are then converted on the
 // maps, which costs no further db hits.
 WITH [x IN stories | x {.*}] AS stories,

@@ -1,6 +1,6 @@
 // params: rows, forever
 // Record new Entity versions (UNWIND-batched). Nothing is updated in place: a version with
-// seq > 1 retracts its current predecessor at its own recorded_at (DESIGN "Time").
+// seq > 1 retracts its current predecessor at its own recorded_at (docs/rules/story-graph.md#time).
 // Instants arrive as [epoch seconds, nanosecond] pairs (graph/story/codec.write_row: two
 // ints pack far cheaper than a datetime) and are stored as UTC DateTimes.
 // `orphaned` counts versions whose predecessor was not current: the caller aborts.

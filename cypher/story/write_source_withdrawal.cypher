@@ -1,5 +1,5 @@
 // params: scope, source_id, version, withdrawn_at, withdrawn_by, withdrawal_reason
-// withdrawSource (seed 004 L6): the app deleted or redacted this version. Its text leaves
+// withdrawSource (docs/rules/story-graph.md): the app deleted or redacted this version. Its text leaves
 // Neo4j (the property is removed, not hidden); the version node, the references locating it
 // and the objects citing them stay, and read as unavailable. A repeat keeps the first record.
 MATCH (v:SourceVersion {scope: $scope, source_id: $source_id, version: $version})

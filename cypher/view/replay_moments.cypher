@@ -1,7 +1,7 @@
 // params: scope
 // The record moments of a scope: when a result was published or a person's correction
 // (a new entity, relation or suggestion version) was recorded, a signal version, or an event
-// a person's answer wrote via a concern (issue 28). The replay slider snaps here.
+// a person's answer wrote via a concern. The replay slider snaps here.
 CALL {
   MATCH (r:Result) WHERE r.scope = $scope AND r.recorded_at IS NOT NULL RETURN r.recorded_at AS at
   UNION

@@ -1,5 +1,5 @@
 // params: scope
-// Every signal version of a scope as a compact row (graph view replay, issue 28):
+// Every signal version of a scope as a compact row (graph view replay):
 // [id, seq, kind, status, text, due_ms, decision_kind, decision_concern_id, decision_reason,
 //  recorded_ms, retracted_ms, by, who, what, via_concern] (index: scope, recorded_at).
 MATCH (v:SignalVersion)

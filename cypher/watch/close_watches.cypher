@@ -1,5 +1,5 @@
 // params: scope, rows, at
-// Close verified items on the observation that verified them (seed 000 多候选关注).
+// Close verified items on the observation that verified them (docs/rules/watches.md).
 UNWIND $rows AS row
 MATCH (w:Watch {id: row.watch_id})
 WHERE w.scope = $scope

@@ -1,5 +1,5 @@
 // params: watch, bindings
-// A new watch with its bound sources (seed 000 §1). Bindings are nodes so Neo4j Browser
+// A new watch with its bound sources (docs/rules/watches.md). Bindings are nodes so Neo4j Browser
 // shows what a watch reads.
 CREATE (w:Watch)
 SET w = $watch

@@ -1,5 +1,5 @@
 // params: handoff
-// Stable execution key: a second hand-off with the same key is dropped (seed 000 §5).
+// Stable execution key: a second hand-off with the same key is dropped (docs/rules/watches.md).
 // `delivered` is true only for the transaction that created the node.
 MERGE (h:WatchHandOff {execution_key: $handoff.execution_key})
 ON CREATE SET h = $handoff

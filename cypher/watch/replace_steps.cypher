@@ -1,6 +1,6 @@
 // params: scope, watch_id, steps, run_id
 // The step list is persisted with the watch as a whole: an invalid list never reaches this
-// query, so nothing is ever partly saved (seed 000 §2).
+// query, so nothing is ever partly saved (docs/rules/watches.md).
 MATCH (w:Watch {id: $watch_id})
 WHERE w.scope = $scope
 SET w.steps_run_id = $run_id

@@ -1,5 +1,5 @@
 // params: scope
-// Active watches of a scope with their latest observation (seed 000 多候选关注).
+// Active watches of a scope with their latest observation (docs/rules/watches.md).
 MATCH (w:Watch)
 WHERE w.scope = $scope AND w.status = 'enabled'
 OPTIONAL CALL (w) {

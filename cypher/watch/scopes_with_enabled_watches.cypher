@@ -1,5 +1,5 @@
 // params: limit
-// Scopes whose watches the heartbeat checks each slot (seed 000 持续关注: a standing check).
+// Scopes whose watches the heartbeat checks each slot (a standing check; docs/rules/watches.md).
 MATCH (w:Watch)
 WHERE w.status = 'enabled'
 RETURN DISTINCT w.scope AS scope

@@ -1,8 +1,8 @@
-"""Raising a concern (seed 002 §三 创建来源, §九 raise_concern, §十一 注册).
+"""Raising a concern (raise_concern; docs/rules/loop.md).
 
 Only the cognitive hub raises concerns (the API checks the caller's role); the engine's part
 is to turn a validated `RaiseConcernInput` into a pending concern, register it in the Agenda
-and acknowledge the initiator with the `created` template (seed 002 §七: 创建 → pending).
+and acknowledge the initiator with the `created` template (创建 → pending; docs/rules/concerns.md).
 The initial contact itself is the agent loop's first step: `next_action` is due at once.
 """
 

@@ -1,4 +1,4 @@
-"""advance_concern: recording a reply (seed 002 §六 多轮推进机制, §九).
+"""advance_concern: recording a reply (docs/rules/concerns.md).
 
 The conversation layer calls advance_concern when someone answers; it never resolves. This
 records the inbound message in `conversation_log` (kept in time order), clears the person's

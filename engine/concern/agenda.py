@@ -1,4 +1,4 @@
-"""The concern's place in the Agenda (seed 002 §十一 与 Agenda 层的关系).
+"""The concern's place in the Agenda (Agenda 层的关系; docs/rules/concerns.md).
 
 | event                          | Agenda operation                                        |
 |--------------------------------|---------------------------------------------------------|

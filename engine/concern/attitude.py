@@ -1,4 +1,4 @@
-"""The attitude policy (seed 002 §六 对方态度识别).
+"""The attitude policy (docs/rules/concerns.md).
 
 | reply              | attitude          | follow-up strategy                            |
 |--------------------|-------------------|-----------------------------------------------|

@@ -1,4 +1,4 @@
-"""Back-flow (回流) when a concern resolves (seed 002 §六 回流规范).
+"""Back-flow (回流) when a concern resolves (docs/rules/concerns.md).
 
 Conditions by type (回流条件):
 

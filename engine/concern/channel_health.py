@@ -1,4 +1,4 @@
-"""Channel health: which channels count as unreachable (seed 002 回流渠道, §六 无响应).
+"""Channel health: which channels count as unreachable (docs/rules/concerns.md).
 
 Back-flow prefers the initiator's preferred channel "如果偏好渠道不可达，降级到发起渠道",
 and silence may make the loop "换渠道". Both need to know what is unreachable. A channel is

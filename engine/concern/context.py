@@ -1,8 +1,8 @@
 """What the shell reads for a decision besides the concern itself.
 
-Person data is not stored on the concern (seed 002 §八); the jobs layer reads it through the
-person context (`resolve_person_context`) and the outbox, and passes the few facts the
-decisions need here.
+Person data is not stored on the concern (docs/rules/concerns.md); the jobs layer reads it through
+the person context (`resolve_person_context`) and the outbox, and passes the few facts the decisions
+need here.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ class PendingMessage(BaseModel):
 
     @property
     def is_progress_report(self) -> bool:
-        """A mid-course report (seed 002 §七), not the closing notice of a dropped concern."""
+        """A mid-course report (docs/rules/concerns.md), not the closing notice of a dropped
+        concern."""
         return self.kind == "report" and "dropped" not in self.report_kinds
 
 
@@ -39,11 +40,12 @@ class LoopContext(BaseModel):
 
     # The owner (老板): heartbeat back-flow and reports of concerns without an initiator.
     owner: Recipient | None = None
-    # interaction_policy.preferred_channel per person id (seed 002 回流渠道).
+    # interaction_policy.preferred_channel per person id (docs/rules/concerns.md).
     preferred_channels: dict[str, str] = Field(default_factory=dict)
     # Channels currently unreachable (the shell's channel health).
     unreachable_channels: frozenset[str] = frozenset()
-    # Every channel a person can be reached on, in preference order (换渠道, seed 002 §六).
+    # Every channel a person can be reached on, in preference order (换渠道;
+    # docs/rules/concerns.md).
     person_channels: dict[str, list[str]] = Field(default_factory=dict)
     # Mid-course reports already scheduled today for the report recipient (daily cap).
     reports_today: int = 0

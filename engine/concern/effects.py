@@ -2,7 +2,7 @@
 
 Each effect carries `key`, an idempotency key derived only from the concern, the trigger's
 job id and the effect's target — never from the clock — so a job that runs twice produces
-the same keys and the outbox (MERGE on key) sends each message once (DESIGN "Jobs").
+the same keys and the outbox (MERGE on key) sends each message once (docs/architecture/index.md).
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ from engine.concern.model import Concern, ConcernStatus, Priority
 
 class Tone(StrEnum):
     NORMAL = "normal"
-    SOFT = "soft"  # seed 002 §六: 抗拒但在进行 → 语气变柔
+    SOFT = "soft"  # docs/rules/concerns.md: 抗拒但在进行 → 语气变柔
 
 
 class ReportKind(StrEnum):
-    """seed 002 §七 汇报节点."""
+    """docs/rules/concerns.md."""
 
     CREATED = "created"
     CONTACTED = "contacted"
     TIMEOUT_RETRY = "timeout_retry"
     PARTIAL = "partial"
     OWNER_UPDATE = "owner_update"
-    # the follow-up limit of a medium/low concern closed it (seed 002 追问间隔策略 → dropped)
+    # the follow-up limit of a medium/low concern closed it (→ dropped; docs/rules/concerns.md)
     DROPPED = "dropped"
 
 
@@ -92,7 +92,7 @@ class Escalate(_Effect):
 
 
 class SupersedeReports(_Effect):
-    """seed 002 §七: the final 回流 ends the mid-course reports — these pending rows are
+    """docs/rules/concerns.md: the final 回流 ends the mid-course reports — these pending rows are
     never sent (their outbox status becomes `superseded`)."""
 
     kind: Literal["supersede"] = "supersede"
@@ -113,7 +113,7 @@ class AgendaOp(StrEnum):
 
 
 class AgendaRef(BaseModel):
-    """seed 002 §十一: one `Agenda.concern_refs` entry."""
+    """docs/rules/concerns.md: one `Agenda.concern_refs` entry."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

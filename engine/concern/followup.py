@@ -1,4 +1,4 @@
-"""Follow-up intervals and limits (seed 002 §六 追问间隔策略).
+"""Follow-up intervals and limits (docs/rules/concerns.md).
 
 | priority | 1st follow-up | 2nd   | 3rd and later | max follow-ups          |
 |----------|---------------|-------|---------------|-------------------------|

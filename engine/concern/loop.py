@@ -1,4 +1,4 @@
-"""The agent-loop decision (seed 002 §六 执行循环).
+"""The agent-loop decision (docs/rules/concerns.md).
 
 `decide(concern, trigger, loop_output, now, policy, context)` is the whole turn after the
 model (or the offline rule model) has answered. It returns the new concern and the typed
@@ -12,7 +12,7 @@ Order of rules:
 3. schedule_due on a schedule concern: the run does its mode's part (schedule.py: direct
    message, hand-off to the initiator's conversation, or the system's own run) and goes to
    `executions`; a one-shot (or finished) direct/system schedule then resolves without
-   back-flow (seed 002 回流条件) — a system run whose goal was not met ends dropped with
+   back-flow (docs/rules/concerns.md) — a system run whose goal was not met ends dropped with
    what it found, never resolved; a handed-off run waits for the initiator's answer, which
    completes it (and resolves a one-shot).
 4. step=drop — cancelled by the initiator ("算了不用问了"): dropped, no back-flow.
@@ -187,7 +187,7 @@ class _Turn:
     def _silence_only(self) -> bool:
         """A time trigger with every pending counterpart silent: the silence table decides.
 
-        seed 002 追问间隔策略: silence runs the interval table up to the priority's maximum,
+        docs/rules/concerns.md: silence runs the interval table up to the priority's maximum,
         then critical/high escalate and medium/low are dropped — whatever the model proposes
         (a model that escalates a silent low concern would skip the drop the seed requires).
         """
@@ -331,8 +331,9 @@ class _Turn:
         self._report(reached)
 
     def _at_limit(self) -> None:
-        """seed 002: at the maximum critical/high escalate; medium/low are dropped (written to
-        recent_decisions by the agenda sync) and the initiator is told in plain words."""
+        """docs/rules/concerns.md: at the maximum critical/high escalate; medium/low are dropped
+        (written to recent_decisions by the agenda sync) and the initiator is told in plain
+        words."""
         c, locale = self.c, self.policy.locale
         n = max_followups(c.priority) or c.followup_count
         pending = c.pending_counterparts

@@ -1,4 +1,4 @@
-"""What the model reads for one agent-loop turn (seed 002 §六 执行循环).
+"""What the model reads for one agent-loop turn (docs/rules/concerns.md).
 
 "加载 concern 本体（含 goal + conversation_log）→ 补充人物切片、业务上下文" — the model (HTTP
 or the offline rule model) gets the goal, what the initiator asked, the whole conversation

@@ -1,4 +1,4 @@
-"""What one agent-loop turn decides (seed 002 §七 "agent loop 输出结构").
+"""What one agent-loop turn decides (docs/rules/concerns.mdagent loop 输出结构").
 
 The model gateway parses the model's answer into this shape; the offline rule model
 produces it directly. `owner_update` is sent to the initiator only when non-empty.
@@ -15,7 +15,7 @@ from engine.llm.reading import ReplyReading
 
 
 class Attitude(StrEnum):
-    """seed 002 §六 对方态度识别."""
+    """docs/rules/concerns.md."""
 
     COMMITTED = "committed"  # 有明确承诺: "好的，明天给你"
     VAGUE = "vague"  # 模糊回应: "我看看" / "嗯"
@@ -40,7 +40,7 @@ class NextAction(BaseModel):
 
 
 class OutboundDraft(BaseModel):
-    """A message the loop wants sent to one person (seed 002 §六 send_message_to)."""
+    """A message the loop wants sent to one person (send_message_to; docs/rules/concerns.md)."""
 
     person_id: str
     text: str
@@ -56,14 +56,14 @@ class LoopOutput(BaseModel):
     attitude: Attitude = Attitude.NONE
     # For a commitment: the promised time parsed from the reply, relative to its timestamp.
     promised_at: datetime | None = None
-    # One-sentence conclusion and key reply used by the back-flow message (seed 002 回流内容).
+    # One-sentence conclusion and key reply used by the back-flow message (docs/rules/concerns.md).
     conclusion: str = ""
     key_information: str = ""
     reasons: list[str] = Field(default_factory=list)
     # Added for the concern engine (all optional; older producers stay valid):
     # messages to send this turn; empty with step=follow_up means "use the template".
     messages: list[OutboundDraft] = Field(default_factory=list)
-    # People whose part of the goal is now settled (partial achievement, seed 002 §六).
+    # People whose part of the goal is now settled (partial achievement; docs/rules/concerns.md).
     done_person_ids: list[str] = Field(default_factory=list)
     # What each settled person said that matters for the goal, by person id (partial report).
     findings: dict[str, str] = Field(default_factory=dict)

@@ -1,6 +1,6 @@
-"""The concern object (seed 002 §四 数据结构) and the input that raises one.
+"""The concern object (docs/rules/concerns.md) and the input that raises one.
 
-A concern keeps only the minimal person references of seed 002 §八 (person_id,
+A concern keeps only the minimal person references of docs/rules/concerns.md (person_id,
 display_name, role_in_concern, comm_status, last channel); the person's master data lives
 elsewhere and is read through `resolve_person_context(person_id)` by the layers above.
 Besides the seed's fields it carries the engine's own bookkeeping: follow-up counters,
@@ -38,7 +38,7 @@ class ConcernType(StrEnum):
 
 
 class ConcernStatus(StrEnum):
-    """seed 002 §五 状态流转; the allowed moves are in `engine.concern.states`."""
+    """docs/rules/concerns.md; the allowed moves are in `engine.concern.states`."""
 
     PENDING = "pending"
     IN_PROGRESS = "in_progress"
@@ -99,13 +99,14 @@ class Source(_Model):
     type: str
     detail: str = ""
     initiator: Initiator | None = None
-    # The story-graph signal the agenda raised this concern for (issue 28: its answer goes
+    # The story-graph signal the agenda raised this concern for (its answer goes
     # back into the graph); None for concerns people or agents raise.
     signal_id: str | None = None
 
 
 class PersonRef(_Model):
-    """seed 002 §八: the minimal reference; plus this concern's own contact bookkeeping."""
+    """docs/rules/concerns.md: the minimal reference; plus this concern's own contact
+    bookkeeping."""
 
     person_id: str
     display_name: str
@@ -114,10 +115,10 @@ class PersonRef(_Model):
     last_channel: str = ""
     last_outbound_at: AwareDatetime | None = None
     last_inbound_at: AwareDatetime | None = None
-    # Follow-ups sent to this person with no reply since (seed 002 §六 "完全无回复").
+    # Follow-ups sent to this person with no reply since (docs/rules/concerns.md).
     silent_followups: int = 0
     # The earliest a follow-up to this person may go out (interval table / promised time);
-    # a reply from them clears it (seed 002 §六 "不提前追问").
+    # a reply from them clears it (docs/rules/concerns.md).
     followup_not_before: AwareDatetime | None = None
     last_attitude: Attitude = Attitude.NONE
 
@@ -153,15 +154,17 @@ class ConversationEntry(_Model):
 
 
 class DelegationSettings(_Model):
-    """Reply waiting and back-flow configuration of a delegation (seed 002 §四 `delegation`)."""
+    """Reply waiting and back-flow configuration of a delegation (`delegation`;
+    docs/rules/concerns.md)."""
 
     expects_reply_from: list[str] = Field(default_factory=list)  # person ids
-    # True: the goal needs every expected person's part (partial achievement, seed 002 §六).
+    # True: the goal needs every expected person's part (partial achievement;
+    # docs/rules/concerns.md).
     needs_all_replies: bool = True
 
 
 class ScheduleMode(StrEnum):
-    """seed 002 §三.2: 直发、借会话处理或系统独立处理."""
+    """docs/rules/loop.md.2: 直发、借会话处理或系统独立处理."""
 
     DIRECT = "direct"
     VIA_CONVERSATION = "via_conversation"
@@ -169,7 +172,8 @@ class ScheduleMode(StrEnum):
 
 
 class ScheduleTrigger(_Model):
-    """The trigger of a schedule concern (seed 002 §四 `trigger`): once, or every `every`."""
+    """The trigger of a schedule concern (`trigger`; docs/rules/concerns.md): once, or every
+    `every`."""
 
     next_run_at: AwareDatetime | None
     every: timedelta | None = None
@@ -204,11 +208,11 @@ class Concern(_Model):
     created_at: AwareDatetime
     updated_at: AwareDatetime
     closed_at: AwareDatetime | None = None
-    # Follow-up rounds sent so far (seed 002 §六 追问间隔策略: index into the interval table).
+    # Follow-up rounds sent so far (index into the interval table; docs/rules/concerns.md).
     followup_count: int = 0
-    # People whose part of the goal is settled (partial achievement, seed 002 §六).
+    # People whose part of the goal is settled (partial achievement; docs/rules/concerns.md).
     done_person_ids: list[str] = Field(default_factory=list)
-    # Mid-course report bookkeeping (seed 002 §七 汇报频率约束).
+    # Mid-course report bookkeeping (docs/rules/concerns.md).
     last_report_at: AwareDatetime | None = None
     # A via-conversation schedule run handed to the initiator and not answered yet: its
     # scheduled time (schedule.py).
@@ -245,7 +249,8 @@ class Concern(_Model):
 
 
 class RaiseConcernInput(_Model):
-    """What `raiseConcern` accepts (seed 002 §九 raise_concern): validated at the edge."""
+    """What `raiseConcern` accepts (raise_concern; docs/rules/concerns.md): validated at the
+    edge."""
 
     type: ConcernType = ConcernType.DELEGATION
     priority: Priority = Priority.MEDIUM
@@ -310,6 +315,6 @@ class RaiseConcernInput(_Model):
             if mode == ScheduleMode.DIRECT and not self.people and ini is None:
                 raise ValueError("a direct schedule needs people to message or an initiator")
         if self.type == ConcernType.DELEGATION and self.initiator is None:
-            # seed 002 §六 回流条件: a delegation always flows back to its initiator.
+            # docs/rules/concerns.md: a delegation always flows back to its initiator.
             raise ValueError("a delegation needs an initiator")
         return self

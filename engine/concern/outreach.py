@@ -1,7 +1,7 @@
 """Sending messages to the people of a concern and planning the next look.
 
-This is where the interval table and the attitude policy bind the agent loop
-(seed 002 §六 追问间隔策略 / 对方态度识别):
+This is where the interval table and the attitude policy bind the agent loop (/ 对方态度识别;
+docs/rules/concerns.md):
 
 - the first message to a person is the initial contact, not a follow-up;
 - a later message to a counterpart is a scheduled follow-up (追问): it counts one round per

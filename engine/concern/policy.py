@@ -19,7 +19,7 @@ class ConcernPolicy(BaseModel):
 
     timezone: str = "Asia/Shanghai"
     locale: str = "zh"  # "zh" (default) or "en" for report and back-flow wording
-    # seed 002 §七 汇报频率约束
+    # docs/rules/concerns.md
     report_min_gap: timedelta = timedelta(minutes=30)
     daily_report_cap: int = 20
     work_start: time = time(9, 0)
@@ -29,7 +29,7 @@ class ConcernPolicy(BaseModel):
     extended_start: time = time(8, 0)
     extended_end: time = time(22, 0)
     extended_days: frozenset[int] = Field(default=frozenset(range(7)))
-    # seed 002 §六 对方态度识别: "3 次后考虑换渠道或升级"
+    # docs/rules/concerns.md: "3 次后考虑换渠道或升级"
     silent_followups_before_alternatives: int = 3
     recent_decisions_keep: int = 50
     handled_triggers_keep: int = 100

@@ -1,4 +1,5 @@
-"""Changing a concern's priority (seed 002 §十一: "priority 变化 → 同步更新 Agenda.concern_refs").
+"""Changing a concern's priority (docs/rules/concerns.md: "priority 变化 → 同步更新
+Agenda.concern_refs").
 
 `change_priority` is the whole decision of `changeConcernPriority`:
 

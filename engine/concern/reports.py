@@ -1,4 +1,4 @@
-"""Mid-course reports (seed 002 §七 中途汇报).
+"""Mid-course reports (docs/rules/concerns.md).
 
 Nodes and templates (no model call for these):
 
@@ -152,7 +152,7 @@ def join_sentences(parts: Sequence[str], locale: str = "zh") -> str:
 
 
 def is_silent(concern: Concern) -> bool:
-    """seed 002 §七: 静默级 concern（low 优先级且无发起人）— never reported."""
+    """docs/rules/concerns.md: 静默级 concern（low 优先级且无发起人）— never reported."""
     return concern.priority == Priority.LOW and concern.initiator is None
 
 

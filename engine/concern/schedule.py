@@ -1,5 +1,5 @@
-"""Scheduled concerns doing their part (seed 002 §三.2: "到点执行的计划事项，需要直发、借会话处理
-或系统独立处理"; §四 `trigger` / `executions`).
+"""Scheduled concerns doing their part (docs/rules/loop.md.2:
+"到点执行的计划事项，需要直发、借会话处理 或系统独立处理"; §四 `trigger` / `executions`).
 
 When a schedule concern's run is due (`schedule_due`), its mode decides what happens:
 
@@ -16,7 +16,7 @@ When a schedule concern's run is due (`schedule_due`), its mode decides what hap
 A run that has not done its part never closes the concern: a one-shot direct or system run
 resolves after its message or its recorded outcome; a via-conversation run only once the
 answer came. A repeating schedule moves `next_run_at` on (`next_run_after`); schedules
-never flow back (seed 002 回流条件: the result is in `executions`).
+never flow back (the result is in `executions`; docs/rules/concerns.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the ConcernScheduler's scans select, and the stable job id (seed 002 §十 调度策略).
+"""What the ConcernScheduler's scans select, and the stable job id (docs/rules/concerns.md).
 
 The three scans partition the live concerns, so one due item is picked by exactly one scan:
 
@@ -38,7 +38,7 @@ from engine.concern.states import is_terminal
 
 
 class TriggerKind(StrEnum):
-    """seed 002 §六 触发器."""
+    """docs/rules/concerns.md."""
 
     NEXT_ACTION_DUE = "next_action_due"
     REPLY = "reply"
@@ -176,7 +176,7 @@ def _same_instant(when: datetime | None, event_key: str) -> bool:
 class ScheduledJob(NamedTuple):
     """One due item: which concern, which time rule, the due instant (epoch µs, UTC).
 
-    A scan returns thousands of these (issue 14: a scan costs what an index count costs),
+    A scan returns thousands of these (a scan costs what an index count costs),
     so a job is a tuple and its trigger and stable job id are derived when it is enqueued.
     """
 

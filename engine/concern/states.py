@@ -1,4 +1,4 @@
-"""The concern state machine (seed 002 §五 状态流转).
+"""The concern state machine (docs/rules/concerns.md).
 
 ```
 pending ──> in_progress ──> waiting_reply ──> escalated | resolved | dropped
@@ -12,7 +12,7 @@ Allowed moves, and why each exists:
 | pending       | dropped       | cancelled before anything was done ("算了不用问了")           |
 | in_progress   | waiting_reply | a message went out and the loop waits for the answer        |
 | in_progress   | escalated     | follow-up limit (critical/high) or the loop escalates       |
-| in_progress   | resolved      | goal met (seed 002 §六: only the agent loop resolves)       |
+| in_progress   | resolved      | goal met (only the agent loop resolves)                     |
 | in_progress   | dropped       | cancelled, or the follow-up limit of medium/low             |
 | waiting_reply | in_progress   | a reply arrived (advance_concern) and re-enters the loop    |
 | waiting_reply | escalated     | limit reached / silence after the alternatives              |

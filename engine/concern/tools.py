@@ -1,4 +1,4 @@
-"""The conversation-side tools of seed 002 §九 as JSON-schema function definitions.
+"""The conversation-side tools of docs/rules/concerns.md as JSON-schema function definitions.
 
 Agent frameworks (OpenAI-style tool calling) can offer `raise_concern`, `advance_concern`
 and `check_concerns` to a conversation. The parameter schemas are derived from the same

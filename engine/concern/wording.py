@@ -1,4 +1,4 @@
-"""How the concern engine words what it sends to people (seed 002 §六, §七).
+"""How the concern engine words what it sends to people (docs/rules/concerns.md).
 
 Every message to a person reads as a person would write it, in the configured locale (zh by
 default, en available), and never carries an internal code, a model cue or the raw goal
@@ -11,7 +11,7 @@ something to paste into a chat; what a counterpart is asked comes from the reque
 - `counterpart_message`: the initial contact ("你好，老板想了解一下 v2.0 什么时候能提测？"),
   a normal follow-up, or a softer one for someone who said "别催了" (语气变柔);
 - `limit_notice` / `silence_notice` / `stuck_notice`: what the initiator is told when the
-  follow-up limit escalates or drops the concern (seed 002 追问间隔策略) or the loop escalates.
+  follow-up limit escalates or drops the concern (docs/rules/concerns.md) or the loop escalates.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def is_question(ask: str) -> bool:
 
 
 def counterpart_message(concern: Concern, kind: str, locale: str = "zh") -> str:
-    """`kind`: "initial", "normal" or "soft" (seed 002 §六 语气变柔)."""
+    """`kind`: "initial", "normal" or "soft" (docs/rules/concerns.md)."""
     t = templates(locale)
     ask = the_ask(concern)
     ini = concern.initiator

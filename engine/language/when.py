@@ -1,6 +1,6 @@
 """Promised times in replies, resolved against the message's own timestamp and timezone.
 
-seed 002 §六 对方态度识别: "好的，明天给你" is a commitment, and the follow-up is set to the
+docs/rules/concerns.md: "好的，明天给你" is a commitment, and the follow-up is set to the
 promised time ("按承诺时间设 next_action，不提前追问"); 部分达成判定: a goal that needs a
 具体时间 is not met by "大概这两天". This module turns the time phrase into a datetime (or
 says it is vague) so both rules can be applied deterministically.

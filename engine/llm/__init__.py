@@ -2,5 +2,5 @@
 
 `build_gateway(settings, http=...)` (jobs/llm/gateway.py) returns the HTTP gateway when a
 model endpoint is configured and the offline rule model (engine/offline/) otherwise.
-Retry policy: jobs/llm/retry.py (seed 000 模型连接异常).
+Retry policy: jobs/llm/retry.py (docs/rules/watches.md).
 """

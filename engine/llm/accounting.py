@@ -1,8 +1,8 @@
-"""Limits and accounting for model calls (issue 4 §3).
+"""Limits and accounting for model calls (§3).
 
 - `CallStats`: what one logical model request cost — every attempt with its outcome, the
   backoff waits, tokens and latency. Jobs store `retries` on the heartbeat run / observation
-  that made the call (seed 000: 心跳记录显示退避次数) and the raw stats for diagnosis.
+  that made the call (心跳记录显示退避次数; docs/rules/watches.md) and the raw stats for diagnosis.
 - `ModelMetrics`: per-process counters per model (calls, retries, failures by kind, tokens,
   latency) that the API exports as metrics.
 - `ConcurrencyLimiter`: a per-process semaphore per model. A slot is held for one attempt

@@ -1,6 +1,6 @@
 """Typed outcomes of a model call that a caller can act on.
 
-seed 000 模型连接异常: transient failures are retried inside the gateway; everything else is
+docs/rules/watches.md: transient failures are retried inside the gateway; everything else is
 reported "as it was" — with the last error and the number of attempts — so the job that made
 the call can record it on its run. 429 is not an error to sleep on: it becomes
 `ModelRateLimited` carrying Retry-After so the arq job defers itself.
@@ -36,7 +36,8 @@ class ModelError(StorygraphError):
 class ModelUnavailable(ModelError):
     """The upstream could not answer: retries exhausted, or a failure the seed does not retry.
 
-    `last_error` is the error of the final attempt, verbatim (seed 000: 重试耗尽仍如实报告失败).
+    `last_error` is the error of the final attempt, verbatim (重试耗尽仍如实报告失败;
+    docs/rules/watches.md).
     """
 
     code = ErrorCode.UNAVAILABLE
@@ -48,7 +49,8 @@ class ModelUnavailable(ModelError):
 
 
 class ModelDeadlineExceeded(ModelUnavailable):
-    """The shared deadline of all attempts ran out (seed 000: 所有尝试共享原有 180 秒时限)."""
+    """The shared deadline of all attempts ran out (所有尝试共享原有 180 秒时限;
+    docs/rules/watches.md)."""
 
 
 class ModelTimeout(ModelUnavailable):
@@ -56,7 +58,8 @@ class ModelTimeout(ModelUnavailable):
 
 
 class ModelCertificateError(ModelUnavailable):
-    """TLS certificate verification failed; never retried (seed 000: 证书错误不短间隔重试)."""
+    """TLS certificate verification failed; never retried (证书错误不短间隔重试;
+    docs/rules/watches.md)."""
 
 
 class ModelAuthError(ModelError):
@@ -116,8 +119,8 @@ class ToolLoopInterrupted(ModelError):
     """A model request inside a tool loop failed after some tools already ran.
 
     `messages` holds the transcript including every executed tool's result, so a later
-    attempt resumes from it and never re-runs those tools (seed 000: 已执行工具的结果保留；
-    工具执行不在重试边界内). `cause` is the model error that ended the loop.
+    attempt resumes from it and never re-runs those tools (docs/rules/watches.md:
+    已执行工具的结果保留； 工具执行不在重试边界内). `cause` is the model error that ended the loop.
     """
 
     def __init__(self, cause: ModelError, *, messages: list[Any], tool_runs: list[Any]) -> None:

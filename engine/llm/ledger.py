@@ -1,4 +1,4 @@
-"""The cost ledger of model calls (issue 29 item 4): one entry per model request.
+"""The cost ledger of model calls: one entry per model request.
 
 An entry says which stage asked (leaf, navigation, heartbeat report, concern loop, watch
 check), which model answered, the prompt and completion tokens the response's `usage`

@@ -1,6 +1,6 @@
 """Prompts for the HTTP model: the same tasks the offline rule model answers.
 
-The system prompts restate the seed tables the rule model implements (seed 002 §六 对方态度
+The system prompts restate the seed tables the rule model implements (docs/rules/concerns.md
 识别, 部分达成判定; §七 owner_update), so a real model and the offline model are asked the
 same question and answer in the same shape (LoopOutput / Extraction).
 """

@@ -1,7 +1,7 @@
 """Structured output: the model's answer parsed into a pydantic model.
 
 An answer that does not validate is `ModelOutputInvalid` carrying the raw text, so the run
-record keeps exactly what the model said (issue 4 §1). It is not retried: the seed's retry
+record keeps exactly what the model said (§1). It is not retried: the seed's retry
 list covers transport failures only, and a model that answered wrongly once is the job's
 decision to ask again.
 

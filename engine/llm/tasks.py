@@ -1,10 +1,11 @@
 """What the gateway is asked to judge, independent of who judges it (HTTP model or rules).
 
-`LoopContext` is one concern agent-loop turn's input (seed 002 §六 执行循环: goal +
+`LoopContext` is one concern agent-loop turn's input (docs/rules/concerns.md: goal +
 conversation_log + signals); the answer is `engine.concern.loop_output.LoopOutput`.
-`ReviewDocument` is one source text for a supervision leaf (seed 004); the answer is an
+`ReviewDocument` is one source text for a supervision leaf (docs/rules/reviews.md); the answer is an
 `Extraction` of facts and entities. Local ids in an Extraction (`e1`, `f1`) only link facts
-to entities inside that answer — they are never identities (seed 004: 模型局部 ID 不构成身份).
+to entities inside that answer — they are never identities (模型局部 ID 不构成身份;
+docs/rules/reviews.md).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from engine.llm.reading import Subject
 
 
 class Person(BaseModel):
-    """A person of the concern with their context slice (seed 002 §八:
+    """A person of the concern with their context slice (docs/rules/concerns.md:
     `build_person_context_slice(person_id, "concern")`): role and contact state in this
     concern, reachable channels, and whatever the person context holds (team, title …)."""
 
@@ -33,7 +34,7 @@ class Person(BaseModel):
 
 
 class LogEntry(BaseModel):
-    """One conversation_log line (seed 002 §四)."""
+    """One conversation_log line (docs/rules/concerns.md)."""
 
     person_id: str | None = None
     person_name: str = ""

@@ -1,11 +1,11 @@
 """A tool-running loop on top of single model requests.
 
-The retry boundary is one model request (seed 000: 工具执行不在重试边界内). This loop calls
-`chat` once per model turn, executes the tool calls of a *successful* turn, appends their
-results, and asks again. A retry inside `chat` therefore re-sends the transcript with the
-tool results already in it — it never re-runs a tool — and a turn that fails for good raises
-`ToolLoopInterrupted` carrying the transcript so far (results of executed tools kept), from
-which a later job resumes: tools whose call id already has a result are not run again.
+The retry boundary is one model request (工具执行不在重试边界内; docs/rules/watches.md). This loop
+calls `chat` once per model turn, executes the tool calls of a *successful* turn, appends their
+results, and asks again. A retry inside `chat` therefore re-sends the transcript with the tool
+results already in it — it never re-runs a tool — and a turn that fails for good raises
+`ToolLoopInterrupted` carrying the transcript so far (results of executed tools kept), from which a
+later job resumes: tools whose call id already has a result are not run again.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Goal achievement, seed 002 §六 部分达成判定:
+"""Goal achievement, docs/rules/concerns.md:
 
     goal 要求"具体时间"，对方给了"大概这两天"   未达成              追问具体日期
     goal 要求"确认"，对方说"好"                 达成                resolve + 回流
@@ -8,7 +8,7 @@
 
 The goal text is analysed into a `GoalSpec` (which of the rows apply); each counterpart's
 replies are then checked against it. With several counterparts the goal is met only when
-every one of them meets it (seed 002 §七: "李四确认了，张三和王五还没回" is partial).
+every one of them meets it (docs/rules/concerns.md: "李四确认了，张三和王五还没回" is partial).
 """
 
 from __future__ import annotations
@@ -97,7 +97,8 @@ def analyse_goal(goal: str) -> GoalSpec:
 
 
 def is_cancellation(text: str) -> bool:
-    """seed 002: 发起人说"算了不用问了" — only meaningful for the initiator's own lines."""
+    """docs/rules/concerns.md: 发起人说"算了不用问了" — only meaningful for the initiator's own
+    lines."""
     return bool(CANCEL.search(text))
 
 
@@ -133,7 +134,7 @@ def _part_status(parts: Sequence[str], replies: Sequence[LogEntry]) -> tuple[lis
 def evidence_for(
     spec: GoalSpec, signals: Sequence[Signal], person_id: str | None, since: object = None
 ) -> Signal | None:
-    """seed 002: a merge event is indirect evidence that 提测 happened."""
+    """docs/rules/concerns.md: a merge event is indirect evidence that 提测 happened."""
     for signal in signals:
         if signal.kind.lower() not in spec.evidence_kinds:
             continue

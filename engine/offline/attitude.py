@@ -1,4 +1,4 @@
-"""Attitude recognition, seed 002 §六 对方态度识别:
+"""Attitude recognition, docs/rules/concerns.md:
 
     对方回复              态度判断        追问策略
     "好的，明天给你"       有明确承诺      按承诺时间设 next_action，不提前追问
@@ -104,7 +104,8 @@ class PersonAttitude(BaseModel):
 
 
 def attitude_of(log: Sequence[LogEntry], person_id: str, tz: str) -> PersonAttitude:
-    """seed 002: judge from the conversation_log what this counterpart's stance is now."""
+    """docs/rules/concerns.md: judge from the conversation_log what this counterpart's stance is
+    now."""
     lines = sorted((e for e in log if e.person_id == person_id), key=lambda e: e.ts)
     last_out = max((i for i, e in enumerate(lines) if e.direction == "outbound"), default=-1)
     recent = [e for e in lines[last_out + 1 :] if e.direction == "inbound"]

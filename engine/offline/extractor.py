@@ -1,11 +1,11 @@
 """A plain extractor for review text: sentences -> facts, surface patterns -> entities.
 
-Used by supervision leaves (seed 004) when no model endpoint is configured, so reviews run
-offline. It is deliberately simple and predictable:
+Used by supervision leaves (docs/rules/reviews.md) when no model endpoint is configured, so reviews
+run offline. It is deliberately simple and predictable:
 
 Sentences: split on 。！？!?；; and line breaks, and on ". " (a full stop followed by a space
 or the end), keeping character offsets into the original text so references point at the
-source rather than copying it (seed 004: Reference points at the original).
+source rather than copying it (Reference points at the original; docs/rules/reviews.md).
 
 Entities (kind): names the caller already knows (`known_entities`, exact match) and
 - person: only names there are grounds for — a message's speaker, the names the caller

@@ -1,9 +1,9 @@
 """The offline rule model's agent-loop judgement: `LoopContext` -> `LoopOutput`.
 
-Order of the rules (seed 002 §六 执行循环 / 部分达成判定 / 对方态度识别, §七 中途汇报):
+Order of the rules (/ 部分达成判定 / 对方态度识别; docs/rules/concerns.md):
 1. The initiator cancelled ("算了不用问了") -> DROP, no back-flow, no owner update.
 2. Every counterpart meets the goal (reply or indirect evidence) -> RESOLVE, with the
-   back-flow fields: a one-sentence conclusion and the key replies (seed 002 回流内容).
+   back-flow fields: a one-sentence conclusion and the key replies (docs/rules/concerns.md).
    A signal's follow-up or question (the agenda's goals) is met only by an answer that
    says something definite (`engine/offline/signal_goals.py`): "嗯"/"对" alone is not.
 3. The counterpart whose reply triggered this turn asked something only the initiator can
@@ -25,7 +25,7 @@ engine's templates write the partial report
 ("李四说前端部分周四能提测。张三还没回复，我再跟一下。").
 
 `next_action.when` is set only from the conversation (a promised time). Follow-up intervals
-belong to the concern policy (engine/concern, seed 002 追问间隔策略), which reads `attitude`.
+belong to the concern policy (engine/concern; docs/rules/concerns.md), which reads `attitude`.
 Messages to people read as a person would write them; internal cues stay in `reasons`.
 """
 

@@ -3,7 +3,7 @@
 The agenda (`engine/signal/policy.goal_of`) raises a commitment's follow-up with the goal
 "确认<what>是否已完成", a blocker's or risk's with "确认<what>是否已解决", and a difference's
 question with "确认<field>是<current>还是<proposed>". A generic confirmation goal is met by a
-bare "好"/"对" (seed 002 §六 部分达成判定); these are not, because their answer goes back
+bare "好"/"对" (docs/rules/concerns.md); these are not, because their answer goes back
 into the story graph and must say something definite (`docs/rules/reply-reading.md`):
 - a follow-up is met when the newest reply says it was done ("已经提测了", "已经解决了");
   a reply naming a later time ("推迟到周五") is not met: the same concern waits until then;

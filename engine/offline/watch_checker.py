@@ -1,10 +1,10 @@
-"""The deterministic offline checker: a gateway-like stand-in for the model (seed 000 持续关注).
+"""The deterministic offline checker: a gateway-like stand-in for the model (docs/rules/watches.md).
 
-Without `MODEL_BASE_URL` the product still runs (DESIGN.md "Model"): the checker job talks
-to `OfflineWatchChecker.chat(request)` exactly as it talks to the HTTP model, so every
+Without `MODEL_BASE_URL` the product still runs (docs/architecture/index.md.md "Model"): the checker
+job talks to `OfflineWatchChecker.chat(request)` exactly as it talks to the HTTP model, so every
 boundary of the real loop applies unchanged — tools only while the budget is open
-(seed 000 "总共最多 20 轮工具交互加 1 轮收尾"), redacted tool results, evidence batches that are
-all or nothing, the outcome judgement with bounded corrections, and the hand-off gate.
+(docs/rules/watches.md), redacted tool results, evidence batches that are all or nothing, the
+outcome judgement with bounded corrections, and the hand-off gate.
 
 Each request is answered from the conversation alone (no hidden state), so a retried or
 resumed request yields the same turn:

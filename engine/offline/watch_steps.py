@@ -1,4 +1,4 @@
-"""Workflow steps from plain text, by fixed keyword rules (seed 000 §2, offline checker).
+"""Workflow steps from plain text, by fixed keyword rules (offline checker; docs/rules/watches.md).
 
 The offline checker (engine/offline/watch_checker.py) is not a language model; this module is its
 whole "understanding" of a source. It recognises exactly two shapes:
@@ -10,7 +10,7 @@ whole "understanding" of a source. It recognises exactly two shapes:
 
 Kind (check | execute), in this order:
 1. the text says the condition is verified during the check (检查时核验, 检查中核验,
-   检查时确认, 在检查中, verify during check) -> check, `verifyInCheck` (seed 000 §3);
+   检查时确认, 在检查中, verify during check) -> check, `verifyInCheck` (docs/rules/watches.md);
 2. an explicit table kind;
 3. the earliest keyword in the text decides — check words 核对/检查/核验/核实/确认/查看/验证/
    check/verify/confirm/ensure; execute words 生成/发布/提交/发送/撰写/成稿/起草/草稿/执行/上传/

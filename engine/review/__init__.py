@@ -1,4 +1,4 @@
-"""Supervision reviews (seed 004 监督者): app switch, heartbeat plans and runs, the review run
+"""Supervision reviews (docs/rules/reviews.md): app switch, heartbeat plans and runs, the review run
 lifecycle and its stages, source manifests and batches, model-output contracts, incremental
 checkpoints, the one-review-at-a-time lease, and activity.
 

@@ -1,4 +1,4 @@
-"""Activity: one row per heartbeat with its downstream supervision (seed 004 活动记录).
+"""Activity: one row per heartbeat with its downstream supervision (docs/rules/reviews.md).
 
 "报告阶段使用 claimed / completed / failed / skipped / no_change，活动将 claimed 显示为运行中。
 报告已结束而投影尚在执行时，整条活动仍为运行中；任一阶段失败，整条活动显示失败。两阶段都没有新
@@ -34,7 +34,7 @@ class ActivityStatus(StrEnum):
     SKIPPED = "skipped"
     NO_CHANGE = "no_change"
     COMPLETED = "completed"
-    PARTIAL = "partial"  # completed, but some input could not be read (seed 004 L4)
+    PARTIAL = "partial"  # completed, but some input could not be read (docs/rules/reviews.md)
     NO_RECORD = "no_record"
 
 

@@ -1,4 +1,4 @@
-"""Automatic incremental progress and manual re-review (seed 004 自动增量与手动重看).
+"""Automatic incremental progress and manual re-review (docs/rules/reviews.md).
 
 "自动心跳报告和下游监督分别记录已成功处理的来源版本及正文位置。首次自动运行只读取计划范围和
 回顾窗口内的来源；后续运行在同样边界内处理新增、修订或上次预算未覆盖的片段。项目列表顺序不改变

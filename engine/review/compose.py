@@ -1,4 +1,4 @@
-"""From committed leaf and navigation outputs to one organising result (seed 004 L3).
+"""From committed leaf and navigation outputs to one organising result (docs/rules/reviews.md).
 
 "工作回顾、监督反馈和图谱引用同一次整理的结论与来源": the publish stage turns the run's committed
 records into one `publishResult` input, so recap (summary), feedback and graph all cite the
@@ -11,7 +11,7 @@ same result id. Rules kept here:
 - a fact the leaf says is a stored event (`id`, offered to it by `known_events`: the same
   message read again by a manual re-review) is passed on with that id, and the story engine
   reuses the event if it is one of this scope — so a message never gets a second event;
-  two facts naming one stored event are one event citing both (seed 004 手动操作重新整理所选区间);
+  two facts naming one stored event are one event citing both (docs/rules/reviews.md);
 - entities are per leaf batch (a model's local ref is not an identity); an entity naming a
   stored id is passed on with it, and the story engine reuses it only if it is a same-scope
   Main entity — user-edited or confirmed fields then become Suggestions, never overwrites;
@@ -21,8 +21,8 @@ same result id. Rules kept here:
   run-wide ref, offered to it by `earlier_entities`) shares that one too — the model links
   them, nothing here compares names;
 - an entity a result introduces is Main: it is part of the published graph, so a later run
-  of the same scope may reuse it by id (seed 004: 跨 run 仅允许引用同 scope 的 Main 候选实体);
-  the model's answer cannot set another status;
+  of the same scope may reuse it by id (跨 run 仅允许引用同 scope 的 Main 候选实体;
+  docs/rules/reviews.md); the model's answer cannot set another status;
 - an event's title is the sentence the fact states, never its speaker ("李四：…") or a
   copied "[time] speaker:" header: the speaker is a person the event is linked to;
 - a fact's event is its passage's event (`engine.review.passage`): a fact stating words an
@@ -177,7 +177,7 @@ def compose_result(
     """The `PublishResultInput` data of a run. `segment_times` maps (source, version, start)
     of a committed segment to the time its text was written (the event's default time).
     `covered` / `missed`: the ranges the run read and those it could not, with why; with any
-    missed the result is published as not complete (seed 004 L4). `passages`: the passage
+    missed the result is published as not complete (docs/rules/reviews.md). `passages`: the passage
     each fact stands on (`engine.review.passage.fact_passages`); a fact's event is its
     passage's event in every result of the scope."""
     passages = passages or {}
@@ -336,7 +336,7 @@ def _relations(
 
 def _add_description(item: dict[str, Any], more: object) -> None:
     """A later batch's description of an entity the result already holds joins the first
-    (the result keeps what this run said about it, seed 004 每次结果保留当次描述)."""
+    (the result keeps what this run said about it; docs/rules/reviews.md)."""
     if not isinstance(more, str) or not more.strip():
         return
     have = str(item.get("description") or "")

@@ -1,4 +1,4 @@
-"""Heartbeat runs: the report stage and the hand-over to supervision (seed 004 活动记录).
+"""Heartbeat runs: the report stage and the hand-over to supervision (docs/rules/reviews.md).
 
 "心跳活动按真实运行 ID 关联下游监督。报告阶段使用 claimed / completed / failed / skipped /
 no_change" and "两个阶段都在调用模型前检查输入。没有待处理来源时记录 no_change … 心跳报告无变化

@@ -1,4 +1,4 @@
-"""Known entities a review request carries (seed 004 整体逻辑架构, identity paragraph).
+"""Known entities a review request carries (identity paragraph; docs/rules/reviews.md).
 
 "跨 run 仅允许引用同 scope 的 Main 候选实体，模型局部 ID 和同名均不构成身份": a leaf (or a
 navigation node) is told which stored Main entities of the review's own story scope its text

@@ -1,4 +1,4 @@
-"""Known events a review leaf carries (seed 004 自动增量与手动重看, identity paragraph).
+"""Known events a review leaf carries (identity paragraph; docs/rules/reviews.md).
 
 "工作回顾的手动操作重新整理所选区间": a manual review re-reads the whole interval, so messages an
 earlier run already organised come back. They must not become a second event. A leaf is

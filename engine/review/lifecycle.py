@@ -1,4 +1,4 @@
-"""The supervision run and its lifecycle (seed 004 活动记录, L4 失败; FR-S10, US-S26).
+"""The supervision run and its lifecycle (FR-S10, US-S26; docs/rules/reviews.md).
 
 States: running | paused | failed | cancelled | completed; `cancelling` is derived (cancelled
 while execution or cleanup has not stopped yet). Allowed transitions:
@@ -17,7 +17,7 @@ while execution or cleanup has not stopped yet). Allowed transitions:
   has recorded it stopped (`mark_stopped`, by the worker right after the result transaction,
   or by recovery when that worker died). Neo4j applies a committed transaction's records
   before its index entries, so a reader could see the run's new status while the result it
-  names is not yet found by id (issue 26 item 7); a transaction that starts after the
+  names is not yet found by id; a transaction that starts after the
   result transaction returned sees all of it.
 - A failure in collect, model, validation or save → `failed` with the error and end time;
   committed batches stay, and the run may be continued while its sources are unchanged
@@ -135,7 +135,7 @@ class SupervisionRun(ReviewModel):
     per_batch: int
     stages: st.StageBook = st.StageBook()
     ledger: Ledger = Ledger(manifest=SourceManifest())
-    # input it should have read and could not (seed 004 L4 部分来源不可用): a run with any is
+    # input it should have read and could not (docs/rules/reviews.md): a run with any is
     # never presented as complete, nor is its result
     missed: tuple[MissedRange, ...] = ()
     pause_reason: str | None = None  # why the service paused it (a person's pause has none)

@@ -1,4 +1,4 @@
-"""One supervision review at a time: the lease, as pure decisions (seed 004 活动记录).
+"""One supervision review at a time: the lease, as pure decisions (docs/rules/reviews.md).
 
 "同一时刻只允许一个监督回顾执行，包括停止清理阶段；不同 scope 也共用此限制。手动新建或继续遇到
 占用时立即提示，不排队；自动回顾等待占用释放，再检查未完成运行和增量来源。"

@@ -1,4 +1,4 @@
-"""The paged source manifest and its leaf batches (seed 004 整体逻辑架构, 活动记录).
+"""The paged source manifest and its leaf batches (docs/rules/reviews.md).
 
 "完整回顾的生产接线已增加分页来源清单、逐批输出/offset 事务和导航节点":
 

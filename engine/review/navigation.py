@@ -1,4 +1,4 @@
-"""Navigation as a tree over the leaf batches (seed 004 整体逻辑架构: 导航节点).
+"""Navigation as a tree over the leaf batches (导航节点; docs/rules/reviews.md).
 
 One merge request over every leaf would grow with the run; instead leaves are grouped into
 nodes of at most `fanout` children, those nodes again, until one root covers every leaf.

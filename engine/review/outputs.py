@@ -1,4 +1,4 @@
-"""The contracts for model output of the leaf and navigation stages (seed 004 活动记录).
+"""The contracts for model output of the leaf and navigation stages (docs/rules/reviews.md).
 
 - A leaf output must carry a `facts` array (it may be empty: a batch with nothing worth
   keeping says so explicitly). A leaf output without one fails.

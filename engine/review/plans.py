@@ -1,4 +1,4 @@
-"""Heartbeat plans: what the automatic supervision watches and when (seed 004 计划 Modal).
+"""Heartbeat plans: what the automatic supervision watches and when (Modal; docs/rules/reviews.md).
 
 - A new plan starts as a draft (`PlanDraft`), a plain value: building or editing one writes
   nothing and starts nothing. Only an explicit `save_plan` persists it, and a new plan is
@@ -7,7 +7,7 @@
 - Plans are identified by `configId`: two plans with the same name and scope are different
   plans, never merged or deduplicated by name.
 - Only saved, enabled plans take part in scheduling, and only while the app is enabled; with
-  no such plan there is no automatic work (seed 004 应用启停与执行).
+  no such plan there is no automatic work (docs/rules/reviews.md).
 
 `due_plans` is the cron's decision. Each due plan comes with the schedule slot it is due
 for; `claim_key(configId, slot)` is the key the jobs layer claims atomically, so two workers
@@ -61,10 +61,10 @@ class PlanDraft(ReviewModel):
     name: str
     scope: Scope
     schedule: Schedule
-    # The review window: how far back the first automatic run reads (seed 004 自动增量).
+    # The review window: how far back the first automatic run reads (docs/rules/reviews.md).
     window: timedelta
     budget: InputBudget
-    # How long the plan's finished heartbeat runs and their reports are kept (seed 004:
+    # How long the plan's finished heartbeat runs and their reports are kept (docs/rules/reviews.md:
     # 心跳报告沿用计划的历史保留和删除规则); a cron deletes older ones.
     retention: timedelta = DEFAULT_RETENTION
 

@@ -1,4 +1,4 @@
-"""The supervision FIFO pool, as pure decisions (seed 004 整体逻辑架构).
+"""The supervision FIFO pool, as pure decisions (docs/rules/reviews.md).
 
 "报告、监督叶子与导航整理共用监督专用 FIFO 并发池，普通聊天不入池；监督服务外层 run 仍串行。
 报告在排队前冻结超时，获槽后领取，实际模型请求前校验并刷新租约；报告提交或无变化后先释放槽位，

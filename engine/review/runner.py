@@ -2,17 +2,16 @@
 
 - `next_step(run)` tells the worker what to do next from the stored records alone, so a
   worker that picks up a run after a crash or a continue does exactly the missing work.
-- `recover_on_worker_start` (seed 004 活动记录: "重开应用将没有完成的监督运行标为失败，旧成功
+- `recover_on_worker_start` (docs/rules/reviews.md: "重开应用将没有完成的监督运行标为失败，旧成功
   结果保持可读"): running runs of dead workers become failed (worker_lost); runs of dead
   workers that were pausing or cancelling, or that died between the result transaction and
   recording the stop, are marked stopped. Paused runs stay paused and continuable; stopped
   ones are untouched.
-- `choose_automatic` (seed 004: "自动回顾等待占用释放，再检查未完成运行和增量来源"): once the
-  automatic check has the lease, it continues the scope's latest automatic run if that one
-  failed and its sources are unchanged, and otherwise starts a new run. A cancelled run is
-  never resumed; the new run takes the sources it left uncommitted. A check delivered again
-  after its worker died keeps to the run it already started (`linked`): one heartbeat, one
-  supervision run.
+- `choose_automatic` (docs/rules/reviews.md: "自动回顾等待占用释放，再检查未完成运行和增量来源"):
+  once the automatic check has the lease, it continues the scope's latest automatic run if that one
+  failed and its sources are unchanged, and otherwise starts a new run. A cancelled run is never
+  resumed; the new run takes the sources it left uncommitted. A check delivered again after its
+  worker died keeps to the run it already started (`linked`): one heartbeat, one supervision run.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The heartbeat app switch (seed 004 应用启停与执行; FR-S1, FR-S4, FR-S5, US-S14).
+"""The heartbeat app switch (FR-S1, FR-S4, FR-S5, US-S14; docs/rules/reviews.md).
 
 One switch, `heartbeatEnabled`, governs both the smart heartbeat and the supervisor:
 
@@ -29,7 +29,7 @@ SETTING_KEY = "heartbeatEnabled"
 class AppSettings(ReviewModel):
     heartbeat_enabled: bool = False
     # Navigation preferences (pinned entry, panel layout...): kept across toggles.
-    # seed 004: "取消常驻只改变导航入口，不改变应用启用或计划状态".
+    # docs/rules/reviews.md: "取消常驻只改变导航入口，不改变应用启用或计划状态".
     preferences: dict[str, str] = Field(default_factory=dict)
 
     @classmethod

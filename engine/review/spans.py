@@ -1,4 +1,4 @@
-"""Natural units of a source for incremental progress (seed 004 自动增量与手动重看).
+"""Natural units of a source for incremental progress (docs/rules/reviews.md).
 
 "自动心跳报告和下游监督分别记录已成功处理的来源版本及正文位置": positions are text offsets of a
 source version, and the review window is decided per unit by the time it was written. A

@@ -1,4 +1,4 @@
-"""Stage records, progress and the completion rule of a supervision run (seed 004 活动记录).
+"""Stage records, progress and the completion rule of a supervision run (docs/rules/reviews.md).
 
 "收集、叶子整理、导航合并和发布分别展示。阶段推进只依据服务记录，最终完成只依据结果事务；
 ‘六批已保存、剩余零来源’仍可处于合并失败或发布失败。继续保留成功叶子和导航节点，缺失阶段不得

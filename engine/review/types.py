@@ -30,7 +30,7 @@ class ReviewModel(BaseModel):
 class Scope(ReviewModel):
     """What a plan or a run looks at: Global, or a set of projects.
 
-    seed 004 自动增量: "项目列表顺序不改变自动进度；不同项目集合和 Global 分开处理". The project
+    docs/rules/reviews.md: "项目列表顺序不改变自动进度；不同项目集合和 Global 分开处理". The project
     ids are kept sorted and unique so the order a client sends them in never changes the key,
     and Global never shares progress, plans or entities with a project set.
     A source with no project belongs to Global; a project's source to the sets naming it.
@@ -88,7 +88,7 @@ class Trigger(StrEnum):
 
 
 class InputBudget(ReviewModel):
-    """How much source text one model call and one run may take (seed 004 L1 输入预算).
+    """How much source text one model call and one run may take (docs/rules/reviews.md).
 
     Units are text positions (characters) of the source manifest; `per_run` bounds the whole
     run, and what does not fit stays pending for a later run (预算未覆盖的片段).
@@ -105,7 +105,7 @@ class InputBudget(ReviewModel):
 
 
 class StageName(StrEnum):
-    """The four stages of a supervision run, in order (seed 004 活动记录: 收集、叶子整理、
+    """The four stages of a supervision run, in order (docs/rules/reviews.md: 收集、叶子整理、
     导航合并和发布分别展示)."""
 
     COLLECT = "collect"
@@ -125,7 +125,7 @@ STAGE_ORDER: tuple[StageName, ...] = (
 class Segment(ReviewModel):
     """A half-open text range [start, end) of one version of one source.
 
-    It points at the original, never copies its text (seed 004 图谱对象关系: 定位，不复制正文).
+    It points at the original, never copies its text (定位，不复制正文; docs/rules/story-graph.md).
     """
 
     source_id: str
@@ -149,7 +149,7 @@ class Segment(ReviewModel):
 
 
 class MissReason(StrEnum):
-    """Why a run could not read a range of its input (seed 004 L4: 部分来源不可用)."""
+    """Why a run could not read a range of its input (部分来源不可用; docs/rules/reviews.md)."""
 
     WITHDRAWN = "withdrawn"  # the app withdrew the version: its text left the store
     UNRECOVERABLE = "unrecoverable"  # the version is known, its text was never supplied

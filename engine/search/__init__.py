@@ -1,2 +1,2 @@
-"""Search over the story graph (issue 30): Lucene queries built from user text, passages,
+"""Search over the story graph: Lucene queries built from user text, passages,
 highlights and the ranking formula. Pure: no I/O."""

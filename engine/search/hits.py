@@ -1,4 +1,4 @@
-"""A search hit and the passage it shows: which text matched, and where (issue 30).
+"""A search hit and the passage it shows: which text matched, and where.
 
 The hit's object is its version believed at asOf (an `Entity`, `Event`, `Relation` or
 `Summary` model) or a source passage. The passage shown is the first field that holds a

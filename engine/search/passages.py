@@ -1,11 +1,11 @@
-"""Source passages: the searchable unit of a source version (issue 30).
+"""Source passages: the searchable unit of a source version.
 
 Each non-blank line of a version's text is one passage, addressed by the same locator a
 reference uses (`lines:a-b`, 1-based, inclusive; `engine.story.sources.cut` reads it back),
 so a search hit on a passage points at its place in the original. A conversation pushed as
 one message per line gives one passage per message. A passage carries the version's record
 time: as of T, only passages of versions recorded at or before T exist. A withdrawn version's
-passages are deleted with its text (seed 004 L6: the text leaves the store).
+passages are deleted with its text (the text leaves the store; docs/rules/story-graph.md).
 """
 
 from __future__ import annotations

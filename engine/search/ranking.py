@@ -33,8 +33,8 @@ believed at asOf:
 - confirmed: a relation confirmed, an entity with confirmed fields, or a source passage
   (the app's own record of what was said: nothing proposed it);
 - person_edited: a version a person wrote, or an entity with fields a person edited;
-- suggested: everything an organising run wrote and nobody settled (seed 004: automation
-  only proposes).
+- suggested: everything an organising run wrote and nobody settled (docs/rules/reviews.md:
+  automation only proposes).
 The weights travel to Cypher as parameters (`cypher/search/hits.cypher` computes `rank`), so
 paging and ordering stay in the database.
 """

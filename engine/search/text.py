@@ -1,6 +1,6 @@
 """User text -> a Lucene query that carries no Lucene syntax, and highlight offsets.
 
-User text never reaches Lucene as syntax (issue 30, DESIGN "Search"): it is cut into words
+User text never reaches Lucene as syntax (docs/guides/search.md): it is cut into words
 (runs of letters and digits; every other character — `"`, `*`, `~`, `:`, parentheses,
 `+ - ! ^ [ ] { } / \\ |` — separates words and is dropped), operator words (`AND`, `OR`,
 `NOT`, `TO`) are lowered so they are plain words, and the query is built from those words

@@ -1,4 +1,4 @@
-"""Hybrid search's vectors (issue 30 item 3): what is embedded, which store may be used, and
+"""Hybrid search's vectors: what is embedded, which store may be used, and
 what the answer says about its mode. Pure: the HTTP call and Neo4j are in the shell.
 
 - **What is embedded**: each searchable node's own text — the fields the full-text index

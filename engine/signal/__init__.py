@@ -1,1 +1,1 @@
-"""Signals: what the graph learns that a person may have to settle (issue 28)."""
+"""Signals: what the graph learns that a person may have to settle."""

@@ -1,8 +1,8 @@
-"""Person bindings: how the agenda reaches a person (issue 28; seed 004 同名不构成身份).
+"""Person bindings: how the agenda reaches a person (docs/rules/story-graph.md).
 
-A signal names people as the text writes them ("李四"); a concern talks to a concern person
-(seed 002 §八 person id + channel). The two meet only through an explicit binding, never
-through an equal name:
+A signal names people as the text writes them ("李四"); a concern talks to a concern person (person
+id + channel; docs/rules/concerns.md). The two meet only through an explicit binding, never through
+an equal name:
 
 - a **speaker binding**: an app pushing a conversation source says who each speaker is
   (`upsertSource(speakers: [{name, personId, channel}])`); it holds for that source only, so

@@ -1,4 +1,4 @@
-"""Facts and differences a review found -> signal drafts (seed 002 §三 4 对话中的承诺 / 风险抬升).
+"""Facts and differences a review found -> signal drafts (/ 风险抬升; docs/rules/loop.md).
 
 Which facts become signals: commitment, blocker, risk and question (decision, done, plan and
 statement do not), and every pending difference against confirmed or person-edited knowledge.
@@ -171,7 +171,7 @@ def from_difference(
     who: str = "",
     suggestion_id: str = "",
 ) -> SignalDraft:
-    """A pending difference against confirmed knowledge as a signal (seed 004 规则冲突)."""
+    """A pending difference against confirmed knowledge as a signal (docs/rules/story-graph.md)."""
     return SignalDraft(
         kind=SignalKind.DIFFERENCE,
         text=text,

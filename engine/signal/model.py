@@ -1,4 +1,5 @@
-"""Signals: what a review learned that someone may have to settle (seed 002 §三 3–4, seed 004).
+"""Signals: what a review learned that someone may have to settle (docs/rules/loop.md,
+docs/rules/reviews.md).
 
 A review classifies facts (commitment, blocker, risk, question, decision, done). Commitments,
 blockers, risks and questions, and every pending difference against confirmed knowledge,

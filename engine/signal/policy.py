@@ -1,4 +1,4 @@
-"""The agenda policy: what the cognitive hub does with each signal (seed 002 §三 3–4, §十一).
+"""The agenda policy: what the cognitive hub does with each signal (docs/rules/loop.md).
 
 "事实 / 信号经认知中枢抬升 … 经议程判断，再创建或补充 concern"; "任何原始对话、事件、扫描结果都
 不能绕过认知中枢直接进入 Concern". A signal reaches people only through `decide`, which is

@@ -1,4 +1,4 @@
-"""Whom a signal reaches (issue 28): an explicit binding, never an equal name (seed 004).
+"""Whom a signal reaches: an explicit binding, never an equal name (docs/rules/reviews.md).
 
 - a commitment, blocker, risk or question: the person who said it, through the speaker
   binding of its passage's source (the app gave the speaker's person id with the source), or

@@ -3,7 +3,7 @@
 "支付模块改由李四负责", "支付模块交给李四负责了", "李四接手支付模块", "Li Si now owns the
 payment module": each says who is responsible for something now. A review compares the claim
 with what the graph holds; against a confirmed or person-edited responsibility it is a pending
-difference, never a silent overwrite (seed 004 规则冲突: "新增证据与已确认结论冲突时显示待核
+difference, never a silent overwrite (docs/rules/story-graph.md: "新增证据与已确认结论冲突时显示待核
 对差异，不能自动断言旧观点失效").
 
 A plain statement of who is responsible ("张三负责支付模块", "支付模块由张三负责", "支付模块的
@@ -12,7 +12,7 @@ owned by Zhang San") is found by `find_holders`; a review records it as a respon
 relation (`RESPONSIBLE_FOR`, person -> thing). A change is never read as a statement.
 
 A claim names a person only as the text writes it: it is matched with people the caller
-already knows by id, never by an equal name alone (seed 004 同名不构成身份).
+already knows by id, never by an equal name alone (docs/rules/story-graph.md).
 """
 
 from __future__ import annotations

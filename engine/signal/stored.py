@@ -1,4 +1,4 @@
-"""Signals as story objects: what a review's publish stage records (seed 002 §三 3–4).
+"""Signals as story objects: what a review's publish stage records (docs/rules/loop.md).
 
 A signal is versioned like every story object (an identity node and immutable versions,
 `engine.story.models.Version`). Its id is derived from the scope and the draft's

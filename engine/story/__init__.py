@@ -1,4 +1,4 @@
-"""The story graph domain (seed 004 图谱对象关系): objects, versions, identity and corrections.
+"""The story graph domain (docs/rules/story-graph.md): objects, versions, identity and corrections.
 
 Pure code: models and decisions only. `graph.story` loads state from Neo4j, calls the
 decisions here and writes what they return; the tests' reference model of the time

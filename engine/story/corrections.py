@@ -1,4 +1,4 @@
-"""Corrections: people win, automation proposes (seed 004 L5 and 规则冲突时…).
+"""Corrections: people win, automation proposes (and 规则冲突时…; docs/rules/story-graph.md).
 
 - An automatic result never rewrites a confirmed or user-edited field; it records a
   Suggestion instead (自动更新不得改写已确认字段…不静默覆盖用户内容).

@@ -1,4 +1,4 @@
-"""What changed between two record times (`storyGraphDiff`, issue 29).
+"""What changed between two record times (`storyGraphDiff`).
 
 An entry compares one object as it was believed at `since` with the same object believed at
 `until`; it is exactly the difference of the two as-of reads (a property test holds this):
@@ -15,7 +15,7 @@ An entry compares one object as it was believed at `since` with the same object 
 
 The fields compared are a model's own fields, without its bookkeeping (`BOOKKEEPING`: the
 sequence number, record times, who and why, the result or the concern that wrote it).
-Signals (issue 28) are diffed like the rest: a new one is added, a status change (open →
+Signals are diffed like the rest: a new one is added, a status change (open →
 kept, changed, settled, unresolved) is a revision of its `status`. Who made the change, why
 and through which result or concern come from the version believed at `until`.
 """

@@ -1,4 +1,5 @@
-"""Continue the discussion (seed 004 L9 继续): the exact context a new conversation starts from.
+"""Continue the discussion (docs/rules/story-graph.md): the exact context a new conversation starts
+from.
 
 用户选择继续讨论 → 预览并确认上下文后进入会话；新内容在后续整理时纳入，不立即作为已确认知识.
 The preview shows the selected objects in the versions believed at the chosen moment and

@@ -1,4 +1,4 @@
-"""Dismissals remembered (issue 29): a person's dismissal is kept by fingerprint — target,
+"""Dismissals remembered: a person's dismissal is kept by fingerprint — target,
 field, proposed value, and the cited source version and locator. A later publish proposing
 the same change on the same evidence records it as a repeat of the dismissed suggestion,
 itself dismissed (it does not come back to the inbox); on new evidence (another passage, or

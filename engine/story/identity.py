@@ -1,4 +1,4 @@
-"""Entity identity across results (seed 004 整体逻辑架构, identity paragraph).
+"""Entity identity across results (identity paragraph; docs/rules/reviews.md).
 
 - Equal names never merge: nothing here ever looks at a name.
 - A later result may reuse an entity only by its stored id, only in the same scope, and
@@ -9,7 +9,7 @@
   (格式错误的旧模型身份字段只产生新实体，不猜测合并对象).
 
 Events follow the same rule: a result may name a stored event by id (a manual re-review
-re-reads messages that already have an event, seed 004 手动操作重新整理所选区间), and it is
+re-reads messages that already have an event, docs/rules/reviews.md), and it is
 reused only if it is a current event of the same scope; anything else is a new event.
 """
 

@@ -1,4 +1,4 @@
-"""The inbox (issue 29): what waits for a person in a scope, newest first: pending
+"""The inbox: what waits for a person in a scope, newest first: pending
 suggestions (FIELD), pending differences (DIFFERENCE), and supervision runs that stopped and
 wait for someone to continue them (FAILED_RUN, PAUSED_RUN). This module decides which kinds a
 request asks for (unknown kinds are INVALID_INPUT), what a stopped run's item says happened

@@ -1,8 +1,9 @@
 """What clients send: publishResult, upsertSource and the correction mutations.
 
 Validation happens here, at the edge: a malformed input is INVALID_INPUT before anything
-is read or written. A stored-identity field that is malformed is *not* an error: seed 004
-says such a field only produces a new entity (格式错误的旧模型身份字段只产生新实体).
+is read or written. A stored-identity field that is malformed is *not* an error:
+docs/rules/reviews.md says such a field only produces a new entity
+(格式错误的旧模型身份字段只产生新实体).
 """
 
 from __future__ import annotations
@@ -157,15 +158,17 @@ class RangeIn(_In):
 
 
 class CoverageIn(_In):
-    """What a result's publisher read and what it could not (seed 004 L4: 部分来源不可用…显示
-    已覆盖与遗漏范围；部分结果不标为完整). A result with any missed range is not complete."""
+    """What a result's publisher read and what it could not (docs/rules/reviews.md:
+    部分来源不可用…显示 已覆盖与遗漏范围；部分结果不标为完整). A result with any missed range is
+    not complete."""
 
     covered: list[RangeIn] = Field(default_factory=list)
     missed: list[RangeIn] = Field(default_factory=list)
 
 
 class PublishResultInput(_In):
-    """One whole organising result (seed 004 L3): written in one transaction or not at all."""
+    """One whole organising result (docs/rules/reviews.md): written in one transaction or not at
+    all."""
 
     scope: str
     key: Annotated[str, Field(min_length=1, max_length=200)]
@@ -243,7 +246,7 @@ class SourceInput(_In):
     """An app pushes a conversation, note or knowledge document with its version (upsertSource).
 
     `previous` lists older versions the app knows; an older version stays readable only if
-    the app supplies its text, otherwise it is recorded as unavailable (seed 004 L6).
+    the app supplies its text, otherwise it is recorded as unavailable (docs/rules/story-graph.md).
     """
 
     scope: str

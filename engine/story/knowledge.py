@@ -1,4 +1,4 @@
-"""Save to knowledge (seed 004 L8 沉淀): preview, then create or supplement local entries.
+"""Save to knowledge (docs/rules/reviews.md): preview, then create or supplement local entries.
 
 用户选择写入知识库 → 先预览并确认，再新建或补充本地条目；已有条目提供打开入口，外部引用保持只读;
 the architecture diagram adds 仅写入可写的本地条目. So:

@@ -1,9 +1,10 @@
-"""The story graph objects (seed 004 图谱对象关系) as stored versions.
+"""The story graph objects (docs/rules/story-graph.md) as stored versions.
 
 Every versioned object (Story, Event, Entity, Relation, Suggestion) is a sequence of
 immutable versions: `seq` counts them, `recorded_at`/`retracted_at` bound when the service
 believed each one, and `by`/`why` say who made it (a user id or a run id) and why. Changes,
-Summaries, References and Results are recorded once and never rewritten (DESIGN "Time").
+Summaries, References and Results are recorded once and never rewritten
+(docs/rules/story-graph.md#time).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from engine.clock import utc
 class ActorKind(StrEnum):
     USER = "user"
     RUN = "run"
-    PERSON = "person"  # a concern person (seed 002 person id) answering through a concern
+    PERSON = (
+        "person"  # a concern person (person id; docs/rules/concerns.md) answering through a concern
+    )
 
 
 class Actor(BaseModel):
@@ -57,7 +60,7 @@ class Actor(BaseModel):
 
 
 class ChangeKind(StrEnum):
-    """How an event touches an entity (seed 004: 提出、补充、验证、修订)."""
+    """How an event touches an entity (提出、补充、验证、修订; docs/rules/reviews.md)."""
 
     PROPOSED = "proposed"
     SUPPLEMENTED = "supplemented"
@@ -68,7 +71,7 @@ class ChangeKind(StrEnum):
 class EntityStatus(StrEnum):
     """Only a Main entity may be reused by a later run.
 
-    seed 004: 跨 run 仅允许引用同 scope 的 Main 候选实体.
+    docs/rules/reviews.md: 跨 run 仅允许引用同 scope 的 Main 候选实体.
     """
 
     CANDIDATE = "candidate"
@@ -89,7 +92,8 @@ class SourceKind(StrEnum):
 
 
 class SuggestionKind(StrEnum):
-    FIELD = "field"  # an automatic change to a confirmed or user-edited field (seed 004 L5)
+    # an automatic change to a confirmed or user-edited field (docs/rules/story-graph.md)
+    FIELD = "field"
     DIFFERENCE = "difference"  # new evidence against a confirmed conclusion (规则冲突时…待核对差异)
 
 
@@ -128,7 +132,7 @@ def make_id(prefix: str, *parts: str) -> str:
 
     Determinism makes a retried write transaction produce identical rows and lets the
     replay model predict ids; a model's local ref alone never is an identity, because the
-    scope and the result key are part of the hash (seed 004 模型局部 ID…不构成身份).
+    scope and the result key are part of the hash (ID…不构成身份; docs/rules/reviews.md).
     """
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:24]
     return f"{prefix}_{digest}"
@@ -180,7 +184,7 @@ class Entity(Version):
     def locked_fields(self) -> frozenset[str]:
         """Fields automation may only propose changes to.
 
-        seed 004 L5: 自动更新不得改写已确认字段.
+        docs/rules/story-graph.md: 自动更新不得改写已确认字段.
         """
         return frozenset(self.user_fields) | frozenset(self.confirmed_fields)
 
@@ -229,7 +233,7 @@ class Suggestion(Version):
     # the thing the target is about, as a person reads it (a holder's thing: "支付模块");
     # empty when the target names itself
     subject_label: str = ""
-    # the dismissed suggestion this one proposes again (issue 29): on the same evidence it is
+    # the dismissed suggestion this one proposes again: on the same evidence it is
     # recorded dismissed; on new evidence it is pending and cites the old evidence too
     repeat_of: str | None = None
 
@@ -274,7 +278,7 @@ class Reference(BaseModel):
 
 
 class Mention(BaseModel):
-    """A result's own description of an entity (seed 004 每次结果保留当次描述)."""
+    """A result's own description of an entity (docs/rules/reviews.md)."""
 
     result_id: str
     entity_id: str
@@ -285,7 +289,7 @@ class Mention(BaseModel):
 class Amendment(BaseModel):
     """A person's edit carried into a result they explicitly chose.
 
-    seed 004: 人工修改仅更新当前对象与明确选定的结果.
+    docs/rules/reviews.md: 人工修改仅更新当前对象与明确选定的结果.
     """
 
     id: str
@@ -300,7 +304,7 @@ class Amendment(BaseModel):
 
 
 class Result(BaseModel):
-    """One organising result: recap, feedback and graph all cite its id (seed 004 L3)."""
+    """One organising result: recap, feedback and graph all cite its id (docs/rules/reviews.md)."""
 
     id: str
     scope: str
@@ -313,7 +317,7 @@ class Result(BaseModel):
     feedback: str = ""
     notify: bool = False
     warnings: list[str] = Field(default_factory=list)
-    # False when its publisher missed input (seed 004 L4: 部分结果不标为完整); `coverage`:
+    # False when its publisher missed input (部分结果不标为完整; docs/rules/reviews.md); `coverage`:
     # the publisher's `CoverageIn` as JSON, None when it stated none
     complete: bool = True
     coverage: str | None = None

@@ -1,4 +1,4 @@
-"""Preview, then confirm (seed 004 L8 先预览并确认; L9 预览并确认上下文后进入会话).
+"""Preview, then confirm (预览并确认上下文后进入会话; docs/rules/reviews.md).
 
 A preview writes nothing, not even itself: its id is a self-contained token carrying the
 request, when it was made, a fingerprint of exactly what it showed, and the writes it
@@ -132,7 +132,7 @@ def confirm_decision(token: PreviewToken, current: str, present: set[Write]) -> 
     """True: write now. False: a repeat of a confirm that already wrote everything.
 
     `current` is the fingerprint of the preview recomputed now; `present` are the announced
-    writes that already exist. A changed graph is CONFLICT (seed 004 L8/L9: the person
+    writes that already exist. A changed graph is CONFLICT (docs/rules/reviews.md/L9: the person
     confirms what they saw, never something else)."""
     if token.writes and set(token.writes) <= present:
         return False

@@ -1,6 +1,6 @@
 """publishResult as a decision: input + the state it touches -> everything to write.
 
-One organising result is written whole or not at all (seed 004 L3, 工作回顾、监督反馈和图谱
+One organising result is written whole or not at all (docs/rules/reviews.md、监督反馈和图谱
 引用同一次整理的结论与来源). It is rejected whole when a reference points at a source version
 that this scope does not hold (a missing version or another scope's source). A repeated key
 with the same payload is a no-op that answers the first result; with another payload it is

@@ -1,4 +1,4 @@
-"""Plain-text renderings of selected objects, for knowledge entries (seed 004 L8) and the
+"""Plain-text renderings of selected objects, for knowledge entries (docs/rules/reviews.md) and the
 opening context of a continued discussion (L9).
 
 A rendering names the object, its version and confirmation state (整理运行状态与内容确认状态

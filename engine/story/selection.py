@@ -1,6 +1,6 @@
 """The objects a person selected, as known at one moment, with what they cite.
 
-Saving to knowledge (seed 004 L8) and continuing a discussion (L9) both start from a
+Saving to knowledge (docs/rules/reviews.md) and continuing a discussion (L9) both start from a
 selection in the graph view: entities, relations, events and stage summaries, possibly all
 objects of one result (结果定位以结果 ID 为准). The selection is read in the selection's own
 scope only; an id that is not there at that moment is NOT_FOUND, never another scope's object.

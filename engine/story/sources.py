@@ -1,4 +1,4 @@
-"""Sources and references (seed 004: 应用维护来源正文; 来源引用…定位，不复制正文; L6).
+"""Sources and references (应用维护来源正文; 来源引用…定位，不复制正文; docs/rules/reviews.md).
 
 The app owns a source's text and pushes versions (upsertSource). A version is immutable:
 the same version with other text is a CONFLICT. A version the app knows but cannot supply
@@ -26,7 +26,7 @@ _RANGE = re.compile(r"^(chars|lines):(\d+)-(\d+)$")
 MAX_EXCERPT = 2000
 MAX_REASON = 500
 
-# seed 004 L6 来源旧版不可恢复时提示，不以当前原文冒充旧版 (LOCALE: zh by default, en).
+# docs/rules/story-graph.md，不以当前原文冒充旧版 (LOCALE: zh by default, en).
 WARNINGS: dict[str, dict[str, str]] = {
     "zh": {
         "unrecoverable": "来源 {source_id} 的版本 {version} 已不可恢复；不以当前原文冒充旧版",

@@ -1,17 +1,17 @@
 """Read models: the time-sliced story graph and the visualisation view.
 
-`select_graph` is the one definition of the read filters (DESIGN "Time"), applied to
-whatever versions were recorded and not yet retracted at `as_of`:
+`select_graph` is the one definition of the read filters (docs/rules/story-graph.md#time), applied
+to whatever versions were recorded and not yet retracted at `as_of`:
 - `valid_at` T: events that happened by T (`at <= T`), entities and relations valid at T
   (`valid_from <= T < valid_to`, open ends), summaries whose interval contains T;
 - `from`/`to`: events with `from <= at <= to`, summaries whose interval overlaps [from, to];
 - `story_id`: that story's events and summaries;
 - a window (`from`/`to` or `story_id`) is a neighbourhood, not a slice of the whole scope:
-  the entities its events touch and the relations among those entities (seed 004 L6
+  the entities its events touch and the relations among those entities (docs/rules/story-graph.md
   选择…时间区间 uses 当时已有的事件与认识 — the knowledge those events speak of), so a
   window's answer stays as small as the window however long the scope's history is.
 Changes, references and suggestions follow the objects they belong to; removed relations
-are left out unless asked for (they stay restorable, seed 004 L5).
+are left out unless asked for (they stay restorable; docs/rules/story-graph.md).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class StageMarker(BaseModel):
 
 
 class GraphView(BaseModel):
-    """seed 004 图谱对象关系: time ring of events and stage markers, entities inside,
+    """docs/rules/story-graph.md: time ring of events and stage markers, entities inside,
     event->entity edges for changes, entity->entity edges for relations."""
 
     scope: str
@@ -244,7 +244,8 @@ class EntityMentionView(BaseModel):
 
 
 class ResultView(BaseModel):
-    """`result(id)`: recap, feedback and graph delta, all citing one result id (seed 004 L3)."""
+    """`result(id)`: recap, feedback and graph delta, all citing one result id
+    (docs/rules/reviews.md)."""
 
     result: Result
     events: list[Event] = Field(default_factory=list)

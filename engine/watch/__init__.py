@@ -1,4 +1,4 @@
-"""Heartbeat watches (seed 000 持续关注): the pure rules of a checker run.
+"""Heartbeat watches (docs/rules/watches.md): the pure rules of a checker run.
 
 No I/O here; `now` is always passed in. Entry points for the jobs and graph layers
 (state + event + now -> new state + effects):

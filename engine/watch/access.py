@@ -1,4 +1,4 @@
-"""What a checker read may touch (seed 000 §1 读取 and 续跑与版本).
+"""What a checker read may touch (and 续跑与版本; docs/rules/watches.md).
 
 - Reads stay inside the watch's scope, the session's mounted libraries and the watch's tag
   limits ("读取仍受当前会话挂载、标签限制").
@@ -71,7 +71,7 @@ class RevokeGrant(Frozen):
 
 
 def match_title(title: str, targets: Iterable[ReadTarget]) -> tuple[ReadTarget, ...]:
-    """Targets whose title equals `title` exactly (seed 000 §1 "知识标题保持原样")."""
+    """Targets whose title equals `title` exactly (docs/rules/watches.md)."""
     if not title:
         raise InvalidInput("a knowledge title is required", field="title")
     return tuple(t for t in targets if t.title == title)

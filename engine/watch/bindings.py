@@ -1,4 +1,4 @@
-"""What a watch is bound to, from what a person asked for (seed 000 §1).
+"""What a watch is bound to, from what a person asked for (docs/rules/watches.md).
 
 `bind` turns binding requests into `SourceBinding`s: a kept binding id with unchanged
 content keeps the stored binding (and so its grant); a kept id whose content changed gets a

@@ -1,4 +1,4 @@
-"""Round budgets of a check run and of the record sync (seed 000 "每项检查保留 12 轮实质核验").
+"""Round budgets of a check run and of the record sync (docs/rules/watches.md).
 
 - 12 rounds of substantive verification per check.
 - Pure source reads, baseline-record reads, step registration and checkpoint saves may use
@@ -58,7 +58,7 @@ READ_BASELINE = "heartbeat_read_record_baseline"
 CHECK_WORKFLOW = "heartbeat_check_workflow"
 RECORD_CHECKPOINT = "heartbeat_record_checkpoint"
 
-# The checker's tools by the seed's names (seed 000 读取 → 识别 → 核验, 续跑与版本).
+# The checker's tools by the seed's names (→ 识别 → 核验, 续跑与版本; docs/rules/watches.md).
 TOOL_PURPOSES: dict[str, ToolPurpose] = {
     READ_NOTE: ToolPurpose.SOURCE_READ,
     READ_KNOWLEDGE: ToolPurpose.SOURCE_READ,

@@ -1,4 +1,4 @@
-"""Several candidate watches in one heartbeat (seed 000 部署与复测, last sentence).
+"""Several candidate watches in one heartbeat (last sentence; docs/rules/watches.md).
 
 "多候选关注每轮优先闭环一个事项，除非明确要求全量核验，不让无关候选阻断已核实事项":
 

@@ -1,4 +1,4 @@
-"""`record_checkpoint` and the independent record sync (seed 000 续跑与版本, 2nd paragraph).
+"""`record_checkpoint` and the independent record sync (nd paragraph; docs/rules/watches.md).
 
 Validation tells the fields apart ("按字段区分"): an unknown watch, no record location
 chosen, verification incomplete, `data` of the wrong type or too long, `instructions` of

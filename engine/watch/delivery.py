@@ -1,4 +1,4 @@
-"""Delivering a hand-off to the partner session (seed 000 §5 "直接注入伙伴会话").
+"""Delivering a hand-off to the partner session (docs/rules/watches.md).
 
 A hand-off is not only stored: each new one (a new stable execution key) is delivered once.
 

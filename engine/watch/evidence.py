@@ -1,4 +1,4 @@
-"""Step evidence batches (seed 000 §3 "批量校验全部通过才更新").
+"""Step evidence batches (docs/rules/watches.md).
 
 Status and evidence arrive either as `update.updates` during the loop or as the final
 observation's `workflowChecks` (`{stepId, status, evidence}`), also in the closing round

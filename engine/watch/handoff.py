@@ -1,4 +1,4 @@
-"""Hand-off of a completed observation to the partner session (seed 000 §5, opening).
+"""Hand-off of a completed observation to the partner session (opening; docs/rules/watches.md).
 
 - Only a successful check on an active watch with execution enabled hands off; a document
   can never grant execution by itself ("未开启执行时，文档不能自行授予执行权限"): nothing in

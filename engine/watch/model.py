@@ -1,6 +1,6 @@
-"""The heartbeat watch (seed 000 持续关注) and the records a check leaves behind.
+"""The heartbeat watch (docs/rules/watches.md) and the records a check leaves behind.
 
-A watch is a standing check over bound sources; it creates no board (seed 000 opening:
+A watch is a standing check over bound sources; it creates no board (docs/rules/watches.md opening:
 "持续关注不创建看板"). The checker decides whether something changed and whether follow-up
 execution may start; when execution is enabled it hands the verified result, the document's
 steps and the bound dependencies to the partner (original) session.
@@ -53,7 +53,7 @@ _KEY_RE = re.compile(
 
 
 class SourceKey(Frozen):
-    """What a read returns and a step cites (seed 000 验证与维护边界 "读取依据返回 sourceKey").
+    """What a read returns and a step cites (docs/rules/watches.md sourceKey").
 
     Text form: `note:<note_id>` or `doc:<library_id>/<document_id>`. It names a readable
     source, never a library: a step always comes from one document or note.
@@ -98,7 +98,7 @@ class SourceKey(Frozen):
 
 
 class SourceBinding(Frozen):
-    """A source bound to a watch (seed 000 §1).
+    """A source bound to a watch (docs/rules/watches.md).
 
     A single-document binding grants read-only access across projects to that document
     alone; a whole-library binding grants none (reads inside it keep project limits).
@@ -159,9 +159,9 @@ class Watch(Frozen):
     """A standing check over bound sources.
 
     `session_id` is the partner (original) session that receives hand-offs; the checker runs
-    under its own temporary agent id but keeps this session's object and scopes (seed 000
-    "检查器拥有独立的临时 Agent 标识"). `execution_enabled` is the only gate for follow-up
-    execution: a document can never grant it (seed 000 §5).
+    under its own temporary agent id but keeps this session's object and scopes
+    (docs/rules/watches.md "检查器拥有独立的临时 Agent 标识"). `execution_enabled` is the only gate
+    for follow-up execution: a document can never grant it (docs/rules/watches.md).
     """
 
     watch_id: str = Field(min_length=1)
@@ -211,7 +211,7 @@ class Evidence(Frozen):
     the token name), never both. A person's evidence is never attributed to a run.
 
     Evidence from another run, or from a person, is reference only for a check
-    (seed 000 续跑与版本 "旧证据仅供参考").
+    (docs/rules/watches.md).
     """
 
     text: str = Field(min_length=1)
@@ -232,10 +232,10 @@ class Evidence(Frozen):
 
 
 class WorkflowStep(Frozen):
-    """A step the checker found in a source (seed 000 §2 "每步来源、方法/前置条件、完成标准").
+    """A step the checker found in a source (docs/rules/watches.md、方法/前置条件、完成标准").
 
     `verify_in_check` marks a condition the document says must be verified during the
-    check; such a step can never become an execute step (seed 000 §3).
+    check; such a step can never become an execute step (docs/rules/watches.md).
     """
 
     step_id: str = Field(min_length=1)
@@ -267,7 +267,7 @@ class OutcomeStatus(StrEnum):
 
 
 class DeliveryState(StrEnum):
-    """One name for what a step list shows (seed 000 区分"事实已记录"与"交付物已完成")."""
+    """One name for what a step list shows (docs/rules/watches.md成")."""
 
     NOTHING_RECORDED = "nothing_recorded"
     FACTS_RECORDED = "facts_recorded"  # 事实已记录: a check step is done with evidence
@@ -275,7 +275,7 @@ class DeliveryState(StrEnum):
 
 
 class Outcome(Frozen):
-    """How a check ended (seed 000 §4).
+    """How a check ended (docs/rules/watches.md).
 
     `facts_recorded` ("事实已记录") and `deliverable_done` ("交付物已完成") are separate:
     a successful check records facts; only the execution side completes a deliverable.
@@ -312,7 +312,7 @@ class HandOffStep(Frozen):
 
 
 class HandOff(Frozen):
-    """Verified result, steps and dependencies for the partner session (seed 000 §5)."""
+    """Verified result, steps and dependencies for the partner session (docs/rules/watches.md)."""
 
     execution_key: str = Field(min_length=1)
     watch_id: str
@@ -332,7 +332,7 @@ def observation_id(watch_id: str, run_id: str) -> str:
 
 class Observation(Frozen):
     """What one check run saw. Old observations have `workflow_checks=None` and stay readable
-    (seed 000 "旧观察无步骤清单仍可读取")."""
+    (docs/rules/watches.md)."""
 
     observation_id: str = Field(min_length=1)
     watch_id: str
@@ -353,7 +353,7 @@ class SyncStatus(StrEnum):
 
 class Checkpoint(Frozen):
     """A check artefact to be written to the watch's record location by the independent
-    record-sync task (seed 000 "检查产物的记录同步仍是独立持久任务")."""
+    record-sync task (docs/rules/watches.md任务")."""
 
     checkpoint_id: str
     watch_id: str

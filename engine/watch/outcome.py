@@ -1,4 +1,4 @@
-"""How a check ends (seed 000 §4, 续跑与版本, 验证与维护边界).
+"""How a check ends (docs/rules/watches.md).
 
 - Success needs complete evidence: every bound source read to the end of its current
   revision, at least one step, every check step `done` with evidence from *this* run.

@@ -1,4 +1,4 @@
-"""Paged reading of bound sources during one check run (seed 000 §1, 续跑与版本).
+"""Paged reading of bound sources during one check run (docs/rules/watches.md).
 
 Each read returns a `sourceKey` the checker later cites in its steps. The reading state
 records, per source, the revision being read and which character ranges were seen, so the

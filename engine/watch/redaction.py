@@ -1,4 +1,4 @@
-"""Redaction of tool results and resume summaries (seed 000 续跑与版本, last paragraphs).
+"""Redaction of tool results and resume summaries (last paragraphs; docs/rules/watches.md).
 
 - JSON tool results are redacted field by field ("JSON 工具结果逐字段脱敏"): a credential
   field has its own value replaced and nothing else, so it can never swallow the evidence

@@ -1,4 +1,4 @@
-"""The partner session's report on a hand-off (seed 000 验证与维护边界).
+"""The partner session's report on a hand-off (docs/rules/watches.md).
 
 "回执识别忽略宿主标注的自动压缩检查点，仍拒绝中断、无最终答复及被真实新用户请求隔开的结果。
 仅核对结果模式不重放外部操作。" and "区分'事实已记录'与'交付物已完成'".

@@ -1,4 +1,4 @@
-"""One check run as a single state value (seed 000 读取 → 识别 → 核验 → 交接).
+"""One check run as a single state value (→ 识别 → 核验 → 交接; docs/rules/watches.md).
 
 This composes the rule modules for the jobs layer: load the watch and the `CheckRun`,
 call one function per event, persist the returned run and perform the returned effects.

@@ -1,4 +1,4 @@
-"""`check_workflow`: registering the steps a checker found in its sources (seed 000 §2, 验证与
+"""`check_workflow`: registering the steps a checker found in its sources (docs/rules/watches.md
 维护边界).
 
 The checker reads body text, numbered steps, tables and paragraphs and registers each step
@@ -11,7 +11,7 @@ with its source, method/preconditions and completion criteria. Validation rules:
 - Step ids are unique; kind is `check` or `execute`.
 - A condition the document says must be verified during the check (`verifyInCheck`) is a
   check step, and a step once registered that way cannot be re-registered as an execute step
-  (seed 000 §3 "明确要求在检查中核验的条件也不能被移到执行阶段绕过").
+  (docs/rules/watches.md能被移到执行阶段绕过").
 - Nothing is hard-coded about sites, proxies or publishing platforms: method text is free.
 """
 

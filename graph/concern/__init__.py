@@ -1,1 +1,2 @@
-"""Concerns in Neo4j (seed 002): repository, scans, outbox, agenda and person slices."""
+"""Concerns in Neo4j (docs/rules/concerns.md): repository, scans, outbox, agenda and person
+slices."""

@@ -1,4 +1,4 @@
-"""Reading the Agenda of a scope (seed 002 §十一): concern_refs and recent_decisions.
+"""Reading the Agenda of a scope (docs/rules/concerns.md): concern_refs and recent_decisions.
 
 The writes happen inside `ConcernRepository.save_decision`, from the decision's
 `AgendaUpdate` effects; this store reads the result back as the engine's `Agenda`.

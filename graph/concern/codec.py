@@ -6,7 +6,7 @@ to top-level properties: `status`, `priority`, `type`, `next_action_when` and
 `next_run_at` (as Neo4j DateTime, behind the scan indexes of
 `cypher/schema/068_concern_scan_values.cypher`), `revision` for optimistic locking, and
 `scope` (the agenda / project scope).
-People are `Person` nodes linked by `INVOLVES` carrying the minimal refs of seed 002 §八.
+People are `Person` nodes linked by `INVOLVES` carrying the minimal refs of docs/rules/concerns.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Person context for concerns (seed 002 §八 与人物上下文的关系).
+"""Person context for concerns (docs/rules/concerns.md).
 
 A concern keeps only person_id, display_name, role_in_concern, comm_status and the last
 channel; everything else about a person is a `Person` node read here:

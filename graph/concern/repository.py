@@ -1,4 +1,4 @@
-"""Loading concerns and saving decisions (seed 002 §四 数据结构, §十一 Agenda).
+"""Loading concerns and saving decisions (Agenda; docs/rules/concerns.md).
 
 `save_decision` writes a decision's new concern, its outbox rows (MERGE on effect keys) and
 its agenda updates in ONE transaction, guarded by the concern's `revision`: when another

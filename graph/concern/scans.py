@@ -1,4 +1,4 @@
-"""The ConcernScheduler's index-backed scans (seed 002 §十 调度策略).
+"""The ConcernScheduler's index-backed scans (docs/rules/concerns.md).
 
 Each scan is one named query over an index that holds every property it reads
 (`cypher/schema/068_concern_scan_values.cypher`: `concern_due_values` for due and timeout

@@ -1,4 +1,4 @@
-"""Activity pages (seed 004 活动记录) read in the database: the heartbeat runs and the
+"""Activity pages (docs/rules/reviews.md) read in the database: the heartbeat runs and the
 supervision runs of one page, newest first, with the runs joined to the page's heartbeats.
 
 One read transaction: `review/activity_page` lists the page's rows (every filter but status

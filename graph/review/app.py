@@ -1,4 +1,4 @@
-"""The heartbeat app switch and the heartbeat plans (seed 004 应用启停与执行, 计划 Modal).
+"""The heartbeat app switch and the heartbeat plans (Modal; docs/rules/reviews.md).
 
 Settings are one `AppSettings` node per deployment; a missing node or property means
 `heartbeatEnabled` false. Plans are `HeartbeatPlan` nodes keyed by `configId`. Neither

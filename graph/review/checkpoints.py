@@ -1,4 +1,4 @@
-"""Per-source checkpoints, per track and scope (seed 004 自动增量与手动重看).
+"""Per-source checkpoints, per track and scope (docs/rules/reviews.md).
 
 A checkpoint moves only inside the transaction that commits what it covers (the heartbeat
 report commit, or the supervision publish transaction), written with compare-and-set on its

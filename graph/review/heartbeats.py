@@ -1,4 +1,4 @@
-"""Heartbeat runs (seed 004 活动记录): the atomic claim of a plan slot and the report stage.
+"""Heartbeat runs (docs/rules/reviews.md): the atomic claim of a plan slot and the report stage.
 
 The claim MERGEs on the claim key under a uniqueness constraint, so two workers that both
 find a plan due create one run between them; only the creator goes on to run it. Report

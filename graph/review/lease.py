@@ -1,5 +1,5 @@
-"""The one-review lease in Neo4j (seed 004: 同一时刻只允许一个监督回顾执行，包括停止清理阶段；
-不同 scope 也共用此限制).
+"""The one-review lease in Neo4j (docs/rules/reviews.md:
+同一时刻只允许一个监督回顾执行，包括停止清理阶段； 不同 scope 也共用此限制).
 
 One `ReviewLease` node per deployment. Every operation is a write transaction that MERGEs
 the node on its unique key and writes to it first, which takes its lock: readers-then-

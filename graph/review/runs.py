@@ -1,4 +1,4 @@
-"""Supervision runs and their stage / batch / navigation records (seed 004 活动记录).
+"""Supervision runs and their stage / batch / navigation records (docs/rules/reviews.md).
 
 Every change to a run is one write transaction that first takes the run node's write lock
 (`review/run_lock`), then reads the run, applies an engine decision and writes the result.

@@ -2,7 +2,7 @@
 
 Sources are pushed by apps through `upsertSource` (the story graph owns them); a review
 reads the current version's units for the manifest and, per batch, the text of exactly the
-cited versions — never today's text in place of another version (seed 004 L6).
+cited versions — never today's text in place of another version (docs/rules/story-graph.md).
 """
 
 from __future__ import annotations

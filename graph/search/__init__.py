@@ -1,2 +1,2 @@
-"""Search over the story graph (issue 30): the passages written beside source versions
+"""Search over the story graph: the passages written beside source versions
 (`graph.search.passages`) and the full-text read (`graph.search.store`)."""

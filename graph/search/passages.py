@@ -3,7 +3,7 @@
 Every path that creates a `SourceVersion` (upsertSource, a continued discussion's
 conversation, save to knowledge) calls `write_passages` in its own transaction, so a version
 and its searchable lines commit together; withdrawSource calls `remove_passages` with the
-statement that removes the text (seed 004 L6).
+statement that removes the text (docs/rules/story-graph.md).
 """
 
 from __future__ import annotations

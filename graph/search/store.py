@@ -1,4 +1,4 @@
-"""The full-text read of search (issue 30): one statement, `cypher/search/hits.cypher`.
+"""The full-text read of search: one statement, `cypher/search/hits.cypher`.
 
 Lucene scores, the time slice, the standing and the ranking formula (engine/search/ranking.py,
 its weights passed as parameters) are all applied in the database, and so is the keyset page.

@@ -1,4 +1,4 @@
-"""Hybrid search's vectors in Neo4j (issue 30 item 3): the `search_vector` index, the texts
+"""Hybrid search's vectors in Neo4j: the `search_vector` index, the texts
 still without a vector, the vectors written back, and the embed runs' progress records.
 
 A vector is stored on the searchable node itself (`n.embedding`, label `Embedded`, which the

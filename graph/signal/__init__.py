@@ -1,1 +1,1 @@
-"""Signals in the story graph (issue 28)."""
+"""Signals in the story graph."""

@@ -1,4 +1,4 @@
-"""Person bindings stored and read (issue 28): a PersonBinding identity node and immutable
+"""Person bindings stored and read: a PersonBinding identity node and immutable
 PersonBindingVersion nodes (`engine/signal/binding.py`); the agenda's context for deciding
 (who is reachable, which open concern covers a signal) read in one statement."""
 

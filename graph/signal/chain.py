@@ -1,4 +1,4 @@
-"""The loop's links, read in batches (issue 28 item 4): the concern a signal raised or
+"""The loop's links, read in batches: the concern a signal raised or
 supplemented, the signal a concern was raised for, and the concerns that brought versions.
 Each read is one statement for a whole page, so nested GraphQL fields never query per item."""
 

@@ -1,4 +1,4 @@
-"""The per-scope agenda policy (issue 28), versioned: each save is a new immutable
+"""The per-scope agenda policy, versioned: each save is a new immutable
 AgendaPolicyVersion node; the newest is current; a scope that never saved one has the
 defaults (`AgendaPolicy()`, version 1)."""
 

@@ -1,4 +1,4 @@
-"""Signals stored and read (issue 28): identity node + immutable SignalVersion nodes, each
+"""Signals stored and read: identity node + immutable SignalVersion nodes, each
 citing its source version by locator. Recording runs inside the caller's transaction (the
 review's publish transaction), so a signal exists only if its result commits."""
 

@@ -1,4 +1,4 @@
-"""The story graph in Neo4j: the repository the API and jobs call (seed 004 图谱对象关系)."""
+"""The story graph in Neo4j: the repository the API and jobs call (docs/rules/story-graph.md)."""
 
 from graph.story.repository import PublishOutcome, StoryRepository
 

@@ -49,7 +49,7 @@ def write_row(model: BaseModel) -> dict[str, Any]:
     DateTime with `SET v[k] = datetime({epochSeconds: .., nanosecond: ..})`. The driver packs
     a datetime parameter in ~33 µs (DateTime.from_native, pytz, clock arithmetic), two ints
     in a fraction of that: 200 events and their changes, references and entities carry
-    ~1,800 instants (issue 14). The stored values are the same UTC DateTimes."""
+    ~1,800 instants. The stored values are the same UTC DateTimes."""
     props = to_props(model)
     instants = {}
     for name, value in props.items():
@@ -81,7 +81,7 @@ def _actor(label: str) -> Actor:
 
 def from_props(cls: type[M], props: dict[str, Any]) -> M:
     """A model from stored properties; instants may come as driver DateTimes or, from reads
-    that build them in the RETURN (issue 14), as epoch microseconds. Only the model's own
+    that build them in the RETURN, as epoch microseconds. Only the model's own
     instant fields are looked at (a row of a 500-object window is decoded in a few µs): a
     story model holds instants in `datetime` fields only (test_codec checks every model)."""
     data = dict(props)
@@ -102,5 +102,6 @@ def from_props(cls: type[M], props: dict[str, Any]) -> M:
 
 def decode(cls: type[V], props: dict[str, Any], *, believed: bool) -> V:
     """A version row; a believed version (read as of a moment) shows no retraction, since a
-    later retraction is not known at that moment (DESIGN "Time"). Built without a copy."""
+    later retraction is not known at that moment (docs/rules/story-graph.md#time). Built without
+    a copy."""
     return from_props(cls, {**props, "retracted_at": None} if believed else props)

@@ -1,4 +1,4 @@
-"""A person's corrections (seed 004 L5, 规则冲突): an entity edit against the version they
+"""A person's corrections (docs/rules/story-graph.md): an entity edit against the version they
 saw, an action on a relation, a decision on a suggestion. User edits win; each writes new
 versions (nothing is updated in place) in one transaction, at the use case's `now`."""
 
@@ -128,7 +128,7 @@ class StoryCorrections(StoryStore):
                 sugg, target, accept, now, by, why, seen_version, value
             )
             await self._write_versions(tx, ObjectKind.SUGGESTION, [resolved])
-            if not accept:  # remembered by fingerprint (issue 29)
+            if not accept:  # remembered by fingerprint
                 await dismissals.remember(self, tx, sugg, now)
             if updated is not None:
                 await self._write_versions(tx, sugg.target_kind, [updated])

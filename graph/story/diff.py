@@ -1,4 +1,4 @@
-"""The story graph's changes between two record times, one page per statement (issue 29).
+"""The story graph's changes between two record times, one page per statement.
 
 `cypher/story/diff_page.cypher` finds the objects changed in the window through each
 version label's (scope, recorded_at) index and returns each one's version at `since` and at

@@ -1,5 +1,5 @@
-"""Continue the discussion (seed 004 L9) against Neo4j: preview reads, confirm writes one
-conversation Source — and nothing else in the graph
+"""Continue the discussion (docs/rules/story-graph.md) against Neo4j: preview reads, confirm
+writes one conversation Source — and nothing else in the graph
 (新内容在后续整理时纳入，不立即作为已确认知识)."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class DiscussionRepository(Store):
                 await self.rows(
                     tx, "story/write_source", source=to_props(source), versions=[to_props(first)]
                 )
-                await write_passages(tx, [first])  # issue 30: the conversation, searchable
+                await write_passages(tx, [first])  # the conversation, searchable
                 return DiscussionOutcome(repeat=False, conversation=source)
             found = await self.rows(tx, "knowledge/sources", scope=scope, ids=[source.id])
             stored = [from_props(Source, r["s"]) for r in found]

@@ -1,4 +1,4 @@
-"""Dismissals remembered (issue 29), inside the transactions that need them: a dismissal
+"""Dismissals remembered, inside the transactions that need them: a dismissal
 writes its fingerprints (`story/write_dismissals`); a publish reads those of the targets it
 is about to propose changes to (`story/dismissals_of`) and lets `engine.story.dismissals`
 mark repeats before its suggestions are written."""

@@ -1,4 +1,4 @@
-"""The inbox's reads (issue 29): one page of a scope's pending suggestions and stopped
+"""The inbox's reads: one page of a scope's pending suggestions and stopped
 supervision runs merged in Cypher by a descending keyset (time, id), the evidence the
 suggestions cite, and counts per kind."""
 

@@ -1,4 +1,4 @@
-"""Save to knowledge (seed 004 L8) against Neo4j: preview reads, confirm writes.
+"""Save to knowledge (docs/rules/reviews.md) against Neo4j: preview reads, confirm writes.
 
 `preview_save` runs in a read transaction and writes nothing; its id is a token
 (engine.story.previews). `confirm_save` recomputes the preview inside one write transaction
@@ -108,7 +108,7 @@ class KnowledgeRepository(Store):
                 written = await self.rows(tx, "knowledge/write_entries", rows=rows)
                 if len(written) != 1 or written[0]["written"] != len(rows):
                     raise Conflict("an entry changed while saving; nothing was written")
-                await write_passages(tx, [entry_version(r) for r in rows])  # issue 30
+                await write_passages(tx, [entry_version(r) for r in rows])  #
             return False, await self._sources(tx, scope, [r["source_id"] for r in rows])
 
         repeat, sources = await self.write(work)

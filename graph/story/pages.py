@@ -1,4 +1,4 @@
-"""Paged story reads (issue 14): one page per statement, whatever the scope's size.
+"""Paged story reads: one page per statement, whatever the scope's size.
 
 `entities`, `relations` and `events` each read their page in the order of an index
 (`cypher/schema/061_story_pages`), after a keyset (the last row's sort key), and cut it at

@@ -1,4 +1,4 @@
-"""publishResult (seed 004 L3): one whole organising result, with every object it names,
+"""publishResult (docs/rules/reviews.md): one whole organising result, with every object it names,
 in one write transaction; a repeated key is a repeat, never a second result."""
 
 from __future__ import annotations
@@ -139,7 +139,8 @@ class StoryPublisher(StoryStore):
         now: datetime,
         within: Callable[[AsyncManagedTransaction, PublishPlan], Awaitable[None]] | None = None,
     ) -> PublishOutcome:
-        """publishResult: one whole organising result in one write transaction (seed 004 L3).
+        """publishResult: one whole organising result in one write transaction
+        (docs/rules/reviews.md).
 
         `now` is the record time (the use case's clock; a loader replaying history passes
         the past moment). `within` runs inside the same transaction after the result is

@@ -1,5 +1,5 @@
 """The story graph as known at a moment: storyGraph, graphView, entity (with its history)
-and result (seed 004 L3, L8–L10). Every read names its scope and its `as_of`."""
+and result (–; docs/rules/reviews.md). Every read names its scope and its `as_of`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The story graph repository (seed 004 图谱对象关系), split by idea into its parts:
+"""The story graph repository (docs/rules/story-graph.md), split by idea into its parts:
 
 - `graph/story/store.py` `StoryStore`: versioned kinds read and written by named queries;
 - `graph/story/sources.py` `StorySources`: upsertSource, withdrawSource, excerpts;
@@ -12,7 +12,7 @@ Every write is one `execute_write` transaction whose function reads what the dec
 and writes what it returns; an exception raised inside (a stale edit, a rejected result)
 rolls the whole transaction back, so nothing is written. Functions are idempotent under the
 driver's retries: ids are deterministic and every read happens inside the transaction.
-Every read and write names its scope; no read falls back to another scope (seed 004 结果定位
+Every read and write names its scope; no read falls back to another scope (docs/rules/reviews.md
 …历史选择不能回退到其他项目的最新图谱). No method reads a clock: a write records at the
 `now` its use case passes, a read answers as of the `as_of` it is given.
 """

@@ -1,4 +1,4 @@
-"""Reading a selection (seed 004 L8/L9) inside a transaction: the selected objects in the
+"""Reading a selection (/; docs/rules/reviews.md) inside a transaction: the selected objects in the
 versions believed at `as_of`, the names of relation ends, the references, and the sources
 and exact source versions around them — all from the selection's scope only."""
 

@@ -1,5 +1,5 @@
-"""A scope's sources (seed 004 L6): the app's versions, their withdrawal, and the excerpts
-references cite, always of exactly the cited version (never today's text in its place)."""
+"""A scope's sources (docs/rules/story-graph.md): the app's versions, their withdrawal, and the
+excerpts references cite, always of exactly the cited version (never today's text in its place)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class StorySources(StoryStore):
     async def upsert_source(
         self, inp: SourceInput, *, now: datetime, also: AlsoWrite | None = None
     ) -> Source:
-        """upsertSource: record the app's version(s) of a source (seed 004 L6); `also`
+        """upsertSource: record the app's version(s) of a source (docs/rules/story-graph.md); `also`
         writes what came with it (its speakers' person bindings) in the same transaction."""
         now = utc(now)
 
@@ -46,7 +46,7 @@ class StorySources(StoryStore):
                 source=to_props(source),
                 versions=[to_props(v) for v in new],
             )
-            await write_passages(tx, new)  # issue 30: the versions' lines, searchable
+            await write_passages(tx, new)  # the versions' lines, searchable
             if also is not None:
                 await also(tx)
             return source

@@ -1,9 +1,9 @@
 """Turning story reads' rows into a `StoryGraph`, and the parameters of a window read.
 
-`story/window_graph` answers a window (`from`/`to`, `storyId`; seed 004 L6) in one round trip
-and returns one list per object kind; the whole-scope reads return one row per version.
-Both are assembled here the same way: versions believed at `as_of` are shown without a
-retraction (a later retraction is not known at `as_of`, DESIGN "Time").
+`story/window_graph` answers a window (`from`/`to`, `storyId`; docs/rules/story-graph.md) in one
+round trip and returns one list per object kind; the whole-scope reads return one row per version.
+Both are assembled here the same way: versions believed at `as_of` are shown without a retraction (a
+later retraction is not known at `as_of`, docs/rules/story-graph.md#time).
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""Neo4j persistence of heartbeat watches (seed 000 持续关注)."""
+"""Neo4j persistence of heartbeat watches (docs/rules/watches.md)."""

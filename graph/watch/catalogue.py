@@ -3,7 +3,7 @@
 A note is a story-graph `Source` of kind note in the watch's project. A knowledge document
 is a `Source` of kind knowledge in its own project, placed in a library by a `LibraryEntry`
 (library id, document id, project, tags). The entry gives a read what the access rules need:
-the document's project and tags (seed 000 §1 "读取仍受当前会话挂载、标签限制"). Titles are
+the document's project and tags (docs/rules/watches.md、标签限制"). Titles are
 matched exactly (`library_titled`), never trimmed or fuzzily recalled.
 """
 

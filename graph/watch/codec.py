@@ -1,4 +1,4 @@
-"""Watch models <-> Neo4j property maps (seed 000 持续关注).
+"""Watch models <-> Neo4j property maps (docs/rules/watches.md).
 
 Neo4j properties hold scalars and lists of scalars only, so nested parts that are read and
 written as a whole (a step's preconditions are a list; an observation's `workflowChecks`,
@@ -7,7 +7,7 @@ Times are stored as Neo4j datetimes and come back as stdlib-UTC `datetime`s (the
 codec, `graph.temporal`).
 
 An observation written before step lists existed has no `workflow_checks` property; it
-decodes to `workflow_checks=None` and stays readable (seed 000 "旧观察无步骤清单仍可读取").
+decodes to `workflow_checks=None` and stays readable (docs/rules/watches.md).
 """
 
 from __future__ import annotations

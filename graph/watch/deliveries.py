@@ -1,4 +1,4 @@
-"""Where each hand-off's delivery stands (seed 000 §5 "直接注入伙伴会话"; engine/watch/delivery).
+"""Where each hand-off's delivery stands (docs/rules/watches.md; engine/watch/delivery).
 
 The delivery state lives on the `WatchHandOff` node (`delivery_status`, `delivery_attempts`,
 `delivery_channel`, `delivery_error`, `delivery_next_attempt_at`, `delivered_at`): one

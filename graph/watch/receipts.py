@@ -1,5 +1,5 @@
 """Receipts of hand-offs: the partner session's reports, stored against the hand-off
-(seed 000 验证与维护边界 "回执识别…仅核对结果模式不重放外部操作").
+(docs/rules/watches.md…仅核对结果模式不重放外部操作").
 
 `report_execution` is one write transaction: load the watch's step list, the hand-off and
 its earlier receipts, let `engine.watch.report.settle_report` decide, then write the receipt

@@ -1,11 +1,11 @@
-"""What checks leave behind: runs, observations, hand-offs and checkpoints (seed 000).
+"""What checks leave behind: runs, observations, hand-offs and checkpoints (docs/rules/watches.md).
 
 - A run is claimed by its stable id (MERGE): a duplicate trigger finds it and does nothing.
 - An observation is written together with the step list and the resume summary in one
   transaction ("脱敏工具摘要和步骤清单持久化到已有关注存储"); its tool summaries are already
   redacted by the caller.
 - A hand-off is MERGEd on its stable execution key; a second one with the same key is
-  dropped and reported as such (seed 000 §5 "沿用稳定执行键去重").
+  dropped and reported as such (docs/rules/watches.md).
 - Checkpoints carry their own sync status and sync round count (the record sync is its own
   durable task with its own cap).
 """

@@ -1,4 +1,5 @@
-"""The watch store: watches, bindings, read grants and the persisted step list (seed 000).
+"""The watch store: watches, bindings, read grants and the persisted step list
+(docs/rules/watches.md).
 
 Each write is one `execute_write` transaction whose function loads the watch, calls the
 engine's decision and writes what it returns; an engine error raised inside rolls the whole
@@ -105,7 +106,8 @@ class WatchRepository(Store):
     # --- watches ------------------------------------------------------------------------
 
     async def create(self, watch: Watch, mounted_libraries: frozenset[str]) -> WatchState:
-        """Store a new watch and open a grant for each single bound document (seed 000 §1)."""
+        """Store a new watch and open a grant for each single bound document
+        (docs/rules/watches.md)."""
 
         async def work(tx: AsyncManagedTransaction) -> WatchState:
             await rows(
@@ -269,7 +271,7 @@ class WatchRepository(Store):
         """`recordStepEvidence`: a batch against the persisted list, all or nothing (§3).
 
         The evidence carries the person who recorded it, never the checker's run id: it
-        does not count as this or any run's verification (seed 000 §4).
+        does not count as this or any run's verification (docs/rules/watches.md).
         """
 
         async def work(tx: AsyncManagedTransaction) -> WatchState:

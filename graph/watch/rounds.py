@@ -1,4 +1,4 @@
-"""Heartbeat rounds over a scope's candidate watches (seed 000 多候选关注).
+"""Heartbeat rounds over a scope's candidate watches (docs/rules/watches.md).
 
 A round is claimed by its stable id (MERGE) together with the closures it decided, in one
 transaction; a repeated trigger of the same round finds it and changes nothing.

@@ -1,4 +1,4 @@
-"""The concern use cases (seed 002 跟进事项), in the shape every domain follows
+"""The concern use cases (docs/rules/concerns.md), in the shape every domain follows
 (jobs/README.md).
 
 - `commands`: what the cognitive hub and conversations ask (raise, advance with a reply,

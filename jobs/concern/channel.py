@@ -1,4 +1,4 @@
-"""Outbound channels for concern messages (issue 5 §8, seed 002 §六 send_message_to).
+"""Outbound channels for concern messages (send_message_to; docs/rules/concerns.md).
 
 `Channel.send(row)` delivers one outbox row or raises `ChannelError`; delivery state lives
 in the outbox (graph/concern/outbox.py), never here.

@@ -1,4 +1,4 @@
-"""The conversation-side commands of seed 002 §九 and the reads of concerns (issue 11).
+"""The conversation-side commands of docs/rules/concerns.md and the reads of concerns.
 
 Every function takes the `Deps` and the caller's `Principal` first and checks the role and
 the scope before it reads anything: a scope argument the caller cannot use is FORBIDDEN
@@ -228,7 +228,7 @@ async def raise_concern(
             )
         first = due_trigger(concern, now)
         if first is not None:
-            # the first loop turn at once (seed 002: the initial message is written to
+            # the first loop turn at once (docs/rules/concerns.md: the initial message is written to
             # conversation_log on raising), under its own job id (jobs/concern/effects.py)
             await enqueue_advance(
                 deps.pool,
@@ -378,7 +378,7 @@ async def report_fact(deps: Deps, principal: Principal, concern_id: str, fact: F
 async def upsert_person(
     deps: Deps, principal: Principal, scope: str, person: dict[str, Any]
 ) -> PersonContext:
-    """Person master data read by resolve_person_context (seed 002 §八)."""
+    """Person master data read by resolve_person_context (docs/rules/concerns.md)."""
     scope = require_scope(principal, "agenda", scope)
     return await _persons(deps).upsert(scope, person)
 
@@ -387,7 +387,7 @@ async def request_scheduler_run(
     deps: Deps, principal: Principal, *, now: datetime | None = None, scope: str | None = None
 ) -> bool:
     """Enqueue a scheduler run. Every scope (no `scope`) is an all-scope operation, and a
-    moved clock (`now`) fires follow-ups and timeouts early: both need admin (issue 11)."""
+    moved clock (`now`) fires follow-ups and timeouts early: both need admin."""
     if scope is None:
         principal.require("admin")
     else:

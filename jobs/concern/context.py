@@ -1,4 +1,4 @@
-"""seed 002 §九: what a conversation with one person is given — their person slice, the
+"""docs/rules/concerns.md: what a conversation with one person is given — their person slice, the
 summaries of the concerns they are part of, and those awaiting their reply (the candidates
 for `advance_concern`). GraphQL `conversationContext` and the MCP resource both read this."""
 

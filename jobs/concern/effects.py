@@ -1,5 +1,5 @@
 """The effects of concern use cases: jobs enqueued after the write committed, under stable
-arq job ids (seed 002 §十; DESIGN "Jobs"; jobs/README.md).
+arq job ids (docs/architecture/index.md; jobs/README.md; docs/rules/concerns.md).
 
 The `_job_id` of an agent-loop job is `engine.concern.scheduler.job_id(concern, trigger
 kind, event key)`: every enqueuer — two workers' crons, a repeated reply, a retried API

@@ -1,4 +1,4 @@
-"""One turn of the concern agent loop (seed 002 §六 执行循环), as the worker runs it.
+"""One turn of the concern agent loop (docs/rules/concerns.md), as the worker runs it.
 
 1. load the concern (goal + full conversation_log) and the person slices of its people;
 2. skip straight to delivery when this trigger was already decided, is stale, or the

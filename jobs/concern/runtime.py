@@ -9,7 +9,7 @@
 
 A job runs at the time it is given (the event time its enqueuer passed: a reply's timestamp,
 the scan's `now`), else at the wall clock, so a test can move the clock through job arguments
-alone (issue 5 §11): `Deps.from_ctx(ctx, now=now)`, as every task moves time.
+alone (§11): `Deps.from_ctx(ctx, now=now)`, as every task moves time.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The ConcernScheduler's run (seed 002 §十 调度策略) and outbox delivery, as use cases.
+"""The ConcernScheduler's run (docs/rules/concerns.md) and outbox delivery, as use cases.
 
 `run_scheduler` runs the three index-backed scans — due concerns, timeouts, schedules — and
 enqueues one agent-loop job per due item under the item's stable job id, so two workers (or
 two ticks) that see the same item enqueue it once. v3.0: a timeout only enqueues the loop;
 it never sends a reminder itself. It then delivers outbox rows whose time has come (reports
-deferred by the rate limits of seed 002 §七). Over every scope it needs admin (the cron runs
-as `WORKER`); a run at a moved clock was checked (admin) when it was enqueued.
+deferred by the rate limits of docs/rules/concerns.md). Over every scope it needs admin (the cron
+runs as `WORKER`); a run at a moved clock was checked (admin) when it was enqueued.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reading the cost ledger (issue 29 item 4): `costLedger(scope, from, to)` and a run's cost.
+"""Reading the cost ledger: `costLedger(scope, from, to)` and a run's cost.
 
 The reader role on the scope is checked first (FORBIDDEN, naming no scope); both bounds must
 carry a zone and `from` must not be after `to` (INVALID_INPUT). `to` defaults to now.

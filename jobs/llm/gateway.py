@@ -2,10 +2,10 @@
 
 `build_gateway(settings, http=shared_client, accounting=process_accounting)` returns
 - `HttpModelGateway` when `settings.model_base_url` is set: chat / structured / tool loops
-  over `OpenAIChatClient` (seed 000 retry policy), and the task methods below asking the
-  model for the same shapes the rule model produces;
+  over `OpenAIChatClient` (retry policy; docs/rules/watches.md), and the task methods below asking
+  the model for the same shapes the rule model produces;
 - `OfflineModelGateway` otherwise: the deterministic rule model (engine/offline/), so
-  the product runs and demos offline (DESIGN.md "Model").
+  the product runs and demos offline (docs/architecture/index.md.md "Model").
 
 Task methods return `Judged[T]`: the value and the `CallStats` to record on the run
 (retries, tokens). Failures raise the typed errors of engine/llm/errors.py, which also

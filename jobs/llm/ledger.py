@@ -1,4 +1,4 @@
-"""Where a model call's stats go: the meter of the step that asked (issue 29 item 4).
+"""Where a model call's stats go: the meter of the step that asked.
 
 `metering(Meter(who))` opens a meter for one step (a leaf batch, a navigation node, a report):
 every model request finished inside it — the HTTP client's, or an offline rule-model call

@@ -1,4 +1,4 @@
-"""The retry policy of one model request, exactly as seed 000 模型连接异常 states it.
+"""The retry policy of one model request, exactly as docs/rules/watches.md states it.
 
     单轮模型请求遇到临时 500/502/503/504、连接重置、TLS EOF 或 HTTP/2 协议中断，分别退避
     1 秒和 3 秒，最多补试两次。所有尝试共享原有 180 秒时限，不重置超时。
@@ -33,7 +33,10 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_cha
 T = TypeVar("T")
 
 TRANSIENT_STATUSES: frozenset[int] = frozenset({500, 502, 503, 504})
-SEED_WAITS: tuple[float, ...] = (1.0, 3.0)  # seed 000: 分别退避 1 秒和 3 秒，最多补试两次
+SEED_WAITS: tuple[float, ...] = (
+    1.0,
+    3.0,
+)  # docs/rules/watches.md: 分别退避 1 秒和 3 秒，最多补试两次
 
 
 class Clock(Protocol):

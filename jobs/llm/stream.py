@@ -2,8 +2,8 @@
 
 An accumulator lives for exactly one attempt. When the attempt fails the accumulator is
 dropped with everything it collected, so no partial text or half-built tool call of a failed
-attempt reaches the caller (seed 000: 失败流中的部分文本和工具调用丢弃). A `StreamObserver`
-sees deltas as they arrive and is told when an attempt's deltas are void.
+attempt reaches the caller (失败流中的部分文本和工具调用丢弃; docs/rules/watches.md). A
+`StreamObserver` sees deltas as they arrive and is told when an attempt's deltas are void.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The review (supervision) use cases (seed 004 监督者): the shape every domain follows
+"""The review (supervision) use cases (docs/rules/reviews.md): the shape every domain follows
 (jobs/README.md). Each takes `(deps, principal, ...)`; the worker's own jobs pass `WORKER`.
 
 - `runs`: start, continue, pause, cancel a review; the heartbeat's automatic check.

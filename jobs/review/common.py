@@ -1,13 +1,13 @@
 """What every review use case builds from its `Deps` (jobs/README.md), and how it checks the
-caller (issue 11).
+caller.
 
 - Repositories: each review repository is a `graph.base.Store` keyed by the deployment (the
   arq queue name: workers and API replicas of one deployment share the one-review lease and
   the app switch; test sessions with their own queue never disturb each other). A use case
   builds the ones it uses (`runs_of(deps)`, `lease_of(deps)`, ...).
-- Timings a run keeps: the stage timeout is frozen into the run when it is created (seed 004:
-  监督超时在 run 创建时保存), and the lease outlives the longest model request. Model work of
-  reviews queues in the FIFO pool shared by every worker (`review_pool`).
+- Timings a run keeps: the stage timeout is frozen into the run when it is created
+  (docs/rules/reviews.md: 监督超时在 run 创建时保存), and the lease outlives the longest model
+  request. Model work of reviews queues in the FIFO pool shared by every worker (`review_pool`).
 - Access: a review scope is a set of story scopes (project ids, or global); a caller may use
   it only when it may use every one of them (`require_review_scope`, FORBIDDEN naming no scope). A
   stored run or plan of a scope the caller cannot use reads as NOT_FOUND, the same answer
@@ -95,7 +95,7 @@ def lease_ttl(deps: Deps) -> timedelta:
 
 
 def review_pool(deps: Deps, timings: PoolTimings | None = None) -> ReviewPool:
-    """The supervision FIFO pool shared by every worker on this queue (seed 004)."""
+    """The supervision FIFO pool shared by every worker on this queue (docs/rules/reviews.md)."""
     if deps.pool is None:
         raise RuntimeError("the review pool needs the worker's Redis connection")
     return ReviewPool(deps.pool, deps.settings.queue_name, timings=timings)

@@ -1,4 +1,4 @@
-"""The staged supervision run: collect → leaves → navigation → publish (seed 004 整体逻辑架构).
+"""The staged supervision run: collect → leaves → navigation → publish (docs/rules/reviews.md).
 
 `Execution(...).run()` (from `jobs.review.runs.execute`, the `supervise` job) executes one
 run from its stored records: each loop reads the run back, asks `runner.next_step`, performs
@@ -168,7 +168,7 @@ class Execution:
 
     async def stop_requested(self) -> bool:
         """Asked while waiting for a pool slot: a paused or cancelled run leaves the line
-        instead of taking a slot it will not use (seed 004 取消立即持久化)."""
+        instead of taking a slot it will not use (docs/rules/reviews.md)."""
         stored = await self.runs.get(self.run_id)
         return next_step(stored.run).kind is StepKind.STOP
 

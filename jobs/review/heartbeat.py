@@ -1,4 +1,4 @@
-"""Heartbeat plans on the worker (seed 004 应用启停与执行, 活动记录, 自动增量); the arq entry
+"""Heartbeat plans on the worker (docs/rules/reviews.md); the arq entry
 points are `jobs.tasks.heartbeat`, which act as `WORKER`.
 
 - `claim_due` (the cron tick, every minute, on every worker): while the app is on, find due
@@ -117,7 +117,8 @@ async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gate
             run_id, lambda r: hb.skip_report(r, "plan gone or disabled", now=now).state
         )
         return hb.HeartbeatState.SKIPPED.value
-    # seed 004: 报告在排队前冻结超时，获槽后领取 … 报告提交或无变化后先释放槽位，再执行监督
+    # docs/rules/reviews.md: 报告在排队前冻结超时，获槽后领取 …
+    # 报告提交或无变化后先释放槽位，再执行监督
     slots = review_pool(deps)
     holder = f"report:{run_id}"
     timeout = run.timeout or stage_timeout(deps)
@@ -291,9 +292,9 @@ EXPIRE_BATCH = 500  # heartbeat runs removed per statement
 
 
 async def expire_history(deps: Deps, principal: Principal) -> int:
-    """The retention cron (seed 004: 心跳报告沿用计划的历史保留和删除规则): every plan's finished
-    heartbeat runs and their reports older than the plan's retention are removed, those of
-    deleted plans after the default retention. Checkpoints, supervision runs and results
+    """The retention cron (心跳报告沿用计划的历史保留和删除规则; docs/rules/reviews.md): every
+    plan's finished heartbeat runs and their reports older than the plan's retention are removed,
+    those of deleted plans after the default retention. Checkpoints, supervision runs and results
     stay (删除报告或计划不重置来源进度). Every scope: `admin` (the worker's cron). Returns how
     many runs were removed."""
     principal.require("admin")

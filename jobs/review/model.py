@@ -2,9 +2,9 @@
 
 Each returns the model's raw answer; the stage validates it against its contract
 (`engine.review.outputs`), so an invalid answer fails the stage with the raw text kept
-(seed 004 活动记录: 导航摘要允许省略事实数组，叶子缺少事实数组仍失败). With no model configured
-the offline rule model's documented review extractor answers leaf batches, and navigation
-and reports are assembled from the leaves' own facts — no language is invented.
+(导航摘要允许省略事实数组，叶子缺少事实数组仍失败; docs/rules/reviews.md). With no model configured
+the offline rule model's documented review extractor answers leaf batches, and navigation and
+reports are assembled from the leaves' own facts — no language is invented.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Heartbeat plans and the app switch, as a person asks (seed 004 计划 Modal, 应用启停与执行):
-save, delete and run a plan now; switch heartbeats on or off.
+"""Heartbeat plans and the app switch, as a person asks (Modal, 应用启停与执行;
+docs/rules/reviews.md): save, delete and run a plan now; switch heartbeats on or off.
 
 Each takes the `Deps` and the caller's `Principal` first: a plan scope the caller cannot use
 is FORBIDDEN, another scope's plan is NOT_FOUND like a missing one, and the app switch (every

@@ -1,4 +1,4 @@
-"""The supervision FIFO pool in Redis, shared by every worker (seed 004 整体逻辑架构).
+"""The supervision FIFO pool in Redis, shared by every worker (docs/rules/reviews.md).
 
 The decisions (ticket order, the bound, expired slots, the timeout from the grant) are the
 engine's (`engine.review.pool`); this shell stores their `PoolState` under one key per arq

@@ -1,5 +1,5 @@
-"""The reads of reviews (seed 004 活动记录): app settings, plans, runs, one run, the activity
-list and a run's progress, each limited to the caller's scopes (issue 11).
+"""The reads of reviews (docs/rules/reviews.md): app settings, plans, runs, one run, the activity
+list and a run's progress, each limited to the caller's scopes.
 
 Lists are filtered to the principal's scopes inside the query. `page_runs` pages in Cypher
 after a keyset cursor (created_at, id), newest first, and counts only when asked. `activity`

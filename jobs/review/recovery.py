@@ -1,6 +1,6 @@
 """Recovery when a worker starts, and the reconciler's review case.
 
-Worker start (seed 004 活动记录: 重开应用将没有完成的监督运行标为失败，
+Worker start (docs/rules/reviews.md: 重开应用将没有完成的监督运行标为失败，
 旧成功结果保持可读): unfinished runs of workers with no liveness key become failed
 (worker_lost) or, when they were pausing or cancelling, stopped; the lease a dead worker held
 is freed. Queued runs (no worker yet) are left for the worker that picks them up. Run as the

@@ -1,4 +1,4 @@
-"""Supervision runs (seed 004 活动记录, 应用启停与执行): start, continue, pause and cancel a
+"""Supervision runs (docs/rules/reviews.md): start, continue, pause and cancel a
 review, and the automatic check that follows a heartbeat.
 
 Each use case takes the `Deps` and the caller's `Principal` first and checks role and scope
@@ -127,9 +127,9 @@ async def automatic_supervision(
     options: RunOptions,
     linked: lc.SupervisionRun | None = None,
 ) -> Opened | lock.Wait | lc.SupervisionRun:
-    """The check after a heartbeat (seed 004: 自动回顾等待占用释放，再检查未完成运行和增量来源):
-    once it holds the lease, it continues the scope's failed automatic run if its sources are
-    unchanged, else starts a new one. The caller executes it in place.
+    """The check after a heartbeat (自动回顾等待占用释放，再检查未完成运行和增量来源;
+    docs/rules/reviews.md): once it holds the lease, it continues the scope's failed automatic run
+    if its sources are unchanged, else starts a new one. The caller executes it in place.
 
     `linked`: the run this heartbeat's check already started (the check is delivered again
     after its worker died); it is continued or, answered as it stands, left alone."""

@@ -1,1 +1,1 @@
-"""Search use cases (issue 30)."""
+"""Search use cases."""

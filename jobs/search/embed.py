@@ -1,4 +1,4 @@
-"""Vectors for hybrid search (issue 30 item 3): computed in the background, after writes.
+"""Vectors for hybrid search: computed in the background, after writes.
 
 - `embed_scope` embeds the searchable texts of one scope that have no vector yet, batch by
   batch (EMBEDDING_BATCH_SIZE), recording an embed run (`EmbedRun`: embedded so far, still

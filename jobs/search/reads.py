@@ -1,11 +1,11 @@
-"""search (issue 30): the story graph's text as known at asOf, ranked, with the passage.
+"""search: the story graph's text as known at asOf, ranked, with the passage.
 
 Checks the `reader` role on the scope first (FORBIDDEN, naming no scope, like every story
 read), parses the user's text into a Lucene query that carries no Lucene syntax
 (engine/search/text.py; bad text is INVALID_INPUT), and reads one page of hits ranked by
 engine/search/ranking.py.
 
-Hybrid (issue 30 item 3) when `deps.embedder` is there (EMBEDDING_BASE_URL): the query text is
+Hybrid when `deps.embedder` is there (EMBEDDING_BASE_URL): the query text is
 embedded under a short deadline (EMBEDDING_SEARCH_DEADLINE_SECONDS) and the vector index's
 neighbours join the full-text hits through the same scope and as-of filter, fused by
 reciprocal rank. Whenever that cannot be done — no endpoint, the endpoint down, nothing

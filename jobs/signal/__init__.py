@@ -1,1 +1,1 @@
-"""Signals (issue 28): recorded by the review's publish stage, read time-sliced."""
+"""Signals: recorded by the review's publish stage, read time-sliced."""

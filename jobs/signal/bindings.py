@@ -1,4 +1,4 @@
-"""Person bindings read and edited (issue 28; seed 004 同名不构成身份): an operator binds a
+"""Person bindings read and edited (docs/rules/story-graph.md): an operator binds a
 person entity of the story graph to a concern person (id, name, channel), rebinds it (a new
 version) or unbinds it (the current version retracted); anyone with `reader` reads the
 bindings believed at asOf, paged in the database. Another scope's entity is NOT_FOUND; an

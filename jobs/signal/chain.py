@@ -1,4 +1,4 @@
-"""The loop's links for the surfaces (issue 28 item 4): a page of signals' concerns, a page
+"""The loop's links for the surfaces: a page of signals' concerns, a page
 of concerns' signals, the concerns that brought a page of versions. `reader` role; another
 scope's concern or signal is absent (null), exactly like a missing one."""
 

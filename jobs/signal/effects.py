@@ -1,4 +1,4 @@
-"""The agenda's effects, performed once (issue 28; seed 002 §三 3–4 经议程判断，再创建或补充).
+"""The agenda's effects, performed once (，再创建或补充; docs/rules/loop.md).
 
 The decision is recorded on the signal in the review's publish transaction, with the effect
 it asks for; after that transaction commits, an arq job (`perform_signal_effect`, one job id

@@ -1,4 +1,4 @@
-"""The per-scope agenda policy read and edited (issue 28): `operator` (or `admin`) role; a
+"""The per-scope agenda policy read and edited: `operator` (or `admin`) role; a
 save names the version it was made against, and a stale one is CONFLICT (nothing written)."""
 
 from __future__ import annotations

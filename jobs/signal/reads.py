@@ -1,4 +1,4 @@
-"""Signals read time-sliced (issue 28): the signals of a scope believed at asOf, paged in the
+"""Signals read time-sliced: the signals of a scope believed at asOf, paged in the
 database after a keyset; `reader` role, another scope's signals are NOT_FOUND."""
 
 from __future__ import annotations

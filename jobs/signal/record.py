@@ -1,4 +1,4 @@
-"""The review's publish stage records its signals (issue 28) in the publish transaction:
+"""The review's publish stage records its signals in the publish transaction:
 the facts of kind commitment, blocker, risk and question the leaves stated, and every
 pending difference the result records, each citing its passage and the run."""
 

@@ -1,5 +1,6 @@
-"""The story graph's use cases (seed 004; jobs/README.md): reads in `reads`, corrections and
-source/result writes in `writes`, save-to-knowledge and continue-discussion in `knowledge`.
+"""The story graph's use cases (jobs/README.md; docs/rules/reviews.md): reads in `reads`,
+corrections and source/result writes in `writes`, save-to-knowledge and continue-discussion in
+`knowledge`.
 
 Every function takes `Deps` and the caller's `Principal` first and checks the role and the
 scope before it reads anything: a scope argument the caller may not use is FORBIDDEN,

@@ -1,4 +1,4 @@
-"""`storyGraphDiff`: what changed in a scope's story graph between two record times (issue 29).
+"""`storyGraphDiff`: what changed in a scope's story graph between two record times.
 
 The reader role on the scope is checked first (FORBIDDEN, naming no scope); both bounds must
 carry a zone and `since` must not be after `until` (INVALID_INPUT). `until` defaults to now.

@@ -1,4 +1,4 @@
-"""`inbox` and `inboxCounts` (issue 29): what waits for a person in a scope. The reader role
+"""`inbox` and `inboxCounts`: what waits for a person in a scope. The reader role
 on the scope is checked first (FORBIDDEN, naming no scope); unknown kinds are INVALID_INPUT.
 Acting on an item is `acceptSuggestion` / `dismissSuggestion` (jobs.story.writes)."""
 

@@ -1,5 +1,5 @@
-"""Reads of a scope's story graph (seed 004): the graph as known at asOf, the graph view
-and its replay tables, one entity or result, the paged lists and a knowledge entry.
+"""Reads of a scope's story graph (docs/rules/reviews.md): the graph as known at asOf, the graph
+view and its replay tables, one entity or result, the paged lists and a knowledge entry.
 
 Each checks the `reader` role and the scope first (FORBIDDEN, naming no scope); an object
 of another scope is then simply not found in this scope's reads (NOT_FOUND).

@@ -1,5 +1,5 @@
-"""Writes to a scope's story graph (seed 004): an app's source versions and withdrawals, a
-whole organising result, and a person's corrections (entity edits, relation and
+"""Writes to a scope's story graph (docs/rules/reviews.md): an app's source versions and
+withdrawals, a whole organising result, and a person's corrections (entity edits, relation and
 suggestion actions).
 
 Each checks the `editor` role and the scope first (FORBIDDEN, naming no scope); the actor
@@ -144,7 +144,7 @@ async def correct_relation(
     seen_version: int | None = None,
     user_id: str | None = None,
 ) -> Relation:
-    """Confirm, reject, remove or restore a relation (seed 004 L5)."""
+    """Confirm, reject, remove or restore a relation (docs/rules/story-graph.md)."""
     by = editor(principal, scope, user_id)
     relation = await story_repo(deps).correct_relation(
         scope,

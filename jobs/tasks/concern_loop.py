@@ -1,4 +1,4 @@
-"""The concern agent loop as an arq job (seed 002 §六 执行循环): `jobs.concern.loop.run_turn`.
+"""The concern agent loop as an arq job (docs/rules/concerns.md): `jobs.concern.loop.run_turn`.
 
 `advance_concern(ctx, *, concern_id, trigger, now=None, signal=None)` runs one turn as
 `WORKER` (the person who caused the trigger was checked when it was enqueued) at the time

@@ -1,4 +1,4 @@
-"""ConcernScheduler on arq cron (seed 002 §十 调度策略) and outbox delivery: the entry points
+"""ConcernScheduler on arq cron (docs/rules/concerns.md) and outbox delivery: the entry points
 of `jobs.concern.scheduler`.
 
 `run_concern_scheduler` runs every minute on every worker (arq's `unique` cron runs one per

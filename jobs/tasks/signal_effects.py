@@ -1,4 +1,4 @@
-"""The agenda's effect of one signal as an arq job (issue 28): `jobs.signal.effects`.
+"""The agenda's effect of one signal as an arq job: `jobs.signal.effects`.
 
 `perform_signal_effect(ctx, *, scope, signal_id, now=None)` performs, as `WORKER`, what the
 signal's recorded decision asks for (raise, supplement, report). It is keyed by the signal

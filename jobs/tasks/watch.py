@@ -1,4 +1,4 @@
-"""The heartbeat-watch jobs the worker registers (seed 000 持续关注); each builds `Deps`
+"""The heartbeat-watch jobs the worker registers (docs/rules/watches.md); each builds `Deps`
 from arq's ctx and calls one use case as WORKER.
 
 - `run_watch_check`: one check of one watch under a stable run id (jobs/watch/check.py);

@@ -1,6 +1,6 @@
 """arq cron entry point: the watch heartbeat slot (`jobs.watch.rounds.heartbeat_tick`).
 
-A watch is a standing check (seed 000 持续关注): without this cron it would only run when
+A watch is a standing check (docs/rules/watches.md): without this cron it would only run when
 someone asked.
 """
 

@@ -1,4 +1,4 @@
-"""The watch use cases (seed 000 持续关注): the shape every domain follows (jobs/README.md).
+"""The watch use cases (docs/rules/watches.md): the shape every domain follows (jobs/README.md).
 
 - `commands`: what a person asks of a watch (create, stop, resume, delete, rebind, step
   evidence, checkpoints, run now, library entries) and the reads of watches.

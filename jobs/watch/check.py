@@ -1,4 +1,4 @@
-"""The heartbeat checker as an arq job (seed 000 持续关注, issue 7).
+"""The heartbeat checker as an arq job (docs/rules/watches.md).
 
     run_check(deps, principal, scope=..., watch_id=..., run_id=..., gateway=...)
 
@@ -22,7 +22,7 @@ gets its delivery job and a `watch_handoff` hint (jobs/watch/delivery.py), and s
 checkpoints get their own sync jobs. Every model request of the check is a cost-ledger entry
 (stage watch_check, charged to the watch and its run) written with the observation, or on
 its own when the model was rate limited. The retries the gateway took are recorded on the run
-and the observation (seed 000 "心跳记录显示退避次数"). Tools run outside the model request's
+and the observation (docs/rules/watches.md). Tools run outside the model request's
 retry boundary, so a retried request never replays a tool.
 """
 

@@ -1,4 +1,4 @@
-"""What a person asks of a watch, and the reads of watches (seed 000 持续关注, issue 11).
+"""What a person asks of a watch, and the reads of watches (docs/rules/watches.md).
 
 Every function takes the `Deps` and the caller's `Principal` first, checks the role and the
 scope before it reads anything (a scope the caller cannot use is FORBIDDEN, naming no scope),
@@ -62,7 +62,7 @@ def _bindings(
     existing: Sequence[SourceBinding] = (),
 ) -> tuple[SourceBinding, ...]:
     """Every bound source's project must be one of the caller's scopes: the checker reads
-    what a binding names, so a binding is as good as a read of that project (issue 11)."""
+    what a binding names, so a binding is as good as a read of that project."""
     bindings = bind(
         requests, scope, now, existing=existing, new_id=lambda: deps.ids("b", BINDING_ID_LENGTH)
     )

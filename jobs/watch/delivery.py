@@ -1,4 +1,4 @@
-"""Hand-offs delivered to the partner session (seed 000 §5 "直接注入伙伴会话"; the rules are
+"""Hand-offs delivered to the partner session (docs/rules/watches.md; the rules are
 in engine/watch/delivery.py).
 
 - `announce(deps, scope, execution_key)`: after a new hand-off was stored, its delivery job is

@@ -2,8 +2,8 @@
 
 The final observation is a JSON object in the model's last text answer:
 `{"summary": str, "changed": bool, "workflowChecks": [{stepId, status, evidence}]}` —
-`workflowChecks` may also arrive in the closing round without tools (seed 000 §3).
-Nothing here names a site, proxy or publishing platform (seed 000 §2 "不硬编码").
+`workflowChecks` may also arrive in the closing round without tools (docs/rules/watches.md).
+Nothing here names a site, proxy or publishing platform (docs/rules/watches.md).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Heartbeat rounds over a scope's watches, and the partner session's reports (seed 000
+"""Heartbeat rounds over a scope's watches, and the partner session's reports (docs/rules/watches.md
 多候选关注).
 
 - `heartbeat_tick`: every slot, one round per scope that has enabled watches, enqueued under a
   stable job id (`watch-round:<scope>:hb-<slot>`), so several workers running the same cron
-  enqueue each round once. The heartbeat app switch governs it (seed 004 应用启停).
+  enqueue each round once. The heartbeat app switch governs it (docs/rules/reviews.md).
 - `request_round`: a person asks for a round now (enqueued; a repeated round id runs once).
 - `run_round`: loads the active watches with their latest observations, lets
   `engine.watch.heartbeat_round.decide_round` close verified items and choose this round's

@@ -1,4 +1,4 @@
-"""The record sync of check checkpoints: its own durable task (seed 000 续跑与版本 ¶2).
+"""The record sync of check checkpoints: its own durable task (¶2; docs/rules/watches.md).
 
     sync_checkpoint(deps, principal, scope=..., checkpoint_id=...)
 

@@ -1,4 +1,5 @@
-"""The checker's tools (seed 000 读取 → 识别 → 核验): what the model may call during a check.
+"""The checker's tools (→ 识别 → 核验; docs/rules/watches.md): what the model may call during a
+check.
 
 The seed's names are offered (`engine.watch.budget`); the older bare names stay callable as
 aliases of the same tools, and the round budget counts them the same way.
@@ -19,8 +20,9 @@ There is no command tool: the checker reads sources and records; a model that as
 `bash` or another command tool is told so (DISABLED) and the round counts as verification.
 
 Each tool returns JSON text. Expected failures become `{"error": ...}` results and mark the
-call failed (a failed call makes its round a verification round, seed 000 budgets). The step
-list is saved after every change, so a revision change that revokes it is persisted at once.
+call failed (a failed call makes its round a verification round, budgets; docs/rules/watches.md).
+. The step list is saved after every change, so a revision change that revokes it is persisted at
+once.
 """
 
 from __future__ import annotations

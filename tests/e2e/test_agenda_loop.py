@@ -1,5 +1,5 @@
 """The agenda raises what a review learns, over HTTP with a real worker and the default offline
-model (issue 28; seed 002 §三 3–4 and 完整示例, seed 004 同名不构成身份).
+model (and 完整示例; docs/rules/loop.md, docs/rules/story-graph.md).
 
 An app pushes a Monday conversation with its speakers (李四 = concern person p_lisi on feishu);
 李四 says "前端部分周四能提测". A review finds one commitment due that Thursday; the scope's

@@ -1,4 +1,4 @@
-"""`storygraph serve --workers N` (issue 31): several API processes on one socket sharing only
+"""`storygraph serve --workers N`: several API processes on one socket sharing only
 Neo4j and Redis; each holds its own graphChanged subscriber on Redis, and subscribers over
 websockets and Server-Sent Events hear a change whichever process they reached."""
 

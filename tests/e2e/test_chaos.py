@@ -1,4 +1,4 @@
-"""Fault injection on the real services (issue 13 item 3): the worker is SIGKILLed at random
+"""Fault injection on the real services: the worker is SIGKILLed at random
 moments while concern turns, outbox sends, watch checks, heartbeat reports and review
 batches are in flight, and Redis is restarted with jobs queued; afterwards nothing is lost
 and nothing is doubled.

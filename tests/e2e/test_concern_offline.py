@@ -1,4 +1,4 @@
-"""seed 002 §七 完整示例 end to end with the DEFAULT offline rule model — what `make run`
+"""docs/rules/concerns.md end to end with the DEFAULT offline rule model — what `make run`
 gives without MODEL_BASE_URL: the real API and worker processes over HTTP, a moved clock
 (the API's own time arguments, in 2035 so no wall-clock scheduler touches them).
 
@@ -153,7 +153,7 @@ def _zhangsan_delegation(priority: str = "MEDIUM") -> dict[str, object]:
 async def test_raising_contacts_at_once_and_the_backflow_supersedes_progress_reports(
     offline_stack: Server, scope: str
 ) -> None:
-    """Issue 27 items 1 and 3: raised on a Saturday morning, the first loop turn runs at once
+    """raised on a Saturday morning, the first loop turn runs at once
     (no scheduler tick: the initial message is in conversation_log); the reports to the boss
     wait for Monday 09:00 (high: working hours for reports; the message to 张三 goes at
     once); 张三 answers with a day and the concern resolves; the back-flow
@@ -191,7 +191,7 @@ async def test_raising_contacts_at_once_and_the_backflow_supersedes_progress_rep
 async def test_counterparts_are_messaged_inside_their_prioritys_window(
     offline_stack: Server, scope: str
 ) -> None:
-    """Issue 27 item 4: raised at 07:13 on a Saturday, the medium concern's message to 张三
+    """raised at 07:13 on a Saturday, the medium concern's message to 张三
     is recorded at once but held until Monday 09:00 (working hours), and its timeline says
     so; a critical concern raised at the same minute reaches 李四 at once."""
     early = SATURDAY.replace(hour=7, minute=13)
@@ -237,7 +237,7 @@ AGENDA = (
 async def test_changing_the_priority_moves_the_agenda_the_window_and_the_follow_ups(
     offline_stack: Server, scope: str
 ) -> None:
-    """Issue 27 item 5: a medium concern raised at 07:13 on a Saturday holds its message to
+    """a medium concern raised at 07:13 on a Saturday holds its message to
     张三 for Monday; raised to CRITICAL at 07:20 the message goes at once, the agenda entry
     says CRITICAL, the next follow-up is critical's 30 minutes after it, and the timeline
     records the change."""
@@ -307,7 +307,7 @@ def _schedule(mode: str, people: list[dict[str, str]]) -> dict[str, object]:
 async def test_scheduled_concerns_do_their_modes_part(
     hooked_stack: tuple[Server, Webhook], scope: str
 ) -> None:
-    """Issue 27 item 2 with the offline model (which answers "no reply" for a scheduled
+    """with the offline model (which answers "no reply" for a scheduled
     run): direct messages 张三; via_conversation hands the item to the boss's conversation —
     a webhook POST of kind handoff and the MCP conversation-context resource — and stays
     open until the boss answers, which is recorded; system records its own outcome and, its

@@ -1,4 +1,4 @@
-"""seed 002 §七 完整示例, end to end: HTTP API, a real worker process, the scripted model
+"""docs/rules/concerns.md, end to end: HTTP API, a real worker process, the scripted model
 server and a moved clock.
 
 老板: 帮我问一下张三李四，v2.0 什么时候能提测. Every message the boss receives is read back

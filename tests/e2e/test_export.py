@@ -1,4 +1,4 @@
-"""Export for other graph tools (issue 15 item 6): a real API with tokens serves a scope's
+"""Export for other graph tools: a real API with tokens serves a scope's
 graph as GraphML (opened here with networkx, as Gephi or yEd would read it) and as Cytoscape
 JSON, as of a moment or for a window, with the same tokens and scopes as GraphQL; the
 `scopes` query over the same API lists only the token's scopes."""

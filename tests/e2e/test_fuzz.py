@@ -89,7 +89,7 @@ def test_generated_operations_get_coded_answers_and_no_other_scope(
 def test_search_with_lucene_syntax_gets_coded_answers_and_no_other_scope(
     fuzzed: tuple[Server, list[str]],
 ) -> None:
-    """search (issue 30): quotes, wildcards, fuzzy marks, operators, fields and unbalanced
+    """search: quotes, wildcards, fuzzy marks, operators, fields and unbalanced
     parentheses in the text are searched as words or refused with INVALID_INPUT."""
     server, known = fuzzed
     search = from_schema(SCHEMA, fields=["search"], custom_scalars=realistic_scalars(known))

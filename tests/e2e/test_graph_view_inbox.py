@@ -1,4 +1,4 @@
-"""The graph view's "changed since" choice and its inbox (issue 29 items 1, 2 and 6) in a real
+"""The graph view's "changed since" choice and its inbox in a real
 headless Chromium on the real API: choosing a moment marks what was added or revised after it
 (legend beside) and lists each change as `storyGraphDiff` answers it; the inbox shows the
 pending suggestion with its quoted evidence, current and proposed values and who proposed it;

@@ -1,4 +1,4 @@
-"""The graph view page (/viz) in a real headless Chromium on the real API (issue 15, seed 004
+"""The graph view page (/viz) in a real headless Chromium on the real API (, docs/rules/reviews.md
 图谱对象关系, L5–L10): Cytoscape draws the demo, the slider replays an earlier record moment,
 selecting an entity shows its excerpts, a correction made on the page is visible over GraphQL,
 the URL keeps scope, moment and selection, an unknown scope says so, and 1,000 entities /
@@ -286,7 +286,7 @@ async def test_an_unknown_scope_says_so_instead_of_a_blank_canvas(api: Server) -
     assert seen.console_errors == []
 
 
-# Issue 15's target: usable (first paint and a slider move) within 1 s at this size. The page
+#  target: usable (first paint and a slider move) within 1 s at this size. The page
 # is opened OPENS times in one browser: the first open also pays Neo4j planning the replay
 # read for the first time since it started (~0.7 s of a 1.2 s open), so it is guarded at
 # 2.5 s; the median of the later opens, what a person opening a scope on a running service
@@ -329,7 +329,7 @@ OPENS = 2
 async def test_a_thousand_entities_render_replay_and_pick_a_line(
     api: Server, neo4j_driver: AsyncDriver, services: Settings
 ) -> None:
-    """The scale of issue 15 on the page: every entity and relation line drawn, an earlier
+    """The scale  on the page: every entity and relation line drawn, an earlier
     moment with fewer lines, and a click on a line selecting its relation. How long opening
     and replay take is measured by `bench/graph_view.py` (against its 2,500 / 1,000 ms
     guards), not asserted here."""

@@ -1,4 +1,4 @@
-"""The graph view's search box (issue 30) in a real headless Chromium on the real API: a
+"""The graph view's search box in a real headless Chromium on the real API: a
 search highlights its hits, centres on and selects the first, "only hits" keeps the hits and
 their neighbours, and moving the slider to an earlier moment searches what was known then."""
 

@@ -1,4 +1,4 @@
-"""The graph view shows the loop (issue 28 item 4), in a real headless Chromium set to Beijing
+"""The graph view shows the loop, in a real headless Chromium set to Beijing
 time: the Signals list says what the agenda decided for each signal; selecting one shows its
 chain in order — the passage it cites, the signal, the concern raised for it, 李四's answer
 (the line his event cites in the concern's conversation) and the event he wrote via the

@@ -1,4 +1,4 @@
-"""The graph view tells the demo's story (issue 32 item 2), in a real headless Chromium set to
+"""The graph view tells the demo's story, in a real headless Chromium set to
 Beijing time and an English browser locale, on the demo written in Beijing time.
 
 Events of the demo each get their own readable point; relation lines carry their type; every

@@ -1,4 +1,4 @@
-"""GraphQL over HTTP per the spec (issue 31): graphql-http's own audit against the real API
+"""GraphQL over HTTP per the spec: graphql-http's own audit against the real API
 with a token, the spec's media type, request errors without `data` and with a code, and a
 subscription sent as a plain request refused clearly."""
 

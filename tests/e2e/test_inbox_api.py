@@ -1,4 +1,4 @@
-"""The inbox over HTTP (issue 29): a run's proposal against a person's edit waits in the
+"""The inbox over HTTP: a run's proposal against a person's edit waits in the
 inbox with its evidence; a dismissal is remembered, so the same proposal on the same passage
 by a later run stays out; another passage brings it back citing both passages."""
 

@@ -1,4 +1,4 @@
-"""The inbox with real reviews (issue 29 item 6): over HTTP, a real worker, real Neo4j and
+"""The inbox with real reviews: over HTTP, a real worker, real Neo4j and
 Redis and the DEFAULT offline model (no scripted answers).
 
 A person confirms that 张三 is responsible for 支付模块; a review of "支付模块改由李四负责"

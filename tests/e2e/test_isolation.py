@@ -1,4 +1,4 @@
-"""Tenant isolation over every root field (issue 11, DESIGN "Who is calling: the Principal").
+"""Tenant isolation over every root field (docs/architecture/index.md).
 
 Scope B is seeded with an admin token: sources, a published result (entities, relations, a
 pending suggestion), a library entry, a person, a concern, a watch, a heartbeat round, a plan,
@@ -562,7 +562,7 @@ TABLE: dict[str, list[Case]] = {
             R,
             lambda s: {"i": {"scope": s.b, "sessionId": "x", "bindings": [note_binding("n")]}},
         ),
-        # the attack of issue 11: a watch of A bound to a document of B's project
+        # the attack of a watch of A bound to a document of B's project
         case(
             "mutation($i: CreateWatchInput!) { createWatch(input: $i) { id } }",
             R,
@@ -604,7 +604,7 @@ TABLE: dict[str, list[Case]] = {
             R,
             lambda s: {"s": s.b, "l": s.library},
         ),
-        # the attack of issue 11: the same (library, document) placed from A must not re-point
+        # the attack of the same (library, document) placed from A must not re-point
         # B's entry (checked by the snapshot of B's library)
         case(
             "mutation($s: String!, $l: String!) { placeKnowledgeDocument(scope: $s,"

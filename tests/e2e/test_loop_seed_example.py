@@ -1,4 +1,4 @@
-"""The loop end to end (issue 28 item 6): what a review learns reaches the person who can
+"""The loop end to end: what a review learns reaches the person who can
 settle it, and the answer comes back into the story graph. Over HTTP, a real worker, real
 Neo4j and Redis, the DEFAULT offline model (no scripted answers).
 

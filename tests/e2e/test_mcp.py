@@ -1,4 +1,4 @@
-"""Agents over MCP (issue 16): the SDK's own client against the real API (`/mcp`, streamable
+"""Agents over MCP: the SDK's own client against the real API (`/mcp`, streamable
 HTTP) and worker, and `storygraph mcp` over stdio. Same tokens, scopes and roles as GraphQL."""
 
 from __future__ import annotations
@@ -422,7 +422,7 @@ async def test_agent_raises_and_advances_a_concern_and_the_worker_acts(
         listed = body(await client.call_tool("check_concerns", {"scope": scope}))
         assert [c["concern_id"] for c in listed["items"]] == [cid]
 
-        # seed 002 §十一 priority 变化: the agenda entry follows, the timeline records it
+        # docs/rules/concerns.md priority 变化: the agenda entry follows, the timeline records it
         changed = body(
             await client.call_tool(
                 "change_concern_priority",
@@ -651,7 +651,7 @@ SWITCH = """mutation($on: Boolean!) { setHeartbeatEnabled(enabled: $on) { heartb
 async def test_review_tools_follow_the_app_switch_and_scopes(
     api: Server, worker: Any, scope: str
 ) -> None:
-    """seed 004 应用启停: with the heartbeat app off a review is refused (DISABLED, as in
+    """docs/rules/reviews.md: with the heartbeat app off a review is refused (DISABLED, as in
     GraphQL); on, an agent starts one and follows it to its result; an outsider neither
     starts one in this scope nor sees the run."""
     gql(
@@ -838,7 +838,7 @@ async def test_every_instant_in_an_mcp_answer_is_iso_8601_like_graphql(
 async def test_story_graph_shows_open_signals_with_their_standing_and_the_concern(
     api: Server, scope: str, neo4j_driver: AsyncDriver, settings: Settings
 ) -> None:
-    """issue 28: an agent sees the open commitment, what the agenda decided and the concern
+    """an agent sees the open commitment, what the agenda decided and the concern
     raised for it; the event 李四's answer brought is his word (answered via the concern)."""
     deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
     chain = await build_chain(deps, scope)
@@ -876,7 +876,7 @@ BINDINGS = """query($s: String!) { personBindings(scope: $s) {
 async def test_an_agent_pushes_a_conversation_with_its_speakers_bound(
     api: Server, scope: str
 ) -> None:
-    """upsert_source, the MCP twin of upsertSource (issue 28): the speakers it names are
+    """upsert_source, the MCP twin of upsertSource: the speakers it names are
     bound to concern persons for that source; a token without `editor` may not push; bad
     input writes nothing."""
     push = {

@@ -1,4 +1,4 @@
-"""Neo4j Browser explains the data (issue 32 item 3), in a real headless Chromium.
+"""Neo4j Browser explains the data, in a real headless Chromium.
 
 The API serves a storygraph guide (its queries are the saved queries of `cypher/browser/`);
 the project's Neo4j tells Browser to play it on connect and allows guides from loopback.

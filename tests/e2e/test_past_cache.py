@@ -1,4 +1,4 @@
-"""The past computed once (issue 31): answers as of a settled past moment are cached per
+"""The past computed once: answers as of a settled past moment are cached per
 scope counter, equal fresh reads, are served as GET with an ETag (If-None-Match: 304), and
 stop being served once a source version is withdrawn or the scope is deleted.
 

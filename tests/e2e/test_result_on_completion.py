@@ -1,7 +1,7 @@
-"""A supervision run reads `completed` only once its result can be read (seed 004: the run
+"""A supervision run reads `completed` only once its result can be read (docs/rules/reviews.md: the run
 completes in the result transaction alone), also while the machine is busy.
 
-issue 26 item 7: under load a client polled a run, read `completed` with its `resultId`, and
+under load a client polled a run, read `completed` with its `resultId`, and
 `result(scope, id)` asked right after answered NOT_FOUND. Here reviews run (under `make
 chaos`, while CPU-burning processes keep both cores busy); a client polls each run over HTTP as fast as it answers and
 reads the result the moment it reads `completed`. Every such read must find the result, with

@@ -1,7 +1,7 @@
 """Supervision review across real processes: `storygraph serve`, `storygraph worker` (two of
 them, one killed with SIGKILL mid-leaf), Neo4j, Redis and the scripted model server.
 
-seed 004 活动记录: 重开应用将没有完成的监督运行标为失败 … 继续保留成功叶子和导航节点. The run
+docs/rules/reviews.md: 重开应用将没有完成的监督运行标为失败 … 继续保留成功叶子和导航节点. The run
 is continued on the second worker with nothing lost (every batch committed) and nothing
 duplicated (the batch committed before the kill is not asked again, one event per batch).
 """

@@ -1,4 +1,4 @@
-"""Review reads over real HTTP and websockets (seed 004 活动记录): `activity` joins heartbeat
+"""Review reads over real HTTP and websockets (docs/rules/reviews.md): `activity` joins heartbeat
 and supervision by saved run ids, filters before paging, says "无执行记录", shows old records
 apart; `runProgress` streams stage progress until the run ends; an invalid model answer is
 readable, verbatim, on the failed run."""

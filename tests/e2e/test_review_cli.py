@@ -1,6 +1,6 @@
 """`storygraph review` in a terminal-less subprocess (as in CI): a real run on a real worker
 with the scripted model; stage lines come from the stored records and the run's final status
-ends the output; Ctrl-C detaches without cancelling (seed 004 活动记录)."""
+ends the output; Ctrl-C detaches without cancelling (docs/rules/reviews.md)."""
 
 from __future__ import annotations
 

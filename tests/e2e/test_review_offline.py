@@ -1,5 +1,5 @@
 """The default `make run` experience: `storygraph serve` and `storygraph worker` with no model
-configured (the offline rule model), driven over HTTP as a person would (seed 004).
+configured (the offline rule model), driven over HTTP as a person would (docs/rules/reviews.md).
 
 A conversation is reviewed; a person corrects 张三's description; new messages about 张三
 arrive and are reviewed: the stored 张三 is reused (one 张三, same id), the person's text
@@ -178,7 +178,7 @@ def review_day(api: Server, scope: str) -> None:
 def test_manual_re_review_of_the_same_day_keeps_one_event_per_message_and_no_garbage_names(
     offline_deployment: Server, scope: str
 ) -> None:
-    """seed 004 自动增量与手动重看: 手动操作重新整理所选区间 — re-reading messages that already
+    """docs/rules/reviews.md: 手动操作重新整理所选区间 — re-reading messages that already
     have an event reuses that event (one per message), the stored 张三 stays one entity with
     the person's description, and the offline extractor names only people it has grounds for."""
     api = offline_deployment

@@ -1,4 +1,4 @@
-"""search over HTTP GraphQL (issue 30): hits with passage, highlights and standing, as of a
+"""search over HTTP GraphQL: hits with passage, highlights and standing, as of a
 past moment, and bad text answered INVALID_INPUT (never a Lucene error or INTERNAL)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Answers come back into the graph (issue 28 item 3), end to end with the DEFAULT offline
+"""Answers come back into the graph, end to end with the DEFAULT offline
 model: the real API and worker processes over HTTP, real Neo4j and Redis, a moved clock (the
 API's own time arguments, in 2035 so no wall-clock scheduler touches them).
 
@@ -230,7 +230,7 @@ async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_conce
     reader = {"kind": "RUN", "id": f"concern:{cid}"}  # a machine's reading of 李四's words
     assert kept["seq"] == 2 and kept["by"] == reader
 
-    # the back-flow still reaches the initiator (seed 002 回流)
+    # the back-flow still reaches the initiator (docs/rules/concerns.md)
     backflow = [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"]
     assert len(backflow) == 1 and "已经提测了" in backflow[0]["text"]
 

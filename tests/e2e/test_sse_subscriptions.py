@@ -1,4 +1,4 @@
-"""Subscriptions over GraphQL over Server-Sent Events (issue 31), with graphql-sse's own npm
+"""Subscriptions over GraphQL over Server-Sent Events, with graphql-sse's own npm
 client in distinct connections mode against the real API: `graphChanged` and `runProgress`
 answer with the same token and scope checks as over websockets, and a malformed SSE request
 is a clear 4xx."""

@@ -1,4 +1,4 @@
-"""`storyGraphDiff` over HTTP GraphQL (issue 29): what changed between two record times, with
+"""`storyGraphDiff` over HTTP GraphQL: what changed between two record times, with
 before/after values, who made it and the cited passage; paged by a keyset; bad bounds are
 INVALID_INPUT."""
 

@@ -1,4 +1,4 @@
-"""Two API processes and two workers on one Neo4j and one Redis (issue 13 item 4).
+"""Two API processes and two workers on one Neo4j and one Redis.
 
 API A and worker 1 reach Neo4j with `bolt://`; API B and worker 2 with the `neo4j://`
 routing scheme a cluster or Aura needs (here against the single server), so moving to a

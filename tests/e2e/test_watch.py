@@ -2,7 +2,7 @@
 
 The worker is spawned here with its own queue and `MODEL_BASE_URL` pointing at a scripted
 OpenAI-compatible server running in this test process, so the shared `worker` fixture is
-not disturbed (seed 000 读取 → 识别 → 核验 → 交接, checkpoints, issue 7 §12).
+not disturbed (→ 识别 → 核验 → 交接, checkpoints; docs/rules/watches.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hand-offs delivered to the partner session, not only stored (seed 000 §5 "直接注入伙伴会话").
+"""Hand-offs delivered to the partner session, not only stored (docs/rules/watches.md).
 
 A real worker without a model endpoint (the offline checker, end to end) checks a note with
 numbered steps and hands off; the hand-off goes out as a signed webhook POST to a receiver on

@@ -1,4 +1,4 @@
-"""GraphQL helpers for the loop's e2e tests (issue 28): the agenda policy, a Monday
+"""GraphQL helpers for the loop's e2e tests: the agenda policy, a Monday
 conversation pushed with its speakers, a review over that Monday, signals and concerns."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ SCOPE = "p1"
 GOOD_TIMES = ["2026-03-16T10:00:00Z", "2026-03-16T10:00:00+08:00", "2026-03-17T09:30:00-05:00"]
 BAD_TIMES = ["2026-03-16T10:00:00", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "garbage", ""]
 WORDS = ["张三", "v2.0 提测", "review", "global", "o:0", "o:-5", "person", "note"]
-# Lucene syntax a search box receives (issue 30): never a parse error nor INTERNAL
+# Lucene syntax a search box receives: never a parse error nor INTERNAL
 LUCENE = [
     '"张三',
     "call*",

@@ -1,7 +1,7 @@
 """Data for graph view page tests: a large scope written through `publishResult`; opening
 the view and moving its slider as a person does (also used by `bench/graph_view.py`).
 
-The scale of issue 15 (1,000 entities, 2,000 relations, 600 events) is written as a few big
+The scale  (1,000 entities, 2,000 relations, 600 events) is written as a few big
 results, one per batch, so the scope has one record moment per batch for the replay slider.
 Each batch's relations join its own entities; its events fall on a few days each, so the
 time ring has dense days to aggregate.

@@ -1,7 +1,7 @@
 """A prompt-grounded concern responder for the scripted model server.
 
 `concern_loop_responder(request) -> ScriptedReply` answers one agent-loop turn the way a
-model following seed 002 §六 would, built ONLY from what the product sent in the request:
+model following docs/rules/concerns.md would, built ONLY from what the product sent in the request:
 the goal, the people listed in it, and the conversation_log (the reply text). It keeps its
 own small phrase table (not the product's rule model), so a test proves the HTTP path
 carries the context: a request without the reply reads as silence, a person missing from

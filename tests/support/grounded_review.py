@@ -1,5 +1,5 @@
 """A prompt-grounded review model: answers leaf and navigation requests of a supervision
-review (seed 004) only from what the request carries.
+review (docs/rules/reviews.md) only from what the request carries.
 
 - leaf (`{"segments": [...], "known_entities": [...], "known_people": [...]}`): one fact per
   message of each segment's text, titled "speaker：text" and citing exactly that message's

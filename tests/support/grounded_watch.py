@@ -1,4 +1,4 @@
-"""Prompt-grounded turns for the scripted watch checker (seed 000 heartbeat checks).
+"""Prompt-grounded turns for the scripted watch checker (heartbeat checks; docs/rules/watches.md).
 
 A watch test scripts the checker's turns (read the sources, register the steps, report the
 checks), but each turn is only given when the request the product sent carries what that turn

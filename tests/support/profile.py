@@ -1,4 +1,4 @@
-"""PROFILE of a named query: its rows and what it cost Neo4j (issue 14: a page costs what it
+"""PROFILE of a named query: its rows and what it cost Neo4j (a page costs what it
 returns). The db hits of a plan are summed by `bench.story_profile.db_hits`, one of each."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A scripted OpenAI-compatible chat-completions server for tests (issue 4 §5).
+"""A scripted OpenAI-compatible chat-completions server for tests (§5).
 
 A small starlette app on loopback, served by uvicorn in a background thread:
 - `POST /v1/chat/completions`, streamed (SSE) and not, answers from a queue of scripted

@@ -1,4 +1,4 @@
-"""A signal's concern as it ends, for the tests of the answers' way back (issue 28 item 3):
+"""A signal's concern as it ends, for the tests of the answers' way back:
 the follow-up the agenda raised for a signal, its conversation and its end state."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One signal's chain in a scope, for the surfaces' tests (issue 28 item 4): a conversation
+"""One signal's chain in a scope, for the surfaces' tests: a conversation
 line (the passage) → a commitment signal → the follow-up concern raised for it → 李四's
 answer in the concern's conversation → the event written by 李四 via the concern.
 

@@ -2,7 +2,7 @@
 
 It keeps only the *current* state (no versions, no record times) and applies the same
 decisions the repository applies. Replaying exactly the operations recorded at or before
-T must give what `storyGraph(asOf=T)` reads from Neo4j's versions (DESIGN "Time": asOf T
+T must give what `storyGraph(asOf=T)` reads from Neo4j's versions (docs/rules/story-graph.md#time: asOf T
 shows what was recorded and not yet retracted at T, user corrections included only if
 made before it). The property test in tests/integration/story compares the two.
 

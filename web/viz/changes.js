@@ -1,4 +1,4 @@
-// ---------------------------------------------------------------- changed since (issue 29)
+// ---------------------------------------------------------------- changed since
 // The graph view's "changed since" choice, kept apart from viz.js (it uses viz.js's globals:
 // S, $, gql, esc, readable, asOfArg, localTime, select). Choosing a record moment reads
 // GraphQL `storyGraphDiff(scope, since)` (every page of it) and marks the objects changed

@@ -1,4 +1,4 @@
-// ---------------------------------------------------------------- inbox (issue 29)
+// ---------------------------------------------------------------- inbox
 // The graph view's inbox, kept apart from viz.js (it uses viz.js's globals: S, $, gql, esc,
 // readable, localTime, refresh). It lists what waits for a person in the scope (GraphQL
 // `inbox`, badges from `inboxCounts`): a suggestion or difference with its quoted evidence

@@ -1,4 +1,4 @@
-// ---------------------------------------------------------------- search (issue 30)
+// ---------------------------------------------------------------- search
 // The graph view's search box, kept apart from viz.js (it uses viz.js's globals: S, $, gql,
 // asOfArg, select). A search runs GraphQL `search` in the scope as known at the slider's
 // moment; hits drawn in the graph get the class `hit` (highlighted), the view centres on the

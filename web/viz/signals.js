@@ -1,4 +1,4 @@
-// ---------------------------------------------------------------- signal chains (issue 28)
+// ---------------------------------------------------------------- signal chains
 // A signal's chain in the detail panel, kept apart from viz.js (it uses viz.js's globals: S,
 // $, gql, esc, link, at, asOfArg, localTime, detailGraph, readable): the passage it cites →
 // the signal with the agenda's decision → the concern raised or supplemented for it → the

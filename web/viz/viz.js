@@ -1,5 +1,5 @@
 "use strict";
-// The graph view (seed 004 图谱对象关系): an outer time ring with events, stage arcs and
+// The graph view (docs/rules/story-graph.md): an outer time ring with events, stage arcs and
 // same-day clusters, entities inside, event→entity change lines and entity→entity relation
 // lines. It reads every version once (graphReplay), lays out the union keyed by id (stable
 // while replaying) and shows a record moment T in the browser: a version counts when
@@ -87,7 +87,7 @@ function buildModel(t) {
   S.ents = group(t.entities, (r) => ({ id: r[0], seq: r[1], name: r[2], kind: r[3], status: r[4], rec: r[5], ret: r[6], by: r[7], via: r[8] }));
   S.rels = group(t.relations, (r) => ({ id: r[0], seq: r[1], from: r[2], to: r[3], type: r[4], conf: r[5], removed: r[6], rec: r[7], ret: r[8], by: r[9], via: r[10] }));
   S.evs = group(t.events, (r) => ({ id: r[0], seq: r[1], title: r[2], at: r[3], story: r[4], rec: r[5], ret: r[6], by: r[7], via: r[8] }));
-  // signals (issue 28): their versions replay like the rest; an open commitment is marked on
+  // signals: their versions replay like the rest; an open commitment is marked on
   // the time ring at its due time (dueOf), the chain is drawn by signals.js
   S.sigs = group(t.signals || [], (r) => ({ id: r[0], seq: r[1], kind: r[2], status: r[3], text: r[4], due: r[5], dk: r[6], dc: r[7], dr: r[8], rec: r[9], ret: r[10], by: r[11], who: r[12], what: r[13], via: r[14] }));
   S.chg = t.changes.map((r) => ({ id: r[0], ev: r[1], en: r[2], kind: r[3], rec: r[4] }));
@@ -259,7 +259,7 @@ const STYLE = [
       "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
   { selector: "node.group", style: { "label": "data(label)", "shape": "round-rectangle", "width": 8, "height": 8, "background-opacity": 0,
       "font-size": 40, "font-weight": "bold", "color": "#1e3a8a", "text-valign": "center", "events": "no", "min-zoomed-font-size": 0 } },
-  // an open commitment at its due time (issue 28): a rose diamond inside the ring
+  // an open commitment at its due time: a rose diamond inside the ring
   { selector: "node.due", style: { "shape": "diamond", "width": 16, "height": 16, "background-color": "#e11d48", "border-width": 1, "border-color": "#881337" } },
   { selector: ".faded", style: { "opacity": 0.12, "label": "" } },
   { selector: ".filtered", style: { "display": "none" } },

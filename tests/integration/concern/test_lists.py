@@ -1,5 +1,5 @@
-"""The concern lists page in Cypher after a keyset cursor (issue 14), and the use cases
-check the caller first (issue 11): concerns newest first, a person's messages in delivery
+"""The concern lists page in Cypher after a keyset cursor, and the use cases
+check the caller first: concerns newest first, a person's messages in delivery
 order, the count only when asked; another scope's token is refused before anything is read;
 only an admin moves the scheduler's clock."""
 

@@ -1,4 +1,4 @@
-"""The agent loop through the HTTP model path (seed 002 §六 对方态度识别 / 部分达成判定):
+"""The agent loop through the HTTP model path (/ 部分达成判定; docs/rules/concerns.md):
 a real arq worker on Redis, real Neo4j, and the scripted model answering with the
 prompt-grounded concern responder, which reads the reply ONLY from the conversation_log the
 product sent. The requests are checked for the context a real model needs: the goal, what
@@ -174,7 +174,7 @@ async def test_every_loop_call_is_in_the_ledger_charged_to_the_concern(
     queue_name: str,
     scope: str,
 ) -> None:
-    """Issue 29 item 4: each loop turn's model request is a cost-ledger entry (stage
+    """each loop turn's model request is a cost-ledger entry (stage
     concern_loop) written with the turn's decision; the stand-in's request count equals the
     concern's ledger calls after every turn. A call is in the ledger when it was paid (the
     wall clock), not at the turn's own time (here T0, a scheduled moment): a scope's

@@ -1,4 +1,4 @@
-"""The agent-loop job and the scheduler on real Neo4j and Redis (seed 002 §六 §十)."""
+"""The agent-loop job and the scheduler on real Neo4j and Redis (docs/rules/concerns.md)."""
 
 from __future__ import annotations
 

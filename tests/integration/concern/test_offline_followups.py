@@ -1,4 +1,4 @@
-"""seed 002 §六 with the default offline rule model, on real Neo4j and a real arq worker:
+"""docs/rules/concerns.md with the default offline rule model, on real Neo4j and a real arq worker:
 what the initiator and the counterpart receive, and when (the `make run` experience)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A row a killed worker left `sending` (claimed, maybe POSTed, never marked) is sent again as
 soon as its claimant is known to be dead, not only after the claim's lease; a live claimant's
 row is never taken from it. Claims are held in wall-clock time, whatever the concern's own
-clock says (issue 13 items 1 and 3)."""
+clock says."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Concerns in Neo4j: round trip, optimistic locking, transitions, agenda (seed 002 §四 §五)."""
+"""Concerns in Neo4j: round trip, optimistic locking, transitions, agenda (docs/rules/concerns.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The scheduler's scans are index seeks (seed 002 §十; CONVENTIONS: every lookup has an index)."""
+"""The scheduler's scans are index seeks (CONVENTIONS: every lookup has an index; docs/rules/concerns.md)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ async def test_the_scans_take_every_value_from_their_index(
     raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: str, key: str
 ) -> None:
     """A due scan reads no concern node: its index holds every property it filters on and
-    returns, so only the seek touches the store (issue 14: at 1M concerns a scan that read
+    returns, so only the seek touches the store (at 1M concerns a scan that read
     each due node's properties cost 33x an index count of the same rows)."""
     db = settings.neo4j_database
     for minute in range(4):
@@ -113,7 +113,7 @@ async def test_a_scoped_scan_costs_the_same_beside_another_scopes_backlog(
 ) -> None:
     """A scheduler run limited to one scope reads that scope's due concerns only: its db hits
     are the same with 300 due concerns in another scope as with none, and it answers only its
-    own (issue 14: costs grow with the answer, not with every scope's backlog)."""
+    own (costs grow with the answer, not with every scope's backlog)."""
     db = settings.neo4j_database
     for minute in range(3):
         await raise_one(weekly(at(minute)) if kind == "schedules" else None, now=at(minute))
@@ -180,7 +180,7 @@ async def test_the_scans_read_no_concern_document(
     raise_one: Any, neo4j_driver: AsyncDriver, settings: Settings, scope: str
 ) -> None:
     """The scans return indexed properties only: a scan costs what an index count costs,
-    not a document parse per due concern (issue 14)."""
+    not a document parse per due concern."""
     db = settings.neo4j_database
     due = await raise_one(now=at(0))
     before = await ConcernScans(neo4j_driver, db).due(at(30), scope=scope)

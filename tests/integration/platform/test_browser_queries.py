@@ -1,4 +1,4 @@
-"""Neo4j Browser explains the data (issue 15 item 5, issue 32 item 3).
+"""Neo4j Browser explains the data.
 
 Identity nodes carry a readable caption, written in the same transaction as each new version
 (and backfilled by migration 064); every saved query in `cypher/browser/` is ONE Cypher
@@ -222,7 +222,7 @@ async def test_saved_query_runs_as_pasted_and_uses_indexes(
 async def test_the_signal_chain_shows_each_step_in_order(
     neo4j_driver: AsyncDriver, settings: Settings, world: dict[str, Any]
 ) -> None:
-    """issue 28: passage → signal → concern → the answer's line → the event 李四 wrote."""
+    """passage → signal → concern → the answer's line → the event 李四 wrote."""
     params, body = parse(BROWSER / "signal_chain.cypher")
     query = "WITH $scope AS scope, $signal_id AS signal_id\n" + body
     records, _, _ = await neo4j_driver.execute_query(

@@ -1,4 +1,4 @@
-"""Tests empty their queues by arq's real keys (issue 13 item 5): a job left queued by one
+"""Tests empty their queues by arq's real keys: a job left queued by one
 test must not run inside a later test's worker, nor block its job id."""
 
 import uuid

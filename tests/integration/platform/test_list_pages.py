@@ -1,4 +1,4 @@
-"""The work lists page in Cypher and cost what they return (issue 14 item 1): concerns,
+"""The work lists page in Cypher and cost what they return: concerns,
 concern messages, watches, supervision runs and activity. Two scopes of one
 shape, one 10x the other: each page statement answers the same page at the same PROFILE db
 hits (within 1.3x), in list order, and a page after a cursor deep in the list costs what

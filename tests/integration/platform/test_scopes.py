@@ -1,4 +1,4 @@
-"""Scopes can be listed and removed (issue 15 item 7): `scopes` counts what each scope holds
+"""Scopes can be listed and removed: `scopes` counts what each scope holds
 through index seeks, a limited token sees only its own scopes, `deleteScope` removes every
 node of one scope (batched) and nothing of another, is admin-only and recorded; the
 `storygraph scope list|delete` commands do the same from a terminal."""

@@ -1,4 +1,4 @@
-"""Activity (seed 004 活动记录) is paged in the database: every row can be reached however
+"""Activity (docs/rules/reviews.md) is paged in the database: every row can be reached however
 many there are (the list used to stop at the newest 500 of each kind), a status filter fills
 its pages, and another scope's rows are never read."""
 

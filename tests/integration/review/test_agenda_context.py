@@ -1,4 +1,4 @@
-"""What the agenda knows when it decides (issue 28; seed 004 同名不构成身份, 规则冲突): a difference
+"""What the agenda knows when it decides (docs/rules/story-graph.md): a difference
 about who is responsible reaches the bound person the graph says is responsible (the relation's
 person, or the person of a responsibility relation to the entity), never someone who merely
 has the same name; a second signal about what an open concern covers supplements it; a

@@ -1,4 +1,4 @@
-"""The per-scope agenda policy (issue 28): versioned, read and edited by an operator (or an
+"""The per-scope agenda policy: versioned, read and edited by an operator (or an
 admin); a save against a stale version is CONFLICT and writes nothing; a reader may not edit
 it; scopes never share a policy."""
 

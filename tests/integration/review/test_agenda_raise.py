@@ -1,4 +1,4 @@
-"""The agenda decides with what the graph knows and its effect happens once (issue 28; seed 002
+"""The agenda decides with what the graph knows and its effect happens once (; docs/rules/concerns.md
 §三 3–4): a conversation pushed with its speakers (李四 = concern person p_lisi on feishu) in
 which 李四 says on a Monday "前端部分周四能提测" is reviewed; the commitment signal is decided
 `raised con-<signal>`, and a real worker raises that follow-up concern: 李四 the counterpart,

@@ -1,4 +1,4 @@
-"""The cost ledger of a supervision run (issue 29 item 4): every model request a run makes
+"""The cost ledger of a supervision run: every model request a run makes
 is a `ModelCall` with its stage, model, the tokens the response's `usage` reported (an
 estimate marked `estimated` when the server omits it), retries and latency, attributed to
 the run, its batch or navigation node, and its scope — written in the transaction that

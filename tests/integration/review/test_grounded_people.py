@@ -1,5 +1,5 @@
 """The extraction request carries what a real model needs and the product holds the answer to
-it (issue 28 item 6, seed 004 同名不构成身份).
+it (docs/rules/story-graph.md).
 
 With the prompt-grounded stand-in, a leaf request carries the segment's text and the known
 people (the scope's stored person entities the text names, with their ids), and the answer

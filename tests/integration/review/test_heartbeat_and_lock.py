@@ -1,4 +1,4 @@
-"""Heartbeat plans on the worker, the app switch, and races between workers (seed 004
+"""Heartbeat plans on the worker, the app switch, and races between workers (docs/rules/reviews.md
 应用启停与执行, 自动增量, 同一时刻只允许一个监督回顾执行)."""
 
 from __future__ import annotations
@@ -272,7 +272,7 @@ async def test_rate_limited_automatic_supervision_resumes_the_same_run(
     assert [r.run_id for r in runs] == [beat.supervision_run_id], "no second automatic run"
     done = (await runs_of(deps).get(beat.supervision_run_id)).run
     assert done.status is RunStatus.COMPLETED and done.outcome is RunOutcome.NEW_RESULT
-    # the cost ledger has the report's call (issue 29 item 4) beside the supervision's
+    # the cost ledger has the report's call beside the supervision's
     lines = await CostLedger(deps.driver, deps.database).in_scope(
         scope, datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
     )

@@ -1,4 +1,4 @@
-"""Heartbeat reports are readable and follow their plan's retention (seed 004: 心跳报告沿用计划
+"""Heartbeat reports are readable and follow their plan's retention (docs/rules/reviews.md: 心跳报告沿用计划
 的历史保留和删除规则; 删除报告或计划不重置来源进度), over real Neo4j, Redis and a real arq
 worker, with the prompt-grounded review model."""
 

@@ -1,4 +1,4 @@
-"""Stopped supervision runs in the inbox (issue 29 item 2): a run paused over its token budget
+"""Stopped supervision runs in the inbox: a run paused over its token budget
 and a run that failed wait for a person as PAUSED_RUN and FAILED_RUN items, newest first
 beside the suggestions, with what happened, when, why and the mutations that act on them;
 counted per kind for badges; continuing a run takes it out of the inbox."""

@@ -1,4 +1,4 @@
-"""A manual re-review of an interval keeps one event per message (seed 004 自动增量与手动重看:
+"""A manual re-review of an interval keeps one event per message (docs/rules/reviews.md:
 工作回顾的手动操作重新整理所选区间 — it re-reads every message, and a message an earlier run
 organised must not become a second event).
 

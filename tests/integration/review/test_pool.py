@@ -1,4 +1,4 @@
-"""The supervision FIFO pool on real Redis (seed 004 整体逻辑架构: 报告、监督叶子与导航整理共用
+"""The supervision FIFO pool on real Redis (docs/rules/reviews.md: 报告、监督叶子与导航整理共用
 监督专用 FIFO 并发池，普通聊天不入池 … 监督超时在 run 创建时保存，节点获槽 … 后计时)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reconciler's review case (issue 13 item 1): a run recorded `queued` whose job Redis
+"""The reconciler's review case: a run recorded `queued` whose job Redis
 lost is queued again under its job id, once, while it holds the review lease; once it does
 not, it is failed worker_lost (visible, continuable) and the lease is free again."""
 

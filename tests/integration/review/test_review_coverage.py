@@ -1,5 +1,5 @@
 """A review over sources that became unavailable records what it covered and what it missed,
-with why, and is never presented as complete (seed 004 L4: 部分来源不可用…显示已覆盖与遗漏范围；
+with why, and is never presented as complete (docs/rules/reviews.md: 部分来源不可用…显示已覆盖与遗漏范围；
 部分结果不标为完整). Real Neo4j, Redis, a real arq worker and the prompt-grounded model."""
 
 from __future__ import annotations

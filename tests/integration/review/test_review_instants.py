@@ -1,4 +1,4 @@
-"""Review instants are stored like every other instant: Neo4j DateTimes in UTC (DESIGN
+"""Review instants are stored like every other instant: Neo4j DateTimes in UTC (docs/architecture/index.md
 "Time"). Runs stored before as ISO-8601 text are rewritten by migration 066; until then the
 runs list could not page past them (a text never compares with a DateTime)."""
 

@@ -1,5 +1,5 @@
 """A change of the responsible person is a pending difference, never a silent overwrite
-(issue 28 item 6, seed 004 规则冲突: "新增证据与已确认结论冲突时显示待核对差异，不能自动断言
+(, docs/rules/story-graph.md: "新增证据与已确认结论冲突时显示待核对差异，不能自动断言
 旧观点失效"). Default offline model, real worker, real Neo4j.
 
 A review of "张三负责支付模块" records 张三 -[responsible_for]-> 支付模块; a person confirms it;
@@ -167,7 +167,7 @@ async def test_dismissing_the_difference_keeps_the_confirmed_holder(
     await resolve_suggestion(deps, OPEN_PRINCIPAL, "dismiss", scope, sug["id"], why="还是张三")
     assert responsible(await graph(deps, scope)) == [("张三", "支付模块")]
     await review(deps, scope, later)  # the dismissed proposal on the same words stays away
-    g = await graph(deps, scope)  # (kept as a dismissed repeat, issue 29: never pending)
+    g = await graph(deps, scope)  # (kept as a dismissed repeat, : never pending)
     assert {s["status"] for s in g["suggestions"]} == {"DISMISSED"}
     assert responsible(g) == [("张三", "支付模块")] and len(g["signals"]) == 1
 

@@ -1,4 +1,4 @@
-"""A supervision run end to end on a real arq worker, with the scripted model (seed 004)."""
+"""A supervision run end to end on a real arq worker, with the scripted model (docs/rules/reviews.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The per-run token budget (REVIEW_RUN_TOKEN_BUDGET, issue 29 item 4): a supervision run
+"""The per-run token budget (REVIEW_RUN_TOKEN_BUDGET): a supervision run
 that has spent it pauses with the reason and `continueReview` goes on; a continued run never
 pays again for a batch committed before it paused or failed — the stand-in's request log and
 the cost ledger both show each batch asked once (a failed call is recorded and asked again,

@@ -1,4 +1,4 @@
-"""Hybrid search (issue 30 item 3) over the real Neo4j, a real arq worker and the
+"""Hybrid search over the real Neo4j, a real arq worker and the
 prompt-grounded embeddings stand-in (tests/support/grounded_embeddings.py): what a person
 searching would notice — a paraphrase found that the words alone miss, the time slice held
 by vector hits too, lexical search that keeps working through an outage and says so, and a
@@ -190,7 +190,7 @@ async def test_every_embedding_request_is_in_the_cost_ledger(
     embeddings: GroundedEmbeddingServer,
     scope: str,
 ) -> None:
-    """Issue 29 item 4 for hybrid search: an embed run's requests (stage `embedding`, charged
+    """for hybrid search: an embed run's requests (stage `embedding`, charged
     to the run) and a search's query embedding (`search_query`) are ledger entries with the
     tokens the endpoint reported; the stand-in's request count equals the ledger's calls."""
     lines = "\n".join(f"第{i}条：the release checklist item {i}" for i in range(10))

@@ -1,4 +1,4 @@
-"""Search quality (issue 30): the labelled query set (bench/search_queries.json: demo and
+"""Search quality: the labelled query set (bench/search_queries.json: demo and
 bench scope, Chinese and English; names, earlier names, partial words, loosely quoted
 passages, as-of queries whose answer changed) keeps lexical recall@10 >= 0.9."""
 

@@ -1,4 +1,4 @@
-"""search (issue 30) over the real Neo4j: what a person searching would notice."""
+"""search over the real Neo4j: what a person searching would notice."""
 
 from __future__ import annotations
 

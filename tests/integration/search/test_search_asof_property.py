@@ -1,4 +1,4 @@
-"""Property (issue 30, DESIGN "Time"): search as of T equals what the as-of reads knew at T.
+"""Property (docs/rules/story-graph.md#time): search as of T equals what the as-of reads knew at T.
 
 Random histories of publishes (entities and events named from a small mixed Chinese/English
 vocabulary), renames and re-descriptions by a person, new source versions and withdrawals
@@ -12,7 +12,7 @@ For every checkpoint T and every word, `search(asOf=T)` must return exactly:
   latest version recorded by T.
 Nothing recorded after T and no version retracted before T is ever returned.
 
-Hybrid search (issue 30 item 3) is held to the same slice: once every version written has its
+Hybrid search is held to the same slice: once every version written has its
 vector (the grounded embeddings stand-in, vectors of texts recorded after T included), a
 hybrid search as of T returns every hit the lexical one does, and each of its hits — vector
 hits too — is an entity or event as believed at T, or a line of a version recorded by T and

@@ -1,4 +1,4 @@
-"""The loop is visible over GraphQL (issue 28 item 4): a signal names the concern raised for
+"""The loop is visible over GraphQL: a signal names the concern raised for
 it, the concern names its signal, and the event 李四's answer brought names the concern and
 shows 李四 (a PERSON) as who wrote it. A page of signals or events asks for those links in
 one statement, whatever its size; another scope's reader sees none of it."""

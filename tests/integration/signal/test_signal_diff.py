@@ -1,4 +1,4 @@
-"""storyGraphDiff lists signals like every versioned object (issue 28 item 4, issue 29): the
+"""storyGraphDiff lists signals like every versioned object: the
 commitment a review found is added; when 李四's answer keeps it, its status is revised by
 李四 via the concern, beside the event his answer brought; a window before any of it is
 empty of them."""

@@ -1,5 +1,4 @@
-"""storyGraphDiff's signal part costs what the window's changes cost, not the scope's history
-(issue 29's rule, held for signals, issue 28): PROFILE of `story/diff_page` over a window
+"""storyGraphDiff's signal part costs what the window's changes cost, not the scope's history (rule, held for signals): PROFILE of `story/diff_page` over a window
 holding one new signal reads as many rows in a scope with 400 older signals as in a scope
 with none, through the (scope, recorded_at) index."""
 

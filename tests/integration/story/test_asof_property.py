@@ -1,9 +1,9 @@
-"""Property (DESIGN "Time"): for random publishes and corrections at increasing record
+"""Property (docs/rules/story-graph.md#time): for random publishes and corrections at increasing record
 times, `storyGraph(asOf=t)` read from Neo4j equals the in-memory replay of only the
 operations recorded at or before t (tests.support.story_replay, the reference model) — for the
 whole scope and for a `from`/`to` window, which Neo4j answers with its own query. Each
 operation is recorded with a generated UTC offset and each moment is read with another, so
-one instant written with two offsets must be the same moment (DESIGN "Time": UTC instants)."""
+one instant written with two offsets must be the same moment (docs/rules/story-graph.md#time: UTC instants)."""
 
 from __future__ import annotations
 

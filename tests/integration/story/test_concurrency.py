@@ -1,4 +1,4 @@
-"""Concurrent writers: the store, not process memory, decides (DESIGN "Scale-out")."""
+"""Concurrent writers: the store, not process memory, decides (docs/operations/scale-out.md)."""
 
 from __future__ import annotations
 

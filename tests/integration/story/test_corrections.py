@@ -1,4 +1,4 @@
-"""Corrections in Neo4j (seed 004 L5, 规则冲突时…): people win, automation proposes."""
+"""Corrections in Neo4j (…; docs/rules/story-graph.md): people win, automation proposes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property (issue 29): `storyGraphDiff(since, until)` is exactly the difference of the as-of
+"""Property: `storyGraphDiff(since, until)` is exactly the difference of the as-of
 reads at `since` and `until`. For random publishes and corrections at increasing record
 times, every pair of moments is diffed through Neo4j, page by page (a small page, so the
 keyset is exercised), and compared with what the two `storyGraph(asOf)` reads differ in:

@@ -1,4 +1,4 @@
-"""Continue the discussion (issue 3 item 10, seed 004 L9): the preview is the exact context
+"""Continue the discussion (docs/rules/story-graph.md): the preview is the exact context
 and writes nothing; confirming adds one conversation Source and changes nothing else."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ async def test_confirm_adds_only_the_conversation_source(
         **counts_before,
         "Source": counts_before["Source"] + 1,
         "SourceVersion": counts_before["SourceVersion"] + 1,
-        # its lines, searchable (issue 30)
+        # its lines, searchable
         "Passage": counts_before.get("Passage", 0) + len(split_passages(ctx.text)),
     }
     graph_after = await repo.story_graph(scope, as_of=clock())

@@ -1,4 +1,4 @@
-"""Identity (seed 004: 同名不构成身份) and scope isolation
+"""Identity (同名不构成身份; docs/rules/reviews.md) and scope isolation
 (历史选择不能回退到其他项目的最新图谱)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The inbox in Neo4j (issue 29): a scope's pending suggestions and differences, newest
+"""The inbox in Neo4j: a scope's pending suggestions and differences, newest
 first, paged by a keyset in Cypher, each with the evidence it cites."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Save to knowledge (issue 3 item 8, seed 004 L8): preview writes nothing; confirm creates or
+"""Save to knowledge (docs/rules/reviews.md): preview writes nothing; confirm creates or
 supplements local knowledge entries exactly as previewed; external sources stay read-only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Story lists page in Cypher (issue 14): a page costs what it returns, not what the scope
+"""Story lists page in Cypher: a page costs what it returns, not what the scope
 holds. Two scopes of one shape, one 10x the other: PROFILE db hits of each page statement
 stay within 1.3x, keyset paging walks the whole list in order exactly once, and a page of 50
 entities with their history is one request of two statements."""

@@ -1,4 +1,4 @@
-"""Every story and knowledge read is index-backed: no label scan, no all-nodes scan (issue 3 item 9)."""
+"""Every story and knowledge read is index-backed: no label scan, no all-nodes scan."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The two clocks in Neo4j (DESIGN "Time") and source versions (seed 004 L6)."""
+"""The two clocks in Neo4j (docs/rules/story-graph.md#time) and source versions (docs/rules/story-graph.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One instant, any offset (DESIGN "Time"): Neo4j neither equates nor orders the same instant
+"""One instant, any offset (docs/rules/story-graph.md#time): Neo4j neither equates nor orders the same instant
 written with two offsets the way `recorded_at <= T < retracted_at` needs, so every stored
 and compared time is UTC. Data written with +08:00 is read with Z and -05:00, at the exact
 boundaries included."""

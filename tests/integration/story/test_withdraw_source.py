@@ -1,4 +1,4 @@
-"""An app withdraws a source version it deleted or redacted (DESIGN "Time"; seed 004 L6 来源旧版
+"""An app withdraws a source version it deleted or redacted (docs/rules/story-graph.md#time; docs/rules/story-graph.md
 不可恢复时提示，不以当前原文冒充旧版): the text leaves Neo4j, references answer "unavailable"
 with a warning, never another version's text, and the objects citing it stay."""
 

@@ -1,4 +1,4 @@
-"""Grants, titles, tag limits, checkpoints and old observations against Neo4j (seed 000 §1,
+"""Grants, titles, tag limits, checkpoints and old observations against Neo4j (docs/rules/watches.md,
 续跑与版本, 记录同步)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The checker job end to end against Neo4j and the scripted model (seed 000 §1–§5, §8)."""
+"""The checker job end to end against Neo4j and the scripted model (docs/rules/watches.md)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from tests.support.watch_world import (
 async def test_successful_check_persists_steps_and_hands_off_once_with_retry_count(
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> None:
-    """A model that follows seed 000 calls only the tools by the seed's names."""
+    """A model that follows docs/rules/watches.md calls only the tools by the seed's names."""
     state = await world.watch()
     turns = Grounding()
     model_server.script(

@@ -1,4 +1,4 @@
-"""Every model request of a watch check is in the cost ledger (issue 29 item 4): stage
+"""Every model request of a watch check is in the cost ledger: stage
 watch_check, charged to the watch and its run, written with the observation; the stand-in's
 request count equals the ledger's calls plus the retries the gateway took, and the watch's
 sum (`Watch.cost`) and the scope's ledger (`costLedger`) show them."""

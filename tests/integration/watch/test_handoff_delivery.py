@@ -1,5 +1,5 @@
 """A hand-off whose delivery job was lost is enqueued again by the next check, and the
-delivery job sends it once (seed 000 §5 "沿用稳定执行键去重并直接注入伙伴会话")."""
+delivery job sends it once (docs/rules/watches.md伴会话")."""
 
 from __future__ import annotations
 

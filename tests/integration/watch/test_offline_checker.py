@@ -1,4 +1,4 @@
-"""The offline checker (no MODEL_BASE_URL) through the real check loop and Neo4j (seed 000;
+"""The offline checker (no MODEL_BASE_URL) through the real check loop and Neo4j (docs/rules/watches.md;
 engine/offline/watch_checker.py): same tools, budgets, evidence batches and hand-off gate."""
 
 from __future__ import annotations

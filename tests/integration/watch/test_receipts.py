@@ -1,4 +1,4 @@
-"""Receipts of hand-offs stored in Neo4j (seed 000 验证与维护边界 回执识别; 事实已记录 vs
+"""Receipts of hand-offs stored in Neo4j (docs/rules/watches.md; 事实已记录 vs
 交付物已完成): rejected reports are kept with their reason and change nothing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Heartbeat rounds over candidate watches in Neo4j + Redis (seed 000 "多候选关注每轮优先闭环一个
+"""Heartbeat rounds over candidate watches in Neo4j + Redis (docs/rules/watches.md
 事项，除非明确要求全量核验，不让无关候选阻断已核实事项")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reading, versions and redaction in real checks (seed 000 §1, §2, 续跑与版本, 脱敏)."""
+"""Reading, versions and redaction in real checks (docs/rules/watches.md)."""
 
 from __future__ import annotations
 

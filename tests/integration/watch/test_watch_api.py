@@ -1,4 +1,4 @@
-"""What a GraphQL client reads about checks and evidence (seed 000 §3, 验证与维护边界).
+"""What a GraphQL client reads about checks and evidence (docs/rules/watches.md).
 
 The schema runs in process against the real Neo4j with a named Principal, the way a request
 with that person's token reaches it; checks run through the real check loop (the offline

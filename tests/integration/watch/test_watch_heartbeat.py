@@ -1,5 +1,5 @@
 """The watch heartbeat cron: one round per scope with enabled watches per slot, once, and
-nothing while the heartbeat app is off (seed 000 持续关注; seed 004 应用启停)."""
+nothing while the heartbeat app is off (docs/rules/watches.md, docs/rules/reviews.md)."""
 
 from __future__ import annotations
 

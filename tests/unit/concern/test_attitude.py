@@ -1,4 +1,4 @@
-"""seed 002 §六 对方态度识别: each row of the attitude table, as policy and in the loop."""
+"""docs/rules/concerns.md: each row of the attitude table, as policy and in the loop."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""seed 002 §六 回流规范: conditions by type, the four fields, the channel."""
+"""docs/rules/concerns.md: conditions by type, the four fields, the channel."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""seed 002 §六 追问间隔策略: the interval table, the limits and what happens at the limit."""
+"""docs/rules/concerns.md: the interval table, the limits and what happens at the limit."""
 
 from __future__ import annotations
 

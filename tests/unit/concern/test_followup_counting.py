@@ -1,4 +1,4 @@
-"""seed 002 §六 追问间隔策略 as the engine applies it, whatever the model says:
+"""docs/rules/concerns.md as the engine applies it, whatever the model says:
 only scheduled follow-ups count toward the priority's maximum, a reply/last-message tie is
 not "replied since", and silence runs the table to its per-priority end (critical/high
 escalate, medium/low are dropped), with readable notices to the initiator."""

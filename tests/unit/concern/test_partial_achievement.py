@@ -1,4 +1,4 @@
-"""seed 002 §六 部分达成判定: each row's consequence at the decision level."""
+"""docs/rules/concerns.md: each row's consequence at the decision level."""
 
 from __future__ import annotations
 

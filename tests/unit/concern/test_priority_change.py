@@ -1,4 +1,4 @@
-"""changeConcernPriority's decision (issue 27 §5; seed 002 §十一 priority 变化)."""
+"""changeConcernPriority's decision (priority 变化; docs/rules/concerns.md)."""
 
 from __future__ import annotations
 

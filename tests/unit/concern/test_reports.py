@@ -1,4 +1,4 @@
-"""seed 002 §七 中途汇报: templates zh/en, when not to report, and the rate limits."""
+"""docs/rules/concerns.md: templates zh/en, when not to report, and the rate limits."""
 
 from __future__ import annotations
 

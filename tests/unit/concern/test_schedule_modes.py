@@ -1,4 +1,4 @@
-"""Scheduled concerns do their mode's part (issue 27 §2; seed 002 §三.2 直发、借会话处理或系统
+"""Scheduled concerns do their mode's part ( §2; docs/rules/loop.md.2 直发、借会话处理或系统
 独立处理): never resolved without having done it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""seed 002 §七 完整示例 replayed at the decision level with a moved `now`.
+"""docs/rules/concerns.md replayed at the decision level with a moved `now`.
 
 老板: 帮我问一下张三李四，v2.0 什么时候能提测 — every message the boss receives, in order
 and wording: created, contacted, partial + timeout_retry, the owner_update, and the final

@@ -1,4 +1,4 @@
-"""Sending windows per priority (issue 27 §4; seed 002 §四 priority "影响发送时段")."""
+"""Sending windows per priority ( §4; docs/rules/concerns.md priority "影响发送时段")."""
 
 from __future__ import annotations
 

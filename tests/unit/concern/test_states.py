@@ -1,4 +1,4 @@
-"""seed 002 §五 状态流转: allowed moves write a timeline entry; refused ones change nothing."""
+"""docs/rules/concerns.md: allowed moves write a timeline entry; refused ones change nothing."""
 
 from __future__ import annotations
 

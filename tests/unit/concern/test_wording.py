@@ -1,4 +1,4 @@
-"""Messages to people read as a person would write them (seed 002 §四
+"""Messages to people read as a person would write them (docs/rules/concerns.md
 "老板想了解提测什么时候能给？"): worded from what the initiator asked, in the configured
 locale, never the goal sentence."""
 

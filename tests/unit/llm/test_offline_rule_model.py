@@ -1,4 +1,4 @@
-"""The offline rule model: seed 002 §六 attitude and partial-achievement tables, §七 updates."""
+"""The offline rule model: docs/rules/concerns.md attitude and partial-achievement tables, §七 updates."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""seed 000 模型连接异常: which failures retry, with exactly which waits, under one deadline."""
+"""docs/rules/watches.md: which failures retry, with exactly which waits, under one deadline."""
 
 from __future__ import annotations
 

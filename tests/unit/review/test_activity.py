@@ -1,4 +1,4 @@
-"""seed 004 活动记录: activity rows joining heartbeat and supervision by real run id."""
+"""docs/rules/reviews.md: activity rows joining heartbeat and supervision by real run id."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""seed 004 自动增量与手动重看: incremental progress per track, scope and source."""
+"""docs/rules/reviews.md: incremental progress per track, scope and source."""
 
 from __future__ import annotations
 

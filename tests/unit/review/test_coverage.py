@@ -1,4 +1,4 @@
-"""What a run covered and missed (seed 004 L4: 部分来源不可用…显示已覆盖与遗漏范围；部分结果不标为
+"""What a run covered and missed (docs/rules/reviews.md: 部分来源不可用…显示已覆盖与遗漏范围；部分结果不标为
 完整): the selection names unreadable sources, the run merges and keeps them, and neither the
 run nor its activity row reads as complete while anything was missed."""
 

@@ -1,4 +1,4 @@
-"""seed 004 活动记录 and 应用启停: heartbeat runs and the hand-over to supervision."""
+"""docs/rules/reviews.md and 应用启停: heartbeat runs and the hand-over to supervision."""
 
 from __future__ import annotations
 

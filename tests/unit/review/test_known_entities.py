@@ -1,4 +1,4 @@
-"""Known entities of a review request and how a result uses them (seed 004: 跨 run 仅允许引用
+"""Known entities of a review request and how a result uses them (docs/rules/reviews.md: 跨 run 仅允许引用
 同 scope 的 Main 候选实体，模型局部 ID 和同名均不构成身份), and event titles that read as the
 event, not as a copied message header."""
 

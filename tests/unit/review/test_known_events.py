@@ -1,4 +1,4 @@
-"""Known events of a review leaf (seed 004 手动操作重新整理所选区间): a message re-read by a
+"""Known events of a review leaf (docs/rules/reviews.md): a message re-read by a
 manual re-review is matched to its stored event by the text its reference cites, and the
 leaf answer and the composed result carry that event's id instead of a second event."""
 

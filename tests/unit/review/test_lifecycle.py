@@ -1,4 +1,4 @@
-"""seed 004 活动记录 / L4: supervision run states and transitions."""
+"""docs/rules/reviews.md / L4: supervision run states and transitions."""
 
 from __future__ import annotations
 

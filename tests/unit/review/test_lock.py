@@ -1,4 +1,4 @@
-"""seed 004 活动记录: one supervision review at a time, as a lease."""
+"""docs/rules/reviews.md: one supervision review at a time, as a lease."""
 
 from __future__ import annotations
 

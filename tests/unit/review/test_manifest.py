@@ -1,4 +1,4 @@
-"""seed 004 整体逻辑架构: paged manifest, leaf batches, per-batch commits, coverage."""
+"""docs/rules/reviews.md: paged manifest, leaf batches, per-batch commits, coverage."""
 
 from __future__ import annotations
 

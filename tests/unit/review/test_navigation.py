@@ -1,4 +1,4 @@
-"""Navigation as a tree of bounded nodes (seed 004: 导航节点; 继续保留成功叶子和导航节点)."""
+"""Navigation as a tree of bounded nodes (导航节点; 继续保留成功叶子和导航节点; docs/rules/reviews.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""seed 004 活动记录: leaf and navigation output contracts."""
+"""docs/rules/reviews.md: leaf and navigation output contracts."""
 
 from __future__ import annotations
 

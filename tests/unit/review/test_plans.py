@@ -1,4 +1,4 @@
-"""seed 004 计划 Modal and 应用启停与执行: saving plans and deciding which are due."""
+"""docs/rules/reviews.md Modal and 应用启停与执行: saving plans and deciding which are due."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The supervision FIFO pool decisions (seed 004 整体逻辑架构: 监督专用 FIFO 并发池)."""
+"""The supervision FIFO pool decisions (监督专用 FIFO 并发池; docs/rules/reviews.md)."""
 
 from __future__ import annotations
 

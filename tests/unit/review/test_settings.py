@@ -1,4 +1,4 @@
-"""seed 004 应用启停与执行: the heartbeatEnabled switch."""
+"""docs/rules/reviews.md: the heartbeatEnabled switch."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""seed 004 活动记录: stages recorded apart, progress from records, the completion rule."""
+"""docs/rules/reviews.md: stages recorded apart, progress from records, the completion rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""User text -> Lucene query (issue 30): no Lucene syntax survives; highlights; passages."""
+"""User text -> Lucene query: no Lucene syntax survives; highlights; passages."""
 
 from __future__ import annotations
 

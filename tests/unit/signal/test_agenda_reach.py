@@ -1,4 +1,4 @@
-"""The agenda's pure rules (issue 28): when a promise's follow-up first writes (the promised
+"""The agenda's pure rules: when a promise's follow-up first writes (the promised
 time moved into the sending window, kept on the promised day), how a binding is versioned
 (same: nothing; changed: a new version), and whom a signal reaches (an explicit binding with
 a channel, never an equal name)."""

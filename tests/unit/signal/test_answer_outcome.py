@@ -1,8 +1,8 @@
-"""What a signal's concern writes back when it ends (issue 28 item 3), decided from the
+"""What a signal's concern writes back when it ends, decided from the
 concern and the signal alone: a kept commitment is an event citing the answer's line, a moved
 one an event plus a new commitment signal, a difference answered the person's correction;
 dropped, escalated or unclear asserts nothing. And the offline model's goal check resolves a
-signal's concern only on an answer that says something definite (seed 002 §六 部分达成判定)."""
+signal's concern only on an answer that says something definite (docs/rules/concerns.md)."""
 
 from __future__ import annotations
 
@@ -322,7 +322,9 @@ def test_the_offline_loop_asks_a_question_again_on_a_bare_yes_or_both_names(answ
 
 
 def test_a_plain_confirmation_goal_still_resolves_on_yes() -> None:
-    assert judged("确认周五的会议", "好")  # seed 002: goal 要求"确认"，对方说"好" → 达成
+    assert judged(
+        "确认周五的会议", "好"
+    )  # docs/rules/concerns.md: goal 要求"确认"，对方说"好" → 达成
 
 
 def test_a_latin_value_beside_chinese_is_named() -> None:

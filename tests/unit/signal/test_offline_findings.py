@@ -1,5 +1,5 @@
 """The offline model finds commitments with their due times and blockers, in Chinese and
-English (issue 28 item 1): each rule holds with the seed's phrase (seed 002 完整示例: 李四说
+English: each rule holds with the seed's phrase (docs/rules/concerns.md: 李四说
 "前端部分周四能提测"; 张三 "卡在第三方回调接口") and more phrasings, read the way a review reads
 them — the extractor classifies the message's sentence, the signal resolves its due time
 against the message's time in the scope's zone. The real model's leaf prompt asks for the

@@ -1,5 +1,4 @@
-"""Who is responsible for what, as the offline model reads it and the story engine records it
-(issue 28 item 6, seed 004 规则冲突): a statement ("张三负责支付模块") is a responsibility
+"""Who is responsible for what, as the offline model reads it and the story engine records it (docs/rules/story-graph.md): a statement ("张三负责支付模块") is a responsibility
 relation person -> thing; a change ("支付模块改由李四负责") against a confirmed holder is a
 pending difference on that relation, never a second relation nor a silent overwrite."""
 

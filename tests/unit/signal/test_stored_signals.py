@@ -1,4 +1,4 @@
-"""Which signals a review result yields (issue 28): facts of kind commitment, blocker, risk and
+"""Which signals a review result yields: facts of kind commitment, blocker, risk and
 question cite the segment the fact cites and are said at its time; a pending difference cites
 the suggestion's passage; one signal per fingerprint, none for one the scope already holds."""
 

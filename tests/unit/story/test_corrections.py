@@ -1,4 +1,4 @@
-"""seed 004 L5 and 规则冲突时…: people win, automation proposes, differences stay pending."""
+"""docs/rules/story-graph.md and 规则冲突时…: people win, automation proposes, differences stay pending."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A result may name a stored event by id (seed 004 手动操作重新整理所选区间: a manual re-review
+"""A result may name a stored event by id (docs/rules/reviews.md: a manual re-review
 re-reads messages that already have an event). Reused only when it is a current event of
 the same scope; a new version only if something changed; its references gain the new source
 version; a change it already records is not recorded twice."""

@@ -1,4 +1,4 @@
-"""seed 004 identity: equal names never merge; reuse only by stored id, same scope, Main."""
+"""docs/rules/reviews.md identity: equal names never merge; reuse only by stored id, same scope, Main."""
 
 from __future__ import annotations
 

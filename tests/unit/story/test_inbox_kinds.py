@@ -1,4 +1,4 @@
-"""The inbox's kinds (issue 29): unknown kinds are INVALID_INPUT; none means all."""
+"""The inbox's kinds: unknown kinds are INVALID_INPUT; none means all."""
 
 from __future__ import annotations
 

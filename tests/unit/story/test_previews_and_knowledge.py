@@ -1,4 +1,4 @@
-"""Preview tokens and the save-to-knowledge plan (seed 004 L8), without services."""
+"""Preview tokens and the save-to-knowledge plan (docs/rules/reviews.md), without services."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sources (seed 004 L6) and the read filters and graph view (DESIGN "Time", L10)."""
+"""Sources (docs/rules/story-graph.md) and the read filters and graph view (docs/rules/story-graph.md#time, L10)."""
 
 from __future__ import annotations
 

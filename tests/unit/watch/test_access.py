@@ -1,4 +1,4 @@
-"""Read grants (seed 000 §1 读取, 续跑与版本 "失效或撤销的授权不会被恢复记录绕过")."""
+"""Read grants (docs/rules/watches.md绕过")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""engine.watch.bindings: binding requests become SourceBindings (seed 000 §1)."""
+"""engine.watch.bindings: binding requests become SourceBindings (docs/rules/watches.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Round budgets (seed 000 "每项检查保留 12 轮实质核验 ... 总共最多 20 轮工具交互加 1 轮收尾")."""
+"""Round budgets (docs/rules/watches.md ... 总共最多 20 轮工具交互加 1 轮收尾")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Several candidate watches (seed 000 "多候选关注每轮优先闭环一个事项")."""
+"""Several candidate watches (docs/rules/watches.md")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`record_checkpoint` field errors and the record sync (seed 000 续跑与版本)."""
+"""`record_checkpoint` field errors and the record sync (docs/rules/watches.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hand-off delivery decisions (seed 000 §5 "直接注入伙伴会话"): retries, then the dead letter."""
+"""Hand-off delivery decisions (docs/rules/watches.md): retries, then the dead letter."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Evidence batches and workflowChecks (seed 000 §3 "批量校验全部通过才更新")."""
+"""Evidence batches and workflowChecks (docs/rules/watches.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hand-off to the partner session (seed 000 §5)."""
+"""Hand-off to the partner session (docs/rules/watches.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A heartbeat round over candidates (seed 000 "多候选关注每轮优先闭环一个事项")."""
+"""A heartbeat round over candidates (docs/rules/watches.md")."""
 
 from __future__ import annotations
 

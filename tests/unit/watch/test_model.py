@@ -1,4 +1,4 @@
-"""Source keys and bindings (seed 000 §1, 验证与维护边界)."""
+"""Source keys and bindings (docs/rules/watches.md)."""
 
 from __future__ import annotations
 

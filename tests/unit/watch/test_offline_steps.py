@@ -1,4 +1,4 @@
-"""The offline checker's step rules (seed 000 §2 识别检查与执行步骤; engine/offline/watch_steps)."""
+"""The offline checker's step rules (engine/offline/watch_steps; docs/rules/watches.md)."""
 
 from __future__ import annotations
 

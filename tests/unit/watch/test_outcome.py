@@ -1,4 +1,4 @@
-"""Check outcome, corrections, deliverables and resume (seed 000 §4, 续跑与版本)."""
+"""Check outcome, corrections, deliverables and resume (docs/rules/watches.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Paged reads and revision changes (seed 000 §1, 续跑与版本 "分页期间依据 revision 改变")."""
+"""Paged reads and revision changes (docs/rules/watches.md revision 改变")."""
 
 from __future__ import annotations
 

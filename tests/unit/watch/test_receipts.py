@@ -1,4 +1,4 @@
-"""Receipt recognition (seed 000 验证与维护边界 "回执识别忽略宿主标注的自动压缩检查点")."""
+"""Receipt recognition (docs/rules/watches.md检查点")."""
 
 from __future__ import annotations
 

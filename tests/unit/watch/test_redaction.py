@@ -1,4 +1,4 @@
-"""Redaction of tool results and resume summaries (seed 000 "JSON 工具结果逐字段脱敏")."""
+"""Redaction of tool results and resume summaries (docs/rules/watches.mdJSON 工具结果逐字段脱敏")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The partner session's report on a hand-off (seed 000 验证与维护边界 回执识别, 事实/交付物)."""
+"""The partner session's report on a hand-off (/交付物; docs/rules/watches.md)."""
 
 from __future__ import annotations
 

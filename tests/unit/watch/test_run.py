@@ -1,4 +1,4 @@
-"""A whole check run through its events, no services (seed 000 读取 → 识别 → 核验 → 交接)."""
+"""A whole check run through its events, no services (→ 识别 → 核验 → 交接; docs/rules/watches.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`check_workflow` validation (seed 000 §2, 验证与维护边界)."""
+"""`check_workflow` validation (docs/rules/watches.md)."""
 
 from __future__ import annotations
 
