@@ -1,4 +1,4 @@
-// Story graph (docs/rules/story-graph.md): identity nodes, immutable versions, and the
+// Story graph (seed 004 图谱对象关系): identity nodes, immutable versions, and the
 // indexes behind every lookup: ids, scope, result key, record time (as-of reads), event time.
 CREATE CONSTRAINT story_object_id IF NOT EXISTS FOR (n:StoryObject) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT story_id IF NOT EXISTS FOR (n:Story) REQUIRE n.id IS UNIQUE;

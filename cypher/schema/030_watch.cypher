@@ -1,4 +1,4 @@
-// Heartbeat watches (docs/rules/watches.md): the watch, its bindings, grants, step list,
+// Heartbeat watches (seed 000 持续关注): the watch, its bindings, grants, step list,
 // runs, observations, hand-offs (unique stable execution key), checkpoints and the
 // knowledge-library catalogue. Every lookup the cypher/watch queries make has one here.
 CREATE CONSTRAINT watch_id IF NOT EXISTS FOR (w:Watch) REQUIRE w.id IS UNIQUE;

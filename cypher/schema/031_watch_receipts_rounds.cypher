@@ -1,4 +1,4 @@
-// Heartbeat watches, continued (docs/rules/watches.md): the partner session's
+// Heartbeat watches, continued (seed 000 验证与维护边界, 多候选关注): the partner session's
 // receipts for hand-offs and the candidate rounds of a scope. Every lookup of the
 // cypher/watch queries on these labels has an index or constraint here.
 CREATE CONSTRAINT watch_receipt_id IF NOT EXISTS FOR (r:WatchReceipt) REQUIRE r.id IS UNIQUE;

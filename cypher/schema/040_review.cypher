@@ -1,4 +1,4 @@
-// Supervision reviews (docs/rules/reviews.md): heartbeat plans and runs, supervision runs with their
+// Supervision reviews (seed 004 监督者): heartbeat plans and runs, supervision runs with their
 // stage / batch / navigation-node records, per-source checkpoints and the one-review lease.
 // AppSettings is keyed by `key` (constraint in 001_platform): one node per deployment.
 CREATE CONSTRAINT heartbeat_plan_config_id IF NOT EXISTS FOR (n:HeartbeatPlan) REQUIRE n.config_id IS UNIQUE;

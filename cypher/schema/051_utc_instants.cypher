@@ -1,4 +1,4 @@
-// Every stored instant in UTC (docs/rules/story-graph.md#time). Neo4j orders two datetimes of one instant by
+// Every stored instant in UTC (DESIGN "Time"). Neo4j orders two datetimes of one instant by
 // their offset and never calls them equal (10:10+08:00 = 02:10Z is false, and so is <=), so a
 // value written with +08:00 was missed by a read at the same instant written with Z. Writers
 // send UTC since this migration (graph/temporal.py); this rewrites what was stored before:

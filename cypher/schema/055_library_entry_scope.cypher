@@ -1,4 +1,4 @@
-// Library entries are keyed by scope: a project placing (library, document) makes
+// Library entries are keyed by scope (issue 11): a project placing (library, document) makes
 // its own entry and can no longer re-point another project's. Reads name the scopes they may
 // use.
 DROP CONSTRAINT library_entry_key IF EXISTS;

@@ -1,4 +1,4 @@
-// Readable captions on identity nodes for Neo4j Browser. An identity node
+// Readable captions on identity nodes for Neo4j Browser (issue 15 item 5). An identity node
 // (Entity, Relation, Event, Story, Suggestion) held only {scope, id}, so Browser captioned
 // every node with its scope. Since this migration the write queries
 // (cypher/story/write_*_versions.cypher) copy the caption of the version they record onto

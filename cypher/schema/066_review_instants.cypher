@@ -1,4 +1,4 @@
-// Review instants as Neo4j DateTimes in UTC, like every other stored instant (docs/rules/story-graph.md#time;
+// Review instants as Neo4j DateTimes in UTC, like every other stored instant (DESIGN "Time";
 // graph/temporal.py is the one codec). Review runs, their stage, batch and navigation
 // records, heartbeat runs and plans, the review lease and the app settings were stored with
 // their times as ISO-8601 text; each such text becomes the same instant as a DateTime in Z.

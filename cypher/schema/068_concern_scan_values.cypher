@@ -1,5 +1,5 @@
-// The scheduler's scans (docs/rules/concerns.md) read only properties their index holds, so a scan of
-// N due concerns costs an index seek of N entries, not N node reads:
+// The scheduler's scans (seed 002 §十) read only properties their index holds, so a scan of
+// N due concerns costs an index seek of N entries, not N node reads (issue 14 item 6):
 // equality and range first (status + next_action.when; type + a schedule's next run), then
 // the properties the scans filter on and return. They replace the two-property indexes.
 DROP INDEX concern_due IF EXISTS;

@@ -1,4 +1,4 @@
-// Search: one full-text index over the searchable text of the story graph —
+// Search (issue 30): one full-text index over the searchable text of the story graph —
 // entity versions (names, so earlier names too, and descriptions), event versions (titles,
 // descriptions), relation versions (reasons), stage summaries and source passages (one per
 // line of a source version, addressed by its locator). Analyzer `cjk` (bigrams for Chinese,

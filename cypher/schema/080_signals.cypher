@@ -1,4 +1,4 @@
-// Signals: identity nodes and immutable versions like every story object, with
+// Signals (issue 28): identity nodes and immutable versions like every story object, with
 // the indexes behind their lookups: id, scope + record time (as-of reads), kind and status.
 CREATE CONSTRAINT signal_id IF NOT EXISTS FOR (n:Signal) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT signal_version_seq IF NOT EXISTS FOR (v:SignalVersion) REQUIRE (v.id, v.seq) IS UNIQUE;

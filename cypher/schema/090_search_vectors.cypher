@@ -1,4 +1,4 @@
-// Hybrid search. The vector index `search_vector` itself is created by the
+// Hybrid search (issue 30 item 3). The vector index `search_vector` itself is created by the
 // first embed (cypher/search/vector_index_create.cypher), because its dimension comes from
 // EMBEDDING_DIMENSIONS, which a migration cannot know; the model and dimension it was made
 // with are recorded on one SearchVectors node, and a later different setting is refused

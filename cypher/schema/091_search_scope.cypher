@@ -1,4 +1,4 @@
-// Search speed: the full-text index also holds each document's scope, so a
+// Search speed (issue 30 item 7): the full-text index also holds each document's scope, so a
 // search asks Lucene for one scope's best matches only (engine/search/text.py `scoped`) and
 // caps what Lucene hands over, instead of reading every scope's matches and filtering them
 // afterwards (a search cost 2x at the 10x scope). Same fields, analyzer and consistency as 072.

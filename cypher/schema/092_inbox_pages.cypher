@@ -1,4 +1,4 @@
-// The inbox's pages: a scope's pending current suggestions newest first, sought
+// The inbox's pages (issue 29): a scope's pending current suggestions newest first, sought
 // by scope and status and read in keyset order of their record time, so dismissed and
 // accepted ones (their history) are never walked; and its failed or paused supervision runs
 // newest first, sought by scope and status and read in keyset order of their last update.

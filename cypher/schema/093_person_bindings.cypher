@@ -1,4 +1,4 @@
-// Person bindings: identity nodes and immutable versions like every story object,
+// Person bindings (issue 28): identity nodes and immutable versions like every story object,
 // with the indexes behind their lookups: the binding id (current and as-of reads), the scope
 // page, the person entity a binding names, and what the agenda looks up when it decides
 // (a signal's subject, the relations to an entity that say who is responsible for it, the
