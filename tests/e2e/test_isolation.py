@@ -892,10 +892,11 @@ def seed_b(api: Server, s: Seed) -> None:
         s=s.b,
         l=s.library,
     )
-    admin(
-        "mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }",
-        i={"scope": s.b, "personId": "p_b", "displayName": f"乙 {s.marker}"},
-    )
+    for pid, name in (("p_b", f"乙 {s.marker}"), ("p_owner", "老板")):
+        admin(
+            "mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }",
+            i={"scope": s.b, "personId": pid, "displayName": name},
+        )
     s.concern = admin(
         "mutation($i: RaiseConcernInput!) { raiseConcern(input: $i) { id } }",
         i={"scope": s.b, "title": f"问乙 {s.marker}", "goal": f"拿到 {s.marker}",
