@@ -264,7 +264,7 @@ TABLE: dict[str, list[Case]] = {
     "costLedger": [
         case(
             "query($s: String!, $t: DateTime!) { costLedger(scope: $s, from: $t) {"
-            " total { calls tokens } lines { runId stage } } }",
+            " total { calls tokens } lines(first: 5) { totalCount edges { node { runId stage } } } } }",
             R,
             lambda s: {"s": s.b, "t": "2000-01-01T00:00:00Z"},
         )
