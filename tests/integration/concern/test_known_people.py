@@ -29,3 +29,13 @@ async def test_a_concern_for_people_the_scope_does_not_know_is_refused_by_defaul
     await upsert_people_of(deps, scope, ask)
     raised = await commands.raise_concern(deps, WORKER, ask, scope=scope, at=T0)
     assert "p_zhangsan" in {p.person_id for p in raised.people}
+
+
+async def test_an_operator_may_turn_the_check_off(
+    neo4j_driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue_name: str, scope: str
+) -> None:
+    """CONCERN_KNOWN_PEOPLE_ONLY=false: people and initiators are taken as given."""
+    off = settings.model_copy(update={"concern_known_people_only": False})
+    deps = concern_deps(neo4j_driver, off, pool, queue_name)
+    raised = await commands.raise_concern(deps, WORKER, delegation(), scope=scope, at=T0)
+    assert "p_zhangsan" in {p.person_id for p in raised.people}
