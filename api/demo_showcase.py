@@ -26,7 +26,7 @@ from engine.story.corrections import RelationAction
 from engine.story.inputs import SourceInput
 from engine.story.models import make_id
 from graph.driver import open_driver
-from jobs.concern.commands import raise_concern
+from jobs.concern.commands import raise_concern, upsert_person
 from jobs.deps import Deps
 from jobs.queue import open_pool
 from jobs.story.common import story_repo
@@ -104,6 +104,8 @@ async def add_showcase(deps: Deps, scope: str) -> list[str]:
             "the boss confirmed 李四 负责 前端 and a later run names 张三 instead: "
             "a difference waits in the inbox"
         )
+    # a concern messages only people its scope knows: 张三 is registered first
+    await upsert_person(deps, BOSS, scope, {"person_id": "p_zhangsan", "display_name": "张三"})
     try:
         await raise_concern(
             deps,

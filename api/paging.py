@@ -33,6 +33,7 @@ from engine.story.diff import DiffEntry
 from engine.story.inbox import InboxItem
 from engine.story.models import Entity, Event, Relation
 from graph.concern.outbox import OutboxRow
+from graph.llm.ledger import KeyedLine
 from graph.watch.repository import WatchState
 
 T = TypeVar("T")
@@ -194,6 +195,9 @@ DIFF: Keyset[DiffEntry, tuple[int, str]] = Keyset(
 SEARCH: Keyset[Hit, tuple[float, int, str]] = Keyset(
     "search", (float, int, str), lambda h: (h.rank, h.mentions, h.key), lambda k: (k[0], k[1], k[2])
 )
+
+# costLedger's lines: their key (run, batch, stage, model, concern, watch)
+COST_LINES: Keyset[KeyedLine, str] = Keyset("costLine", (str,), lambda x: (x.key,), lambda k: k[0])
 
 # inbox: (the suggestion's record time or the run's stop, id), newest first
 INBOX: Keyset[InboxItem, tuple[int, str]] = Keyset(

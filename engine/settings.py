@@ -211,10 +211,11 @@ class Settings(BaseSettings):
     # message with an Idempotency-Key header; unset = rows are only marked sent in the outbox.
     concern_webhook_url: str | None = None
     # Concern recipients and initiators only among the people the scope knows (registered
-    # or bound) and only on `concern_channels` when that lists any
-    # (engine/concern/recipients.py); off: as given (the suite's fixtures still raise
-    # concerns for unregistered people).
-    concern_known_people_only: bool = False
+    # with upsertPerson or bound) and only on `concern_channels` when that lists any
+    # (engine/concern/recipients.py, docs/security.md). On by default; an operator may turn
+    # it off (CONCERN_KNOWN_PEOPLE_ONLY=false), and then people and initiators are taken as
+    # given, so any agenda token can make the service message any address.
+    concern_known_people_only: bool = True
     concern_channels: list[str] = Field(default_factory=list)
     # People (recipients counted per raise: its people and its initiator) one scope's new
     # concerns may name per hour; past it raiseConcern answers RATE_LIMITED.

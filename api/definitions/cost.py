@@ -12,6 +12,8 @@ from strawberry.dataloader import DataLoader
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.pagination import Connection, connection, page_size, wants_total
+from api.paging import COST_LINES, read_after
 from engine.llm import ledger as lg
 from jobs.llm import cost as use_case
 
@@ -75,7 +77,32 @@ class CostLedger:
     by_run: list[OwnerCost]
     by_concern: list[OwnerCost]
     by_watch: list[OwnerCost]
-    lines: list[CostLine]
+
+    @strawberry.field(
+        description=(
+            "The calls per owner (run and batch, concern, watch), stage and model, in the "
+            "order of run, batch, stage, model, concern and watch, paged in the database."
+        )
+    )
+    async def lines(
+        self, info: Info[Context, None], first: int | None = 50, after: str | None = None
+    ) -> Connection[CostLine]:
+        ctx = info.context
+        page = await read_after(
+            COST_LINES,
+            after,
+            lambda key: use_case.cost_lines(
+                ctx.deps,
+                ctx.caller(),
+                self.scope,
+                since=self.since,
+                until=self.until,
+                first=page_size(first, ctx.settings.page_max_first),
+                after=key,
+                with_total=wants_total(info),
+            ),
+        )
+        return connection(page, lambda keyed: line_type(keyed.line))
 
 
 @strawberry.type(description="What a supervision run's model calls cost, in all and per batch.")
@@ -96,10 +123,8 @@ def line_type(line: lg.CostLine) -> CostLine:
     )
 
 
-def owners(lines: list[lg.CostLine], owner: str) -> list[OwnerCost]:
-    return [
-        OwnerCost(id=key, cost=cost_type(s)) for key, s in sorted(lg.by_owner(lines, owner).items())
-    ]
+def owner_costs(sums: list[tuple[str, lg.CostSum]]) -> list[OwnerCost]:
+    return [OwnerCost(id=key, cost=cost_type(s)) for key, s in sums]
 
 
 def run_cost_type(lines: list[lg.CostLine]) -> RunCost:
@@ -141,18 +166,17 @@ class Query:
     ) -> CostLedger:
         ctx = info.context
         got = await use_case.cost_ledger(ctx.deps, ctx.caller(), scope, since=from_, until=to)
-        lines = got.lines
+        sums = got.sums
         return CostLedger(
             scope=got.scope,
             since=got.since,
             until=got.until,
-            total=cost_type(lg.sum_lines(lines)),
+            total=cost_type(sums.total),
             by_stage=[
                 StageCost(stage=stage, model=model, cost=cost_type(s))
-                for (stage, model), s in sorted(lg.by_stage(lines).items())
+                for stage, model, s in sums.by_stage
             ],
-            by_run=owners(lines, "run_id"),
-            by_concern=owners(lines, "concern_id"),
-            by_watch=owners(lines, "watch_id"),
-            lines=[line_type(x) for x in lines],
+            by_run=owner_costs(sums.by_run),
+            by_concern=owner_costs(sums.by_concern),
+            by_watch=owner_costs(sums.by_watch),
         )

@@ -13,10 +13,12 @@ decision, a watch check's by `watch/write_observation`, a heartbeat report's by
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from engine.llm.ledger import CostLine, CostSum, LedgerEntry
+from engine.page import Page
 from graph.base import Store
 from graph.temporal import to_neo4j
 
@@ -56,6 +58,42 @@ def cost_line(record: Any) -> CostLine:
     )
 
 
+@dataclass(frozen=True)
+class KeyedLine:
+    """A ledger line with its sort key (run, batch, stage, model, concern, watch), the
+    keyset a page of lines is read after."""
+
+    key: str
+    line: CostLine
+
+
+@dataclass(frozen=True)
+class LedgerSums:
+    """The sums of a scope's ledger over a whole window: in all, per (stage, model), and per
+    run, concern and watch, each in the order of its key."""
+
+    total: CostSum = field(default_factory=CostSum)
+    by_stage: list[tuple[str, str, CostSum]] = field(default_factory=list)
+    by_run: list[tuple[str, CostSum]] = field(default_factory=list)
+    by_concern: list[tuple[str, CostSum]] = field(default_factory=list)
+    by_watch: list[tuple[str, CostSum]] = field(default_factory=list)
+
+
+def ledger_sums(records: Sequence[Any]) -> LedgerSums:
+    sums = LedgerSums()
+    owners = {"run": sums.by_run, "concern": sums.by_concern, "watch": sums.by_watch}
+    for r in records:
+        if r["part"] == "total":
+            sums = LedgerSums(
+                cost_sum(r), sums.by_stage, sums.by_run, sums.by_concern, sums.by_watch
+            )
+        elif r["part"] == "stage":
+            sums.by_stage.append((r["id"], r["model"], cost_sum(r)))
+        else:
+            owners[r["part"]].append((r["id"], cost_sum(r)))
+    return sums
+
+
 class CostLedger(Store):
     async def record(self, calls: Sequence[LedgerEntry]) -> None:
         """Calls whose owner wrote nothing (a failed or a no-op turn), in a transaction of
@@ -68,6 +106,31 @@ class CostLedger(Store):
             "llm/cost_in_scope", scope=scope, since=to_neo4j(since), until=to_neo4j(until)
         )
         return [cost_line(r) for r in rows]
+
+    async def sums(self, scope: str, since: datetime, until: datetime) -> LedgerSums:
+        """The window's sums, computed in the database over every call of it."""
+        rows = await self.query(
+            "llm/cost_sums_in_scope", scope=scope, since=to_neo4j(since), until=to_neo4j(until)
+        )
+        return ledger_sums(rows)
+
+    async def lines_page(
+        self,
+        scope: str,
+        since: datetime,
+        until: datetime,
+        *,
+        first: int,
+        after: str | None = None,
+        with_total: bool = False,
+    ) -> Page[KeyedLine]:
+        """One page of the window's lines after the keyset `after`; their count when asked."""
+        window = {"scope": scope, "since": to_neo4j(since), "until": to_neo4j(until)}
+        total = None
+        if with_total:
+            total = int((await self.query("llm/cost_lines_count", **window))[0]["n"])
+        rows = await self.query("llm/cost_lines_page", **window, after=after or "", limit=first + 1)
+        return Page.of([KeyedLine(r["key"], cost_line(r)) for r in rows], first, total)
 
     async def of_concerns(self, ids: Sequence[str]) -> list[CostSum]:
         """Each concern's summed calls, in the order of `ids` (none: zero)."""

@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -65,6 +66,7 @@ from jobs.review.pool import ReviewPool
 from jobs.serialization import deserialize
 from jobs.worker import CRON_JOBS
 from tests.support.chaos_audit import Tally, owner_told, ran_again
+from tests.support.concern_api import register_people
 from tests.support.polling import reached_async, until_async
 from tests.support.processes import (
     Server,
@@ -258,29 +260,25 @@ async def test_killed_workers_and_a_redis_restart_lose_and_double_nothing(
         tickets = Tickets()
         for i in range(KILLS):
             # one piece of every kind of work
-            tickets.concerns.append(
-                gql(
-                    api,
-                    RAISE,
-                    i={
-                        "scope": scope,
-                        "at": (T0 + timedelta(minutes=i)).isoformat(),
-                        "type": "DELEGATION",
-                        "priority": "HIGH",
-                        "title": f"问提测时间 {i}",
-                        "goal": f"拿到张三和李四的提测时间 {i}",
-                        "initiator": {"name": "老板", "channel": "telegram", "personId": "p_owner"},
-                        "people": [
-                            {
-                                "personId": "p_zhangsan",
-                                "displayName": "张三",
-                                "lastChannel": "feishu",
-                            },
-                            {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
-                        ],
+            ask = {
+                "scope": scope,
+                "at": (T0 + timedelta(minutes=i)).isoformat(),
+                "type": "DELEGATION",
+                "priority": "HIGH",
+                "title": f"问提测时间 {i}",
+                "goal": f"拿到张三和李四的提测时间 {i}",
+                "initiator": {"name": "老板", "channel": "telegram", "personId": "p_owner"},
+                "people": [
+                    {
+                        "personId": "p_zhangsan",
+                        "displayName": "张三",
+                        "lastChannel": "feishu",
                     },
-                )["raiseConcern"]["id"]  # fmt: skip
-            )
+                    {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
+                ],
+            }
+            register_people(partial(gql, api), ask)
+            tickets.concerns.append(gql(api, RAISE, i=ask)["raiseConcern"]["id"])
             tally.jobs["concern"] += 1
             gql(api, SCHEDULER, now=(T0 + timedelta(minutes=30 + i)).isoformat(), s=scope)
             tally.jobs["scheduler"] += 1

@@ -1,7 +1,7 @@
-"""An agenda token cannot use concerns as a message relay: with CONCERN_KNOWN_PEOPLE_ONLY,
-recipients and initiators are people the scope knows, on the channels the deployment
-allows; a scope's new concerns may name only so many people an hour; every concern action
-records the token that asked."""
+"""An agenda token cannot use concerns as a message relay: by default (this server sets no
+CONCERN_KNOWN_PEOPLE_ONLY) recipients and initiators are people the scope knows, on the
+channels the deployment allows; a scope's new concerns may name only so many people an hour;
+every concern action records the token that asked."""
 
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ def guarded(start_server) -> tuple[Server, str]:  # type: ignore[no-untyped-def]
     tokens = [{"token": AGENDA, "name": name, "scopes": ["*"], "roles": ["agenda", "reader"]}]
     api = start_server(
         API_TOKENS=json.dumps(tokens),
-        CONCERN_KNOWN_PEOPLE_ONLY="true",
         CONCERN_CHANNELS='["feishu", "telegram"]',
         CONCERN_RECIPIENTS_PER_HOUR="3",
     )

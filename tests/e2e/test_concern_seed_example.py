@@ -14,12 +14,14 @@ import json
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from engine.settings import Settings
+from tests.support.concern_api import register_people
 from tests.support.polling import until
 from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.scripted_model import ScriptedModelServer, text
@@ -141,29 +143,31 @@ async def test_seed_complete_example_over_http_with_worker_and_model(
             done_person_ids=["p_zhangsan"],
         ),
     )
+    ask = {
+        "scope": scope,
+        "type": "DELEGATION",
+        "priority": "HIGH",
+        "title": "问张三和李四 v2.0 提测时间",
+        "goal": GOAL,
+        "sourceDetail": "帮我问一下张三李四，v2.0 什么时候能提测",
+        "initiator": {
+            "name": "老板",
+            "channel": "telegram",
+            "channelUserId": "123",
+            "personId": "p_owner",
+        },
+        "people": [
+            {"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
+            {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
+        ],
+        "at": at(0),
+    }
+    register_people(partial(gql, api), ask)
     raised = gql(
         api,
         """mutation($input: RaiseConcernInput!) {
       raiseConcern(input: $input) { id status nextAction { when } } }""",
-        input={
-            "scope": scope,
-            "type": "DELEGATION",
-            "priority": "HIGH",
-            "title": "问张三和李四 v2.0 提测时间",
-            "goal": GOAL,
-            "sourceDetail": "帮我问一下张三李四，v2.0 什么时候能提测",
-            "initiator": {
-                "name": "老板",
-                "channel": "telegram",
-                "channelUserId": "123",
-                "personId": "p_owner",
-            },
-            "people": [
-                {"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
-                {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
-            ],
-            "at": at(0),
-        },
+        input=ask,
     )["raiseConcern"]
     cid = raised["id"]
     assert raised["status"] == "PENDING"

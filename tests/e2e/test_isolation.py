@@ -264,7 +264,7 @@ TABLE: dict[str, list[Case]] = {
     "costLedger": [
         case(
             "query($s: String!, $t: DateTime!) { costLedger(scope: $s, from: $t) {"
-            " total { calls tokens } lines { runId stage } } }",
+            " total { calls tokens } lines(first: 5) { totalCount edges { node { runId stage } } } } }",
             R,
             lambda s: {"s": s.b, "t": "2000-01-01T00:00:00Z"},
         )
@@ -892,10 +892,11 @@ def seed_b(api: Server, s: Seed) -> None:
         s=s.b,
         l=s.library,
     )
-    admin(
-        "mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }",
-        i={"scope": s.b, "personId": "p_b", "displayName": f"乙 {s.marker}"},
-    )
+    for pid, name in (("p_b", f"乙 {s.marker}"), ("p_owner", "老板")):
+        admin(
+            "mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }",
+            i={"scope": s.b, "personId": pid, "displayName": name},
+        )
     s.concern = admin(
         "mutation($i: RaiseConcernInput!) { raiseConcern(input: $i) { id } }",
         i={"scope": s.b, "title": f"问乙 {s.marker}", "goal": f"拿到 {s.marker}",

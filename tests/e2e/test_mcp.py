@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import httpx
@@ -16,6 +17,7 @@ from neo4j import AsyncDriver
 
 from engine.settings import Settings
 from jobs.deps import Deps
+from tests.support.concern_api import register_people
 from tests.support.mcp import all_pages, body, error_code, http_client, stdio_client
 from tests.support.polling import until_async
 from tests.support.processes import Server, process_env
@@ -414,6 +416,7 @@ async def wait_concern(api: Server, cid: str, done: Callable[[dict[str, Any]], b
 async def test_agent_raises_and_advances_a_concern_and_the_worker_acts(
     api: Server, worker: Any, scope: str
 ) -> None:
+    register_concern_people(api, scope)
     async with http_client(api.url, FULL) as client:
         raised = body(await client.call_tool("raise_concern", concern_input(scope)))["concern"]
         cid = raised["concern_id"]
@@ -479,6 +482,11 @@ async def test_agent_raises_and_advances_a_concern_and_the_worker_acts(
         assert error_code(unknown) == "NOT_FOUND"
 
 
+def register_concern_people(api: Server, scope: str) -> None:
+    """The people concern_input names, registered: a concern messages only known people."""
+    register_people(partial(gql, api), gql_concern(scope))
+
+
 def gql_concern(scope: str) -> dict[str, Any]:
     data = concern_input(scope)
     return {
@@ -492,6 +500,7 @@ def gql_concern(scope: str) -> dict[str, Any]:
 async def test_conversation_context_resource_lists_concerns_awaiting_the_persons_reply(
     api: Server, scope: str
 ) -> None:
+    register_concern_people(api, scope)  # before 张三's own profile, which it would reset
     upsert = """mutation($input: PersonInput!) { upsertPerson(input: $input) { personId } }"""
     gql(
         api,
@@ -532,6 +541,7 @@ async def test_a_partner_sessions_hand_offs_are_not_readable_from_another_scope(
 
 async def test_a_token_of_another_scope_gets_nothing(api: Server, scope: str) -> None:
     publish_story(api, scope)
+    register_concern_people(api, scope)
     cid = gql(api, RAISE_GQL, input=gql_concern(scope))["raiseConcern"]["id"]
     async with http_client(api.url, FULL) as client:
         entity_id = body(await client.call_tool("list_entities", {"scope": scope}))["items"][0][
@@ -724,6 +734,7 @@ async def test_tool_arguments_obey_the_input_limits_and_a_refused_call_writes_no
         concern_input(scope),
         people=[{"person_id": f"p{i}", "display_name": f"人{i}"} for i in range(101)],
     )
+    register_concern_people(small, scope)
     async with http_client(small.url, FULL) as client:
         for args, argument in ((long_title, "title"), (many_people, "people")):
             refused = await client.call_tool("raise_concern", args)

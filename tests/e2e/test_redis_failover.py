@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from engine.settings import Settings
 from graph.probes import ProbeStore
 from jobs.liveness import alive_key
 from jobs.localredis_ha import LocalRedisHA
+from tests.support.concern_api import register_people
 from tests.support.failover_audit import (
     BASE,
     RAISE,
@@ -142,25 +144,21 @@ async def first_job_after(
 
 def one_of_each(api: Server, scope: str, i: int, watch_id: str, plan: str, tally: Tally,
                 tickets: Tickets) -> None:  # fmt: skip
-    tickets.concerns.append(
-        gql(
-            api,
-            RAISE,
-            i={
-                "scope": scope,
-                "at": (T0 + timedelta(minutes=i)).isoformat(),
-                "type": "DELEGATION",
-                "priority": "HIGH",
-                "title": f"问提测时间 {i}",
-                "goal": f"拿到张三和李四的提测时间 {i}",
-                "initiator": {"name": "老板", "channel": "telegram", "personId": "p_owner"},
-                "people": [
-                    {"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
-                    {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
-                ],
-            },
-        )["raiseConcern"]["id"]  # fmt: skip
-    )
+    ask = {
+        "scope": scope,
+        "at": (T0 + timedelta(minutes=i)).isoformat(),
+        "type": "DELEGATION",
+        "priority": "HIGH",
+        "title": f"问提测时间 {i}",
+        "goal": f"拿到张三和李四的提测时间 {i}",
+        "initiator": {"name": "老板", "channel": "telegram", "personId": "p_owner"},
+        "people": [
+            {"personId": "p_zhangsan", "displayName": "张三", "lastChannel": "feishu"},
+            {"personId": "p_lisi", "displayName": "李四", "lastChannel": "feishu"},
+        ],
+    }
+    register_people(partial(gql, api), ask)
+    tickets.concerns.append(gql(api, RAISE, i=ask)["raiseConcern"]["id"])
     tally.jobs["concern"] += 1
     gql(api, SCHEDULER, now=(T0 + timedelta(minutes=30 + i)).isoformat(), s=scope)
     tally.jobs["scheduler"] += 1

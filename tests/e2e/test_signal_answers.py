@@ -45,6 +45,7 @@ from jobs.queue import open_pool
 from jobs.signal.record import signal_store
 from jobs.story.writes import resolve_suggestion
 from tests.support.concern_api import ADVANCE, ConcernClient
+from tests.support.concern_jobs import upsert_people_of
 from tests.support.polling import until
 from tests.support.processes import Server, process_env, spawn, stop
 from tests.support.story_api import data
@@ -107,20 +108,22 @@ async def record(deps: Deps, scope: str, draft: SignalDraft) -> str:
 
 async def raise_for(deps: Deps, scope: str, sid: str, draft: SignalDraft, person: PersonRef) -> str:
     goal = goal_of(draft)
+    request = RaiseConcernInput(
+        type=ConcernType.FOLLOWUP,
+        priority=Priority.MEDIUM,
+        title=goal,
+        goal=goal,
+        source_detail=draft.text,
+        initiator=OWNER,
+        people=[person],
+        agenda_role="signal",
+        signal_id=sid,
+    )
+    await upsert_people_of(deps, scope, request)
     concern = await raise_concern(
         deps,
         OPEN_PRINCIPAL,
-        RaiseConcernInput(
-            type=ConcernType.FOLLOWUP,
-            priority=Priority.MEDIUM,
-            title=goal,
-            goal=goal,
-            source_detail=draft.text,
-            initiator=OWNER,
-            people=[person],
-            agenda_role="signal",
-            signal_id=sid,
-        ),
+        request,
         scope=scope,
         at=MONDAY + timedelta(minutes=5),
     )

@@ -3,6 +3,7 @@ person received (sent outbox rows, in order) and the concern itself."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -48,6 +49,7 @@ class ConcernClient:
 
     def raise_(self, minute: float, **fields: Any) -> dict[str, Any]:
         data = {"scope": self.scope, "at": self.at(minute), **fields}
+        register_people(self.gql, data)
         return self.gql(RAISE, input=data)["raiseConcern"]  # type: ignore[no-any-return]
 
     def reply(self, cid: str, person: str, words: str, minute: float) -> dict[str, Any]:
@@ -83,3 +85,27 @@ class ConcernClient:
 
     def wait_revision(self, cid: str, predicate: Any, timeout: float = 60) -> dict[str, Any]:
         return until(lambda: self.concern(cid), predicate, f"concern {cid}", timeout)
+
+
+UPSERT_PERSON = "mutation($i: PersonInput!) { upsertPerson(input: $i) { personId } }"
+
+
+def people_to_register(raise_input: dict[str, Any]) -> list[dict[str, Any]]:
+    """PersonInput of everyone a raiseConcern input names (its people and its initiator's
+    personId): a concern messages only people its scope knows (engine/concern/recipients.py)."""
+    scope = raise_input["scope"]
+    people = {
+        p.get("personId") or p["person_id"]: p.get("displayName") or p.get("display_name", "")
+        for p in raise_input.get("people", [])
+    }
+    ini = raise_input.get("initiator") or {}
+    pid = ini.get("personId") or ini.get("person_id")
+    if pid:
+        people.setdefault(pid, ini.get("name", pid))
+    return [{"scope": scope, "personId": pid, "displayName": name} for pid, name in people.items()]
+
+
+def register_people(call: Callable[..., object], raise_input: dict[str, Any]) -> None:
+    """upsertPerson, through `call(query, **variables)`, everyone `raise_input` names."""
+    for person in people_to_register(raise_input):
+        call(UPSERT_PERSON, i=person)

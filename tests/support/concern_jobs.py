@@ -23,7 +23,9 @@ from engine.concern.model import (
     RaiseConcernInput,
 )
 from engine.concern.policy import ConcernPolicy
+from engine.principal import WORKER
 from engine.settings import Settings
+from jobs.concern.commands import upsert_person
 from jobs.deps import Deps
 from jobs.llm.gateway import OfflineModelGateway
 
@@ -79,3 +81,13 @@ class CountingGateway(OfflineModelGateway):
     async def judge_loop(self, ctx):  # type: ignore[no-untyped-def]
         self.turns += 1
         return await super().judge_loop(ctx)
+
+
+async def upsert_people_of(deps: Deps, scope: str, data: RaiseConcernInput) -> None:
+    """Register (upsertPerson's use case) every person a raise names, its people and its
+    initiator: a concern messages only people its scope knows (engine/concern/recipients.py)."""
+    people = {p.person_id: p.display_name for p in data.people}
+    if data.initiator is not None and data.initiator.person_id:
+        people.setdefault(data.initiator.person_id, data.initiator.name)
+    for pid, name in people.items():
+        await upsert_person(deps, WORKER, scope, {"person_id": pid, "display_name": name})

@@ -43,6 +43,7 @@ from jobs.signal.answers import settle_signal_answer
 from jobs.signal.policy import policies
 from jobs.signal.record import signal_store
 from jobs.story.common import story_repo
+from tests.support.concern_jobs import upsert_people_of
 from tests.support.review_jobs import push_conversation
 from tests.support.signal_answers import offline_reading
 
@@ -107,6 +108,7 @@ async def raise_for(deps: Deps, scope: str, signal: Signal) -> str:
         people=[PersonRef(person_id="p_lisi", display_name="李四", last_channel="feishu")],
         signal_id=signal.id,
     )
+    await upsert_people_of(deps, scope, request)
     concern = await commands.raise_concern(deps, OPEN_PRINCIPAL, request, scope=scope)
     return concern.concern_id
 

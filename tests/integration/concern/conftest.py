@@ -23,7 +23,13 @@ from engine.settings import Settings
 from jobs.concern.commands import raise_concern
 from jobs.queue import open_pool
 from jobs.worker import worker_context
-from tests.support.concern_jobs import T0, CountingGateway, concern_deps, delegation
+from tests.support.concern_jobs import (
+    T0,
+    CountingGateway,
+    concern_deps,
+    delegation,
+    upsert_people_of,
+)
 
 
 @pytest.fixture
@@ -58,13 +64,10 @@ def raise_one(
     neo4j_driver: AsyncDriver, settings: Settings, pool: ArqRedis, queue_name: str, scope: str
 ):  # type: ignore[no-untyped-def]
     async def go(data: RaiseConcernInput | None = None, *, now: datetime = T0) -> Concern:
-        return await raise_concern(
-            concern_deps(neo4j_driver, settings, pool, queue_name),
-            WORKER,
-            data or delegation(),
-            scope=scope,
-            at=now,
-        )
+        deps = concern_deps(neo4j_driver, settings, pool, queue_name)
+        data = data or delegation()
+        await upsert_people_of(deps, scope, data)
+        return await raise_concern(deps, WORKER, data, scope=scope, at=now)
 
     return go
 

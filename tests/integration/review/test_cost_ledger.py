@@ -15,14 +15,16 @@ import pytest
 from neo4j import AsyncDriver
 from prometheus_client import CollectorRegistry, generate_latest
 
+from api.context import Context
+from api.schema import build_schema
 from engine.errors import Forbidden, InvalidInput
 from engine.llm.accounting import CallStats
 from engine.llm.ledger import Attribution, Stage, by_owner, by_stage, estimate_tokens, sum_lines
-from engine.principal import Principal
+from engine.principal import OPEN_PRINCIPAL, Principal
 from engine.review.types import Scope
 from graph.llm.ledger import CostLedger
 from jobs.deps import Deps
-from jobs.llm.cost import cost_ledger, ledger_totals, run_cost
+from jobs.llm.cost import cost_ledger, cost_lines, ledger_totals, run_cost
 from jobs.llm.ledger import STAGE_TOKENS, Meter
 from jobs.llm.metrics import LedgerTotalsCollector, StageTokenCollector
 from jobs.review.common import runs_of
@@ -128,13 +130,28 @@ async def test_cost_ledger_sums_a_scopes_calls_per_run_stage_and_batch(
     run_id = await review(deps, scope)
     prompt = sum(len(r.user_text) for r in model_server.requests)
 
-    got = await cost_ledger(deps, READER, scope, since=BASE - timedelta(days=3650), until=None)
-    total = sum_lines(got.lines)
+    since = BASE - timedelta(days=3650)
+    got = await cost_ledger(deps, READER, scope, since=since, until=None)
+    total = got.sums.total
     assert total.calls == model_server.calls and total.prompt_tokens == prompt
-    assert by_owner(got.lines, "run_id") == {run_id: total}
-    stages = by_stage(got.lines)
+    assert got.sums.by_run == [(run_id, total)]
+    stages = {(stage, model): s for stage, model, s in got.sums.by_stage}
     assert {stage for stage, _ in stages} == {"leaf", "navigation"}
     assert sum(s.calls for s in stages.values()) == model_server.calls
+    # the lines, a page at a time after a keyset, add up to the sums of the whole window
+    lines, after = [], None
+    while True:
+        page = await cost_lines(
+            deps, READER, scope, since=since, until=None, first=1, after=after, with_total=True
+        )
+        assert len(page.items) == 1 and page.total is not None and page.total >= 2
+        lines += [keyed.line for keyed in page.items]
+        if not page.has_next:
+            break
+        after = page.items[-1].key
+    assert len(lines) == page.total and len({str(x) for x in lines}) == len(lines)
+    assert sum_lines(lines) == total and by_stage(lines) == stages
+    assert by_owner(lines, "run_id") == {run_id: total}
     # the Prometheus counters of tokens by stage and model grew by the same amounts
     scraped = generate_latest(registry).decode()
     for (stage, model), cost in stages.items():
@@ -156,7 +173,7 @@ async def test_cost_ledger_sums_a_scopes_calls_per_run_stage_and_batch(
     before = await cost_ledger(
         deps, READER, scope, since=BASE - timedelta(days=3650), until=BASE - timedelta(days=3649)
     )
-    assert before.lines == []
+    assert before.sums.total.calls == 0 and before.sums.by_stage == []
     # the run's own cost (per batch) sums to the same
     assert sum_lines(await run_cost(deps, READER, scope, run_id)) == total
     # a time without a zone, and from after to, are INVALID_INPUT
@@ -251,3 +268,50 @@ async def test_a_total_missing_its_token_counts_reads_as_zero_on_metrics(
         await neo4j_driver.execute_query(
             "MATCH (t:ModelCallTotal {model: $m}) DELETE t", m=model, database_=db(deps)
         )
+
+
+LEDGER_PAGE = """query($s: String!, $after: String) {
+  costLedger(scope: $s, from: "2000-01-01T00:00:00Z") {
+    total { calls promptTokens } byConcern { id cost { calls } } byStage { stage model }
+    lines(first: 2, after: $after) {
+      totalCount pageInfo { hasNextPage endCursor }
+      edges { node { concernId stage cost { calls promptTokens } } } } } }"""
+
+
+async def test_cost_ledger_lines_are_paged_while_its_sums_cover_the_window(
+    deps: Deps, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    """Five concerns' calls: `lines` answers two at a time after a cursor (and counts all
+    five), while the total and the sums per concern and stage cover every call."""
+    for n in range(5):
+        meter = Meter(Attribution(stage=Stage.CONCERN_LOOP, scope=scope, concern_id=f"c{n}"))
+        meter.record(CallStats(model="m", prompt_tokens=10 + n, completion_tokens=1))
+        await CostLedger(neo4j_driver, db(deps)).record(meter.entries())
+    schema = build_schema(deps.settings)
+    ctx = Context(request=None, settings=deps.settings, driver=neo4j_driver, pool=None,  # type: ignore[arg-type]
+                  principal=OPEN_PRINCIPAL)  # fmt: skip
+
+    async def page(after: str | None) -> dict[str, Any]:
+        got = await schema.execute(
+            LEDGER_PAGE, variable_values={"s": scope, "after": after}, context_value=ctx
+        )
+        assert got.errors is None, got.errors
+        return got.data["costLedger"]  # type: ignore[index,no-any-return]
+
+    seen: list[str] = []
+    after = None
+    for expected in (2, 2, 1):
+        ledger = await page(after)
+        assert ledger["total"] == {"calls": 5, "promptTokens": 60}
+        assert [o["id"] for o in ledger["byConcern"]] == [f"c{n}" for n in range(5)]
+        assert ledger["byStage"] == [{"stage": "concern_loop", "model": "m"}]
+        lines = ledger["lines"]
+        assert lines["totalCount"] == 5 and len(lines["edges"]) == expected
+        seen += [e["node"]["concernId"] for e in lines["edges"]]
+        assert lines["pageInfo"]["hasNextPage"] is (expected == 2)
+        after = lines["pageInfo"]["endCursor"]
+    assert seen == [f"c{n}" for n in range(5)]
+    wrong = await schema.execute(
+        LEDGER_PAGE, variable_values={"s": scope, "after": "bm90LWEtY3Vyc29y"}, context_value=ctx
+    )
+    assert wrong.errors and wrong.errors[0].extensions["code"] == "INVALID_INPUT"  # type: ignore[index]
