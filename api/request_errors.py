@@ -181,7 +181,10 @@ def describe(
     used = arguments_using(document, name)
     if not used:
         return text, {"variable": name}
+    # where inside the variable's value the refused part sits ('i.messages[1].at')
+    inside = re.search(r" at '([^']+)'", error.message)
+    at = f", at {inside.group(1)}" if inside else ""
     return (
-        f"argument {', '.join(used)} (variable ${name}): {text}",
+        f"argument {', '.join(used)} (variable ${name}{at}): {text}",
         {"variable": name, "arguments": used},
     )

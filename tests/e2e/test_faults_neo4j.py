@@ -80,6 +80,9 @@ def _round_trip(url: str) -> None:
         lambda: _post(url, probe, {"id": probe_id})[0],
         lambda found: found.get("data") and found["data"]["workerProbe"],
         "the worker running a job after Neo4j came back",
+        # the worker reconnects with backoff (up to 30 s between tries) and the migrations
+        # run once Neo4j is back: on two busy cores that took more than a minute once
+        timeout=150,
     )
 
 

@@ -71,8 +71,8 @@ def test_the_docs_name_every_outside_request_browser_makes() -> None:
     """README points at the page that lists each host Browser's bundle asks for, Sentry
     included, and why Neo4j Community cannot switch it off."""
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    page = (PROJECT_ROOT / "docs" / "neo4j-browser.md").read_text(encoding="utf-8")
-    assert "docs/neo4j-browser.md" in readme
+    page = (PROJECT_ROOT / "docs" / "guides" / "neo4j-browser.md").read_text(encoding="utf-8")
+    assert "(docs/guides/neo4j-browser.md)" in readme
     for host in ("fonts.googleapis.com", "cdn.segment.com", "canny.io", "ingest.sentry.io"):
         assert host in readme and host in page, host
     assert "browser.allow_outgoing_connections" in page and "Enterprise" in page

@@ -237,4 +237,5 @@ async def test_the_signal_chain_shows_each_step_in_order(
     assert "commitment · open · ignored no reachable person" in steps[1][1]
     assert "确认前端部分提测是否已完成" in steps[2][1]
     assert steps[3][1].startswith("concern-") and "@ lines:" in steps[3][1]
-    assert steps[4][1].startswith("前端部分已提测 (by person:p_lisi via ")
+    # the loop's reading of 李四's answer is recorded by the concern's run, citing him
+    assert steps[4][1].startswith("前端部分已提测 (by run:concern:")

@@ -117,10 +117,11 @@ async def test_a_bound_speakers_promise_raises_one_follow_up_to_them_on_the_due_
         ("p_lisi", "李四", "feishu")
     ]
     assert concern.initiator is not None and concern.initiator.person_id == "p_wangwu"
-    # first contact on the promised Thursday, inside working hours (due 18:00 -> 17:00)
+    # first contact at or after the promised time (Thursday 18:00), never before: the
+    # working-hours window next opens on Friday 09:00
     assert concern.next_action is not None
     first = concern.next_action.when.astimezone(SHANGHAI)
-    assert first == THURSDAY.replace(hour=17), first
+    assert first == (THURSDAY + timedelta(days=1)).replace(hour=9, minute=0), first
     assert concern.conversation_log == []  # nobody was contacted at once
 
     await review(deps, scope)  # the same conversation reviewed again
