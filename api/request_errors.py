@@ -182,8 +182,8 @@ def describe(
     if not used:
         return text, {"variable": name}
     # where inside the variable's value the refused part sits ('i.messages[1].at')
-    inside = re.search(r" at '([^']+)'", error.message)
-    at = f", at {inside.group(1)}" if inside else ""
+    inside = re.search(r" at '([^']+)'| at (\.[^:\s]+):", error.message)
+    at = f", at {inside.group(1) or name + inside.group(2)}" if inside else ""
     return (
         f"argument {', '.join(used)} (variable ${name}{at}): {text}",
         {"variable": name, "arguments": used},
