@@ -51,9 +51,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: install
-	$(BIN)/ruff check api graph engine jobs tests bench
-	$(BIN)/ruff format --check api graph engine jobs tests bench
-	$(BIN)/mypy engine graph jobs api bench
+	$(BIN)/ruff check api graph engine jobs local tests bench
+	$(BIN)/ruff format --check api graph engine jobs local tests bench
+	$(BIN)/mypy engine graph jobs local api bench
 	$(BIN)/lint-imports
 
 schema: install

@@ -133,8 +133,8 @@ def create_app(settings: Settings) -> Starlette:
 def app_from_env() -> Starlette:
     """The app of one `storygraph serve --workers N` worker: its own settings from the
     environment (the parent put the host and port there), its own driver, pool and hub."""
-    from jobs.localredis import with_redis_password
     from jobs.logs import configure_logging
+    from local.redis_server import with_redis_password
 
     settings = with_redis_password(Settings.from_env())
     configure_logging(settings.log_level, settings.log_format)

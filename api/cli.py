@@ -39,7 +39,7 @@ class CliError(Exception):
 def _settings() -> Settings:
     from pydantic import ValidationError
 
-    from jobs.localredis import with_redis_password
+    from local.redis_server import with_redis_password
 
     try:
         settings = Settings.from_env()
@@ -71,7 +71,7 @@ def settings_problem(exc: Exception) -> str:
 
 
 def _neo4j(settings: Settings, action: str) -> None:
-    from graph.localserver import LocalNeo4j
+    from local.neo4j_server import LocalNeo4j
 
     if not settings.manages_neo4j:
         print(f"NEO4J_URI is set ({settings.neo4j_uri}): this project starts no Neo4j.")
@@ -89,8 +89,8 @@ def _neo4j(settings: Settings, action: str) -> None:
 
 
 def _redis(settings: Settings, action: str) -> None:
-    from jobs.localredis import LocalRedis
-    from jobs.localredis_ha import LocalRedisHA
+    from local.redis_ha import LocalRedisHA
+    from local.redis_server import LocalRedis
 
     if not settings.manages_redis:
         which = "REDIS_SENTINELS" if settings.redis_sentinels else "REDIS_URL"
@@ -259,9 +259,9 @@ def _urls(settings: Settings) -> str:
 
 
 def _up(settings: Settings, with_demo: bool, redis_ha: bool = False) -> None:
-    from api.local_servers import ensure_services
-    from api.supervisor import Supervisor
-    from jobs.localredis import with_redis_password
+    from local.redis_server import with_redis_password
+    from local.services import ensure_services
+    from local.supervisor import Supervisor
 
     if redis_ha:  # the worker and API processes read it from the environment too
         os.environ["REDIS_HA"] = "true"
@@ -291,7 +291,7 @@ def _exit_on_signal(signum: int, _frame: object) -> None:
 
 
 def _down(settings: Settings) -> None:
-    from jobs.localembeddings import LocalEmbeddings
+    from local.embeddings_server import LocalEmbeddings
 
     if LocalEmbeddings(settings).stop():
         print("Embedding model stopped.")
@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> None:
     from neo4j.exceptions import AuthError, ServiceUnavailable
 
     from api.auth import InsecureBinding
-    from graph.localserver import LocalServiceError
+    from local.neo4j_server import LocalServiceError
 
     args = build_parser().parse_args(argv)
     try:

@@ -4,7 +4,7 @@ Browser fetches a remote guide from its own page (another origin), so the answer
 origin; it is public documentation with no data in it. The runnable queries are the saved
 queries of `cypher/browser/` (and `cypher/browser/guide/`) as they are, so the guide and the
 files never differ. The project's own Neo4j opens it on connect (`browser.post_connect_cmd`,
-written by graph/localserver.py) and allows fetching guides from 127.0.0.1 and localhost only.
+written by local/neo4j_server.py) and allows fetching guides from 127.0.0.1 and localhost only.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from graph.migrate import migrate
 from graph.queries import queries
 from graph.story.diff import StoryDiff
 from graph.temporal import to_epoch_us
-from jobs.localredis import with_redis_password
+from local.redis_server import with_redis_password
 
 WINDOW = START + timedelta(days=30)
 SINCE, UNTIL = WINDOW - timedelta(hours=1), WINDOW + timedelta(days=1)

@@ -34,7 +34,7 @@ from graph.driver import open_driver
 from graph.migrate import migrate
 from graph.queries import queries
 from graph.story.inbox import StoryInbox
-from jobs.localredis import with_redis_password
+from local.redis_server import with_redis_password
 
 RUNS = """UNWIND $rows AS row
 CREATE (r:SupervisionRun)

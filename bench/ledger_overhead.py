@@ -41,7 +41,7 @@ from graph.review.codec import RunOptions
 from graph.review.heartbeats import HeartbeatRuns
 from graph.review.runs import RunChange, SupervisionRuns
 from jobs.llm.ledger import Meter
-from jobs.localredis import with_redis_password
+from local.redis_server import with_redis_password
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

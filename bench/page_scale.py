@@ -43,7 +43,7 @@ from graph.migrate import migrate
 from graph.queries import queries
 from graph.story.codec import version_row
 from graph.story.repository import StoryRepository
-from jobs.localredis import with_redis_password
+from local.redis_server import with_redis_password
 
 START = datetime(2025, 1, 1, tzinfo=UTC)
 BATCH = 2000

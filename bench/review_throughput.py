@@ -54,13 +54,13 @@ from graph.signal.policies import AgendaPolicies
 from graph.story.repository import StoryRepository
 from jobs.deps import Deps
 from jobs.llm.gateway import build_gateway
-from jobs.localredis import with_redis_password
 from jobs.queue import open_pool
 from jobs.review.common import runs_of
 from jobs.review.execution import Execution
 from jobs.review.model import Gateway
 from jobs.review.runs import Opened, open_run
 from jobs.signal.effects import effect_job_id
+from local.redis_server import with_redis_password
 from tests.support.scripted_model import ScriptedModelServer, text
 
 LEAF = json.dumps({"facts": [{"text": "提测推进"}], "summary": "批次"}, ensure_ascii=False)

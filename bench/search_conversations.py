@@ -254,7 +254,7 @@ def model_settings(settings: Settings, mode: str | None) -> tuple[Settings, Any]
         update = {"embedding_base_url": server.base_url, "embedding_model": "grounded-ngrams",
                   "embedding_dimensions": 256, "search_min_similarity": 0.3}  # fmt: skip
         return settings.model_copy(update=update), server
-    from jobs.localembeddings import LocalEmbeddings
+    from local.embeddings_server import LocalEmbeddings
 
     local = Settings.from_env(embeddings="local")
     status = LocalEmbeddings(local).start()

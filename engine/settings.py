@@ -62,7 +62,7 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     redis_port: int = 6379
     # The project's own Redis runs with a generated password kept in `redis_password_file`;
-    # the entry points load it (jobs.localredis.with_redis_password).
+    # the entry points load it (local.redis_server.with_redis_password).
     redis_password: SecretStr | None = None
     # The project's own Redis: its memory bound (redis-server's `maxmemory`); its policy is
     # always noeviction, so queue keys are never evicted (a full Redis refuses writes).

@@ -37,7 +37,7 @@ def settings() -> Settings:
     """Settings from the environment; the test session is an entry point like api/ and jobs/,
     so it loads the password of the project's own Redis as they do (`make test` has started
     the services, and so written that password, before pytest runs)."""
-    from jobs.localredis import with_redis_password
+    from local.redis_server import with_redis_password
 
     return with_redis_password(
         Settings.from_env(queue_name=f"storygraph:test:{uuid.uuid4().hex[:8]}")
@@ -47,8 +47,8 @@ def settings() -> Settings:
 @pytest.fixture(scope="session")
 def services(settings: Settings) -> Settings:
     """Start the project's own Neo4j and Redis when none is configured (idempotent)."""
-    from api.local_servers import ensure_services
-    from jobs.localredis import with_redis_password
+    from local.redis_server import with_redis_password
+    from local.services import ensure_services
 
     ensure_services(settings)
     return with_redis_password(settings)  # a first start has just written the password

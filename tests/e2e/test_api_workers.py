@@ -20,8 +20,8 @@ import redis.asyncio as aioredis
 import websockets
 
 from engine.settings import Settings
-from jobs.localredis import with_redis_password
 from jobs.notify import hub_client_name
+from local.redis_server import with_redis_password
 from tests.support.js_clients import SseSubscription
 from tests.support.polling import until, until_async
 from tests.support.processes import Server

@@ -60,11 +60,11 @@ from redis.asyncio import Redis
 from engine.concern.policy import ConcernPolicy
 from engine.review.pool import DEFAULT_SLOTS
 from engine.settings import PROJECT_ROOT, Settings
-from jobs.localredis import LocalRedis
 from jobs.queue import open_pool
 from jobs.review.pool import ReviewPool
 from jobs.serialization import deserialize
 from jobs.worker import CRON_JOBS
+from local.redis_server import LocalRedis
 from tests.support.chaos_audit import Tally, owner_told, ran_again
 from tests.support.concern_api import register_people
 from tests.support.polling import reached_async, until_async

@@ -21,7 +21,7 @@ from neo4j import GraphDatabase
 
 from engine.settings import Settings
 from graph.driver import neo4j_password
-from graph.localserver import LocalNeo4j
+from local.neo4j_server import LocalNeo4j
 from tests.support.polling import until
 from tests.support.processes import free_port, process_env, spawn, stop, wait_http
 

@@ -18,8 +18,8 @@ from neo4j import AsyncDriver
 
 from engine.settings import Settings
 from graph.probes import ProbeStore
-from jobs.localredis import LocalRedis
 from jobs.queue import enqueue_probe, open_pool
+from local.redis_server import LocalRedis
 from tests.support.polling import reached_async, until_async
 from tests.support.processes import log_of, own_redis, process_env, start_worker, stop
 

@@ -15,8 +15,8 @@ import redis.asyncio as aioredis
 import websockets
 
 from engine.settings import Settings
-from jobs.localredis import with_redis_password
 from jobs.notify import hub_client_name
+from local.redis_server import with_redis_password
 from tests.support.processes import Server
 from tests.support.story_api import PUBLISH, first_changes
 

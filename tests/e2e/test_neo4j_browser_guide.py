@@ -21,8 +21,8 @@ from api.demo import load_into
 from api.guide import render_guide
 from engine.settings import PROJECT_ROOT, Settings
 from graph.driver import neo4j_password
-from graph.localserver import browser_settings, guide_url
 from graph.story.repository import StoryRepository
+from local.neo4j_server import browser_settings, guide_url
 from tests.support.browser import offline_page
 from tests.support.processes import Server
 

@@ -38,7 +38,7 @@ from neo4j import AsyncDriver
 from engine.settings import Settings
 from graph.probes import ProbeStore
 from jobs.liveness import alive_key
-from jobs.localredis_ha import LocalRedisHA
+from local.redis_ha import LocalRedisHA
 from tests.support.concern_api import register_people
 from tests.support.failover_audit import (
     BASE,

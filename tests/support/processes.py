@@ -27,7 +27,7 @@ import redis
 from arq.connections import ArqRedis
 
 from engine.settings import PROJECT_ROOT, Settings
-from jobs.localredis import LocalRedis, with_redis_password
+from local.redis_server import LocalRedis, with_redis_password
 
 # System basics a Python/Java process needs, and the settings that say WHICH services the
 # test session runs against (a configured Neo4j or Redis must reach the children too).

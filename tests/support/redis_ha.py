@@ -20,8 +20,8 @@ import redis
 from pydantic import SecretStr
 
 from engine.settings import Settings
-from graph.localprocess import read_pid
-from jobs.localredis_ha import LocalRedisHA
+from local.process import read_pid
+from local.redis_ha import LocalRedisHA
 from tests.support.polling import until
 
 

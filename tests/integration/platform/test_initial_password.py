@@ -14,8 +14,8 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 
 from engine.settings import Settings
-from graph import localserver
-from graph.localserver import LocalNeo4j
+from local import neo4j_server
+from local.neo4j_server import LocalNeo4j
 from tests.support.processes import free_port
 
 LAUNCHED: list[subprocess.Popen[bytes]] = []  # server JVMs, reaped after stop
@@ -49,13 +49,13 @@ def test_the_password_is_set_before_the_first_start(
     real_popen = subprocess.Popen
 
     def launch(cmd: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        if localserver.ENTRY_POINT not in cmd:
+        if neo4j_server.ENTRY_POINT not in cmd:
             return real_popen(cmd, **kwargs)  # neo4j-admin, through subprocess.run
         at_launch.append(auth.read_text() if auth.exists() else "")
         LAUNCHED.append(real_popen(cmd, **kwargs))
         return LAUNCHED[-1]
 
-    monkeypatch.setattr(localserver.subprocess, "Popen", launch)
+    monkeypatch.setattr(neo4j_server.subprocess, "Popen", launch)
     # no change of password over Bolt after the start: the password must work as started
     monkeypatch.setattr(LocalNeo4j, "_ensure_password", lambda self: None)
     fresh.start()
@@ -81,11 +81,11 @@ def test_a_password_starting_with_a_dash_is_set_as_the_password(
 
     def launch(cmd: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
         proc = real_popen(cmd, **kwargs)
-        if localserver.ENTRY_POINT in cmd:
+        if neo4j_server.ENTRY_POINT in cmd:
             LAUNCHED.append(proc)  # the server JVM, reaped by the fixture
         return proc
 
-    monkeypatch.setattr(localserver.subprocess, "Popen", launch)
+    monkeypatch.setattr(neo4j_server.subprocess, "Popen", launch)
     password = "-dash-first-password"
     fresh.settings.neo4j_password_file.write_text(password + "\n")
     fresh.start()

@@ -16,9 +16,9 @@ import redis
 from pydantic import SecretStr
 
 from engine.settings import Settings
-from graph.localprocess import secret_file
-from jobs.localredis import LocalRedis, with_redis_password
 from jobs.queue import enqueue_probe, open_pool
+from local.process import secret_file
+from local.redis_server import LocalRedis, with_redis_password
 from tests.support.processes import free_port
 
 

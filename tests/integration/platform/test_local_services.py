@@ -2,8 +2,8 @@ import httpx
 import pytest
 
 from engine.settings import Settings
-from graph.localserver import LocalNeo4j
-from jobs.localredis import LocalRedis
+from local.neo4j_server import LocalNeo4j
+from local.redis_server import LocalRedis
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ import uuid
 from arq.connections import create_pool
 
 from engine.settings import Settings
-from jobs.localredis import LocalRedis, with_redis_password
 from jobs.queue import redis_settings
 from jobs.serialization import SERIALIZERS
+from local.redis_server import LocalRedis, with_redis_password
 from tests.support.processes import free_port
 
 

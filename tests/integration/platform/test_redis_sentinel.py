@@ -19,10 +19,10 @@ from redis.exceptions import RedisError
 
 from engine.settings import Settings
 from jobs import past_epoch
-from jobs.localredis_ha import LocalRedisHA
 from jobs.notify import GraphChangeHub, channel
 from jobs.queue import enqueue_probe
 from jobs.redis_client import NotReplicated, open_pool, open_redis
+from local.redis_ha import LocalRedisHA
 from tests.support.polling import until, until_async
 from tests.support.redis_ha import kill_node, node_pid, on_node, own_redis_ha, promoted
 

@@ -17,7 +17,7 @@ from neo4j.exceptions import Neo4jError
 from api.errors import shape_error
 from engine.settings import Settings
 from graph.driver import open_driver
-from graph.localserver import LocalNeo4j
+from local.neo4j_server import LocalNeo4j
 
 # 10^10 rows of a Cartesian product: minutes of work without a timeout
 SLOW = "UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b RETURN count(*) AS n"

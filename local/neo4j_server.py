@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 from engine.settings import PROJECT_ROOT, Settings
-from graph.localprocess import (
+from local.process import (
     LocalServiceError,
     pid_alive,
     port_open,

@@ -23,14 +23,14 @@ from typing import Any, cast
 import redis
 
 from engine.settings import Settings
-from graph.localprocess import (
+from local.process import (
     LocalServiceError,
     pid_alive,
     port_open,
     read_pid,
     stop_pid_file,
 )
-from jobs.localredis import LocalRedis
+from local.redis_server import LocalRedis
 
 SENTINEL_CANDIDATES = ("redis-sentinel", "/usr/bin/redis-sentinel")
 QUORUM = 2

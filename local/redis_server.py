@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from engine.settings import Settings
-from graph.localprocess import (
+from local.process import (
     LocalServiceError,
     pid_alive,
     port_open,
@@ -66,7 +66,7 @@ class LocalRedis:
         password_file: Path | None = None,
     ) -> None:
         """One redis-server on `settings.redis_port`; a node of a replicated set
-        (jobs/localredis_ha.py) passes its own folder and the set's one password file."""
+        (local/redis_ha.py) passes its own folder and the set's one password file."""
         self.settings = settings
         self.dir = folder or settings.local_dir / f"redis-{settings.redis_port}"
         self.pid_file = self.dir / "redis.pid"
