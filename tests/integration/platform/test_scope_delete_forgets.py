@@ -10,7 +10,7 @@ import uuid
 from neo4j import AsyncDriver
 from redis.asyncio import Redis as redis_Redis
 
-from api import scope_cli
+from api.cli import scope as scope_cli
 from engine.settings import Settings
 from jobs.past_epoch import counter_key
 

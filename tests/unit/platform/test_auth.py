@@ -1,8 +1,8 @@
 import pytest
 from pydantic import SecretStr, ValidationError
 
-from api import cli
 from api.auth import InsecureBinding, authenticate, check_binding
+from api.cli import common as cli
 from engine.errors import Forbidden
 from engine.settings import ApiToken, Settings
 
@@ -63,7 +63,7 @@ def test_a_token_must_name_its_scopes(monkeypatch: pytest.MonkeyPatch) -> None:
         ApiToken(token=SecretStr("t1"), scopes=[])
     monkeypatch.setenv("API_TOKENS", '[{"token": "s3cret", "roles": ["admin"]}]')
     with pytest.raises(cli.CliError) as refused:
-        cli._settings()
+        cli.load_settings()
     sentence = str(refused.value)
     assert sentence.startswith("the setting API_TOKENS[0].scopes is invalid: it is missing")
     assert "s3cret" not in sentence and sentence.count(".") >= 1
@@ -74,7 +74,7 @@ def test_an_unknown_role_is_one_sentence_at_start(monkeypatch: pytest.MonkeyPatc
         ApiToken(token=SecretStr("t1"), scopes=["p1"], roles=["reader", "edtor"])
     monkeypatch.setenv("API_TOKENS", '[{"token": "s3cret", "scopes": ["p1"], "roles": ["edtor"]}]')
     with pytest.raises(cli.CliError) as refused:
-        cli._settings()
+        cli.load_settings()
     assert str(refused.value) == (
         "the setting API_TOKENS[0].roles is invalid: unknown role 'edtor' "
         "(roles are reader, editor, agenda, operator, admin)."

@@ -48,7 +48,7 @@ def test_expected_failures_are_one_sentence_and_exit_2(
 def test_schema_check_fails_when_the_sdl_drifted(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("api.cli.PROJECT_ROOT", tmp_path)
+    monkeypatch.setattr("api.cli.schema.PROJECT_ROOT", tmp_path)
     (tmp_path / "schema.graphql").write_text("type Query { old: Int }\n")
     with pytest.raises(SystemExit) as exit_info:
         main(["schema", "export", "--check"])

@@ -4,16 +4,19 @@ like `storygraph review`; a delete is recorded as `cli` and logged."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 
-from engine.principal import Principal
+from redis.exceptions import RedisError
+
+from api.cli.common import CLI_PRINCIPAL, CliError
+from engine.errors import StorygraphError
 from engine.settings import Settings
 from graph.driver import open_driver
 from jobs import scopes
 from jobs.deps import Deps
 from jobs.queue import open_pool
 
-CLI_PRINCIPAL = Principal("cli", frozenset({"*"}), frozenset({"admin"}))
 COLUMNS = ("events", "entities", "relations", "sources", "concerns", "watches")
 
 
@@ -44,3 +47,18 @@ async def _run(settings: Settings, action: str, scope: str | None) -> list[str]:
 def run(settings: Settings, action: str, scope: str | None) -> list[str]:
     """The lines to print for `scope list` or `scope delete <scope>`."""
     return asyncio.run(_run(settings, action, scope))
+
+
+def command(args: argparse.Namespace, settings: Settings) -> None:
+    if args.action == "delete" and not args.scope:
+        raise CliError("scope delete needs the scope to delete: storygraph scope delete <scope>")
+    try:
+        lines = run(settings, args.action, args.scope)
+    except StorygraphError as exc:
+        raise CliError(str(exc)) from None
+    except (RedisError, OSError) as exc:
+        raise CliError(
+            f"Redis is unreachable ({exc}); a scope is deleted only while Redis is up, so "
+            "no cached past answer of it outlives the delete"
+        ) from None
+    print("\n".join(lines))

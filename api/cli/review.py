@@ -17,6 +17,7 @@ Ctrl-C only detaches: the review keeps running on the workers; follow it again w
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
+from api.cli.common import CLI_PRINCIPAL, CliError
 from api.definitions.review_types import RunProgress, StageProgress, run_progress
 from engine.errors import StorygraphError
 from engine.principal import Principal
@@ -37,15 +39,8 @@ from jobs.queue import open_pool
 from jobs.review import reads, runs
 from jobs.review.common import DEFAULT_WINDOW
 
-# The operator at this machine's terminal, holding the service's own settings: every scope.
-CLI_PRINCIPAL = Principal("cli", frozenset({"*"}), frozenset({"admin"}))
-
 POLL_SECONDS = 0.5
 DETACHED = "Detached: the review keeps running (not cancelled). Follow it again with"
-
-
-class ReviewCliError(Exception):
-    """One sentence for the person at the terminal."""
 
 
 @dataclass
@@ -57,7 +52,7 @@ class Target:
 
 def _scope(projects: list[str] | None, is_global: bool) -> Scope:
     if is_global == bool(projects):
-        raise ReviewCliError("give either --global or one or more --project, not both or neither")
+        raise CliError("give either --global or one or more --project, not both or neither")
     return Scope.global_() if is_global else Scope.projects(*(projects or []))
 
 
@@ -150,7 +145,7 @@ async def review_command(
         run_id = target.run_id
         if run_id is None:
             if action is not None:
-                raise ReviewCliError(f"--{action} needs --run ID")
+                raise CliError(f"--{action} needs --run ID")
             now = datetime.now(UTC)
             interval = (start or now - DEFAULT_WINDOW, end or now + timedelta(minutes=1))
             run = await runs.start_review(
@@ -168,7 +163,7 @@ async def review_command(
             console.print(f"Asked review {run_id} to {action}.")
         return await follow(deps, run_id, console)
     except StorygraphError as exc:
-        raise ReviewCliError(f"{exc.code.value}: {exc.message}") from None
+        raise CliError(f"{exc.code.value}: {exc.message}") from None
     finally:
         await pool.aclose()
         await driver.close()
@@ -206,3 +201,17 @@ def run_review_cli(
         return 0
     console.print(final_line(run))
     return 0 if run.display_status.value == "completed" else 1
+
+
+def command(args: argparse.Namespace, settings: Settings) -> None:
+    code = run_review_cli(
+        settings,
+        run_id=args.run,
+        projects=args.project,
+        is_global=args.is_global,
+        start=args.start,
+        end=args.end,
+        action=args.action,
+    )
+    if code:
+        raise SystemExit(code)

@@ -10,11 +10,13 @@ refused otherwise). The terminal acts as an admin of every scope, like `storygra
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 
 import httpx
 
-from api.scope_cli import CLI_PRINCIPAL
+from api.cli.common import CLI_PRINCIPAL, CliError
+from engine.errors import StorygraphError
 from engine.settings import Settings
 from graph.driver import open_driver
 from jobs.deps import Deps
@@ -66,3 +68,10 @@ async def _run(settings: Settings, scope: str | None, reset: bool) -> None:
 
 def run(settings: Settings, scope: str | None, reset: bool) -> None:
     asyncio.run(_run(settings, scope, reset))
+
+
+def command(args: argparse.Namespace, settings: Settings) -> None:
+    try:
+        run(settings, args.scope, args.reset)
+    except (StorygraphError, NoEndpoint) as exc:
+        raise CliError(str(exc)) from None
