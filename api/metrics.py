@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from jobs.llm.cost import ledger_totals
+from jobs.cost import ledger_totals
 from jobs.llm.metrics import LedgerTotalsCollector, StageTokenCollector
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"

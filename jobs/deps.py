@@ -15,7 +15,7 @@ from typing import Any
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
-from engine.clock import Clock, utcnow
+from engine.clock import Clock, instant, utc, utcnow
 from engine.ids import Ids, new_id
 from engine.settings import Settings
 from jobs.llm.embeddings import Embedder
@@ -63,3 +63,8 @@ class Deps:
             worker_id=str(ctx.get("worker_id", "inline")),
             embedder=ctx.get("embedder"),
         )
+
+
+def as_of_now(deps: Deps, as_of: datetime | None) -> datetime:
+    """The asOf argument in UTC (a time without a zone is INVALID_INPUT), or now."""
+    return instant(as_of, "asOf") or utc(deps.clock())

@@ -1,5 +1,5 @@
 """`costLedger(scope, from, to)` and the `cost` of a supervision run: what the model work
-cost, from the ledger of model calls (`jobs.llm.cost`)."""
+cost, from the ledger of model calls (`jobs.cost`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from api.context import Context
 from api.definitions.pagination import Connection, connection, page_size, wants_total
 from api.paging import COST_LINES, read_after
 from engine.llm import ledger as lg
-from jobs.llm import cost as use_case
+from jobs import cost as use_case
 
 
 @strawberry.type(description="Summed model calls: tokens as the responses' usage reported them.")

@@ -22,8 +22,8 @@ from api.paging import ENTITIES, EVENTS, RELATIONS, Keyset, read_after
 from engine.story import models as m
 from engine.story.filters import EntityFilter, EventFilter, RelationFilter
 from engine.story.views import StoryGraph
+from jobs.deps import as_of_now
 from jobs.story import ordering, reads
-from jobs.story.common import as_of_now
 
 T = TypeVar("T")
 

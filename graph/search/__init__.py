@@ -1,2 +1,3 @@
-"""Search over the story graph: the passages written beside source versions
-(`graph.search.passages`) and the full-text read (`graph.search.store`)."""
+"""Search over the story graph: the full-text and vector reads (`graph.search.store`,
+`graph.search.vectors`); the passages they read are written beside source versions
+(`graph.story.passages`)."""

@@ -21,9 +21,9 @@ from engine.story.previews import (
     fingerprint,
 )
 from graph.base import Store
-from graph.search.passages import write_passages
 from graph.story.codec import from_props, to_props
 from graph.story.knowledge import present_writes
+from graph.story.passages import write_passages
 from graph.story.selection import load_selection
 
 

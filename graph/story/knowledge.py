@@ -27,8 +27,8 @@ from engine.story.previews import (
     fingerprint,
 )
 from graph.base import Store, rows
-from graph.search.passages import entry_version, write_passages
 from graph.story.codec import from_props
+from graph.story.passages import entry_version, write_passages
 from graph.story.selection import load_selection
 
 

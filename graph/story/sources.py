@@ -15,8 +15,8 @@ from engine.story.inputs import SourceInput
 from engine.story.models import Actor, Reference, Source, SourceVersion
 from engine.story.sources import decide_source_upsert, decide_withdrawal, excerpt
 from engine.story.views import Excerpt
-from graph.search.passages import remove_passages, write_passages
 from graph.story.codec import from_props, to_props
+from graph.story.passages import remove_passages, write_passages
 from graph.story.store import StoryStore
 
 AlsoWrite = Callable[[AsyncManagedTransaction], Awaitable[object]]

@@ -34,9 +34,8 @@ from engine.search.vectors import LexicalReason, SearchMode, check_vectors, lexi
 from graph.search.store import SearchStore
 from graph.search.vectors import VectorStore
 from jobs import quota
-from jobs.deps import Deps
+from jobs.deps import Deps, as_of_now
 from jobs.llm.ledger import Meter, metering, settle
-from jobs.story.common import as_of_now
 
 log = logging.getLogger("storygraph.search")
 

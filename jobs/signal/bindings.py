@@ -16,8 +16,7 @@ from engine.scope import require_scope
 from engine.signal.binding import BindingKind, PersonBinding, next_version
 from engine.story.models import Actor
 from graph.signal.bindings import PersonBindings
-from jobs.deps import Deps
-from jobs.story.common import as_of_now
+from jobs.deps import Deps, as_of_now
 
 
 def bindings(deps: Deps) -> PersonBindings:

@@ -15,8 +15,7 @@ from engine.signal.stored import Signal
 from engine.story.sources import excerpt
 from engine.story.views import Excerpt
 from graph.signal.chain import SignalChain
-from jobs.deps import Deps
-from jobs.story.common import as_of_now
+from jobs.deps import Deps, as_of_now
 
 
 def _chain(deps: Deps) -> SignalChain:

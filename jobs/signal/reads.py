@@ -10,9 +10,8 @@ from engine.principal import Principal
 from engine.scope import require_scope
 from engine.signal.model import SignalKind, SignalStatus
 from engine.signal.stored import Signal
-from jobs.deps import Deps
+from jobs.deps import Deps, as_of_now
 from jobs.signal.record import signal_store
-from jobs.story.common import as_of_now
 
 
 async def signals_page(

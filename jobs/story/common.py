@@ -3,9 +3,6 @@ and the change hint sent after a write committed."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from engine.clock import instant, utc
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.story.models import Actor
@@ -23,11 +20,6 @@ def editor(principal: Principal, scope: str, user_id: str | None = None) -> Acto
     admin token, recorded with that token's name (Principal.actor_id)."""
     require_scope(principal, "editor", scope)
     return Actor.user(principal.actor_id(user_id))
-
-
-def as_of_now(deps: Deps, as_of: datetime | None) -> datetime:
-    """The asOf argument in UTC (a time without a zone is INVALID_INPUT), or now."""
-    return instant(as_of, "asOf") or utc(deps.clock())
 
 
 def story_repo(deps: Deps) -> StoryRepository:

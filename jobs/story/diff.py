@@ -18,8 +18,7 @@ from engine.story.models import Reference
 from engine.story.wording import Labels, ids_in
 from graph.story.diff import StoryDiff
 from graph.story.labels import ObjectLabels
-from jobs.deps import Deps
-from jobs.story.common import as_of_now
+from jobs.deps import Deps, as_of_now
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from engine.story.models import (
 )
 from engine.story.views import EntityView, Excerpt, GraphView, ResultView, StoryGraph
 from graph.view import ReplayStore
-from jobs.deps import Deps
+from jobs.deps import Deps, as_of_now
 from jobs.notify import GraphChangeHub, listen
-from jobs.story.common import as_of_now, knowledge_repo, pages, story_repo
+from jobs.story.common import knowledge_repo, pages, story_repo
 from jobs.story.ordering import CitedReference, citing, relations_of
 
 

@@ -23,8 +23,8 @@ from engine.llm.ledger import Attribution, Stage, by_owner, by_stage, estimate_t
 from engine.principal import OPEN_PRINCIPAL, Principal
 from engine.review.types import Scope
 from graph.llm.ledger import CostLedger
+from jobs.cost import cost_ledger, cost_lines, ledger_totals, run_cost
 from jobs.deps import Deps
-from jobs.llm.cost import cost_ledger, cost_lines, ledger_totals, run_cost
 from jobs.llm.ledger import STAGE_TOKENS, Meter
 from jobs.llm.metrics import LedgerTotalsCollector, StageTokenCollector
 from jobs.review.common import runs_of
