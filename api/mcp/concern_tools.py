@@ -66,8 +66,8 @@ def _deps(caller: Caller) -> Deps:
     return Deps(settings=caller.settings, driver=caller.driver, pool=caller.pool)
 
 
-def register(server: MCPServer, caller_of: CallerSource) -> None:
-    """Add the concern tools and the conversation-context resource to `server`."""
+def _register_raise(server: MCPServer, caller_of: CallerSource) -> None:
+    """Raising a concern about people the scope knows."""
 
     @server.tool(
         name="raise_concern",
@@ -122,6 +122,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             return {"scope": scope, "concern": shape.concern(concern)}
 
         return await answer(work())
+
+
+def _register_moves(server: MCPServer, caller_of: CallerSource) -> None:
+    """Advancing a concern and changing its priority."""
 
     @server.tool(
         name="advance_concern",
@@ -187,6 +191,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
 
         return await answer(work())
 
+
+def _register_check(server: MCPServer, caller_of: CallerSource) -> None:
+    """The open concerns of a scope."""
+
     @server.tool(
         name="check_concerns",
         description="The concerns of a scope, newest first: by default the active ones "
@@ -231,6 +239,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             }
 
         return await answer(work())
+
+
+def _register_context(server: MCPServer, caller_of: CallerSource) -> None:
+    """A person's conversation context, as a resource."""
 
     @server.resource(
         CONTEXT_URI,
@@ -288,3 +300,11 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             ensure_ascii=False,
             default=instants_iso,
         )
+
+
+def register(server: MCPServer, caller_of: CallerSource) -> None:
+    """Add the concern tools and the conversation-context resource to `server`."""
+    _register_raise(server, caller_of)
+    _register_moves(server, caller_of)
+    _register_check(server, caller_of)
+    _register_context(server, caller_of)

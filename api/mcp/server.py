@@ -86,7 +86,6 @@ def build_server(settings: Settings, caller_of: CallerSource) -> StorygraphMCP:
     diff_tools.register(server, caller_of)
     signal_tools.register(server, caller_of)
     source_tools.register(server, caller_of)
-    source_tools.register(server, caller_of)
     concern_tools.register(server, caller_of)
     review_tools.register(server, caller_of)
     watch_tools.register(server, caller_of)

@@ -65,8 +65,8 @@ def window(graph: StoryGraph) -> dict[str, Any]:
     return window_of(graph.as_of, graph.from_, graph.to, graph.story_id)
 
 
-def register(server: MCPServer, caller_of: CallerSource) -> None:
-    """Add the story graph tools to `server`; `caller_of` says who asks and with what."""
+def _register_story_graph(server: MCPServer, caller_of: CallerSource) -> None:
+    """The story graph of a scope, or a window of it, with the first page of each list."""
 
     @server.tool(
         name="story_graph",
@@ -141,6 +141,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
 
         return await answer(work())
 
+
+def _register_entity_list(server: MCPServer, caller_of: CallerSource) -> None:
+    """One page of entities: the list the story graph hands a cursor to."""
+
     @server.tool(
         name="list_entities",
         description="One page of a scope's entities (by name), optionally of a window or story, "
@@ -198,6 +202,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
 
         return await answer(work())
 
+
+def _register_relation_list(server: MCPServer, caller_of: CallerSource) -> None:
+    """One page of relations."""
+
     @server.tool(
         name="list_relations",
         description="One page of a scope's relations (by type), optionally of a window or story "
@@ -252,6 +260,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
 
         return await answer(work())
 
+
+def _register_event_list(server: MCPServer, caller_of: CallerSource) -> None:
+    """One page of events in time order."""
+
     @server.tool(
         name="list_events",
         description="One page of a scope's events in time order, optionally of a window or story.",
@@ -293,6 +305,10 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             }
 
         return await answer(work())
+
+
+def _register_reads(server: MCPServer, caller_of: CallerSource) -> None:
+    """One entity with its history and citations; one publish result."""
 
     @server.tool(
         name="get_entity",
@@ -366,3 +382,12 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
             }
 
         return await answer(work())
+
+
+def register(server: MCPServer, caller_of: CallerSource) -> None:
+    """Add the story graph tools to `server`; `caller_of` says who asks and with what."""
+    _register_story_graph(server, caller_of)
+    _register_entity_list(server, caller_of)
+    _register_relation_list(server, caller_of)
+    _register_event_list(server, caller_of)
+    _register_reads(server, caller_of)
