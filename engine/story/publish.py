@@ -118,19 +118,6 @@ def decide_publish(
             missing=missing,
         )
     result_id = result_id_for(scope, key)
-    warnings: list[str] = []
-
-    def version_base(object_id: str) -> dict[str, Any]:
-        return {
-            "id": object_id,
-            "scope": scope,
-            "seq": 1,
-            "recorded_at": now,
-            "by": by,
-            "why": f"result {result_id}",
-            "via_result": result_id,
-        }
-
     plan = PublishPlan(
         result=Result(
             id=result_id,
@@ -147,225 +134,288 @@ def decide_publish(
             coverage=inp.coverage.model_dump_json() if inp.coverage is not None else None,
         )
     )
-    story_ids: dict[str, str] = {}
-    for st in inp.stories:
-        if st.id is not None:
-            if st.id not in ctx.stories:
-                raise InvalidInput(
-                    "story is not a story of this scope", story_id=st.id, scope=scope
-                )
-            story_ids[st.ref] = st.id
-            continue
-        story_ids[st.ref] = make_id("sty", scope, key, st.ref)
-        plan.stories.append(
-            Story(**version_base(story_ids[st.ref]), name=st.name, description=st.description)
-        )
+    planner = _Planner(inp, ctx, now, by, plan)
+    planner.stories()
+    planner.entities()
+    planner.events()
+    planner.changes()
+    planner.relations()
+    planner.summaries()
+    plan.suggestions = list(planner.suggestions.values())
+    plan.result = plan.result.model_copy(update={"warnings": planner.warnings})
+    return plan
 
-    entity_ids: dict[str, str] = {}
-    suggestions: dict[str, Suggestion] = {}
-    for item in inp.entities:
-        decision = resolve_entity(scope, key, item, ctx.entities)
-        entity_ids[item.ref] = decision.object_id
-        if decision.note:
-            warnings.append(decision.note)
-        if decision.reused:
-            updated, proposed = entity_update_from_result(
-                ctx.entities[decision.object_id], item, result_id, now, by
-            )
-            if updated is not None:
-                plan.entities.append(updated)
-            suggestions.update((s.id, s) for s in proposed)
-        else:
-            plan.entities.append(
-                Entity(
-                    **version_base(decision.object_id),
-                    name=item.name,
-                    kind=item.kind or "",
-                    description=item.description or "",
-                    status=item.status or EntityStatus.CANDIDATE,
-                    valid_from=item.valid_from,
-                    valid_to=item.valid_to,
-                )
-            )
-        plan.mentions.append(
-            Mention(
-                result_id=result_id,
-                entity_id=decision.object_id,
-                name=item.name,
-                description=item.description or "",
-            )
-        )
 
-    event_ids: dict[str, str] = {}
-    for ev in inp.events:
-        event_decision = resolve_event(scope, key, ev, ctx.events, ctx.events_taken)
-        event_ids[ev.ref] = event_decision.object_id
-        if event_decision.note:
-            warnings.append(event_decision.note)
-        story_id = story_ids.get(ev.story) if ev.story else None
-        if event_decision.reused:
-            updated_event = _event_update(
-                ctx.events[event_decision.object_id],
-                ev,
-                story_id,
-                result_id,
-                now,
-                by,
-                keep_time=event_decision.by_passage,
-            )
-            if updated_event is not None:
-                plan.events.append(updated_event)
-            continue
-        plan.events.append(
-            Event(
-                **version_base(event_ids[ev.ref]),
-                result_id=result_id,
-                story_id=story_id,
-                title=ev.title,
-                description=ev.description,
-                at=ev.at,
-            )
-        )
+@dataclass
+class _Planner:
+    """One publish's plan, filled part by part (stories, entities, events, changes,
+    relations, summaries): each part reads the ids the earlier parts gave the input's refs."""
 
-    def add_refs(owner: ObjectKind, owner_id: str, tag: str, refs: list[ReferenceIn]) -> None:
+    inp: PublishResultInput
+    ctx: PublishContext
+    now: datetime
+    by: Actor
+    plan: PublishPlan
+    warnings: list[str] = field(default_factory=list)
+    suggestions: dict[str, Suggestion] = field(default_factory=dict)
+    story_ids: dict[str, str] = field(default_factory=dict)
+    entity_ids: dict[str, str] = field(default_factory=dict)
+    event_ids: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def scope(self) -> str:
+        return self.inp.scope
+
+    @property
+    def key(self) -> str:
+        return self.inp.key
+
+    @property
+    def result_id(self) -> str:
+        return self.plan.result.id
+
+    def version_base(self, object_id: str) -> dict[str, Any]:
+        return {
+            "id": object_id,
+            "scope": self.scope,
+            "seq": 1,
+            "recorded_at": self.now,
+            "by": self.by,
+            "why": f"result {self.result_id}",
+            "via_result": self.result_id,
+        }
+
+    def add_refs(self, owner: ObjectKind, owner_id: str, tag: str, refs: list[ReferenceIn]) -> None:
         for j, r in enumerate(refs):
-            plan.references.append(
+            self.plan.references.append(
                 Reference(
-                    id=make_id("ref", scope, key, owner.value, tag, str(j)),
-                    scope=scope,
-                    result_id=result_id,
+                    id=make_id("ref", self.scope, self.key, owner.value, tag, str(j)),
+                    scope=self.scope,
+                    result_id=self.result_id,
                     owner_kind=owner,
                     owner_id=owner_id,
                     source_id=r.source_id,
                     source_version=r.source_version,
                     locator=r.locator,
-                    recorded_at=now,
+                    recorded_at=self.now,
                 )
             )
 
-    for item in inp.entities:
-        add_refs(ObjectKind.ENTITY, entity_ids[item.ref], item.ref, item.references)
-    for ev in inp.events:
-        add_refs(ObjectKind.EVENT, event_ids[ev.ref], ev.ref, ev.references)
-    for i, ch in enumerate(inp.changes):
-        link = (event_ids[ch.event], entity_ids[ch.entity], ch.kind.value)
-        stored_change = ctx.event_changes.get(link)
-        if stored_change is not None:
-            # a reused event already records this change: its evidence joins that change
-            add_refs(ObjectKind.CHANGE, stored_change, str(i), ch.references)
-            continue
-        change_id = make_id("chg", scope, key, str(i))
-        plan.changes.append(
-            Change(
-                id=change_id,
-                scope=scope,
-                result_id=result_id,
-                event_id=event_ids[ch.event],
-                entity_id=entity_ids[ch.entity],
-                kind=ch.kind,
-                note=ch.note,
-                recorded_at=now,
+    def stories(self) -> None:
+        for st in self.inp.stories:
+            if st.id is not None:
+                if st.id not in self.ctx.stories:
+                    raise InvalidInput(
+                        "story is not a story of this scope", story_id=st.id, scope=self.scope
+                    )
+                self.story_ids[st.ref] = st.id
+                continue
+            self.story_ids[st.ref] = make_id("sty", self.scope, self.key, st.ref)
+            self.plan.stories.append(
+                Story(
+                    **self.version_base(self.story_ids[st.ref]),
+                    name=st.name,
+                    description=st.description,
+                )
             )
-        )
-        add_refs(ObjectKind.CHANGE, change_id, str(i), ch.references)
 
-    current = {(r.from_id, r.to_id, r.type): r for r in ctx.relations if r.retracted_at is None}
-    holders = {
-        (r.to_id, r.type): (r, name)
-        for r, name in ctx.holders
-        if r.retracted_at is None and not r.removed and r.confirmation is not Confirmation.REJECTED
-    }
-    names = {item.ref: item.name for item in inp.entities}
-    # a result that states several holders of one thing (a review reading "张三负责…" and,
-    # later in the conversation, "…改由李四负责") says the last one holds it
-    last_holder = {
-        (entity_ids[rel.to], rel.type): rel.ref
-        for rel in inp.relations
-        if rel.type in SINGLE_HOLDER_TYPES and rel.stance is Stance.SUPPORTS
-    }
-    touched: set[str] = set()  # relations this result already wrote; later items add evidence
-    for rel in inp.relations:
-        from_id, to_id = entity_ids[rel.from_], entity_ids[rel.to]
-        superseded = last_holder.get((to_id, rel.type), rel.ref) != rel.ref
-        if superseded and rel.stance is Stance.SUPPORTS:
-            continue
-        existing = current.get((from_id, to_id, rel.type))
-        held = holders.get((to_id, rel.type)) if rel.type in SINGLE_HOLDER_TYPES else None
-        if existing is None and held is not None and rel.stance is Stance.SUPPORTS:
-            holder, holder_name = held
-            touched.add(holder.id)
-            moved, suggestion = holder_change(
-                holder,
-                from_id,
-                (holder_name, names[rel.from_]),
-                result_id,
-                now,
-                by,
-                thing=names.get(rel.to, ""),
-            )
-            if moved is not None:
-                plan.relations.append(moved)
-                current[(from_id, to_id, rel.type)] = moved
-                add_refs(ObjectKind.RELATION, holder.id, rel.ref, rel.references)
-            if suggestion is not None:
-                suggestions[suggestion.id] = suggestion
-                add_refs(ObjectKind.SUGGESTION, suggestion.id, rel.ref, rel.references)
-            continue
-        if existing is not None and existing.id in touched:
-            add_refs(ObjectKind.RELATION, existing.id, rel.ref, rel.references)
-            continue
-        if existing is not None:
-            touched.add(existing.id)
-            updated_rel, suggestion = relation_evidence(existing, rel, result_id, now, by)
-            if updated_rel is not None:
-                plan.relations.append(updated_rel)
-            if suggestion is not None:
-                suggestions[suggestion.id] = suggestion
-                add_refs(ObjectKind.SUGGESTION, suggestion.id, rel.ref, rel.references)
+    def entities(self) -> None:
+        plan, result_id, now, by = self.plan, self.result_id, self.now, self.by
+        for item in self.inp.entities:
+            decision = resolve_entity(self.scope, self.key, item, self.ctx.entities)
+            self.entity_ids[item.ref] = decision.object_id
+            if decision.note:
+                self.warnings.append(decision.note)
+            if decision.reused:
+                updated, proposed = entity_update_from_result(
+                    self.ctx.entities[decision.object_id], item, result_id, now, by
+                )
+                if updated is not None:
+                    plan.entities.append(updated)
+                self.suggestions.update((s.id, s) for s in proposed)
             else:
-                add_refs(ObjectKind.RELATION, existing.id, rel.ref, rel.references)
-            continue
-        if rel.stance is Stance.CONTRADICTS:
-            warnings.append(f"relation {rel.ref!r}: contradicts a relation that does not exist")
-            continue
-        new_rel = Relation(
-            **version_base(make_id("rel", scope, key, rel.ref)),
-            from_id=from_id,
-            to_id=to_id,
-            type=rel.type,
-            reason=rel.reason,
-            valid_from=rel.valid_from,
-            valid_to=rel.valid_to,
-        )
-        plan.relations.append(new_rel)
-        current[(from_id, to_id, rel.type)] = new_rel
-        if rel.type in SINGLE_HOLDER_TYPES:
-            holders.setdefault((to_id, rel.type), (new_rel, names[rel.from_]))
-        touched.add(new_rel.id)
-        add_refs(ObjectKind.RELATION, new_rel.id, rel.ref, rel.references)
-
-    for sm in inp.summaries:
-        summary_id = make_id("sum", scope, key, sm.ref)
-        plan.summaries.append(
-            Summary(
-                id=summary_id,
-                scope=scope,
-                result_id=result_id,
-                story_id=story_ids.get(sm.story) if sm.story else None,
-                text=sm.text,
-                interval_start=sm.interval_start,
-                interval_end=sm.interval_end,
-                source_ids=list(sm.source_ids),
-                event_ids=[event_ids[e] for e in sm.events],
-                entity_ids=[entity_ids[e] for e in sm.entities],
-                recorded_at=now,
+                plan.entities.append(
+                    Entity(
+                        **self.version_base(decision.object_id),
+                        name=item.name,
+                        kind=item.kind or "",
+                        description=item.description or "",
+                        status=item.status or EntityStatus.CANDIDATE,
+                        valid_from=item.valid_from,
+                        valid_to=item.valid_to,
+                    )
+                )
+            plan.mentions.append(
+                Mention(
+                    result_id=result_id,
+                    entity_id=decision.object_id,
+                    name=item.name,
+                    description=item.description or "",
+                )
             )
-        )
-        add_refs(ObjectKind.SUMMARY, summary_id, sm.ref, sm.references)
+        for item in self.inp.entities:
+            self.add_refs(ObjectKind.ENTITY, self.entity_ids[item.ref], item.ref, item.references)
 
-    plan.suggestions = list(suggestions.values())
-    plan.result = plan.result.model_copy(update={"warnings": warnings})
-    return plan
+    def events(self) -> None:
+        for ev in self.inp.events:
+            decision = resolve_event(
+                self.scope, self.key, ev, self.ctx.events, self.ctx.events_taken
+            )
+            self.event_ids[ev.ref] = decision.object_id
+            if decision.note:
+                self.warnings.append(decision.note)
+            story_id = self.story_ids.get(ev.story) if ev.story else None
+            if decision.reused:
+                updated_event = _event_update(
+                    self.ctx.events[decision.object_id],
+                    ev,
+                    story_id,
+                    self.result_id,
+                    self.now,
+                    self.by,
+                    keep_time=decision.by_passage,
+                )
+                if updated_event is not None:
+                    self.plan.events.append(updated_event)
+                continue
+            self.plan.events.append(
+                Event(
+                    **self.version_base(self.event_ids[ev.ref]),
+                    result_id=self.result_id,
+                    story_id=story_id,
+                    title=ev.title,
+                    description=ev.description,
+                    at=ev.at,
+                )
+            )
+        for ev in self.inp.events:
+            self.add_refs(ObjectKind.EVENT, self.event_ids[ev.ref], ev.ref, ev.references)
+
+    def changes(self) -> None:
+        entity_ids, event_ids = self.entity_ids, self.event_ids
+        for i, ch in enumerate(self.inp.changes):
+            link = (event_ids[ch.event], entity_ids[ch.entity], ch.kind.value)
+            stored_change = self.ctx.event_changes.get(link)
+            if stored_change is not None:
+                # a reused event already records this change: its evidence joins that change
+                self.add_refs(ObjectKind.CHANGE, stored_change, str(i), ch.references)
+                continue
+            change_id = make_id("chg", self.scope, self.key, str(i))
+            self.plan.changes.append(
+                Change(
+                    id=change_id,
+                    scope=self.scope,
+                    result_id=self.result_id,
+                    event_id=event_ids[ch.event],
+                    entity_id=entity_ids[ch.entity],
+                    kind=ch.kind,
+                    note=ch.note,
+                    recorded_at=self.now,
+                )
+            )
+            self.add_refs(ObjectKind.CHANGE, change_id, str(i), ch.references)
+
+    def relations(self) -> None:
+        ctx, inp, plan, entity_ids = self.ctx, self.inp, self.plan, self.entity_ids
+        result_id, now, by, add_refs = self.result_id, self.now, self.by, self.add_refs
+        current = {(r.from_id, r.to_id, r.type): r for r in ctx.relations if r.retracted_at is None}
+        holders = {
+            (r.to_id, r.type): (r, name)
+            for r, name in ctx.holders
+            if r.retracted_at is None
+            and not r.removed
+            and r.confirmation is not Confirmation.REJECTED
+        }
+        names = {item.ref: item.name for item in inp.entities}
+        # a result that states several holders of one thing (a review reading "张三负责…" and,
+        # later in the conversation, "…改由李四负责") says the last one holds it
+        last_holder = {
+            (entity_ids[rel.to], rel.type): rel.ref
+            for rel in inp.relations
+            if rel.type in SINGLE_HOLDER_TYPES and rel.stance is Stance.SUPPORTS
+        }
+        touched: set[str] = set()  # relations this result already wrote; later items add evidence
+        for rel in inp.relations:
+            from_id, to_id = entity_ids[rel.from_], entity_ids[rel.to]
+            superseded = last_holder.get((to_id, rel.type), rel.ref) != rel.ref
+            if superseded and rel.stance is Stance.SUPPORTS:
+                continue
+            existing = current.get((from_id, to_id, rel.type))
+            held = holders.get((to_id, rel.type)) if rel.type in SINGLE_HOLDER_TYPES else None
+            if existing is None and held is not None and rel.stance is Stance.SUPPORTS:
+                holder, holder_name = held
+                touched.add(holder.id)
+                moved, suggestion = holder_change(
+                    holder,
+                    from_id,
+                    (holder_name, names[rel.from_]),
+                    result_id,
+                    now,
+                    by,
+                    thing=names.get(rel.to, ""),
+                )
+                if moved is not None:
+                    plan.relations.append(moved)
+                    current[(from_id, to_id, rel.type)] = moved
+                    add_refs(ObjectKind.RELATION, holder.id, rel.ref, rel.references)
+                if suggestion is not None:
+                    self.suggestions[suggestion.id] = suggestion
+                    add_refs(ObjectKind.SUGGESTION, suggestion.id, rel.ref, rel.references)
+                continue
+            if existing is not None and existing.id in touched:
+                add_refs(ObjectKind.RELATION, existing.id, rel.ref, rel.references)
+                continue
+            if existing is not None:
+                touched.add(existing.id)
+                updated_rel, suggestion = relation_evidence(existing, rel, result_id, now, by)
+                if updated_rel is not None:
+                    plan.relations.append(updated_rel)
+                if suggestion is not None:
+                    self.suggestions[suggestion.id] = suggestion
+                    add_refs(ObjectKind.SUGGESTION, suggestion.id, rel.ref, rel.references)
+                else:
+                    add_refs(ObjectKind.RELATION, existing.id, rel.ref, rel.references)
+                continue
+            if rel.stance is Stance.CONTRADICTS:
+                self.warnings.append(
+                    f"relation {rel.ref!r}: contradicts a relation that does not exist"
+                )
+                continue
+            new_rel = Relation(
+                **self.version_base(make_id("rel", self.scope, self.key, rel.ref)),
+                from_id=from_id,
+                to_id=to_id,
+                type=rel.type,
+                reason=rel.reason,
+                valid_from=rel.valid_from,
+                valid_to=rel.valid_to,
+            )
+            plan.relations.append(new_rel)
+            current[(from_id, to_id, rel.type)] = new_rel
+            if rel.type in SINGLE_HOLDER_TYPES:
+                holders.setdefault((to_id, rel.type), (new_rel, names[rel.from_]))
+            touched.add(new_rel.id)
+            add_refs(ObjectKind.RELATION, new_rel.id, rel.ref, rel.references)
+
+    def summaries(self) -> None:
+        for sm in self.inp.summaries:
+            summary_id = make_id("sum", self.scope, self.key, sm.ref)
+            self.plan.summaries.append(
+                Summary(
+                    id=summary_id,
+                    scope=self.scope,
+                    result_id=self.result_id,
+                    story_id=self.story_ids.get(sm.story) if sm.story else None,
+                    text=sm.text,
+                    interval_start=sm.interval_start,
+                    interval_end=sm.interval_end,
+                    source_ids=list(sm.source_ids),
+                    event_ids=[self.event_ids[e] for e in sm.events],
+                    entity_ids=[self.entity_ids[e] for e in sm.entities],
+                    recorded_at=self.now,
+                )
+            )
+            self.add_refs(ObjectKind.SUMMARY, summary_id, sm.ref, sm.references)
 
 
 def adds_nothing(plan: PublishPlan) -> bool:
