@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -58,6 +57,7 @@ from api.past_cache import (
     past_read,
 )
 from api.schema import build_schema
+from engine.clock import utcnow
 from engine.errors import InvalidInput, StorygraphError
 from engine.settings import PROJECT_ROOT, Settings
 
@@ -235,7 +235,7 @@ class StorygraphGraphQL(GraphQL):
                 request_data.query,
                 request_data.operation_name,
                 request_data.variables,
-                datetime.now(UTC),
+                utcnow(),
                 self.past.settle,
                 self.documents,
             )

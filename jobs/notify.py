@@ -20,12 +20,12 @@ import json
 import logging
 import os
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from engine.clock import utcnow
 from engine.settings import Settings
 from jobs.redis_client import open_redis
 
@@ -46,7 +46,7 @@ async def graph_changed(redis: Redis, scope: str, *, kind: str, ids: list[str], 
         "kind": kind,
         "ids": ids,
         "by": by,
-        "at": datetime.now(UTC).isoformat(),
+        "at": utcnow().isoformat(),
     }
     await redis.publish(channel(scope), json.dumps(message, ensure_ascii=False))
 

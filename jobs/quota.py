@@ -6,10 +6,10 @@ caller text."""
 from __future__ import annotations
 
 import hashlib
-import time
 
 from redis.asyncio import Redis
 
+from engine.clock import utcnow
 from engine.errors import RateLimited
 
 PREFIX = "storygraph:quota:"
@@ -25,7 +25,7 @@ async def take(
 ) -> None:
     """Count `amount` `kind` uses by `holder`; RateLimited (naming `what`) past `limit` uses
     in the current `window_s`-second window. Redis errors propagate to the caller."""
-    now = time.time()
+    now = utcnow().timestamp()
     window = int(now // window_s)
     key = _key(kind, holder, window)
     async with redis.pipeline(transaction=True) as pipe:

@@ -21,7 +21,7 @@ import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
@@ -146,7 +146,7 @@ async def review_command(
         if run_id is None:
             if action is not None:
                 raise CliError(f"--{action} needs --run ID")
-            now = datetime.now(UTC)
+            now = deps.clock()
             interval = (start or now - DEFAULT_WINDOW, end or now + timedelta(minutes=1))
             run = await runs.start_review(
                 deps, CLI_PRINCIPAL, _scope(projects, is_global), *interval

@@ -30,6 +30,8 @@ from typing import Protocol, TypeVar
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_chain, wait_fixed
 
+from engine.clock import utcnow
+
 T = TypeVar("T")
 
 TRANSIENT_STATUSES: frozenset[int] = frozenset({500, 502, 503, 504})
@@ -50,7 +52,7 @@ class SystemClock:
         return time.monotonic()
 
     def now(self) -> datetime:
-        return datetime.now(UTC)
+        return utcnow()
 
 
 Sleep = Callable[[float], Awaitable[None]]

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 
+from engine.clock import utcnow
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.watch import delivery as rules
@@ -87,7 +87,7 @@ async def _post(deps: Deps, http: httpx.AsyncClient, url: str, stored: StoredHan
     headers = {"Idempotency-Key": handoff.execution_key, "Content-Type": "application/json"}
     secret = deps.settings.concern_webhook_secret
     if secret is not None:
-        stamp = str(int(time.time()))
+        stamp = str(int(utcnow().timestamp()))
         headers[TIMESTAMP_HEADER] = stamp
         headers[SIGNATURE_HEADER] = sign(secret.get_secret_value(), stamp, body)
     response = await http.post(url, content=body, headers=headers, timeout=WEBHOOK_TIMEOUT_SECONDS)
