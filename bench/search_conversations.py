@@ -209,7 +209,7 @@ async def storygraph_rankings(deps: Deps, scope: str, corpus: Corpus) -> list[li
     for case in corpus.cases:
         ask = SearchAsk(text=case.text, first=10, kinds=[HitKind.PASSAGE])
         _, page = await search(deps, READER, scope, ask)
-        out.append([_line(h.passage_ref.locator) for h in page.hits if h.passage_ref])
+        out.append([_line(h.passage_ref.locator) for h in page.items if h.passage_ref])
     return out
 
 

@@ -141,7 +141,7 @@ async def evaluate(deps: Deps, scopes: dict[str, str], query_set: dict[str, Any]
         _, page = await search(
             deps, READER, scopes[q["scope"]], SearchAsk(text=q["text"], first=10), as_of=as_of
         )
-        found = next((i for i, h in enumerate(page.hits, 1) if matches(h, q["expect"])), None)
+        found = next((i for i, h in enumerate(page.items, 1) if matches(h, q["expect"])), None)
         ranks.append((q["category"], found))
         totals.append(page.total)
         if found is None:

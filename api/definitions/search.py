@@ -184,7 +184,7 @@ class Query:
                 cursor=SEARCH.encode(hit),
                 node=_hit(hit, at),
             )
-            for hit in page.hits
+            for hit in page.items
         ]
         return SearchConnection(
             edges=edges,

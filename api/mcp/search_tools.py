@@ -109,14 +109,14 @@ def register(server: MCPServer, caller_of: CallerSource) -> None:
                 ),
                 valid_at=valid_at,
             )
-            last = page.hits[-1] if page.hits else None
+            last = page.items[-1] if page.items else None
             return {
                 "scope": scope,
                 "known_at": known_at.isoformat(),
                 "mode": page.mode.value,
                 "note": page.note,
                 "total": page.total,
-                "items": [hit_row(h) for h in page.hits],
+                "items": [hit_row(h) for h in page.items],
                 "next": SEARCH.encode(last) if page.has_next and last else None,
             }
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from engine.page import Page
 from engine.search.ranking import HitKind, Standing
 from engine.search.text import highlights
 from engine.search.vectors import SearchMode
@@ -49,9 +50,11 @@ class Hit:
 
 
 @dataclass(frozen=True)
-class HitPage:
-    hits: list[Hit]
-    has_next: bool
+class HitPage(Page[Hit]):
+    """A page of hits like every list's page, and how the search ran: its total is always
+    counted (the same read ranks every candidate), and `mode` / `note` say whether vectors
+    took part and, when not, why."""
+
     total: int
     mode: SearchMode = SearchMode.LEXICAL
     note: str | None = None  # why the search is lexical (engine/search/vectors.py)

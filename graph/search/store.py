@@ -97,7 +97,7 @@ class SearchStore(Store):
                 break
             lucene_limit *= 8
         page = [_hit(h, text.words) for h in row["page"]]
-        return HitPage(hits=page[:limit], has_next=len(page) > limit, total=row["total"])
+        return HitPage(items=page[:limit], has_next=len(page) > limit, total=row["total"])
 
     async def neighbours(
         self,

@@ -56,8 +56,8 @@ async def test_without_an_endpoint_search_is_lexical_and_says_so(
     page = await _hits(deps, scope, "callback")
     assert page.mode is SearchMode.LEXICAL
     assert page.note is not None and "EMBEDDING_BASE_URL" in page.note
-    assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
-    assert all(h.similarity is None for h in page.hits)
+    assert [h.passage_ref.locator for h in page.items if h.passage_ref] == ["lines:2-2"]
+    assert all(h.similarity is None for h in page.items)
 
 
 async def test_writes_are_embedded_by_the_worker_and_hybrid_finds_a_paraphrase(
@@ -72,7 +72,7 @@ async def test_writes_are_embedded_by_the_worker_and_hybrid_finds_a_paraphrase(
     )
     await upsert_source(writer, EDITOR, source(scope, text=LINES).model_dump(mode="json"))
     lexical = await _hits(hybrid_deps, scope, PARAPHRASE)
-    assert lexical.hits == []  # not embedded yet, and no word of it is in the text
+    assert lexical.items == []  # not embedded yet, and no word of it is in the text
     worker = create_worker(embedding_settings, burst=True, crons=False)
     try:
         await worker.async_run()
@@ -82,15 +82,15 @@ async def test_writes_are_embedded_by_the_worker_and_hybrid_finds_a_paraphrase(
     assert set(LINES.splitlines()) <= set(embeddings.inputs)
     page = await _hits(hybrid_deps, scope, PARAPHRASE)
     assert page.mode is SearchMode.HYBRID and page.note is None
-    assert page.hits, "hybrid search found nothing for the paraphrase"
-    top = page.hits[0]
+    assert page.items, "hybrid search found nothing for the paraphrase"
+    top = page.items[0]
     assert top.passage_ref is not None and top.passage_ref.locator == "lines:2-2"
     assert top.score == 0.0 and top.similarity is not None and top.similarity >= 0.3
     assert top.rank == pytest.approx(fused_rank(None, 1, Standing.CONFIRMED, True))
     # a word both lists find ranks by both: 1/(k+1) + 1/(k+1)
     both = await _hits(hybrid_deps, scope, "callback interface")
-    assert both.hits[0].passage_ref and both.hits[0].passage_ref.locator == "lines:2-2"
-    assert both.hits[0].rank == pytest.approx(2 / (RRF_K + 1))
+    assert both.items[0].passage_ref and both.items[0].passage_ref.locator == "lines:2-2"
+    assert both.items[0].rank == pytest.approx(2 / (RRF_K + 1))
 
 
 async def test_hybrid_search_as_of_never_returns_later_text(
@@ -104,11 +104,11 @@ async def test_hybrid_search_as_of_never_returns_later_text(
     await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
     before = await _hits(hybrid_deps, scope, "callbacks timing", as_of=T0 + timedelta(minutes=30))
     assert before.mode is SearchMode.HYBRID
-    assert {h.passage_ref.source_id for h in before.hits if h.passage_ref} == {"conv-1"}
+    assert {h.passage_ref.source_id for h in before.items if h.passage_ref} == {"conv-1"}
     now = await _hits(hybrid_deps, scope, "callbacks timing")
-    assert {h.passage_ref.source_id for h in now.hits if h.passage_ref} == {"conv-1", "conv-2"}
+    assert {h.passage_ref.source_id for h in now.items if h.passage_ref} == {"conv-1", "conv-2"}
     kinds = await _hits(hybrid_deps, scope, "callbacks timing", as_of=later)
-    assert all(h.kind is HitKind.PASSAGE for h in kinds.hits)
+    assert all(h.kind is HitKind.PASSAGE for h in kinds.items)
 
 
 async def test_an_outage_keeps_lexical_search_and_the_job_retries_later(
@@ -123,7 +123,7 @@ async def test_an_outage_keeps_lexical_search_and_the_job_retries_later(
     embeddings.down = True
     page = await _hits(hybrid_deps, scope, "callback")
     # the endpoint is down: the words still find the line, and the answer says why lexical
-    assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
+    assert [h.passage_ref.locator for h in page.items if h.passage_ref] == ["lines:2-2"]
     assert page.mode is SearchMode.LEXICAL and page.note is not None
     async with httpx.AsyncClient() as http:
         ctx = worker_context(embedding_settings, driver=neo4j_driver, http=http)
@@ -138,7 +138,7 @@ async def test_an_outage_keeps_lexical_search_and_the_job_retries_later(
     assert done["status"] == "completed" and done["embedded"] == 3 and done["missing"] == 0
     found = await _hits(hybrid_deps, scope, PARAPHRASE)
     assert found.mode is SearchMode.HYBRID
-    assert [h.passage_ref.locator for h in found.hits if h.passage_ref][:1] == ["lines:2-2"]
+    assert [h.passage_ref.locator for h in found.items if h.passage_ref][:1] == ["lines:2-2"]
 
 
 async def test_backfill_embeds_what_is_missing_and_reports_progress(

@@ -40,13 +40,13 @@ async def test_passage_hit_points_at_its_line_with_highlights(
     text = "张三：支付回调接口明天联调\n李四：the callback interface times out\n王五：好的"
     await repo.upsert_source(source(scope, text=text), now=T0)
     page = await _find(deps, scope, "callback interface", kinds=[HitKind.PASSAGE])
-    assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
-    hit = page.hits[0]
+    assert [h.passage_ref.locator for h in page.items if h.passage_ref] == ["lines:2-2"]
+    hit = page.items[0]
     assert hit.standing is Standing.CONFIRMED and hit.passage.startswith("李四")
     assert [hit.passage[s:e].lower() for s, e in hit.spans] == ["callback", "interface"]
     zh = await _find(deps, scope, "回调接口", kinds=[HitKind.PASSAGE])
-    assert [h.passage_ref.locator for h in zh.hits if h.passage_ref] == ["lines:1-1"]
-    assert [zh.hits[0].passage[s:e] for s, e in zh.hits[0].spans] == ["回调接口"]
+    assert [h.passage_ref.locator for h in zh.items if h.passage_ref] == ["lines:1-1"]
+    assert [zh.items[0].passage[s:e] for s, e in zh.items[0].spans] == ["回调接口"]
 
 
 async def test_english_words_find_their_other_forms_and_stop_words_do_not_match(
@@ -58,22 +58,22 @@ async def test_english_words_find_their_other_forms_and_stop_words_do_not_match(
     await repo.upsert_source(source(scope, text=text), now=T0)
     page = await _find(deps, scope, "dancing at parties", kinds=[HitKind.PASSAGE])
     # "dancing" and "danced" share the stem "danc"; "at" is a stop word that matches nothing
-    assert [h.passage_ref.locator for h in page.hits if h.passage_ref][0] == "lines:1-1"
+    assert [h.passage_ref.locator for h in page.items if h.passage_ref][0] == "lines:1-1"
     the = await _find(deps, scope, "the dances", kinds=[HitKind.PASSAGE])
-    assert [h.passage_ref.locator for h in the.hits if h.passage_ref] == ["lines:1-1"]
+    assert [h.passage_ref.locator for h in the.items if h.passage_ref] == ["lines:1-1"]
     zh = await _find(deps, scope, "跳舞", kinds=[HitKind.PASSAGE])
-    assert [h.passage_ref.locator for h in zh.hits if h.passage_ref] == ["lines:2-2"]
+    assert [h.passage_ref.locator for h in zh.items if h.passage_ref] == ["lines:2-2"]
 
 
 async def test_withdrawn_version_is_no_longer_found(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:
     await repo.upsert_source(source(scope, text="机密：收购计划"), now=T0)
-    assert (await _find(deps, scope, "收购计划")).hits
+    assert (await _find(deps, scope, "收购计划")).items
     await repo.withdraw_source(
         scope, "conv-1", "v1", reason="redacted", by=ALICE, now=T0 + timedelta(minutes=1)
     )
-    assert (await _find(deps, scope, "收购计划")).hits == []
+    assert (await _find(deps, scope, "收购计划")).items == []
 
 
 async def test_earlier_name_finds_the_entity_as_it_is_now_ranked_below_current_names(
@@ -103,8 +103,8 @@ async def test_earlier_name_finds_the_entity_as_it_is_now_ranked_below_current_n
         now=T0 + timedelta(hours=2),
     )
     now = await _find(deps, scope, "Atlas", kinds=[HitKind.ENTITY])
-    assert [h.key for h in now.hits] == [ids["Atlas 看板"], renamed]  # current name first
-    old = now.hits[1]
+    assert [h.key for h in now.items] == [ids["Atlas 看板"], renamed]  # current name first
+    old = now.items[1]
     assert old.current is False and old.field == "earlier_name"
     assert isinstance(old.obj, Entity) and old.obj.name == "Helios 网关"
     assert old.standing is Standing.PERSON_EDITED
@@ -112,12 +112,12 @@ async def test_earlier_name_finds_the_entity_as_it_is_now_ranked_below_current_n
     before = await _find(
         deps, scope, "Atlas", kinds=[HitKind.ENTITY], as_of=T0 + timedelta(hours=1, minutes=30)
     )
-    assert {h.key: h.current for h in before.hits} == {ids["Atlas 看板"]: True, renamed: True}
+    assert {h.key: h.current for h in before.items} == {ids["Atlas 看板"]: True, renamed: True}
     # as of before anything was published, nothing; the new name is not known earlier
-    assert (await _find(deps, scope, "Atlas", as_of=T0 + timedelta(minutes=30))).hits == []
+    assert (await _find(deps, scope, "Atlas", as_of=T0 + timedelta(minutes=30))).items == []
     assert (
         await _find(deps, scope, "Helios", as_of=T0 + timedelta(hours=1, minutes=30))
-    ).hits == []
+    ).items == []
 
 
 async def test_pages_follow_the_cursor_without_repeats(
@@ -130,10 +130,10 @@ async def test_pages_follow_the_cursor_without_repeats(
     while True:
         page = await _find(deps, scope, "deploy window", first=3, after=after)
         assert page.total == 7
-        seen += [h.key for h in page.hits]
+        seen += [h.key for h in page.items]
         if not page.has_next:
             break
-        last = page.hits[-1]
+        last = page.items[-1]
         after = (last.rank, last.mentions, last.key)
     assert len(seen) == 7 == len(set(seen))
 
@@ -201,10 +201,10 @@ async def test_confirmed_relation_ranks_above_suggested_with_the_same_text(
         scope, second, RelationAction.CONFIRM, by=ALICE, now=T0 + timedelta(hours=2)
     )
     page = await _find(deps, scope, "灰度发布", kinds=[HitKind.RELATION])
-    assert [h.key for h in page.hits][0] == second
-    assert [h.standing for h in page.hits] == [Standing.CONFIRMED, Standing.SUGGESTED]
+    assert [h.key for h in page.items][0] == second
+    assert [h.standing for h in page.items] == [Standing.CONFIRMED, Standing.SUGGESTED]
     only = await _find(deps, scope, "灰度发布", standings=[Standing.SUGGESTED])
-    assert [h.key for h in only.hits] != [] and second not in [h.key for h in only.hits]
+    assert [h.key for h in only.items] != [] and second not in [h.key for h in only.items]
 
 
 async def test_valid_at_keeps_only_events_that_had_happened(
@@ -224,6 +224,6 @@ async def test_valid_at_keeps_only_events_that_had_happened(
         now=T0 + timedelta(hours=1),
     )
     between = await _find(deps, scope, "灰度发布", valid_at=T0 + timedelta(days=3))
-    assert [h.obj.title for h in between.hits if isinstance(h.obj, Event)] == ["灰度发布 第一批"]
+    assert [h.obj.title for h in between.items if isinstance(h.obj, Event)] == ["灰度发布 第一批"]
     after = await _find(deps, scope, "灰度发布", valid_at=T0 + timedelta(days=6))
-    assert len(after.hits) == 2
+    assert len(after.items) == 2

@@ -225,7 +225,7 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
         for t, snap, known in checkpoints:
             for word in WORDS:
                 _, page = await search(deps, READER, sub, SearchAsk(text=word, first=500), as_of=t)
-                got = {(h.kind, h.key): h for h in page.hits}
+                got = {(h.kind, h.key): h for h in page.items}
                 want_entities = {
                     eid for eid, ts in known.items() if any(_holds(x, word) for x in ts)
                 }
@@ -259,7 +259,7 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                     assert isinstance(hit.obj, Entity)
                     assert (hit.obj.seq, hit.obj.name) == (now.seq, now.name), (t, word)
                     assert hit.current == any(_holds(x, word) for x in _texts(now)), (t, word)
-                for h in page.hits:
+                for h in page.items:
                     stamp = h.passage_ref.recorded_at if h.passage_ref else None
                     if h.obj is not None:
                         stamp = h.obj.recorded_at
@@ -267,7 +267,7 @@ async def test_search_as_of_equals_the_replay_of_the_operations_before_it(
                 _, mixed = await search(
                     hybrid_deps, READER, sub, SearchAsk(text=word, first=500), as_of=t
                 )
-                both = {(h.kind, h.key): h for h in mixed.hits}
+                both = {(h.kind, h.key): h for h in mixed.items}
                 assert set(got) <= set(both), (t, word)
                 for (kind, key), h in both.items():
                     if kind is HitKind.ENTITY:
