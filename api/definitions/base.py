@@ -32,16 +32,22 @@ def _declared(cls: type[Any]) -> tuple[str, ...]:
 
 
 @cache
-def _copied(cls: type[Any], model_cls: type[BaseModel]) -> tuple[str, ...]:
-    """The names a GraphQL type declares that a model of `model_cls` has: its fields, and
-    its properties and other class attributes (worked out once per pair of types)."""
-    fields = model_cls.model_fields
+def _copied(cls: type[Any], model_cls: type[Any]) -> tuple[str, ...]:
+    """The names a GraphQL type declares that a model of `model_cls` (pydantic or a
+    dataclass) has: its fields, and its properties and other class attributes (worked out
+    once per pair of types)."""
+    if dataclasses.is_dataclass(model_cls):
+        fields: Any = {f.name for f in dataclasses.fields(model_cls)}
+    else:
+        fields = model_cls.model_fields
     declared = _declared(cls)  # type: ignore[arg-type]
     return tuple(n for n in declared if n in fields or hasattr(model_cls, n))
 
 
-def build(cls: type[T], model: BaseModel, **overrides: Any) -> T:
-    """Copy the model's fields that the GraphQL type declares (same snake_case names)."""
+def build(cls: type[T], model: BaseModel | Any, **overrides: Any) -> T:
+    """Copy the model's fields that the GraphQL type declares (same snake_case names); the
+    overrides give the fields that differ (another name, an enum's value, a nested type).
+    The one way a model becomes a type: a type's `from_model` is `build` with its overrides."""
     names = _copied(cls, type(model))  # type: ignore[arg-type]
     values = {n: getattr(model, n) for n in names if n not in overrides}
     return cls(**values, **overrides)

@@ -8,6 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import build
 from graph.probes import Probe
 from jobs.probes import read_worker_probe, start_probe
 
@@ -22,13 +23,7 @@ class WorkerProbe:
 
     @classmethod
     def from_model(cls, p: Probe) -> WorkerProbe:
-        return cls(
-            id=strawberry.ID(p.id),
-            note=p.note,
-            worker_id=p.worker_id,
-            written_at=p.written_at,
-            runs=p.runs,
-        )
+        return build(cls, p, id=strawberry.ID(p.id))
 
 
 @strawberry.type

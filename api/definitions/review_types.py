@@ -9,6 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import build
 from api.definitions.cost import RunCost, resolve_run_cost
 from api.definitions.story_types import SourceRange
 from engine.language.lang import Lang
@@ -30,7 +31,7 @@ class ReviewScope:
 
     @classmethod
     def from_model(cls, scope: Scope) -> ReviewScope:
-        return cls(key=scope.key, is_global=scope.is_global, project_ids=list(scope.project_ids))
+        return build(cls, scope, project_ids=list(scope.project_ids))
 
 
 @strawberry.input
@@ -74,18 +75,15 @@ class Plan:
 
     @classmethod
     def from_model(cls, p: HeartbeatPlan) -> Plan:
-        return cls(
-            config_id=p.config_id,
-            name=p.name,
+        return build(
+            cls,
+            p,
             scope=ReviewScope.from_model(p.scope),
-            enabled=p.enabled,
             every_seconds=p.schedule.every.total_seconds(),
             anchor=p.schedule.anchor,
             window_seconds=p.window.total_seconds(),
             per_batch=p.budget.per_batch,
             per_run=p.budget.per_run,
-            created_at=p.created_at,
-            updated_at=p.updated_at,
             retention_seconds=p.retention.total_seconds(),
         )
 
@@ -139,16 +137,8 @@ class HeartbeatRun:
 
     @classmethod
     def from_model(cls, r: HeartbeatRunModel, report: str | None = None) -> HeartbeatRun:
-        return cls(
-            id=r.run_id,
-            config_id=r.config_id,
-            state=r.state.value,
-            trigger=r.trigger.value,
-            claimed_at=r.claimed_at,
-            ended_at=r.ended_at,
-            supervision_run_id=r.supervision_run_id,
-            error=r.error,
-            report=report,
+        return build(
+            cls, r, id=r.run_id, state=r.state.value, trigger=r.trigger.value, report=report
         )
 
 
@@ -319,18 +309,12 @@ class Activity:
 
     @classmethod
     def from_model(cls, row: act.Activity, lang: Lang) -> Activity:
-        return cls(
-            id=row.id,
-            started_at=row.started_at,
+        return build(
+            cls,
+            row,
             status=row.status.value,
             label=row.label(lang),
-            heartbeat_run_id=row.heartbeat_run_id,
-            supervision_run_id=row.supervision_run_id,
-            config_id=row.config_id,
             scope=row.scope_label(lang),
             report=row.report.value if row.report else None,
             supervision=row.supervision.value if row.supervision else None,
-            result_id=row.result_id,
-            unlinked=row.unlinked,
-            missed=row.missed,
         )

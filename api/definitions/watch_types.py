@@ -21,7 +21,7 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions import watch_loaders
-from api.definitions.base import Actor
+from api.definitions.base import Actor, build
 from api.definitions.cost import Cost, owner_cost
 from engine.story.models import ActorKind
 from engine.watch.delivery import Delivery
@@ -62,16 +62,8 @@ class Binding:
 
     @classmethod
     def from_model(cls, b: SourceBinding) -> Binding:
-        return cls(
-            binding_id=b.binding_id,
-            kind=b.kind.value,
-            project=b.project,
-            title=b.title,
-            note_id=b.note_id,
-            library_id=b.library_id,
-            document_id=b.document_id,
-            source_key=b.key.value if b.key is not None else None,
-            bound_at=b.bound_at,
+        return build(
+            cls, b, kind=b.kind.value, source_key=b.key.value if b.key is not None else None
         )
 
 
@@ -107,14 +99,11 @@ class Step:
     @classmethod
     def from_model(cls, s: WorkflowStep) -> Step:
         ev = s.evidence
-        return cls(
-            step_id=s.step_id,
+        return build(
+            cls,
+            s,
             kind=s.kind.value,
-            source=s.source,
-            method=s.method,
             preconditions=list(s.preconditions),
-            completion_criteria=s.completion_criteria,
-            verify_in_check=s.verify_in_check,
             status=s.status.value,
             evidence=ev.text if ev else None,
             evidence_run_id=ev.run_id if ev else None,
@@ -131,7 +120,7 @@ class Check:
 
     @classmethod
     def from_model(cls, c: WorkflowCheck) -> Check:
-        return cls(step_id=c.step_id, status=c.status.value, evidence=c.evidence)
+        return build(cls, c, status=c.status.value)
 
 
 @strawberry.type(name="WatchOutcome")
@@ -155,14 +144,12 @@ class OutcomeType:
 
     @classmethod
     def from_model(cls, o: Outcome) -> OutcomeType:
-        return cls(
+        return build(
+            cls,
+            o,
             status=o.status.value,
             reasons=list(o.reasons),
-            corrections_used=o.corrections_used,
-            facts_recorded=o.facts_recorded,
-            deliverable_done=o.deliverable_done,
             delivery_state=o.delivery_state.value,
-            dispatch_execution=o.dispatch_execution,
         )
 
 
@@ -225,15 +212,8 @@ class HandOffStepType:
 
     @classmethod
     def from_model(cls, s: HandOffStep) -> HandOffStepType:
-        return cls(
-            step_id=s.step_id,
-            kind=s.kind.value,
-            source=s.source,
-            method=s.method,
-            preconditions=list(s.preconditions),
-            completion_criteria=s.completion_criteria,
-            status=s.status.value,
-            evidence=s.evidence,
+        return build(
+            cls, s, kind=s.kind.value, preconditions=list(s.preconditions), status=s.status.value
         )
 
 
@@ -253,14 +233,7 @@ class HandOffDeliveryType:
 
     @classmethod
     def from_model(cls, d: Delivery) -> HandOffDeliveryType:
-        return cls(
-            status=d.status.value,
-            attempts=d.attempts,
-            channel=d.channel.value if d.channel else None,
-            last_error=d.last_error,
-            next_attempt_at=d.next_attempt_at,
-            delivered_at=d.delivered_at,
-        )
+        return build(cls, d, status=d.status.value, channel=d.channel.value if d.channel else None)
 
 
 @strawberry.type(name="WatchHandOff")
@@ -277,15 +250,11 @@ class HandOffType:
 
     @classmethod
     def from_model(cls, h: HandOff, delivery: Delivery | None = None) -> HandOffType:
-        return cls(
-            execution_key=h.execution_key,
-            watch_id=h.watch_id,
-            session_id=h.session_id,
-            run_id=h.run_id,
-            observation_id=h.observation_id,
+        return build(
+            cls,
+            h,
             steps=[HandOffStepType.from_model(s) for s in h.steps],
             dependencies=list(h.dependencies),
-            created_at=h.created_at,
             delivery=HandOffDeliveryType.from_model(delivery or Delivery()),
         )
 
@@ -309,16 +278,12 @@ class CheckpointType:
 
     @classmethod
     def from_model(cls, cp: Checkpoint, rounds: int = 0) -> CheckpointType:
-        return cls(
+        return build(
+            cls,
+            cp,
             id=strawberry.ID(cp.checkpoint_id),
-            run_id=cp.run_id,
-            location=cp.location,
             data=cast(JSON, cp.data),
-            instructions=cp.instructions,
-            recorded_at=cp.recorded_at,
             sync_status=cp.sync_status.value,
-            sync_error=cp.sync_error,
-            synced_at=cp.synced_at,
             sync_rounds=rounds,
         )
 
@@ -367,18 +332,12 @@ class ReceiptType:
 
     @classmethod
     def from_model(cls, r: ReceiptRecord) -> ReceiptType:
-        return cls(
+        return build(
+            cls,
+            r,
             id=strawberry.ID(r.receipt_id),
-            execution_key=r.execution_key,
             status=r.status.value,
-            accepted=r.accepted,
-            reason=r.reason,
-            answer=r.answer,
-            answered_at=r.answered_at,
             completed_steps=list(r.completed_steps),
-            verify_only=r.verify_only,
-            replayed=r.replayed,
-            reported_at=r.reported_at,
         )
 
 
