@@ -318,8 +318,27 @@ def _range(clause: str, local: datetime) -> datetime | None:
     return datetime.combine(friday, END_OF_DAY, local.tzinfo)
 
 
+# fixed-date holidays (a lunar one, 除夕 or 春节, has no fixed date: not read)
+_HOLIDAY = re.compile(
+    r"元旦|平安夜|圣诞节?|\bNew Year'?s(?: Eve| Day)?|\bChristmas(?: Eve| Day)?", re.IGNORECASE
+)
+
+
+def _holiday(name: str) -> tuple[int, int]:
+    name = name.lower()
+    if "eve" in name or name == "平安夜":
+        return (12, 31) if "new" in name else (12, 24)
+    if "christmas" in name or name.startswith("圣诞"):
+        return 12, 25
+    return 1, 1
+
+
 def _explicit_day(clause: str, local: datetime) -> tuple[date, str] | None:
     today = local.date()
+    m = _HOLIDAY.search(clause)
+    if m:
+        d = date(today.year, *_holiday(m.group(0)))
+        return (d if d >= today else d.replace(year=today.year + 1)), m.group(0)
     m = _DATE_CN.search(clause)
     if m:
         month, day = cn_number(m.group(1)), cn_number(m.group(2))

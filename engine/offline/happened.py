@@ -59,7 +59,7 @@ _NOT_ZH = re.compile(
 )
 
 _PLAN = re.compile(
-    r"计划|打算|准备|要去|会去|我们(?:一起)?去|\bplan(?:ning)? to\b|\bgoing to\b|"
+    r"计划|打算|准备|要去|会去|我们(?:一起)?去|我们?要(?!是)|\bplan(?:ning)? to\b|\bgoing to\b|"
     r"\b(?:I|we)(?:'ll| will)\b|\blet's\b",
     re.IGNORECASE,
 )

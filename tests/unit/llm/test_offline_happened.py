@@ -87,3 +87,16 @@ def test_responsible_as_an_adjective_or_a_description_names_no_holder() -> None:
     assert find_responsibility("或者可以交给附近的警察叔叔帮忙哦。") == []
     [claim] = find_responsibility("支付模块交给李四了")
     assert (claim.person, claim.target) == ("李四", "支付模块")
+
+
+def test_a_plan_for_a_fixed_holiday_is_a_commitment_due_that_day() -> None:
+    text = (
+        "[2026-11-02T11:00:00+00:00] Bart: I'm going to perform a magic trick at the "
+        "New Year's Eve party!\n"
+        "[2026-11-02T11:01:00+00:00] Bart: 元旦晚会我要表演魔术！\n"
+    )
+    got = extract(ReviewDocument(source_id="s", text=text, ts=SAID, timezone="UTC"))
+    assert [f.kind for f in got.facts] == ["commitment", "commitment"]
+    assert all(f.at == SAID or f.at is None or f.at <= SAID.replace(minute=1) for f in got.facts)
+    eve = parse_when("at the New Year's Eve party", SAID, "UTC")
+    assert eve is not None and (eve.at.month, eve.at.day) == (12, 31)
