@@ -127,13 +127,20 @@ async def test_a_due_beat_claims_its_batch_only_once_it_holds_a_pool_slot(
     await push_conversation(deps, scope, "chat-1", conversation(5))
     await _save_plan(deps, scope)
     beats = "MATCH (h:HeartbeatRun {scope: $s}) RETURN count(h)"
-    full = [await review_pool(deps).acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
+    pool = review_pool(deps)
+    full = [await pool.acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
+
+    async def keep_full() -> None:  # the other holders keep working as long as the test says
+        while True:
+            for held in full:
+                await pool.renew(held.slot.holder)
+            await asyncio.sleep(1)
+
+    keeper = asyncio.create_task(keep_full())
+    [due] = await claim_due(deps, WORKER)
     worker = asyncio.create_task(run_worker(deps.settings))
     try:
-        [due] = await claim_due(deps, WORKER)
-        waiting = await until_async(
-            review_pool(deps).state, lambda s: bool(s.waiting), "the report in line", 30
-        )
+        waiting = await until_async(pool.state, lambda s: bool(s.waiting), "the report in line", 60)
         assert [t.holder for t in waiting.waiting] == [f"report:{due.run_id}"]
         assert await count(neo4j_driver, deps.settings, beats, s=scope) == 0, (
             "a beat in line for a pool slot has claimed nothing"
@@ -144,8 +151,9 @@ async def test_a_due_beat_claims_its_batch_only_once_it_holds_a_pool_slot(
             deps, scope, "chat-2", conversation(2, start=BASE + timedelta(hours=1))
         )
     finally:
+        keeper.cancel()
         for held in full:
-            await review_pool(deps).release(held.slot.holder)
+            await pool.release(held.slot.holder)
     await asyncio.wait_for(worker, timeout=120)
     assert await count(neo4j_driver, deps.settings, beats, s=scope) == 1
     beat = await heartbeats_of(deps).get(due.run_id)
