@@ -117,6 +117,7 @@ async def test_two_workers_racing_for_a_due_plan_claim_one_run(
     assert await claim_due(b, WORKER) == []  # the slot stays claimed
 
 
+@pytest.mark.timeout(300)  # a worker, a report and its review on two busy cores
 async def test_a_due_beat_claims_its_batch_only_once_it_holds_a_pool_slot(
     deps: Deps, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
 ) -> None:
