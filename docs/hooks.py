@@ -28,7 +28,9 @@ from graphql import (
 ROOT = Path(__file__).resolve().parent.parent
 INCLUDE = re.compile(r"^<!-- include: (?P<path>[\w./-]+) -->$", re.M)
 CODE_LINK = re.compile(r"\[([^\]]+)\]\((?!https?:|#)([^)]+)\)")
-FIELD = re.compile(r"^    (?P<name>[a-z_][a-z0-9_]*): (?P<type>[^=#]+?)(?: = (?P<default>[^#]+?))?\s*(?:#\s*(?P<note>.*))?$")
+FIELD = re.compile(
+    r"^    (?P<name>[a-z_][a-z0-9_]*): (?P<type>[^=#]+?)(?: = (?P<default>[^#]+?))?\s*(?:#\s*(?P<note>.*))?$"
+)
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:

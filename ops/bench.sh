@@ -21,6 +21,9 @@ $BIN/python -m bench.signal_decide
 $BIN/python -m bench.review_throughput
 # what the offline review states on public conversations, against hand labels (precision, recall)
 $BIN/python -m bench.review_precision
+# the same labelled set through the leaf with a model endpoint: the prompt-grounded stand-in
+# (proves the pipeline, not a model)
+$BIN/python -m bench.review_precision --standin
 # search: recall@10, MRR (cjk against standard; hybrid with the tests' embeddings
 # stand-in unless EMBEDDING_BASE_URL is set), p50/p95 next to the floor at 0.1
 # and, with SEARCH_FULL=1, at 1.0 (the 1.0 load takes hours here)

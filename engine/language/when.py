@@ -257,7 +257,7 @@ def _clock(clause: str) -> tuple[int, int, str | None] | None:
         if m.group(3):
             return int(m.group(1)), int(m.group(2) or 0), m.group(3)
         return int(m.group(4)), int(m.group(5) or 0), None
-    m = _CLOCK_CN.search(clause)
+    m = next((c for c in _CLOCK_CN.finditer(clause) if not _a_little(clause, c)), None)
     if m:
         hour, extra = cn_number(m.group(1)), m.group(2)
         minute = 0
@@ -271,6 +271,16 @@ def _clock(clause: str) -> tuple[int, int, str | None] | None:
             minute = cn_number(m.group(3))
         return hour, minute, None
     return None
+
+
+def _a_little(clause: str, m: re.Match[str]) -> bool:
+    """ "一点" / "一时" are as often "a little" / "for a while" ("喝一点", "一时想不起来"): one
+    o'clock only with a day or a part of the day before it (明天一点, 下午一点) or minutes after
+    it (一点半)."""
+    if m.group(1) != "一" or m.group(2):
+        return False
+    before = clause[max(0, m.start() - 3) : m.start()]
+    return not (_PART_CN.search(before) or re.search(r"[天日号]$|(?:周|星期|礼拜).$", before))
 
 
 def _duration(clause: str) -> timedelta | None:
@@ -308,8 +318,27 @@ def _range(clause: str, local: datetime) -> datetime | None:
     return datetime.combine(friday, END_OF_DAY, local.tzinfo)
 
 
+# fixed-date holidays (a lunar one, 除夕 or 春节, has no fixed date: not read)
+_HOLIDAY = re.compile(
+    r"元旦|平安夜|圣诞节?|\bNew Year'?s(?: Eve| Day)?|\bChristmas(?: Eve| Day)?", re.IGNORECASE
+)
+
+
+def _holiday(name: str) -> tuple[int, int]:
+    name = name.lower()
+    if "eve" in name or name == "平安夜":
+        return (12, 31) if "new" in name else (12, 24)
+    if "christmas" in name or name.startswith("圣诞"):
+        return 12, 25
+    return 1, 1
+
+
 def _explicit_day(clause: str, local: datetime) -> tuple[date, str] | None:
     today = local.date()
+    m = _HOLIDAY.search(clause)
+    if m:
+        d = date(today.year, *_holiday(m.group(0)))
+        return (d if d >= today else d.replace(year=today.year + 1)), m.group(0)
     m = _DATE_CN.search(clause)
     if m:
         month, day = cn_number(m.group(1)), cn_number(m.group(2))

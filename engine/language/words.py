@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 DONE = re.compile(
-    r"完成|完了|做完|写完|搞定|弄好|好了|提了|交了|发了|上线了|合了|"
+    r"完成|完了|做完|写完|搞定|弄好|(?<![太真很得])好了|提了|交了|发了|上线了|合了|"
     r"已[经]?(?:发|交|提|给)|"
     r"\bdone\b|finished|completed|\bsent\b|\bready\b|\bmerged\b|\bshipped\b",
     re.IGNORECASE,

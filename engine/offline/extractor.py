@@ -26,18 +26,20 @@ against the message's own time.
 
 Which sentences are facts (precision before recall, docs/rules/precision.md): never a
 greeting, thanks, acknowledgement or small-talk question (engine/offline/chatter.py);
-a question only when it asks someone for something; a plain statement only when it names a
-day (a vague "soon" only with a delivery verb), states a responsibility, names a known entity,
+a question only when it asks someone for something; a plain statement only when it says what
+happened (a past day it names, or a subject with a past verb: engine/offline/happened.py),
+a time with a delivery verb, states a responsibility, names a known entity,
 a version, an issue or a url, asks someone for something or undertakes something
 ("我来协调沙箱").
 
 Fact kinds, first match wins: question (ends with ?/吗), blocker (卡在/阻塞/blocked),
 risk (风险/延期/来不及/risk/delay), decision (决定/定了/decided/agreed), done (完成/搞定/
-done …, not 还没), commitment (a resolvable time + a delivery verb), plan (计划/打算/plan
-to), else statement. A fact's `at` is when it happened: a past day its sentence names
-(昨天, yesterday: `parse_when`'s twin `parse_past`), else the time it names when that is not
-after the message, else the message's time — a promise ("周四能提测") happened when it was
-made; its due time is the signal's.
+done …, not 还没), commitment (a resolvable time + a delivery verb, not a past statement;
+or a plan naming its time), plan (计划/打算/plan to), else statement. A fact's `at` is when
+it happened: a past day its sentence names (昨天, yesterday: `parse_when`'s twin
+`parse_past`), else the time it names when that is not after the message, else the
+message's time — a promise ("周四能提测") happened when it was made; its due time is the
+signal's.
 
 Relations: who is responsible for what (engine/signal/responsibility.py): "张三负责支付模块"
 gives the person 张三 and the entity 支付模块 (a statement of responsibility is grounds for
@@ -71,6 +73,7 @@ from engine.llm.tasks import (
 )
 from engine.offline.attitude import is_question
 from engine.offline.chatter import is_chatter, is_request
+from engine.offline.happened import happened, plan_with_time
 from engine.signal.responsibility import ResponsibilityClaim, find_responsibility
 from engine.story.conversation import Message, message_at, messages
 from engine.story.models import RESPONSIBLE_FOR
@@ -84,10 +87,13 @@ _QUOTED = re.compile(r"「\s*([^」]+?)\s*」|“\s*([^”]+?)\s*”|《\s*([^�
 _FACT_RULES: tuple[tuple[FactKind, re.Pattern[str]], ...] = (
     ("blocker", re.compile(r"卡在|卡住|阻塞|被.*挡住|\bblocked\b|\bstuck\b", re.IGNORECASE)),
     ("risk", re.compile(r"风险|延期|来不及|赶不上|\brisk|\bdelay", re.IGNORECASE)),
-    ("decision", re.compile(r"决定|定了|确定|拍板|同意|\bdecided\b|\bagreed\b", re.IGNORECASE)),
+    (
+        "decision",
+        re.compile(r"(?<!的)决定|定了|确定|拍板|同意|\bdecided\b|\bagreed\b", re.IGNORECASE),
+    ),
 )
 _DELIVERY = re.compile(
-    r"给|交|提测|提交|完成|发|上线|\bdeliver|\bsend\b|\bship|\bfinish|\bwill\b|"
+    r"给|交|提测|提交|完成|发(?!现|生|展)|上线|\bdeliver|\bsend\b|\bship|\bfinish|\bwill\b|"
     r"'ll\b",
     re.IGNORECASE,
 )
@@ -183,8 +189,10 @@ def fact_kind(sentence: str, has_time: bool) -> FactKind:
             return kind
     if DONE.search(sentence) and not NOT_YET.search(sentence):
         return "done"
-    if has_time and _DELIVERY.search(sentence):
+    if has_time and _DELIVERY.search(sentence) and not happened(sentence):
         return "commitment"
+    if plan_with_time(sentence, has_time):
+        return "commitment"  # a stated plan with its time: a promise (engine/offline/happened.py)
     if _PLAN.search(sentence):
         return "plan"
     return "statement"
@@ -246,8 +254,8 @@ def extract(doc: ReviewDocument) -> Extraction:
             e for e in entities if any(start <= m.start and m.end <= end for m in e.mentions)
         ]
         if kind == "statement" and not (
-            named is not None
-            or past is not None
+            past is not None
+            or happened(sentence)
             or (when is not None and _DELIVERY.search(sentence))
             or _UNDERTAKING.search(sentence)
             or any(start <= a and b <= end for a, b in claimed)

@@ -4,8 +4,10 @@
 no_change" and "两个阶段都在调用模型前检查输入。没有待处理来源时记录 no_change … 心跳报告无变化
 仍进入受应用开关控制的下游检查，允许监督阶段重试之前的失败。"
 
-- A scheduled run is claimed only while the app is on (`claim_scheduled` returns None when
-  off); `run_plan_now` is a manual heartbeat and is refused with `Disabled` when off.
+- A scheduled run is queued with its timeout frozen (`claim_scheduled` returns None when the
+  app is off) and is claimed only once its report holds a pool slot (`claim_granted`: again
+  None when the app went off meanwhile); `run_plan_now` is a manual heartbeat, claimed when
+  it is asked for, and is refused with `Disabled` when off.
 - The report's timeout is frozen when the run is queued.
 - `start_report`: nothing pending → no_change with no model call; otherwise `CallModel`.
 - After completed or no_change the pool slot is released first, then the downstream
@@ -89,7 +91,9 @@ def claim_scheduled(
     now: datetime,
     timeout: timedelta,
 ) -> HeartbeatRun | None:
-    """The cron's claim of a due plan's slot (stored under `due.claim_key`). None: app off."""
+    """The cron's queued beat of a due plan's slot, its timeout frozen; it is stored (claimed,
+    under `due.claim_key`) only by `claim_granted` once its report holds a pool slot.
+    None: app off."""
     if not admit(settings, Work.SCHEDULED_CLAIM) or not due.plan.enabled:
         return None
     return _new(
@@ -101,6 +105,17 @@ def claim_scheduled(
         now=now,
         timeout=timeout,
     )
+
+
+def claim_granted(
+    queued: HeartbeatRun, settings: AppSettings, *, now: datetime
+) -> HeartbeatRun | None:
+    """A queued scheduled beat, claimed now that its report holds a pool slot (获槽后领取):
+    claimed at the grant, with the timeout frozen when it was queued. None: the app is off
+    now, so nothing is claimed."""
+    if not admit(settings, Work.SCHEDULED_CLAIM):
+        return None
+    return queued.model_copy(update={"claimed_at": now, "state": HeartbeatState.CLAIMED})
 
 
 def run_plan_now(

@@ -61,7 +61,7 @@ _HOLDER_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"(?P<target>[^，,。；;]+?)的?负责人(?:是|为|[:：])\s*(?P<person>{_NAME_ZH})$"),
     # 张三负责支付模块 / 张三来负责支付模块 / 张三主导支付模块
     re.compile(
-        rf"^(?P<person>{_NAME_ZH})\s*(?:来|将|会)?(?:负责|主导|主管)(?![人的])\s*(?P<target>[^，,。；;]+)"
+        rf"^(?P<person>{_NAME_ZH})\s*(?:来|将|会)?(?:负责|主导|主管)(?![人的任])\s*(?P<target>[^，,。；;]+)"
     ),
     # 支付模块由张三负责 / 支付模块目前由张三负责
     re.compile(rf"(?P<target>[^，,。；;]+?)由\s*(?P<person>{_NAME_ZH})\s*(?:来)?(?:负责|主导)"),
@@ -120,6 +120,10 @@ class ResponsibilityClaim(BaseModel):
     change: bool = True  # False: a plain statement of who is responsible
 
 
+# a holder's name has no particle, no 的 phrase and no verb of asking in it
+_NOT_A_NAME = re.compile(r"[的吗呢吧哦啊呀嘛帮]")
+
+
 def _clean(value: str) -> str:
     value = _LEAD.sub("", value.strip())
     return value.strip(" ，,。.；;了的")
@@ -140,6 +144,8 @@ def _matches(
             target, person = _clean(m.group("target")), _clean(m.group("person"))
             if not target or not person or target == person or person in _NO_ONE:
                 continue
+            if _NOT_A_NAME.search(person):
+                continue  # "交给附近的警察叔叔帮忙哦": a description, not someone's name
             taken.append((m.start(), m.end()))
             claims.append(
                 ResponsibilityClaim(

@@ -2,12 +2,15 @@
 points are `jobs.tasks.heartbeat`, which act as `WORKER`.
 
 - `claim_due` (the cron tick, every minute, on every worker): while the app is on, find due
-  enabled plans and claim each slot by MERGE on its claim key; only the worker that created
-  the run queues its report, under the claim key as arq job id. Two workers never claim the
-  same run.
-- `report`: waits for a slot of the supervision FIFO pool (its timeout was frozen
-  when the run was claimed and counts from the grant), then checks input before any model
-  call — nothing pending is no_change with no model request; otherwise one report request,
+  enabled plans and queue each slot's report with its timeout frozen, under the slot's claim
+  key as arq job id (arq refuses a second copy of an id that is queued, running or kept, so
+  two workers queue one report). Nothing is claimed yet.
+- `report`: waits for a slot of the supervision FIFO pool, and only then claims a scheduled
+  beat (MERGE on its claim key: two workers never claim the same run; 获槽后领取) — a beat
+  still in line is no run at all, and one whose job was lost is simply due again at the next
+  tick. Its timeout (frozen when it was queued) counts from the grant. It checks input
+  before any model call — nothing pending is no_change with no model request; otherwise one
+  report request,
   then run and report checkpoint are committed in one transaction. The slot is released
   first (the `ReleaseSlot` effect); then, only if the app is on at that moment, the
   downstream supervision check is queued (also after no_change, so an earlier failed
@@ -68,14 +71,17 @@ log = logging.getLogger("storygraph.heartbeat")
 
 
 async def claim_due(deps: Deps, principal: Principal) -> list[hb.HeartbeatRun]:
-    """Claim every due plan slot once, of every scope (`admin`: the worker's cron); the runs
-    this worker claimed."""
+    """Queue every due plan slot's report once, of every scope (`admin`: the worker's cron);
+    the beats this worker queued (not stored: each is claimed by its report once it holds a
+    pool slot)."""
     principal.require("admin")
+    if deps.pool is None:
+        raise RuntimeError("queueing heartbeat reports needs the worker's Redis connection")
     settings = await app_of(deps).get()
     now = deps.clock()
     heartbeats = heartbeats_of(deps)
     due = due_plans(await plans_of(deps).saved(), await heartbeats.last_slots(), settings, now)
-    claimed: list[hb.HeartbeatRun] = []
+    queued: list[hb.HeartbeatRun] = []
     for item in due:
         run = hb.claim_scheduled(
             item,
@@ -87,50 +93,73 @@ async def claim_due(deps: Deps, principal: Principal) -> list[hb.HeartbeatRun]:
         )
         if run is None:
             continue
-        if await heartbeats.claim(run, item.claim_key):
-            claimed.append(run)
-            if deps.pool is not None:
-                await deps.pool.enqueue_job(
-                    HEARTBEAT_REPORT,
-                    run_id=run.run_id,
-                    _job_id=item.claim_key,
-                    _queue_name=deps.settings.queue_name,
-                )
-    return claimed
+        job = await deps.pool.enqueue_job(
+            HEARTBEAT_REPORT,
+            run_id=run.run_id,
+            queued=run.model_dump(mode="json"),
+            claim_key=item.claim_key,
+            _job_id=item.claim_key,
+            _queue_name=deps.settings.queue_name,
+        )
+        if job is not None:
+            queued.append(run)
+    return queued
 
 
-async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gateway) -> str:
+async def report(
+    deps: Deps,
+    principal: Principal,
+    run_id: str,
+    *,
+    gateway: Gateway,
+    queued: dict[str, Any] | None = None,
+    claim_key: str | None = None,
+) -> str:
     """One heartbeat report (the worker's job, as `WORKER`; a person's `runPlanNow` was
-    checked when it was enqueued)."""
+    checked and claimed when it was enqueued). `queued`/`claim_key`: a scheduled beat, not
+    claimed until this job holds a pool slot."""
     principal.require("admin")
     heartbeats = heartbeats_of(deps)
     try:
         run = await heartbeats.get(run_id)
     except NotFound:
-        return "gone"  # its records were removed before the job ran
+        if queued is None or claim_key is None:
+            return "gone"  # its records were removed before the job ran
+        run = hb.HeartbeatRun.model_validate(queued)  # still to be claimed
+        claim_key_left: str | None = claim_key
+    else:
+        claim_key_left = None
     if run.finished:
         return run.state.value
     plan = await plans_of(deps).get(run.config_id) if run.config_id else None
     now = deps.clock()
     if plan is None or run.scope is None or (run.slot is not None and not plan.enabled):
+        if claim_key_left is not None:
+            return hb.HeartbeatState.SKIPPED.value  # never claimed: nothing to record
         await heartbeats.mutate(
             run_id, lambda r: hb.skip_report(r, "plan gone or disabled", now=now).state
         )
         return hb.HeartbeatState.SKIPPED.value
     # docs/rules/reviews.md: 报告在排队前冻结超时，获槽后领取 …
     # 报告提交或无变化后先释放槽位，再执行监督
+    scope = run.scope
     slots = review_pool(deps)
     holder = f"report:{run_id}"
     timeout = run.timeout or stage_timeout(deps)
     sources = sources_of(deps)
     async with slots.hold(holder) as held:
         settings = await app_of(deps).get()
-        key = CheckpointKey.of(Track.REPORT, run.scope)
+        if claim_key_left is not None:
+            granted = hb.claim_granted(run, settings, now=deps.clock())
+            if granted is None or not await heartbeats.claim(granted, claim_key_left):
+                return "not claimed"  # the app went off meanwhile, or another worker has it
+            run = granted
+        key = CheckpointKey.of(Track.REPORT, scope)
         checkpoint = await checkpoints_of(deps).get(key)
         pending = pending_segments(
             checkpoint,
-            await sources.states(run.scope, now=now),
-            scope=run.scope,
+            await sources.states(scope, now=now),
+            scope=scope,
             window=plan.window,
             budget=plan.budget,
             now=now,
@@ -142,11 +171,9 @@ async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gate
             )
             effects = decision.effects
         else:
-            meter = Meter(
-                Attribution(stage=Stage.REPORT, scope=ledger_scope(run.scope), run_id=run_id)
-            )
+            meter = Meter(Attribution(stage=Stage.REPORT, scope=ledger_scope(scope), run_id=run_id))
             try:
-                texts = await sources.texts(run.scope, [s.source_key for s in pending.included])
+                texts = await sources.texts(scope, [s.source_key for s in pending.included])
                 with metering(meter):
                     text = await held.within(
                         timeout, report_answer(gateway, pending.included, texts)
@@ -162,7 +189,7 @@ async def report(deps: Deps, principal: Principal, run_id: str, *, gateway: Gate
                     run_id, lambda r: hb.fail_report(r, message, now=failed_at).state
                 )
                 return hb.HeartbeatState.FAILED.value
-            done, effects = await _commit_report(deps, run_id, key, pending, text, run.scope, meter)
+            done, effects = await _commit_report(deps, run_id, key, pending, text, scope, meter)
         for effect in effects:
             if isinstance(effect, ReleaseSlot):
                 await slots.release(holder)  # before the downstream supervision is queued

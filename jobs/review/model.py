@@ -196,18 +196,21 @@ async def leaf_answer(
             )
     # no description: the rules cannot describe an entity, and the lines that name it are
     # cited by its events already (a description is never the raw lines joined)
-    # a question someone answered later in the batch asks nobody for anything any more
+    # a question someone answered later in the conversation asks nobody for anything any
+    # more: later in the batch, or later in the source's text beyond the batch (a later
+    # batch of this review, or lines a later version added after it)
     said_by = [speakers(body) for body in bodies]
+
+    def later_speakers(at: int) -> list[str]:
+        seg = segments[at]
+        after = speakers(texts.get(seg.source_key, "")[seg.end :])
+        return [*(s for later in said_by[at + 1 :] for s in later), *after]
+
     answered = {
         i
         for i, at, kind, line in asked
         if kind == "question"
-        and is_answered(
-            said(line)[0],
-            said(line)[1],
-            [s for later in said_by[at + 1 :] for s in later],
-            people,
-        )
+        and is_answered(said(line)[0], said(line)[1], later_speakers(at), people)
     }
     facts = [f for i, f in enumerate(facts) if i not in answered]
     answer = json.dumps(

@@ -24,12 +24,28 @@ __all__ = [
 
 
 async def heartbeat_tick(ctx: dict[str, Any], *, now: JobNow = None) -> int:
-    """Claim every due plan slot once; returns how many runs this worker claimed."""
+    """Queue every due plan slot's report once; returns how many this worker queued."""
     return len(await claim_due(Deps.from_ctx(ctx, now=now), WORKER))
 
 
-async def heartbeat_report(ctx: dict[str, Any], *, run_id: str, now: JobNow = None) -> str:
-    return await report(Deps.from_ctx(ctx, now=now), WORKER, run_id, gateway=gateway_of(ctx))
+async def heartbeat_report(
+    ctx: dict[str, Any],
+    *,
+    run_id: str,
+    queued: dict[str, Any] | None = None,
+    claim_key: str | None = None,
+    now: JobNow = None,
+) -> str:
+    """A heartbeat report; `queued`/`claim_key`: a scheduled beat the report claims once it
+    holds a pool slot."""
+    return await report(
+        Deps.from_ctx(ctx, now=now),
+        WORKER,
+        run_id,
+        gateway=gateway_of(ctx),
+        queued=queued,
+        claim_key=claim_key,
+    )
 
 
 async def supervise_automatic(

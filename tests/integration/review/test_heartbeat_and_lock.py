@@ -19,6 +19,7 @@ from engine.review import lock
 from engine.review import plans as pl
 from engine.review.activity import ActivityStatus, activity_rows
 from engine.review.lifecycle import RunOutcome, RunStatus
+from engine.review.pool import DEFAULT_SLOTS
 from engine.review.runner import StepKind, next_step
 from engine.review.settings import set_heartbeat_enabled
 from engine.review.types import InputBudget, Scope, Trigger
@@ -35,6 +36,7 @@ from jobs.review.common import (
     heartbeats_of,
     lease_of,
     plans_of,
+    review_pool,
     runs_of,
     stage_timeout,
 )
@@ -50,6 +52,7 @@ from jobs.review.runs import (
 )
 from jobs.story.common import story_repo
 from tests.support.grounded_review import leaf_requests, review_answer
+from tests.support.polling import until_async
 from tests.support.review import new_run
 from tests.support.review_jobs import (
     BASE,
@@ -99,7 +102,9 @@ async def test_two_workers_racing_for_a_due_plan_claim_one_run(
     await _save_plan(deps, scope)
     a, b = replace(deps, worker_id="worker-a"), replace(deps, worker_id="worker-b")
     claimed = await asyncio.gather(claim_due(a, WORKER), claim_due(b, WORKER), claim_due(a, WORKER))
-    assert sum(len(c) for c in claimed) == 1
+    assert sum(len(c) for c in claimed) == 1  # one report queued for the slot
+    assert await claim_due(b, WORKER) == []  # still queued: not queued again
+    await run_worker(deps.settings)  # the report claims the slot once it holds a pool slot
     assert (
         await count(
             neo4j_driver,
@@ -110,6 +115,52 @@ async def test_two_workers_racing_for_a_due_plan_claim_one_run(
         == 1
     )
     assert await claim_due(b, WORKER) == []  # the slot stays claimed
+
+
+@pytest.mark.timeout(300)  # a worker, a report and its review on two busy cores
+async def test_a_due_beat_claims_its_batch_only_once_it_holds_a_pool_slot(
+    deps: Deps, model_server: ScriptedModelServer, scope: str, neo4j_driver: AsyncDriver
+) -> None:
+    """报告在排队前冻结超时，获槽后领取: while the pool is full the due beat waits in line as no
+    run at all; it claims its slot and its batch once granted, with the timeout it was
+    queued with."""
+    model_server.answer_with(review_answer)
+    await push_conversation(deps, scope, "chat-1", conversation(5))
+    await _save_plan(deps, scope)
+    beats = "MATCH (h:HeartbeatRun {scope: $s}) RETURN count(h)"
+    pool = review_pool(deps)
+    full = [await pool.acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
+
+    async def keep_full() -> None:  # the other holders keep working as long as the test says
+        while True:
+            for held in full:
+                await pool.renew(held.slot.holder)
+            await asyncio.sleep(1)
+
+    keeper = asyncio.create_task(keep_full())
+    [due] = await claim_due(deps, WORKER)
+    worker = asyncio.create_task(run_worker(deps.settings))
+    try:
+        waiting = await until_async(pool.state, lambda s: bool(s.waiting), "the report in line", 60)
+        assert [t.holder for t in waiting.waiting] == [f"report:{due.run_id}"]
+        assert await count(neo4j_driver, deps.settings, beats, s=scope) == 0, (
+            "a beat in line for a pool slot has claimed nothing"
+        )
+        assert await claim_due(deps, WORKER) == []  # in line: not queued a second time
+        # what arrives while it waits is still in the batch it claims at the grant
+        await push_conversation(
+            deps, scope, "chat-2", conversation(2, start=BASE + timedelta(hours=1))
+        )
+    finally:
+        keeper.cancel()
+        for held in full:
+            await pool.release(held.slot.holder)
+    await asyncio.wait_for(worker, timeout=120)
+    assert await count(neo4j_driver, deps.settings, beats, s=scope) == 1
+    beat = await heartbeats_of(deps).get(due.run_id)
+    assert beat.state is hb.HeartbeatState.COMPLETED and beat.timeout == due.timeout
+    assert beat.claimed_at > due.claimed_at  # claimed at the grant, not when it was queued
+    assert model_server.calls >= 1 and (await review_pool(deps).state()).held == ()
 
 
 async def test_two_workers_racing_for_the_lease_one_wins(deps: Deps) -> None:
@@ -291,7 +342,15 @@ async def _check_started_by_a_worker_that_died(
     await push_conversation(deps, scope, "chat-1", conversation(5))
     await _save_plan(deps, scope)
     [claimed] = await claim_due(deps, WORKER)
-    done = await report(deps, WORKER, claimed.run_id, gateway=gateway)
+    assert claimed.config_id and claimed.slot
+    done = await report(
+        deps,
+        WORKER,
+        claimed.run_id,
+        gateway=gateway,
+        queued=claimed.model_dump(mode="json"),
+        claim_key=pl.claim_key(claimed.config_id, claimed.slot),
+    )
     assert done == hb.HeartbeatState.COMPLETED.value
     dead = replace(deps, worker_id="worker-killed")
     got = await automatic_supervision(
