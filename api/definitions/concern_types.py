@@ -109,7 +109,13 @@ class ConcernExecution:
 @strawberry.type(description="A message the concern engine recorded in its outbox.")
 class ConcernMessage:
     key: str
-    concern_id: str
+    concern_id: str | None = strawberry.field(
+        description="The concern the message belongs to; null for an agenda report of a "
+        "signal that raised no concern (see signalId)."
+    )
+    signal_id: str | None = strawberry.field(
+        description="An agenda report: the signal it reports to the owner."
+    )
     kind: str
     recipient_person_id: str | None
     recipient_name: str
@@ -127,6 +133,7 @@ class ConcernMessage:
         return cls(
             key=r.key,
             concern_id=r.concern_id,
+            signal_id=r.signal_id,
             kind=r.kind,
             recipient_person_id=r.recipient_person_id,
             recipient_name=r.recipient_name,

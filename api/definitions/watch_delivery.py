@@ -29,7 +29,7 @@ from engine.watch.receipts import EntryKind, SessionEntry
 from engine.watch.report import CompletedStep, ExecutionReport
 from jobs.notify import GraphChangeHub
 from jobs.watch import rounds
-from jobs.watch.delivery import handoff_stream
+from jobs.watch.delivery import acknowledge_handoff, handoff_stream
 
 MAX_ENTRIES = 500
 
@@ -169,6 +169,20 @@ class Mutation:
             duplicate=written.duplicate,
             delivery_state=written.delivery.value,
         )
+
+    @strawberry.mutation(
+        description=(
+            "The partner session's receipt of a hand-off it read on its own channels (the "
+            "watchHandOffs subscription or its MCP resource): delivered on channel session, "
+            "recorded with the token's name; a repeat changes nothing."
+        )
+    )
+    async def acknowledge_watch_hand_off(
+        self, info: Info[Context, None], scope: str, execution_key: str
+    ) -> HandOffType:
+        ctx = info.context
+        stored = await acknowledge_handoff(ctx.deps, ctx.caller(), scope, execution_key)
+        return HandOffType.from_stored(stored)
 
     @strawberry.mutation(
         description=(

@@ -24,7 +24,7 @@ from api.definitions import watch_loaders
 from api.definitions.base import Actor, build
 from api.definitions.cost import Cost, owner_cost
 from engine.story.models import ActorKind
-from engine.watch.delivery import Delivery
+from engine.watch.delivery import CLAIMABLE, Delivery
 from engine.watch.model import (
     Checkpoint,
     Evidence,
@@ -221,7 +221,8 @@ class HandOffStepType:
     name="WatchHandOffDelivery",
     description="How a hand-off reached the partner session: a signed webhook POST (its "
     "Idempotency-Key is the execution key), retried, then dead-lettered; or the session's "
-    "own channels (the watchHandOffs subscription and its MCP resource).",
+    "own channels (the watchHandOffs subscription and its MCP resource): pending until the "
+    "session acknowledges it (acknowledgeWatchHandOff).",
 )
 class HandOffDeliveryType:
     status: str = strawberry.field(description="pending | sending | retrying | delivered | dead")
@@ -230,6 +231,9 @@ class HandOffDeliveryType:
     last_error: str | None
     next_attempt_at: datetime | None
     delivered_at: datetime | None
+    acknowledged_by: str | None = strawberry.field(
+        description="Channel session: who acknowledged the hand-off (its receipt)."
+    )
 
     @classmethod
     def from_model(cls, d: Delivery) -> HandOffDeliveryType:
@@ -398,6 +402,14 @@ class WatchType:
     async def hand_offs(self, info: Info[Context, None]) -> list[HandOffType]:
         loader = watch_loaders.handoffs(info.context, self.scope)
         return [HandOffType.from_stored(h) for h in await loader.load(str(self.id))]
+
+    @strawberry.field(
+        description="Hand-offs not delivered yet (pending, sending or retrying): with no "
+        "webhook, those the partner session has not acknowledged."
+    )
+    async def pending_hand_offs(self, info: Info[Context, None]) -> int:
+        loader = watch_loaders.handoffs(info.context, self.scope)
+        return sum(h.delivery.status in CLAIMABLE for h in await loader.load(str(self.id)))
 
     @strawberry.field
     async def checkpoints(self, info: Info[Context, None], first: int = 20) -> list[CheckpointType]:

@@ -67,6 +67,9 @@ class ReportToOwner(_Effect):
     text: str
     report_kinds: tuple[ReportKind, ...]
     deliver_at: AwareDatetime
+    # an agenda report of a signal that raised no concern: its `concern_id` is empty and the
+    # signal has its own field
+    signal_id: str | None = None
 
 
 class BackflowMessage(_Effect):

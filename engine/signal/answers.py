@@ -76,14 +76,15 @@ _DONE = re.compile(
     r"(?:已经?|早就|刚刚?|都)?(?:提测|上线|发布|交付|合入|部署|修好|改好|发出去|提交|完成|做完|解决|恢复|"
     r"写完|搞定|弄好|交了|提了|发了|合了)了?|"
     r"\bdone\b|\bfinished\b|\bcompleted\b|\bshipped\b|\bmerged\b|\bdeployed\b|\breleased\b|\bpublished\b|"
-    r"\bsubmitted\b|\bdelivered\b|\bin qa\b|\blive\b|\bresolved\b|\bfixed\b|\bsolved\b",
+    r"\bsubmitted\b|\bdelivered\b|\bin qa\b|\bin test(?:ing)?\b|\blive\b|\bresolved\b|"
+    r"\bfixed\b|\bsolved\b",
     re.IGNORECASE,
 )
 _PERFECTIVE = re.compile(
     r"(?:提测|上线|发布|交付|合入|部署|修好|改好|发出去|提交|完成|做完|写完|搞定|弄好|解决|恢复|交|提|发|合)了|"
     r"已经?\S|早就|\bdone\b|\bfinished\b|\bcompleted\b|\bshipped\b|\bmerged\b|\bdeployed\b|"
-    r"\breleased\b|\bpublished\b|\bsubmitted\b|\bdelivered\b|\bin qa\b|\blive\b|"
-    r"\bresolved\b|\bfixed\b|\bsolved\b|\bunblocked\b",
+    r"\breleased\b|\bpublished\b|\bsubmitted\b|\bdelivered\b|\bin qa\b|\bin test(?:ing)?\b|"
+    r"\blive\b|\bresolved\b|\bfixed\b|\bsolved\b|\bunblocked\b",
     re.IGNORECASE,
 )
 # Actions a promise names; a reply naming another one is about another thing.
@@ -160,13 +161,72 @@ def _about_the_promise(text: str, what: str) -> bool:
     return rest in what
 
 
+# Where a reply turns to another part: "已经提测了，不过接口还没联调", "in test but docs slip".
+_PARTS = re.compile(
+    r"[，,。;；!！\n]|但是|不过|可是|只是|然而|\bbut\b|\bthough\b|\balthough\b|\bhowever\b|"
+    r"\bwhile\b|\bexcept\b|\band\b",
+    re.IGNORECASE,
+)
+
+# Only part of it done ("提测了一半"), or what is left ("剩下的").
+_PARTIAL = re.compile(
+    r"一半|剩下|剩余|其余|部分还|\bhalf\b|\bthe rest\b|\bremaining\b|\bpartly\b|\bpartially\b",
+    re.IGNORECASE,
+)
+# A part that is not definite alone but says something is still to come or wrong.
+_PENDING = re.compile(
+    _PLAN.pattern + r"|有问题|有bug|出问题|报错|\bissues?\b|\bproblems?\b|\bbugs?\b|\blate\b",
+    re.IGNORECASE,
+)
+
+
 def read_commitment_answer(
     text: str, answered_at: datetime, tz: str, what: str = ""
 ) -> CommitmentReading:
-    """One reply to the follow-up of the promise `what` ("前端部分提测")."""
+    """One reply to the follow-up of the promise `what` ("前端部分提测"), read part by part.
+
+    A question, a conditional or sarcasm anywhere makes the whole reply unclear. Otherwise
+    each part is read on its own; parts that say nothing definite are set aside. Parts that
+    agree give their reading; a mixed reply — one part done, another not yet, moved or
+    dropped ("已经提测了，不过接口还没联调", "the frontend is in test but docs slip to
+    Monday") — is never met: not yet when a part is still to come, else unclear."""
     unclear = CommitmentReading(outcome=CommitmentAnswer.UNCLEAR)
     if _QUESTION.search(text) or _CONDITIONAL.search(text) or _SARCASM.search(text):
         return unclear
+    parts = [p for p in _PARTS.split(text) if p and p.strip()]
+    readings = [_read_part(p, answered_at, tz, what) for p in parts] or [unclear]
+    definite = [r for r in readings if r.outcome is not CommitmentAnswer.UNCLEAR]
+    outcomes = {r.outcome for r in definite}
+    if not outcomes:
+        # no part is definite alone; the whole may still be ("done, it's in QA")
+        return _read_part(text, answered_at, tz, what) if len(parts) > 1 else unclear
+    if outcomes == {CommitmentAnswer.KEPT} and any(
+        r.outcome is CommitmentAnswer.UNCLEAR and _PENDING.search(p)
+        for p, r in zip(parts, readings, strict=False)
+    ):
+        # done, and a part still to come or a problem left ("剩下的明天提", "还有问题")
+        return CommitmentReading(outcome=CommitmentAnswer.NOT_YET)
+    if outcomes == {CommitmentAnswer.KEPT}:
+        return definite[0].model_copy(update={"happened_at": _happened_at(text, answered_at, tz)})
+    if CommitmentAnswer.KEPT in outcomes:
+        # mixed: part done, part not: the promise as a whole is not met
+        if outcomes & {CommitmentAnswer.NOT_YET, CommitmentAnswer.CHANGED}:
+            return CommitmentReading(outcome=CommitmentAnswer.NOT_YET)
+        return unclear
+    # parts that do not say it happened: a move outranks a drop, a drop a not-yet
+    # ("还没提测，推迟到周五了" is moved)
+    for outcome in (CommitmentAnswer.CHANGED, CommitmentAnswer.DROPPED, CommitmentAnswer.NOT_YET):
+        for r in definite:
+            if r.outcome is outcome:
+                return r
+    return unclear
+
+
+def _read_part(text: str, answered_at: datetime, tz: str, what: str) -> CommitmentReading:
+    """One part of a reply (no question, conditional or sarcasm in the whole)."""
+    unclear = CommitmentReading(outcome=CommitmentAnswer.UNCLEAR)
+    if _PARTIAL.search(text):
+        return CommitmentReading(outcome=CommitmentAnswer.NOT_YET)
     if _POSTPONE.search(text):
         promised = parse_when(text, answered_at, tz)
         if promised is not None and promised.specific and promised.at is not None:

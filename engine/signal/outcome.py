@@ -1,12 +1,14 @@
 """A signal's concern ended: what its answer writes into the story graph.
 
-A reply is evidence, never a verdict (`docs/rules/loop-standing.md`). When a concern the
-agenda raised for a signal ends, the machine's reading of the answer lands in the story graph
-in one transaction, `by` the run that read it (`run:concern:<id>`), never by the person who
-answered (`by PERSON` is what an authenticated person did through the API or the graph view):
-- the concern's conversation becomes a source version (kind conversation, one line per
-  message, `[time] speaker: text`), so the answer is cited by its line (`lines:N-N`, the
-  locator every line-addressed source uses, `engine/story/sources.cut`);
+A reply is evidence, never a verdict (`docs/rules/loop-standing.md`). What people say in a
+concern enters the story graph the way every message does: the concern's conversation is a
+source of its scope (kind conversation, one line per message, `[time] speaker: text`), and a
+supervision run reviews its new lines with the signal they may settle (`Review`,
+`jobs/review/conversation.py`). What the review proposes is written in its result
+transaction, `by` that run and under its result, never by the person who answered (`by
+PERSON` is what an authenticated person did through the API or the graph view), citing the
+answer by its line (`lines:N-N`, the locator every line-addressed source uses,
+`engine/story/sources.cut`):
 - a commitment kept ("已经提测了") -> an event "前端部分已提测" at the time the person says it
   happened, citing the line; the signal `kept`;
 - a commitment moved ("推迟到周五") -> an event "前端部分提测推迟到周五" and a new commitment
@@ -17,7 +19,8 @@ answered (`by PERSON` is what an authenticated person did through the API or the
   person-confirmed or person-edited content and never decides an inbox item; the signal
   `settled` (it has its answer);
 - the concern dropped or escalated, or resolved without an answer that can be read (indirect
-  evidence, a model that resolved on "好") -> the signal `unresolved`: visible, nothing asserted.
+  evidence, a model that resolved on "好") -> the signal `unresolved`: visible, nothing
+  asserted, no story object written (the loop's own bookkeeping, `by` the concern's run).
 The reading of the answer is `engine/signal/answers.py`, the same one the offline model's
 goal check uses (`engine/offline/signal_goals.py`): nothing unclear is taken as met.
 
@@ -52,14 +55,12 @@ from engine.story.models import (
     ObjectKind,
     Reference,
     Relation,
-    Result,
     Source,
     SourceKind,
     SourceVersion,
     Suggestion,
     make_id,
 )
-from engine.story.publish import result_id_for
 
 SETTLED = frozenset({SignalStatus.KEPT, SignalStatus.CHANGED, SignalStatus.SETTLED})
 ENDED = frozenset({ConcernStatus.RESOLVED, ConcernStatus.DROPPED, ConcernStatus.ESCALATED})
@@ -86,8 +87,11 @@ TEXT = {
 }
 
 
+CONVERSATION_PREFIX = "concern-"  # a concern's conversation source: `concern-<concern id>`
+
+
 def conversation_source_id(concern_id: str) -> str:
-    return f"concern-{concern_id}"
+    return f"{CONVERSATION_PREFIX}{concern_id}"
 
 
 def conversation_lines(concern: Concern, tz: str, locale: str = "zh") -> list[str]:
@@ -163,15 +167,28 @@ def suggestion_for(signal: Signal, pending: Sequence[Suggestion]) -> Suggestion 
     return None
 
 
+class Review(BaseModel):
+    """The supervision run that reviews a concern's conversation: what it proposes is `by`
+    the run, under the run's result (`jobs/review/conversation.py`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    result_id: str
+
+    @property
+    def by(self) -> Actor:
+        return Actor.run(self.run_id)
+
+
 class OutcomePlan(BaseModel):
     """Everything one ended concern writes for its signal, in one transaction."""
 
     status: SignalStatus
     signal: Signal  # the signal's new version
     answer: Answer | None = None
-    source: Source | None = None
-    source_version: SourceVersion | None = None  # None when the store already holds it
-    result: Result | None = None
+    result_id: str | None = None  # the review's result the proposals are written under
+    run_id: str | None = None  # the review run that proposed them
     events: list[Event] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
     drafts: list[SignalDraft] = Field(default_factory=list)  # a moved commitment's new signal
@@ -180,21 +197,67 @@ class OutcomePlan(BaseModel):
 
 
 def reader_of(concern_id: str) -> Actor:
-    """Who a machine's reading of a concern's replies is recorded by: the concern loop's
-    run, never the person whose words it read."""
+    """Who the loop's own bookkeeping on a signal is recorded by (an unanswered concern
+    leaves it unresolved): the concern loop's run, never a person."""
     return Actor.run(f"concern:{concern_id}")
 
 
-def _unresolved(signal: Signal, concern: Concern, now: datetime, why: str) -> OutcomePlan:
+def needs_review(concern: Concern) -> bool:
+    """Whether the concern's reading states something the story graph may record (a kept
+    promise, a chosen value, a moved time, from a counterpart's line): only a review of the
+    concern's conversation proposes it (`docs/rules/loop-standing.md`)."""
+    reading = concern.reading
+    if concern.source.signal_id is None or reading is None or not reading.definite:
+        return False
+    if concern.status is ConcernStatus.RESOLVED:
+        ok = reading.outcome is ReplyOutcome.MET
+    else:
+        ok = concern.status not in ENDED and reading.outcome is ReplyOutcome.MOVED
+    if not ok or reading.line is None or not 1 <= reading.line <= len(concern.conversation_log):
+        return False
+    e = concern.conversation_log[reading.line - 1]
+    counterparts = {p.person_id for p in concern.counterparts}
+    return e.direction is Direction.INBOUND and e.person_id in counterparts
+
+
+def conversation_source(
+    concern: Concern, scope: str, *, at: datetime, tz: str, locale: str = "zh"
+) -> tuple[Source, SourceVersion]:
+    """The concern's conversation as a source of its scope (kind conversation, one line per
+    message, version `m<messages>`): what its review reads and cites by line."""
+    source_id = conversation_source_id(concern.concern_id)
+    version = f"m{len(concern.conversation_log)}"
+    source = Source(
+        id=source_id,
+        scope=scope,
+        kind=SourceKind.CONVERSATION,
+        title=concern.title,
+        current_version=version,
+    )
+    text = "\n".join(conversation_lines(concern, tz, locale))
+    return source, SourceVersion(
+        scope=scope, source_id=source_id, version=version, text=text, recorded_at=at
+    )
+
+
+def _unresolved(
+    signal: Signal, concern: Concern, now: datetime, why: str, review: Review | None = None
+) -> OutcomePlan:
     new = next_version(
         signal,
         max(now, signal.recorded_at),
-        reader_of(concern.concern_id),
+        review.by if review else reader_of(concern.concern_id),
         why,
         status=SignalStatus.UNRESOLVED,
         via_concern=concern.concern_id,
+        **({"via_result": review.result_id} if review else {}),
     )
-    return OutcomePlan(status=SignalStatus.UNRESOLVED, signal=new)
+    return OutcomePlan(
+        status=SignalStatus.UNRESOLVED,
+        signal=new,
+        result_id=review.result_id if review else None,
+        run_id=review.run_id if review else None,
+    )
 
 
 def decide_outcome(
@@ -202,18 +265,18 @@ def decide_outcome(
     concern: Concern,
     *,
     now: datetime,
-    tz: str,
     locale: str = "zh",
-    known_versions: frozenset[str] = frozenset(),
     suggestion: Suggestion | None = None,
     target: Entity | Relation | None = None,
+    review: Review | None = None,
 ) -> OutcomePlan | None:
     """The writes for `signal` now that `concern` ended; None when there is nothing to write
     (the concern has not ended, is not this signal's, or its outcome is already written).
 
-    `known_versions`: the versions of the concern's conversation source the store holds;
     `suggestion`/`target`: a difference's pending suggestion and its target's current
-    version (None when nothing is pending any more)."""
+    version (None when nothing is pending any more). `review`: the run reviewing the
+    concern's conversation; without one, an answer that would write story objects writes
+    nothing (the loop never writes them on its own: `needs_review`)."""
     t = TEXT.get(locale, TEXT["zh"])
     cid = concern.concern_id
     if concern.source.signal_id != signal.id or signal.status in SETTLED:
@@ -228,9 +291,9 @@ def decide_outcome(
         if not moved or signal.status is not SignalStatus.OPEN:
             return None
         assert answer is not None and answer.commitment is not None
-        if answer.commitment.new_due == signal.due:
-            return None  # already moved by this reading
-        return _written(signal, concern, answer, now, tz, locale, known_versions, None)
+        if answer.commitment.new_due == signal.due or review is None:
+            return None  # already moved by this reading, or not by a review
+        return _written(signal, concern, answer, now, locale, review, None)
     if concern.status is not ConcernStatus.RESOLVED:
         if signal.status is SignalStatus.UNRESOLVED:
             return None
@@ -242,9 +305,11 @@ def decide_outcome(
     ):
         why = t["unresolved"].format(concern=cid, status=concern.status.value)
         return _unresolved(signal, concern, now, why)
+    if review is None:
+        return None  # a readable answer: the review of the conversation writes it
     if signal.kind is SignalKind.DIFFERENCE and (suggestion is None or target is None):
-        return _unresolved(signal, concern, now, t["gone"])
-    return _written(signal, concern, answer, now, tz, locale, known_versions, suggestion)
+        return _unresolved(signal, concern, now, t["gone"], review)
+    return _written(signal, concern, answer, now, locale, review, suggestion)
 
 
 def _written(
@@ -252,55 +317,31 @@ def _written(
     concern: Concern,
     answer: Answer,
     now: datetime,
-    tz: str,
     locale: str,
-    known_versions: frozenset[str],
+    review: Review,
     suggestion: Suggestion | None,
 ) -> OutcomePlan:
-    """What a definite reading writes: the conversation source version, a result by the
-    loop's run, and the event, the moved due time or the quoted evidence citing the line."""
+    """What a definite reading proposes, by the review's run under its result: the event,
+    the moved due time or the quoted evidence, citing the reply's line of the conversation
+    source's version the review read."""
     t = TEXT.get(locale, TEXT["zh"])
     cid = concern.concern_id
     e = answer.entry
-    by = reader_of(cid)
+    by = review.by
     at = max([now, signal.recorded_at] + ([suggestion.recorded_at] if suggestion else []))
     scope = signal.scope
     moving = answer.commitment is not None and answer.commitment.outcome is CommitmentAnswer.CHANGED
     key = f"concern:{cid}:moved:{answer.line}" if moving else f"concern:{cid}:answer"
-    result_id = result_id_for(scope, key)
+    result_id = review.result_id
     why = t["why"].format(name=e.person_name, concern=cid, line=answer.line, text=e.text)
     source_id = conversation_source_id(cid)
     version = f"m{len(concern.conversation_log)}"
-    source = Source(
-        id=source_id,
-        scope=scope,
-        kind=SourceKind.CONVERSATION,
-        title=concern.title,
-        current_version=version,
-    )
-    text = "\n".join(conversation_lines(concern, tz, locale))
-    source_version = (
-        None
-        if version in known_versions
-        else SourceVersion(
-            scope=scope, source_id=source_id, version=version, text=text, recorded_at=at
-        )
-    )
     plan = OutcomePlan(
         status=SignalStatus.SETTLED,
         signal=signal,
         answer=answer,
-        source=source,
-        source_version=source_version,
-        result=Result(
-            id=result_id,
-            scope=scope,
-            key=key,
-            by=by,
-            recorded_at=at,
-            payload_hash=make_id("hash", key, str(answer.line), e.text),
-            feedback=why,
-        ),
+        result_id=result_id,
+        run_id=review.run_id,
     )
 
     def cite(owner: ObjectKind, owner_id: str) -> None:

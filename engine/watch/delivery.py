@@ -9,7 +9,10 @@ A hand-off is not only stored: each new one (a new stable execution key) is deli
   (`dead`, with the last error), visible on the watch. Nothing retries a dead hand-off by
   itself.
 - Without a webhook the partner session reads it where it lives: the `watchHandOffs(scope)`
-  subscription and the MCP resource of its session; it is `delivered` on channel `session`.
+  subscription and the MCP resource of its session. Nothing proves it arrived, so it stays
+  `pending` (shown and counted on the watch, `pendingHandOffs`) until a webhook delivers it
+  or the session acknowledges it (`acknowledgeWatchHandOff`): then it is `delivered` on
+  channel `session`, with who acknowledged it. Never `delivered` without a receipt.
 
 A repeated check over unchanged sources yields the same execution key; the store keeps one
 hand-off per key (`graph/watch/records.py`), so a repeat is never delivered again, and a
@@ -55,6 +58,7 @@ class Delivery(Frozen):
     last_error: str | None = None
     next_attempt_at: datetime | None = None
     delivered_at: datetime | None = None
+    acknowledged_by: str | None = None  # channel session: who acknowledged it
 
 
 class Settled(Frozen):
@@ -69,6 +73,20 @@ def delivered(attempts: int, channel: DeliveryChannel, now: datetime) -> Settled
         delivery=Delivery(
             status=DeliveryStatus.DELIVERED, attempts=attempts, channel=channel, delivered_at=now
         )
+    )
+
+
+def acknowledged(delivery: Delivery, by: str, now: datetime) -> Delivery:
+    """The partner session's acknowledgement: the receipt of a hand-off it read on its own
+    channels. One already delivered stays as it was."""
+    if delivery.status is DeliveryStatus.DELIVERED:
+        return delivery
+    return Delivery(
+        status=DeliveryStatus.DELIVERED,
+        attempts=delivery.attempts,
+        channel=DeliveryChannel.SESSION,
+        delivered_at=now,
+        acknowledged_by=by,
     )
 
 

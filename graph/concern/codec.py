@@ -99,7 +99,7 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
     """The outbox row of one message effect; None for effects that are not messages."""
     base: dict[str, Any] = {
         "key": effect.key,
-        "concern_id": effect.concern_id,
+        "concern_id": effect.concern_id or None,
         "scope": scope,
         "kind": effect.kind,
         "seq": seq,
@@ -125,6 +125,7 @@ def outbox_row(effect: Effect, *, scope: str, seq: int, now: datetime) -> dict[s
             text=effect.text,
             deliver_at=utc(effect.deliver_at),
             report_kinds=[str(k) for k in effect.report_kinds],
+            signal_id=effect.signal_id,
         )
     elif isinstance(effect, BackflowMessage):
         base.update(_recipient_fields(effect.recipient), text=effect.text)

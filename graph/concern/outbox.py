@@ -32,7 +32,7 @@ DEAD_CLAIM_AGE = timedelta(seconds=15)
 @dataclass(frozen=True)
 class OutboxRow:
     key: str
-    concern_id: str
+    concern_id: str | None  # None for an agenda report of a signal that raised no concern
     scope: str
     kind: str
     recipient_person_id: str | None
@@ -49,12 +49,13 @@ class OutboxRow:
     tone: str = ""
     sent_at: datetime | None = None
     last_error: str | None = None
+    signal_id: str | None = None  # an agenda report: the signal it reports
 
     @classmethod
     def from_props(cls, p: dict[str, Any]) -> OutboxRow:
         return cls(
             key=p["key"],
-            concern_id=p["concern_id"],
+            concern_id=p.get("concern_id"),
             scope=p["scope"],
             kind=p["kind"],
             recipient_person_id=p.get("recipient_person_id"),
@@ -71,6 +72,7 @@ class OutboxRow:
             tone=p.get("tone") or "",
             sent_at=from_neo4j(p.get("sent_at")),
             last_error=p.get("last_error"),
+            signal_id=p.get("signal_id"),
         )
 
 
@@ -81,6 +83,7 @@ class Outbox(Store):
         *,
         scope: str | None = None,
         concern_id: str | None = None,
+        key: str | None = None,
         held_at: datetime,
         live: Collection[str] | None = None,
         limit: int = 200,
@@ -94,6 +97,7 @@ class Outbox(Store):
             now=utc(now),
             scope=scope,
             concern_id=concern_id,
+            key=key,
             live=sorted(live) if live is not None else None,
             dead_before=utc(dead_before),
             limit=limit,

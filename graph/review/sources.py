@@ -1,4 +1,6 @@
 """What a review reads: story-graph sources of its scope, as checkpoint units and texts.
+A concern's conversation is not news to an ordinary review: only the review of that
+concern's replies reads it (`jobs/review/conversation.py`).
 
 Sources are pushed by apps through `upsertSource` (the story graph owns them); a review
 reads the current version's units for the manifest and, per batch, the text of exactly the
@@ -16,6 +18,7 @@ from engine.review.checkpoints import SourceState
 from engine.review.compose import project_of, story_scope
 from engine.review.spans import source_state
 from engine.review.types import Scope
+from engine.signal.outcome import CONVERSATION_PREFIX
 from graph.base import Store
 from graph.temporal import from_neo4j
 
@@ -30,7 +33,12 @@ def _when(value: object, now: datetime) -> datetime:
 class ReviewSources(Store):
     async def states(self, scope: Scope, *, now: datetime) -> list[SourceState]:
         async def work(tx: AsyncManagedTransaction) -> list[SourceState]:
-            rows = await self.rows(tx, "review/sources_of_scopes", scopes=[story_scope(scope)])
+            rows = await self.rows(
+                tx,
+                "review/sources_of_scopes",
+                scopes=[story_scope(scope)],
+                loop_prefix=CONVERSATION_PREFIX,
+            )
             return [
                 source_state(
                     r["id"],

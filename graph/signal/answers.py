@@ -1,14 +1,15 @@
-"""A signal's concern ended: its outcome written into the story graph in ONE transaction
-(the decision is `engine/signal/outcome.py`).
+"""A signal's concern ended: its outcome written in ONE transaction (the decision is
+`engine/signal/outcome.py`).
 
-The transaction reads the signal's current version, the versions the store holds of the
-concern's conversation source and, for a difference, its pending suggestion with the
-target's current version; it decides, then writes the conversation source version (its lines
-searchable like any source's), the outcome's result, the event and its references, the
-pending suggestion's new version quoting the answer (never its target: only a person
-overrules a person), the signal's new version, and a moved commitment's new signal (decided
-by the scope's agenda policy like every signal). A concurrent writer of the same outcome
-loses on the version and result constraints and writes nothing.
+The transaction reads the signal's current version and, for a difference, its pending
+suggestion with the target's current version; it decides, then writes what the review of the
+concern's conversation proposes, inside that review's result transaction (`settle_in`): the
+event and its references, the pending suggestion's new version quoting the answer (never its
+target: only a person overrules a person), the signal's new version, and a moved
+commitment's new signal (decided by the scope's agenda policy like every signal). Without a
+review (`settle`) only the loop's bookkeeping is written: a signal left unresolved. A
+concurrent writer of the same outcome loses on the version constraints and writes nothing.
+The conversation itself is written as a source version first (`write_conversation`).
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ from engine.errors import InvalidInput
 from engine.signal.model import SignalKind
 from engine.signal.outcome import (
     OutcomePlan,
-    conversation_source_id,
+    Review,
+    conversation_source,
     decide_outcome,
     suggestion_for,
 )
 from engine.signal.policy import Reachable
 from engine.signal.stored import Signal
-from engine.story.models import Entity, ObjectKind, Relation, Suggestion
+from engine.story.models import Entity, ObjectKind, Relation, SourceVersion, Suggestion
 from graph.search.passages import write_passages
 from graph.signal.policies import AgendaPolicies
 from graph.signal.store import SignalStore
@@ -57,44 +59,75 @@ class SignalAnswers(StoryStore):
         scope: str,
         *,
         now: datetime,
-        tz: str,
         locale: str = "zh",
     ) -> tuple[OutcomePlan | None, list[Signal]]:
-        """Write what `concern`'s end says about its signal; (None, []) when there is
-        nothing (left) to write. Returns the plan and the new signals it recorded."""
+        """Write what `concern`'s end says about its signal when no answer is to be read
+        (the signal left unresolved); (None, []) when there is nothing (left) to write. A
+        readable answer is written only by the review of the conversation (`settle_in`)."""
+        return await self._write(
+            lambda tx: self.settle_in(tx, concern, scope, now=now, locale=locale)
+        )
+
+    async def settle_in(
+        self,
+        tx: AsyncManagedTransaction,
+        concern: Concern,
+        scope: str,
+        *,
+        now: datetime,
+        locale: str = "zh",
+        review: Review | None = None,
+    ) -> tuple[OutcomePlan | None, list[Signal]]:
+        """Decide and write in `tx` (a review's result transaction when `review` is given).
+        Returns the plan and the new signals it recorded."""
         signal_id = concern.source.signal_id
         if signal_id is None:
             return None, []
         now = utc(now)
+        rows = await self.rows(
+            tx, "signal/signal_current", scope=scope, id=signal_id, forever=FOREVER
+        )
+        if not rows:
+            return None, []
+        signal = from_props(Signal, rows[0]["v"])
+        suggestion, target = await self._difference(tx, signal)
+        plan = decide_outcome(
+            signal,
+            concern,
+            now=now,
+            locale=locale,
+            suggestion=suggestion,
+            target=target,
+            review=review,
+        )
+        if plan is None:
+            return None, []
+        return plan, await self._write_plan(tx, plan, answerer_of(concern, plan))
 
-        async def work(tx: AsyncManagedTransaction) -> tuple[OutcomePlan | None, list[Signal]]:
-            rows = await self.rows(
-                tx, "signal/signal_current", scope=scope, id=signal_id, forever=FOREVER
-            )
-            if not rows:
-                return None, []
-            signal = from_props(Signal, rows[0]["v"])
-            source_id = conversation_source_id(concern.concern_id)
-            known = frozenset(
+    async def write_conversation(
+        self, concern: Concern, scope: str, *, at: datetime, tz: str, locale: str = "zh"
+    ) -> SourceVersion:
+        """The concern's conversation as a source version of its scope (written once per
+        version; its lines searchable like any source's)."""
+        source, version = conversation_source(concern, scope, at=utc(at), tz=tz, locale=locale)
+
+        async def work(tx: AsyncManagedTransaction) -> SourceVersion:
+            known = {
                 r["version"]
                 for r in await self.rows(
-                    tx, "story/source_versions_of", scope=scope, ids=[source_id]
+                    tx, "story/source_versions_of", scope=scope, ids=[source.id]
                 )
+            }
+            if version.version in known:
+                return version
+            await self.rows(
+                tx,
+                "story/write_source",
+                source=to_props(source),
+                versions=[to_props(version)],
             )
-            suggestion, target = await self._difference(tx, signal)
-            plan = decide_outcome(
-                signal,
-                concern,
-                now=now,
-                tz=tz,
-                locale=locale,
-                known_versions=known,
-                suggestion=suggestion,
-                target=target,
-            )
-            if plan is None:
-                return None, []
-            return plan, await self._write_plan(tx, plan, answerer_of(concern, plan))
+            await write_passages(tx, [version])
+            return version
 
         return await self._write(work)
 
@@ -120,17 +153,6 @@ class SignalAnswers(StoryStore):
     async def _write_plan(
         self, tx: AsyncManagedTransaction, plan: OutcomePlan, answerer: Reachable | None
     ) -> list[Signal]:
-        if plan.source is not None:
-            versions = [plan.source_version] if plan.source_version is not None else []
-            await self.rows(
-                tx,
-                "story/write_source",
-                source=to_props(plan.source),
-                versions=[to_props(v) for v in versions],
-            )
-            await write_passages(tx, versions)
-        if plan.result is not None:
-            await self.rows(tx, "story/write_result", row=to_props(plan.result))
         await self._write_versions(tx, ObjectKind.EVENT, plan.events)
         if plan.suggestion is not None:  # still pending: the answer is its evidence
             await self._write_versions(tx, ObjectKind.SUGGESTION, [plan.suggestion])
@@ -145,7 +167,7 @@ class SignalAnswers(StoryStore):
         )
         if not rows or rows[0]["written"] != 1 or rows[0]["orphaned"]:
             raise InvalidInput("the signal changed concurrently; nothing was written")
-        if not plan.drafts or plan.result is None:
+        if not plan.drafts or plan.result_id is None:
             return []
         policy = await AgendaPolicies(self.driver, self.database).current_in(tx, plan.signal.scope)
         answered = plan.signal
@@ -153,8 +175,8 @@ class SignalAnswers(StoryStore):
             tx,
             plan.drafts,
             scope=answered.scope,
-            run_id=answered.via_concern or "",  # no run found it: the concern that asked
-            result_id=plan.result.id,
+            run_id=plan.run_id or "",
+            result_id=plan.result_id,
             now=answered.recorded_at,
             policy=policy,
             by=answered.by,

@@ -278,6 +278,7 @@ def delivery_from(props: Mapping[str, Any]) -> Delivery:
         last_error=p.get("delivery_error"),
         next_attempt_at=p.get("delivery_next_attempt_at"),
         delivered_at=p.get("delivered_at"),
+        acknowledged_by=p.get("delivery_acknowledged_by"),
     )
 
 
@@ -289,6 +290,7 @@ def delivery_props(delivery: Delivery) -> dict[str, Any]:
         "delivery_error": delivery.last_error,
         "delivery_next_attempt_at": delivery.next_attempt_at,
         "delivered_at": delivery.delivered_at,
+        "delivery_acknowledged_by": delivery.acknowledged_by,
     }
 
 

@@ -96,6 +96,7 @@ class WebhookChannel:
         payload = {
             "key": row.key,
             "concern_id": row.concern_id,
+            "signal_id": row.signal_id,
             "kind": row.kind,
             "recipient": {
                 "person_id": row.recipient_person_id,
@@ -147,6 +148,7 @@ async def deliver_due(
     now: datetime,
     worker_id: str,
     concern_id: str | None = None,
+    key: str | None = None,
     scope: str | None = None,
     live: Collection[str] | None = None,
     limit: int = 200,
@@ -159,7 +161,7 @@ async def deliver_due(
     health = ChannelHealthStore(driver, database)
     wall = utcnow()
     due = await outbox.due(
-        now, scope=scope, concern_id=concern_id, live=live, held_at=wall, limit=limit
+        now, scope=scope, concern_id=concern_id, key=key, live=live, held_at=wall, limit=limit
     )
     for row in due:
         claimed = await outbox.claim(row.key, worker_id=worker_id, held_at=utcnow(), live=live)

@@ -68,11 +68,19 @@ async def enqueue_advance(
 
 
 async def enqueue_delivery(
-    pool: ArqRedis, queue_name: str, *, concern_id: str, key: str, now: datetime | None = None
+    pool: ArqRedis,
+    queue_name: str,
+    *,
+    concern_id: str | None,
+    key: str,
+    now: datetime | None = None,
 ) -> bool:
+    """Deliver a concern's due rows, or (`concern_id` None: a row outside any concern, the
+    agenda's report of a signal) the one row `key`."""
     job = await pool.enqueue_job(
         DELIVER_JOB,
         concern_id=concern_id,
+        key=None if concern_id else key,
         now=now.isoformat() if now is not None else None,
         _job_id=delivery_job_id(key),
         _queue_name=queue_name,

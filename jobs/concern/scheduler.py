@@ -76,13 +76,18 @@ async def deliver_outbox(
     deps: Deps,
     principal: Principal,
     channel: Channel,
-    concern_id: str,
+    concern_id: str | None,
     *,
+    key: str | None = None,
     now: datetime | None = None,
 ) -> DeliveryReport:
-    """Deliver one concern's due outbox rows (after raiseConcern, which runs in the API)."""
+    """Deliver one concern's due outbox rows (after raiseConcern, which runs in the API), or
+    the one row `key` outside any concern (the agenda's report of a signal: workers only)."""
     principal.require("agenda")
-    if not principal.all_scopes:
+    if concern_id is None:
+        if key is None or not principal.all_scopes:
+            raise NotFound("no outbox row to deliver", key=key)
+    elif not principal.all_scopes:
         stored = await ConcernRepository(deps.driver, deps.database).find(concern_id)
         missing = NotFound(f"no concern {concern_id}", concern_id=concern_id)
         principal.visible("agenda", stored.scope if stored else None, missing)
@@ -92,6 +97,7 @@ async def deliver_outbox(
         channel,
         now=now or deps.clock(),
         concern_id=concern_id,
+        key=key,
         worker_id=deps.worker_id,
         live=await live_senders(deps),
     )

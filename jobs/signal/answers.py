@@ -1,7 +1,10 @@
 """Answers come back into the graph: when a concern the agenda raised for a signal ends
-(resolved, dropped, escalated), or its reply moves the promise, what the loop read is
-written into the story graph in one transaction, by the loop's run citing the reply line
-(`engine/signal/outcome.py` decides, `graph/signal/answers.py` writes).
+(resolved, dropped, escalated), or its reply moves the promise. A reply that states what the
+graph may record is reviewed like every message (`jobs/review/conversation.py`: a supervision
+run over the concern's conversation whose result transaction writes the proposals, by the
+run, citing the reply's line); a concern that ended without such a reply only leaves its
+signal unresolved, in one transaction of the loop's own (`engine/signal/outcome.py` decides,
+`graph/signal/answers.py` writes). Nothing here writes a story object by another path.
 
 Called by the agent-loop turn (`jobs/concern/loop.run_turn`) after the decision that ended
 the concern was saved, and again by any later run of a turn that finds the concern ended (a
@@ -20,11 +23,11 @@ from engine.concern.policy import ConcernPolicy
 from engine.errors import Conflict, NotFound
 from engine.llm.reading import ReplyOutcome
 from engine.principal import Principal
-from engine.signal.outcome import ENDED, OutcomePlan
+from engine.signal.outcome import ENDED, OutcomePlan, needs_review
 from engine.signal.stored import Signal
 from graph.signal.answers import SignalAnswers
 from jobs.deps import Deps
-from jobs.signal.effects import enqueue_effects
+from jobs.review.conversation import review_concern_conversation
 
 ATTEMPTS = 3
 
@@ -57,13 +60,19 @@ async def settle_signal_answer(
     moment = max(now or deps.clock(), utcnow())
     for attempt in range(ATTEMPTS):
         try:
-            plan, signals = await store.settle(
-                concern, scope, now=moment, tz=policy.timezone, locale=policy.locale
-            )
-            # a moved commitment's new signal: its decision's effect (a new follow-up with the
-            # person who moved it) is performed once, like a review's (jobs/signal/effects.py)
-            await enqueue_effects(deps, signals)
-            return plan, signals
+            if needs_review(concern):
+                # a moved commitment's new signal: its decision's effect (a new follow-up with
+                # the person who moved it) is performed once the review's result committed
+                return await review_concern_conversation(
+                    deps,
+                    principal,
+                    concern,
+                    scope,
+                    tz=policy.timezone,
+                    locale=policy.locale,
+                    now=moment,
+                )
+            return await store.settle(concern, scope, now=moment, locale=policy.locale)
         except Conflict:
             # a second worker wrote the same outcome first: reading again finds it written
             if attempt == ATTEMPTS - 1:

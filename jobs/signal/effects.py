@@ -144,7 +144,8 @@ async def _report(deps: Deps, signal: Signal, effect: ReportToOwner) -> None:
     assert slot.deliver_at is not None  # an owner update is deferred, never skipped
     report = OutboxReport(
         key=f"{REPORT_KEY}{signal.id}",
-        concern_id=signal.id,
+        concern_id="",
+        signal_id=signal.id,
         recipient=Recipient(name=effect.name, channel=effect.channel, person_id=effect.person_id),
         text=owner_report_text(signal.kind, signal.who, effect.text, policy.locale),
         report_kinds=(ReportKind.OWNER_UPDATE,),
@@ -155,5 +156,5 @@ async def _report(deps: Deps, signal: Signal, effect: ReportToOwner) -> None:
     await Outbox(deps.driver, deps.database).record([row])
     if deps.pool is not None and report.deliver_at <= now:
         await enqueue_delivery(
-            deps.pool, deps.settings.queue_name, concern_id=signal.id, key=report.key, now=now
+            deps.pool, deps.settings.queue_name, concern_id=None, key=report.key, now=now
         )

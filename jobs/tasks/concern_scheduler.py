@@ -32,11 +32,14 @@ async def run_concern_scheduler(
 
 
 async def deliver_concern_outbox(
-    ctx: dict[str, Any], *, concern_id: str, now: JobNow = None
+    ctx: dict[str, Any], *, concern_id: str | None, key: str | None = None, now: JobNow = None
 ) -> dict[str, Any]:
-    """Deliver one concern's due outbox rows (after raiseConcern, which runs in the API)."""
+    """Deliver one concern's due outbox rows (after raiseConcern, which runs in the API), or
+    one row outside any concern (`key`: the agenda's report of a signal)."""
     deps = Deps.from_ctx(ctx, now=now)
-    delivery = await deliver_outbox(deps, WORKER, rt.channel(ctx), concern_id, now=deps.clock())
+    delivery = await deliver_outbox(
+        deps, WORKER, rt.channel(ctx), concern_id, key=key, now=deps.clock()
+    )
     return {"sent": delivery.sent, "failed": list(delivery.failed)}
 
 

@@ -11,6 +11,9 @@ in engine/watch/delivery.py).
   concern messages go out (JSON, `Idempotency-Key: <execution key>`, signed with
   `X-Storygraph-Timestamp` / `X-Storygraph-Signature` when `CONCERN_WEBHOOK_SECRET` is set),
   and settles it: delivered, retrying (raises `DeliveryRetry` with the wait) or dead.
+  Without a webhook the job leaves it `pending`: the session's own channels give no receipt.
+- `acknowledge_handoff(deps, principal, scope, execution_key)`: the partner session's
+  receipt (editor role): `delivered` on channel `session`, recorded with the token's name.
 - `handoff_stream(deps, principal, scope, hub)`: the scope's new hand-offs as they are stored.
 - `session_handoffs(deps, principal, scope, session_id)`: one partner session's hand-offs.
 """
@@ -25,6 +28,7 @@ from typing import Any
 import httpx
 
 from engine.clock import utcnow
+from engine.errors import NotFound
 from engine.principal import Principal
 from engine.scope import require_scope
 from engine.watch import delivery as rules
@@ -105,27 +109,27 @@ async def deliver_handoff(
 ) -> dict[str, Any]:
     """One delivery attempt of a stored hand-off; its state after the attempt."""
     principal.require("operator", scope)
+    url = deps.settings.concern_webhook_url
+    if not url:
+        # no channel that can deliver it: pending until the session acknowledges it
+        return {"executionKey": execution_key, "status": "pending"}
     store = _store(deps)
     now = deps.clock()
     claimed = await store.claim(scope, execution_key, worker_id=deps.worker_id, now=now)
     if claimed is None:
         return {"executionKey": execution_key, "status": "skipped"}
     attempts = claimed.delivery.attempts
-    url = deps.settings.concern_webhook_url
-    if not url:
-        settled = rules.delivered(attempts, DeliveryChannel.SESSION, now)
+    try:
+        await _post(deps, http, url, claimed)
+    except (httpx.HTTPError, ValueError) as exc:
+        error = str(exc) or type(exc).__name__
+        settled = rules.failed(attempts, error, deps.clock())
+        log.warning(
+            "watch hand-off not delivered",
+            extra={"fields": {"key": execution_key, "attempts": attempts, "error": error}},
+        )
     else:
-        try:
-            await _post(deps, http, url, claimed)
-        except (httpx.HTTPError, ValueError) as exc:
-            error = str(exc) or type(exc).__name__
-            settled = rules.failed(attempts, error, deps.clock())
-            log.warning(
-                "watch hand-off not delivered",
-                extra={"fields": {"key": execution_key, "attempts": attempts, "error": error}},
-            )
-        else:
-            settled = rules.delivered(attempts, DeliveryChannel.WEBHOOK, deps.clock())
+        settled = rules.delivered(attempts, DeliveryChannel.WEBHOOK, deps.clock())
     await store.settle(scope, execution_key, settled.delivery)
     if settled.retry_in_seconds is not None:
         raise DeliveryRetry(settled.retry_in_seconds)
@@ -134,6 +138,22 @@ async def deliver_handoff(
         "status": settled.delivery.status.value,
         "attempts": attempts,
     }
+
+
+async def acknowledge_handoff(
+    deps: Deps, principal: Principal, scope: str, execution_key: str
+) -> StoredHandOff:
+    """The partner session's receipt of a hand-off it read; a repeat changes nothing."""
+    checked = require_scope(principal, "editor", scope)
+    store = _store(deps)
+    found = await store.get(checked, execution_key)
+    if found is None:
+        raise NotFound(f"no hand-off {execution_key}", execution_key=execution_key)
+    receipt = rules.acknowledged(found.delivery, principal.name, deps.clock())
+    if receipt == found.delivery:
+        return found
+    await store.settle(checked, execution_key, receipt)
+    return StoredHandOff(found.scope, found.handoff, receipt)
 
 
 async def handoff_stream(

@@ -21,6 +21,7 @@ from tests.support.agenda_api import (
     BINDINGS,
     CONCERN,
     CONCERNS,
+    MONDAY,
     POLICY,
     SHANGHAI,
     SPEAKERS,
@@ -29,6 +30,7 @@ from tests.support.agenda_api import (
     UPSERT,
     code,
     push,
+    push_chat,
     review,
     signals,
     wait_for,
@@ -147,3 +149,29 @@ def test_an_operator_binds_a_person_entity_versioned_and_bad_input_writes_nothin
     assert channels() == ["wecom"] and channels(between) == ["feishu"]
     gql(api, UNBIND, s=scope, e=lisi["id"])
     assert channels() == [] and channels(between) == ["feishu"]
+
+
+REPORTING = """mutation($s: String!) { saveAgendaPolicy(scope: $s, seenVersion: 1, policy: {
+  loopEnabled: true, actOn: [COMMITMENT, DIFFERENCE, BLOCKER], ownerPersonId: "p_wangwu",
+  ownerName: "王五", ownerChannel: "feishu"}) { version } }"""
+OWNER_MESSAGES = """query($s: String!) { concernMessages(scope: $s, personId: "p_wangwu") {
+  edges { node { key kind concernId signalId text } } } }"""
+
+
+def test_an_agenda_report_row_names_its_signal_and_no_concern(offline: Server, scope: str) -> None:
+    """A blocker the agenda reports to the owner raised no concern: the owner's message row
+    carries the signal in `signalId`, and `concernId` is empty, never the signal's id."""
+    api = offline
+    gql(api, REPORTING, s=scope)
+    push_chat(api, scope, "v1", f"[{MONDAY.isoformat()}] 张三: 支付模块卡在第三方回调接口\n")
+    review(api, scope)
+    [signal] = signals(api, scope)
+    assert signal["kind"] == "BLOCKER" and signal["decision"]["kind"] == "REPORTED"
+    rows = wait_for(
+        lambda: gql(api, OWNER_MESSAGES, s=scope)["concernMessages"]["edges"],
+        bool,
+        "the worker records the owner's report",
+    )
+    [row] = [e["node"] for e in rows]
+    assert (row["kind"], row["concernId"], row["signalId"]) == ("report", None, signal["id"])
+    assert "支付模块" in row["text"]

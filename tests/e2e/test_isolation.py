@@ -620,6 +620,14 @@ TABLE: dict[str, list[Case]] = {
         extra=", $e: [SessionEntryInput!]!",
         values={"e": [{"kind": "assistant_final", "at": T0.isoformat(), "text": "done"}]},
     ),
+    "acknowledgeWatchHandOff": [
+        case(
+            'mutation($s: String!) { acknowledgeWatchHandOff(scope: $s, executionKey: "k") '
+            "{ executionKey } }",
+            R,
+            lambda s: {"s": s.b},
+        )
+    ],  # fmt: skip
     "runWatchRound": [
         case(
             "mutation($s: String!) { runWatchRound(scope: $s) { roundId } }",

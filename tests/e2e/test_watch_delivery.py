@@ -21,10 +21,14 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 import websockets
+from arq.jobs import Job
 
 from engine.settings import Settings
 from jobs.concern.channel import sign
 from jobs.notify import channel
+from jobs.queue import open_pool
+from jobs.serialization import deserialize
+from jobs.watch.delivery import delivery_job_id
 from tests.support.mcp import http_client
 from tests.support.processes import Server, process_env, start_worker, stop
 from tests.support.watch import until
@@ -238,3 +242,55 @@ async def test_a_refused_hand_off_is_retried_then_dead_lettered_on_the_watch(
     assert "retrying" in states, states
     assert hook.refused == 4
     assert shown["executionKey"] not in hook.by_key()
+
+
+ACK = """mutation($s: String!, $k: String!) { acknowledgeWatchHandOff(scope: $s, executionKey: $k) {
+  executionKey delivery { status channel deliveredAt acknowledgedBy } } }"""
+PENDING = """query($s: String!, $id: ID!) { watch(scope: $s, id: $id) { pendingHandOffs
+  handOffs { executionKey delivery { status channel deliveredAt acknowledgedBy } } } }"""
+
+
+@pytest.mark.timeout(300)  # its own API and worker start first; minutes on a busy machine
+async def test_without_a_webhook_a_hand_off_is_pending_until_the_session_acknowledges_it(
+    start_server: Any, services: Settings, scope: str
+) -> None:
+    """No channel can deliver it: the delivery job leaves it `pending`, shown and counted on
+    the watch, never `delivered` without a receipt; the partner session's acknowledgement is
+    that receipt (delivered on channel session, with who acknowledged it)."""
+    queue = f"storygraph:test:watch-pending:{uuid.uuid4().hex[:8]}"
+    api = start_server(QUEUE_NAME=queue)
+    env = process_env(services, QUEUE_NAME=queue, WORKER_CRONS="false")
+    for name in ("MODEL_BASE_URL", "MODEL_API_KEY", "MODEL_NAME", "CONCERN_WEBHOOK_URL"):
+        env.pop(name, None)
+    worker = start_worker(services, env)
+    redis = await open_pool(services)
+    try:
+        put_note(api, scope, "r1", NOTE)
+        wid = create_watch(api, scope, "s-partner")
+        first = await asyncio.to_thread(check, api, scope, wid, "p-1")
+        assert first["handoffStatus"] == "delivered"  # handed off (stored), not a repeat
+        [shown] = gql(api, PENDING, s=scope, id=wid)["watch"]["handOffs"]
+        key = shown["executionKey"]
+        # the worker ran its delivery job: nothing could deliver it
+        job = Job(delivery_job_id(key), redis, _queue_name=queue, _deserializer=deserialize)
+        assert await job.result(timeout=60) == {"executionKey": key, "status": "pending"}
+        watch = gql(api, PENDING, s=scope, id=wid)["watch"]
+        assert watch["pendingHandOffs"] == 1
+        assert watch["handOffs"][0]["delivery"] == {
+            "status": "pending",
+            "channel": None,
+            "deliveredAt": None,
+            "acknowledgedBy": None,
+        }
+        acked = gql(api, ACK, s=scope, k=key)["acknowledgeWatchHandOff"]["delivery"]
+        assert acked["status"] == "delivered" and acked["channel"] == "session"
+        assert acked["deliveredAt"] and acked["acknowledgedBy"]
+        again = gql(api, ACK, s=scope, k=key)["acknowledgeWatchHandOff"]["delivery"]
+        assert again == acked  # a repeat changes nothing
+        watch = gql(api, PENDING, s=scope, id=wid)["watch"]
+        assert watch["pendingHandOffs"] == 0 and watch["handOffs"][0]["delivery"] == acked
+        missing = api.graphql(ACK, {"s": scope, "k": "no-such-key"}).json()
+        assert missing["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+    finally:
+        await redis.aclose()
+        stop(worker)

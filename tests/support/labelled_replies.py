@@ -32,6 +32,8 @@ ZH_QA = "前端部分提测"
 ZH_LIVE = "支付模块上线"
 EN_QA = "frontend submitted for QA"
 EN_REL = "release notes published"
+ZH_BOTH = "前端部分提测并完成接口联调"
+EN_BOTH = "frontend in test and docs published by Friday"
 
 PROMISE_REPLIES: tuple[PromiseReply, ...] = (
     # kept
@@ -123,6 +125,26 @@ PROMISE_REPLIES: tuple[PromiseReply, ...] = (
     PromiseReply(ZH_QA, "前端提测了，后端还没", "kept", "mixed"),
     PromiseReply(ZH_LIVE, "提测了，但还没上线", "not_yet", "mixed"),
     PromiseReply(EN_QA, "Submitted, but QA hasn't started", "kept", "mixed"),
+    # mixed, part by part: one part done and another not is never met as a whole
+    PromiseReply(ZH_BOTH, "已经提测了，不过接口还没联调", "not_yet", "mixed"),
+    PromiseReply(ZH_QA, "已经提测了，不过接口还没联调", "kept", "mixed"),
+    PromiseReply(ZH_BOTH, "提测了，联调推迟到下周一", "not_yet", "mixed"),
+    PromiseReply(ZH_BOTH, "联调做完了，提测还没", "not_yet", "mixed"),
+    PromiseReply(ZH_QA, "提测了一半，剩下的明天提", "not_yet", "mixed"),
+    PromiseReply(ZH_LIVE, "代码合进去了，但是还没上线", "not_yet", "mixed"),
+    PromiseReply(ZH_LIVE, "上线了，就是支付回调还有问题", "not_yet", "mixed"),
+    PromiseReply(EN_BOTH, "the frontend is in test but docs slip to Monday", "not_yet", "mixed"),
+    PromiseReply(EN_QA, "the frontend is in test but docs slip to Monday", "kept", "mixed"),
+    PromiseReply(
+        EN_BOTH, "Docs are published, the frontend is still in review", "not_yet", "mixed"
+    ),
+    PromiseReply(EN_REL, "Published the notes, the changelog comes next week", "kept", "mixed"),
+    # several parts that agree are read as they say
+    PromiseReply(ZH_BOTH, "都搞定了，提测和联调都完成了", "kept", "kept"),
+    PromiseReply(
+        EN_BOTH, "Both done: the frontend is in test and the docs are published", "kept", "kept"
+    ),
+    PromiseReply(ZH_QA, "还没提测，推迟到周五了", "changed", "moved"),
 )
 
 DIFFERENCE_REPLIES: tuple[DifferenceReply, ...] = (

@@ -19,9 +19,8 @@ from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import DecisionKind, Passage, SignalDraft
 from engine.signal.policy import AgendaPolicy
 from engine.signal.stored import Signal
-from graph.concern.outbox import Outbox
 from jobs.concern.channel import OutboxChannel
-from jobs.concern.commands import find
+from jobs.concern.commands import concern_messages, find
 from jobs.concern.scheduler import deliver_outbox
 from jobs.deps import Deps
 from jobs.signal.bindings import bind_person
@@ -173,8 +172,11 @@ async def test_a_blocker_is_reported_to_the_owner_once_through_the_outbox(
     assert [(r["who"], r["kind"]) for r in records] == [("p_owner", "report")]
     assert records[0]["text"] == "议程报告：张三提到一项阻塞：支付模块卡在第三方回调"
     # delivered like every report, in working hours, by the outbox's sender
-    [row] = await Outbox(deps.driver, deps.database).of_concern(signal.id)
-    sent = await deliver_outbox(deps, WORKER, OutboxChannel(), signal.id, now=row.deliver_at)
+    [row] = (await concern_messages(deps, OPEN_PRINCIPAL, scope, "p_owner", first=5)).items
+    assert (row.concern_id, row.signal_id) == (None, signal.id)  # no concern was raised
+    sent = await deliver_outbox(
+        deps, WORKER, OutboxChannel(), None, key=row.key, now=row.deliver_at
+    )
     assert sent.sent == [f"signal-report:{signal.id}"]
-    [after] = await Outbox(deps.driver, deps.database).of_concern(signal.id)
+    [after] = (await concern_messages(deps, OPEN_PRINCIPAL, scope, "p_owner", first=5)).items
     assert after.status == "sent" and after.recipient_name == "老板"

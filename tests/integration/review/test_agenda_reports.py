@@ -17,6 +17,9 @@ from engine.signal.model import DecisionKind, Passage
 from engine.signal.policy import AgendaPolicy
 from engine.signal.stored import Signal
 from graph.temporal import from_neo4j
+from jobs.concern.channel import OutboxChannel
+from jobs.concern.commands import concern_messages
+from jobs.concern.scheduler import deliver_outbox
 from jobs.deps import Deps
 from jobs.signal.effects import perform_effect
 from jobs.signal.record import signal_store
@@ -94,3 +97,21 @@ async def test_agenda_reports_keep_the_gap_and_wait_for_working_hours(
     assert at[first.id] == MONDAY  # in working hours, nothing before it: at once
     assert at[second.id] == MONDAY + timedelta(minutes=30)  # 30 minutes after the previous
     assert at[late.id] == (MONDAY + timedelta(days=1)).replace(hour=9)  # the next morning
+
+
+async def test_an_agenda_report_row_carries_its_signal_and_no_concern_id(
+    offline_deps: Deps, scope: str
+) -> None:
+    """The owner's report of a signal that raised no concern: its row's `concern_id` is empty
+    and the signal has its own field; delivered by its key like any row."""
+    deps = offline_deps
+    source = {"scope": scope, "id": "chat-1", "kind": "conversation", "version": "v1"}
+    await upsert_source(deps, OPEN_PRINCIPAL, {**source, "text": TEXT})
+    signal = await blocker(deps, scope, 1)
+    at_monday = replace(deps, clock=lambda: MONDAY)
+    await perform_effect(at_monday, WORKER, scope, signal.id)
+    page = await concern_messages(deps, OPEN_PRINCIPAL, scope, "p_wangwu", first=10)
+    [row] = page.items
+    assert (row.concern_id, row.signal_id, row.kind) == (None, signal.id, "report")
+    sent = await deliver_outbox(at_monday, WORKER, OutboxChannel(), None, key=row.key)
+    assert sent.sent == [row.key]

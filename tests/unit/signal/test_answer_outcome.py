@@ -20,7 +20,14 @@ from engine.offline.rule_model import judge_loop
 from engine.signal.answers import DifferenceAnswer, read_difference_answer
 from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import Passage, SignalKind, SignalStatus
-from engine.signal.outcome import conversation_lines, decide_outcome, suggestion_for
+from engine.signal.outcome import (
+    Review,
+    conversation_lines,
+    conversation_source,
+    decide_outcome,
+    needs_review,
+    suggestion_for,
+)
 from engine.signal.stored import Signal, new_signals
 from engine.story.models import (
     Actor,
@@ -40,6 +47,7 @@ THURSDAY = datetime(2026, 3, 19, 18, 0, tzinfo=SH)
 ANSWERED = THURSDAY + timedelta(minutes=30)
 PASSAGE = Passage(source_id="chat-1", source_version="v1", locator="chars:0-20")
 QUESTION = "确认负责人是张三还是李四"
+REVIEW = Review(run_id="sup-con-1-m3", result_id="res-review")  # the conversation's review
 
 
 def recorded(draft) -> Signal:  # type: ignore[no-untyped-def]
@@ -84,7 +92,8 @@ def concern(
 
 
 def decide(signal: Signal, c: Concern, **kw):  # type: ignore[no-untyped-def]
-    return decide_outcome(signal, c, now=ANSWERED + timedelta(hours=1), tz=TZ, **kw)
+    kw.setdefault("review", REVIEW)
+    return decide_outcome(signal, c, now=ANSWERED + timedelta(hours=1), **kw)
 
 
 @pytest.mark.parametrize(
@@ -103,13 +112,17 @@ def test_a_kept_commitment_is_an_event_citing_the_answer_line(
     assert plan is not None and plan.status is SignalStatus.KEPT
     [event] = plan.events
     assert event.title == "前端部分已提测" and event.at == happened
-    # a machine's reading: by the run that read it, never stamped as the person's own act
-    assert event.by == Actor.run(f"concern:con-{signal.id}") and event.by.kind is ActorKind.RUN
-    assert event.via_concern == f"con-{signal.id}" and event.via_result == plan.result.id
+    # a machine's reading: by the review that read it, never stamped as the person's own act
+    assert event.by == Actor.run(REVIEW.run_id) and event.by.kind is ActorKind.RUN
+    assert event.via_concern == f"con-{signal.id}" and event.via_result == REVIEW.result_id
     [ref] = plan.references
     assert (ref.owner_id, ref.locator) == (event.id, "lines:3-3")  # the third message
     assert ref.source_id == f"concern-con-{signal.id}" and ref.source_version == "m3"
-    lines = plan.source_version.text.splitlines()
+    assert ref.result_id == REVIEW.result_id
+    c = concern(signal, "我看看", answer)
+    _, version = conversation_source(c, "p1", at=ANSWERED, tz=TZ)
+    assert (version.source_id, version.version) == (ref.source_id, ref.source_version)
+    lines = (version.text or "").splitlines()
     assert lines[2] == f"[{ANSWERED + timedelta(minutes=1):%Y-%m-%dT%H:%M:%S+08:00}] 李四: {answer}"
     assert lines[0].endswith("跟进→李四: 你好，想确认一下： 前端部分提测了吗？")  # one line each
     assert plan.signal.status is SignalStatus.KEPT and plan.signal.seq == 2
@@ -134,7 +147,7 @@ def test_a_moved_commitment_moves_the_same_signals_due_citing_the_reply(
     assert plan is not None and plan.status is SignalStatus.OPEN
     [event] = plan.events
     assert event.title == f"前端部分提测推迟到{when}" and event.at == ANSWERED
-    assert event.by == Actor.run(f"concern:con-{signal.id}")
+    assert event.by == Actor.run(REVIEW.run_id)
     assert plan.drafts == []  # no second signal, no second concern
     assert plan.signal.id == signal.id and plan.signal.due == due
     assert plan.signal.due_text == when and plan.signal.status is SignalStatus.OPEN
@@ -151,9 +164,10 @@ def test_a_dropped_or_escalated_concern_leaves_the_signal_unresolved_asserting_n
     c = concern(signal, "已经提测了", status=status)
     plan = decide(signal, c)
     assert plan is not None and plan.status is SignalStatus.UNRESOLVED
-    assert plan.events == [] and plan.references == [] and plan.result is None
+    assert plan.events == [] and plan.references == [] and plan.result_id is None
     assert plan.signal.status is SignalStatus.UNRESOLVED and plan.signal.via_concern
     assert decide(plan.signal, c) is None  # written once
+    assert not needs_review(c)  # nothing for a review to propose
 
 
 @pytest.mark.parametrize("answer", ["嗯", "对", "快了，这两天"])
@@ -229,8 +243,9 @@ def test_a_difference_answer_is_quoted_evidence_on_the_pending_difference_never_
     assert plan.suggestion.proposed_value == "李四" and plan.suggestion.current_value == "张三"
     assert plan.suggestion.why == f"张三 在跟进中答复：{answer}"
     assert plan.suggestion.via_concern == f"con-{signal.id}"
-    reader = Actor.run(f"concern:con-{signal.id}")
+    reader = Actor.run(REVIEW.run_id)
     assert plan.suggestion.by == reader and plan.signal.by == reader
+    assert plan.suggestion.via_result == REVIEW.result_id
     # the quoted evidence: the answer's line in the concern conversation
     assert [(r.owner_id, r.locator) for r in plan.references] == [("sug-1", "lines:2-2")]
     assert plan.events == []
@@ -251,6 +266,18 @@ def test_a_difference_settled_elsewhere_is_not_overwritten() -> None:
     signal = difference()
     plan = decide(signal, concern(signal, "对，已经交给李四了", goal=QUESTION))
     assert plan is not None and plan.status is SignalStatus.UNRESOLVED
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [("已经提测了", ConcernStatus.RESOLVED), ("推迟到周五", ConcernStatus.WAITING_REPLY)],
+)
+def test_without_a_review_the_loop_writes_no_answer(answer: str, status: ConcernStatus) -> None:
+    """Only the review of the concern's conversation proposes what a reply states."""
+    signal = commitment()
+    c = concern(signal, answer, status=status)
+    assert needs_review(c)
+    assert decide(signal, c, review=None) is None
 
 
 def test_conversation_lines_carry_speaker_and_time() -> None:
