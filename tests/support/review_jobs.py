@@ -93,8 +93,13 @@ async def push_conversation(
 
 
 def leaf_reply(
-    label: str, *, entities: list[dict[str, Any]] | None = None, at: datetime = BASE
+    label: str,
+    *,
+    entities: list[dict[str, Any]] | None = None,
+    at: datetime = BASE,
+    grounded_in: tuple[str, ...] = (),
 ) -> Any:
+    """A leaf answer; with `grounded_in`, given only when the request carries those texts."""
     return text(
         json.dumps(
             {
@@ -109,12 +114,18 @@ def leaf_reply(
                 "summary": label,
             },
             ensure_ascii=False,
-        )
+        ),
+        grounded_in=grounded_in,
     )
 
 
-def nav_reply(summary: str = "本阶段：v2.0 提测推进") -> Any:
-    return text(json.dumps({"summary": summary, "children": []}, ensure_ascii=False))
+def nav_reply(summary: str = "本阶段：v2.0 提测推进", grounded_in: tuple[str, ...] = ()) -> Any:
+    """A navigation answer; with `grounded_in`, given only when the request carries those
+    texts (the summaries it merges)."""
+    return text(
+        json.dumps({"summary": summary, "children": []}, ensure_ascii=False),
+        grounded_in=grounded_in,
+    )
 
 
 async def count(driver: AsyncDriver, settings: Settings, cypher: str, **params: Any) -> int:

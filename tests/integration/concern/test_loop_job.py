@@ -145,7 +145,8 @@ async def test_rate_limited_model_defers_the_job_by_retry_after(
     raised = await raise_one()
     trig = due_trigger(raised.next_action.when.isoformat()).model_dump(mode="json")  # type: ignore[union-attr]
     model = model_server
-    model.script(status(429, retry_after="7"))
+    # the refusal comes only to a turn that carries the concern's goal and its person
+    model.script(status(429, retry_after="7", grounded_in=(raised.goal, "张三")))
     job_ctx["gateway"] = build_gateway(
         settings.model_copy(update={"model_base_url": model.base_url}), http=job_ctx["http"]
     )

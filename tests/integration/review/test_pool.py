@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import timedelta
 
@@ -59,6 +61,15 @@ async def until(
     return await until_async(pool.state, holds, "the pool state wanted", within_s)
 
 
+async def fill(deps: Deps) -> AsyncExitStack:
+    """Every slot of the review pool held by other holders, renewed while they hold it (a
+    slow worker start must not outlive their leases); `aclose()` releases them."""
+    full = AsyncExitStack()
+    for i in range(DEFAULT_SLOTS):
+        await full.enter_async_context(review_pool(deps).hold(f"other:{i}"))
+    return full
+
+
 def timings(slots: int, slot_ttl: float = 15.0) -> pl.PoolTimings:
     return pl.PoolTimings(slots=slots, slot_ttl=timedelta(seconds=slot_ttl))
 
@@ -93,18 +104,26 @@ async def test_slots_go_first_in_first_out_across_two_workers(
 async def test_the_bound_holds_under_concurrency(two_workers: tuple[Redis, Redis, str]) -> None:
     a, b, queue = two_workers
     pools = [ReviewPool(r, queue, timings=timings(2), poll=0.02) for r in (a, b)]
+    workers = 12
     inside = 0
+    done = 0
     most = 0
 
+    async def company() -> tuple[int, int]:
+        return inside, done
+
     async def work(i: int) -> None:
-        nonlocal inside, most
+        nonlocal inside, done, most
         async with pools[i % 2].hold(f"w{i}"):
             inside += 1
             most = max(most, inside)
-            await asyncio.sleep(0.05)
+            # each holder stays until a second one is in (or nobody is left to come): the
+            # bound is met every round, and a pool that let a third in would show it here
+            await until_async(company, lambda got: got[0] >= 2 or sum(got) == workers, "two in")
             inside -= 1
+            done += 1
 
-    await asyncio.gather(*(work(i) for i in range(12)))
+    await asyncio.gather(*(work(i) for i in range(workers)))
     assert most == 2
     assert (await pools[0].state()).held == ()
 
@@ -133,42 +152,53 @@ async def test_stage_timeout_counts_from_the_slot_grant(
 
     async def occupy() -> None:
         async with other.hold("other"):
-            await until(lambda s: s.ticket_of("leaf") is not None, other)
-            await asyncio.sleep(1.2)  # the other holder's work, while "leaf" waits in line
+            state = await until(lambda s: s.ticket_of("leaf") is not None, other)
+            ticket = state.ticket_of("leaf")
+            assert ticket is not None
+            # the other holder works until "leaf" has waited in line past the timeout, by the
+            # pool's own clock (the Redis server's)
+            await until_async(other.now, lambda now: now - ticket.enqueued_at > timeout)
 
     blocker = asyncio.create_task(occupy())
     await until(lambda s: s.slot_of("other") is not None, mine)
-    async with mine.hold("leaf") as held:  # in line for over 1.2 s: more than the timeout
+    async with mine.hold("leaf") as held:  # in line for longer than the timeout
         assert held.slot.granted_at - held.slot.enqueued_at > timeout  # the pool's records
-        assert await held.within(timeout, asyncio.sleep(0.5, "done")) == "done"
+        assert held.remaining(timeout) == timeout  # the whole timeout is left at the grant
+        finished = asyncio.get_running_loop().create_future()
+        finished.set_result("done")
+        assert await held.within(timeout, finished) == "done"
     await blocker
 
     async with mine.hold("slow") as held:
-        with pytest.raises(StageTimedOut):
-            await held.within(timeout, asyncio.sleep(1.5))
+        with pytest.raises(StageTimedOut):  # work that never ends is cut at the timeout
+            await held.within(timeout, asyncio.Event().wait())
     assert (await mine.state()).held == ()
 
 
+@pytest.mark.timeout(300)  # a worker starting and reaching the leaf on two busy cores
 async def test_review_leaves_wait_for_a_slot_and_ordinary_chat_does_not(
     deps: Deps, gateway: Gateway, model_server: ScriptedModelServer, scope: str
 ) -> None:
     await push_conversation(deps, scope, "chat-1", conversation(6))
-    model_server.script(text("普通聊天", grounded_in=("你好",)), leaf_reply("a"), nav_reply())
-    full = [await review_pool(deps).acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
+    model_server.script(
+        text("普通聊天", grounded_in=("你好",)),
+        leaf_reply("批a", grounded_in=("第1条：", "第6条：")),
+        nav_reply(grounded_in=("批a",)),
+    )
+    full = await fill(deps)
     got = await open_run(
         deps, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
     )
     assert isinstance(got, Opened)
     worker = asyncio.create_task(run_worker(deps.settings))
-    # the worker starts and reaches the leaf (slow on a loaded machine)
-    waiting = (await until(lambda s: bool(s.waiting), review_pool(deps), within_s=30)).waiting
+    # the worker starts and reaches the leaf (minutes on a loaded machine)
+    waiting = (await until(lambda s: bool(s.waiting), review_pool(deps), within_s=240)).waiting
     assert model_server.calls == 0  # the leaf is in line behind the two holders
     assert [t.holder for t in waiting] == [f"{got.run.run_id}:leaf:0"]
     assert isinstance(gateway, HttpModelGateway)
     chat = await gateway.chat(ChatRequest(messages=[ChatMessage.user("你好")]))
     assert chat.text == "普通聊天"  # ordinary chat never enters the pool
-    for held in full:
-        await review_pool(deps).release(held.slot.holder)
+    await full.aclose()
     await worker
     done = (await runs_of(deps).get(got.run.run_id)).run
     assert done.status is lc.RunStatus.COMPLETED, done.error
@@ -191,34 +221,37 @@ async def test_a_run_keeps_the_timeout_it_was_created_with(
     assert isinstance(got, Opened)
     run, owner, token = got.run, got.owner, got.token
     assert run.stage_timeout == timedelta(seconds=1)
-    model_server.script(leaf_reply("slow"))
-    model_server.replies[0].delay = 3.0
-    assert await Execution(deps, run.run_id, owner, token, gateway=gateway).run() == "failed"
+    never = threading.Event()  # the model never answers: only the stage timeout ends the leaf
+    model_server.script(replace(leaf_reply("slow", grounded_in=("第1条：", "第4条：")), hold=never))
+    try:
+        assert await Execution(deps, run.run_id, owner, token, gateway=gateway).run() == "failed"
+    finally:
+        never.set()
     failed = (await runs_of(deps).get(run.run_id)).run
     assert failed.error is not None and failed.error.kind is lc.ErrorKind.TIMEOUT
     assert failed.error.stage.value == "leaves"
     assert (await review_pool(deps).state()).held == ()
 
 
+@pytest.mark.timeout(300)  # a worker starting and reaching the leaf on two busy cores
 async def test_a_run_cancelled_while_waiting_for_a_slot_leaves_the_line(
     deps: Deps, model_server: ScriptedModelServer, scope: str
 ) -> None:
 
     await push_conversation(deps, scope, "chat-1", conversation(6))
-    full = [await review_pool(deps).acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
+    full = await fill(deps)
     got = await open_run(
         deps, Scope.projects(scope), interval=(BASE - timedelta(hours=1), BASE + timedelta(days=1))
     )
     assert isinstance(got, Opened)
     worker = asyncio.create_task(run_worker(deps.settings))
     try:
-        state = await until(lambda s: bool(s.waiting), review_pool(deps), within_s=30)
+        state = await until(lambda s: bool(s.waiting), review_pool(deps), within_s=240)
         assert [t.holder for t in state.waiting] == [f"{got.run.run_id}:leaf:0"]
         await cancel_review(deps, WORKER, got.run.run_id)
         await asyncio.wait_for(worker, timeout=30)  # the pool is still full: it left the line
     finally:
-        for held in full:
-            await review_pool(deps).release(held.slot.holder)
+        await full.aclose()
     stopped = (await runs_of(deps).get(got.run.run_id)).run
     assert stopped.status is lc.RunStatus.CANCELLED and stopped.stopped
     assert model_server.calls == 0, "a cancelled run never asks the model"

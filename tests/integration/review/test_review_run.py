@@ -37,7 +37,11 @@ async def test_27_message_conversation_is_reviewed_end_to_end(
 ) -> None:
     body = conversation(27)
     await push_conversation(deps, scope, "chat-1", body)
-    model_server.script(leaf_reply("第一批"), nav_reply())
+    # the leaf answer stands on the first and the last message; the navigation on the leaf's
+    model_server.script(
+        leaf_reply("第一批", grounded_in=("第1条：", "第27条：")),
+        nav_reply(grounded_in=("第一批",)),
+    )
     got = await open_run(
         deps,
         Scope.projects(scope),
@@ -144,11 +148,16 @@ async def test_navigation_is_a_tree_of_bounded_nodes_under_one_root(
 ) -> None:
     body = conversation(40)
     await push_conversation(deps, scope, "chat-tree", body)
+    # each leaf answer stands on its batch's first and last message, each group node on its
+    # children's summaries, the root on the groups'
     model_server.script(
-        *[leaf_reply(f"批{i}") for i in range(4)],
-        nav_reply("前半"),
-        nav_reply("后半"),
-        nav_reply("全程：v2.0 提测推进"),
+        *[
+            leaf_reply(f"批{i}", grounded_in=(f"第{10 * i + 1}条：", f"第{10 * i + 10}条："))
+            for i in range(4)
+        ],
+        nav_reply("前半", grounded_in=("批0", "批1")),
+        nav_reply("后半", grounded_in=("批2", "批3")),
+        nav_reply("全程：v2.0 提测推进", grounded_in=("前半", "后半")),
     )
     got = await open_run(
         deps,
