@@ -265,7 +265,7 @@ def model_settings(settings: Settings, mode: str | None) -> tuple[Settings, Any]
     return local, None
 
 
-async def main(mode: str | None, other_scopes: int, runs: int) -> None:
+async def main(mode: str | None, other_scopes: int, runs: int, full_grid: bool = True) -> None:
     settings, standin = model_settings(Settings.from_env(), mode)
     # the questions are a conversation's user side, longer than a typed search
     settings = settings.model_copy(update={"search_max_chars": 4000})
@@ -316,7 +316,7 @@ async def main(mode: str | None, other_scopes: int, runs: int) -> None:
                 await reset_vectors(hybrid, ADMIN)
                 await embed_scope(hybrid, WORKER, embedder, scope)
         if embedder is not None:
-            await grid(settings, driver, embedder, corpora, lang_scope, tables)
+            await grid(settings, driver, embedder, corpora, lang_scope, tables, full_grid)
         for lang, table in tables.items():
             print(f"\nMADial-Bench {lang}: {len(corpora[lang].cases)} questions, "
                   f"{len(corpora[lang].lines)} lines (embeddings: {label})")  # fmt: skip
@@ -372,15 +372,19 @@ async def grid(
     corpora: dict[str, Corpus],
     lang_scope: dict[str, str],
     tables: dict[str, dict[str, Figures]],
+    full: bool,
 ) -> None:
-    """Hybrid over the grid of floor, weights and depth; the settings' own values marked."""
+    """Hybrid over the grid of floor, weights and depth (`full`; else the settings' values
+    alone); the settings' own values marked."""
     print(f"\nhybrid grid (hit@10 en / zh, evidence en / zh); settings: floor "
           f"{settings.search_min_similarity}, weights {settings.search_lexical_weight}/"
           f"{settings.search_vector_weight}, depth "
           f"{settings.search_vector_candidates}")  # fmt: skip
     combos = [(settings.search_min_similarity, (settings.search_lexical_weight,
                settings.search_vector_weight), settings.search_vector_candidates)]  # fmt: skip
-    combos += [(f, w, d) for f in FLOORS for w in WEIGHTS for d in DEPTHS if (f, w, d) != combos[0]]
+    if full:
+        combos += [(f, w, d) for f in FLOORS for w in WEIGHTS for d in DEPTHS
+                   if (f, w, d) != combos[0]]  # fmt: skip
     best: tuple[float, str] | None = None
     for i, (floor, (wl, wv), depth) in enumerate(combos):
         s = settings.model_copy(update={"search_min_similarity": floor, "search_lexical_weight": wl,
@@ -441,8 +445,9 @@ def cli(argv: list[str] | None = None) -> None:
     parser.add_argument("--embeddings", choices=["local", "standin", "none"], default="local")
     parser.add_argument("--other-scopes", type=int, default=100)
     parser.add_argument("--runs", type=int, default=40, help="questions timed per language")
+    parser.add_argument("--no-grid", action="store_true", help="hybrid at the settings alone")
     args = parser.parse_args(argv)
-    asyncio.run(main(args.embeddings, args.other_scopes, args.runs))
+    asyncio.run(main(args.embeddings, args.other_scopes, args.runs, not args.no_grid))
 
 
 if __name__ == "__main__":
