@@ -22,7 +22,8 @@ For each language, in the same run, over the same lines and the same question te
 hit@k: the share of questions with a labelled line in the first k; evidence share: the share
 of a question's labelled lines in its first 10, averaged.
 
-Then: embedding throughput and query latency of the model, search p50/p95 lexical and hybrid,
+Then: embedding throughput and query latency of the model, search p50/p95 lexical and hybrid
+(the whole questions, and the questions cut to the 200 characters a typed search may have),
 and hybrid hit@10 with `--other-scopes` copies of the archive (their vectors copied, so the
 vector index holds 100 other scopes' identical neighbours), with the neighbour search growing
 its depth and without (depth fixed at SEARCH_VECTOR_CANDIDATES), and p50/p95 there.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import math
 import re
@@ -55,6 +57,7 @@ from engine.llm.accounting import CallStats
 from engine.principal import WORKER, Principal
 from engine.search.ranking import HitKind
 from engine.search.text import _CJK, ENGLISH_STOP_WORDS, words_of
+from engine.search.vectors import fit_text
 from engine.settings import Settings
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
@@ -262,7 +265,7 @@ def model_settings(settings: Settings, mode: str | None) -> tuple[Settings, Any]
     return local, None
 
 
-async def main(mode: str | None, other_scopes: int, runs: int) -> None:
+async def main(mode: str | None, other_scopes: int, runs: int, full_grid: bool = True) -> None:
     settings, standin = model_settings(Settings.from_env(), mode)
     # the questions are a conversation's user side, longer than a typed search
     settings = settings.model_copy(update={"search_max_chars": 4000})
@@ -294,12 +297,15 @@ async def main(mode: str | None, other_scopes: int, runs: int) -> None:
             if embedder is None:
                 continue
             t0 = time.perf_counter()
-            await dense_rankings(embedder, corpus)  # fills the cache; timed as throughput
+            await embedder.embed(corpus.lines, input_type="passage")
             took = time.perf_counter() - t0
-            n = len(corpus.lines) + len(corpus.cases)
-            print(f"{lang}: embedded {n} texts ({len(corpus.lines)} lines, "
-                  f"{len(corpus.cases)} questions) in {took:.1f} s: {n / took:.1f} texts/s",
-                  flush=True)  # fmt: skip
+            t0 = time.perf_counter()
+            await embedder.embed([c.text for c in corpus.cases], input_type="query")
+            asked = time.perf_counter() - t0
+            print(f"{lang}: embedded {len(corpus.lines)} lines in {took:.1f} s "
+                  f"({len(corpus.lines) / took:.1f} texts/s, batches of {BATCH}); "
+                  f"{len(corpus.cases)} whole questions in {asked:.1f} s "
+                  f"({len(corpus.cases) / asked:.1f} texts/s)", flush=True)  # fmt: skip
             table[f"dense ({label})"] = figures(
                 await dense_rankings(embedder, corpus), corpus.cases
             )
@@ -310,7 +316,7 @@ async def main(mode: str | None, other_scopes: int, runs: int) -> None:
                 await reset_vectors(hybrid, ADMIN)
                 await embed_scope(hybrid, WORKER, embedder, scope)
         if embedder is not None:
-            await grid(settings, driver, embedder, corpora, lang_scope, tables)
+            await grid(settings, driver, embedder, corpora, lang_scope, tables, full_grid)
         for lang, table in tables.items():
             print(f"\nMADial-Bench {lang}: {len(corpora[lang].cases)} questions, "
                   f"{len(corpora[lang].lines)} lines (embeddings: {label})")  # fmt: skip
@@ -366,15 +372,19 @@ async def grid(
     corpora: dict[str, Corpus],
     lang_scope: dict[str, str],
     tables: dict[str, dict[str, Figures]],
+    full: bool,
 ) -> None:
-    """Hybrid over the grid of floor, weights and depth; the settings' own values marked."""
+    """Hybrid over the grid of floor, weights and depth (`full`; else the settings' values
+    alone); the settings' own values marked."""
     print(f"\nhybrid grid (hit@10 en / zh, evidence en / zh); settings: floor "
           f"{settings.search_min_similarity}, weights {settings.search_lexical_weight}/"
           f"{settings.search_vector_weight}, depth "
           f"{settings.search_vector_candidates}")  # fmt: skip
     combos = [(settings.search_min_similarity, (settings.search_lexical_weight,
                settings.search_vector_weight), settings.search_vector_candidates)]  # fmt: skip
-    combos += [(f, w, d) for f in FLOORS for w in WEIGHTS for d in DEPTHS if (f, w, d) != combos[0]]
+    if full:
+        combos += [(f, w, d) for f in FLOORS for w in WEIGHTS for d in DEPTHS
+                   if (f, w, d) != combos[0]]  # fmt: skip
     best: tuple[float, str] | None = None
     for i, (floor, (wl, wv), depth) in enumerate(combos):
         s = settings.model_copy(update={"search_min_similarity": floor, "search_lexical_weight": wl,
@@ -410,10 +420,14 @@ async def speed(
     lexical = Deps(settings=settings, driver=driver, pool=None)
     real = None if embedder is None else embedder.inner
     hybrid = Deps(settings=settings, driver=driver, pool=None, embedder=real)
-    for lang, corpus in corpora.items():
+    typed = Settings().search_max_chars
+    for (lang, corpus), cut in itertools.product(corpora.items(), (False, True)):
         cases = corpus.cases[:runs]
+        if cut:  # as a user may type them: within the product's own limit of the search text
+            cases = [Case(fit_text(c.text, typed)[0], c.relevant) for c in cases]
+        what = f"questions cut to {typed} chars" if cut else "whole questions"
         lp50, lp95 = await timings(lexical, lang_scope[lang], cases)
-        line = f"{lang} search at {label}: lexical p50 {lp50:.1f} ms p95 {lp95:.1f} ms"
+        line = f"{lang} search at {label}, {what}: lexical p50 {lp50:.1f} ms p95 {lp95:.1f} ms"
         if real is not None:
             hp50, hp95 = await timings(hybrid, lang_scope[lang], cases)
             line += (f"; hybrid p50 {hp50:.1f} ms p95 {hp95:.1f} ms "
@@ -431,8 +445,9 @@ def cli(argv: list[str] | None = None) -> None:
     parser.add_argument("--embeddings", choices=["local", "standin", "none"], default="local")
     parser.add_argument("--other-scopes", type=int, default=100)
     parser.add_argument("--runs", type=int, default=40, help="questions timed per language")
+    parser.add_argument("--no-grid", action="store_true", help="hybrid at the settings alone")
     args = parser.parse_args(argv)
-    asyncio.run(main(args.embeddings, args.other_scopes, args.runs))
+    asyncio.run(main(args.embeddings, args.other_scopes, args.runs, not args.no_grid))
 
 
 if __name__ == "__main__":

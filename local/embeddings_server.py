@@ -11,6 +11,7 @@ through EMBEDDING_BASE_URL. Its pid file and log live in `.local/embeddings-<por
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import time
@@ -56,6 +57,12 @@ class LocalEmbeddings:
             "--default-type", "passage",
         ]  # fmt: skip
 
+    def environment(self) -> dict[str, str]:
+        """The server's environment: OpenMP threads that sleep when they wait. Spinning
+        threads (the default) on a machine whose cores are busy with Neo4j and the API made a
+        query's embedding 6-10x slower (docs/search.md)."""
+        return {**os.environ, "OMP_WAIT_POLICY": "passive"}
+
     def healthy(self) -> bool:
         try:
             return httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=1.0).is_success
@@ -85,7 +92,11 @@ class LocalEmbeddings:
         started = time.monotonic()
         with open(self.dir / "embeddings.log", "ab") as log:
             process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                self.command(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=self.environment(),
             )
         self.pid_file.write_text(str(process.pid), encoding="utf-8")
         deadline = started + timeout

@@ -1,4 +1,4 @@
-// params: index, index_query, lucene_limit, hybrid, vector_hits, rrf_k, lexical_weight, vector_weight, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
+// params: index, index_query, unigram, lucene_limit, hybrid, vector_hits, rrf_k, lexical_weight, vector_weight, scope, as_of, valid_at, labels, standings, weights, earlier_weight, after, limit, candidates
 // search: the hits of one scope as of $as_of, one row per object, ranked by
 // engine/search/ranking.py's formula (the weights arrive as parameters), then paged after
 // the keyset $after ({rank, mentions, key}) in the database.
@@ -18,10 +18,25 @@
 // scope, time and kind filters kept; when Lucene gave its limit and fewer than $candidates
 // passed, the caller asks again for more.
 // The same line in several versions of a source is one hit: the latest version known then.
+// A Chinese query is also asked of $unigram ([{index, query, weight}], else []): the index
+// whose terms are single characters; a node's weighted score there is added to its score
+// in $index (engine/search/text.py). `yielded` counts what $index handed over.
 CALL db.index.fulltext.queryNodes($index, $index_query, {limit: $lucene_limit})
   YIELD node, score
-WITH collect({node: node, score: score}) AS lexical
-WITH size(lexical) AS yielded,
+WITH collect({node: node, score: score}) AS primary
+CALL (primary) {
+  UNWIND $unigram AS also
+  CALL db.index.fulltext.queryNodes(also.index, also.query, {limit: $lucene_limit})
+    YIELD node, score
+  RETURN collect({node: node, score: also.weight * score}) AS extra
+}
+CALL (primary, extra) {
+  UNWIND primary + extra AS found
+  WITH found.node AS node, sum(found.score) AS score
+  ORDER BY score DESC
+  RETURN collect({node: node, score: score}) AS lexical
+}
+WITH size(primary) AS yielded,
      [found IN lexical WHERE found.node.scope = $scope AND found.node.recorded_at <= $as_of
         AND any(label IN labels(found.node) WHERE label IN $labels)][0..$candidates] AS lexical
 CALL (lexical) {

@@ -18,6 +18,12 @@ with a Chinese, Japanese or Korean character is asked of the first, any other of
 (`index_for`); docs/search.md has the measurement against BM25 that chose this. English stop
 words are left out of the query's terms (they match nothing in `search_text_en`), so the
 word limit counts words that can match.
+
+A Chinese query is also asked of `search_text_en`, whose tokenizer makes each Chinese
+character a term: its Chinese runs as single characters (`unigram_lucene`), their score
+weighted by `CJK_UNIGRAM_WEIGHT` and added to the bigram score of the same node. Bigrams
+keep the words; the characters find a word written in another compound (猫 in 小猫 and
+我的猫), which no shared bigram does (docs/search.md measures it against BM25).
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ MAX_WORDS = 48
 PREFIX_MIN = 3
 CJK_INDEX = "search_text"
 ENGLISH_INDEX = "search_text_en"
+# the share of the single-character score added to a Chinese query's bigram score
+CJK_UNIGRAM_WEIGHT = 0.5
 # the stop words of Lucene's EnglishAnalyzer (the `english` analyzer of `search_text_en`)
 ENGLISH_STOP_WORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their "
@@ -49,6 +57,8 @@ class SearchText:
     words: tuple[str, ...]  # lower-cased words, in order, without repeats
     lucene: str  # the query sent to db.index.fulltext.queryNodes
     index: str = CJK_INDEX  # the full-text index asked (`index_for`)
+    # a Chinese query's runs, for `ENGLISH_INDEX` (a term per character); None: not asked
+    unigram_lucene: str | None = None
 
 
 def words_of(text: str) -> list[str]:
@@ -87,7 +97,14 @@ def parse_search_text(text: str, max_chars: int) -> SearchText:
             clauses.append(f'"{w}"^3')
     if len(phrase) > 1:
         clauses.append('"' + " ".join(phrase) + '"^2')
-    return SearchText(text=trimmed, words=tuple(words), lucene=" ".join(clauses), index=index)
+    chinese = [w for w in words if _CJK.search(w)]
+    return SearchText(
+        text=trimmed,
+        words=tuple(words),
+        lucene=" ".join(clauses),
+        index=index,
+        unigram_lucene=" ".join(chinese) if chinese else None,
+    )
 
 
 def index_for(words: list[str]) -> str:

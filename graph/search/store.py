@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.search.hits import Hit, HitObject, HitPage, PassageRef, matched_passage
 from engine.search.ranking import EARLIER_TEXT_WEIGHT, RRF_K, HitKind, Standing, weight_params
-from engine.search.text import SearchText, scoped
+from engine.search.text import CJK_UNIGRAM_WEIGHT, ENGLISH_INDEX, SearchText, scoped
 from engine.story.models import Entity, Event, Relation, Summary
 from graph.base import Store
 from graph.story.codec import decode, from_props
@@ -155,6 +155,7 @@ class SearchStore(Store):
             "search/hits",
             index=text.index,
             index_query=scoped(text.lucene, scope),
+            unigram=_unigram(text, scope),
             lucene_limit=lucene_limit,
             scope=scope,
             as_of=as_of,
@@ -175,6 +176,14 @@ class SearchStore(Store):
             candidates=candidates,
         )
         return found[0]
+
+
+def _unigram(text: SearchText, scope: str) -> list[dict[str, Any]]:
+    """A Chinese query's single-character reading (engine/search/text.py), else none."""
+    if text.unigram_lucene is None:
+        return []
+    query = scoped(text.unigram_lucene, scope)
+    return [{"index": ENGLISH_INDEX, "query": query, "weight": CJK_UNIGRAM_WEIGHT}]
 
 
 def _hit(row: dict[str, Any], words: tuple[str, ...]) -> Hit:

@@ -6,6 +6,7 @@ backfill that embeds what is missing with its progress."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -172,6 +173,39 @@ async def test_backfill_embeds_what_is_missing_and_reports_progress(
     assert set(embeddings.inputs) <= set(lines.splitlines()) | {"new line about rollback"}
     nothing = await embed_scope(hybrid_deps, WORKER, hybrid_deps.embedder, scope)  # type: ignore[arg-type]
     assert (nothing.status, nothing.run_id) == ("nothing", None)
+
+
+async def test_other_scopes_crowding_the_neighbours_do_not_hide_a_scopes_own(
+    repo: StoryRepository, hybrid_deps: Deps, neo4j_driver: AsyncDriver, scope: str
+) -> None:
+    """Neo4j's vector index cannot be filtered by scope: the nearest neighbours of every scope
+    come first. Here 30 lines of 6 other scopes are all nearer the query than this scope's own
+    line; the search asks for 5 neighbours and grows its depth until the scope has its own."""
+    await repo.upsert_source(source(scope, text=LINES), now=T0)
+    others = [f"{scope}-other-{i}" for i in range(6)]
+    embedder = hybrid_deps.embedder
+    assert embedder is not None
+    try:
+        for i, other in enumerate(others):
+            crowd = "\n".join(f"{PARAPHRASE} {i}{j}" for j in range(5))
+            await repo.upsert_source(source(other, text=crowd), now=T0)
+            await embed_scope(hybrid_deps, WORKER, embedder, other)
+        await embed_scope(hybrid_deps, WORKER, embedder, scope)
+        shallow = {"search_vector_candidates": 5}
+        grows = replace(hybrid_deps, settings=hybrid_deps.settings.model_copy(update=shallow))
+        page = await _hits(grows, scope, PARAPHRASE)
+        assert page.mode is SearchMode.HYBRID
+        assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
+        # the same search held at 5 neighbours sees only the other scopes' lines: nothing
+        fixed = {**shallow, "search_vector_max_candidates": 5}
+        held = replace(hybrid_deps, settings=hybrid_deps.settings.model_copy(update=fixed))
+        assert (await _hits(held, scope, PARAPHRASE)).hits == []
+    finally:
+        await neo4j_driver.execute_query(
+            "MATCH (n) WHERE n.scope IN $others DETACH DELETE n",
+            others=others,
+            database_=hybrid_deps.database,
+        )
 
 
 async def test_vectors_of_another_model_are_refused() -> None:

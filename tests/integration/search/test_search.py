@@ -65,6 +65,20 @@ async def test_english_words_find_their_other_forms_and_stop_words_do_not_match(
     assert [h.passage_ref.locator for h in zh.items if h.passage_ref] == ["lines:2-2"]
 
 
+async def test_a_chinese_word_is_found_inside_another_compound_and_shared_words_rank_first(
+    repo: StoryRepository, deps: Deps, scope: str
+) -> None:
+    text = "张三：小猫昨天生病了\n李四：今天下雨\n王五：我的猫喜欢吃鱼"
+    await repo.upsert_source(source(scope, text=text), now=T0)
+    # 我家猫 shares no two-character piece with 小猫昨天生病了: its character 猫 finds it
+    page = await _find(deps, scope, "我家猫", kinds=[HitKind.PASSAGE])
+    found = [h.passage_ref.locator for h in page.hits if h.passage_ref]
+    assert "lines:1-1" in found and "lines:2-2" not in found
+    # 我的猫 is a word of line 3 (its bigrams), and only a character of line 1
+    page = await _find(deps, scope, "我的猫", kinds=[HitKind.PASSAGE])
+    assert [h.passage_ref.locator for h in page.hits if h.passage_ref][0] == "lines:3-3"
+
+
 async def test_withdrawn_version_is_no_longer_found(
     repo: StoryRepository, deps: Deps, scope: str
 ) -> None:

@@ -68,3 +68,24 @@ def test_without_the_package_the_start_is_one_clear_sentence(
     local = LocalEmbeddings(Settings(local_dir=tmp_path, local_embeddings_port=_free_port()))
     with pytest.raises(LocalServiceError, match="make run EMBEDDINGS=local"):
         local.start()
+
+
+def test_the_model_process_waits_without_spinning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenMP threads that spin while they wait slowed each embedding 6-10x on a machine
+    whose cores are busy (docs/search.md): the server is started with passive waiting."""
+    port = _free_port()
+    seen = tmp_path / "policy"
+    local = LocalEmbeddings(Settings(local_dir=tmp_path, local_embeddings_port=port))
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    monkeypatch.setattr(localembeddings.importlib.util, "find_spec", lambda name: object())
+    record = f"import os; open({str(seen)!r}, 'w').write(os.environ.get('OMP_WAIT_POLICY', ''))\n"
+    monkeypatch.setattr(
+        local, "command", lambda: [sys.executable, "-c", record + _HEALTH, str(port)]
+    )
+    local.start(timeout=30)
+    try:
+        assert seen.read_text() == "passive"
+    finally:
+        assert local.stop()

@@ -103,3 +103,15 @@ def test_a_long_text_is_cut_at_the_last_sentence_end_within_the_limit() -> None:
     assert fit_text("short. text", 30) == ("short. text", False)
     words, _ = fit_text("no sentence end here but spaces " * 4, 40)
     assert len(words) <= 40 and not words.endswith(" ")
+
+
+@pytest.mark.parametrize(
+    ("text", "unigram"),
+    [
+        ("支付 AND 回调", "支付 回调"),  # only the Chinese runs, for the character index
+        ("回调接口 callback", "回调接口"),
+        ("the payment callback", None),  # an English query asks one index
+    ],
+)
+def test_a_chinese_query_also_asks_for_its_characters(text: str, unigram: str | None) -> None:
+    assert parse_search_text(text, 200).unigram_lucene == unigram
