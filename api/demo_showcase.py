@@ -18,6 +18,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from api.demo import ent
+from api.demo_loop import add_loop
 from engine.concern.model import Initiator, PersonRef, RaiseConcernInput
 from engine.errors import Conflict
 from engine.principal import Principal
@@ -128,6 +129,7 @@ async def load_showcase(settings: Settings, scope: str, now: datetime | None = N
         if now is not None:
             deps = Deps(settings=settings, driver=driver, pool=pool, clock=lambda: now)
         done = await add_showcase(deps, scope)
+        done += await add_loop(deps, scope)
         return "; ".join(done) if done else "the showcase is there already"
     finally:
         await pool.aclose()

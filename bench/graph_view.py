@@ -67,7 +67,7 @@ async def measure(api: Server, scope: str) -> None:
         opens, in_page = [], []
         for _ in range(OPENS):
             started = time.perf_counter()
-            await open_view(page, f"{api.url}/viz?scope={scope}")
+            await open_view(page, f"{api.url}/viz?scope={scope}&view=all")
             opens.append((time.perf_counter() - started) * 1000)
             in_page.append(float(await page.evaluate("() => viz.timings.firstPaint")))
         moves = [await move_slider(page, i) for i in (1, 0, 3, 2)]

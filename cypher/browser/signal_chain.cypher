@@ -4,9 +4,9 @@
 // correction that person wrote via the concern. One row per step, in order; the graph
 // draws each step's nodes with the VERSION / CITES / LOCATES relationships between them.
 // Find an id: MATCH (v:SignalVersion) WHERE v.scope = 'demo' RETURN v.id, v.kind, v.text
-// Pasted as it is, it shows the newest signal of scope `tour`; edit the WITH line for
-// another scope or a signal id.
-WITH 'tour' AS scope, '' AS signal_id  // '': the scope's newest signal
+// Pasted as it is, it shows the newest signal of the demo (张三's answered difference);
+// edit the WITH line for another scope or a signal id.
+WITH 'demo' AS scope, '' AS signal_id  // '': the scope's newest signal
 MATCH (v:SignalVersion)
 WHERE v.scope = scope AND v.recorded_at IS NOT NULL AND v.retracted_at > datetime()
   AND (signal_id = '' OR v.id = signal_id)

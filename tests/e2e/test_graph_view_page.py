@@ -340,7 +340,7 @@ async def test_a_thousand_entities_render_replay_and_pick_a_line(
             page = seen.page
             await page.set_viewport_size({"width": 1400, "height": 900})
             for _ in range(OPENS):  # a cold open, then one with the browser's caches
-                await open_view(page, f"{api.url}/viz?scope={scope}")
+                await open_view(page, f"{api.url}/viz?scope={scope}&view=all")
             assert len(await visible_ids(page, "entity")) == 1000
             assert len(await drawn_relations(page)) == 2000  # lines under the graph at scale
             for i in (1, 0, 3, 2):

@@ -6,7 +6,9 @@ screen), and the names do not overlap; zoomed in, every entity is named at that 
 list filter, the kind filter and the standing filter hide what does not match in the graph
 itself (fewer entity nodes, fewer relation lines drawn). Selecting an entity keeps its
 neighbourhood and fades the rest. "group by kind" puts each kind in a sector of its own, with
-a node naming the kind. Timings are printed, never asserted.
+a node naming the kind. It opens as an overview: one bubble per kind with its size and no
+entity drawn until a bubble is clicked or "every node" is asked for. Timings are printed,
+never asserted.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from neo4j import AsyncDriver
 from playwright.async_api import Page
 
 from engine.settings import Settings
-from tests.support.browser import offline_page
+from tests.support.browser import offline_page, screenshot_path
 from tests.support.graph_view import publish_large_scope
 from tests.support.processes import Server
 
@@ -43,6 +45,12 @@ async def large(api: Server, neo4j_driver: AsyncDriver, services: Settings) -> A
     await neo4j_driver.execute_query(
         "MATCH (n {scope: $s}) DETACH DELETE n", s=scope, database_=services.neo4j_database
     )
+
+
+async def shot(page: Page, name: str) -> None:
+    path = screenshot_path(name)
+    if path:
+        await page.screenshot(path=path)
 
 
 async def labels_settled(page: Page) -> None:
@@ -68,10 +76,32 @@ async def test_names_follow_the_zoom_and_filters_thin_the_graph(api: Server, lar
         started = time.perf_counter()
         await page.goto(f"{api.url}/viz?scope={large}", wait_until="load")
         await page.wait_for_function("() => window.viz && window.viz.ready", timeout=30_000)
+        print(
+            f"1,000 entities: overview painted in {(time.perf_counter() - started) * 1000:.0f} ms"
+        )
+
+        # the overview groups by kind before it draws every node: one bubble per kind with its
+        # size, no entity drawn; a click on a bubble draws that kind's entities
+        assert await page.evaluate(SHOWN) == [0, 0]
+        bubbles = await page.evaluate(
+            "() => cy.nodes('.group.bubble').map(n => [n.id(), n.data('label')])"
+        )
+        sizes = {label.split(" ")[0]: int(label.split("(")[1].rstrip(")")) for _, label in bubbles}
+        assert set(sizes) == {"person", "module", "task"} and sum(sizes.values()) == 1000, bubbles
+        assert "overview: 1000 entities in 3 kinds" in await page.inner_text("#overviewNote")
+        await shot(page, "graph_view_1000_overview")
+        person = next(i for i, label in bubbles if label.startswith("person"))
+        await page.evaluate("(id) => cy.getElementById(id).emit('tap')", person)
+        entities, _ = await page.evaluate(SHOWN)
+        assert entities == sizes["person"], (entities, sizes)
+        await page.click("#everyNode")
+        await page.wait_for_function("() => viz.overview === null", timeout=30_000)
+        assert "view=all" in page.url
         await labels_settled(page)
         print(
             f"1,000 entities painted and named in {(time.perf_counter() - started) * 1000:.0f} ms"
         )
+        await shot(page, "graph_view_1000_every_node")
 
         # default zoom: the most connected are named, readable, apart
         rank = await page.evaluate("() => viz.S.rank.slice(0, 5)")

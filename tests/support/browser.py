@@ -91,3 +91,16 @@ async def offline_page(**options: Any) -> AsyncIterator[OfflinePage]:
         yield seen
     finally:
         await context.close()
+
+
+def screenshot_path(name: str) -> str | None:
+    """Where a page test saves its screenshot `name`: under STORYGRAPH_SCREENSHOTS when set
+    (the closing notes' screenshots), else nowhere (None)."""
+    import os
+    from pathlib import Path
+
+    folder = os.environ.get("STORYGRAPH_SCREENSHOTS")
+    if not folder:
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return str(Path(folder) / f"{name}.png")

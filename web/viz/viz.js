@@ -30,7 +30,7 @@ const DETAIL_Q = `query($s: String!, $a: DateTime) {
 const S = {
   scope: "", tables: null, moments: [], index: 0, T: 0, sel: null, cy: null,
   ents: new Map(), rels: new Map(), evs: new Map(), chg: [], sums: new Map(), days: new Map(),
-  evNode: new Map(), shown: new Map(), detailCache: new Map(), listItems: new Map(),
+  evNode: new Map(), shown: new Map(), openKinds: new Set(), overview: false, viewAll: false, detailCache: new Map(), listItems: new Map(),
   detailTicket: 0, notice: null,
 };
 const viz = (window.viz = { S, timings: {}, ready: false, renderedMoment: null });
@@ -113,7 +113,7 @@ function layout() {
   // events by local day; dense days become one cluster point (display only, never an entity)
   const byDay = new Map();
   for (const e of evLast.sort((a, b) => a.at - b.at)) (byDay.get(localDay(e.at)) || byDay.set(localDay(e.at), []).get(localDay(e.at))).push(e);
-  S.days = new Map(); S.evNode = new Map();
+  S.days = new Map(); S.evNode = new Map(); S.folded = new Set();
   let lastAngle = -Infinity, level = 0;
   for (const [day, evs] of byDay) {
     if (evs.length >= DENSE_DAY && evLast.length > FEW_EVENTS) {
@@ -122,12 +122,19 @@ function layout() {
       pos.set(id, onRing(angle(mean), R));
       for (const e of evs) S.evNode.set(e.id, id);
     } else {
-      // events at (nearly) one moment are stacked outwards from the ring, one step each
-      for (const e of evs) {
-        const a = angle(e.at);
+      // events at one instant are one mark with their count; a click unfolds them, stacked
+      // outwards from the ring (instantMembers); events at nearly one moment are stacked too
+      const byAt = new Map();
+      for (const e of evs) (byAt.get(e.at) || byAt.set(e.at, []).get(e.at)).push(e);
+      for (const [t, same] of byAt) {
+        const a = angle(t);
         level = a - lastAngle < STACK_GAP ? level + 1 : 0;
         if (!level) lastAngle = a;
-        pos.set(e.id, onRing(a, R + 34 * level)); S.evNode.set(e.id, e.id);
+        if (same.length < 2) { pos.set(same[0].id, onRing(a, R + 34 * level)); S.evNode.set(same[0].id, same[0].id); continue; }
+        const id = "at:" + t;
+        S.days.set(id, { id, day: momentTime(t), events: same.map((e) => e.id), instant: true });
+        pos.set(id, onRing(a, R + 34 * level));
+        same.forEach((e, k) => { pos.set(e.id, onRing(a, R + 34 * (level + k + 1))); S.evNode.set(e.id, id); S.folded.add(e.id); });
       }
     }
   }
@@ -158,7 +165,7 @@ function layout() {
   const want = (id) => { const v = evAngles.get(id); return v && (v.x || v.y) ? Math.atan2(v.y, v.x) : 2 * Math.PI * hash(id); };
   const N = ids.length, inner = N < 30 ? 0.3 * R : 0.1 * R, outer = 0.8 * R;
   S.groups = new Map();
-  if (S.groupBy === "kind") placeByKind(ids, pos, inner, outer);
+  if (S.groupBy === "kind" || S.overview) placeByKind(ids, pos, inner, outer);
   else placeRings(ids, pos, want, inner, outer);
   let x1 = -R, y1 = -R, x2 = R, y2 = R;
   for (const p of pos.values()) { x1 = Math.min(x1, p.x); y1 = Math.min(y1, p.y); x2 = Math.max(x2, p.x); y2 = Math.max(y2, p.y); }
@@ -223,6 +230,14 @@ const STYLE = [
   { selector: "node.event", style: { "width": 11, "height": 11, "background-color": "#f59e0b" } },
   { selector: "node.day", style: { "width": 26, "height": 26, "background-color": "#fde68a", "border-width": 2, "border-color": "#b45309",
       "label": "data(count)", "text-valign": "center", "font-size": 11 } },
+  // one instant's events: one mark with their count, unfolded (stacked outwards) on a click
+  // the overview at scale: a kind's entities are drawn once its bubble is clicked
+  { selector: "node.entity.collapsed", style: { "display": "none" } },
+  { selector: "node.group.bubble", style: { "events": "yes", "shape": "ellipse", "width": 160, "height": 160, "background-color": "#bfdbfe",
+      "background-opacity": 0.9, "border-width": 3, "border-color": "#1e3a8a", "font-size": 36 } },
+  { selector: "node.day.instant", style: { "shape": "round-rectangle", "width": 22, "height": 18 } },
+  { selector: "node.event.folded", style: { "display": "none" } },
+  { selector: "node.event.folded.unfolded", style: { "display": "element" } },
   { selector: "node.stage", style: { "shape": "round-rectangle", "width": 22, "height": 12, "background-color": "#a78bfa" } },
   // a stage's label is cut short with an ellipsis at 220 wide, and the fitted view leaves
   // room for it, so the edge of the view never cuts it (its whole text is in the details)
@@ -325,11 +340,11 @@ function elements(pos) {
   const shown = (S.shown = new Map()), big = isBig();
   const els = [];
   const few = S.ents.size <= 80, fewEv = S.evs.size <= 40;
-  for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}` }); }
-  for (const [id, vs] of S.evs) if (S.evNode.get(id) === id) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${fewEv ? " labelled" : ""}` }); }
+  for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}${collapsed(id) ? " collapsed" : ""}` }); }
+  for (const [id, vs] of S.evs) if (S.evNode.get(id) === id || S.folded.has(id)) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${fewEv ? " labelled" : ""}${S.folded.has(id) ? " folded" : ""}` }); }
   for (const id of S.sigs.keys()) if (pos.has(DUE + id)) { const v = S.sigs.get(id).at(-1); els.push({ group: "nodes", data: { id: DUE + id, label: `due · ${v.what || v.text}`, kind: "due", signal: id }, position: pos.get(DUE + id), classes: "due labelled" }); }
-  for (const [id, g] of S.groups) els.push({ group: "nodes", data: { id, label: g.label, kind: "group" }, position: pos.get(id), classes: "group", selectable: false, grabbable: false });
-  for (const [id, d] of S.days) els.push({ group: "nodes", data: { id, label: `${d.day} · ${d.events.length} events`, count: String(d.events.length), kind: "day" }, position: pos.get(id), classes: "day" });
+  for (const [id, g] of S.groups) els.push({ group: "nodes", data: { id, label: g.label, kind: "group", count: String(g.members.length) }, position: pos.get(id), classes: S.overview ? "group bubble" : "group", selectable: false, grabbable: false });
+  for (const [id, d] of S.days) els.push({ group: "nodes", data: { id, label: `${d.day} · ${d.events.length} events`, count: String(d.events.length), kind: "day" }, position: pos.get(id), classes: d.instant ? "day instant" : "day" });
   for (const [id, s] of S.sums) {
     els.push({ group: "nodes", data: { id, label: s.text.slice(0, 40), kind: "summary" }, position: pos.get(id), classes: "stage labelled" });
     for (const dot of S.arcs.get(id)) els.push({ group: "nodes", data: { id: dot, kind: "arc", stage: id }, position: pos.get(dot), classes: "arc", selectable: false, grabbable: false });
@@ -385,7 +400,7 @@ function drawRelations() {
   const groups = new Map(), drawn = new Set();
   for (const id of S.rels.keys()) {
     const s = S.vis && S.vis.get(id);
-    if (!s || (S.pass && !S.pass.has(id))) continue;
+    if (!s || (S.pass && !S.pass.has(id)) || collapsed(s.v.from) || collapsed(s.v.to)) continue;
     const key = s.v.conf + (s.v.removed ? " removed" : "") + (S.focus && !S.focus.has(id) ? " faded" : "");
     (groups.get(key) || groups.set(key, []).get(key)).push(s.v);
     drawn.add(id);
@@ -717,7 +732,40 @@ function markSelected(id) {
   const li = S.listItems.get(id);
   if (li) { li.setAttribute("aria-selected", "true"); $("list").setAttribute("aria-activedescendant", li.id); }
 }
+// ---------------------------------------------------------------- the overview at scale
+// At OVERVIEW_AT entities and more the view opens as an overview: the entities grouped by
+// kind, one bubble per kind naming it and its size, and no entity drawn until its kind's bubble
+// is clicked (or "every node"), so the fitted view is never a hairball. The URL's view=all
+// opens every node at once.
+const OVERVIEW_AT = 500;
+const collapsed = (id) => !!S.overview && S.ents.has(id) && !S.openKinds.has(S.ents.get(id).at(-1).kind || "—");
+function openKind(group) {
+  if (!group || S.openKinds.has(group.kind)) return;
+  S.openKinds.add(group.kind);
+  S.cy.batch(() => { for (const m of group.members) S.cy.getElementById(m).removeClass("collapsed"); S.cy.getElementById(group.id).removeClass("bubble"); });
+  drawRelations(); applyLabels(); overviewStatus();
+}
+function overviewStatus() {
+  const b = $("everyNode");
+  b.hidden = !S.overview;
+  if (S.overview) $("overviewNote").textContent = `overview: ${S.ents.size} entities in ${S.groups.size} kinds, ${S.openKinds.size} drawn — click a kind`;
+  $("overviewNote").hidden = !S.overview;
+  viz.overview = S.overview ? [...S.openKinds] : null;
+}
+function everyNode() { S.overview = false; S.viewAll = true; regroup(); overviewStatus(); writeUrl(); }
+$("everyNode").addEventListener("click", everyNode);
+// a click on an instant's mark unfolds its events on the ring (and a second folds them)
+function unfold(id) {
+  const d = S.days.get(id);
+  if (!d || !d.instant) return;
+  const members = S.cy.collection(d.events.map((e) => S.cy.getElementById(e)));
+  if (id === S.sel && members.hasClass("unfolded")) members.removeClass("unfolded");
+  else members.addClass("unfolded");
+}
 function select(id, from) {
+  if (S.overview && S.groups.has(id)) { openKind(S.groups.get(id)); return; }
+  if (S.overview && S.ents.has(id) && collapsed(id)) openKind([...S.groups.values()].find((g) => g.members.includes(id)));
+  unfold(id);
   if (id !== S.sel) S.notice = null;
   S.sel = id;
   markSelected(id);
@@ -821,7 +869,8 @@ async function drawDetail(id, current) {
   if (present && S.sigs.has(id)) { await window.vizSignals.drawChain(id, current); return; }
   const day = S.days.get(id);
   if (day) {
-    box.innerHTML = `<h2>${esc(day.day)}</h2><p class="meta">same-day cluster (display only, not an entity)</p><h3>Events</h3><ul>` +
+    const what = day.instant ? "events at one instant, unfolded on the ring (display only)" : "same-day cluster (display only, not an entity)";
+    box.innerHTML = `<h2>${esc(day.day)}</h2><p class="meta">${what}</p><h3>Events</h3><ul>` +
       day.events.filter((e) => S.evVis.has(e)).map((e) => `<li>${link(e, at(S.evs.get(e), S.T).title)}</li>`).join("") + "</ul>";
     return;
   }
@@ -955,13 +1004,14 @@ async function refresh(message) {
 // search text (q) and "changed since" (since). A person's discrete step (a selection, a
 // search, a changed-since choice, another scope) is a new history entry, so Back and Forward
 // walk through the page's own states; the slider's moment only replaces the current entry.
-const DISCRETE = ["scope", "from", "to", "sel", "group", "q", "since"];
+const DISCRETE = ["scope", "from", "to", "sel", "group", "q", "since", "view"];
 function readUrl() {
   const q = new URLSearchParams(location.search);
   $("scope").value = q.get("scope") || "demo";
   $("from").value = q.get("from") || ""; $("to").value = q.get("to") || "";
   S.sel = q.get("sel");
   S.groupBy = q.get("group") === "kind" ? "kind" : null; $("groupKind").checked = !!S.groupBy;
+  S.viewAll = q.get("view") === "all";
   S.wantAt = q.get("at") ? Date.parse(q.get("at")) : null;
   S.wantSearch = q.get("q") || "";
   S.wantSince = q.get("since") ? Date.parse(q.get("since")) : null;
@@ -974,6 +1024,7 @@ function urlState() {
   if (!$("follow").checked && S.moments.length) q.set("at", iso(S.T));
   if (S.sel) q.set("sel", S.sel);
   if (S.groupBy) q.set("group", S.groupBy);
+  if (S.viewAll) q.set("view", "all");
   const text = window.vizSearch ? window.vizSearch.text : S.wantSearch;
   if (text) q.set("q", text);
   const since = window.vizChanges && window.vizChanges.since !== null ? window.vizChanges.since : S.wantSince;
@@ -1035,6 +1086,7 @@ async function load({ keepView = false } = {}) {
   const viewport = keepView && S.cy ? { zoom: S.cy.zoom(), pan: { ...S.cy.pan() } } : null;
   buildModel(tables);
   S.tables = tables;
+  if (!same) { S.overview = S.ents.size >= OVERVIEW_AT && !S.viewAll && !S.sel && !S.groupBy; S.openKinds = new Set(); }
   fillKinds();
   const empty = !S.ents.size && !S.evs.size && !S.sums.size;
   $("ringLayer").style.display = empty ? "none" : "";
@@ -1076,6 +1128,7 @@ async function load({ keepView = false } = {}) {
   }, 0);
   else viz.listReady = true;
   viz.timings.loadMs = performance.now() - t0;
+  overviewStatus();
   if (!viz.ready) { viz.timings.firstPaint = performance.now(); viz.ready = true; }
   if (S.sel && !keepView) showDetail(S.sel);
 }

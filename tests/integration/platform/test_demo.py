@@ -1,3 +1,4 @@
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 from neo4j import AsyncDriver
@@ -112,3 +113,37 @@ async def test_the_showcase_leaves_a_difference_in_the_inbox_and_a_concern_in_fl
     concerns = await list_concerns(deps, BOSS, scope, first=10)
     assert [c.title for c in concerns.items] == ["第三方回调沙箱什么时候到"]
     assert await add_showcase(deps, scope) == []
+
+
+async def test_the_demo_shows_the_loop_signals_and_an_answered_difference_in_the_inbox(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """`make run`'s demo: 周三同步 reviewed by the offline model leaves 李四's promise (an open
+    commitment due Friday) and 王五's blocker as signals; "支付模块改由李四负责" against the
+    boss's confirmation is a difference 张三 answered through a concern, and its proposal,
+    quoting him, is the inbox's first item. Loading again adds nothing."""
+    from api.demo_loop import ANSWER, add_loop
+    from api.demo_showcase import BOSS, add_showcase
+    from engine.signal.model import SignalKind
+    from jobs.deps import Deps
+    from jobs.queue import open_pool
+    from jobs.signal.reads import signals_page
+    from jobs.story.inbox import inbox
+
+    await load_into(StoryRepository(neo4j_driver, settings.neo4j_database), scope)
+    pool = await open_pool(settings)  # a review's stages run on the worker's Redis
+    deps = Deps(settings=settings, driver=neo4j_driver, pool=pool)
+    await add_showcase(replace(deps, pool=None), scope)
+    assert len(await add_loop(deps, scope)) == 2
+    found = (await signals_page(deps, BOSS, scope, 20)).items
+    kinds = sorted(str(s.kind) for s in found)
+    assert kinds == ["blocker", "commitment", "difference"], kinds
+    [promise] = [s for s in found if s.kind is SignalKind.COMMITMENT]
+    assert promise.who == "李四" and promise.due is not None
+    assert promise.due.astimezone(CST).date().isoformat() == "2026-03-20"  # that Friday
+    page = await inbox(deps, BOSS, scope, kinds=["DIFFERENCE"], first=10, after=None)
+    answered = page.items[0].suggestion  # newest first: the answered difference
+    assert answered is not None and answered.via_concern is not None
+    assert answered.why == f"张三 在跟进中答复：{ANSWER}"
+    assert await add_loop(deps, scope) == []
+    await pool.aclose()
