@@ -79,7 +79,7 @@ def test_the_model_process_waits_without_spinning(
     seen = tmp_path / "policy"
     local = LocalEmbeddings(Settings(local_dir=tmp_path, local_embeddings_port=port))
     monkeypatch.setenv("OMP_WAIT_POLICY", "active")
-    monkeypatch.setattr(localembeddings.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(embeddings_server.importlib.util, "find_spec", lambda name: object())
     record = f"import os; open({str(seen)!r}, 'w').write(os.environ.get('OMP_WAIT_POLICY', ''))\n"
     monkeypatch.setattr(
         local, "command", lambda: [sys.executable, "-c", record + _HEALTH, str(port)]
