@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -129,18 +130,12 @@ async def test_a_due_beat_claims_its_batch_only_once_it_holds_a_pool_slot(
     await _save_plan(deps, scope)
     beats = "MATCH (h:HeartbeatRun {scope: $s}) RETURN count(h)"
     pool = review_pool(deps)
-    full = [await pool.acquire(f"other:{i}") for i in range(DEFAULT_SLOTS)]
-
-    async def keep_full() -> None:  # the other holders keep working as long as the test says
-        while True:
-            for held in full:
-                await pool.renew(held.slot.holder)
-            await asyncio.sleep(1)
-
-    keeper = asyncio.create_task(keep_full())
+    others = contextlib.AsyncExitStack()
+    for i in range(DEFAULT_SLOTS):  # held (and kept renewed by the pool) until released
+        await others.enter_async_context(pool.hold(f"other:{i}"))
     [due] = await claim_due(deps, WORKER)
     worker = asyncio.create_task(run_worker(deps.settings))
-    try:
+    async with others:
         waiting = await until_async(pool.state, lambda s: bool(s.waiting), "the report in line", 60)
         assert [t.holder for t in waiting.waiting] == [f"report:{due.run_id}"]
         assert await count(neo4j_driver, deps.settings, beats, s=scope) == 0, (
@@ -151,10 +146,6 @@ async def test_a_due_beat_claims_its_batch_only_once_it_holds_a_pool_slot(
         await push_conversation(
             deps, scope, "chat-2", conversation(2, start=BASE + timedelta(hours=1))
         )
-    finally:
-        keeper.cancel()
-        for held in full:
-            await pool.release(held.slot.holder)
     await worker  # the report, then the review after it (bounded by the test's timeout)
     assert await count(neo4j_driver, deps.settings, beats, s=scope) == 1
     beat = await heartbeats_of(deps).get(due.run_id)
