@@ -387,17 +387,18 @@ async def difference(deps: Deps, api: ConcernClient) -> tuple[str, str, str]:
     draft = from_difference(
         target_kind="relation",
         target_id=rel["id"],
-        field="confirmation",
-        confirmed_value="confirmed",
-        proposed_value="rejected",
-        text="支付模块改由李四负责",
+        field="负责人",
+        confirmed_value="张三",
+        proposed_value="李四",
+        text="支付模块 负责人：张三 → 李四",  # as a review words it
         passage=Passage(source_id="chat-2", source_version="v1", locator="lines:1-1"),
         said_at=MONDAY,
     )
     sid = await record(deps, api.scope, draft)
     zs = PersonRef(person_id="p_zs", display_name="张三", last_channel="feishu")
     cid = await raise_for(deps, api.scope, sid, draft, zs)
-    api.wait_for("p_zs", 1)
+    [asked] = api.wait_for("p_zs", 1)  # 张三 is asked first, in words he can answer
+    assert asked["text"] == "张三，支付模块现在由谁负责：张三还是李四？"
     return sid, cid, rel["id"]
 
 
@@ -414,7 +415,7 @@ async def test_a_difference_answer_is_quoted_evidence_and_only_an_editor_accepts
     sid, cid, rel = await difference(agenda, api)
     bare = api.reply(cid, "p_zs", "对", minutes(THURSDAY))["concern"]["revision"]
     turned(api, cid, bare)  # a bare yes chooses nothing: the turn waits and asks again
-    answer = "对，rejected，已经交给李四了"
+    answer = "对，已经交给李四了"
     api.reply(cid, "p_zs", answer, minutes(THURSDAY) + 10)
     settled = wait_status(api, sid, "SETTLED")
     reader = {"kind": "RUN", "id": f"concern:{cid}"}
@@ -456,7 +457,7 @@ async def test_a_reply_choosing_nothing_writes_nothing_and_is_asked_again(
 ) -> None:
     api = ConcernClient(stack[0], scope, MONDAY)
     sid, cid, _ = await difference(agenda, api)
-    turn = api.reply(cid, "p_zs", "confirmed已经不负责了", minutes(THURSDAY))["concern"]
+    turn = api.reply(cid, "p_zs", "张三已经不负责了", minutes(THURSDAY))["concern"]
     turned(api, cid, turn["revision"])
     assert api.concern(cid)["status"] != "RESOLVED"
     assert signals(api)[sid]["status"] == "OPEN"
