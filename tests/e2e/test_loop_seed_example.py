@@ -45,7 +45,7 @@ WEDNESDAY = MONDAY + timedelta(days=2)
 FRIDAY = MONDAY + timedelta(days=4, hours=2)
 GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) {
   entities { id name kind }
-  events { id title at by { kind id } viaConcern }
+  events { id title at by { kind id } viaConcern resultId }
   relations { id fromId toId type confirmation seq by { kind id } viaConcern }
   suggestions { id kind status }
   references { ownerId sourceId locator excerpt { available text } } } }"""
@@ -54,6 +54,8 @@ INBOX = """query($s: String!) { inbox(scope: $s) { edges { node {
   evidence { sourceId excerpt { text } } } } } }"""
 ACCEPT = """mutation($s: String!, $id: ID!, $seen: Int) {
   acceptSuggestion(scope: $s, id: $id, seenVersion: $seen) { status } }"""
+RUN = """query($id: String!) { supervisionRun(id: $id) {
+  id trigger status resultId covered { sourceId version start end } } }"""
 CHAIN = """query($s: String!, $id: ID!, $at: DateTime) { signal(scope: $s, id: $id, asOf: $at) {
   id status concern { id status signal { id } } } }"""
 
@@ -111,11 +113,28 @@ def test_seed_complete_example_started_by_a_review(offline: Server, scope: str) 
     assert [e for e in story(api, scope, WEDNESDAY)["events"] if "已提测" in e["title"]] == []
     friday = story(api, scope, FRIDAY)
     [event] = [e for e in friday["events"] if e["title"] == "前端部分已提测"]
-    # the loop's reading of 李四's words, by its run (never stamped as 李四's own act)
-    assert event["by"] == {"kind": "RUN", "id": f"concern:{cid}"} and event["viaConcern"] == cid
+    # proposed by the review of the concern's conversation, by its run (never stamped as
+    # 李四's own act), under the run's result: no other path writes the answer
+    assert event["by"]["kind"] == "RUN" and event["viaConcern"] == cid
+    run = gql(api, RUN, id=event["by"]["id"])["supervisionRun"]
+    assert run["status"] == "completed" and run["trigger"] == "automatic"
+    assert run["resultId"] == event["resultId"]
+    assert {c["sourceId"] for c in run["covered"]} == {f"concern-{cid}"}
     [ref] = [r for r in friday["references"] if r["ownerId"] == event["id"]]
-    assert ref["sourceId"] == f"concern-{cid}" and ref["locator"].startswith("lines:")
+    assert ref["sourceId"] == f"concern-{cid}" and ref["locator"] == "lines:2-2"
     assert ref["excerpt"]["available"] and ref["excerpt"]["text"].endswith("李四: 已经提测了")
+
+    # an ordinary review of the scope over the same hours: the loop's conversation is not
+    # news (no "跟进→李四" person, the answer not stated again)
+    review_window(api, scope, answered_at - timedelta(hours=1), hours=3)
+    later = story(api, scope, FRIDAY + timedelta(days=1))
+    assert [e["name"] for e in later["entities"] if "跟进" in e["name"]] == []
+    assert sorted(e["name"] for e in later["entities"]) == sorted(
+        e["name"] for e in friday["entities"]
+    )
+    assert sorted(e["title"] for e in later["events"]) == sorted(
+        e["title"] for e in friday["events"]
+    )
 
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
