@@ -12,7 +12,8 @@ Neo4j and Redis, the DEFAULT offline model (no scripted answers).
    present as of Friday.
 2. A difference: a person confirms that 张三 is responsible for 支付模块; an operator binds the
    person entity 张三 to the concern person p_zhangsan; a later review of "支付模块改由李四负责"
-   yields a pending difference → a concern to 张三 → "对，已经交给李四了" → the relation is
+   yields a pending difference → a concern to 张三, who is asked "张三，支付模块现在由谁负责：
+   张三还是李四？" and then answers "对，已经交给李四了" → the relation is
    untouched; the inbox's first item is the difference quoting 张三's answer → a user accepts
    it over HTTP → the relation is 李四 by that user (as of before the acceptance: 张三).
    Reviewing the same message again raises nothing new.
@@ -44,7 +45,7 @@ WEDNESDAY = MONDAY + timedelta(days=2)
 FRIDAY = MONDAY + timedelta(days=4, hours=2)
 GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) {
   entities { id name kind }
-  events { id title at by { kind id } viaConcern }
+  events { id title at by { kind id } viaConcern resultId }
   relations { id fromId toId type confirmation seq by { kind id } viaConcern }
   suggestions { id kind status }
   references { ownerId sourceId locator excerpt { available text } } } }"""
@@ -53,6 +54,8 @@ INBOX = """query($s: String!) { inbox(scope: $s) { edges { node {
   evidence { sourceId excerpt { text } } } } } }"""
 ACCEPT = """mutation($s: String!, $id: ID!, $seen: Int) {
   acceptSuggestion(scope: $s, id: $id, seenVersion: $seen) { status } }"""
+RUN = """query($id: String!) { supervisionRun(id: $id) {
+  id trigger status resultId covered { sourceId version start end } } }"""
 CHAIN = """query($s: String!, $id: ID!, $at: DateTime) { signal(scope: $s, id: $id, asOf: $at) {
   id status concern { id status signal { id } } } }"""
 
@@ -110,11 +113,28 @@ def test_seed_complete_example_started_by_a_review(offline: Server, scope: str) 
     assert [e for e in story(api, scope, WEDNESDAY)["events"] if "已提测" in e["title"]] == []
     friday = story(api, scope, FRIDAY)
     [event] = [e for e in friday["events"] if e["title"] == "前端部分已提测"]
-    # the loop's reading of 李四's words, by its run (never stamped as 李四's own act)
-    assert event["by"] == {"kind": "RUN", "id": f"concern:{cid}"} and event["viaConcern"] == cid
+    # proposed by the review of the concern's conversation, by its run (never stamped as
+    # 李四's own act), under the run's result: no other path writes the answer
+    assert event["by"]["kind"] == "RUN" and event["viaConcern"] == cid
+    run = gql(api, RUN, id=event["by"]["id"])["supervisionRun"]
+    assert run["status"] == "completed" and run["trigger"] == "automatic"
+    assert run["resultId"] == event["resultId"]
+    assert {c["sourceId"] for c in run["covered"]} == {f"concern-{cid}"}
     [ref] = [r for r in friday["references"] if r["ownerId"] == event["id"]]
-    assert ref["sourceId"] == f"concern-{cid}" and ref["locator"].startswith("lines:")
+    assert ref["sourceId"] == f"concern-{cid}" and ref["locator"] == "lines:2-2"
     assert ref["excerpt"]["available"] and ref["excerpt"]["text"].endswith("李四: 已经提测了")
+
+    # an ordinary review of the scope over the same hours: the loop's conversation is not
+    # news (no "跟进→李四" person, the answer not stated again)
+    review_window(api, scope, answered_at - timedelta(hours=1), hours=3)
+    later = story(api, scope, FRIDAY + timedelta(days=1))
+    assert [e["name"] for e in later["entities"] if "跟进" in e["name"]] == []
+    assert sorted(e["name"] for e in later["entities"]) == sorted(
+        e["name"] for e in friday["entities"]
+    )
+    assert sorted(e["title"] for e in later["events"]) == sorted(
+        e["title"] for e in friday["events"]
+    )
 
 
 BASE = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
@@ -165,9 +185,14 @@ def test_a_difference_is_settled_by_the_responsible_person_through_a_concern(
 
     before = datetime.now(UTC)
     people = ConcernClient(api, scope, before)
+    # 张三 is asked first: the question naming the module and both values reached him
     [asked] = people.wait_for("p_zhangsan", 1)
-    assert "张三还是李四" in asked["text"]
-    people.reply(cid, "p_zhangsan", "对，已经交给李四了", 1 / 60)  # a second later
+    assert asked["text"] == "张三，支付模块现在由谁负责：张三还是李四？"
+    assert asked["status"] == "sent"
+    asked_at = datetime.fromisoformat(asked["deliverAt"])
+    # and answers it, in his own words, after it reached him
+    answered = (asked_at - before).total_seconds() / 60 + 5
+    people.reply(cid, "p_zhangsan", "对，已经交给李四了", answered)
     people.wait_revision(cid, lambda c: c["status"] == "RESOLVED")
     first = wait_for(
         lambda: gql(api, INBOX, s=scope)["inbox"]["edges"][0]["node"],

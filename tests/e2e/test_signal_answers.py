@@ -170,6 +170,10 @@ def signals(api: ConcernClient, at: datetime = FRIDAY) -> dict[str, dict[str, An
     return {e["node"]["id"]: e["node"] for e in data["signals"]["edges"]}
 
 
+REVIEW_RUN = """query($id: String!) { supervisionRun(id: $id) {
+  status resultId covered { sourceId } } }"""
+
+
 def graph(api: ConcernClient, at: datetime = FRIDAY) -> dict[str, Any]:
     return api.gql(GRAPH, s=api.scope, at=at.isoformat())["storyGraph"]  # type: ignore[no-any-return]
 
@@ -230,8 +234,10 @@ async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_conce
     api.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
     assert api.wait_revision(cid, lambda c: c["status"] == "RESOLVED")["status"] == "RESOLVED"
     kept = wait_status(api, sid, "KEPT")
-    reader = {"kind": "RUN", "id": f"concern:{cid}"}  # a machine's reading of 李四's words
-    assert kept["seq"] == 2 and kept["by"] == reader
+    # a machine's reading of 李四's words: the review of the concern's conversation
+    reader = kept["by"]
+    assert kept["seq"] == 2 and reader["kind"] == "RUN"
+    assert reader["id"].startswith(f"sup-{cid}-m")
 
     # the back-flow still reaches the initiator (docs/rules/concerns.md)
     backflow = [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"]
@@ -240,6 +246,10 @@ async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_conce
     after = graph(api, FRIDAY)
     [event] = [e for e in after["events"] if e["title"] == "前端部分已提测"]
     assert event["by"] == reader
+    # the run's record shows it: completed, its result the event's, its input the reply
+    run = api.gql(REVIEW_RUN, id=reader["id"])["supervisionRun"]
+    assert (run["status"], run["resultId"]) == ("completed", event["resultId"])
+    assert [c["sourceId"] for c in run["covered"]] == [f"concern-{cid}"]
     assert datetime.fromisoformat(event["at"]) == answered_at
     [ref] = [r for r in after["references"] if r["ownerId"] == event["id"]]
     assert ref["sourceId"] == f"concern-{cid}" and ref["excerpt"]["available"]
@@ -288,7 +298,8 @@ async def test_a_moved_commitment_moves_the_same_concern_and_the_signals_due(
         "the signal's due moved to Friday",
     )
     assert moved[sid]["status"] == "OPEN" and len(moved) == 1  # no second signal
-    assert moved[sid]["by"] == {"kind": "RUN", "id": f"concern:{cid}"}
+    assert moved[sid]["by"]["kind"] == "RUN"  # by the review of the conversation
+    assert moved[sid]["by"]["id"].startswith(f"sup-{cid}-m")
     same = concern_of(api, cid)
     assert same["status"] in ("IN_PROGRESS", "WAITING_REPLY")  # the same concern goes on
     assert datetime.fromisoformat(same["nextAction"]["when"]) == friday
@@ -387,17 +398,18 @@ async def difference(deps: Deps, api: ConcernClient) -> tuple[str, str, str]:
     draft = from_difference(
         target_kind="relation",
         target_id=rel["id"],
-        field="confirmation",
-        confirmed_value="confirmed",
-        proposed_value="rejected",
-        text="支付模块改由李四负责",
+        field="负责人",
+        confirmed_value="张三",
+        proposed_value="李四",
+        text="支付模块 负责人：张三 → 李四",  # as a review words it
         passage=Passage(source_id="chat-2", source_version="v1", locator="lines:1-1"),
         said_at=MONDAY,
     )
     sid = await record(deps, api.scope, draft)
     zs = PersonRef(person_id="p_zs", display_name="张三", last_channel="feishu")
     cid = await raise_for(deps, api.scope, sid, draft, zs)
-    api.wait_for("p_zs", 1)
+    [asked] = api.wait_for("p_zs", 1)  # 张三 is asked first, in words he can answer
+    assert asked["text"] == "张三，支付模块现在由谁负责：张三还是李四？"
     return sid, cid, rel["id"]
 
 
@@ -414,11 +426,11 @@ async def test_a_difference_answer_is_quoted_evidence_and_only_an_editor_accepts
     sid, cid, rel = await difference(agenda, api)
     bare = api.reply(cid, "p_zs", "对", minutes(THURSDAY))["concern"]["revision"]
     turned(api, cid, bare)  # a bare yes chooses nothing: the turn waits and asks again
-    answer = "对，rejected，已经交给李四了"
+    answer = "对，已经交给李四了"
     api.reply(cid, "p_zs", answer, minutes(THURSDAY) + 10)
     settled = wait_status(api, sid, "SETTLED")
-    reader = {"kind": "RUN", "id": f"concern:{cid}"}
-    assert settled["by"] == reader  # the machine's reading, never stamped as 张三's act
+    reader = settled["by"]  # the review's reading, never stamped as 张三's act
+    assert reader["kind"] == "RUN" and reader["id"].startswith(f"sup-{cid}-m")
 
     # the person-confirmed relation is untouched; the difference still waits for an editor
     after = graph(api, FRIDAY)
@@ -456,7 +468,7 @@ async def test_a_reply_choosing_nothing_writes_nothing_and_is_asked_again(
 ) -> None:
     api = ConcernClient(stack[0], scope, MONDAY)
     sid, cid, _ = await difference(agenda, api)
-    turn = api.reply(cid, "p_zs", "confirmed已经不负责了", minutes(THURSDAY))["concern"]
+    turn = api.reply(cid, "p_zs", "张三已经不负责了", minutes(THURSDAY))["concern"]
     turned(api, cid, turn["revision"])
     assert api.concern(cid)["status"] != "RESOLVED"
     assert signals(api)[sid]["status"] == "OPEN"

@@ -21,9 +21,10 @@ from engine.signal.derive import from_fact
 from engine.signal.model import Passage, SignalStatus
 from engine.signal.stored import Signal
 from engine.story.inputs import SourceInput
-from engine.story.models import SourceKind
+from engine.story.models import Actor, SourceKind
 from graph.story.sources import StorySources
 from jobs.deps import Deps
+from jobs.review.common import runs_of
 from jobs.signal.answers import settle_signal_answer
 from jobs.signal.record import signal_store
 from tests.support.signal_answers import ended_concern
@@ -166,3 +167,32 @@ async def test_an_answer_dated_in_the_past_is_recorded_when_it_arrives(
     [event] = plan.events
     assert event.at < arrived  # when the person says it happened, not when it arrived
     assert event.recorded_at >= arrived and plan.signal.recorded_at >= arrived
+
+
+async def test_the_loop_writes_story_objects_only_through_the_review_of_its_conversation(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """Every story object written for the concern (events, suggestion versions, their
+    references) is the review run's: `by` the run, under the run's result, and the run's own
+    record (completed, its result, the conversation's lines it read) shows it."""
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    concern = ended(signal, ConcernStatus.RESOLVED, "嗯", "已经提测了")
+    plan, _ = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
+    assert plan is not None and plan.run_id == f"sup-{concern.concern_id}-m2"
+    records, _, _ = await deps.driver.execute_query(
+        """MATCH (v:StoryVersion {scope: $scope}) WHERE v.via_concern = $cid
+           OPTIONAL MATCH (ref:Reference {scope: $scope, owner_id: v.id})
+           RETURN labels(v) AS labels, v.by AS by, v.via_result AS result,
+                  collect(ref.result_id) AS cited""",
+        scope=scope,
+        cid=concern.concern_id,
+        database_=deps.database,
+    )
+    assert records, "the answer wrote nothing"
+    for r in records:
+        assert r["by"] == Actor.run(plan.run_id).label(), r
+        assert r["result"] == plan.result_id and set(r["cited"]) <= {plan.result_id}, r
+    run = await runs_of(deps).get(plan.run_id)
+    assert run.run.status.value == "completed" and run.run.result_id == plan.result_id
+    assert [s.source_id for s in run.run.covered()] == [f"concern-{concern.concern_id}"]
