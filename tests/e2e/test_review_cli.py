@@ -30,6 +30,13 @@ CHAT = "".join(
     for i in range(40)
 )
 STAGES = ("collect", "leaves", "navigation", "publish")
+# what the leaf answer stands on: the conversation's first and last message
+CARRIED = ("第0条 提测进展", "第39条 提测进展")
+
+
+def summary(text_: str, *of: str) -> Any:
+    """The navigation's answer, given only when the request carries the leaf summaries."""
+    return text(json.dumps({"summary": text_}, ensure_ascii=False), grounded_in=of)
 
 
 @pytest.fixture
@@ -126,9 +133,7 @@ def test_review_command_shows_each_stage_and_the_final_status(
     # the leaf's answer is held until the CLI has shown the leaves stage running (no timed
     # delay: however slowly the CLI polls, it sees the model at work)
     gate = threading.Event()
-    model_server.script(
-        leaf("批0", hold=gate), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
-    )
+    model_server.script(leaf("批0", hold=gate, grounded_in=CARRIED), summary("阶段总结", "批0"))
     running = f"  {'leaves':<10} running   0/1"
     follower = follow(scope, env)
     lines: list[str] = []
@@ -172,7 +177,7 @@ def test_review_command_refuses_while_another_review_runs(
     # CLI processes start (a timed delay raced them: when the leaf answered first, the run
     # went on to an unscripted navigation and failed, and --cancel met a failed run)
     gate = threading.Event()
-    model_server.script(leaf("慢", hold=gate))
+    model_server.script(leaf("慢", hold=gate, grounded_in=CARRIED))
     follower = follow(scope, env)
     try:
         try:
@@ -201,9 +206,7 @@ def test_ctrl_c_detaches_and_the_review_goes_on(
     api, env = deployment
     # the leaf is held until the follower has been interrupted: the run is mid-stage then
     gate = threading.Event()
-    model_server.script(
-        leaf("批0", hold=gate), text(json.dumps({"summary": "阶段总结"}, ensure_ascii=False))
-    )
+    model_server.script(leaf("批0", hold=gate, grounded_in=CARRIED), summary("阶段总结", "批0"))
     follower = follow(scope, env)
     try:
         until(lambda: model_server.calls, what="the leaf asked")

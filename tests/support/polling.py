@@ -19,12 +19,14 @@ def until(
     ok: Callable[[T], Any] = bool,
     what: str = "condition",
     timeout: float = 60,
+    every: float = POLL,
 ) -> T:
+    """`every`: seconds between two reads (shorter for a local server starting up)."""
     deadline = time.monotonic() + timeout
     got = read()
     while not ok(got):
         assert time.monotonic() < deadline, f"{what} not reached in {timeout:g} s: {got!r}"
-        time.sleep(POLL)
+        time.sleep(every)
         got = read()
     return got
 

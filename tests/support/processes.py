@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +27,7 @@ from arq.connections import ArqRedis
 
 from engine.settings import PROJECT_ROOT, Settings
 from local.redis_server import LocalRedis, with_redis_password
+from tests.support.polling import until
 
 # System basics a Python/Java process needs, and the settings that say WHICH services the
 # test session runs against (a configured Neo4j or Redis must reach the children too).
@@ -120,16 +120,18 @@ def _exited(process: subprocess.Popen[bytes], what: str) -> RuntimeError:
 
 
 def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """Until the server answers on its port; its own exit ends the wait at once."""
+
+    def answers() -> bool:
         if process.poll() is not None:
             raise _exited(process, "server")
         try:
             httpx.get(f"{url}/healthz", timeout=1)
-            return
         except httpx.HTTPError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer within {timeout} s")
+            return False
+        return True
+
+    until(answers, what=f"{url} answering", timeout=timeout)
 
 
 def wait_worker(
@@ -138,18 +140,17 @@ def wait_worker(
     """Until the worker polls its queue: arq writes `<queue>:health-check` on its first loop."""
     key = f"{env.get('QUEUE_NAME', settings.queue_name)}:health-check"
     client = redis.Redis.from_url(settings.effective_redis_url)
+
+    def polling() -> bool:
+        if process.poll() is not None:
+            raise _exited(process, "worker")
+        return bool(client.exists(key))
+
     try:
         client.delete(key)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise _exited(process, "worker")
-            if client.exists(key):
-                return
-            time.sleep(0.1)
+        until(polling, what="the worker polling its queue", timeout=timeout, every=0.1)
     finally:
         client.close()
-    raise RuntimeError(f"the worker did not start polling within {timeout} s")
 
 
 def start_worker(settings: Settings, env: dict[str, str]) -> subprocess.Popen[bytes]:

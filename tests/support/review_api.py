@@ -12,14 +12,21 @@ from tests.support.processes import Server
 from tests.support.scripted_model import text
 
 
-def leaf(label: str, delay: float = 0.0, hold: threading.Event | None = None) -> Any:
-    """A leaf answer; with `hold`, the model answers only once the test sets it."""
+def leaf(
+    label: str,
+    delay: float = 0.0,
+    hold: threading.Event | None = None,
+    grounded_in: tuple[str, ...] = (),
+) -> Any:
+    """A leaf answer; with `hold`, the model answers only once the test sets it; with
+    `grounded_in`, only when the request carries those texts."""
     return text(
         json.dumps(
             {"facts": [{"text": f"{label}：提测推进"}], "summary": label}, ensure_ascii=False
         ),
         delay=delay,
         hold=hold,
+        grounded_in=grounded_in,
     )
 
 

@@ -42,6 +42,8 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from tests.support.polling import until
+
 Fault = Literal["none", "reset", "eof"]
 
 
@@ -425,11 +427,14 @@ class ScriptedModelServer:
             target=self._server.run, kwargs={"sockets": [sock]}, name="scripted-model", daemon=True
         )
         self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("scripted model server did not start")
-            time.sleep(0.01)
+        server, thread = self._server, self._thread
+
+        def up() -> bool:
+            if not thread.is_alive():
+                raise RuntimeError("scripted model server stopped while starting")
+            return bool(server.started)
+
+        until(up, what="the scripted model server started", timeout=10, every=0.01)
         return self
 
     def stop(self) -> None:

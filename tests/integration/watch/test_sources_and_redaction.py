@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
 from engine.story.models import SourceKind as StoryKind
@@ -38,13 +39,17 @@ async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_rea
 ) -> None:
     state = await world.watch()
     wid = state.watch.watch_id
+    # the model's answers are held while the test changes the source and looks at the
+    # checklist: the third until the new revision is stored, the fourth until the old
+    # checklist is seen revoked (mid-stage by an explicit hold, not by a delay)
+    stored, seen = threading.Event(), threading.Event()
     delayed = calls(("read_knowledge_source", {"sourceKey": world.doc_key, "offset": 10}))
-    delayed.delay = 1.0
+    delayed.hold = stored
     after_restart = calls(
         ("read_knowledge_source", {"sourceKey": world.doc_key}),
         ("read_note_source", {"noteId": "n1"}),
     )
-    after_restart.delay = 1.0
+    after_restart.hold = seen
     turns = Grounding()
     model_server.script(
         turns(
@@ -63,13 +68,19 @@ async def test_revision_change_mid_paging_revokes_the_step_list_and_restarts_rea
         ),
     )
     job = asyncio.create_task(world.check(ctx, state, run_id="run-rev"))
-    await _wait_for_calls(model_server, 3)
-    assert [st.step_id for st in (await world.repo.get(world.scope, wid)).steps] == ["s1", "s2"]
-    await world.put_source(
-        "d1", DOC_V2, kind=StoryKind.KNOWLEDGE, version="r2", title="发布流程 v2（内部）"
-    )
-    await _wait_for_calls(model_server, 4)
-    assert (await world.repo.get(world.scope, wid)).steps == (), "old checklist revoked"
+    try:
+        await _wait_for_calls(model_server, 3)
+        steps = (await world.repo.get(world.scope, wid)).steps
+        assert [st.step_id for st in steps] == ["s1", "s2"]
+        await world.put_source(
+            "d1", DOC_V2, kind=StoryKind.KNOWLEDGE, version="r2", title="发布流程 v2（内部）"
+        )
+        stored.set()
+        await _wait_for_calls(model_server, 4)
+        assert (await world.repo.get(world.scope, wid)).steps == (), "old checklist revoked"
+    finally:
+        stored.set()
+        seen.set()
     report = await job
     assert turns.misses == [], "each scripted turn stands on what the product sent"
     [restart] = [json.loads(m["content"]) for m in tool_messages(model_server.requests[3].body)][

@@ -14,10 +14,6 @@ LEFT = {
     # the chaos rounds wait a random moment (from the seed) before each kill: the moment is
     # the experiment, not a wait for a condition
     "tests/e2e/test_chaos.py",
-    # a process starting: its port or its first poll, with the process's own exit as a
-    # second way out (tests/support/processes.py, the scripted model's server thread)
-    "tests/support/processes.py",
-    "tests/support/scripted_model.py",
     # subscriptions that write again until every socket has heard (no answer tells when a
     # subscription has registered): the deadline bounds the writing, it times nothing
     "tests/e2e/test_api_workers.py",
