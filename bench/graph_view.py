@@ -98,7 +98,7 @@ def main() -> None:
     api = Server(f"http://127.0.0.1:{port}", proc, env)
     scope = f"bench-viz-{uuid.uuid4().hex[:8]}"
     try:
-        wait_http(api.url, proc)
+        wait_http(api.url, proc, timeout=300)  # a cold start on a busy machine
         publish_large_scope(api, scope, entities=1000, relations=2000, events=600, batches=4)
         asyncio.run(measure(api, scope))
     finally:
