@@ -181,7 +181,9 @@ async def test_the_loop_writes_story_objects_only_through_the_review_of_its_conv
     plan, _ = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
     assert plan is not None and plan.run_id == f"sup-{concern.concern_id}-m2"
     records, _, _ = await deps.driver.execute_query(
-        """MATCH (v:StoryVersion {scope: $scope}) WHERE v.via_concern = $cid
+        """MATCH (v {scope: $scope})
+           WHERE (v:EventVersion OR v:SuggestionVersion OR v:RelationVersion OR v:EntityVersion)
+             AND v.via_concern = $cid
            OPTIONAL MATCH (ref:Reference {scope: $scope, owner_id: v.id})
            RETURN labels(v) AS labels, v.by AS by, v.via_result AS result,
                   collect(ref.result_id) AS cited""",
