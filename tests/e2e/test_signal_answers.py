@@ -402,14 +402,15 @@ async def difference(deps: Deps, api: ConcernClient) -> tuple[str, str, str]:
         confirmed_value="张三",
         proposed_value="李四",
         text="支付模块 负责人：张三 → 李四",  # as a review words it
+        suggestion_id=sugg["id"],  # the pending difference it stands for, as a review names it
         passage=Passage(source_id="chat-2", source_version="v1", locator="lines:1-1"),
         said_at=MONDAY,
     )
     sid = await record(deps, api.scope, draft)
     zs = PersonRef(person_id="p_zs", display_name="张三", last_channel="feishu")
     cid = await raise_for(deps, api.scope, sid, draft, zs)
-    [asked] = api.wait_for("p_zs", 1)  # 张三 is asked first, in words he can answer
-    assert asked["text"] == "张三，支付模块现在由谁负责：张三还是李四？"
+    [asked] = api.wait_for("p_zs", 1)  # 张三 is asked first, naming both values he can answer
+    assert "张三" in asked["text"] and "李四" in asked["text"]
     return sid, cid, rel["id"]
 
 
