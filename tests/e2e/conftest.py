@@ -52,6 +52,23 @@ def offline(services: Settings, start_server) -> Iterator[Server]:  # type: igno
         yield api
 
 
+@pytest.fixture
+def offline_open(services: Settings, start_server) -> Iterator[Server]:  # type: ignore[no-untyped-def]
+    """`offline` with every sending window open all day, every day: for chains that ask a
+    person now and must not depend on the hour the suite runs at (off hours a question waits
+    for 09:00, and a clock moved to then would record the answer in the future)."""
+    always = {
+        "CONCERN_WORK_START": "00:00:00",
+        "CONCERN_WORK_END": "23:59:59.999999",
+        "CONCERN_WORKDAYS": "[0,1,2,3,4,5,6]",
+        "CONCERN_EXTENDED_START": "00:00:00",
+        "CONCERN_EXTENDED_END": "23:59:59.999999",
+        "CONCERN_EXTENDED_DAYS": "[0,1,2,3,4,5,6]",
+    }
+    with offline_stack(services, start_server, "agenda", TIMEZONE="Asia/Shanghai", **always) as api:
+        yield api
+
+
 @pytest_asyncio.fixture(scope="session", autouse=True)
 async def one_chromium() -> AsyncIterator[None]:
     """The page tests share one Chromium for the session (`tests/support/browser.py`
