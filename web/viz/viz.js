@@ -233,6 +233,8 @@ const STYLE = [
   // one instant's events: one mark with their count, unfolded (stacked outwards) on a click
   // the overview at scale: a kind's entities are drawn once its bubble is clicked
   { selector: "node.entity.collapsed", style: { "display": "none" } },
+  { selector: "node.group.bubble", style: { "events": "yes", "shape": "ellipse", "width": 160, "height": 160, "background-color": "#bfdbfe",
+      "background-opacity": 0.9, "border-width": 3, "border-color": "#1e3a8a", "font-size": 36 } },
   { selector: "node.day.instant", style: { "shape": "round-rectangle", "width": 22, "height": 18 } },
   { selector: "node.event.folded", style: { "display": "none" } },
   { selector: "node.event.folded.unfolded", style: { "display": "element" } },
@@ -272,9 +274,6 @@ const STYLE = [
       "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
   { selector: "node.group", style: { "label": "data(label)", "shape": "round-rectangle", "width": 8, "height": 8, "background-opacity": 0,
       "font-size": 40, "font-weight": "bold", "color": "#1e3a8a", "text-valign": "center", "events": "no", "min-zoomed-font-size": 0 } },
-  // the overview at scale: one bubble per kind, a click draws that kind's entities
-  { selector: "node.group.bubble", style: { "events": "yes", "shape": "ellipse", "width": 160, "height": 160, "background-color": "#bfdbfe",
-      "background-opacity": 0.9, "border-width": 3, "border-color": "#1e3a8a", "font-size": 36 } },
   // an open commitment at its due time: a rose diamond inside the ring
   { selector: "node.due", style: { "shape": "diamond", "width": 16, "height": 16, "background-color": "#e11d48", "border-width": 1, "border-color": "#881337" } },
   { selector: ".faded", style: { "opacity": 0.12, "label": "" } },
