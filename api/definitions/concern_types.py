@@ -9,6 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
+from api.definitions.base import build
 from api.definitions.cost import Cost, owner_cost
 from engine.concern import model as m
 from engine.concern.agenda import Agenda as AgendaModel
@@ -197,98 +198,31 @@ class Concern:
 
     @classmethod
     def from_model(cls, c: m.Concern) -> Concern:
-        ini = c.source.initiator
-        trig = c.trigger
-        return cls(
+        ini, trig, nxt = c.source.initiator, c.trigger, c.next_action
+        return build(
+            cls,
+            c,
             id=strawberry.ID(c.concern_id),
-            type=c.type,
-            status=c.status,
-            priority=c.priority,
-            title=c.title,
-            goal=c.goal,
-            source=ConcernSource(
-                type=c.source.type,
-                detail=c.source.detail,
-                signal_id=c.source.signal_id,
-                initiator=(
-                    ConcernInitiator(
-                        name=ini.name,
-                        channel=ini.channel,
-                        channel_user_id=ini.channel_user_id,
-                        person_id=ini.person_id,
-                    )
-                    if ini
-                    else None
-                ),
+            source=build(
+                ConcernSource,
+                c.source,
+                initiator=build(ConcernInitiator, ini) if ini else None,
             ),
-            people=[
-                ConcernPerson(
-                    person_id=p.person_id,
-                    display_name=p.display_name,
-                    role_in_concern=p.role_in_concern,
-                    comm_status=p.comm_status,
-                    last_channel=p.last_channel,
-                )
-                for p in c.people
-            ],
-            timeline=[
-                ConcernTimelineEntry(
-                    ts=e.ts,
-                    type=e.type,
-                    detail=e.detail,
-                    from_status=e.from_status,
-                    to_status=e.to_status,
-                    by=e.by,
-                )
-                for e in c.timeline
-            ],
-            conversation=[
-                ConversationEntry(
-                    person_name=e.person_name,
-                    person_id=e.person_id,
-                    direction=e.direction,
-                    text=e.text,
-                    channel=e.channel,
-                    ts=e.ts,
-                    recorded_by=e.recorded_by,
-                )
-                for e in c.conversation_log
-            ],
-            next_action=(
-                ConcernNextAction(
-                    what=c.next_action.what,
-                    who_person_id=c.next_action.who_person_id,
-                    when=c.next_action.when,
-                )
-                if c.next_action
-                else None
-            ),
+            people=[build(ConcernPerson, p) for p in c.people],
+            timeline=[build(ConcernTimelineEntry, e) for e in c.timeline],
+            conversation=[build(ConversationEntry, e) for e in c.conversation_log],
+            next_action=build(ConcernNextAction, nxt) if nxt else None,
             trigger=(
-                ConcernScheduleTrigger(
-                    next_run_at=trig.next_run_at,
+                build(
+                    ConcernScheduleTrigger,
+                    trig,
                     every_seconds=int(trig.every.total_seconds()) if trig.every else None,
-                    mode=trig.mode,
-                    until=trig.until,
                 )
                 if trig
                 else None
             ),
-            executions=[
-                ConcernExecution(
-                    scheduled_for=x.scheduled_for,
-                    ran_at=x.ran_at,
-                    outcome=x.outcome,
-                    detail=x.detail,
-                )
-                for x in c.executions
-            ],
-            agenda_role=c.agenda_role,
-            followup_count=c.followup_count,
+            executions=[build(ConcernExecution, x) for x in c.executions],
             done_person_ids=list(c.done_person_ids),
-            created_at=c.created_at,
-            updated_at=c.updated_at,
-            closed_at=c.closed_at,
-            revision=c.revision,
         )
 
 
@@ -301,9 +235,7 @@ class AgendaConcernRef:
 
     @classmethod
     def from_model(cls, r: AgendaRefModel) -> AgendaConcernRef:
-        return cls(
-            concern_id=r.concern_id, priority=r.priority, status=r.status, agenda_role=r.agenda_role
-        )
+        return build(cls, r)
 
 
 @strawberry.type
@@ -317,14 +249,7 @@ class AgendaDecision:
 
     @classmethod
     def from_model(cls, d: RecentDecisionModel) -> AgendaDecision:
-        return cls(
-            concern_id=d.concern_id,
-            title=d.title,
-            outcome=d.outcome,
-            reason=d.reason,
-            priority=d.priority,
-            ts=d.ts,
-        )
+        return build(cls, d)
 
 
 @strawberry.type(description="docs/rules/concerns.md: what the agenda of one scope tracks.")
@@ -335,7 +260,9 @@ class Agenda:
 
     @classmethod
     def from_model(cls, scope: str, a: AgendaModel) -> Agenda:
-        return cls(
+        return build(
+            cls,
+            a,
             scope=scope,
             concern_refs=[AgendaConcernRef.from_model(r) for r in a.concern_refs],
             recent_decisions=[AgendaDecision.from_model(d) for d in a.recent_decisions],
@@ -352,13 +279,7 @@ class PersonProfile:
 
     @classmethod
     def from_model(cls, p: PersonContext) -> PersonProfile:
-        return cls(
-            person_id=p.person_id,
-            display_name=p.display_name,
-            preferred_channel=p.preferred_channel,
-            channels=list(p.channels),
-            is_owner=p.is_owner,
-        )
+        return build(cls, p, channels=list(p.channels))
 
 
 @strawberry.type(

@@ -20,7 +20,6 @@ import hashlib
 import hmac
 import json
 import logging
-import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -111,7 +110,7 @@ class WebhookChannel:
         body = json.dumps(payload, ensure_ascii=False).encode()
         headers = {"Idempotency-Key": row.key, "Content-Type": "application/json"}
         if self.secret:
-            timestamp = str(int(time.time()))
+            timestamp = str(int(utcnow().timestamp()))
             headers[TIMESTAMP_HEADER] = timestamp
             headers[SIGNATURE_HEADER] = sign(self.secret, timestamp, body)
         try:
