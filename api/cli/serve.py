@@ -12,7 +12,6 @@ from pathlib import Path
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
-from api.app import create_app
 from api.auth import check_binding
 from api.listeners import BALANCED, WorkerListener
 from engine.settings import Settings
@@ -32,6 +31,11 @@ def serve(
     count = workers or settings.api_workers or os.cpu_count() or 1
     configure_logging(settings.log_level, settings.log_format)
     if count == 1:
+        # imported here, not at the top: the app's metrics are created when it is imported,
+        # and with several workers they must be created only after PROMETHEUS_MULTIPROC_DIR
+        # is set up (_shared_metrics), in the workers
+        from api.app import create_app
+
         app = create_app(settings)
         uvicorn.run(
             app, host=settings.api_host, port=settings.api_port, log_config=None, access_log=False

@@ -56,6 +56,11 @@ async def run_in_graphiql(page, query: str) -> dict:  # type: ignore[no-untyped-
     editor = page.locator(".graphiql-query-editor .CodeMirror")
     await editor.wait_for(timeout=20_000)
     await editor.evaluate("(el, q) => el.CodeMirror.setValue(q)", query)
+    # GraphiQL takes in an edit after a pause (it works out the operation to run, then stores
+    # the query): run only once the query is stored, or it runs the page's first operation
+    await page.wait_for_function(
+        "(q) => localStorage.getItem('graphiql:query') === q", arg=query, timeout=20_000
+    )
     await page.evaluate(
         "() => { const r = document.querySelector('.graphiql-response .CodeMirror');"
         " if (r) r.CodeMirror.setValue(''); }"

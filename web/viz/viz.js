@@ -800,12 +800,15 @@ async function detailGraph() {
 
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 const link = (id, text) => `<a data-go="${esc(id)}">${esc(text)}</a>`;
-// who made a version, in words: a person, a concern (its runs are named concern:…) or a run
+// who made a version, in words: a person, a concern (its runs are named concern:…, and the
+// review of its conversation sup-<concern>-m<N>) or a run
 const by = (b) => {
   if (!b) return "";
   const kind = String(b.kind).toLowerCase();
   if (kind === "user") return `person ${b.id}`;
   if (kind === "person") return `${b.id} (answered via a concern)`;
+  const reviewed = /^sup-(con[-_].+)-m\d+$/.exec(b.id);
+  if (reviewed) return `concern ${reviewed[1]} (its conversation reviewed by run ${b.id})`;
   return b.id.startsWith("concern") ? `concern ${b.id.replace(/^concern[:-]/, "")}` : `run ${b.id}`;
 };
 const byLabel = (label) => { if (!label) return ""; const i = label.indexOf(":"); return by({ kind: label.slice(0, i), id: label.slice(i + 1) }); };
