@@ -5,14 +5,15 @@ review reads the lines of the same source in which the person asked speaks after
 question, the question's signal is answered: a new version with status ANSWERED, recorded
 by the run that read the answer and citing the answer's line.
 
-Precision before recall: the person asked is the one the question names among the
-conversation's speakers (by name or @mention); a question that names nobody asks the one
-other speaker of the conversation, and with several others it asks nobody this rule can
-tell. The asker speaking again is no answer, nor is anyone else speaking.
+Precision before recall: the person asked is the one the question names (a speaker of the
+conversation it names, an @mention, or the name it opens with: "李四，…"); a question that
+names nobody asks the one other speaker of the conversation, and with several others it asks
+nobody this rule can tell. The asker speaking again is no answer, nor is anyone else.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,10 +44,20 @@ class Answer:
     at: datetime | None
 
 
+# a question's addressee as written: "李四，…" / "Li, …" opening it, or an @mention
+_VOCATIVE = re.compile(r"^@?([\u4e00-\u9fff]{2,4}|[A-Za-z][\w'.-]{0,30})\s*[，,:：]")
+_MENTION = re.compile(r"@([^\s@，,。.:：!?！？;；]{1,30})")
+
+
 def _asked(asker: str, sentence: str, speakers: Sequence[str]) -> set[str]:
-    """The people a question asks, among the conversation's speakers."""
-    others = [s for s in speakers if s != asker]
+    """The people a question asks: those it names (a speaker of the conversation it names,
+    an @mention, the name it opens with), else the one other speaker of the conversation."""
+    others = [s for s in dict.fromkeys(speakers) if s != asker]
     named = {s for s in others if s in sentence}
+    named.update(_MENTION.findall(sentence))
+    if (m := _VOCATIVE.match(sentence.strip())) is not None:
+        named.add(m.group(1))
+    named.discard(asker)
     if named:
         return named
     return set(others) if len(others) == 1 else set()
