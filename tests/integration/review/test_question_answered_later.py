@@ -17,7 +17,8 @@ from engine.story.models import Actor
 from jobs.deps import Deps
 from jobs.signal.record import signal_store
 from jobs.story.writes import upsert_source
-from tests.integration.review.test_review_once import review, snapshot
+from tests.support.review_jobs import review_around_now as review
+from tests.support.review_jobs import snapshot
 
 AT = utcnow().replace(microsecond=0) - timedelta(minutes=30)
 ASK = f"[{AT.isoformat()}] 张三: 李四，能不能把测试报告发我一下？\n"
