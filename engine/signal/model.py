@@ -31,6 +31,7 @@ class SignalStatus(StrEnum):
     KEPT = "kept"  # a commitment confirmed done by the person who made it
     CHANGED = "changed"  # a commitment moved; a new commitment signal carries the new time
     SETTLED = "settled"  # a difference answered by the person responsible
+    ANSWERED = "answered"  # a question the person asked answered later in its conversation
     UNRESOLVED = "unresolved"  # the concern was dropped or escalated: nothing asserted
 
 

@@ -62,7 +62,9 @@ from engine.story.models import (
     make_id,
 )
 
-SETTLED = frozenset({SignalStatus.KEPT, SignalStatus.CHANGED, SignalStatus.SETTLED})
+SETTLED = frozenset(
+    {SignalStatus.KEPT, SignalStatus.CHANGED, SignalStatus.SETTLED, SignalStatus.ANSWERED}
+)
 ENDED = frozenset({ConcernStatus.RESOLVED, ConcernStatus.DROPPED, ConcernStatus.ESCALATED})
 
 TEXT = {

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
-from engine.clock import utc
+from engine.clock import FOREVER, utc
 from engine.errors import InvalidInput
 from engine.page import Page
 from engine.signal.model import SignalDraft
@@ -19,7 +19,7 @@ from engine.signal.stored import Reach, Signal, new_signals, signal_id
 from engine.story.models import Actor
 from graph.base import Store
 from graph.signal.bindings import ContextRow, PersonBindings
-from graph.story.codec import decode, version_row
+from graph.story.codec import decode, from_props, version_row
 
 
 class SignalStore(Store):
@@ -74,6 +74,36 @@ class SignalStore(Store):
         if rows[0]["written"] != len(signals):
             raise InvalidInput("a signal lost its passage; nothing was written")
         return signals
+
+    async def open_questions_in(
+        self, tx: AsyncManagedTransaction, scope: str, source_ids: Iterable[str]
+    ) -> list[Signal]:
+        """The current versions of the scope's open QUESTION signals citing these sources."""
+        rows = await self.rows(
+            tx,
+            "signal/open_questions",
+            scope=scope,
+            source_ids=sorted(set(source_ids)),
+            forever=FOREVER,
+        )
+        return [from_props(Signal, r["v"]) for r in rows]
+
+    async def write_versions_in(
+        self, tx: AsyncManagedTransaction, versions: Iterable[Signal]
+    ) -> None:
+        """Later versions of signals, each retracting its current predecessor; one whose
+        predecessor is no longer current (a concurrent writer) aborts the whole write."""
+        versions = list(versions)
+        if not versions:
+            return
+        rows = await self.rows(
+            tx,
+            "signal/write_signal_versions",
+            rows=[version_row(v) for v in versions],
+            forever=FOREVER,
+        )
+        if not rows or rows[0]["written"] != len(versions) or rows[0]["orphaned"]:
+            raise InvalidInput("a signal changed concurrently; nothing was written")
 
     async def _reach(
         self,

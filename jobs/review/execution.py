@@ -80,7 +80,7 @@ from jobs.review.model import (
 )
 from jobs.review.pool import LeftLine, StageTimedOut
 from jobs.signal.effects import enqueue_effects
-from jobs.signal.record import record_review_signals
+from jobs.signal.record import record_answered_questions, record_review_signals
 from jobs.story import writes
 
 log = logging.getLogger("storygraph.review")
@@ -345,6 +345,9 @@ class Execution:
             if current.run.mode is lc.ReviewMode.INCREMENTAL:
                 checkpoint = await self.checkpoints.get_in(tx, checkpoint_key(run.scope))
                 expected = checkpoint.revision
+            answered = await record_answered_questions(
+                self.deps, tx, plan, segments, texts, run_id=self.run_id
+            )
             # a retried transaction records (and so decides) again: keep only the last
             recorded[:] = await record_review_signals(
                 self.deps, tx, plan, leaves, times, run_id=self.run_id, passages=passages
@@ -354,7 +357,7 @@ class Execution:
                 result_id=plan.result.id,
                 checkpoint=checkpoint,
                 now=now,
-                repeat=adds_nothing(plan) and not recorded,
+                repeat=adds_nothing(plan) and not recorded and not answered,
             )
             await self.runs.write_run(tx, published.run, current.options)
             if published.checkpoint is not None:

@@ -30,6 +30,7 @@ from engine.concern.window import first_contact_time
 from engine.errors import Conflict, NotFound
 from engine.principal import Principal
 from engine.scope import require_scope
+from engine.signal.model import SignalStatus
 from engine.signal.policy import RaiseFromSignal, ReportToOwner, SupplementConcern
 from engine.signal.stored import Signal, effect_of
 from engine.signal.wording import owner_report_text
@@ -51,7 +52,7 @@ def effect_job_id(signal_id: str) -> str:
 @dataclass(frozen=True)
 class Performed:
     signal_id: str
-    outcome: str  # raised | supplemented | reported | already | none
+    outcome: str  # raised | supplemented | reported | already | answered | none
     concern_id: str | None = None
 
 
@@ -86,6 +87,8 @@ async def perform_effect(deps: Deps, principal: Principal, scope: str, signal_id
     signal = await signal_store(deps).get(scope, signal_id, now=now)
     if signal is None:
         raise NotFound(f"no signal {signal_id}", signal_id=signal_id)
+    if signal.status is SignalStatus.ANSWERED:
+        return Performed(signal_id, "answered")  # answered in its conversation: nobody to ask
     effect = effect_of(signal)
     if isinstance(effect, RaiseFromSignal):
         policy = commands.policy_of(deps)

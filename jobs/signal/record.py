@@ -12,6 +12,8 @@ from neo4j import AsyncManagedTransaction
 from engine.review.manifest import LeafBatch
 from engine.review.outputs import LeafOutput
 from engine.review.passage import FactKey
+from engine.review.types import Segment
+from engine.signal.answered import answered_questions
 from engine.signal.stored import (
     Signal,
     drafts_from_leaves,
@@ -53,3 +55,32 @@ async def record_review_signals(
         now=plan.result.recorded_at,
         policy=policy,
     )
+
+
+async def record_answered_questions(
+    deps: Deps,
+    tx: AsyncManagedTransaction,
+    plan: PublishPlan,
+    read: Sequence[Segment],
+    texts: Mapping[tuple[str, str], str],
+    *,
+    run_id: str,
+) -> list[Signal]:
+    """Inside the publish transaction: the open questions of the sources this review read
+    that the person asked answered in the lines it read get their ANSWERED version
+    (`engine.signal.answered`). Run before the review's own signals are recorded, so only
+    questions an earlier review raised are read; a repeat finds them answered already."""
+    store = signal_store(deps)
+    scope = plan.result.scope
+    open_questions = await store.open_questions_in(tx, scope, {s.source_id for s in read})
+    versions = answered_questions(
+        open_questions,
+        texts,
+        read,
+        run_id=run_id,
+        result_id=plan.result.id,
+        now=plan.result.recorded_at,
+        locale=deps.settings.locale,
+    )
+    await store.write_versions_in(tx, versions)
+    return versions

@@ -13,7 +13,9 @@ from typing import Any
 from arq.connections import ArqRedis
 from neo4j import AsyncDriver
 
+from engine.clock import utcnow
 from engine.principal import WORKER
+from engine.review import lifecycle as lc
 from engine.review.activity import Activity
 from engine.review.types import Scope
 from engine.settings import Settings
@@ -21,7 +23,9 @@ from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
 from jobs.deps import Deps
 from jobs.review import reads
-from jobs.review.common import app_of
+from jobs.review.common import app_of, runs_of
+from jobs.review.runs import Opened, open_run
+from jobs.signal.record import signal_store
 from jobs.story.common import story_repo
 from jobs.worker import create_worker
 from tests.support.scripted_model import text
@@ -148,3 +152,28 @@ async def scope_activity(deps: Deps, scope: str) -> list[Activity]:
         with_total=False,
     )
     return page.items
+
+
+async def review_around_now(deps: Deps, scope: str) -> lc.RunOutcome | None:
+    """A manual review of the hour around now, run to its end by a burst worker (with the
+    effect jobs it enqueued); its outcome."""
+    now = utcnow()
+    got = await open_run(
+        deps, Scope.projects(scope), interval=(now - timedelta(hours=1), now + timedelta(hours=1))
+    )
+    assert isinstance(got, Opened)
+    await run_worker(deps.settings)  # the review, then the effect jobs it enqueued
+    run = (await runs_of(deps).get(got.run.run_id)).run
+    assert run.result_id, run
+    return run.outcome
+
+
+async def snapshot(deps: Deps, scope: str) -> tuple[dict[str, str], list[str], int]:
+    """(event id -> title, signal kinds, relation count) as of now."""
+    graph = await story_repo(deps).story_graph(scope, as_of=utcnow())
+    signals = (await signal_store(deps).page(scope, as_of=utcnow(), first=50)).items
+    return (
+        {e.id: e.title for e in graph.events},
+        sorted(str(s.kind) for s in signals),
+        len(graph.relations),
+    )

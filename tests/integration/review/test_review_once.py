@@ -11,23 +11,18 @@ it. Default offline model, real Neo4j, Redis and workers.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from engine.clock import utcnow
 from engine.principal import OPEN_PRINCIPAL
 from engine.review import lifecycle as lc
-from engine.review.types import Scope
 from engine.signal.model import SignalKind
 from jobs.deps import Deps
-from jobs.review.common import runs_of
-from jobs.review.runs import Opened, open_run
 from jobs.signal.policy import PolicyEdit, save_agenda_policy
 from jobs.signal.record import signal_store
 from jobs.story.common import story_repo
 from jobs.story.writes import upsert_source
-from tests.support.review_jobs import count, run_worker
+from tests.support.review_jobs import count, review_around_now, snapshot
 
 LISI = {"name": "李四", "person_id": "p_lisi", "channel": "feishu"}
 OWNER = PolicyEdit(True, "p_wangwu", "王五", "feishu", frozenset({SignalKind.COMMITMENT}))
@@ -41,29 +36,6 @@ async def push(deps: Deps, scope: str, text: str, version: str) -> None:
     await upsert_source(deps, OPEN_PRINCIPAL, {**data, "text": text, "speakers": [LISI]})
 
 
-async def review(deps: Deps, scope: str) -> lc.RunOutcome | None:
-    now = utcnow()
-    got = await open_run(
-        deps, Scope.projects(scope), interval=(now - timedelta(hours=1), now + timedelta(hours=1))
-    )
-    assert isinstance(got, Opened)
-    await run_worker(deps.settings)  # the review, then the effect jobs it enqueued
-    run = (await runs_of(deps).get(got.run.run_id)).run
-    assert run.result_id, run
-    return run.outcome
-
-
-async def snapshot(deps: Deps, scope: str) -> tuple[dict[str, str], list[str], int]:
-    """(event id -> title, signal kinds, relation count) as of now."""
-    graph = await story_repo(deps).story_graph(scope, as_of=utcnow())
-    signals = (await signal_store(deps).page(scope, as_of=utcnow(), first=50)).items
-    return (
-        {e.id: e.title for e in graph.events},
-        sorted(str(s.kind) for s in signals),
-        len(graph.relations),
-    )
-
-
 @pytest.mark.timeout(400)  # four reviews and their effect jobs on two busy cores
 async def test_a_grown_conversation_reviewed_again_adds_only_what_its_new_lines_say(
     offline_deps: Deps, scope: str
@@ -71,7 +43,7 @@ async def test_a_grown_conversation_reviewed_again_adds_only_what_its_new_lines_
     deps = offline_deps
     await save_agenda_policy(deps, OPEN_PRINCIPAL, scope, OWNER, seen_version=1)
     await push(deps, scope, V1, "v1")
-    await review(deps, scope)
+    await review_around_now(deps, scope)
     events, signals, relations = await snapshot(deps, scope)
     assert sorted(events.values()) == sorted(
         ["张三负责支付模块", "前端部分周四能提测", "支付模块卡在第三方回调接口"]
@@ -89,17 +61,17 @@ async def test_a_grown_conversation_reviewed_again_adds_only_what_its_new_lines_
     assert promise.who == "李四" and promise.what == "前端部分提测"
 
     await push(deps, scope, V2, "v2")  # + "王五: 好的，收到"
-    await review(deps, scope)
+    await review_around_now(deps, scope)
     assert await snapshot(deps, scope) == (events, signals, relations)
 
     # a manual review of the same interval again: a repeat
-    assert await review(deps, scope) is lc.RunOutcome.REPEAT
+    assert await review_around_now(deps, scope) is lc.RunOutcome.REPEAT
     assert await snapshot(deps, scope) == (events, signals, relations)
     graph = await story_repo(deps).story_graph(scope, as_of=utcnow())
     assert all(e.seq == 1 for e in graph.events)  # nothing rewritten either
 
     await push(deps, scope, V3, "v3")  # + "王五：沙箱环境明天给到"
-    assert await review(deps, scope) is lc.RunOutcome.NEW_RESULT
+    assert await review_around_now(deps, scope) is lc.RunOutcome.NEW_RESULT
     now_events, now_signals, now_relations = await snapshot(deps, scope)
     assert {i: now_events[i] for i in events} == events
     assert sorted(set(now_events.values()) - set(events.values())) == ["沙箱环境明天给到"]
