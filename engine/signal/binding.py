@@ -149,8 +149,9 @@ def speaker_versions(
     source_id: str,
     by: Actor,
     now: datetime,
+    why: str = "upsertSource speakers",
 ) -> list[PersonBinding]:
-    """The new versions an upsertSource's speakers record (`current`: by binding id)."""
+    """The new versions a source's speakers record (`current`: by binding id)."""
     out = []
     for s in speakers:
         bid = speaker_binding_id(scope, source_id, s.name)
@@ -163,7 +164,7 @@ def speaker_versions(
             channel=s.channel,
             by=by,
             now=now,
-            why="upsertSource speakers",
+            why=why,
             source_id=source_id,
             speaker=s.name,
         )

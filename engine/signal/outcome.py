@@ -44,11 +44,13 @@ from engine.signal.answers import (
     CommitmentReading,
     DifferenceAnswer,
 )
+from engine.signal.binding import SpeakerIn
 from engine.signal.derive import kept_title, split_speaker
 from engine.signal.model import SignalDraft, SignalKind, SignalStatus
 from engine.signal.stored import Signal
 from engine.story.corrections import next_version
 from engine.story.models import (
+    CONCERN_SOURCE_PREFIX,
     Actor,
     Entity,
     Event,
@@ -89,7 +91,7 @@ TEXT = {
 }
 
 
-CONVERSATION_PREFIX = "concern-"  # a concern's conversation source: `concern-<concern id>`
+CONVERSATION_PREFIX = CONCERN_SOURCE_PREFIX  # a concern's conversation: `concern-<concern id>`
 
 
 def conversation_source_id(concern_id: str) -> str:
@@ -106,6 +108,32 @@ def conversation_lines(concern: Concern, tz: str, locale: str = "zh") -> list[st
         text = " ".join(e.text.split())  # one message, one line
         lines.append(f"[{localize(e.ts, tz).isoformat()}] {speaker}: {text}")
     return lines
+
+
+def conversation_speakers(concern: Concern) -> list[SpeakerIn]:
+    """The speakers of the concern's conversation bound as an app binds its source's
+    (`upsertSource(speakers)`): each person who wrote in it, by the name its lines carry, to
+    their concern person on the channel they last wrote on. The loop's own voice
+    (`跟进→李四`) is nobody's; a name two people wrote under is bound to neither."""
+    people: dict[str, dict[str, ConversationEntry]] = {}
+    for e in concern.conversation_log:
+        if e.direction is Direction.INBOUND and e.person_name.strip() and e.person_id.strip():
+            people.setdefault(e.person_name.strip(), {})[e.person_id] = e
+    out = []
+    for name, by_person in people.items():
+        if len(by_person) != 1:
+            continue
+        (entry,) = by_person.values()
+        person = concern.person(entry.person_id)
+        out.append(
+            SpeakerIn(
+                name=name,
+                person_id=entry.person_id,
+                channel=entry.channel or (person.last_channel if person else ""),
+                display_name=person.display_name if person else name,
+            )
+        )
+    return out
 
 
 class Answer(BaseModel):

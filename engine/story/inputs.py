@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from engine.clock import utc
 from engine.errors import InvalidInput
 from engine.scope import check_scope
-from engine.story.models import ChangeKind, EntityStatus, SourceKind
+from engine.story.models import CONCERN_SOURCE_PREFIX, ChangeKind, EntityStatus, SourceKind
 
 ENTITY_ID_PATTERN = re.compile(r"^ent_[0-9a-f]{24}$")
 STORY_ID_PATTERN = re.compile(r"^sty_[0-9a-f]{24}$")
@@ -258,6 +258,18 @@ class SourceInput(_In):
     previous: list[SourceVersionIn] = Field(default_factory=list)
 
     _scope = field_validator("scope")(check_scope)
+
+    @field_validator("id")
+    @classmethod
+    def _not_reserved(cls, value: str) -> str:
+        # a concern's conversation is the loop's own source, and ordinary reviews skip
+        # its prefix (docs/rules/loop-standing.md): no app may write one
+        if value.startswith(CONCERN_SOURCE_PREFIX):
+            raise ValueError(
+                f"a source id must not start with {CONCERN_SOURCE_PREFIX!r}: "
+                "the prefix is reserved for the conversations of concerns"
+            )
+        return value
 
     @model_validator(mode="after")
     def _distinct(self) -> SourceInput:

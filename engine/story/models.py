@@ -323,6 +323,11 @@ class Result(BaseModel):
     coverage: str | None = None
 
 
+# a concern's conversation is a source of its scope, `concern-<concern id>`, written only by
+# the loop and skipped by ordinary reviews (docs/rules/loop-standing.md)
+CONCERN_SOURCE_PREFIX = "concern-"
+
+
 class Source(BaseModel):
     id: str
     scope: str

@@ -26,13 +26,16 @@ from engine.signal.outcome import (
     OutcomePlan,
     Review,
     conversation_source,
+    conversation_speakers,
     decide_outcome,
+    reader_of,
     suggestion_for,
 )
 from engine.signal.policy import Reachable
 from engine.signal.stored import Signal
 from engine.story.models import Entity, ObjectKind, Relation, SourceVersion, Suggestion
 from graph.search.passages import write_passages
+from graph.signal.bindings import PersonBindings
 from graph.signal.policies import AgendaPolicies
 from graph.signal.store import SignalStore
 from graph.story.codec import from_props, to_props, version_row, write_row
@@ -108,8 +111,11 @@ class SignalAnswers(StoryStore):
         self, concern: Concern, scope: str, *, at: datetime, tz: str, locale: str = "zh"
     ) -> SourceVersion:
         """The concern's conversation as a source version of its scope (written once per
-        version; its lines searchable like any source's)."""
+        version; its lines searchable like any source's), its speakers bound to their
+        concern people in the same transaction (`conversation_speakers`), by the loop."""
         source, version = conversation_source(concern, scope, at=utc(at), tz=tz, locale=locale)
+        speakers = conversation_speakers(concern)
+        bindings = PersonBindings(self.driver, self.database)
 
         async def work(tx: AsyncManagedTransaction) -> SourceVersion:
             known = {
@@ -127,6 +133,15 @@ class SignalAnswers(StoryStore):
                 versions=[to_props(version)],
             )
             await write_passages(tx, [version])
+            await bindings.bind_speakers_in(
+                tx,
+                speakers,
+                scope=scope,
+                source_id=source.id,
+                by=reader_of(concern.concern_id),
+                now=utc(at),
+                why="the concern's conversation",
+            )
             return version
 
         return await self._write(work)

@@ -77,14 +77,16 @@ class PersonBindings(Store):
         source_id: str,
         by: Actor,
         now: datetime,
+        why: str = "upsertSource speakers",
     ) -> list[PersonBinding]:
-        """upsertSource's speakers, in the source's own transaction."""
+        """A source's speakers (upsertSource's, or a concern conversation's), in the
+        source's own transaction."""
         if not speakers:
             return []
         ids = [speaker_binding_id(scope, source_id, s.name) for s in speakers]
         current = await self.current_in(tx, ids, now)
         versions = speaker_versions(
-            current, speakers, scope=scope, source_id=source_id, by=by, now=now
+            current, speakers, scope=scope, source_id=source_id, by=by, now=now, why=why
         )
         await self.write_in(tx, versions, now)
         return versions

@@ -345,3 +345,21 @@ def test_every_input_error_names_the_argument_and_the_form_it_takes(
     assert (
         "Expected" not in message and "does not exist in" not in message
     )  # graphql-core's own words
+
+
+def test_a_source_id_in_the_concern_prefix_is_refused_and_writes_nothing(api: Server) -> None:
+    """`concern-<id>` is the loop's conversation of a concern, which ordinary reviews skip:
+    an app's source under that prefix would never be read, so it is refused, not stored."""
+    mutation = "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }"
+    project = scope()
+    source = {"scope": project, "id": "concern-c1", "kind": "NOTE", "version": "v1", "text": "hi"}
+    r = api.graphql(mutation, {"i": source})
+    assert code_of(r) == "INVALID_INPUT", r.text
+    (problem,) = only_error(r)["extensions"]["errors"]
+    assert problem["loc"] == "id" and "'concern-'" in problem["msg"], problem
+    known = api.graphql(
+        "query($s: String!) { storyGraph(scope: $s) { scopeKnown } }", {"s": project}
+    )
+    assert known.json()["data"]["storyGraph"]["scopeKnown"] is False
+    r = api.graphql(mutation, {"i": {**source, "id": "c1-concern-"}})
+    assert "errors" not in r.json(), r.text

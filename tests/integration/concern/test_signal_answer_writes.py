@@ -22,6 +22,7 @@ from engine.signal.model import Passage, SignalStatus
 from engine.signal.stored import Signal
 from engine.story.inputs import SourceInput
 from engine.story.models import Actor, SourceKind
+from graph.signal.bindings import PersonBindings
 from graph.story.sources import StorySources
 from jobs.deps import Deps
 from jobs.review.common import runs_of
@@ -198,3 +199,33 @@ async def test_the_loop_writes_story_objects_only_through_the_review_of_its_conv
     run = await runs_of(deps).get(plan.run_id)
     assert run.run.status.value == "completed" and run.run.result_id == plan.result_id
     assert [s.source_id for s in run.run.covered()] == [f"concern-{concern.concern_id}"]
+
+
+async def test_the_conversation_binds_who_answered_and_not_the_loops_voice(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """The concern's conversation binds its speakers as an app's source does: 李四, who
+    answered on the concern's channel, is p_lisi there; the loop's own lines ("跟进→李四")
+    are nobody's."""
+    deps = deps_of(neo4j_driver, settings)
+    signal = await recorded(deps, scope)
+    asked = ("李四，前端部分周四提测了吗？", THURSDAY - timedelta(minutes=10))
+    concern = ended_concern(signal, "已经提测了", answered_at=THURSDAY, asked=asked)
+    person = concern.people[0].model_copy(update={"last_channel": "telegram"})
+    log = [e.model_copy(update={"channel": "telegram"}) for e in concern.conversation_log]
+    concern = concern.model_copy(update={"people": [person], "conversation_log": log})
+    plan, _ = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
+    assert plan is not None
+    page = await PersonBindings(deps.driver, deps.database).page(
+        scope, as_of=THURSDAY + timedelta(minutes=6), first=50
+    )
+    bound = [(b.source_id, b.speaker, b.person_id, b.channel, b.by.label()) for b in page.items]
+    assert bound == [
+        (
+            f"concern-{concern.concern_id}",
+            "李四",
+            "p_lisi",
+            "telegram",
+            Actor.run(f"concern:{concern.concern_id}").label(),
+        )
+    ]

@@ -15,6 +15,7 @@ from engine.concern.model import (
     Concern,
     ConcernStatus,
 )
+from engine.errors import InvalidInput
 from engine.llm.tasks import LogEntry, LoopContext, Person
 from engine.offline.rule_model import judge_loop
 from engine.signal.answers import DifferenceAnswer, read_difference_answer
@@ -24,11 +25,13 @@ from engine.signal.outcome import (
     Review,
     conversation_lines,
     conversation_source,
+    conversation_speakers,
     decide_outcome,
     needs_review,
     suggestion_for,
 )
 from engine.signal.stored import Signal, new_signals
+from engine.story.inputs import SourceInput, parse_input
 from engine.story.models import (
     Actor,
     ActorKind,
@@ -285,6 +288,25 @@ def test_conversation_lines_carry_speaker_and_time() -> None:
     lines = conversation_lines(concern(signal, "已经提测了"), TZ, "en")
     assert lines[1] == "[2026-03-19T18:30:00+08:00] 李四: 已经提测了"
     assert lines[0].startswith("[2026-03-19T18:00:00+08:00] follow-up→李四: ")
+
+
+def test_the_conversation_binds_who_wrote_in_it_and_not_the_loop() -> None:
+    c = concern(commitment(), "嗯", "已经提测了")
+    log = [e.model_copy(update={"channel": "telegram"}) for e in c.conversation_log]
+    [lisi] = conversation_speakers(c.model_copy(update={"conversation_log": log}))
+    assert (lisi.name, lisi.person_id, lisi.channel) == ("李四", "p_lisi", "telegram")
+    # a name two people wrote under is bound to neither
+    other = log[-1].model_copy(update={"person_id": "p_other"})
+    assert conversation_speakers(c.model_copy(update={"conversation_log": [*log, other]})) == []
+
+
+def test_an_app_source_may_not_take_the_concern_prefix() -> None:
+    source = {"scope": "p1", "kind": "note", "version": "v1", "text": "hi"}
+    with pytest.raises(InvalidInput) as err:
+        parse_input(SourceInput, {**source, "id": "concern-c1"})
+    [problem] = err.value.details["errors"]
+    assert problem["loc"] == "id" and "'concern-'" in problem["msg"]
+    assert parse_input(SourceInput, {**source, "id": "c1"}).id == "c1"
 
 
 def judged(goal: str, answer: str) -> bool:
