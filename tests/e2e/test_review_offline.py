@@ -121,7 +121,8 @@ def test_offline_review_reuses_corrected_person_as_suggestion_with_clean_titles(
     graph = gql(api, GRAPH, s=scope)["storyGraph"]
     assert [e["id"] for e in graph["entities"] if e["name"] == "张三"] == [zhang["id"]]
     titles = [e["title"] for e in graph["events"]]
-    assert "回归测试明天开始" in titles and "前端部分周四能提测" in titles
+    # the new lines' decision is an event (offline rules ground only what the text states)
+    assert "发布窗口定在周五" in titles and "前端部分周四能提测" in titles
     assert not [t for t in titles if HEADER.match(t) or "：" in t], titles  # no speaker
     seen = gql(api, ENTITY, s=scope, id=zhang["id"])["entity"]
     assert seen["entity"]["description"] == "发布经理（用户修正）"
