@@ -195,11 +195,11 @@ async def test_other_scopes_crowding_the_neighbours_do_not_hide_a_scopes_own(
         grows = replace(hybrid_deps, settings=hybrid_deps.settings.model_copy(update=shallow))
         page = await _hits(grows, scope, PARAPHRASE)
         assert page.mode is SearchMode.HYBRID
-        assert [h.passage_ref.locator for h in page.hits if h.passage_ref] == ["lines:2-2"]
+        assert [h.passage_ref.locator for h in page.items if h.passage_ref] == ["lines:2-2"]
         # the same search held at 5 neighbours sees only the other scopes' lines: nothing
         fixed = {**shallow, "search_vector_max_candidates": 5}
         held = replace(hybrid_deps, settings=hybrid_deps.settings.model_copy(update=fixed))
-        assert (await _hits(held, scope, PARAPHRASE)).hits == []
+        assert (await _hits(held, scope, PARAPHRASE)).items == []
     finally:
         await neo4j_driver.execute_query(
             "MATCH (n) WHERE n.scope IN $others DETACH DELETE n",

@@ -72,11 +72,11 @@ async def test_a_chinese_word_is_found_inside_another_compound_and_shared_words_
     await repo.upsert_source(source(scope, text=text), now=T0)
     # 我家猫 shares no two-character piece with 小猫昨天生病了: its character 猫 finds it
     page = await _find(deps, scope, "我家猫", kinds=[HitKind.PASSAGE])
-    found = [h.passage_ref.locator for h in page.hits if h.passage_ref]
+    found = [h.passage_ref.locator for h in page.items if h.passage_ref]
     assert "lines:1-1" in found and "lines:2-2" not in found
     # 我的猫 is a word of line 3 (its bigrams), and only a character of line 1
     page = await _find(deps, scope, "我的猫", kinds=[HitKind.PASSAGE])
-    assert [h.passage_ref.locator for h in page.hits if h.passage_ref][0] == "lines:3-3"
+    assert [h.passage_ref.locator for h in page.items if h.passage_ref][0] == "lines:3-3"
 
 
 async def test_withdrawn_version_is_no_longer_found(
