@@ -8,6 +8,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from uvicorn.supervisors import Multiprocess
@@ -44,28 +45,20 @@ def serve(
     check_binding(settings)  # refuse an open non-loopback binding here, once, not per worker
     _shared_metrics(settings)
     os.environ.update(API_HOST=settings.api_host, API_PORT=str(settings.api_port))
+    workers_app: dict[str, Any] = {
+        "factory": True,
+        "workers": count,
+        "host": settings.api_host,
+        "port": settings.api_port,
+        "log_config": None,
+        "access_log": False,
+    }
     if not BALANCED:
-        uvicorn.run(
-            "api.app:app_from_env",
-            factory=True,
-            workers=count,
-            host=settings.api_host,
-            port=settings.api_port,
-            log_config=None,
-            access_log=False,
-        )
+        uvicorn.run("api.app:app_from_env", **workers_app)
         return
     # each worker listens on its own SO_REUSEPORT socket (api/listeners.py): the kernel, not
     # the first worker awake, spreads the connections
-    config = uvicorn.Config(
-        "api.app:app_from_env",
-        factory=True,
-        workers=count,
-        host=settings.api_host,
-        port=settings.api_port,
-        log_config=None,
-        access_log=False,
-    )
+    config = uvicorn.Config("api.app:app_from_env", **workers_app)
     try:
         listener = WorkerListener(settings.api_host, settings.api_port)
     except OSError as exc:
