@@ -1,28 +1,24 @@
 """What the GraphQL types of every domain share: turning an engine model into a type
-(`build`, `versioned`), who recorded a version (`Actor`), the `Versioned` interface and the
-`Excerpt` of a cited source version."""
+(`build`, `versioned`), who recorded a version (`Actor`) and the `Excerpt` of a cited source
+version. It names no domain's type: the `Versioned` interface, which links a version to the
+concern it came through, is `api.definitions.versioned`."""
 
 from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import strawberry
 from pydantic import BaseModel
-from strawberry.types import Info
 
-from api.context import Context
 from engine.story import models as m
 
 strawberry.enum(m.ActorKind)
 ActorKind: TypeAlias = m.ActorKind
 
 T = TypeVar("T")
-_CONCERNS = "api.definitions.concern_types"
-if TYPE_CHECKING:
-    from api.definitions.concern_types import Concern
 
 
 @cache
@@ -63,37 +59,6 @@ class Actor:
 def actor(a: m.Actor) -> Actor:
     """The GraphQL Actor of a (frozen) model Actor; answers never change it, so one serves all."""
     return Actor(kind=a.kind, id=a.id)
-
-
-@strawberry.interface(description="An immutable version of a versioned object.")
-class Versioned:
-    id: strawberry.ID
-    scope: str
-    seq: int
-    recorded_at: datetime
-    retracted_at: datetime | None
-    by: Actor
-    why: str
-    via_result: str | None
-    via_concern: str | None = strawberry.field(
-        description="The concern whose answer wrote this version: `by` is then "
-        "the person (kind PERSON) who answered; null for runs' and users' versions."
-    )
-
-    @strawberry.field(
-        description="The concern (viaConcern) whose answer wrote this version, with its "
-        "conversation; null when none or not visible to the caller."
-    )
-    async def through_concern(
-        self, info: Info[Context, None]
-    ) -> Annotated[Concern, strawberry.lazy(_CONCERNS)] | None:
-        if not self.via_concern:
-            return None
-        from api.definitions.concern_types import Concern
-        from api.definitions.signal_loaders import concern_by_id
-
-        found = await concern_by_id(info.context, self.scope).load(self.via_concern)
-        return Concern.from_model(found) if found is not None else None
 
 
 def versioned(cls: type[T], model: m.Version, **extra: Any) -> T:

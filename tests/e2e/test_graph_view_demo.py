@@ -2,7 +2,8 @@
 the demo (the v2.0 提测 story, its showcase and the loop: 周三同步 reviewed by the offline model,
 张三's answered difference) gives the Signals list its rows — 李四's open commitment, 王五's
 blocker, the settled difference — and the time ring its due mark for the open commitment;
-the difference's chain ends at 张三's answer."""
+the difference's chain ends at 张三's answer. Its watch 提测前检查 reads over GraphQL as a
+person meets it: the check step done with 张三's stand-up line as evidence."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from neo4j import AsyncDriver
 
 from api.demo import load_into
 from api.demo_loop import ANSWER, add_loop
-from api.demo_showcase import add_showcase
+from api.demo_showcase import STANDUP, add_showcase
+from api.demo_watch import add_watch
 from engine.settings import Settings
 from graph.story.repository import StoryRepository
 from jobs.deps import Deps
@@ -36,6 +38,7 @@ async def demo(neo4j_driver: AsyncDriver, services: Settings) -> AsyncIterator[s
     deps = Deps(settings=services, driver=neo4j_driver, pool=pool)
     await add_showcase(replace(deps, pool=None), scope)
     await add_loop(deps, scope)
+    await add_watch(deps, scope, STANDUP)
     await pool.aclose()
     yield scope
     await neo4j_driver.execute_query(
@@ -83,3 +86,25 @@ async def test_the_demo_fills_the_signals_list_and_marks_the_open_promise_on_the
             seen.refused,
             seen.console_errors,
         )
+
+
+WATCHES = """query($s: String!) { watches(scope: $s) { edges { node {
+  title deliveryState pendingHandOffs bindings { noteId title }
+  steps { stepId kind status completionCriteria evidence }
+  observations(first: 1) { summary outcome { status factsRecorded } } } } } }"""
+
+
+def test_the_demos_watch_shows_the_evidence_its_check_found(api: Server, demo: str) -> None:
+    answer = api.graphql(WATCHES, {"s": demo}).json()
+    assert "errors" not in answer, answer
+    (edge,) = answer["data"]["watches"]["edges"]
+    watch = edge["node"]
+    assert watch["title"] == "提测前检查" and watch["deliveryState"] == "facts_recorded"
+    assert [b["noteId"] for b in watch["bindings"]] == ["pretest-checklist", STANDUP]
+    check, execute = watch["steps"]
+    assert (check["kind"], check["status"]) == ("check", "done")
+    assert "支付模块继续用 mock 跑主流程" in check["evidence"], check
+    assert (execute["kind"], execute["status"]) == ("execute", "pending")
+    (seen,) = watch["observations"]
+    assert seen["outcome"] == {"status": "success", "factsRecorded": True}, seen
+    assert watch["pendingHandOffs"] == 1  # no webhook here: it waits for the partner session
