@@ -6,6 +6,7 @@ concern it came through, is `api.definitions.versioned`."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cache, lru_cache
 from typing import Any, TypeAlias, TypeVar
@@ -40,13 +41,30 @@ def _copied(cls: type[Any], model_cls: type[Any]) -> tuple[str, ...]:
     return tuple(n for n in declared if n in fields or hasattr(model_cls, n))
 
 
-def build(cls: type[T], model: BaseModel | Any, **overrides: Any) -> T:
+def build(cls: type[T], model: BaseModel | Any, *beside: Any, **overrides: Any) -> T:
     """Copy the model's fields that the GraphQL type declares (same snake_case names); the
     overrides give the fields that differ (another name, an enum's value, a nested type).
+    A record that wraps a model (the model plus what the shell keeps beside it) passes what
+    it keeps `beside`: further models, or a mapping of stored properties; a name is taken
+    from the first source that has it, and a mapping's absent key leaves the type's default.
     The one way a model becomes a type: a type's `from_model` is `build` with its overrides."""
     names = _copied(cls, type(model))  # type: ignore[arg-type]
     values = {n: getattr(model, n) for n in names if n not in overrides}
+    for source in beside:
+        for n, value in _given(cls, source).items():
+            if n not in overrides:
+                values.setdefault(n, value)
     return cls(**values, **overrides)
+
+
+def _given(cls: type[Any], source: Any) -> dict[str, Any]:
+    """What one source beside the model gives a type: the names it declares that a mapping
+    holds, or that a model has."""
+    if isinstance(source, Mapping):
+        declared = _declared(cls)  # type: ignore[arg-type]
+        return {n: source[n] for n in declared if n in source}
+    copied = _copied(cls, type(source))  # type: ignore[arg-type]
+    return {n: getattr(source, n) for n in copied}
 
 
 @strawberry.type(description="Who recorded a version: a person (user id) or a run (run id).")

@@ -132,23 +132,8 @@ class ConcernMessage:
     last_error: str | None
 
     @classmethod
-    def from_row(cls, r: OutboxRow) -> ConcernMessage:
-        return cls(
-            key=r.key,
-            concern_id=r.concern_id,
-            signal_id=r.signal_id,
-            kind=r.kind,
-            recipient_person_id=r.recipient_person_id,
-            recipient_name=r.recipient_name,
-            channel=r.channel,
-            text=r.text,
-            report_kinds=r.report_kinds,
-            deliver_at=r.deliver_at,
-            status=r.status,
-            attempts=r.attempts,
-            sent_at=r.sent_at,
-            last_error=r.last_error,
-        )
+    def from_model(cls, r: OutboxRow) -> ConcernMessage:
+        return build(cls, r)
 
 
 @strawberry.type(

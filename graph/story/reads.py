@@ -94,7 +94,8 @@ class StoryReads(StoryStore):
         from_: datetime | None = None,
         to: datetime | None = None,
     ) -> GraphView:
-        """graphView: nodes, edges and timeline of the same objects storyGraph returns (L10)."""
+        """graphView: nodes, edges and timeline of the same objects storyGraph returns
+        (docs/rules/story-graph.md#views-knowledge-and-discussion)."""
         graph = await self.story_graph(scope, as_of=as_of, from_=from_, to=to)
         return build_graph_view(graph)
 
@@ -137,7 +138,8 @@ class StoryReads(StoryStore):
         return EntityView(entity=believed[0], history=history, pending_suggestions=pending)
 
     async def result(self, scope: str, result_id: str) -> ResultView:
-        """result(id): recap, feedback and graph delta, all citing this one result (L3)."""
+        """result(id): recap, feedback and graph delta, all citing this one result
+        (docs/rules/story-graph.md#objects)."""
         check_scope(scope)
 
         async def work(tx: AsyncManagedTransaction) -> ResultView:

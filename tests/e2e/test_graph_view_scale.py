@@ -1,5 +1,5 @@
-"""The graph view is readable at 1,000 entities / 2,000 relations / 600 events (
-item 1), in a real headless Chromium at 1400x900.
+"""The graph view is readable at 1,000 entities / 2,000 relations / 600 events,
+in a real headless Chromium at 1400x900.
 
 At the fitted zoom the most connected entities are named, at a size one reads (>= 12 px on
 screen), and the names do not overlap; zoomed in, every entity is named at that size. The

@@ -2,7 +2,7 @@
 settle it, and the answer comes back into the story graph. Over HTTP, a real worker, real
 Neo4j and Redis, the DEFAULT offline model (no scripted answers).
 
-1. Seed 002's 完整示例 started by a review instead of a person: on a Monday 李四 (pushed as the
+1. The worked example of docs/rules/loop.md, started by a review instead of a person: on a Monday 李四 (pushed as the
    speaker p_lisi on feishu) says "前端部分周四能提测" → one commitment signal due Thursday →
    the agenda raises a follow-up to 李四, first asked at or after the promised time (Thursday
    18:00 closes the working window: Friday's opening) as a question naming the thing
