@@ -28,7 +28,7 @@ from jobs.llm.metrics import ModelCollector, StageTokenCollector
 from jobs.redis_client import queue_pool
 from jobs.resilient_worker import ResilientWorker
 from jobs.serialization import SERIALIZERS
-from jobs.tasks.concern_loop import advance_concern
+from jobs.tasks.concern_loop import advance_concern, settle_concern_answer
 from jobs.tasks.concern_scheduler import (
     deliver_concern_outbox,
     run_concern_scheduler,
@@ -54,6 +54,7 @@ log = logging.getLogger("storygraph.worker")
 FUNCTIONS = [
     func(probe, name="probe", max_tries=3),
     func(advance_concern, name="advance_concern", max_tries=8),
+    func(settle_concern_answer, name="settle_concern_answer", max_tries=200),  # waits: lease
     func(deliver_concern_outbox, name="deliver_concern_outbox", max_tries=8),
     func(run_concern_scheduler, name="run_concern_scheduler", max_tries=2),
     func(perform_signal_effect, name="perform_signal_effect", max_tries=8),

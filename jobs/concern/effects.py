@@ -18,7 +18,7 @@ second job only delivers what is due at its moment.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from arq.connections import ArqRedis
@@ -28,6 +28,7 @@ from engine.concern.scheduler import Trigger
 ADVANCE_JOB = "advance_concern"
 DELIVER_JOB = "deliver_concern_outbox"
 SCHEDULER_JOB = "run_concern_scheduler"
+ANSWER_JOB = "settle_concern_answer"
 
 
 def delivery_job_id(key: str) -> str:
@@ -37,6 +38,11 @@ def delivery_job_id(key: str) -> str:
 def first_turn_job_id(concern_id: str) -> str:
     """The arq id of the turn a raise enqueues at once (not the scan's: see above)."""
     return f"concern:{concern_id}:raised"
+
+
+def answer_job_id(concern_id: str, messages: int) -> str:
+    """One job per version of the concern's conversation (`m<messages>`, its review's)."""
+    return f"concern-answer:{concern_id}:m{messages}"
 
 
 def scheduler_job_id(now: datetime, scope: str | None) -> str:
@@ -97,5 +103,27 @@ async def enqueue_scheduler_run(
         scope=scope,
         _job_id=scheduler_job_id(now, scope),
         _queue_name=queue_name,
+    )
+    return job is not None
+
+
+async def enqueue_answer(
+    pool: ArqRedis,
+    queue_name: str,
+    *,
+    concern_id: str,
+    messages: int,
+    now: datetime,
+    defer: timedelta,
+) -> bool:
+    """The concern's answer, written by a job of its own once the one-review lease is free
+    (the turn found another review holding it); recorded at the turn's moment `now`."""
+    job = await pool.enqueue_job(
+        ANSWER_JOB,
+        concern_id=concern_id,
+        now=now.isoformat(),
+        _job_id=answer_job_id(concern_id, messages),
+        _queue_name=queue_name,
+        _defer_by=defer,
     )
     return job is not None

@@ -15,7 +15,8 @@
 6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed);
 7. a concern raised for a signal that has ended (now or in an earlier run of this job), or
    whose reply moved the promise: what the loop read goes back into the story graph by the
-   loop's run, citing the reply line (`jobs/signal/answers.py`, idempotent).
+   loop's run, citing the reply line (`jobs/signal/answers.py`, idempotent); while another
+   review holds the one-review lease, by the answer's own job once it is free.
 The model reads each reply against what the concern follows up (`LoopContext.subject`: the
 signal's promise, blocker or difference) and answers a reading (`LoopOutput.reading`).
 A call whose turn saved nothing (a failed request, a no-op decision) is written to the ledger
@@ -45,9 +46,11 @@ from engine.signal.wording import subject_of
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
+from jobs.concern.effects import enqueue_answer
 from jobs.deps import Deps
 from jobs.llm.gateway import ModelGateway
 from jobs.llm.ledger import Meter, metering, settle
+from jobs.review.conversation import ReviewWaits
 from jobs.signal.answers import settle_signal_answer
 from jobs.signal.record import signal_store
 
@@ -165,5 +168,20 @@ async def run_turn(
     )
     # a signal's concern that ended: its answer goes back into the story graph (idempotent,
     # so a rerun of a turn that finds the concern ended writes what a crash left unwritten)
-    await settle_signal_answer(deps, principal, concern, inputs.scope, policy=policy, now=moment)
+    try:
+        await settle_signal_answer(
+            deps, principal, concern, inputs.scope, policy=policy, now=moment
+        )
+    except ReviewWaits as waits:
+        if deps.pool is None:
+            raise  # run inline: nothing can wait for the lease on the caller's behalf
+        # another review holds the lease: the answer's own job writes it once it is free
+        await enqueue_answer(
+            deps.pool,
+            deps.settings.queue_name,
+            concern_id=concern_id,
+            messages=len(concern.conversation_log),
+            now=moment,
+            defer=waits.defer,
+        )
     return TurnResult(concern_id, outcome, delivery)

@@ -16,24 +16,32 @@ for this review, executed in place like the heartbeat's automatic check:
   moved due time, or the quoted evidence on the pending difference) `by` the run, under its
   result, citing the reply's line (`graph.signal.answers.SignalAnswers.settle_in`), and
   marks the run completed.
+Like every review it holds the one-review lease while it runs (docs/rules/reviews.md: one
+review at a time in a deployment), taken as automatic work: while another review holds it,
+`ReviewWaits` says until when at the latest, and the caller hands the answer to a job that
+waits for the lease (`jobs/tasks/concern_loop.py` `settle_concern_answer`), so the answer is
+written once the lease is free, never lost and never written twice. The lease's times are
+the wall clock's (a holder's expiry is real time), whatever moment the turn records at.
 The run id derives from the concern and the conversation's version, so a repeated turn finds
 its run and goes on from its stored records (`engine.review.runner.next_step`), or does
-nothing once it completed. The concern's source never enters an ordinary review of the
-scope (`graph.review.sources`): the loop's conversation is not news.
+nothing once it completed (without taking the lease). The concern's source never enters an
+ordinary review of the scope (`graph.review.sources`): the loop's conversation is not news.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from neo4j import AsyncManagedTransaction
 
+from engine.clock import utcnow
 from engine.concern.model import Concern, Direction
 from engine.errors import Conflict, NotFound
 from engine.principal import Principal
 from engine.review import lifecycle as lc
+from engine.review import lock
 from engine.review.compose import result_key
 from engine.review.manifest import ManifestPage, NavigationNode
 from engine.review.navigation import DEFAULT_FANOUT, next_node, plan_tree
@@ -49,9 +57,28 @@ from graph.review.codec import RunOptions, StoredRun
 from graph.review.runs import RunChange
 from graph.signal.answers import SignalAnswers
 from jobs.deps import Deps
-from jobs.review.common import DEFAULT_PER_BATCH, runs_of, stage_timeout
+from jobs.review.common import (
+    DEFAULT_PER_BATCH,
+    lease_of,
+    lease_ttl,
+    owner_for,
+    runs_of,
+    stage_timeout,
+)
+from jobs.review.runs import wait_seconds
 from jobs.signal.effects import enqueue_effects
 from jobs.story import writes
+
+
+class ReviewWaits(Exception):
+    """Another review holds the one-review lease: the conversation's review has not started
+    (nothing of it is written) and waits, at the latest until `wait.retry_at`."""
+
+    def __init__(self, wait: lock.Wait) -> None:
+        super().__init__(f"the review lease is held by {wait.holder_run_id}")
+        self.wait = wait
+        # how long to wait before asking again, as every automatic review waits
+        self.defer = timedelta(seconds=wait_seconds(wait, utcnow()))
 
 
 def conversation_run_id(concern_id: str, version: str) -> str:
@@ -104,9 +131,37 @@ class ConversationReview:
         )
         run_id = conversation_run_id(self.concern.concern_id, version.version)
         try:
-            stored = await self.runs.get(run_id)
+            stored: StoredRun | None = await self.runs.get(run_id)
         except NotFound:
-            stored = await self._create(run_id)
+            stored = None
+        if stored is not None and next_step(stored.run).kind is StepKind.DONE:
+            return None, []  # reviewed before: nothing more to write, no lease to take
+        lease = lease_of(self.deps)
+        owner = owner_for(self.deps, run_id)
+        got = await lease.acquire(
+            owner=owner,
+            run_id=run_id,
+            worker_id=self.deps.worker_id,
+            trigger=Trigger.AUTOMATIC,
+            now=utcnow(),
+            ttl=lease_ttl(self.deps),
+        )
+        if isinstance(got, lock.Wait):
+            raise ReviewWaits(got)
+        try:
+            return await self._steps(run_id, version, stored)
+        finally:
+            await lease.release(owner=owner, token=got.lease.token)
+
+    async def _steps(
+        self, run_id: str, version: SourceVersion, stored: StoredRun | None
+    ) -> tuple[OutcomePlan | None, list[Signal]]:
+        """The run's steps from its stored records, under the lease."""
+        if stored is None:
+            try:
+                stored = await self.runs.get(run_id)
+            except NotFound:
+                stored = await self._create(run_id)
         while True:
             kind = next_step(stored.run).kind
             if kind is StepKind.DONE:
@@ -263,7 +318,8 @@ async def review_concern_conversation(
     now: datetime,
 ) -> tuple[OutcomePlan | None, list[Signal]]:
     """Review the concern's conversation and write what it proposes for the concern's
-    signal; (None, []) when its review of this version is already published."""
+    signal; (None, []) when its review of this version is already published. `ReviewWaits`
+    while another review holds the lease (nothing written)."""
     principal.visible(
         "agenda",
         scope,

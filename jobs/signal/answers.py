@@ -11,6 +11,11 @@ the concern was saved, and again by any later run of a turn that finds the conce
 retried or redelivered job): the write is idempotent (the signal's status and ids derived
 from the concern), so a crash between the two transactions loses nothing and a repeat
 writes nothing. The back-flow to the initiator is the concern's own effect, unchanged.
+
+While another review holds the one-review lease, the review of the conversation waits
+(`ReviewWaits`, nothing written): the turn hands the answer to its own job
+(`jobs.concern.effects.enqueue_answer`, one per version of the conversation), which settles
+it again from the stored concern (`settle_stored_answer`) once the lease is free.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from engine.llm.reading import ReplyOutcome
 from engine.principal import Principal
 from engine.signal.outcome import ENDED, OutcomePlan, needs_review
 from engine.signal.stored import Signal
+from graph.concern.repository import ConcernRepository
 from graph.signal.answers import SignalAnswers
 from jobs.deps import Deps
 from jobs.review.conversation import review_concern_conversation
@@ -78,3 +84,18 @@ async def settle_signal_answer(
             if attempt == ATTEMPTS - 1:
                 raise
     return None, []
+
+
+async def settle_stored_answer(
+    deps: Deps, principal: Principal, concern_id: str, *, policy: ConcernPolicy
+) -> tuple[OutcomePlan | None, list[Signal]]:
+    """`settle_signal_answer` for the concern as stored (the answer's own job, after the
+    turn found the lease held), at the job's moment."""
+    principal.require("agenda")
+    stored = await ConcernRepository(deps.driver, deps.database).load(concern_id)
+    principal.visible(
+        "agenda", stored.scope, NotFound(f"no concern {concern_id}", concern_id=concern_id)
+    )
+    return await settle_signal_answer(
+        deps, principal, stored.concern, stored.scope, policy=policy, now=deps.clock()
+    )

@@ -6,6 +6,10 @@ it was given. A 429 defers the job by Retry-After (`Retry(defer=…)`), an unava
 retries later, a concern that kept changing retries at once, a failed send retries the job
 (which then only delivers what is still pending); the gateway already applied the short
 retries of docs/rules/watches.md#model-connection-errors, arq does not stack more.
+
+`settle_concern_answer(ctx, *, concern_id, now)` writes a concern's answer back into the
+story graph when its turn found another review holding the one-review lease: it waits for
+the lease as automatic reviews do (`Retry(defer=…)`, many tries), then writes it once.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from engine.principal import WORKER
 from jobs.concern import runtime as rt
 from jobs.concern.loop import run_turn
 from jobs.deps import Deps, JobNow
+from jobs.review.conversation import ReviewWaits
+from jobs.signal.answers import settle_stored_answer
 
 log = logging.getLogger("storygraph.concern.loop")
 
@@ -68,3 +74,16 @@ async def advance_concern(
         },
     )
     return {"concern_id": concern_id, "outcome": turn.outcome, "sent": turn.delivery.sent}
+
+
+async def settle_concern_answer(
+    ctx: dict[str, Any], *, concern_id: str, now: JobNow = None
+) -> dict[str, Any]:
+    deps = Deps.from_ctx(ctx, now=now)
+    try:
+        plan, _ = await settle_stored_answer(deps, WORKER, concern_id, policy=rt.policy(ctx))
+    except ReviewWaits as waits:
+        raise Retry(defer=waits.defer) from waits
+    except Conflict as exc:
+        raise Retry(defer=1) from exc
+    return {"concern_id": concern_id, "written": plan is not None}
