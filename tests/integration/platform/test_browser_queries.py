@@ -128,6 +128,8 @@ async def world(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> di
     return {
         "scope": scope,
         "signal_id": chain.signal.id,
+        "concern_id_of_signal": chain.concern_id,
+        "answer_run_id": chain.run_id,
         "entity_id": zs.id,
         "concern_id": concern_id,
         "run_id": run_id,
@@ -160,8 +162,14 @@ async def test_identity_nodes_carry_the_current_caption(
         "suggested",
         False,
     )
-    events = by_label[("Event",)]  # the meeting, and the event the signal chain's answer wrote
-    assert sorted(e["title"] for e in events) == ["前端部分已提测", "提测会议"]
+    # the meeting, and the signal chain's: the promise its review read, the event the review
+    # of the concern's conversation proposed from the answer
+    events = by_label[("Event",)]
+    assert sorted(e["title"] for e in events) == [
+        "前端部分周四能提测",
+        "前端部分已提测",
+        "提测会议",
+    ]
     assert all(e["name"] == e["title"] for e in events)
 
 
@@ -248,8 +256,10 @@ async def test_the_signal_chain_shows_each_step_in_order(
     steps = [(r["step"], r["what"]) for r in records]
     assert [s for s, _ in steps] == ["1 passage", "2 signal", "3 concern", "4 answer", "5 event"]
     assert steps[0][1].startswith("chat-1 v1 @ chars:")
-    assert "commitment · open · ignored no reachable person" in steps[1][1]
+    assert f"commitment · kept · raised {world['concern_id_of_signal']}" in steps[1][1]
     assert "确认前端部分提测是否已完成" in steps[2][1]
-    assert steps[3][1].startswith("concern-") and "@ lines:" in steps[3][1]
-    # the loop's reading of 李四's answer is recorded by the concern's run, citing him
-    assert steps[4][1].startswith("前端部分已提测 (by run:concern:")
+    assert steps[3][1] == f"concern-{world['concern_id_of_signal']} m2 @ lines:2-2"
+    # 李四's answer is read by the review of the concern's conversation, citing him
+    assert steps[4][1] == (
+        f"前端部分已提测 (by run:{world['answer_run_id']} via {world['concern_id_of_signal']})"
+    )
