@@ -11,7 +11,8 @@ tests/e2e/test_loop_seed_example.py.)
 - a moved promise ("推迟到周五") moves the same concern's next action and the signal's due
   to Friday, by the review of the concern's conversation, with the event saying so;
 - an unclear reply ("嗯", "提测了吗？") writes nothing, tells the owner nothing, and 李四 is
-  asked again when the follow-up comes;
+  asked again when the follow-up comes; the answer that follows is read and cited at its
+  line of the whole conversation;
 - the owner dropping the concern leaves its signal unresolved and asserts nothing;
 - a reply about a difference that chooses nothing ("对", "张三已经不负责了") writes nothing:
   the difference stays pending as the review proposed it, and 张三 is asked again.
@@ -24,6 +25,7 @@ from typing import Any
 
 from tests.support.agenda_api import (
     MONDAY,
+    SHANGHAI,
     THURSDAY,
     difference_asked,
     promised_and_asked,
@@ -99,7 +101,7 @@ def test_a_moved_promise_moves_the_same_concern_and_the_signals_due(
     assert backflow(people) == []
 
 
-def test_an_unclear_reply_writes_nothing_and_is_asked_again(
+def test_an_unclear_reply_writes_nothing_and_is_asked_again_until_answered(
     offline_open: Server, scope: str
 ) -> None:
     api = offline_open
@@ -119,6 +121,16 @@ def test_an_unclear_reply_writes_nothing_and_is_asked_again(
         again = asked_again(people, api, cid, "p_lisi", count)
         assert "前端部分周四提测了吗？" in again, again
         at = datetime.fromisoformat(people.sent_to("p_lisi")[-1]["deliverAt"])
+
+    # the answer that follows is read, and cited at its own line of the whole conversation
+    # (asked, "嗯", asked again, "提测了吗？", asked again, answered)
+    answered_at = (at + timedelta(minutes=10)).astimezone(SHANGHAI)  # as the source writes it
+    people.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
+    people.wait_revision(cid, lambda c: c["status"] == "RESOLVED")
+    [event] = wait_for(lambda: brought(api, scope, cid), bool, "the answer's event")
+    [ref] = [r for r in story(api, scope, LATER)["references"] if r["ownerId"] == event["id"]]
+    assert (event["title"], ref["locator"]) == ("前端部分已提测", "lines:6-6")
+    assert ref["excerpt"]["text"] == f"[{answered_at.isoformat()}] 李四: 已经提测了"
 
 
 def test_the_owner_dropping_the_concern_leaves_its_signal_unresolved(
