@@ -33,6 +33,7 @@ from zoneinfo import ZoneInfo
 
 from engine.clock import utcnow
 from engine.concern.advance import InboundMessage, Trigger, TriggerKind
+from engine.concern.model import Direction
 from engine.concern.scheduler import due_trigger
 from engine.principal import WORKER
 from engine.review.types import Scope
@@ -189,14 +190,20 @@ async def raise_for(deps: Deps, scope: str, signal: Signal) -> str:
 
 
 async def ask(deps: Deps, concern_id: str) -> None:
-    """The concern's first turn, due now (its window is open): the question to 李四."""
+    """The concern's first turn, due now (its window is open): the question to 李四. (A
+    running worker's scheduler may have taken that turn first; then it is done.)"""
     deps = chain_deps(deps)
     now = utcnow()
     found = await commands.find(deps, WORKER, concern_id)
     assert found is not None
     first = due_trigger(found, now)
-    assert first is not None, found.next_action
-    await turn(deps, concern_id, first, now)
+    if first is not None:
+        await turn(deps, concern_id, first, now)
+        found = await commands.find(deps, WORKER, concern_id)
+        assert found is not None
+    asked = [e.text for e in found.conversation_log if e.direction is Direction.OUTBOUND]
+    # once, naming the promise ("李四，<thing>周四提测了吗？")
+    assert len(asked) == 1 and asked[0].endswith("周四提测了吗？"), found.conversation_log
 
 
 async def turn(deps: Deps, concern_id: str, trigger: Trigger, now: datetime) -> None:
