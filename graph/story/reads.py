@@ -86,6 +86,18 @@ class StoryReads(StoryStore):
             include_removed=include_removed,
         ).canonical()
 
+    async def objects_graph(
+        self, scope: str, ids: list[str], *, as_of: datetime, include_removed: bool = False
+    ) -> StoryGraph:
+        """storyObjects: the objects `ids` as believed at `as_of` with what their details
+        show (`story/objects_graph`: one round trip over their neighbourhood only), as the
+        whole-scope storyGraph shows them (`select_graph` is the one definition)."""
+        check_scope(scope)
+        at = instant(as_of, "asOf")
+        rows = await self.read_one("story/objects_graph", scope=scope, as_of=at, ids=ids)
+        full = graph_from_lists(scope, at, rows[0])
+        return select_graph(full, include_removed=include_removed).canonical()
+
     async def graph_view(
         self,
         scope: str,

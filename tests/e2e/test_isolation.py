@@ -292,6 +292,20 @@ TABLE: dict[str, list[Case]] = {
             hidden="id",
         ),
     ],  # fmt: skip
+    "storyObjects": [
+        case(
+            "query($s: String!, $id: ID!) { storyObjects(scope: $s, ids: [$id]) {"
+            " entities { id name } relations { id } references { id } } }",
+            R,
+            lambda s: {"s": s.b, "id": s.entity},
+        ),
+        case(
+            "query($s: String!, $id: ID!) { storyObjects(scope: $s, ids: [$id]) {"
+            " entities { id name } relations { id } references { id } } }",
+            L,
+            lambda s: {"s": s.a, "id": s.entity},
+        ),
+    ],  # fmt: skip
     "result": [
         case(
             "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { result { id } } }",

@@ -15,8 +15,9 @@ const STACK_GAP = 0.05; // events closer than this angle (radians) are stacked o
 const TOKEN_KEY = "storygraph.token";
 const REPLAY_Q = `query($s: String!, $from: DateTime, $to: DateTime) {
   graphReplay(scope: $s, from: $from, to: $to) { scope tables } }`;
-const DETAIL_Q = `query($s: String!, $a: DateTime) {
-  storyGraph(scope: $s, asOf: $a, includeRemoved: true) {
+// a click reads the details of the object clicked only (its neighbourhood), never the scope
+const DETAIL_Q = `query($s: String!, $ids: [ID!]!, $a: DateTime) {
+  storyObjects(scope: $s, ids: $ids, asOf: $a, includeRemoved: true) {
     events { id seq title description at recordedAt by { kind id } }
     entities { id seq name kind description status recordedAt by { kind id } userFields confirmedFields }
     relations { id seq fromId toId type reason confirmation removed recordedAt by { kind id } why }
@@ -532,7 +533,6 @@ function applyMoment(index) {
   const total = [...vis.keys()];
   $("status").textContent = `${[...S.ents.keys()].filter((k) => vis.has(k)).length} entities · ${S.evVis.size} events · ${[...S.rels.keys()].filter((k) => vis.has(k)).length} relations`;
   viz.renderedMoment = S.index;
-  warmDetails();
   viz.timings.lastApplyMs = performance.now() - t;
   if (S.sel) markSelected(S.sel);
   writeUrl();
@@ -775,26 +775,14 @@ function select(id, from) {
   showDetail(id);
 }
 
-// the details of a click read the scope as known at the moment (one GET, kept per moment):
-// read it ahead once the page has been idle a moment after a load or a moment change, so a
-// click shows its details without waiting for it. One read ahead at a time: scrubbing the
-// slider never queues a read per moment on the server (the latest is read when it is free).
-const WARM_IDLE_MS = 800;
-let warming = null, warmBusy = false, warmAgain = false;
-function warmDetails() {
-  clearTimeout(warming);
-  warming = setTimeout(async () => {
-    if (!S.scope || !S.moments.length) return;
-    if (warmBusy) { warmAgain = true; return; }
-    warmBusy = true;
-    try { await detailGraph(); } catch (e) { /* a click reads it again and shows the error */ }
-    finally { warmBusy = false; }
-    if (warmAgain) { warmAgain = false; warmDetails(); }
-  }, WARM_IDLE_MS);
-}
-async function detailGraph() {
-  const key = `${S.scope}|${S.T}`;
-  if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, a: asOfArg(S.T) }, { get: true }).then((d) => d.storyGraph));
+// the details of a click read the object clicked (and what its details show: its relations,
+// their other ends, its changes and events, its references and suggestions) as known at the
+// moment: one small read per object and moment, kept for the page's life (storyObjects).
+const DETAIL_CACHE_MAX = 500;
+async function detailGraph(ids) {
+  const key = `${S.scope}|${S.T}|${ids.join(",")}`;
+  if (S.detailCache.size >= DETAIL_CACHE_MAX) S.detailCache.clear();
+  if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, ids, a: asOfArg(S.T) }).then((d) => d.storyObjects));
   try { return await S.detailCache.get(key); } catch (e) { S.detailCache.delete(key); throw e; }
 }
 
@@ -884,7 +872,7 @@ async function drawDetail(id, current) {
   }
   box.innerHTML = "<p class='meta'>loading…</p>";
   let g;
-  try { g = await detailGraph(); } catch (e) { if (current()) box.innerHTML = `<p class="error">${esc(readable(e))}</p>`; return; }
+  try { g = await detailGraph([id]); } catch (e) { if (current()) box.innerHTML = `<p class="error">${esc(readable(e))}</p>`; return; }
   if (!current()) return;
   const nameOf = (eid) => g.entities.find((e) => e.id === eid)?.name || eid;
   let html = "";
