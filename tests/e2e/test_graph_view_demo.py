@@ -7,6 +7,7 @@ person meets it: the check step done with 张三's stand-up line as evidence."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -108,3 +109,49 @@ def test_the_demos_watch_shows_the_evidence_its_check_found(api: Server, demo: s
     (seen,) = watch["observations"]
     assert seen["outcome"] == {"status": "success", "factsRecorded": True}, seen
     assert watch["pendingHandOffs"] == 1  # no webhook here: it waits for the partner session
+
+
+ID_LIKE = re.compile(
+    r"\b(?:ent|rel|evt|res|sug)_[0-9a-f]{6,}|\b(?:from_id|to_id|user_fields)\b|∅ →"
+)
+
+
+async def test_the_demos_inbox_and_changes_read_as_sentences(api: Server, demo: str) -> None:
+    """On the demo, what waits and what changed read in a person's words: the inbox's first
+    item is the difference 张三 answered (the field in words, names not ids, his answer
+    quoted); "changed since" the first moment lists sentences, never an id or a field name."""
+    async with offline_page(
+        timezone_id="Asia/Shanghai", locale="en-US", viewport={"width": 1400, "height": 900}
+    ) as seen:
+        page = seen.page
+        await open_view(page, f"{api.url}/viz?scope={demo}")
+        await page.wait_for_function(
+            "() => (window.vizInbox.done || '').startsWith(viz.S.scope + '@')", timeout=20_000
+        )
+        first = await page.inner_text("#inboxList > li:first-child")
+        assert "负责人" in first and "李四" in first and "张三" in first, first
+        assert ANSWER in first, first
+        assert not ID_LIKE.search(first), first
+        path = screenshot_path("demo_inbox_answered_difference")
+        if path:
+            await page.screenshot(path=path)
+
+        await page.click("#inboxPanel > summary")  # folded: the changes list has the room
+        moment = await page.evaluate("() => viz.S.moments[0]")
+        await page.select_option("#changedSince", str(moment))
+        await page.wait_for_function(
+            "(m) => (window.vizChanges.done || '').startsWith(`${m}@${viz.S.scope}@`)",
+            arg=moment,
+            timeout=20_000,
+        )
+        rows = await page.locator("#changesList li .sentence").all_inner_texts()
+        assert len(rows) > 5, rows
+        assert not [r for r in rows if ID_LIKE.search(r)], rows
+        assert any("「李四 负责 前端」" in r for r in rows), rows
+        path = screenshot_path("demo_changes_in_words")
+        if path:
+            await page.screenshot(path=path)
+        assert seen.refused == [] and seen.console_errors == [], (
+            seen.refused,
+            seen.console_errors,
+        )
