@@ -23,6 +23,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import ClassVar
 
 from engine.review.compose import fact_line
 from engine.review.compose import said_at as said_at_of
@@ -55,6 +56,12 @@ from engine.story.publish import PublishPlan
 
 class Signal(Version):
     """One recorded version of a signal."""
+
+    # what finds it again (fingerprint), what an open concern covers (subject) and the
+    # effect its decision asks for: the engine's, never answered
+    INTERNAL_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"fingerprint", "subject", "decision_effect"}
+    )
 
     kind: SignalKind
     status: SignalStatus = SignalStatus.OPEN

@@ -14,7 +14,9 @@ An entry compares one object as it was believed at `since` with the same object 
 | a version         | every field equal                         | no entry  |
 
 The fields compared are a model's own fields, without its bookkeeping (`BOOKKEEPING`: the
-sequence number, record times, who and why, the result or the concern that wrote it).
+sequence number, record times, who and why, the result or the concern that wrote it) and
+without what it keeps for the engine alone (`INTERNAL_FIELDS`: a signal's fingerprint), so
+an entry shows only fields its object's GraphQL type answers.
 Signals are diffed like the rest: a new one is added, a status change (open →
 kept, changed, settled, unresolved) is a revision of its `status`. Who made the change, why
 and through which result or concern come from the version believed at `until`.
@@ -83,12 +85,17 @@ def render(value: Any) -> str | None:
     return str(value)
 
 
+def _compared(model_cls: type[BaseModel]) -> list[str]:
+    """The fields a diff compares: a model's own, without its bookkeeping and the fields it
+    keeps for the engine (`Version.INTERNAL_FIELDS`)."""
+    hidden = BOOKKEEPING | getattr(model_cls, "INTERNAL_FIELDS", frozenset())
+    return [name for name in model_cls.model_fields if name not in hidden]
+
+
 def _values(model: BaseModel | None) -> dict[str, Any]:
     if model is None:
         return {}
-    return {
-        name: getattr(model, name) for name in type(model).model_fields if name not in BOOKKEEPING
-    }
+    return {name: getattr(model, name) for name in _compared(type(model))}
 
 
 def changed_fields(before: BaseModel | None, after: BaseModel) -> tuple[FieldChange, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 from enum import StrEnum
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -141,6 +142,9 @@ def make_id(prefix: str, *parts: str) -> str:
 class Version(BaseModel):
     """Bookkeeping every versioned object carries."""
 
+    # fields a kind keeps for the engine and never answers (its GraphQL type has none of
+    # them): a diff neither compares nor shows them
+    INTERNAL_FIELDS: ClassVar[frozenset[str]] = frozenset()
     id: str
     scope: str
     seq: int = Field(ge=1)

@@ -37,7 +37,13 @@ MODELS: dict[str, type[Diffable]] = {
     "summary": Summary,
     "signal": Signal,
 }
-_BOOKKEEPING = sorted(BOOKKEEPING - {"id", "scope"})
+# what the query leaves out when it compares two versions: their bookkeeping, and every
+# kind's engine-only fields (an object whose only change is one of those is no change)
+_BOOKKEEPING = sorted(
+    (BOOKKEEPING - {"id", "scope"}).union(
+        *(getattr(m, "INTERNAL_FIELDS", frozenset()) for m in MODELS.values())
+    )
+)
 
 
 def _model(kind: str, props: dict[str, Any] | None) -> Diffable | None:
