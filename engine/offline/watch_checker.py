@@ -1,6 +1,6 @@
 """The deterministic offline checker: a gateway-like stand-in for the model (docs/rules/watches.md).
 
-Without `MODEL_BASE_URL` the product still runs (docs/architecture/index.md.md "Model"): the checker
+Without `MODEL_BASE_URL` the product still runs (docs/architecture/offline-model.md): the checker
 job talks to `OfflineWatchChecker.chat(request)` exactly as it talks to the HTTP model, so every
 boundary of the real loop applies unchanged — tools only while the budget is open
 (docs/rules/watches.md), redacted tool results, evidence batches that are all or nothing, the

@@ -5,7 +5,7 @@
   over `OpenAIChatClient` (retry policy; docs/rules/watches.md), and the task methods below asking
   the model for the same shapes the rule model produces;
 - `OfflineModelGateway` otherwise: the deterministic rule model (engine/offline/), so
-  the product runs and demos offline (docs/architecture/index.md.md "Model").
+  the product runs and demos offline (docs/architecture/offline-model.md).
 
 Task methods return `Judged[T]`: the value and the `CallStats` to record on the run
 (retries, tokens). Failures raise the typed errors of engine/llm/errors.py, which also
