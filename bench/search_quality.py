@@ -202,7 +202,7 @@ INDEX = (
 
 
 async def use_analyzer(driver: AsyncDriver, database: str, analyzer: str) -> None:
-    """Rebuild `search_text` with `analyzer` (the measurement in README "Search"); the bench
+    """Rebuild `search_text` with `analyzer` (the measurement in docs/search.md); the bench
     puts `cjk` (migrations 072, 091) back when it ends."""
     await driver.execute_query("DROP INDEX search_text IF EXISTS", database_=database)
     await driver.execute_query(INDEX.replace("$analyzer", f"'{analyzer}'"), database_=database)

@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     # Host names (`name`, or `name:port`) the API answers to besides loopback when tokens
     # are configured; in open mode only loopback hosts are answered (api/hosts.py).
     api_public_hosts: list[str] = Field(default_factory=list)
-    # Limits on what one request may ask (README "Limits"): the body, the document (depth,
+    # Limits on what one request may ask (docs/security.md): the body, the document (depth,
     # aliases, tokens with the variables counted), every input string and list, one page.
     api_max_body_bytes: int = 4 * 1024 * 1024
     graphql_max_depth: int = 12
@@ -123,7 +123,7 @@ class Settings(BaseSettings):
     page_max_first: int = 500
     # search: the longest text a search accepts (longer is INVALID_INPUT)
     search_max_chars: int = 200
-    # search ranks only this many best-scoring full-text matches (README "Search")
+    # search ranks only this many best-scoring full-text matches (docs/guides/search.md)
     search_candidates: int = 200
     # storyGraph/graphView without from/to or storyId: refused above this many events,
     # entities or relations in the scope (no read without a bound)
@@ -200,7 +200,7 @@ class Settings(BaseSettings):
     concern_min_every_seconds: int = 60
     # Sending windows of concern messages (timezone above; days 0 = Monday, JSON lists):
     # working hours hold medium/low messages to counterparts and the reports to initiators,
-    # extended hours hold high-priority messages; critical goes any time (README).
+    # extended hours hold high-priority messages; critical goes any time (docs/rules/concerns.md).
     concern_work_start: time = time(9, 0)
     concern_work_end: time = time(18, 0)
     concern_workdays: list[int] = [0, 1, 2, 3, 4]
@@ -221,7 +221,7 @@ class Settings(BaseSettings):
     # concerns may name per hour; past it raiseConcern answers RATE_LIMITED.
     concern_recipients_per_hour: int = 500
     # Signs every webhook POST: X-Storygraph-Signature = hex HMAC-SHA256 of
-    # "<X-Storygraph-Timestamp>.<body>" with this secret; unset = unsigned (README).
+    # "<X-Storygraph-Timestamp>.<body>" with this secret; unset = unsigned (docs/operations/configuration.md).
     concern_webhook_secret: SecretStr | None = None
     # Serve the worker's model metrics (Prometheus) on 127.0.0.1:<port>; unset = off.
     worker_metrics_port: int | None = None

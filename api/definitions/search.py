@@ -56,7 +56,7 @@ class PassageHit:
         "One object as believed at asOf (its version), why it matched (the passage and "
         "highlights), its standing and score. rank = Lucene score x standing weight x "
         "currency weight; in hybrid mode reciprocal rank fusion of the full-text and vector "
-        "lists x the same weights (README 'Search')."
+        "lists x the same weights (docs/guides/search.md)."
     )
 )
 class SearchHit:

@@ -14,7 +14,7 @@
 // filters) are ranked. $index_query names the scope itself (engine/search/text.py
 // `scoped`), so Lucene keeps only this scope's documents and hands over at most its
 // $lucene_limit best: the cost follows the answer, not the size of the scope or of the other
-// scopes (README "Search"). `yielded` says how many it handed over and `passed` how many the
+// scopes (docs/guides/search.md). `yielded` says how many it handed over and `passed` how many the
 // scope, time and kind filters kept; when Lucene gave its limit and fewer than $candidates
 // passed, the caller asks again for more.
 // The same line in several versions of a source is one hit: the latest version known then.

@@ -1,4 +1,4 @@
-"""The search ranking formula — the one place it is written down (README "Search" quotes it).
+"""The search ranking formula — the one place it is written down (docs/guides/search.md quotes it).
 
     rank = lucene_score × standing_weight × currency_weight
 
@@ -10,7 +10,7 @@ Hits are ordered by rank (descending), then by how often the object is mentioned
 asOf (entity: results mentioning it; event, relation, summary: references it owns;
 descending), then by key (ascending) so the order, and the keyset cursor after it, are total.
 
-Hybrid search (EMBEDDING_BASE_URL set, README "Search") fuses two lists by reciprocal rank:
+Hybrid search (EMBEDDING_BASE_URL set, docs/guides/search.md) fuses two lists by reciprocal rank:
 
     rank = rrf × standing_weight × currency_weight
     rrf  = w_lex / (RRF_K + lexical_rank) + w_vec / (RRF_K + vector_rank),   RRF_K = 60

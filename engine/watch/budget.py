@@ -14,7 +14,7 @@
   aliases, counted exactly like the name they stand for (`TOOL_ALIASES`).
 - A `heartbeat_check_workflow` call that records evidence (`update.updates`, or the alias
   `update_workflow`) is verification, not step registration: evidence is what a check proves.
-- The checker runs no commands: there is no command tool (README "Watch checker tools").
+- The checker runs no commands: there is no command tool (docs/rules/watches.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Outbox webhooks are signed: X-Storygraph-Signature is the hex HMAC-SHA256 of
 `<X-Storygraph-Timestamp>.<raw body>` with CONCERN_WEBHOOK_SECRET, checked by a real
-receiver on loopback with the README's verification snippet; unsigned only without a secret."""
+receiver on loopback with the verification snippet of docs/operations/configuration.md; unsigned only without a secret."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ NOW = datetime(2035, 1, 1, tzinfo=UTC)
 
 
 def verify(secret: str, headers: dict[str, str], body: bytes, max_age_s: int = 300) -> bool:
-    """The README's snippet."""
+    """The snippet of docs/operations/configuration.md."""
     ts = headers["x-storygraph-timestamp"]
     expected = hmac.new(secret.encode(), ts.encode() + b"." + body, hashlib.sha256).hexdigest()
     fresh = abs(time.time() - int(ts)) <= max_age_s

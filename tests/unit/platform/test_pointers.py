@@ -22,6 +22,9 @@ POINTERS = {
 }
 SKIPPED = ("cypher/schema/", "vendor/", "bench/data/", "web/vendor/")
 THIS = "tests/unit/platform/test_pointers.py"
+# the README is short (the two commands, the tour, where to go next): code points at docs/
+README_SECTION = re.compile(r"README [\"'][A-Z]|\(README\)|, README\)")
+CODE = (".py", ".graphql", ".cypher", ".js")
 DOC_LINK = re.compile(r"\bdocs/([\w/.-]+\.md)(?:#([\w-]+))?")
 
 
@@ -54,9 +57,12 @@ def test_nothing_points_at_a_document_the_repository_does_not_hold() -> None:
     found = []
     for path in held_files():
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            where = f"{path.relative_to(ROOT)}:{n}"
             for what, pattern in POINTERS.items():
                 if pattern.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{n}: {what}: {line.strip()[:80]}")
+                    found.append(f"{where}: {what}: {line.strip()[:80]}")
+            if path.suffix in CODE and README_SECTION.search(line):
+                found.append(f"{where}: a README section: {line.strip()[:80]}")
     assert found == []
 
 
