@@ -221,7 +221,8 @@ class Settings(BaseSettings):
     # concerns may name per hour; past it raiseConcern answers RATE_LIMITED.
     concern_recipients_per_hour: int = 500
     # Signs every webhook POST: X-Storygraph-Signature = hex HMAC-SHA256 of
-    # "<X-Storygraph-Timestamp>.<body>" with this secret; unset = unsigned (docs/operations/configuration.md).
+    # "<X-Storygraph-Timestamp>.<body>" with this secret; unset = unsigned
+    # (docs/operations/configuration.md).
     concern_webhook_secret: SecretStr | None = None
     # Serve the worker's model metrics (Prometheus) on 127.0.0.1:<port>; unset = off.
     worker_metrics_port: int | None = None

@@ -12,8 +12,8 @@ recorded at once (outbox, conversation_log, timeline) and delivered when the win
 | low      | working hours   | 09:00–18:00, Monday to Friday                      |
 
 Hours and days come from `ConcernPolicy` (env CONCERN_WORK_START / _END / _WORKDAYS and
-CONCERN_EXTENDED_START / _END / _DAYS, docs/rules/concerns.md). Reports to the initiator keep their own rule
-(working hours, critical exempt: reports.py); the back-flow is never held.
+CONCERN_EXTENDED_START / _END / _DAYS, docs/rules/concerns.md). Reports to the initiator keep
+their own rule (working hours, critical exempt: reports.py); the back-flow is never held.
 """
 
 from __future__ import annotations

@@ -71,7 +71,8 @@ def refusal(response: httpx.Response) -> str:
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:
-    """The hex HMAC-SHA256 of `<timestamp>.<body>`: what a receiver recomputes (docs/operations/configuration.md)."""
+    """The hex HMAC-SHA256 of `<timestamp>.<body>`: what a receiver recomputes
+    (docs/operations/configuration.md)."""
     return hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
 
 
