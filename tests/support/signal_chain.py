@@ -7,7 +7,7 @@ The signal is recorded through the real `SignalStore`, the concern raised throug
 `advance_concern`. With `keep`, the concern is then ended (resolved, as the offline loop
 resolves "已经提测了": proved over HTTP by tests/e2e/test_signal_answers.py and
 test_loop_seed_example.py) and its answer goes back into the graph through the real
-`jobs.signal.answers.settle_signal_answer`: the conversation as a source version reviewed by
+`jobs.concern.answers.settle_signal_answer`: the conversation as a source version reviewed by
 a supervision run, the event by that run via the concern, the signal `kept`. Without `keep` the read tests get a
 state the loop never leaves behind on its own, the event written but the signal still open
 (`answer_event`), so one scope shows an open signal and an answered event together.
@@ -38,8 +38,8 @@ from engine.story.inputs import SourceInput
 from engine.story.models import Actor, Event, ObjectKind, Reference, SourceKind, make_id
 from graph.story.codec import write_row
 from jobs.concern import commands
+from jobs.concern.answers import settle_signal_answer
 from jobs.deps import Deps
-from jobs.signal.answers import settle_signal_answer
 from jobs.signal.policy import policies
 from jobs.signal.record import signal_store
 from jobs.story.common import story_repo

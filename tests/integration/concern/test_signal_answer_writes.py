@@ -17,53 +17,19 @@ from engine.concern.model import (
 from engine.concern.policy import ConcernPolicy
 from engine.principal import WORKER
 from engine.settings import Settings
-from engine.signal.derive import from_fact
-from engine.signal.model import Passage, SignalStatus
+from engine.signal.model import SignalStatus
 from engine.signal.stored import Signal
-from engine.story.inputs import SourceInput
-from engine.story.models import Actor, SourceKind
+from engine.story.models import Actor
 from graph.signal.bindings import PersonBindings
-from graph.story.sources import StorySources
+from jobs.concern.answers import settle_signal_answer
 from jobs.deps import Deps
 from jobs.review.common import runs_of
 from jobs.review.conversation import ReviewWaits
-from jobs.signal.answers import settle_signal_answer
-from jobs.signal.record import signal_store
+from tests.support.answer_review import promised
 from tests.support.signal_answers import ended_concern
 
 SH = ZoneInfo("Asia/Shanghai")
-MONDAY = datetime(2035, 3, 19, 10, 0, tzinfo=SH)
 THURSDAY = datetime(2035, 3, 22, 17, 0, tzinfo=SH)
-
-
-async def recorded(deps: Deps, scope: str) -> Signal:
-    await StorySources(deps.driver, deps.database).upsert_source(
-        SourceInput(
-            scope=scope,
-            id="chat-1",
-            kind=SourceKind.CONVERSATION,
-            version="v1",
-            text="李四：前端部分周四能提测",
-        ),
-        now=MONDAY,
-    )
-    draft = from_fact(
-        "commitment",
-        "李四：前端部分周四能提测",
-        Passage(source_id="chat-1", source_version="v1", locator="chars:3-12"),
-        MONDAY,
-        "Asia/Shanghai",
-    )
-    assert draft is not None
-    store = signal_store(deps)
-
-    async def work(tx):  # type: ignore[no-untyped-def]
-        return await store.record_in(
-            tx, [draft], scope=scope, run_id="run-1", result_id="res-1", now=MONDAY
-        )
-
-    [signal] = await store.write(work)
-    return signal
 
 
 def ended(signal: Signal, status: ConcernStatus, *answers: str) -> Concern:
@@ -97,7 +63,7 @@ async def test_a_retried_end_writes_the_outcome_once(
     neo4j_driver: AsyncDriver, settings: Settings, scope: str
 ) -> None:
     deps = deps_of(neo4j_driver, settings)
-    signal = await recorded(deps, scope)
+    signal = await promised(deps, scope)
     concern = ended(signal, ConcernStatus.RESOLVED, "嗯", "已经提测了")
     plan, _ = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
     assert plan is not None and plan.status is SignalStatus.KEPT
@@ -110,7 +76,7 @@ async def test_two_workers_ending_the_same_concern_write_one_outcome(
     neo4j_driver: AsyncDriver, settings: Settings, scope: str
 ) -> None:
     deps = deps_of(neo4j_driver, settings)
-    signal = await recorded(deps, scope)
+    signal = await promised(deps, scope)
     concern = ended(signal, ConcernStatus.RESOLVED, "已经提测了")
     at = THURSDAY + timedelta(minutes=5)
     results = await asyncio.gather(
@@ -129,7 +95,7 @@ async def test_an_escalated_concern_leaves_the_signal_unresolved_until_it_is_ans
     neo4j_driver: AsyncDriver, settings: Settings, scope: str
 ) -> None:
     deps = deps_of(neo4j_driver, settings)
-    signal = await recorded(deps, scope)
+    signal = await promised(deps, scope)
     escalated = ended(signal, ConcernStatus.ESCALATED)
     plan, _ = await settle(deps, escalated, scope, THURSDAY)
     assert plan is not None and plan.status is SignalStatus.UNRESOLVED
@@ -149,7 +115,7 @@ async def test_a_moved_commitment_moves_the_same_signals_due_once(
     neo4j_driver: AsyncDriver, settings: Settings, scope: str
 ) -> None:
     deps = deps_of(neo4j_driver, settings)
-    signal = await recorded(deps, scope)
+    signal = await promised(deps, scope)
     concern = ended(signal, ConcernStatus.WAITING_REPLY, "推迟到周五")  # the loop goes on
     plan, new = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
     assert plan is not None and plan.status is SignalStatus.OPEN and new == []
@@ -167,7 +133,7 @@ async def test_an_answer_dated_in_the_past_is_recorded_when_it_arrives(
     """What the graph knew at an earlier moment never changes: a reply dated yesterday
     (`advanceConcern(at:)`) brings its event at the time the person says, recorded now."""
     deps = deps_of(neo4j_driver, settings)
-    signal = await recorded(deps, scope)
+    signal = await promised(deps, scope)
     arrived = datetime.now(SH)
     dated = arrived - timedelta(days=1)
     concern = ended_concern(signal, "已经提测了", answered_at=dated)
@@ -185,7 +151,7 @@ async def test_the_loop_writes_story_objects_only_through_the_review_of_its_conv
     references) is the review run's: `by` the run, under the run's result, and the run's own
     record (completed, its result, the conversation's lines it read) shows it."""
     deps = deps_of(neo4j_driver, settings)
-    signal = await recorded(deps, scope)
+    signal = await promised(deps, scope)
     concern = ended(signal, ConcernStatus.RESOLVED, "嗯", "已经提测了")
     plan, _ = await settle(deps, concern, scope, THURSDAY + timedelta(minutes=5))
     assert plan is not None and plan.run_id == f"sup-{concern.concern_id}-m2"
@@ -216,7 +182,7 @@ async def test_the_conversation_binds_who_answered_and_not_the_loops_voice(
     answered on the concern's channel, is p_lisi there; the loop's own lines ("跟进→李四")
     are nobody's."""
     deps = deps_of(neo4j_driver, settings)
-    signal = await recorded(deps, scope)
+    signal = await promised(deps, scope)
     asked = ("李四，前端部分周四提测了吗？", THURSDAY - timedelta(minutes=10))
     concern = ended_concern(signal, "已经提测了", answered_at=THURSDAY, asked=asked)
     person = concern.people[0].model_copy(update={"last_channel": "telegram"})
