@@ -1,4 +1,4 @@
-"""Demo data: the seeds' own v2.0 提测 story, written through the project's write paths.
+"""Demo data: the v2.0 提测 story (docs/demo.md), written through the project's write paths.
 
 The boss asks 清海 when v2.0 can go to test (docs/rules/concerns.md): 李四 answers for the front
 end, 张三 reports the payment module stuck on the third-party callback and proposes the

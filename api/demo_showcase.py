@@ -8,6 +8,9 @@ use cases a person or an app calls, so it behaves as the product does:
 - **a concern in flight**: 清海 asks 张三 when the payment provider's sandbox arrives (the
   blocker of the story); the worker's concern loop writes the first message at once.
 
+Then `api.demo_loop` (the reviewed conversation, its signals and the answered difference)
+and `api.demo_watch` (a watch whose check found its evidence in the stand-up).
+
 Loading twice changes nothing: the result key is stable (a repeat publish writes nothing),
 a second confirmation is a repeat, and the concern has a stable id (a second raise is
 CONFLICT, ignored here).
@@ -19,6 +22,7 @@ from datetime import datetime
 
 from api.demo import ent
 from api.demo_loop import add_loop
+from api.demo_watch import add_watch
 from engine.concern.model import Initiator, PersonRef, RaiseConcernInput
 from engine.errors import Conflict
 from engine.principal import Principal
@@ -130,6 +134,7 @@ async def load_showcase(settings: Settings, scope: str, now: datetime | None = N
             deps = Deps(settings=settings, driver=driver, pool=pool, clock=lambda: now)
         done = await add_showcase(deps, scope)
         done += await add_loop(deps, scope)
+        done += await add_watch(deps, scope, STANDUP)
         return "; ".join(done) if done else "the showcase is there already"
     finally:
         await pool.aclose()

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.search_quality [--scale 0.1] [--runs 30]
 
 The labelled query set is `bench/search_queries.json`: queries over the demo scope (the
-seeds' v2.0 提测 story, `api/demo.py`) and over a bench scope (the story graph benchmark's
+v2.0 提测 story of docs/demo.md, `api/demo.py`) and over a bench scope (the story graph benchmark's
 generated entities and events, `bench.datagen.generate`, plus the mixed Chinese/English
 notes listed in the file as one source), in Chinese and English, by category: names,
 earlier names and descriptions, partial words, passages quoted loosely, and as-of queries

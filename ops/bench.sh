@@ -33,4 +33,6 @@ if [ "${SEARCH_FULL:-0}" = 1 ]; then $BIN/python -m bench.search_quality --scale
 # dense and hybrid with the local model (EMBEDDINGS=local; LOCAL_EMBEDDINGS_PORT), hit@1/5/10
 # and evidence share; speed; recall with 100 other scopes
 $BIN/python -m bench.search_conversations --embeddings "${SEARCH_EMBEDDINGS:-local}"
+# the backfill of 10,000 conversation lines through the embed run, beside the model alone
+$BIN/python -m bench.embed_backfill --lines "${BACKFILL_LINES:-10000}"
 $BIN/python -m bench.graph_view

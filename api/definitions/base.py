@@ -1,28 +1,25 @@
 """What the GraphQL types of every domain share: turning an engine model into a type
-(`build`, `versioned`), who recorded a version (`Actor`), the `Versioned` interface and the
-`Excerpt` of a cited source version."""
+(`build`, `versioned`), who recorded a version (`Actor`) and the `Excerpt` of a cited source
+version. It names no domain's type: the `Versioned` interface, which links a version to the
+concern it came through, is `api.definitions.versioned`."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import strawberry
 from pydantic import BaseModel
-from strawberry.types import Info
 
-from api.context import Context
 from engine.story import models as m
 
 strawberry.enum(m.ActorKind)
 ActorKind: TypeAlias = m.ActorKind
 
 T = TypeVar("T")
-_CONCERNS = "api.definitions.concern_types"
-if TYPE_CHECKING:
-    from api.definitions.concern_types import Concern
 
 
 @cache
@@ -44,13 +41,30 @@ def _copied(cls: type[Any], model_cls: type[Any]) -> tuple[str, ...]:
     return tuple(n for n in declared if n in fields or hasattr(model_cls, n))
 
 
-def build(cls: type[T], model: BaseModel | Any, **overrides: Any) -> T:
+def build(cls: type[T], model: BaseModel | Any, *beside: Any, **overrides: Any) -> T:
     """Copy the model's fields that the GraphQL type declares (same snake_case names); the
     overrides give the fields that differ (another name, an enum's value, a nested type).
+    A record that wraps a model (the model plus what the shell keeps beside it) passes what
+    it keeps `beside`: further models, or a mapping of stored properties; a name is taken
+    from the first source that has it, and a mapping's absent key leaves the type's default.
     The one way a model becomes a type: a type's `from_model` is `build` with its overrides."""
     names = _copied(cls, type(model))  # type: ignore[arg-type]
     values = {n: getattr(model, n) for n in names if n not in overrides}
+    for source in beside:
+        for n, value in _given(cls, source).items():
+            if n not in overrides:
+                values.setdefault(n, value)
     return cls(**values, **overrides)
+
+
+def _given(cls: type[Any], source: Any) -> dict[str, Any]:
+    """What one source beside the model gives a type: the names it declares that a mapping
+    holds, or that a model has."""
+    if isinstance(source, Mapping):
+        declared = _declared(cls)  # type: ignore[arg-type]
+        return {n: source[n] for n in declared if n in source}
+    copied = _copied(cls, type(source))  # type: ignore[arg-type]
+    return {n: getattr(source, n) for n in copied}
 
 
 @strawberry.type(description="Who recorded a version: a person (user id) or a run (run id).")
@@ -63,37 +77,6 @@ class Actor:
 def actor(a: m.Actor) -> Actor:
     """The GraphQL Actor of a (frozen) model Actor; answers never change it, so one serves all."""
     return Actor(kind=a.kind, id=a.id)
-
-
-@strawberry.interface(description="An immutable version of a versioned object.")
-class Versioned:
-    id: strawberry.ID
-    scope: str
-    seq: int
-    recorded_at: datetime
-    retracted_at: datetime | None
-    by: Actor
-    why: str
-    via_result: str | None
-    via_concern: str | None = strawberry.field(
-        description="The concern whose answer wrote this version: `by` is then "
-        "the person (kind PERSON) who answered; null for runs' and users' versions."
-    )
-
-    @strawberry.field(
-        description="The concern (viaConcern) whose answer wrote this version, with its "
-        "conversation; null when none or not visible to the caller."
-    )
-    async def through_concern(
-        self, info: Info[Context, None]
-    ) -> Annotated[Concern, strawberry.lazy(_CONCERNS)] | None:
-        if not self.via_concern:
-            return None
-        from api.definitions.concern_types import Concern
-        from api.definitions.signal_loaders import concern_by_id
-
-        found = await concern_by_id(info.context, self.scope).load(self.via_concern)
-        return Concern.from_model(found) if found is not None else None
 
 
 def versioned(cls: type[T], model: m.Version, **extra: Any) -> T:

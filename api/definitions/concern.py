@@ -135,7 +135,7 @@ class Query:
                 with_total=wants_total(info),
             ),
         )
-        return connection(page, ConcernMessage.from_row)
+        return connection(page, ConcernMessage.from_model)
 
 
 @strawberry.type

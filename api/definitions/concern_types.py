@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import Any, ForwardRef
 
 import strawberry
 from strawberry.types import Info
@@ -11,6 +11,7 @@ from strawberry.types import Info
 from api.context import Context
 from api.definitions.base import build
 from api.definitions.cost import Cost, owner_cost
+from api.definitions.signal_loaders import signal_by_id
 from engine.concern import model as m
 from engine.concern.agenda import Agenda as AgendaModel
 from engine.concern.effects import AgendaRef as AgendaRefModel
@@ -25,9 +26,10 @@ ConversationDirection = strawberry.enum(m.Direction, name="ConversationDirection
 CommStatus = strawberry.enum(m.CommStatus, name="CommStatus")
 ConcernTimelineType = strawberry.enum(m.TimelineType, name="ConcernTimelineType")
 ScheduleMode = strawberry.enum(m.ScheduleMode, name="ScheduleMode")
-_SIGNALS = "api.definitions.signal_types"
-if TYPE_CHECKING:
-    from api.definitions.signal_types import Signal
+# Concern.signal names the Signal type by its module (strawberry.lazy) and imports nothing of
+# it: the signal types import this module (Signal.concern, and Signal is a Versioned, whose
+# throughConcern is a Concern), so an import here would close a circle.
+_SIGNAL = strawberry.lazy("api.definitions.signal_types").resolve_forward_ref(ForwardRef("Signal"))
 
 
 @strawberry.type
@@ -130,23 +132,8 @@ class ConcernMessage:
     last_error: str | None
 
     @classmethod
-    def from_row(cls, r: OutboxRow) -> ConcernMessage:
-        return cls(
-            key=r.key,
-            concern_id=r.concern_id,
-            signal_id=r.signal_id,
-            kind=r.kind,
-            recipient_person_id=r.recipient_person_id,
-            recipient_name=r.recipient_name,
-            channel=r.channel,
-            text=r.text,
-            report_kinds=r.report_kinds,
-            deliver_at=r.deliver_at,
-            status=r.status,
-            attempts=r.attempts,
-            sent_at=r.sent_at,
-            last_error=r.last_error,
-        )
+    def from_model(cls, r: OutboxRow) -> ConcernMessage:
+        return build(cls, r)
 
 
 @strawberry.type(
@@ -183,18 +170,14 @@ class Concern:
 
     @strawberry.field(
         description="The signal this concern was raised for (source.signalId), as believed "
-        "now; null when none or not visible to the caller."
+        "now; null when none or not visible to the caller.",
+        graphql_type=_SIGNAL | None,
     )
-    async def signal(
-        self, info: Info[Context, None]
-    ) -> Annotated[Signal, strawberry.lazy(_SIGNALS)] | None:
+    async def signal(self, info: Info[Context, None]) -> Any:  # a Signal: see graphql_type
         if not self.source.signal_id:
             return None
-        from api.definitions.signal_loaders import signal_by_id
-        from api.definitions.signal_types import signal_type
-
         found = await signal_by_id(info.context).load(self.source.signal_id)
-        return signal_type(found) if found is not None else None
+        return _SIGNAL.resolve_type().from_model(found) if found is not None else None
 
     @classmethod
     def from_model(cls, c: m.Concern) -> Concern:

@@ -1,5 +1,5 @@
-"""Save to knowledge (docs/rules/reviews.md) and continue the discussion (L9): preview, then
-confirm.
+"""Save to knowledge and continue the discussion: preview, then confirm
+(docs/rules/story-graph.md#views-knowledge-and-discussion).
 
 Previews write nothing; their `previewId` is what the person saw. A confirm writes exactly
 that, or is CONFLICT when the graph changed since (preview again). Only local knowledge

@@ -1,4 +1,5 @@
-"""GraphQL types of save-to-knowledge (docs/rules/reviews.md) and continue-the-discussion (L9)."""
+"""GraphQL types of save-to-knowledge and continue-the-discussion
+(docs/rules/story-graph.md#views-knowledge-and-discussion)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,9 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.base import Versioned, versioned
+from api.definitions.base import versioned
 from api.definitions.pagination import Connection, connection, page_size, wants_total
+from api.definitions.versioned import Versioned
 from api.paging import BINDINGS, read_after
 from engine.signal import binding as b
 from jobs.signal import bindings as use

@@ -221,46 +221,31 @@ class SupervisionRun:
 
     @classmethod
     def from_model(cls, run: RunModel) -> SupervisionRun:
-        prog = run_progress(run)
-        err = run.error
-        return cls(
+        prog, err = run_progress(run), run.error
+        return build(
+            cls,
+            run,
             id=run.run_id,
             scope=ReviewScope.from_model(run.scope),
             trigger=run.trigger.value,
             mode=run.mode.value,
             status=run.display_status.value,
             outcome=run.outcome.value if run.outcome else None,
-            heartbeat_run_id=run.heartbeat_run_id,
             result_id=run.published_result_id,
-            created_at=run.created_at,
-            ended_at=run.ended_at,
-            interval_start=run.interval_start,
-            interval_end=run.interval_end,
-            error=RunErrorInfo(
-                stage=err.stage.value,
-                kind=err.kind.value,
-                message=err.message,
-                raw_output=err.raw_output,
-            )
+            error=build(RunErrorInfo, err, stage=err.stage.value, kind=err.kind.value)
             if err
             else None,
             stages=prog.stages,
             fraction=prog.fraction,
-            complete=run.complete,
             covered=[source_range(s) for s in run.covered()],
             missed=[source_range(m) for m in run.missed],
             story_scope=ledger_scope(run.scope),
-            pause_reason=run.pause_reason,
             batches=[
-                ReviewBatch(
-                    index=b.index,
+                build(
+                    ReviewBatch,
+                    b,
                     state=b.state.value,
-                    size=b.size,
                     sources=sorted({s.source_id for s in b.segments}),
-                    output_id=b.output_id,
-                    committed_at=b.committed_at,
-                    attempts=b.attempts,
-                    error=b.error,
                 )
                 for b in run.ledger.batches
             ],

@@ -10,7 +10,7 @@ from strawberry.types import Info
 
 from api.context import Context
 from api.definitions.pagination import Connection, connection, page_size, wants_total
-from api.definitions.signal_types import Signal, SignalKind, SignalStatus, signal_type
+from api.definitions.signal_types import Signal, SignalKind, SignalStatus
 from api.paging import SIGNALS, read_after
 from jobs.signal import policy as policies
 from jobs.signal.chain import signal_at
@@ -50,7 +50,7 @@ class Query:
                 with_total=wants_total(info),
             ),
         )
-        return connection(page, signal_type)
+        return connection(page, Signal.from_model)
 
     @strawberry.field(
         description="One signal as believed at asOf (default now), with its passage, its "
@@ -66,7 +66,7 @@ class Query:
         found = await signal_at(
             info.context.deps, info.context.caller(), scope, str(id), as_of=as_of
         )
-        return signal_type(found)
+        return Signal.from_model(found)
 
 
 async def story_graph_signals(
@@ -87,7 +87,7 @@ async def story_graph_signals(
         kind=kind,
         status=status,
     )
-    return [signal_type(s) for s in page.items]
+    return [Signal.from_model(s) for s in page.items]
 
 
 @strawberry.type(description="One version of a scope's agenda policy.")

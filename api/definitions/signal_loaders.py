@@ -1,6 +1,6 @@
 """Per-request DataLoaders of the loop's links: `Signal.concern`,
 `Concern.signal` and `Versioned.throughConcern` cost one statement per page whatever its
-size (CONVENTIONS "fresh DataLoaders, so nested fields never query per item")."""
+size: the loaders are made fresh per request, so a nested field never queries per item."""
 
 from __future__ import annotations
 

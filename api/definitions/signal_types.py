@@ -11,9 +11,10 @@ import strawberry
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.base import Excerpt, Versioned, build, versioned
+from api.definitions.base import Excerpt, build, versioned
 from api.definitions.concern_types import Concern
 from api.definitions.signal_loaders import concern_of_signal, passage
+from api.definitions.versioned import Versioned
 from engine.signal import model as sm
 from engine.signal.stored import Signal as SignalModel
 
@@ -77,21 +78,21 @@ class Signal(Versioned):
         found = await concern_of_signal(info.context, self.scope).load((str(self.id), named))
         return Concern.from_model(found) if found is not None else None
 
-
-def signal_type(s: SignalModel) -> Signal:
-    decision = None
-    if s.decision_kind is not None and s.decision_policy_version is not None:
-        made = sm.SignalDecision(
-            kind=s.decision_kind,
-            policy_version=s.decision_policy_version,
-            concern_id=s.decision_concern_id,
-            reason=s.decision_reason,
-        )
-        decision = SignalDecision(
-            kind=made.kind,
-            concern_id=made.concern_id,
-            reason=made.reason,
-            policy_version=made.policy_version,
-            label=made.label(),
-        )
-    return versioned(Signal, s, decision=decision)
+    @classmethod
+    def from_model(cls, s: SignalModel) -> Signal:
+        decision = None
+        if s.decision_kind is not None and s.decision_policy_version is not None:
+            made = sm.SignalDecision(
+                kind=s.decision_kind,
+                policy_version=s.decision_policy_version,
+                concern_id=s.decision_concern_id,
+                reason=s.decision_reason,
+            )
+            decision = SignalDecision(
+                kind=made.kind,
+                concern_id=made.concern_id,
+                reason=made.reason,
+                policy_version=made.policy_version,
+                label=made.label(),
+            )
+        return versioned(cls, s, decision=decision)

@@ -109,6 +109,35 @@ class Query:
         return story_graph_type(graph)
 
     @strawberry.field(
+        description=(
+            "The objects ids (1 to 100) as known at asOf (default now) with what their details "
+            "show, as storyGraph shows them: an entity with the relations touching it, the "
+            "entities at their other ends and the changes and events that touch it; a relation "
+            "with its two entities; an event with its changes and their entities; a summary "
+            "with its events and entities; a change with its event and entity; and the "
+            "references and suggestions of the objects named. It reads only their "
+            "neighbourhood, never the whole scope. An id not believed at asOf is absent."
+        )
+    )
+    async def story_objects(
+        self,
+        info: Info[Context, None],
+        scope: str,
+        ids: list[strawberry.ID],
+        as_of: datetime | None = None,
+        include_removed: bool = False,
+    ) -> StoryGraph:
+        graph = await reads.story_objects(
+            info.context.deps,
+            info.context.caller(),
+            scope,
+            [str(i) for i in ids],
+            as_of=as_of,
+            include_removed=include_removed,
+        )
+        return story_graph_type(graph)
+
+    @strawberry.field(
         description="Nodes, edges and timeline of the same objects storyGraph returns."
     )
     async def graph_view(

@@ -15,14 +15,8 @@ from strawberry.dataloader import DataLoader
 from strawberry.types import Info
 
 from api.context import Context
-from api.definitions.base import (
-    Actor,
-    Excerpt,
-    Versioned,
-    actor,
-    build,
-    versioned,
-)
+from api.definitions.base import Actor, Excerpt, actor, build, versioned
+from api.definitions.versioned import Versioned
 from engine.story import models as m
 from engine.story import views as v
 from engine.story.inputs import CoverageIn
@@ -46,7 +40,6 @@ ObjectKind: TypeAlias = m.ObjectKind
 
 T = TypeVar("T")
 _SIGNALS = "api.definitions.signal_types"
-_CONCERNS = "api.definitions.concern_types"
 if TYPE_CHECKING:
     from api.definitions.signal_types import Signal, SignalKind, SignalStatus
 

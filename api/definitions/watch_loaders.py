@@ -1,5 +1,5 @@
-"""Per-request DataLoaders for the nested fields of `Watch` (CONVENTIONS "fresh DataLoaders,
-so nested fields never query per item").
+"""Per-request DataLoaders for the nested fields of `Watch`: made fresh per request, so a
+nested field never queries per item.
 
 Each loader is keyed by watch id and made once per request and (scope, kind, limit) through
 `Context.loader`; a page of watches asking for observations, hand-offs, checkpoints, grants

@@ -162,36 +162,28 @@ class ObservationType:
     changed: bool
     workflow_checks: list[Check] | None
     outcome: OutcomeType | None
-    execution_key: str | None
-    handoff_status: str | None
-    retries: int = strawberry.field(description="Model request retries (退避次数).")
-    verification_rounds: int
-    preparation_rounds: int
-    tool_summaries: list[str] = strawberry.field(description="Redacted tool results.")
-    error: str | None
-    failure_kind: str | None
+    # what the check run's shell stored beside the observation (absent on older runs)
+    execution_key: str | None = None
+    handoff_status: str | None = None
+    retries: int = strawberry.field(default=0, description="Model request retries (退避次数).")
+    verification_rounds: int = 0
+    preparation_rounds: int = 0
+    tool_summaries: list[str] = strawberry.field(
+        default_factory=list, description="Redacted tool results."
+    )
+    error: str | None = None
+    failure_kind: str | None = None
 
     @classmethod
     def from_model(cls, stored: StoredObservation) -> ObservationType:
-        o, p = stored.observation, stored.props
-        return cls(
+        o, checks = stored.observation, stored.observation.workflow_checks
+        return build(
+            cls,
+            o,
+            stored.props,
             id=strawberry.ID(o.observation_id),
-            run_id=o.run_id,
-            observed_at=o.observed_at,
-            summary=o.summary,
-            changed=o.changed,
-            workflow_checks=[Check.from_model(c) for c in o.workflow_checks]
-            if o.workflow_checks is not None
-            else None,
+            workflow_checks=[Check.from_model(c) for c in checks] if checks is not None else None,
             outcome=OutcomeType.from_model(o.outcome) if o.outcome is not None else None,
-            execution_key=p.get("execution_key"),
-            handoff_status=p.get("handoff_status"),
-            retries=int(p.get("retries") or 0),
-            verification_rounds=int(p.get("verification_rounds") or 0),
-            preparation_rounds=int(p.get("preparation_rounds") or 0),
-            tool_summaries=list(p.get("tool_summaries") or []),
-            error=p.get("error"),
-            failure_kind=p.get("failure_kind"),
         )
 
 
@@ -372,22 +364,16 @@ class WatchType:
     @classmethod
     def from_model(cls, state: WatchState) -> WatchType:
         w = state.watch
-        return cls(
+        return build(
+            cls,
+            w,
+            state,
             id=strawberry.ID(w.watch_id),
-            scope=w.scope,
-            session_id=w.session_id,
-            title=w.title,
             status=w.status.value,
-            execution_enabled=w.execution_enabled,
-            record_location=w.record_location,
             tag_limits=sorted(w.tag_limits),
             mounted_libraries=sorted(state.mounted_libraries),
             bindings=[Binding.from_model(b) for b in w.bindings],
             steps=[Step.from_model(s) for s in state.steps],
-            resume_summary=state.resume_summary,
-            resume_truncated=state.resume_truncated,
-            created_at=w.created_at,
-            changed_at=w.changed_at,
             delivery_state=delivery_state(state.steps).value,
         )
 

@@ -6,7 +6,7 @@ Conditions by type (回流条件):
 |-------------------|------------------------------------|--------------------|
 | delegation        | always                             | the initiator      |
 | followup          | when it has an initiator           | the initiator      |
-| absence_followup  | like followup (not in the seed's table; same reasoning) | the initiator |
+| absence_followup  | like followup                      | the initiator      |
 | heartbeat         | only high / critical               | the owner (老板)    |
 | schedule          | never — results go to `executions` | —                  |
 

@@ -189,7 +189,7 @@ class _Turn:
 
         docs/rules/concerns.md: silence runs the interval table up to the priority's maximum,
         then critical/high escalate and medium/low are dropped — whatever the model proposes
-        (a model that escalates a silent low concern would skip the drop the seed requires).
+        (a model that escalates a silent low concern would skip the drop that rule requires).
         """
         if self.trigger.kind not in (TriggerKind.TIMEOUT, TriggerKind.NEXT_ACTION_DUE):
             return False

@@ -3,9 +3,9 @@
 A concern keeps only the minimal person references of docs/rules/concerns.md (person_id,
 display_name, role_in_concern, comm_status, last channel); the person's master data lives
 elsewhere and is read through `resolve_person_context(person_id)` by the layers above.
-Besides the seed's fields it carries the engine's own bookkeeping: follow-up counters,
-report rate-limit state, the people whose part of the goal is done, and the triggers
-already handled (so a job that runs twice decides once).
+Besides the fields docs/rules/concerns.md names it carries the engine's own bookkeeping:
+follow-up counters, report rate-limit state, the people whose part of the goal is done, and
+the triggers already handled (so a job that runs twice decides once).
 
 Every timestamp is timezone-aware; `now` always comes from the caller.
 """

@@ -1,5 +1,6 @@
-"""Scheduled concerns doing their part (docs/rules/loop.md.2:
-"到点执行的计划事项，需要直发、借会话处理 或系统独立处理"; §四 `trigger` / `executions`).
+"""Scheduled concerns doing their part (docs/rules/concerns.md#schedules-and-the-agenda:
+"到点执行的计划事项，需要直发、借会话处理 或系统独立处理"; the concern's `trigger` and
+`executions`).
 
 When a schedule concern's run is due (`schedule_due`), its mode decides what happens:
 

@@ -1,4 +1,5 @@
-"""Sending windows (docs/rules/concerns.md `priority`: "影响发送时段"; §六 "避免骚扰").
+"""Sending windows (docs/rules/concerns.md#follow-up-intervals: a priority "影响发送时段", so
+people are not disturbed out of hours).
 
 A message to a counterpart goes out inside its priority's window; one decided outside it is
 recorded at once (outbox, conversation_log, timeline) and delivered when the window opens:

@@ -1,4 +1,4 @@
-"""Limits and accounting for model calls (§3).
+"""Limits and accounting for model calls (the ledger: docs/reference/cost-ledger.md).
 
 - `CallStats`: what one logical model request cost — every attempt with its outcome, the
   backoff waits, tokens and latency. Jobs store `retries` on the heartbeat run / observation

@@ -34,7 +34,8 @@ class ModelError(StorygraphError):
 
 
 class ModelUnavailable(ModelError):
-    """The upstream could not answer: retries exhausted, or a failure the seed does not retry.
+    """The upstream could not answer: retries exhausted, or a failure that is not
+    retried (docs/rules/watches.md#model-connection-errors).
 
     `last_error` is the error of the final attempt, verbatim (重试耗尽仍如实报告失败;
     docs/rules/watches.md).
@@ -54,7 +55,8 @@ class ModelDeadlineExceeded(ModelUnavailable):
 
 
 class ModelTimeout(ModelUnavailable):
-    """One request exceeded the per-request timeout; timeouts are not in the seed's retry list."""
+    """One request exceeded the per-request timeout; a timeout is not retried
+    (docs/rules/watches.md#model-connection-errors)."""
 
 
 class ModelCertificateError(ModelUnavailable):

@@ -1,7 +1,8 @@
 """Prompts for the HTTP model: the same tasks the offline rule model answers.
 
-The system prompts restate the seed tables the rule model implements (docs/rules/concerns.md
-识别, 部分达成判定; §七 owner_update), so a real model and the offline model are asked the
+The system prompts restate the tables the rule model implements (how a reply reads and
+whether it meets the goal: docs/rules/concerns.md#the-loop; `owner_update`:
+docs/rules/concerns.md#progress-reports), so a real model and the offline model are asked the
 same question and answer in the same shape (LoopOutput / Extraction).
 """
 

@@ -1,9 +1,10 @@
 """Structured output: the model's answer parsed into a pydantic model.
 
 An answer that does not validate is `ModelOutputInvalid` carrying the raw text, so the run
-record keeps exactly what the model said (§1). It is not retried: the seed's retry
-list covers transport failures only, and a model that answered wrongly once is the job's
-decision to ask again.
+record keeps exactly what the model said (docs/rules/reviews.md#stages-and-records). It is not
+retried: the retry policy covers transport failures only
+(docs/rules/watches.md#model-connection-errors), and a model that answered wrongly once is
+the job's decision to ask again.
 
 Endpoints differ in how they constrain output, hence `StructuredMode`:
 - JSON_SCHEMA: `response_format={"type": "json_schema", ...}` (OpenAI, vLLM, llama.cpp).

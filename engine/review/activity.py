@@ -102,7 +102,9 @@ def supervision_status(run: SupervisionRun | None) -> ActivityStatus:
 def overall_status(
     report: ActivityStatus | None, supervision: ActivityStatus | None
 ) -> ActivityStatus:
-    """The row's status from its stages, in the seed's order of precedence."""
+    """The row's status from its stages, the most pressing first: cancelling, running,
+    failed, the supervision's cancelled / paused / partial, no change when every stage had
+    none, completed, no record, skipped."""
     stages = [s for s in (report, supervision) if s is not None]
     if supervision is ActivityStatus.CANCELLING:
         return ActivityStatus.CANCELLING

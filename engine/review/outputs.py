@@ -13,8 +13,9 @@ a leaf answer is checked against what it was sent (`check_grounded`). An entity 
 above all) may carry a stored `id` only if the request offered it (`known_entities`,
 `known_people`), a fact an event `id` only if `known_events` listed it, an entity a
 `same_as` only if `earlier_entities` listed that ref, and a relation names entities of the
-answer. Anything else is invented, and the whole answer fails like a malformed one (seed
-004 同名不构成身份: a model cannot make someone a stored person by naming an id).
+answer. Anything else is invented, and the whole answer fails like a malformed one
+(docs/rules/story-graph.md#identity: a model cannot make someone a stored person by naming an
+id).
 """
 
 from __future__ import annotations

@@ -62,10 +62,12 @@ class SearchText:
 
 
 def words_of(text: str) -> list[str]:
-    """Runs of letters and digits; a run mixing Chinese and Latin is split between them."""
+    """Runs of letters and digits; a run mixing Chinese and Latin is split between them (a
+    dot the split leaves at a piece's end joins nothing, so it goes: "0.㐀" is 0 and 㐀)."""
     out: list[str] = []
     for run in _WORD.findall(text.lower()):
-        out.extend(p for p in re.split(r"((?:" + _CJK.pattern + r")+)", run) if p)
+        pieces = (p.strip(".") for p in re.split(r"((?:" + _CJK.pattern + r")+)", run))
+        out.extend(p for p in pieces if p)
     return out
 
 

@@ -1,10 +1,11 @@
-"""Continue the discussion (docs/rules/story-graph.md): the exact context a new conversation starts
-from.
+"""Continue the discussion: the exact context a new conversation starts from
+(docs/rules/story-graph.md#views-knowledge-and-discussion).
 
 用户选择继续讨论 → 预览并确认上下文后进入会话；新内容在后续整理时纳入，不立即作为已确认知识.
 The preview shows the selected objects in the versions believed at the chosen moment and
 the cited source text of exactly the cited versions, with a warning wherever a version is
-not recoverable (L6: today's text never stands in for it). Confirming creates one
+not recoverable (docs/rules/story-graph.md#time: today's text never stands in
+for it). Confirming creates one
 conversation Source in the scope whose first version is that context — and nothing else:
 what is said there reaches the graph only when a later review reads the conversation.
 """

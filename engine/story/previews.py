@@ -37,12 +37,12 @@ _PREFIX = "pv1."
 
 
 class PreviewKind(StrEnum):
-    KNOWLEDGE = "knowledge"  # L8 沉淀
-    DISCUSSION = "discussion"  # L9 继续
+    KNOWLEDGE = "knowledge"  # 沉淀: save to knowledge
+    DISCUSSION = "discussion"  # 继续: continue the discussion
 
 
 class ObjectRef(BaseModel):
-    """A selected graph object; `entry` names an existing entry to supplement (L8 only)."""
+    """A selected graph object; `entry` names an existing entry to supplement (knowledge only)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -59,7 +59,8 @@ class ObjectRef(BaseModel):
 
 
 class PreviewRequest(BaseModel):
-    """What a person selected: objects and/or one result's objects, as of a moment (L10)."""
+    """What a person selected: objects and/or one result's objects, as of a moment
+    (docs/rules/story-graph.md#views-knowledge-and-discussion)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -132,8 +133,9 @@ def confirm_decision(token: PreviewToken, current: str, present: set[Write]) -> 
     """True: write now. False: a repeat of a confirm that already wrote everything.
 
     `current` is the fingerprint of the preview recomputed now; `present` are the announced
-    writes that already exist. A changed graph is CONFLICT (docs/rules/reviews.md/L9: the person
-    confirms what they saw, never something else)."""
+    writes that already exist. A changed graph is CONFLICT: the person
+    confirms what they saw, never something else
+    (docs/rules/story-graph.md#views-knowledge-and-discussion)."""
     if token.writes and set(token.writes) <= present:
         return False
     if current == token.fingerprint:

@@ -1,5 +1,6 @@
 """Plain-text renderings of selected objects, for knowledge entries (docs/rules/reviews.md) and the
-opening context of a continued discussion (L9).
+opening context of a continued discussion
+(docs/rules/story-graph.md#views-knowledge-and-discussion).
 
 A rendering names the object, its version and confirmation state (整理运行状态与内容确认状态
 分开: a run's success is not a person's confirmation, so saved text says which it is), and

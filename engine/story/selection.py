@@ -1,9 +1,10 @@
 """The objects a person selected, as known at one moment, with what they cite.
 
-Saving to knowledge (docs/rules/reviews.md) and continuing a discussion (L9) both start from a
-selection in the graph view: entities, relations, events and stage summaries, possibly all
-objects of one result (结果定位以结果 ID 为准). The selection is read in the selection's own
-scope only; an id that is not there at that moment is NOT_FOUND, never another scope's object.
+Saving to knowledge and continuing a discussion both start from a selection in the graph view
+(docs/rules/story-graph.md#views-knowledge-and-discussion): entities, relations, events and
+stage summaries, possibly all objects of one result (结果定位以结果 ID 为准). The
+selection is read in the selection's own scope only; an id that is not there at that moment
+is NOT_FOUND, never another scope's object.
 """
 
 from __future__ import annotations

@@ -267,7 +267,8 @@ class EntityView(BaseModel):
 
 
 class Excerpt(BaseModel):
-    """A reference's text from the exact source version, or a warning that it is gone (L6)."""
+    """A reference's text from the exact source version, or a warning that it is gone
+    (docs/rules/story-graph.md#time)."""
 
     source_id: str
     version: str

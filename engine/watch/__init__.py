@@ -12,7 +12,7 @@ No I/O here; `now` is always passed in. Entry points for the jobs and graph laye
 - evidence.apply_evidence: `updates` / `workflowChecks`, all or nothing.
 - outcome.judge_check, correction_prompt, record_execution_result, as_reference,
   facts_recorded / deliverable_done / delivery_state (事实已记录 vs 交付物已完成).
-- budget.spend, spend_sync_round; canonical (the seed tool an older name stands for).
+- budget.spend, spend_sync_round; canonical (the tool an older name stands for).
 - handoff.complete_observation, deliver, execution_key.
 - delivery.delivered / failed (retry after 1, 3, 9 s, then dead), webhook_payload: how a
   stored hand-off reaches the partner session.

@@ -8,7 +8,7 @@
   budget.
 - At most 20 tool rounds plus 1 closing round (no tools, the final observation).
 - The independent record sync keeps its own 12-round cap.
-- The checker offers the seed's tool names (`heartbeat_read_note_source`,
+- The checker offers the tool names of docs/rules/watches.md (`heartbeat_read_note_source`,
   `heartbeat_read_knowledge_source`, `heartbeat_read_record_baseline`,
   `heartbeat_check_workflow`, `heartbeat_record_checkpoint`). The older bare names are
   aliases, counted exactly like the name they stand for (`TOOL_ALIASES`).
@@ -58,7 +58,7 @@ READ_BASELINE = "heartbeat_read_record_baseline"
 CHECK_WORKFLOW = "heartbeat_check_workflow"
 RECORD_CHECKPOINT = "heartbeat_record_checkpoint"
 
-# The checker's tools by the seed's names (→ 识别 → 核验, 续跑与版本; docs/rules/watches.md).
+# The checker's tools by the names docs/rules/watches.md gives them (read → identify → verify).
 TOOL_PURPOSES: dict[str, ToolPurpose] = {
     READ_NOTE: ToolPurpose.SOURCE_READ,
     READ_KNOWLEDGE: ToolPurpose.SOURCE_READ,
@@ -66,7 +66,7 @@ TOOL_PURPOSES: dict[str, ToolPurpose] = {
     CHECK_WORKFLOW: ToolPurpose.STEP_REGISTRATION,
     RECORD_CHECKPOINT: ToolPurpose.CHECKPOINT_SAVE,
 }
-# Older names a model or host may still call: each is the seed tool it names.
+# Older names a model or host may still call: each is the tool it names.
 TOOL_ALIASES: dict[str, str] = {
     "read_note_source": READ_NOTE,
     "read_knowledge_source": READ_KNOWLEDGE,
@@ -79,7 +79,7 @@ EVIDENCE_ALIAS = "update_workflow"
 
 
 def canonical(tool_name: str) -> str:
-    """The seed's name of a checker tool (an alias resolved; any other name unchanged)."""
+    """The name of a checker tool (an alias resolved; any other name unchanged)."""
     return TOOL_ALIASES.get(tool_name, tool_name)
 
 

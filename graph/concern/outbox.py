@@ -1,4 +1,4 @@
-"""The concern outbox in Neo4j (§8): recorded before sent, sent once.
+"""The concern outbox in Neo4j: recorded before sent, sent once.
 
 Rows are written with the decision (`ConcernRepository.save_decision`, MERGE on the effect key).
 Delivery claims a row (`pending` -> `sending`, one attempt counted), sends it, then marks it

@@ -87,7 +87,8 @@ class StoryCorrections(StoryStore):
         now: datetime,
     ) -> Relation:
         """Confirm, reject, remove or restore a relation; a removal is a new version flagged
-        removed, its references and sources stay (L5). A repeat writes nothing."""
+        removed, its references and sources stay (docs/rules/story-graph.md: removing
+        a relation can be undone and never deletes a source). A repeat writes nothing."""
         check_scope(scope)
         now = utc(now)
 

@@ -16,6 +16,7 @@ from engine.page import Page
 from engine.signal.stored import Signal
 from engine.story.diff import BOOKKEEPING, Diffable, DiffEntry, entry
 from engine.story.models import (
+    Actor,
     Entity,
     Event,
     Reference,
@@ -91,7 +92,22 @@ class StoryDiff(Store):
             )
             if made is not None:
                 entries.append(made)
-        return Page(entries, len(rows) > limit, None)
+        return Page(await self._authored(scope, entries), len(rows) > limit, None)
+
+    async def _authored(self, scope: str, entries: list[DiffEntry]) -> list[DiffEntry]:
+        """An entry without an author of its own (a stage summary) is by its result's
+        publisher, so it reads as who did it, never as a result id."""
+        unsigned = sorted({e.result_id for e in entries if e.by is None and e.result_id})
+        if not unsigned:
+            return entries
+        rows = await self.read_one("story/result_publishers", scope=scope, ids=unsigned)
+        publishers = {r["id"]: Actor.parse(r["by"]) for r in rows if r["by"]}
+        return [
+            e.model_copy(update={"by": publishers[e.result_id]})
+            if e.by is None and e.result_id in publishers
+            else e
+            for e in entries
+        ]
 
     async def count(self, scope: str, since: datetime, until: datetime) -> int:
         """How many objects changed in the window (the diff's totalCount)."""

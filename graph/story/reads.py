@@ -86,6 +86,18 @@ class StoryReads(StoryStore):
             include_removed=include_removed,
         ).canonical()
 
+    async def objects_graph(
+        self, scope: str, ids: list[str], *, as_of: datetime, include_removed: bool = False
+    ) -> StoryGraph:
+        """storyObjects: the objects `ids` as believed at `as_of` with what their details
+        show (`story/objects_graph`: one round trip over their neighbourhood only), as the
+        whole-scope storyGraph shows them (`select_graph` is the one definition)."""
+        check_scope(scope)
+        at = instant(as_of, "asOf")
+        rows = await self.read_one("story/objects_graph", scope=scope, as_of=at, ids=ids)
+        full = graph_from_lists(scope, at, rows[0])
+        return select_graph(full, include_removed=include_removed).canonical()
+
     async def graph_view(
         self,
         scope: str,
@@ -94,7 +106,8 @@ class StoryReads(StoryStore):
         from_: datetime | None = None,
         to: datetime | None = None,
     ) -> GraphView:
-        """graphView: nodes, edges and timeline of the same objects storyGraph returns (L10)."""
+        """graphView: nodes, edges and timeline of the same objects storyGraph returns
+        (docs/rules/story-graph.md#views-knowledge-and-discussion)."""
         graph = await self.story_graph(scope, as_of=as_of, from_=from_, to=to)
         return build_graph_view(graph)
 
@@ -137,7 +150,8 @@ class StoryReads(StoryStore):
         return EntityView(entity=believed[0], history=history, pending_suggestions=pending)
 
     async def result(self, scope: str, result_id: str) -> ResultView:
-        """result(id): recap, feedback and graph delta, all citing this one result (L3)."""
+        """result(id): recap, feedback and graph delta, all citing this one result
+        (docs/rules/story-graph.md#objects)."""
         check_scope(scope)
 
         async def work(tx: AsyncManagedTransaction) -> ResultView:

@@ -268,7 +268,8 @@ class WatchRepository(Store):
         recorded_by: str,
         now: datetime,
     ) -> WatchState:
-        """`recordStepEvidence`: a batch against the persisted list, all or nothing (§3).
+        """`recordStepEvidence`: a batch against the persisted list, all or nothing
+        (docs/rules/watches.md, step 3).
 
         The evidence carries the person who recorded it, never the checker's run id: it
         does not count as this or any run's verification (docs/rules/watches.md).

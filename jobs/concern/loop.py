@@ -5,8 +5,8 @@
    concern is closed (a duplicate trigger never runs the loop twice);
 3. ask the model gateway for a `LoopOutput` (goal_met, step, summary, owner_update…); a rate
    limit or an unavailable model propagates (`ModelRateLimited`, `ModelUnavailable`): the
-   arq task turns it into a deferred retry, the gateway already applied the seed's short
-   retries;
+   arq task turns it into a deferred retry, the gateway already applied the short retries of
+   docs/rules/watches.md#model-connection-errors;
 4. `loop.decide` — resolve with back-flow, follow up, wait, investigate or escalate;
 5. save the decision with its outbox rows, agenda updates and the turn's model calls (cost
    ledger, stage concern_loop) in one transaction, guarded

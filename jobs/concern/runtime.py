@@ -1,15 +1,16 @@
 """Per-process resources of the concern jobs, kept in the arq `ctx`, and the job clock.
 
 - `gateway(ctx)`: the worker's model gateway (`ctx["gateway"]`: the HTTP model with the
-  seed retry policy when MODEL_BASE_URL is set, else the offline rule model), built by the
-  worker's on_startup with the process's one `httpx.AsyncClient` (`ctx["http"]`); built
-  here only when a caller (a test, the benchmark) hands in a bare ctx.
+  retry policy of docs/rules/watches.md#model-connection-errors when MODEL_BASE_URL is set,
+  else the offline rule model), built by the worker's on_startup with the process's one
+  `httpx.AsyncClient` (`ctx["http"]`); built here only when a caller (a test, the
+  benchmark) hands in a bare ctx.
 - `policy(ctx)`: `ConcernPolicy.from_settings(settings)`.
 - `channel(ctx)`: where outbox rows go (`jobs/concern/channel.py`).
 
 A job runs at the time it is given (the event time its enqueuer passed: a reply's timestamp,
 the scan's `now`), else at the wall clock, so a test can move the clock through job arguments
-alone (§11): `Deps.from_ctx(ctx, now=now)`, as every task moves time.
+alone: `Deps.from_ctx(ctx, now=now)`, as every task moves time.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""OpenAI-compatible chat-completions client: one model request, with the seed's retries.
+"""OpenAI-compatible chat-completions client: one model request, with its retries
+(docs/rules/watches.md#model-connection-errors).
 
 `OpenAIChatClient.chat(request)` is one *model request*: it may take up to three HTTP
 attempts (jobs/llm/retry.py) under one deadline, and returns one `ChatResult` with the
@@ -31,7 +32,7 @@ from engine.llm.ledger import estimate_tokens
 from engine.llm.messages import ChatRequest, ChatResult, Completion, completion_from_body
 from jobs.llm import ledger
 from jobs.llm.retry import (
-    SEED_POLICY,
+    RULE_POLICY,
     AttemptDeadline,
     AttemptTimeout,
     Clock,
@@ -89,7 +90,7 @@ class OpenAIChatClient:
         deadline_seconds: float = 180.0,
         request_timeout_seconds: float = 60.0,
         accounting: Accounting | None = None,
-        policy: RetryPolicy = SEED_POLICY,
+        policy: RetryPolicy = RULE_POLICY,
         clock: Clock | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:

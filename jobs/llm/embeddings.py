@@ -1,6 +1,6 @@
 """OpenAI-compatible embeddings client: `POST {base_url}/embeddings`, the chat model's rules.
 
-One `embed(texts)` is one model request with the seed's retry policy (jobs/llm/retry.py: waits
+One `embed(texts)` is one model request with the chat model's retry policy (jobs/llm/retry.py: waits
 of 1 s then 3 s on a transient failure, one deadline), its calls counted and recorded in the
 cost ledger like chat calls (`ledger.record`), and its failures the same typed `ModelError`s
 (engine/llm/errors.py) — it shares `OpenAIChatClient`'s error mapping and bookkeeping.

@@ -35,7 +35,7 @@ from engine.clock import utcnow
 T = TypeVar("T")
 
 TRANSIENT_STATUSES: frozenset[int] = frozenset({500, 502, 503, 504})
-SEED_WAITS: tuple[float, ...] = (
+RULE_WAITS: tuple[float, ...] = (
     1.0,
     3.0,
 )  # docs/rules/watches.md: 分别退避 1 秒和 3 秒，最多补试两次
@@ -60,7 +60,7 @@ Sleep = Callable[[float], Awaitable[None]]
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    waits: tuple[float, ...] = SEED_WAITS
+    waits: tuple[float, ...] = RULE_WAITS
     transient_statuses: frozenset[int] = TRANSIENT_STATUSES
 
     @property
@@ -68,7 +68,7 @@ class RetryPolicy:
         return len(self.waits) + 1
 
 
-SEED_POLICY = RetryPolicy()
+RULE_POLICY = RetryPolicy()
 
 
 class Deadline:
@@ -158,8 +158,9 @@ def _is_connection_reset(chain: list[BaseException]) -> bool:
     )
 
 
-def classify(exc: BaseException, policy: RetryPolicy = SEED_POLICY) -> FailureKind:
-    """Which seed category one attempt's failure falls in."""
+def classify(exc: BaseException, policy: RetryPolicy = RULE_POLICY) -> FailureKind:
+    """Which kind of failure one attempt's is (what docs/rules/watches.md retries, defers or
+    reports)."""
     if isinstance(exc, asyncio.CancelledError):
         return FailureKind.CANCELLED
     if isinstance(exc, HttpStatusFailure):
@@ -215,7 +216,7 @@ async def run_with_retry(
     *,
     deadline: Deadline,
     sleep: Sleep,
-    policy: RetryPolicy = SEED_POLICY,
+    policy: RetryPolicy = RULE_POLICY,
     log: RetryLog | None = None,
 ) -> T:
     """Call `attempt(n)` until it succeeds, fails non-transiently, or the policy stops.

@@ -7,7 +7,8 @@
   scope with missing vectors; `storygraph search backfill` runs it from a terminal.
 - The first embed creates the vector index with EMBEDDING_DIMENSIONS and records the model;
   vectors of another model or dimension are refused (CONFLICT) until a reset.
-- A model outage (the endpoint down, after the seed's retries) fails the run with its reason
+- A model outage (the endpoint down, after the retries of
+  docs/rules/watches.md#model-connection-errors) fails the run with its reason
   and raises the `ModelError`: the task retries later, nothing half-written is lost (each
   batch committed stays), and lexical search never depended on it.
 - `embed_soon` is the effect a write enqueues (after commit), one job per scope at a time.

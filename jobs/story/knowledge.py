@@ -1,5 +1,5 @@
-"""Save to knowledge (docs/rules/reviews.md) and continue the discussion (L9): preview, then
-confirm.
+"""Save to knowledge and continue the discussion: preview, then confirm
+(docs/rules/story-graph.md#views-knowledge-and-discussion).
 
 A preview reads as `reader` and writes nothing; its id is what the person saw. A confirm
 decodes that id, checks `editor` on its scope, and writes exactly that, or is CONFLICT when

@@ -96,6 +96,37 @@ async def story_graph(
     )
 
 
+MAX_OBJECT_IDS = 100
+
+
+async def story_objects(
+    deps: Deps,
+    principal: Principal,
+    scope: str,
+    ids: list[str],
+    *,
+    as_of: datetime | None = None,
+    include_removed: bool = False,
+) -> StoryGraph:
+    """storyObjects: the objects `ids` as known at asOf with what their details show (a
+    graph view's click reads this, never the whole scope). An id not believed then (or of
+    another scope) is simply absent."""
+    scope = require_scope(principal, "reader", scope)
+    if not 0 < len(ids) <= MAX_OBJECT_IDS:
+        raise InvalidInput(
+            f"argument ids: {len(ids)} ids are not 1 to {MAX_OBJECT_IDS}; ids takes 1 to "
+            f"{MAX_OBJECT_IDS} object ids, "
+            "such as the ids an earlier answer gave",
+            field="ids",
+        )
+    return await story_repo(deps).objects_graph(
+        scope,
+        list(dict.fromkeys(ids)),
+        as_of=as_of_now(deps, as_of),
+        include_removed=include_removed,
+    )
+
+
 async def graph_view(
     deps: Deps,
     principal: Principal,

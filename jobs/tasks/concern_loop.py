@@ -4,8 +4,8 @@
 `WORKER` (the person who caused the trigger was checked when it was enqueued) at the time
 it was given. A 429 defers the job by Retry-After (`Retry(defer=…)`), an unavailable model
 retries later, a concern that kept changing retries at once, a failed send retries the job
-(which then only delivers what is still pending); the gateway already applied the seed's
-short retries, arq does not stack more.
+(which then only delivers what is still pending); the gateway already applied the short
+retries of docs/rules/watches.md#model-connection-errors, arq does not stack more.
 
 `settle_concern_answer(ctx, *, concern_id, now)` writes a concern's answer back into the
 story graph when its turn found another review holding the one-review lease: it waits for

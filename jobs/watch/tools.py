@@ -1,8 +1,8 @@
 """The checker's tools (→ 识别 → 核验; docs/rules/watches.md): what the model may call during a
 check.
 
-The seed's names are offered (`engine.watch.budget`); the older bare names stay callable as
-aliases of the same tools, and the round budget counts them the same way.
+The names of docs/rules/watches.md are offered (`engine.watch.budget`); the older bare names
+stay callable as aliases of the same tools, and the round budget counts them the same way.
 
 - `heartbeat_read_note_source` / `heartbeat_read_knowledge_source`: paged reads of the
   current version of a story-graph Source, authorised by `engine.watch.access` (scope,
@@ -385,7 +385,7 @@ NO_COMMANDS = (
 
 
 def _arguments(name: str, raw: str) -> dict[str, Any]:
-    """The call's arguments, an alias's reshaped to its seed tool's (`update_workflow`'s
+    """The call's arguments, an alias's reshaped to its tool's (`update_workflow`'s
     `updates` become `update.updates`)."""
     args = json.loads(raw) if raw.strip() else {}
     if not isinstance(args, dict):
@@ -396,7 +396,7 @@ def _arguments(name: str, raw: str) -> dict[str, Any]:
 
 
 async def call_tool(tools: dict[str, ToolImpl], name: str, raw: str) -> tuple[str, ToolCall]:
-    """Run one tool call (a seed name or its older alias): the JSON result text and the call
+    """Run one tool call (a tool's name or its older alias): the JSON result text and the call
     as the round budget counts it."""
     impl = tools.get(canonical(name))
     if impl is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
 
@@ -9,6 +10,7 @@ import pytest
 import pytest_asyncio
 
 from engine.settings import Settings
+from tests.support.agenda_api import LOOP_TOKENS, OPS
 from tests.support.browser import close_shared_browser
 from tests.support.processes import (
     Server,
@@ -52,11 +54,14 @@ def offline(services: Settings, start_server) -> Iterator[Server]:  # type: igno
         yield api
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def offline_open(services: Settings, start_server) -> Iterator[Server]:  # type: ignore[no-untyped-def]
     """`offline` with every sending window open all day, every day: for chains that ask a
-    person now and must not depend on the hour the suite runs at (off hours a question waits
-    for 09:00, and a clock moved to then would record the answer in the future)."""
+    person as soon as the promised time comes and must not depend on the hour the suite runs
+    at (off hours a question waits for 09:00, and a clock moved to then would record the
+    answer in the future). Its API has the loop's tokens (`tests/support/agenda_api.py`
+    LOOP_TOKENS): requests carry the operator's unless they name another. One stack for a
+    module's tests (each works in a scope of its own)."""
     always = {
         "CONCERN_WORK_START": "00:00:00",
         "CONCERN_WORK_END": "23:59:59.999999",
@@ -65,7 +70,16 @@ def offline_open(services: Settings, start_server) -> Iterator[Server]:  # type:
         "CONCERN_EXTENDED_END": "23:59:59.999999",
         "CONCERN_EXTENDED_DAYS": "[0,1,2,3,4,5,6]",
     }
-    with offline_stack(services, start_server, "agenda", TIMEZONE="Asia/Shanghai", **always) as api:
+    tokens = json.dumps(LOOP_TOKENS)
+    with offline_stack(
+        services,
+        start_server,
+        "agenda",
+        token=OPS,
+        TIMEZONE="Asia/Shanghai",
+        API_TOKENS=tokens,
+        **always,
+    ) as api:
         yield api
 
 

@@ -1,5 +1,5 @@
-"""The graph view page (/viz) in a real headless Chromium on the real API (, docs/rules/reviews.md
-图谱对象关系, L5–L10): Cytoscape draws the demo, the slider replays an earlier record moment,
+"""The graph view page (/viz) in a real headless Chromium on the real API (docs/rules/story-graph.md
+#views-knowledge-and-discussion): Cytoscape draws the demo, the slider replays an earlier record moment,
 selecting an entity shows its excerpts, a correction made on the page is visible over GraphQL,
 the URL keeps scope, moment and selection, an unknown scope says so, and 1,000 entities /
 2,000 relations / 600 events are usable within a second.

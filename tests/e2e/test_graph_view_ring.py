@@ -2,7 +2,8 @@
 be hidden and stays hidden on the next visit; the header keeps its height when a search
 answers; a stage arc is drawn as one band, as its legend shows it; a stage's label is inside
 the fitted view, never cut at its edge; the ring says where time starts and ends and which
-way it runs; two moments within a second read apart."""
+way it runs; two moments within a second read apart; the events' titles on the ring never
+cross one another or the start and end marks."""
 
 from __future__ import annotations
 
@@ -22,6 +23,16 @@ from tests.support.processes import Server
 
 pytestmark = pytest.mark.browser
 HEADER_ROWS_MAX_PX = 70  # two rows of controls at 1400 px
+# the drawn event titles and the ring's start and end marks, as boxes in the graph's pixels
+TITLES_AND_MARKS = """() => {
+  const titles = cy.nodes('.event').filter(n => n.visible() && n.style('label')).map(n => {
+    const b = n.renderedBoundingBox({ includeLabels: true, includeNodes: false });
+    return ['title', n.data('label'), b.x1, b.y1, b.x2, b.y2]; });
+  const m = document.getElementById('cy').getBoundingClientRect();
+  const marks = ['ringStart', 'ringEnd'].map(id => { const b = document.getElementById(id)
+    .getBoundingClientRect(); return ['mark', id, b.left - m.left, b.top - m.top,
+    b.right - m.left, b.bottom - m.top]; });
+  return [...titles, ...marks]; }"""
 
 
 @pytest_asyncio.fixture
@@ -41,6 +52,22 @@ async def test_legend_hides_header_stays_compact_and_the_stage_reads_whole(
         page = seen.page
         url = f"{api.url}/viz?scope={demo_scope}"
         await open_view(page, url)
+        # the events' titles on the ring are drawn apart: none over another, none over the
+        # ring's start or end mark (a title with no room shows on hover and in the list)
+        boxes = await page.evaluate(TITLES_AND_MARKS)
+        titles = [b for b in boxes if b[0] == "title"]
+        assert len(titles) >= 3, boxes
+        crossing = [
+            (a[1], b[1])
+            for i, a in enumerate(boxes)
+            for b in boxes[i + 1 :]
+            if "title" in (a[0], b[0])
+            and a[2] < b[4]
+            and b[2] < a[4]
+            and a[3] < b[5]
+            and b[3] < a[5]
+        ]
+        assert crossing == [], crossing
         header = "() => document.querySelector('header').getBoundingClientRect().height"
         before = await page.evaluate(header)
         await page.fill("#search", "支付模块")

@@ -1,13 +1,13 @@
-"""The graph view is readable at 1,000 entities / 2,000 relations / 600 events (
-item 1), in a real headless Chromium at 1400x900.
+"""The graph view is readable at 1,000 entities / 2,000 relations / 600 events,
+in a real headless Chromium at 1400x900.
 
 At the fitted zoom the most connected entities are named, at a size one reads (>= 12 px on
 screen), and the names do not overlap; zoomed in, every entity is named at that size. The
 list filter, the kind filter and the standing filter hide what does not match in the graph
 itself (fewer entity nodes, fewer relation lines drawn). Selecting an entity keeps its
 neighbourhood and fades the rest. "group by kind" puts each kind in a sector of its own, with
-a node naming the kind. It opens as an overview: one bubble per kind with its size and no
-entity drawn until a bubble is clicked or "every node" is asked for. Timings are printed,
+a node naming the kind. It opens as an overview: one mark per kind with its size and no
+entity drawn until a mark is clicked on the canvas or "every node" is asked for. Timings are printed,
 never asserted.
 """
 
@@ -22,6 +22,7 @@ import pytest
 import pytest_asyncio
 from neo4j import AsyncDriver
 from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from engine.settings import Settings
 from tests.support.browser import offline_page, screenshot_path
@@ -35,6 +36,11 @@ NAMED = """() => cy.nodes('.entity').filter(n => n.visible() && n.style('label')
               return [n.id(), parseFloat(n.style('font-size')) * cy.zoom(), b.x1, b.y1, b.x2, b.y2]; })"""
 SHOWN = """() => [cy.nodes('.entity').filter(n => n.visible()).length,
   viz.drawnRelations ? viz.drawnRelations.size : cy.edges('.relation').filter(e => e.visible()).length]"""
+
+# where a node (its label included) is drawn, in page coordinates
+MARK_AT = """(id) => { const b = cy.getElementById(id).renderedBoundingBox({ includeLabels: true });
+  const r = document.getElementById('cy').getBoundingClientRect();
+  return { x: r.left + (b.x1 + b.x2) / 2, y: r.top + (b.y1 + b.y2) / 2 }; }"""
 
 
 @pytest_asyncio.fixture
@@ -80,8 +86,8 @@ async def test_names_follow_the_zoom_and_filters_thin_the_graph(api: Server, lar
             f"1,000 entities: overview painted in {(time.perf_counter() - started) * 1000:.0f} ms"
         )
 
-        # the overview groups by kind before it draws every node: one bubble per kind with its
-        # size, no entity drawn; a click on a bubble draws that kind's entities
+        # the overview groups by kind before it draws every node: one mark per kind with its
+        # size, no entity drawn; a click on a mark draws that kind's entities
         assert await page.evaluate(SHOWN) == [0, 0]
         bubbles = await page.evaluate(
             "() => cy.nodes('.group.bubble').map(n => [n.id(), n.data('label')])"
@@ -90,10 +96,21 @@ async def test_names_follow_the_zoom_and_filters_thin_the_graph(api: Server, lar
         assert set(sizes) == {"person", "module", "task"} and sum(sizes.values()) == 1000, bubbles
         assert "overview: 1000 entities in 3 kinds" in await page.inner_text("#overviewNote")
         await shot(page, "graph_view_1000_overview")
+        # a person clicks the kind's mark where it is drawn on the canvas
         person = next(i for i, label in bubbles if label.startswith("person"))
-        await page.evaluate("(id) => cy.getElementById(id).emit('tap')", person)
+        mark = await page.evaluate(MARK_AT, person)
+        await page.mouse.click(mark["x"], mark["y"])
+        try:
+            await page.wait_for_function(
+                "() => viz.overview && viz.overview.includes('person')", timeout=10_000
+            )
+        except PlaywrightTimeout:
+            pytest.fail(f"a click on the person kind's mark at {mark} opened no kind")
         entities, _ = await page.evaluate(SHOWN)
         assert entities == sizes["person"], (entities, sizes)
+        assert "1 drawn" in await page.inner_text("#overviewNote")
+        await labels_settled(page)
+        await shot(page, "graph_view_1000_one_kind_opened")
         await page.click("#everyNode")
         await page.wait_for_function("() => viz.overview === null", timeout=30_000)
         assert "view=all" in page.url
@@ -140,10 +157,23 @@ async def test_names_follow_the_zoom_and_filters_thin_the_graph(api: Server, lar
         assert (await page.evaluate(SHOWN))[0] == 1000
         await page.select_option("#standingFilter", "")
 
-        # selecting an entity keeps its neighbourhood and fades the rest
+        # selecting an entity keeps its neighbourhood and fades the rest; its details are read
+        # for it alone (its neighbourhood), never as the whole scope's 1,000 entities
         top = rank[0]
+        reads: list[str] = []
+        page.on(
+            "request",
+            lambda r: reads.append(f"{r.url} {r.post_data or ''}") if "/graphql" in r.url else None,
+        )
         await page.evaluate("(id) => document.getElementById('li-' + id).click()", top)
         await page.wait_for_function("(id) => viz.S.focus && viz.S.focus.has(id)", arg=top)
+        await page.wait_for_function(
+            "(id) => (document.getElementById('detail').dataset.shown || '').startsWith(id + '@')",
+            arg=top,
+            timeout=30_000,
+        )
+        assert any("storyObjects" in r for r in reads), reads
+        assert not any("storyGraph" in r for r in reads), "a click read the whole scope"
         kept = await page.evaluate(
             "() => cy.nodes('.entity').filter(n => !n.hasClass('faded')).map(n => n.id())"
         )

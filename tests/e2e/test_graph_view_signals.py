@@ -1,9 +1,10 @@
 """The graph view shows the loop, in a real headless Chromium set to Beijing
 time: the Signals list says what the agenda decided for each signal; selecting one shows its
 chain in order — the passage it cites, the signal, the concern raised for it, 李四's answer
-(the line his event cites in the concern's conversation) and the event he wrote via the
-concern; the event shows the chain it closes; an open commitment is marked on the time ring
-at its due time (with a legend entry) and the mark leaves once the commitment is kept."""
+(the line the event cites in the concern's conversation) and the event the review of that
+conversation proposed via the concern; the event shows the chain it closes; an open
+commitment is marked on the time ring at its due time (with a legend entry) and the mark
+leaves once the commitment is kept."""
 
 from __future__ import annotations
 
@@ -17,11 +18,14 @@ import pytest
 from neo4j import AsyncDriver
 from playwright.async_api import Page
 
+from engine.clock import utcnow
 from engine.settings import Settings
 from jobs.deps import Deps
+from jobs.story.common import story_repo
+from tests.support.agenda_api import next_monday
 from tests.support.browser import offline_page
 from tests.support.processes import Server
-from tests.support.signal_chain import ANSWER, KEPT_TITLE, build_chain, record_commitment
+from tests.support.signal_chain import ANSWER, KEPT_TITLE, SAID, build_chain, record_commitment
 
 pytestmark = pytest.mark.browser
 SCREENSHOTS = os.environ.get("STORYGRAPH_SCREENSHOTS", "")
@@ -67,32 +71,43 @@ async def test_a_signals_chain_and_an_open_commitment_on_the_time_ring(
     api: Server, neo4j_driver: AsyncDriver, services: Settings, scope: str
 ) -> None:
     deps = Deps(settings=services, driver=neo4j_driver, pool=None)
-    chain = await build_chain(deps, scope, keep=True)  # answered: kept, the event written
-    waiting = await record_commitment(deps, scope, source_id="chat-2")  # still open
+    chain = await build_chain(deps, scope)  # answered: kept, the event written
+    # still open: promised next Monday for that Thursday, by a speaker bound to no one
+    waiting = await record_commitment(
+        deps, scope, source_id="chat-2", said=next_monday(), bound=False
+    )
+    graph = await story_repo(deps).story_graph(scope, as_of=utcnow())
+    [promised] = [e.id for e in graph.events if e.at == SAID]  # the chain's promise, first
     async with view(api, scope) as page:
         legend = await page.inner_text("#legend")
         assert "open commitment, at its due time on the ring" in legend
         # the kept commitment has no mark any more; the open one is marked at its due time
         assert await shown_due_marks(page) == [waiting.id]
-        mark, event = await page.evaluate(
+        mark, first = await page.evaluate(
             "(ids) => ids.map(id => { const p = cy.getElementById(id).position();"
             " return [p.x, p.y]; })",
-            [f"due:{waiting.id}", chain.event_id],
+            [f"due:{waiting.id}", promised],
         )
         # on the ring where its time falls: the due time is the scope's latest time, so the
-        # ring's end, clockwise from the answer's event two hours before (the ring's start)
+        # ring's end, clockwise from the chain's promise on the Monday (the ring's start)
         assert 900 < math.hypot(*mark) < 1000
-        angle = math.degrees(math.atan2(mark[1], mark[0]) - math.atan2(event[1], event[0]))
-        assert abs(angle % 360 - 0.94 * 360) < 1, (mark, event)
+        angle = math.degrees(math.atan2(mark[1], mark[0]) - math.atan2(first[1], first[0]))
+        assert abs(angle % 360 - 0.94 * 360) < 1, (mark, first)
 
         rows = await page.evaluate(
             "() => [...document.querySelectorAll('#list li[data-id]')]"
             ".filter(li => li.dataset.id.startsWith('sig-') && !li.classList.contains('gone'))"
             ".map(li => li.textContent)"
         )
-        assert len(rows) == 2 and all("ignored: no reachable person" in r for r in rows), rows
-        assert any(r.startswith("[commitment · kept]") for r in rows), rows
-        assert any(r.startswith("[commitment · open]") for r in rows), rows
+        assert len(rows) == 2, rows
+        # what the agenda decided: a follow-up for 李四's bound promise, nothing for the other
+        assert any(
+            r.startswith("[commitment · kept]") and f"raised {chain.concern_id}" in r for r in rows
+        ), rows
+        assert any(
+            r.startswith("[commitment · open]") and "ignored: no reachable person" in r
+            for r in rows
+        ), rows
 
         # the chain of the answered signal, step by step
         await select(page, chain.signal.id)
@@ -102,14 +117,14 @@ async def test_a_signals_chain_and_an_open_commitment_on_the_time_ring(
         assert "前端部分周四能提测" in text["passage"] and "chat-1 @ v1" in text["passage"]
         assert "kept" in text["signal"] and "李四" in text["signal"]
         assert "due 2026-03-19 18:00:00 UTC+08:00" in text["signal"]
-        assert "ignored: no reachable person" in text["signal"]
+        assert f"raised {chain.concern_id}" in text["signal"]
         assert (
             chain.concern_id in text["concern"] and "确认前端部分提测是否已完成" in text["concern"]
         )
         assert (
             f"李四: {ANSWER}" in text["answer"] and f"concern-{chain.concern_id}" in text["answer"]
         )
-        # the loop's reading of the answer, by the concern's run (not as 李四's own act)
+        # the review of the concern's conversation read the answer (not as 李四's own act)
         assert KEPT_TITLE in text["event"] and f"by concern {chain.concern_id}" in text["event"]
         if SCREENSHOTS:  # for a person to look at: STORYGRAPH_SCREENSHOTS=<folder>
             await page.screenshot(path=str(Path(SCREENSHOTS) / "loop-surfaces-chain.png"))

@@ -332,6 +332,13 @@ def test_a_document_is_checked_each_time_it_is_sent(tight: Server) -> None:
             "kinds",
             "is not an inbox kind; expected one of DIFFERENCE, FAILED_RUN, FIELD",
         ),
+        # no object ids to read the details of
+        (
+            '{ storyObjects(scope: "p1", ids: []) { scopeKnown } }',
+            None,
+            "ids",
+            "ids takes 1 to 100 object ids",
+        ),
     ],
 )
 def test_every_input_error_names_the_argument_and_the_form_it_takes(

@@ -292,6 +292,20 @@ TABLE: dict[str, list[Case]] = {
             hidden="id",
         ),
     ],  # fmt: skip
+    "storyObjects": [
+        case(
+            "query($s: String!, $id: ID!) { storyObjects(scope: $s, ids: [$id]) {"
+            " entities { id name } relations { id } references { id } } }",
+            R,
+            lambda s: {"s": s.b, "id": s.entity},
+        ),
+        case(
+            "query($s: String!, $id: ID!) { storyObjects(scope: $s, ids: [$id]) {"
+            " entities { id name } relations { id } references { id } } }",
+            L,
+            lambda s: {"s": s.a, "id": s.entity},
+        ),
+    ],  # fmt: skip
     "result": [
         case(
             "query($s: String!, $id: ID!) { result(scope: $s, id: $id) { result { id } } }",
@@ -1205,7 +1219,7 @@ async def test_a_token_of_one_scope_cannot_read_change_or_learn_about_another_sc
     assert before["library"], "B's library entry is stored"
     kinds = {label for node in before["nodes"] for label in json.loads(node)["labels"]}
     assert COVERED <= kinds, COVERED - kinds
-    assert before["jobs"], "the seed's own jobs of B are in the snapshot"
+    assert before["jobs"], "the jobs B's own setup enqueued are in the snapshot"
     problems: list[str] = []
     for name in sorted(TABLE):
         for n, c in enumerate(TABLE[name]):

@@ -1,4 +1,4 @@
-"""Save to knowledge (L8) and continue the discussion (L9) over HTTP GraphQL."""
+"""Save to knowledge and continue the discussion (docs/rules/story-graph.md) over HTTP GraphQL."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -21,7 +22,7 @@ from tests.support.concern_api import register_people
 from tests.support.mcp import all_pages, body, error_code, http_client, stdio_client
 from tests.support.polling import until_async
 from tests.support.processes import Server, process_env
-from tests.support.signal_chain import build_chain
+from tests.support.signal_chain import SHANGHAI, build_chain
 
 FULL, READER, OUTSIDER = "mcp-full-token", "mcp-reader-token", "mcp-outsider-token"
 ADMIN = "mcp-admin-token"
@@ -850,21 +851,24 @@ async def test_story_graph_shows_open_signals_with_their_standing_and_the_concer
     api: Server, scope: str, neo4j_driver: AsyncDriver, settings: Settings
 ) -> None:
     """an agent sees the open commitment, what the agenda decided and the concern
-    raised for it; the event 李四's answer brought is his word (answered via the concern)."""
+    raised for it; the event 李四's answer brought (he moved the promise to Friday) is the
+    review's reading of his reply, via the concern, never his own word."""
     deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
-    chain = await build_chain(deps, scope)
+    chain = await build_chain(deps, scope, words="推迟到周五")
     async with http_client(api.url, READER) as client:
         graph_result = await client.call_tool("story_graph", {"scope": scope})
         listed = body(await client.call_tool("list_signals", {"scope": scope}))
     graph = body(graph_result)
-    [signal] = graph["open_signals"]
+    [signal] = graph["open_signals"]  # still open: its due moved to the Friday he named
     assert signal["id"] == chain.signal.id and signal["kind"] == "commitment"
-    assert signal["who"] == "李四" and signal["due"] == "2026-03-19T10:00:00+00:00"
+    due = datetime.fromisoformat(signal["due"]).astimezone(SHANGHAI)
+    assert signal["who"] == "李四" and (due.weekday(), due.hour) == (4, 18)
+    assert timedelta(0) < due - chain.answered_at < timedelta(days=7)
     assert signal["decision"] == {
-        "kind": "ignored",
-        "label": "ignored: no reachable person",
-        "reason": "no reachable person",
-        "policy_version": 1,
+        "kind": "raised",
+        "label": f"raised {chain.concern_id}",
+        "reason": "default rule for commitment",
+        "policy_version": 2,
     }
     assert signal["concern_id"] == chain.concern_id and signal["concern_status"]
     assert graph["next"]["open_signals"] is None
@@ -873,11 +877,11 @@ async def test_story_graph_shows_open_signals_with_their_standing_and_the_concer
     assert ISO_INSTANT.search(row["recorded_at"]) and not PY_INSTANT.search(
         graph_result.content[0].text  # type: ignore[union-attr]
     )
-    [event] = graph["events"]
-    assert event["via_concern"] == chain.concern_id
+    [event] = [e for e in graph["events"] if e["via_concern"]]
+    assert event["via_concern"] == chain.concern_id and event["title"] == "前端部分提测推迟到周五"
     # the loop's reading of 李四's answer stands as automation citing him, never as his word
     assert event["standing"] == "read-from-answer"
-    assert event["recorded_by"].startswith("run:concern:")
+    assert event["recorded_by"] == f"run:{chain.run_id}"
 
 
 BINDINGS = """query($s: String!) { personBindings(scope: $s) {

@@ -44,12 +44,13 @@ def test_the_guide_is_served_to_browser_with_the_saved_queries(api: Server) -> N
     assert answer.status_code == 200
     assert answer.headers["access-control-allow-origin"] == "*"
     page = answer.text
-    assert page.count("<slide") == 9 and page.count('class="pre-scrollable code runnable') == 9
+    assert page.count("<slide") == 10 and page.count('class="pre-scrollable code runnable') == 10
     # every saved query of cypher/browser/ is one click away in the guide
     for saved in sorted((PROJECT_ROOT / "cypher" / "browser").glob("*.cypher")):
         first = saved.read_text(encoding="utf-8").strip().splitlines()[0]
         assert html.escape(first, quote=False) in page, saved.name
-    assert "a signal's chain" in page and "search" in page
+    assert "a signal's chain" in page and "a watch's evidence" in page and "search" in page
+    assert "A watch's evidence" in page and "提测前检查" in page
     assert "signal_chain" not in page and "One signal's chain" in page
     assert "{{" not in page and "WITH 'demo' AS scope" in page
     assert page == render_guide()

@@ -3,7 +3,7 @@ configured (the offline rule model), driven over HTTP as a person would (docs/ru
 
 A conversation is reviewed; a person corrects 张三's description; new messages about 张三
 arrive and are reviewed: the stored 张三 is reused (one 张三, same id), the person's text
-stays (L5: 不静默覆盖用户内容) and the offline rules propose no description made of raw lines;
+stays (docs/rules/story-graph.md: 不静默覆盖用户内容) and the offline rules propose no description made of raw lines;
 event titles read as the event, never as "[time] name:" or "name：".
 """
 

@@ -1,5 +1,5 @@
 """A change of the responsible person over HTTP with a real worker and the default offline
-model (, second chain; docs/rules/story-graph.md: 新增证据与已确认结论冲突时显示待核对
+model (docs/rules/story-graph.md: 新增证据与已确认结论冲突时显示待核对
 差异，不能自动断言旧观点失效).
 
 A person pushes "王五: 张三负责支付模块", reviews it and confirms the responsibility relation;

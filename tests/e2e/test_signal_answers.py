@@ -1,477 +1,178 @@
-"""Answers come back into the graph, end to end with the DEFAULT offline
-model: the real API and worker processes over HTTP, real Neo4j and Redis, a moved clock (the
-API's own time arguments, in 2035 so no wall-clock scheduler touches them).
+"""Answers that do not settle what they were asked, end to end with the DEFAULT offline
+model: the real API and worker processes over HTTP, real Neo4j and Redis. Every signal comes
+from a review of a pushed conversation and every concern is raised by the agenda, as the
+product does (`tests/support/agenda_api.py`): 李四 promises on a Monday "前端部分周四能提测",
+the follow-up is due Thursday 18:00 and the scheduler at that time asks him
+("李四，前端部分周四提测了吗？"); for a difference, 张三 is asked who is responsible for
+支付模块 now. Each test shows the question sent before anyone answers, in words a person
+writes. (The kept promise and the accepted difference are the seed's chains,
+tests/e2e/test_loop_seed_example.py.)
 
-A commitment signal ("李四：前端部分周四能提测", said on a Monday, due Thursday) is recorded and
-its follow-up concern raised for it, as the agenda does (`signal_id`); the scheduler's clock
-moved to Thursday follows up; 李四 answers over `advanceConcern`. What the user then sees over
-GraphQL: the concern resolved, the back-flow at the initiator, the event "前端部分已提测" by
-person:p_lisi citing 李四's line in the concern's conversation (a source version, one line per
-message), absent as of Wednesday and present as of Friday, the signal `kept`. A moved
-commitment leaves an event and a new commitment signal; a dropped concern asserts nothing;
-a difference answered becomes that person's accept or dismissal.
+- a moved promise ("推迟到周五") moves the same concern's next action and the signal's due
+  to Friday, by the review of the concern's conversation, with the event saying so;
+- an unclear reply ("嗯", "提测了吗？") writes nothing, tells the owner nothing, and 李四 is
+  asked again when the follow-up comes; the answer that follows is read and cited at its
+  line of the whole conversation;
+- the owner dropping the concern leaves its signal unresolved and asserts nothing;
+- a reply about a difference that chooses nothing ("对", "张三已经不负责了") writes nothing:
+  the difference stays pending as the review proposed it, and 张三 is asked again.
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
-import pytest
-import pytest_asyncio
-from neo4j import AsyncDriver
-
-from engine.concern.model import (
-    ConcernType,
-    Initiator,
-    PersonRef,
-    Priority,
-    RaiseConcernInput,
+from tests.support.agenda_api import (
+    MONDAY,
+    SHANGHAI,
+    THURSDAY,
+    difference_asked,
+    promised_and_asked,
+    story,
+    turned,
+    wait_for,
 )
-from engine.errors import Forbidden
-from engine.principal import OPEN_PRINCIPAL, Principal
-from engine.settings import Settings
-from engine.signal.derive import from_difference, from_fact
-from engine.signal.model import Passage, SignalDraft
-from engine.signal.policy import goal_of
-from engine.story.models import Actor
-from jobs.concern.commands import raise_concern
-from jobs.deps import Deps
-from jobs.queue import open_pool
-from jobs.signal.record import signal_store
-from jobs.story.writes import resolve_suggestion
-from tests.support.concern_api import ADVANCE, ConcernClient
-from tests.support.concern_jobs import upsert_people_of
-from tests.support.polling import until
-from tests.support.processes import Server, process_env, spawn, stop
-from tests.support.story_api import data
+from tests.support.concern_api import ConcernClient
+from tests.support.processes import Server
+from tests.support.review_api import gql
 
-SH = ZoneInfo("Asia/Shanghai")
-MONDAY = datetime(2035, 4, 16, 10, 0, tzinfo=SH)
-WEDNESDAY = datetime(2035, 4, 18, 12, 0, tzinfo=SH)
-THURSDAY = datetime(2035, 4, 19, 9, 0, tzinfo=SH)
-FRIDAY = datetime(2035, 4, 20, 12, 0, tzinfo=SH)
-LINE = f"[{MONDAY.isoformat()}] 李四: 前端部分周四能提测"
-OWNER = Initiator(name="老板", channel="telegram", channel_user_id="123", person_id="p_owner")
-
+FRIDAY = MONDAY + timedelta(days=4, hours=8)  # Friday 18:00, the moved promise
+LATER = MONDAY + timedelta(days=7)  # as of then, everything the replies brought is known
 SIGNALS = """query($s: String!, $at: DateTime) {
   signals(scope: $s, asOf: $at, first: 10) { edges { node {
-    id kind status seq by { kind id } why who what due sourceId sourceVersion locator
-    decision { kind label } } } } }"""
-GRAPH = """query($s: String!, $at: DateTime) { storyGraph(scope: $s, asOf: $at) {
-  events { id title at by { kind id } resultId }
-  relations { id confirmation by { kind id } }
-  suggestions { id seq status why by { kind id } }
-  references { ownerId sourceId sourceVersion locator excerpt { available text } } } }"""
+    id kind status seq by { kind id } why due viaConcern } } } }"""
+CONCERNS = "query($s: String!) { concerns(scope: $s) { totalCount } }"
 
 
-@pytest.fixture
-def stack(services: Settings, start_server: Callable[..., Server]) -> Iterator[tuple[Server, str]]:
-    """Our own API and worker on a queue of their own, with no model endpoint at all."""
-    queue = f"{services.queue_name}:answers:{uuid.uuid4().hex[:6]}"
-    api = start_server(QUEUE_NAME=queue)
-    worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL=""))
-    yield api, queue
-    stop(worker)
+def minutes(at: datetime) -> float:
+    return (at - MONDAY).total_seconds() / 60
 
 
-@pytest_asyncio.fixture
-async def agenda(
-    services: Settings, neo4j_driver: AsyncDriver, stack: tuple[Server, str]
-) -> AsyncIterator[Deps]:
-    """What the agenda does in process: record a signal, raise its concern (`signal_id`)."""
-    settings = services.model_copy(update={"queue_name": stack[1], "model_base_url": None})
-    pool = await open_pool(settings)
-    yield Deps(settings=settings, driver=neo4j_driver, pool=pool, worker_id="test-agenda")
-    await pool.aclose()
+def signals_of(api: Server, scope: str, at: datetime = LATER) -> dict[str, dict[str, Any]]:
+    """The scope's signals as of `at` (the moved clock's answers are recorded then)."""
+    edges = gql(api, SIGNALS, s=scope, at=at.isoformat())["signals"]["edges"]
+    return {e["node"]["id"]: e["node"] for e in edges}
 
 
-def minutes(at: datetime, t0: datetime = MONDAY) -> float:
-    return (at - t0).total_seconds() / 60
+def brought(api: Server, scope: str, cid: str) -> list[dict[str, Any]]:
+    """The events the concern's answers brought, as of LATER."""
+    return [e for e in story(api, scope, LATER)["events"] if e["viaConcern"] == cid]
 
 
-async def record(deps: Deps, scope: str, draft: SignalDraft) -> str:
-    store = signal_store(deps)
-
-    async def work(tx):  # type: ignore[no-untyped-def]
-        return await store.record_in(
-            tx, [draft], scope=scope, run_id="run-review", result_id="res-review", now=MONDAY
-        )
-
-    [signal] = await store.write(work)
-    return signal.id
+def backflow(people: ConcernClient) -> list[dict[str, Any]]:
+    return [m for m in people.sent_to("p_wangwu") if m["kind"] == "backflow"]
 
 
-async def raise_for(deps: Deps, scope: str, sid: str, draft: SignalDraft, person: PersonRef) -> str:
-    goal = goal_of(draft)
-    request = RaiseConcernInput(
-        type=ConcernType.FOLLOWUP,
-        priority=Priority.MEDIUM,
-        title=goal,
-        goal=goal,
-        source_detail=draft.text,
-        initiator=OWNER,
-        people=[person],
-        agenda_role="signal",
-        signal_id=sid,
-    )
-    await upsert_people_of(deps, scope, request)
-    concern = await raise_concern(
-        deps,
-        OPEN_PRINCIPAL,
-        request,
-        scope=scope,
-        at=MONDAY + timedelta(minutes=5),
-    )
-    return concern.concern_id
+def asked_again(people: ConcernClient, api: Server, cid: str, person: str, count: int) -> str:
+    """The scheduler at the concern's next action: `person` receives message `count`."""
+    concern = gql(api, "query($id: ID!) { concern(id: $id) { nextAction { when } } }", id=cid)
+    when = datetime.fromisoformat(concern["concern"]["nextAction"]["when"])
+    people.scheduler((when - people.t0).total_seconds() / 60 + 1)
+    return str(people.wait_for(person, count)[count - 1]["text"])
 
 
-def push_chat(api: ConcernClient, source_id: str, text: str) -> None:
-    api.gql(
-        "mutation($i: UpsertSourceInput!) { upsertSource(input: $i) { id } }",
-        i={
-            "scope": api.scope,
-            "id": source_id,
-            "kind": "CONVERSATION",
-            "version": "v1",
-            "text": text,
-        },
-    )
-
-
-async def commitment(deps: Deps, api: ConcernClient) -> tuple[str, str]:
-    """李四's promise recorded as a signal and its follow-up concern raised and contacted."""
-    push_chat(api, "chat-1", LINE)
-    start = LINE.index("前端部分")
-    draft = from_fact(
-        "commitment",
-        "李四：前端部分周四能提测",
-        Passage(source_id="chat-1", source_version="v1", locator=f"chars:{start}-{len(LINE)}"),
-        MONDAY,
-        "Asia/Shanghai",
-    )
-    assert draft is not None and draft.due == datetime(2035, 4, 19, 18, 0, tzinfo=SH)
-    sid = await record(deps, api.scope, draft)
-    lisi = PersonRef(person_id="p_lisi", display_name="李四", last_channel="feishu")
-    cid = await raise_for(deps, api.scope, sid, draft, lisi)
-    api.wait_for("p_lisi", 1)  # the first contact
-    api.scheduler(minutes(THURSDAY))  # Thursday: the follow-up is due
-    api.wait_for("p_lisi", 2)
-    return sid, cid
-
-
-def signals(api: ConcernClient, at: datetime = FRIDAY) -> dict[str, dict[str, Any]]:
-    """The signals as of `at` (the test's clock is in 2035: as of Friday by default)."""
-    data = api.gql(SIGNALS, s=api.scope, at=at.isoformat())
-    return {e["node"]["id"]: e["node"] for e in data["signals"]["edges"]}
-
-
-REVIEW_RUN = """query($id: String!) { supervisionRun(id: $id) {
-  status resultId covered { sourceId } } }"""
-
-
-def graph(api: ConcernClient, at: datetime = FRIDAY) -> dict[str, Any]:
-    return api.gql(GRAPH, s=api.scope, at=at.isoformat())["storyGraph"]  # type: ignore[no-any-return]
-
-
-def wait_status(api: ConcernClient, sid: str, status: str) -> dict[str, Any]:
-    got: dict[str, Any] = until(
-        lambda: signals(api).get(sid),
-        lambda s: s is not None and s["status"] == status,
-        f"signal {sid} {status}",
-    )
-    return got
-
-
-def concern_of(api: ConcernClient, cid: str) -> dict[str, Any]:
-    """Until the concern exists (the agenda's effect job raises it after the answer's write)."""
-    query = (
-        "query($id: ID!) { concern(id: $id) { id status source { signalId } people { personId }"
-        " nextAction { when } } }"
-    )
-    body = until(
-        lambda: api.api.graphql(query, {"id": cid}).json(),
-        lambda b: b.get("data") and b["data"]["concern"],
-        f"concern {cid} raised",
-    )
-    return body["data"]["concern"]  # type: ignore[no-any-return]
-
-
-def turned(api: ConcernClient, cid: str, recorded: int) -> None:
-    """Until the loop turn a reply triggered has saved its decision (one turn at a time)."""
-    revision = "query($id: ID!) { concern(id: $id) { status revision } }"
-    got = until(
-        lambda: api.gql(revision, id=cid)["concern"],
-        lambda c: c["revision"] > recorded,
-        f"the turn after revision {recorded}",
-    )
-    assert got["status"] != "RESOLVED", got
-
-
-async def via_concern(deps: Deps, label: str, object_id: str) -> list[Any]:
-    records, _, _ = await deps.driver.execute_query(
-        f"MATCH (v:{label} {{id: $id}}) RETURN v.via_concern AS c ORDER BY v.seq",
-        id=object_id,
-        database_=deps.settings.neo4j_database,
-    )
-    return [r["c"] for r in records]
-
-
-async def test_a_kept_commitment_becomes_an_event_citing_the_answer_in_the_concern(
-    stack: tuple[Server, str], agenda: Deps, scope: str
+def test_a_moved_promise_moves_the_same_concern_and_the_signals_due(
+    offline_open: Server, scope: str
 ) -> None:
-    api = ConcernClient(stack[0], scope, MONDAY)
-    sid, cid = await commitment(agenda, api)
-
-    # "嗯" says nothing: the concern is not resolved and nothing is written (asked again)
-    vague = api.reply(cid, "p_lisi", "嗯", minutes(THURSDAY) + 10)["concern"]["revision"]
-    turned(api, cid, vague)
-    answered_at = THURSDAY + timedelta(minutes=30)
-    api.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
-    assert api.wait_revision(cid, lambda c: c["status"] == "RESOLVED")["status"] == "RESOLVED"
-    kept = wait_status(api, sid, "KEPT")
-    # a machine's reading of 李四's words: the review of the concern's conversation
-    reader = kept["by"]
-    assert kept["seq"] == 2 and reader["kind"] == "RUN"
-    assert reader["id"].startswith(f"sup-{cid}-m")
-
-    # the back-flow still reaches the initiator (docs/rules/concerns.md)
-    backflow = [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"]
-    assert len(backflow) == 1 and "已经提测了" in backflow[0]["text"]
-
-    after = graph(api, FRIDAY)
-    [event] = [e for e in after["events"] if e["title"] == "前端部分已提测"]
-    assert event["by"] == reader
-    # the run's record shows it: completed, its result the event's, its input the reply
-    run = api.gql(REVIEW_RUN, id=reader["id"])["supervisionRun"]
-    assert (run["status"], run["resultId"]) == ("completed", event["resultId"])
-    assert [c["sourceId"] for c in run["covered"]] == [f"concern-{cid}"]
-    assert datetime.fromisoformat(event["at"]) == answered_at
-    [ref] = [r for r in after["references"] if r["ownerId"] == event["id"]]
-    assert ref["sourceId"] == f"concern-{cid}" and ref["excerpt"]["available"]
-    assert ref["locator"] == "lines:4-4"  # asked, followed up, "嗯", answered
-    assert ref["excerpt"]["text"] == f"[{answered_at.isoformat()}] 李四: 已经提测了"
-    assert await via_concern(agenda, "EventVersion", event["id"]) == [cid]
-    assert await via_concern(agenda, "SignalVersion", sid) == [None, cid]
-
-    # as of Wednesday nobody had answered: no event, the signal still open
-    before = graph(api, WEDNESDAY)
-    assert [e for e in before["events"] if e["title"] == "前端部分已提测"] == []
-    assert signals(api, WEDNESDAY)[sid]["status"] == "OPEN"
-
-    # the same answer delivered again is refused (the concern is closed): nothing more written
-    again = api.api.graphql(
-        ADVANCE,
-        {
-            "input": {
-                "concernId": cid,
-                "personId": "p_lisi",
-                "text": "已经提测了",
-                "at": answered_at.isoformat(),
-                "channel": "feishu",
-                "messageId": f"p_lisi@{minutes(answered_at)}",
-            }
-        },
-    ).json()
-    assert again["errors"][0]["extensions"]["code"] == "CONFLICT"
-    assert len([e for e in graph(api, FRIDAY)["events"] if e["title"] == "前端部分已提测"]) == 1
-    assert signals(api)[sid]["seq"] == 2
-
-
-async def test_a_moved_commitment_moves_the_same_concern_and_the_signals_due(
-    stack: tuple[Server, str], agenda: Deps, scope: str
-) -> None:
-    api = ConcernClient(stack[0], scope, MONDAY)
-    sid, cid = await commitment(agenda, api)
-    turn = api.reply(cid, "p_lisi", "推迟到周五", minutes(THURSDAY) + 30)["concern"]
-    turned(api, cid, turn["revision"])
-    friday = datetime(2035, 4, 20, 18, 0, tzinfo=SH)
-    moved = until(
-        lambda: signals(api),
+    api = offline_open
+    signal, cid, asked_at = promised_and_asked(api, scope)
+    people = ConcernClient(api, scope, MONDAY)
+    turn = people.reply(cid, "p_lisi", "推迟到周五", minutes(asked_at + timedelta(minutes=30)))
+    turned(api, cid, turn["concern"]["revision"])
+    moved = wait_for(
+        lambda: signals_of(api, scope),
         lambda got: (
-            got[sid]["due"] is not None and datetime.fromisoformat(got[sid]["due"]) == friday
+            got[signal["id"]]["due"] is not None
+            and datetime.fromisoformat(got[signal["id"]]["due"]) == FRIDAY
         ),
         "the signal's due moved to Friday",
     )
-    assert moved[sid]["status"] == "OPEN" and len(moved) == 1  # no second signal
-    assert moved[sid]["by"]["kind"] == "RUN"  # by the review of the conversation
-    assert moved[sid]["by"]["id"].startswith(f"sup-{cid}-m")
-    same = concern_of(api, cid)
+    [(sid, now)] = moved.items()  # no second signal
+    assert sid == signal["id"] and now["status"] == "OPEN" and now["viaConcern"] == cid
+    # by the review of the concern's conversation, not as 李四's own act
+    assert now["by"]["kind"] == "RUN" and now["by"]["id"].startswith(f"sup-{cid}-m")
+    same = people.concern(cid)
     assert same["status"] in ("IN_PROGRESS", "WAITING_REPLY")  # the same concern goes on
-    assert datetime.fromisoformat(same["nextAction"]["when"]) == friday
-    [event] = [e for e in graph(api, FRIDAY)["events"] if "推迟" in e["title"]]
-    assert event["title"] == "前端部分提测推迟到周五"
-    listed = api.api.graphql(
-        "query($s: String!) { concerns(scope: $s) { totalCount } }", {"s": scope}
-    ).json()
-    assert listed["data"]["concerns"]["totalCount"] == 1  # the same concern, not a second
+    assert datetime.fromisoformat(same["nextAction"]["when"]) == FRIDAY
+    [event] = brought(api, scope, cid)
+    assert event["title"] == "前端部分提测推迟到周五" and event["by"] == now["by"]
+    assert gql(api, CONCERNS, s=scope)["concerns"]["totalCount"] == 1  # not a second concern
+    assert backflow(people) == []
 
 
-async def test_a_question_back_writes_nothing_and_is_asked_again(
-    stack: tuple[Server, str], agenda: Deps, scope: str
+def test_an_unclear_reply_writes_nothing_and_is_asked_again_until_answered(
+    offline_open: Server, scope: str
 ) -> None:
-    api = ConcernClient(stack[0], scope, MONDAY)
-    sid, cid = await commitment(agenda, api)
-    turn = api.reply(cid, "p_lisi", "提测了吗？", minutes(THURSDAY) + 30)["concern"]
-    turned(api, cid, turn["revision"])
-    assert api.concern(cid)["status"] in ("IN_PROGRESS", "WAITING_REPLY")
-    assert signals(api)[sid]["status"] == "OPEN" and signals(api)[sid]["seq"] == 1
-    assert graph(api, FRIDAY)["events"] == []
-    assert [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"] == []
+    api = offline_open
+    signal, cid, asked_at = promised_and_asked(api, scope)
+    people = ConcernClient(api, scope, MONDAY)
+    at = asked_at
+    for count, reply in enumerate(("嗯", "提测了吗？"), start=2):
+        at += timedelta(minutes=10)
+        turn = people.reply(cid, "p_lisi", reply, minutes(at))["concern"]
+        after = turned(api, cid, turn["revision"])
+        assert after["status"] in ("IN_PROGRESS", "WAITING_REPLY"), (reply, after)
+        # nothing written: the signal as the review recorded it, no event, no report
+        now = signals_of(api, scope)[signal["id"]]
+        assert (now["status"], now["seq"], now["viaConcern"]) == ("OPEN", 1, None), reply
+        assert brought(api, scope, cid) == [] and backflow(people) == []
+        # asked again when the follow-up comes, about the same promise
+        again = asked_again(people, api, cid, "p_lisi", count)
+        assert "前端部分周四提测了吗？" in again, again
+        at = datetime.fromisoformat(people.sent_to("p_lisi")[-1]["deliverAt"])
+
+    # the answer that follows is read, and cited at its own line of the whole conversation
+    # (asked, "嗯", asked again, "提测了吗？", asked again, answered)
+    answered_at = (at + timedelta(minutes=10)).astimezone(SHANGHAI)  # as the source writes it
+    people.reply(cid, "p_lisi", "已经提测了", minutes(answered_at))
+    people.wait_revision(cid, lambda c: c["status"] == "RESOLVED")
+    [event] = wait_for(lambda: brought(api, scope, cid), bool, "the answer's event")
+    [ref] = [r for r in story(api, scope, LATER)["references"] if r["ownerId"] == event["id"]]
+    assert (event["title"], ref["locator"]) == ("前端部分已提测", "lines:6-6")
+    assert ref["excerpt"]["text"] == f"[{answered_at.isoformat()}] 李四: 已经提测了"
 
 
-async def test_a_dropped_concern_leaves_its_signal_unresolved_and_asserts_nothing(
-    stack: tuple[Server, str], agenda: Deps, scope: str
+def test_the_owner_dropping_the_concern_leaves_its_signal_unresolved(
+    offline_open: Server, scope: str
 ) -> None:
-    api = ConcernClient(stack[0], scope, MONDAY)
-    sid, cid = await commitment(agenda, api)
-    api.reply(cid, "p_owner", "算了不用问了", minutes(THURSDAY) + 30)
-    unresolved = wait_status(api, sid, "UNRESOLVED")
-    assert api.concern(cid)["status"] == "DROPPED"
-    assert cid in unresolved["why"]
-    assert graph(api, FRIDAY)["events"] == []
-    assert [m for m in api.sent_to("p_owner") if m["kind"] == "backflow"] == []
-
-
-async def difference(deps: Deps, api: ConcernClient) -> tuple[str, str, str]:
-    """张三 -负责-> 支付模块 confirmed by a person; a later result contradicts it (a pending
-    difference); its signal recorded and its question raised to 张三."""
-    push_chat(api, "chat-1", "[2035-04-09T10:00:00+08:00] 老板: 支付模块由张三负责")
-    push_chat(api, "chat-2", "[2035-04-16T10:00:00+08:00] 王五: 支付模块改由李四负责")
-    publish = """mutation($i: PublishResultInput!) { publishResult(input: $i) { repeat } }"""
-    ref1 = [{"sourceId": "chat-1", "sourceVersion": "v1", "locator": "lines:1-1"}]
-    api.gql(
-        publish,
-        i={
-            "scope": api.scope,
-            "key": "r1",
-            "entities": [
-                {"ref": "zs", "name": "张三", "kind": "person", "status": "MAIN"},
-                {"ref": "pay", "name": "支付模块", "kind": "project", "status": "MAIN"},
-            ],
-            "relations": [
-                {"ref": "own", "from": "zs", "to": "pay", "type": "负责", "references": ref1}
-            ],
-        },
+    api = offline_open
+    signal, cid, asked_at = promised_and_asked(api, scope)
+    people = ConcernClient(api, scope, MONDAY)
+    people.reply(cid, "p_wangwu", "算了不用问了", minutes(asked_at + timedelta(minutes=30)))
+    unresolved = wait_for(
+        lambda: signals_of(api, scope)[signal["id"]],
+        lambda s: s["status"] == "UNRESOLVED",
+        "the signal unresolved",
     )
-    [rel] = graph(api)["relations"]
-    api.gql(
-        "mutation($s: String!, $id: ID!) { confirmRelation(scope: $s, id: $id) { seq } }",
-        s=api.scope,
-        id=rel["id"],
-    )
-    ids = {
-        e["node"]["name"]: e["node"]["id"]
-        for e in api.gql(
-            "query($s: String!) { entities(scope: $s, first: 10) { edges { node { id name } } } }",
-            s=api.scope,
-        )["entities"]["edges"]
-    }
-    ref2 = [{"sourceId": "chat-2", "sourceVersion": "v1", "locator": "lines:1-1"}]
-    api.gql(
-        publish,
-        i={
-            "scope": api.scope,
-            "key": "r2",
-            "entities": [
-                {"ref": "zs", "name": "张三", "id": ids["张三"]},
-                {"ref": "pay", "name": "支付模块", "id": ids["支付模块"]},
-            ],
-            "relations": [
-                {
-                    "ref": "own",
-                    "from": "zs",
-                    "to": "pay",
-                    "type": "负责",
-                    "stance": "CONTRADICTS",
-                    "reason": "支付模块改由李四负责",
-                    "references": ref2,
-                }
-            ],
-        },
-    )
-    [sugg] = [s for s in graph(api)["suggestions"] if s["status"] == "PENDING"]
-    draft = from_difference(
-        target_kind="relation",
-        target_id=rel["id"],
-        field="负责人",
-        confirmed_value="张三",
-        proposed_value="李四",
-        text="支付模块 负责人：张三 → 李四",  # as a review words it
-        suggestion_id=sugg["id"],  # the pending difference it stands for, as a review names it
-        passage=Passage(source_id="chat-2", source_version="v1", locator="lines:1-1"),
-        said_at=MONDAY,
-    )
-    sid = await record(deps, api.scope, draft)
-    zs = PersonRef(person_id="p_zs", display_name="张三", last_channel="feishu")
-    cid = await raise_for(deps, api.scope, sid, draft, zs)
-    [asked] = api.wait_for("p_zs", 1)  # 张三 is asked first, naming both values he can answer
-    assert "张三" in asked["text"] and "李四" in asked["text"]
-    return sid, cid, rel["id"]
+    assert people.concern(cid)["status"] == "DROPPED"
+    assert cid in unresolved["why"] and unresolved["viaConcern"] == cid
+    assert brought(api, scope, cid) == [] and backflow(people) == []
+    assert story(api, scope, THURSDAY)["events"] == story(api, scope, LATER)["events"]
 
 
-INBOX = """
-query($scope: String!) { inbox(scope: $scope) { edges { node {
-  kind reason seenVersion proposedValue suggestion { id status viaConcern }
-  evidence { sourceId locator excerpt { text } } } } } }"""
-
-
-async def test_a_difference_answer_is_quoted_evidence_and_only_an_editor_accepts_it(
-    stack: tuple[Server, str], agenda: Deps, scope: str
+def test_a_reply_choosing_nothing_leaves_the_difference_pending_and_is_asked_again(
+    offline_open: Server, scope: str
 ) -> None:
-    api = ConcernClient(stack[0], scope, MONDAY)
-    sid, cid, rel = await difference(agenda, api)
-    bare = api.reply(cid, "p_zs", "对", minutes(THURSDAY))["concern"]["revision"]
-    turned(api, cid, bare)  # a bare yes chooses nothing: the turn waits and asks again
-    answer = "对，已经交给李四了"
-    api.reply(cid, "p_zs", answer, minutes(THURSDAY) + 10)
-    settled = wait_status(api, sid, "SETTLED")
-    reader = settled["by"]  # the review's reading, never stamped as 张三's act
-    assert reader["kind"] == "RUN" and reader["id"].startswith(f"sup-{cid}-m")
-
-    # the person-confirmed relation is untouched; the difference still waits for an editor
-    after = graph(api, FRIDAY)
-    [still] = after["relations"]
-    assert still["confirmation"] == "CONFIRMED" and still["by"] != reader
-    [pending] = after["suggestions"]
-    assert pending["status"] == "PENDING"
-    first = data(api.api.graphql(INBOX, {"scope": scope}))["inbox"]["edges"][0]["node"]
-    assert first["kind"] == "DIFFERENCE" and first["suggestion"]["status"] == "PENDING"
-    assert first["reason"] == f"张三 在跟进中答复：{answer}"
-    assert first["suggestion"]["viaConcern"] == cid
-    quoted = [e for e in first["evidence"] if e["sourceId"] == f"concern-{cid}"]
-    assert [e["excerpt"]["text"].endswith(f"张三: {answer}") for e in quoted] == [True]
-
-    # one action by a user with the editor role moves it, recorded by that user (the use
-    # case the acceptSuggestion mutation calls, on this test's 2035 clock)
-    later = replace(agenda, clock=lambda: FRIDAY)
-    sug = first["suggestion"]["id"]
-    reader_only = Principal("li-reader", frozenset({scope}), frozenset({"reader"}))
-    with pytest.raises(Forbidden):
-        await resolve_suggestion(later, reader_only, "accept", scope, sug)
-    editor = Principal("wang", frozenset({scope}), frozenset({"editor"}))
-    accepted = await resolve_suggestion(
-        later, editor, "accept", scope, sug, seen_version=first["seenVersion"]
-    )
-    assert accepted.status.value == "accepted" and accepted.by == Actor.user("wang")
-    [now] = graph(api, FRIDAY + timedelta(minutes=1))["relations"]
-    assert now["confirmation"] == "REJECTED" and now["by"] == {"kind": "USER", "id": "wang"}
-    [before] = graph(api, FRIDAY - timedelta(minutes=1))["relations"]
-    assert before["confirmation"] == "CONFIRMED"
+    api = offline_open
+    signal, cid, confirmed = difference_asked(api, scope)  # 张三 asked first
+    people = ConcernClient(api, scope, datetime.now(UTC))  # after the question reached him
+    pending = story(api, scope)["suggestions"]
+    assert [(s["status"], s["seq"]) for s in pending] == [("PENDING", 1)]
+    for reply in ("对", "张三已经不负责了"):
+        turn = people.reply(cid, "p_zhangsan", reply, elapsed(people))["concern"]
+        after = turned(api, cid, turn["revision"])
+        assert after["status"] in ("IN_PROGRESS", "WAITING_REPLY"), (reply, after)
+        now = story(api, scope)
+        # nothing written: the difference as the review proposed it, the confirmed relation
+        assert now["suggestions"] == pending and now["relations"] == [confirmed], reply
+        read = gql(api, SIGNALS, s=scope, at=None)["signals"]["edges"]
+        assert [(e["node"]["status"], e["node"]["seq"]) for e in read] == [("OPEN", 1)], reply
+    # asked again when the follow-up comes, naming the module and both values
+    again = asked_again(people, api, cid, "p_zhangsan", 2)
+    assert "支付模块" in again and "张三" in again and "李四" in again, again
 
 
-async def test_a_reply_choosing_nothing_writes_nothing_and_is_asked_again(
-    stack: tuple[Server, str], agenda: Deps, scope: str
-) -> None:
-    api = ConcernClient(stack[0], scope, MONDAY)
-    sid, cid, _ = await difference(agenda, api)
-    turn = api.reply(cid, "p_zs", "张三已经不负责了", minutes(THURSDAY))["concern"]
-    turned(api, cid, turn["revision"])
-    assert api.concern(cid)["status"] != "RESOLVED"
-    assert signals(api)[sid]["status"] == "OPEN"
-    [pending] = graph(api, FRIDAY)["suggestions"]
-    assert pending["status"] == "PENDING" and pending["seq"] == 1
+def elapsed(people: ConcernClient) -> float:
+    """Minutes from the client's t0 to now: a reply recorded as it arrives."""
+    return (datetime.now(UTC) - people.t0).total_seconds() / 60

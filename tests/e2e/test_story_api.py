@@ -236,9 +236,23 @@ def test_viz_page_is_served_and_its_queries_run_against_the_schema(api: Server, 
     assert replay["graphReplay"]["tables"]["events"]
     # The page sends moments in UTC (Z); the data may have been written with another offset.
     now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-    detail = data(api.graphql(found["DETAIL_Q"], {"s": scope, "a": now}))["storyGraph"]
-    assert {e["name"] for e in detail["entities"]} == {"支付模块", "第三方回调接口"}
-    assert detail["references"][0]["excerpt"]["available"] is True
+    tables = replay["graphReplay"]["tables"]
+    pay = next(r[0] for r in tables["entities"] if r[2] == "支付模块")
+    # a click reads the object clicked with what its details show, not the scope
+    detail = data(api.graphql(found["DETAIL_Q"], {"s": scope, "ids": [pay], "a": now}))
+    around = detail["storyObjects"]
+    assert {e["name"] for e in around["entities"]} == {"支付模块", "第三方回调接口"}
+    assert [r["type"] for r in around["relations"]] == ["blocked_by"]
+    assert [e["title"] for e in around["events"]] == ["张三：支付模块卡在第三方回调"]
+    assert [c["kind"] for c in around["changes"]] == ["REVISED"]
+    event = tables["events"][0][0]
+    cited = data(api.graphql(found["DETAIL_Q"], {"s": scope, "ids": [event], "a": now}))
+    assert cited["storyObjects"]["references"][0]["excerpt"]["available"] is True
+    # no ids, or too many, is an input error naming the argument and its form
+    for ids in ([], [f"id-{i}" for i in range(101)]):
+        refused = api.graphql(found["DETAIL_Q"], {"s": scope, "ids": ids, "a": now})
+        assert error_code(refused) == "INVALID_INPUT", refused.json()
+        assert "ids takes 1 to 100 object ids" in refused.json()["errors"][0]["message"]
 
 
 REPLAY = """

@@ -75,6 +75,19 @@ class Server:
         )
 
 
+@dataclass
+class AsToken(Server):
+    """A server whose API has tokens (API_TOKENS): every request carries `token` unless it
+    names another (`graphql(..., token=...)`)."""
+
+    token: str = ""
+
+    def graphql(
+        self, query: str, variables: dict | None = None, token: str | None = None
+    ) -> httpx.Response:  # type: ignore[type-arg]
+        return super().graphql(query, variables, token or self.token)
+
+
 def process_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in PASS_THROUGH}
     env.update(
@@ -215,13 +228,16 @@ def api_servers(services: Settings) -> Iterator[Callable[..., Server]]:
 
 @contextmanager
 def offline_stack(
-    services: Settings, start_server: Any, label: str, **env: str
+    services: Settings, start_server: Any, label: str, token: str | None = None, **env: str
 ) -> Iterator[Server]:
     """An API (from the e2e `start_server` fixture) and a worker on a queue of their own, no
     model configured (the offline rule model), the heartbeat app switched on: what `make run`
-    serves. `env`: more settings for both (e.g. TIMEZONE). The queue is emptied after."""
+    serves. `env`: more settings for both (e.g. TIMEZONE, API_TOKENS); with tokens, `token`
+    (an admin's) is what the yielded server's requests carry unless they name another. The
+    queue is emptied after."""
     queue = f"{services.queue_name}:{label}-{uuid.uuid4().hex[:6]}"
-    api = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="", **env)
+    started = start_server(QUEUE_NAME=queue, MODEL_BASE_URL="", **env)
+    api = AsToken(started.url, started.process, started.env, token=token) if token else started
     worker = spawn(["worker"], process_env(services, QUEUE_NAME=queue, MODEL_BASE_URL="", **env))
     body = api.graphql("mutation { setHeartbeatEnabled(enabled: true) { heartbeatEnabled } }")
     assert "errors" not in body.json(), body.text

@@ -1,4 +1,5 @@
-"""A scripted OpenAI-compatible chat-completions server for tests (§5).
+"""A scripted OpenAI-compatible chat-completions server for tests: the model is the
+one stand-in the suite allows (docs/testing.md).
 
 A small starlette app on loopback, served by uvicorn in a background thread:
 - `POST /v1/chat/completions`, streamed (SSE) and not, answers from a queue of scripted

@@ -10,7 +10,7 @@
   const DIFF_Q = `query($s: String!, $since: DateTime!, $after: String) {
     storyGraphDiff(scope: $s, since: $since, first: 200, after: $after) {
       totalCount pageInfo { hasNextPage endCursor }
-      edges { node { objectKind objectId objectLabel change changedAt why by { kind id } byLabel label
+      edges { node { objectKind objectId objectLabel change changedAt why resultId by { kind id } byLabel label
         fields { field label before after beforeLabel afterLabel } } } } }`;
   const MARK = { ADDED: "added", REVISED: "revised", RESTORED: "revised", RETRACTED: "retracted", REMOVED: "retracted" };
   const COLOR = { added: "#16a34a", revised: "#d97706", retracted: "#be123c" };
@@ -89,6 +89,9 @@
     }
   }
 
+  // a person's reason is shown under the sentence (which already names who); an automatic
+  // version's bookkeeping ("result <its result id>") is not a reason
+  const reason = (e) => (e.why && e.why !== `result ${e.resultId}` ? e.why : "");
   function list() {
     const ul = $("changesList");
     if (chg.since === null) { ul.innerHTML = ""; $("changesCount").textContent = ""; $("changesInfo").textContent = "choose a moment under “changed since”"; return; }
@@ -99,7 +102,7 @@
       const fields = e.fields.map((f) => `${f.field}: ${f.before ?? "∅"} → ${f.after ?? "∅"}`).join("\n");
       return `<li class="${MARK[e.change]}" data-i="${i}" data-id="${esc(e.objectId)}"><span class="tag">${e.change.toLowerCase()}</span> ` +
         `<span class="sentence" title="${esc(e.objectId + (fields ? "\n" + fields : ""))}">${esc(e.label)}</span>` +
-        `<div class="meta">${esc(e.byLabel)} · ${esc(localTime(Date.parse(e.changedAt)))}${e.why ? " · " + esc(e.why) : ""}</div></li>`;
+        `<div class="meta">${esc(localTime(Date.parse(e.changedAt)))}${reason(e) ? " · " + esc(reason(e)) : ""}</div></li>`;
     }).join("");
   }
 

@@ -48,7 +48,7 @@
     const wrote = brought(c.id);
     let answer = "";
     if (wrote.length) {
-      const g = await detailGraph();
+      const g = await detailGraph(wrote.map((b) => b.id));
       const refs = g.references.filter((r) => wrote.some((b) => b.id === r.ownerId));
       answer = refs.map((r) => `<div class="meta">${esc(r.sourceId)} @ ${esc(r.sourceVersion)} · ${esc(r.locator)}</div>` +
         (r.excerpt.available ? `<blockquote class="excerpt answer">${esc(r.excerpt.text)}</blockquote>` : `<p class="unavailable">${esc(r.excerpt.warning || "unavailable")}</p>`)).join("");

@@ -15,8 +15,9 @@ const STACK_GAP = 0.05; // events closer than this angle (radians) are stacked o
 const TOKEN_KEY = "storygraph.token";
 const REPLAY_Q = `query($s: String!, $from: DateTime, $to: DateTime) {
   graphReplay(scope: $s, from: $from, to: $to) { scope tables } }`;
-const DETAIL_Q = `query($s: String!, $a: DateTime) {
-  storyGraph(scope: $s, asOf: $a, includeRemoved: true) {
+// a click reads the details of the object clicked only (its neighbourhood), never the scope
+const DETAIL_Q = `query($s: String!, $ids: [ID!]!, $a: DateTime) {
+  storyObjects(scope: $s, ids: $ids, asOf: $a, includeRemoved: true) {
     events { id seq title description at recordedAt by { kind id } }
     entities { id seq name kind description status recordedAt by { kind id } userFields confirmedFields }
     relations { id seq fromId toId type reason confirmation removed recordedAt by { kind id } why }
@@ -231,10 +232,8 @@ const STYLE = [
   { selector: "node.day", style: { "width": 26, "height": 26, "background-color": "#fde68a", "border-width": 2, "border-color": "#b45309",
       "label": "data(count)", "text-valign": "center", "font-size": 11 } },
   // one instant's events: one mark with their count, unfolded (stacked outwards) on a click
-  // the overview at scale: a kind's entities are drawn once its bubble is clicked
+  // the overview at scale: a kind's entities are drawn once its mark is clicked
   { selector: "node.entity.collapsed", style: { "display": "none" } },
-  { selector: "node.group.bubble", style: { "events": "yes", "shape": "ellipse", "width": 160, "height": 160, "background-color": "#bfdbfe",
-      "background-opacity": 0.9, "border-width": 3, "border-color": "#1e3a8a", "font-size": 36 } },
   { selector: "node.day.instant", style: { "shape": "round-rectangle", "width": 22, "height": 18 } },
   { selector: "node.event.folded", style: { "display": "none" } },
   { selector: "node.event.folded.unfolded", style: { "display": "element" } },
@@ -274,6 +273,11 @@ const STYLE = [
       "text-background-color": "#fff", "text-background-opacity": 0.8, "text-background-padding": 1 } },
   { selector: "node.group", style: { "label": "data(label)", "shape": "round-rectangle", "width": 8, "height": 8, "background-opacity": 0,
       "font-size": 40, "font-weight": "bold", "color": "#1e3a8a", "text-valign": "center", "events": "no", "min-zoomed-font-size": 0 } },
+  // the overview's mark of a kind is its name on a button-like label, and the label takes the
+  // click (text-events): one small node per kind, no shape drawn, nothing else restyled
+  { selector: "node.group.bubble", style: { "events": "yes", "text-events": "yes", "text-background-color": "#dbeafe",
+      "text-background-opacity": 1, "text-background-shape": "round-rectangle", "text-background-padding": 10,
+      "text-border-width": 3, "text-border-color": "#1e3a8a", "text-border-opacity": 1 } },
   // an open commitment at its due time: a rose diamond inside the ring
   { selector: "node.due", style: { "shape": "diamond", "width": 16, "height": 16, "background-color": "#e11d48", "border-width": 1, "border-color": "#881337" } },
   { selector: ".faded", style: { "opacity": 0.12, "label": "" } },
@@ -341,7 +345,8 @@ function elements(pos) {
   const els = [];
   const few = S.ents.size <= 80, fewEv = S.evs.size <= 40;
   for (const [id, vs] of S.ents) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.name, kind: "entity" }, position: pos.get(id), classes: `entity ${v.status}${few ? " labelled" : ""}${collapsed(id) ? " collapsed" : ""}` }); }
-  for (const [id, vs] of S.evs) if (S.evNode.get(id) === id || S.folded.has(id)) { const v = vs[vs.length - 1]; els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${fewEv ? " labelled" : ""}${S.folded.has(id) ? " folded" : ""}` }); }
+  const evLabel = fewEv ? ringLabels(pos) : new Map();
+  for (const [id, vs] of S.evs) if (S.evNode.get(id) === id || S.folded.has(id)) { const v = vs[vs.length - 1], where = S.folded.has(id) ? "bottom" : evLabel.get(id); els.push({ group: "nodes", data: { id, label: v.title, kind: "event" }, position: pos.get(id), classes: `event${where ? " labelled" : ""}${where === "top" ? " labelTop" : ""}${S.folded.has(id) ? " folded" : ""}` }); }
   for (const id of S.sigs.keys()) if (pos.has(DUE + id)) { const v = S.sigs.get(id).at(-1); els.push({ group: "nodes", data: { id: DUE + id, label: `due · ${v.what || v.text}`, kind: "due", signal: id }, position: pos.get(DUE + id), classes: "due labelled" }); }
   for (const [id, g] of S.groups) els.push({ group: "nodes", data: { id, label: g.label, kind: "group", count: String(g.members.length) }, position: pos.get(id), classes: S.overview ? "group bubble" : "group", selectable: false, grabbable: false });
   for (const [id, d] of S.days) els.push({ group: "nodes", data: { id, label: `${d.day} · ${d.events.length} events`, count: String(d.events.length), kind: "day" }, position: pos.get(id), classes: d.instant ? "day instant" : "day" });
@@ -372,6 +377,39 @@ function elements(pos) {
     else if (k === "due") shown.set(d.id, keyOf({ label: d.label }));
   }
   return els;
+}
+
+// Where the ring's event titles go on a small graph: below its mark, else above it, else
+// nowhere (the title shows on hover and selection, and in the list) — never over another
+// title, a stage's label, a due mark's or the ring's start and end marks. Boxes are estimated in model units at the font
+// size drawn (a CJK character about 1 em, any other about 0.55 em); events in time order.
+function ringLabels(pos) {
+  const fs = S.ents.size <= 80 ? 30 : 12, h = fs * 1.3;
+  const width = (text) => { let w = 0; for (const c of text) w += c.charCodeAt(0) > 0x2e7f ? fs : fs * 0.55; return w + 4; };
+  const taken = [];
+  const box = (p, text, dy) => ({ x1: p.x - width(text) / 2, x2: p.x + width(text) / 2, y1: p.y + dy, y2: p.y + dy + h });
+  const free = (b) => !taken.some((q) => b.x1 < q.x2 && q.x1 < b.x2 && b.y1 < q.y2 && q.y1 < b.y2);
+  // the ring's start and end marks (placeRingMarks: 11 px on screen, just inside the ring)
+  const z = S.fitZoom || 1, mark = (text) => text.length * 6.5 / z;
+  if (S.span && Number.isFinite(S.span.t0)) {
+    const s0 = onRing(-Math.PI / 2, R - 12 / z), e0 = onRing(END_ANGLE, R - 12 / z);
+    const sw = mark(`start ${shortTime(S.span.t0)} ⟳`), ew = mark(`end ${shortTime(S.span.t1)}`);
+    taken.push({ x1: s0.x + 6 / z, x2: s0.x + 6 / z + sw, y1: s0.y - 8 / z, y2: s0.y + 8 / z });
+    taken.push({ x1: e0.x - 6 / z - ew, x2: e0.x - 6 / z, y1: e0.y - 8 / z, y2: e0.y + 8 / z });
+  }
+  for (const [id, st] of S.sums) { const p = pos.get(id); if (p) taken.push(box(p, st.text.slice(0, 40), 10)); }
+  for (const id of S.sigs.keys()) { const p = pos.get(DUE + id), v = S.sigs.get(id).at(-1); if (p) taken.push(box(p, `due · ${v.what || v.text}`, 10)); }
+  const out = new Map();
+  const evs = [...S.evs.entries()].filter(([id]) => S.evNode.get(id) === id && !S.folded.has(id))
+    .sort((a, b) => a[1].at(-1).at - b[1].at(-1).at);
+  for (const [id, vs] of evs) {
+    const p = pos.get(id), text = vs.at(-1).title || "";
+    if (!p) continue;
+    const below = box(p, text, 8), above = box(p, text, -8 - h);
+    if (free(below)) { taken.push(below); out.set(id, "bottom"); }
+    else if (free(above)) { taken.push(above); out.set(id, "top"); }
+  }
+  return out;
 }
 
 // where there is room (a small graph) every relation line carries its type
@@ -532,7 +570,6 @@ function applyMoment(index) {
   const total = [...vis.keys()];
   $("status").textContent = `${[...S.ents.keys()].filter((k) => vis.has(k)).length} entities · ${S.evVis.size} events · ${[...S.rels.keys()].filter((k) => vis.has(k)).length} relations`;
   viz.renderedMoment = S.index;
-  warmDetails();
   viz.timings.lastApplyMs = performance.now() - t;
   if (S.sel) markSelected(S.sel);
   writeUrl();
@@ -547,7 +584,9 @@ function applyMoment(index) {
 const LABEL_PX = 13, TOP_NAMED = 40, MORE_NAMED = 250;
 const labelSize = (zoom) => Math.round(LABEL_PX / (zoom || 1) * 10) / 10;
 const styleFor = (size) => [...STYLE, { selector: "node.named, node.entity.hover, node.event.hover, node.entity:selected, node.event:selected",
-  style: { "font-size": size, "min-zoomed-font-size": 0, "text-margin-y": size / 4 } }];
+  style: { "font-size": size, "min-zoomed-font-size": 0, "text-margin-y": size / 4 } },
+  // an event whose title had no room below its mark carries it above (ringLabels)
+  { selector: "node.event.labelTop", style: { "text-valign": "top", "text-margin-y": -3 } }];
 // the first `limit` ids (in order) whose names, at zoom z, do not overlap a name already taken
 function spreadOut(ids, limit, z) {
   const taken = [], out = [], h = (2 * LABEL_PX + 2) / z;  // a label box with its background
@@ -734,7 +773,7 @@ function markSelected(id) {
 }
 // ---------------------------------------------------------------- the overview at scale
 // At OVERVIEW_AT entities and more the view opens as an overview: the entities grouped by
-// kind, one bubble per kind naming it and its size, and no entity drawn until its kind's bubble
+// kind, one mark per kind naming it and its size, and no entity drawn until its kind's mark
 // is clicked (or "every node"), so the fitted view is never a hairball. The URL's view=all
 // opens every node at once.
 const OVERVIEW_AT = 500;
@@ -775,26 +814,14 @@ function select(id, from) {
   showDetail(id);
 }
 
-// the details of a click read the scope as known at the moment (one GET, kept per moment):
-// read it ahead once the page has been idle a moment after a load or a moment change, so a
-// click shows its details without waiting for it. One read ahead at a time: scrubbing the
-// slider never queues a read per moment on the server (the latest is read when it is free).
-const WARM_IDLE_MS = 800;
-let warming = null, warmBusy = false, warmAgain = false;
-function warmDetails() {
-  clearTimeout(warming);
-  warming = setTimeout(async () => {
-    if (!S.scope || !S.moments.length) return;
-    if (warmBusy) { warmAgain = true; return; }
-    warmBusy = true;
-    try { await detailGraph(); } catch (e) { /* a click reads it again and shows the error */ }
-    finally { warmBusy = false; }
-    if (warmAgain) { warmAgain = false; warmDetails(); }
-  }, WARM_IDLE_MS);
-}
-async function detailGraph() {
-  const key = `${S.scope}|${S.T}`;
-  if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, a: asOfArg(S.T) }, { get: true }).then((d) => d.storyGraph));
+// the details of a click read the object clicked (and what its details show: its relations,
+// their other ends, its changes and events, its references and suggestions) as known at the
+// moment: one small read per object and moment, kept for the page's life (storyObjects).
+const DETAIL_CACHE_MAX = 500;
+async function detailGraph(ids) {
+  const key = `${S.scope}|${S.T}|${ids.join(",")}`;
+  if (S.detailCache.size >= DETAIL_CACHE_MAX) S.detailCache.clear();
+  if (!S.detailCache.has(key)) S.detailCache.set(key, gql(DETAIL_Q, { s: S.scope, ids, a: asOfArg(S.T) }).then((d) => d.storyObjects));
   try { return await S.detailCache.get(key); } catch (e) { S.detailCache.delete(key); throw e; }
 }
 
@@ -884,7 +911,7 @@ async function drawDetail(id, current) {
   }
   box.innerHTML = "<p class='meta'>loading…</p>";
   let g;
-  try { g = await detailGraph(); } catch (e) { if (current()) box.innerHTML = `<p class="error">${esc(readable(e))}</p>`; return; }
+  try { g = await detailGraph([id]); } catch (e) { if (current()) box.innerHTML = `<p class="error">${esc(readable(e))}</p>`; return; }
   if (!current()) return;
   const nameOf = (eid) => g.entities.find((e) => e.id === eid)?.name || eid;
   let html = "";
@@ -1090,7 +1117,7 @@ async function load({ keepView = false } = {}) {
   buildModel(tables);
   S.tables = tables;
   if (!same) { S.overview = S.ents.size >= OVERVIEW_AT && !S.viewAll && !S.sel && !S.groupBy; S.openKinds = new Set(); }
-  fillKinds();
+  fillKinds(); legendFor(S.ents.size);
   const empty = !S.ents.size && !S.evs.size && !S.sums.size;
   $("ringLayer").style.display = empty ? "none" : "";
   const t1 = performance.now();
@@ -1263,13 +1290,19 @@ async function fillScopes() {
 
 $("emptyScopes").addEventListener("change", () => { viz.scopesReady = false; fillScopes(); });
 
-// the legend can be hidden (it covers the ring's lower left); the choice is remembered
+// the legend can be hidden (it covers the ring's lower left); the choice is remembered. With
+// no choice made it is shown, except on a large scope (the overview's size and more), whose
+// ring it would cover most: there it starts as its "legend ▸" button
 function showLegend(open) {
   $("legend").classList.toggle("collapsed", !open);
   $("legendToggle").setAttribute("aria-expanded", String(open));
   $("legendToggle").textContent = open ? "legend ▾" : "legend ▸";
 }
-showLegend(localStorage.getItem("storygraph.legend") !== "hidden");
+function legendFor(entities) {
+  const chosen = localStorage.getItem("storygraph.legend");
+  showLegend(chosen ? chosen !== "hidden" : entities < OVERVIEW_AT);
+}
+legendFor(0);
 $("legendToggle").addEventListener("click", () => {
   const open = $("legend").classList.contains("collapsed");
   localStorage.setItem("storygraph.legend", open ? "shown" : "hidden");

@@ -1,4 +1,4 @@
-"""The scheduler's scans are index seeks (CONVENTIONS: every lookup has an index; docs/rules/concerns.md)."""
+"""The scheduler's scans are index seeks (every lookup has an index; docs/rules/concerns.md)."""
 
 from __future__ import annotations
 

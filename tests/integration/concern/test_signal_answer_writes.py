@@ -1,5 +1,5 @@
-"""A signal's concern ended: its outcome is written once, whatever happens to the job (issue
-28 item 3). Real Neo4j: a retried job, two workers at once, and a concern that escalated
+"""A signal's concern ended: its outcome is written once, whatever happens to the job
+(docs/rules/loop.md#from-an-answer-back-to-the-graph-one-way-in). Real Neo4j: a retried job, two workers at once, and a concern that escalated
 before it resolved each leave exactly one outcome in the story graph."""
 
 from __future__ import annotations

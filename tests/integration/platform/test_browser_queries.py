@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from neo4j import AsyncDriver
 
+from api.demo_showcase import STANDUP, standup
+from api.demo_watch import add_watch
 from engine.settings import Settings
 from engine.story.inputs import EntityEdit
 from graph.migrate import SCHEMA_DIR, load_migrations
@@ -67,6 +69,7 @@ def test_every_saved_query_is_listed() -> None:
         "review_run_batches.cypher",
         "search.cypher",
         "signal_chain.cypher",
+        "watch_evidence.cypher",
     }
     readme = (BROWSER / "README.md").read_text(encoding="utf-8")
     assert all(n in readme for n in names)
@@ -80,8 +83,8 @@ def test_saved_queries_are_not_named_queries() -> None:
 
 @pytest.fixture
 async def world(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> dict[str, Any]:
-    """A scope with two people, a relation, an edited entity, a concern with a message and
-    a supervision run with a stage and two batches."""
+    """A scope with two people, a relation, an edited entity, a concern with a message,
+    a supervision run with a stage and two batches, a signal's chain and a checked watch."""
     repo = StoryRepository(neo4j_driver, settings.neo4j_database)
     clock = StepClock()
     await repo.upsert_source(source(scope), now=clock())
@@ -117,10 +120,16 @@ async def world(neo4j_driver: AsyncDriver, settings: Settings, scope: str) -> di
         database_=settings.neo4j_database,
     )
     # a signal's chain: passage -> signal -> concern -> answer -> event (tests/support)
-    chain = await build_chain(Deps(settings=settings, driver=neo4j_driver, pool=None), scope)
+    deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
+    chain = await build_chain(deps, scope)
+    # a watch whose check recorded its evidence: the demo's, over a stand-up of this scope
+    await repo.upsert_source(standup(scope), now=clock())
+    await add_watch(deps, scope, STANDUP)
     return {
         "scope": scope,
         "signal_id": chain.signal.id,
+        "concern_id_of_signal": chain.concern_id,
+        "answer_run_id": chain.run_id,
         "entity_id": zs.id,
         "concern_id": concern_id,
         "run_id": run_id,
@@ -153,8 +162,14 @@ async def test_identity_nodes_carry_the_current_caption(
         "suggested",
         False,
     )
-    events = by_label[("Event",)]  # the meeting, and the event the signal chain's answer wrote
-    assert sorted(e["title"] for e in events) == ["前端部分已提测", "提测会议"]
+    # the meeting, and the signal chain's: the promise its review read, the event the review
+    # of the concern's conversation proposed from the answer
+    events = by_label[("Event",)]
+    assert sorted(e["title"] for e in events) == [
+        "前端部分周四能提测",
+        "前端部分已提测",
+        "提测会议",
+    ]
     assert all(e["name"] == e["title"] for e in events)
 
 
@@ -217,6 +232,13 @@ async def test_saved_query_runs_as_pasted_and_uses_indexes(
         assert any(r["kind"] == "Passage" and r["locator"] == "lines:1-1" for r in records)
     if path.stem == "review_run_batches":
         assert [r["batch"] for r in records] == [0, 1]
+    if path.stem == "watch_evidence":  # what it reads, each step, the latest check
+        assert [r["step"] for r in records] == ["1 reads", "1 reads", "2 step", "2 step", "3 check"]
+        assert records[1]["what"] == f"note {STANDUP} 「周三站会」"
+        assert records[2]["what"].startswith("s1 · check · done · 完成标准: mock 跑主流程")
+        assert "evidence: note:standup-chat L1: 张三: 沙箱还没到" in records[2]["what"]
+        assert records[3]["what"].startswith("s2 · execute · pending")
+        assert " · success · " in records[4]["what"] and "hand-off: delivered" in records[4]["what"]
 
 
 async def test_the_signal_chain_shows_each_step_in_order(
@@ -234,8 +256,10 @@ async def test_the_signal_chain_shows_each_step_in_order(
     steps = [(r["step"], r["what"]) for r in records]
     assert [s for s, _ in steps] == ["1 passage", "2 signal", "3 concern", "4 answer", "5 event"]
     assert steps[0][1].startswith("chat-1 v1 @ chars:")
-    assert "commitment · open · ignored no reachable person" in steps[1][1]
+    assert f"commitment · kept · raised {world['concern_id_of_signal']}" in steps[1][1]
     assert "确认前端部分提测是否已完成" in steps[2][1]
-    assert steps[3][1].startswith("concern-") and "@ lines:" in steps[3][1]
-    # the loop's reading of 李四's answer is recorded by the concern's run, citing him
-    assert steps[4][1].startswith("前端部分已提测 (by run:concern:")
+    assert steps[3][1] == f"concern-{world['concern_id_of_signal']} m2 @ lines:2-2"
+    # 李四's answer is read by the review of the concern's conversation, citing him
+    assert steps[4][1] == (
+        f"前端部分已提测 (by run:{world['answer_run_id']} via {world['concern_id_of_signal']})"
+    )

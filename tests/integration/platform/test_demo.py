@@ -147,3 +147,47 @@ async def test_the_demo_shows_the_loop_signals_and_an_answered_difference_in_the
     assert answered.why == f"张三 在跟进中答复：{ANSWER}"
     assert await add_loop(deps, scope) == []
     await pool.aclose()
+
+
+async def test_the_demo_has_a_watch_whose_check_found_its_evidence_in_the_stand_up(
+    neo4j_driver: AsyncDriver, settings: Settings, scope: str
+) -> None:
+    """`make run`'s demo (`load_showcase`, as `storygraph up` loads it): the watch 提测前检查
+    reads the checklist note and the stand-up; its check (the offline checker, through the real
+    check loop, on the demo's clock) recorded the check step done with 张三's stand-up line as
+    evidence, left the execute step pending, and its hand-off waits for the partner session.
+    Loading again adds nothing."""
+    from api.demo_showcase import BOSS, STANDUP, load_showcase
+    from api.demo_watch import RUN_ID
+    from engine.watch.model import OutcomeStatus, StepKind, StepStatus
+    from graph.watch.records import WatchRecords
+    from jobs.deps import Deps
+    from jobs.watch.commands import list_watches
+
+    await load_into(StoryRepository(neo4j_driver, settings.neo4j_database), scope)
+    said = await load_showcase(settings, scope)
+    assert "the watch 提测前检查 checked the stand-up" in said, said
+    deps = Deps(settings=settings, driver=neo4j_driver, pool=None)
+    page = await list_watches(deps, BOSS, scope, first=10, after=None, with_total=False)
+    assert len(page.items) == 1, "the demo has one watch"
+    (state,) = page.items
+    assert state.watch.title == "提测前检查"
+    assert [b.note_id for b in state.watch.bindings] == ["pretest-checklist", STANDUP]
+    check, execute = state.steps
+    assert (check.kind, check.status) == (StepKind.CHECK, StepStatus.DONE)
+    assert check.completion_criteria == "mock 跑主流程"
+    assert check.evidence is not None
+    assert (
+        check.evidence.text
+        == f"note:{STANDUP} L1: 张三: 沙箱还没到，支付模块继续用 mock 跑主流程。"
+    )
+    assert (execute.kind, execute.status) == (StepKind.EXECUTE, StepStatus.PENDING)
+    records = WatchRecords(neo4j_driver, settings.neo4j_database)
+    (seen,) = await records.observations(scope, state.watch.watch_id)
+    assert seen.observation.run_id == RUN_ID
+    assert seen.observation.outcome is not None
+    assert seen.observation.outcome.status is OutcomeStatus.SUCCESS
+    assert seen.observation.observed_at.astimezone(CST) == at(18, 12, 1)  # the demo's clock
+    (handoff,) = await records.handoffs(scope, state.watch.watch_id)
+    assert handoff.session_id == "demo-session"
+    assert await load_showcase(settings, scope) == "the showcase is there already"

@@ -1,5 +1,5 @@
-"""Every named read query of every area is index-backed (CONVENTIONS: every lookup path has an
-index or constraint): EXPLAIN shows no label scan and no all-nodes scan."""
+"""Every named read query of every area is index-backed (every lookup path has an index
+or constraint): EXPLAIN shows no label scan and no all-nodes scan."""
 
 from __future__ import annotations
 

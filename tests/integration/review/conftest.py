@@ -67,7 +67,7 @@ async def offline_deps(
     neo4j_driver: AsyncDriver, services: Settings, pool: ArqRedis, scope: str
 ) -> AsyncIterator[Deps]:
     """Review deps and workers with no model configured (the offline rule model), in the
-    seeds' TIMEZONE (Asia/Shanghai)."""
+    examples' timezone (Asia/Shanghai)."""
     settings = services.model_copy(update={"model_base_url": None, "timezone": "Asia/Shanghai"})
     async with review_deps(neo4j_driver, settings, pool) as deps:
         yield deps

@@ -1,5 +1,5 @@
-"""The agenda decides with what the graph knows and its effect happens once (; docs/rules/concerns.md
-§三 3–4): a conversation pushed with its speakers (李四 = concern person p_lisi on feishu) in
+"""The agenda decides with what the graph knows and its effect happens once (docs/rules/loop.md
+#from-what-a-review-learns-to-a-concern): a conversation pushed with its speakers (李四 = concern person p_lisi on feishu) in
 which 李四 says on a Monday "前端部分周四能提测" is reviewed; the commitment signal is decided
 `raised con-<signal>`, and a real worker raises that follow-up concern: 李四 the counterpart,
 goal "确认前端部分提测是否已完成", initiator the owner the policy names, first contact on the

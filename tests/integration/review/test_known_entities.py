@@ -1,5 +1,5 @@
 """Reviews reuse stored entities (docs/rules/reviews.md: 跨 run 仅允许引用同 scope 的 Main 候选实体，模型局部
-ID 和同名均不构成身份; L5: 后续自动整理提出补充或修订建议，不静默覆盖用户内容).
+ID 和同名均不构成身份; docs/rules/story-graph.md: 后续自动整理提出补充或修订建议，不静默覆盖用户内容).
 
 The model is the prompt-grounded review responder: it can name a stored id only when the
 request listed it in `known_entities`, so these tests fail when the product withholds them.

@@ -1,5 +1,5 @@
 """What a review does with the model's answers: a 429 defers the arq job by Retry-After (no
-sleeping, no stacked retries; CONVENTIONS: `Retry(defer=...)`), and an invalid answer fails
+sleeping, no stacked retries: the task raises `Retry(defer=...)`), and an invalid answer fails
 the stage with the raw output kept (模型输出按 schema 校验; docs/rules/reviews.md)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A change of the responsible person is a pending difference, never a silent overwrite
-(, docs/rules/story-graph.md: "新增证据与已确认结论冲突时显示待核对差异，不能自动断言
+(docs/rules/story-graph.md: "新增证据与已确认结论冲突时显示待核对差异，不能自动断言
 旧观点失效"). Default offline model, real worker, real Neo4j.
 
 A review of "张三负责支付模块" records 张三 -[responsible_for]-> 支付模块; a person confirms it;

@@ -1,5 +1,5 @@
-"""A review turns the facts people state into signals in the story graph (, docs/rules/concerns.md
-§三 3–4): 李四's "前端部分周四能提测" on a Monday becomes one commitment signal due that
+"""A review turns the facts people state into signals in the story graph (docs/rules/loop.md
+#from-what-a-review-learns-to-a-concern): 李四's "前端部分周四能提测" on a Monday becomes one commitment signal due that
 Thursday, citing the exact line and the run; reviewing the same message again adds none;
 as of before the run there is none. Default offline model, real worker, real Neo4j."""
 

@@ -28,7 +28,7 @@ from tests.support.watch_world import (
 async def test_successful_check_persists_steps_and_hands_off_once_with_retry_count(
     ctx: dict[str, Any], world: World, model_server: ScriptedModelServer
 ) -> None:
-    """A model that follows docs/rules/watches.md calls only the tools by the seed's names."""
+    """A model that follows docs/rules/watches.md calls only the tools by the names it gives."""
     state = await world.watch()
     turns = Grounding()
     model_server.script(
@@ -105,7 +105,7 @@ async def test_older_tool_names_are_aliases_the_budget_counts_alike_and_no_comma
     model_server.script(
         turns(
             read_all(world), "note:n1", world.doc_key
-        ),  # the older names: preparation, like the seed's
+        ),  # the older names: preparation, like the current names
         turns(
             calls(("check_workflow", {"steps": workflow(world)})),
             "核对官网版本号必须为 v2.3",

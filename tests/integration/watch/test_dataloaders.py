@@ -1,5 +1,5 @@
-"""A `watches` page costs a fixed number of queries (CONVENTIONS: per-request DataLoaders, so
-nested fields never query per item). The schema runs in process against the real Neo4j with
+"""A `watches` page costs a fixed number of queries (per-request DataLoaders, so nested
+fields never query per item). The schema runs in process against the real Neo4j with
 a driver wrapper that counts the queries the resolvers send."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""docs/rules/concerns.md Agenda registration and §九 raise_concern admission."""
+"""docs/rules/concerns.md Agenda registration and raise_concern admission."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Scheduled concerns do their mode's part ( §2; docs/rules/loop.md.2 直发、借会话处理或系统
-独立处理): never resolved without having done it."""
+"""Scheduled concerns do their mode's part (docs/rules/concerns.md#schedules-and-the-agenda:
+直发、借会话处理或系统独立处理): never resolved without having done it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""docs/rules/concerns.md scans, §九 advance_concern, and idempotency of jobs and effects."""
+"""docs/rules/concerns.md scans, advance_concern, and idempotency of jobs and effects."""
 
 from __future__ import annotations
 

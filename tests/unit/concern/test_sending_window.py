@@ -1,4 +1,4 @@
-"""Sending windows per priority ( §4; docs/rules/concerns.md priority "影响发送时段")."""
+"""Sending windows per priority (docs/rules/concerns.md#follow-up-intervals: a priority "影响发送时段")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The offline rule model: docs/rules/concerns.md attitude and partial-achievement tables, §七 updates."""
+"""The offline rule model: docs/rules/concerns.md attitude and partial-achievement tables, owner updates."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def judge(
     )
 
 
-# --- 对方态度识别 (every row: the seed's phrases and more phrasings) ---------------------
+# --- 对方态度识别 (every row: the phrases of docs/rules/concerns.md#the-loop and more) ---------------------
 
 COMMITTED = [
     "好的，明天给你",

@@ -89,7 +89,7 @@ def test_schema_migrations_are_ordered_and_non_empty() -> None:
 
 def test_every_named_query_is_loaded_by_a_literal_name_a_search_finds() -> None:
     """No query is reached through an f-string key: each file's `"area/name"` stands as a
-    string literal in the code that runs it (CONVENTIONS "Neo4j"), so a search finds it."""
+    string literal in the code that runs it, so a search finds it."""
     from engine.settings import PROJECT_ROOT
 
     code = "\n".join(

@@ -1,5 +1,5 @@
-"""Test helpers live in tests/support/<domain>.py (CONVENTIONS "What we wrote more than
-once"): no file under tests/ imports from a conftest, from a test module, or from a helper
+"""Test helpers live in tests/support/<domain>.py (one of each helper, where every
+test finds it): no file under tests/ imports from a conftest, from a test module, or from a helper
 module left inside a test folder. Conftest files hold fixtures only; pytest finds them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""docs/rules/reviews.md / L4: supervision run states and transitions."""
+"""docs/rules/reviews.md: supervision run states and transitions."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from engine.errors import InvalidInput
@@ -20,6 +20,7 @@ _OURS = re.compile(r'^(?:[^\W_.]+(?:\.[^\W_]+)*\*?|"[^"\\:*~()]+"(?:\^\d)?)$')
 
 
 @given(st.text(max_size=80))
+@example("0.㐀")  # a dotted number the Chinese split leaves with a trailing dot
 def test_any_text_becomes_words_or_is_refused(text: str) -> None:
     try:
         parsed = parse_search_text(text, 200)

@@ -102,7 +102,10 @@ def decide(signal: Signal, c: Concern, **kw):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     ("answer", "happened"),
     [
-        ("已经提测了", ANSWERED + timedelta(minutes=1)),  # the seed's phrase, when said
+        (
+            "已经提测了",
+            ANSWERED + timedelta(minutes=1),
+        ),  # the example's phrase (docs/rules/loop.md), when said
         ("前端昨天就提测了", datetime(2026, 3, 18, 18, 0, tzinfo=SH)),
         ("嗯，搞定了，已经提测", ANSWERED + timedelta(minutes=1)),
     ],
@@ -136,7 +139,7 @@ def test_a_kept_commitment_is_an_event_citing_the_answer_line(
 @pytest.mark.parametrize(
     ("answer", "due", "when"),
     [
-        ("推迟到周五", datetime(2026, 3, 20, 18, 0, tzinfo=SH), "周五"),  # the seed's phrase
+        ("推迟到周五", datetime(2026, 3, 20, 18, 0, tzinfo=SH), "周五"),  # the example's moved date
         ("要改到下周一了", datetime(2026, 3, 23, 18, 0, tzinfo=SH), "下周一"),
         ("往后顺延到3月25日", datetime(2026, 3, 25, 18, 0, tzinfo=SH), "3月25日"),
     ],

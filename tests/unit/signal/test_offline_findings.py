@@ -1,6 +1,6 @@
 """The offline model finds commitments with their due times and blockers, in Chinese and
-English: each rule holds with the seed's phrase (docs/rules/concerns.md: 李四说
-"前端部分周四能提测"; 张三 "卡在第三方回调接口") and more phrasings, read the way a review reads
+English: each rule holds with the worked example's phrase (李四说
+"前端部分周四能提测", docs/rules/loop.md; 张三 "卡在第三方回调接口", docs/demo.md) and more phrasings, read the way a review reads
 them — the extractor classifies the message's sentence, the signal resolves its due time
 against the message's time in the scope's zone. The real model's leaf prompt asks for the
 same structure."""
@@ -38,7 +38,7 @@ def at(day: int, month: int = 3, hour: int = 18) -> datetime:
 @pytest.mark.parametrize(
     ("said", "due"),
     [
-        ("前端部分周四能提测", at(5)),  # the seed's phrase
+        ("前端部分周四能提测", at(5)),  # the worked example's phrase
         ("接口文档明天发给你", at(3)),
         ("下周一上线灰度版本", at(9)),
         ("3月5日前交付安装包", at(5)),
@@ -58,7 +58,7 @@ def test_a_commitment_is_found_with_its_due_time(said: str, due: datetime) -> No
 @pytest.mark.parametrize(
     ("said", "blocks"),
     [
-        ("后端支付模块卡在第三方回调接口", "后端支付模块"),  # the seed's phrase
+        ("后端支付模块卡在第三方回调接口", "后端支付模块"),  # the demo's phrase
         ("支付联调被沙箱环境阻塞", "支付联调"),
         ("灰度发布卡住了", ""),
         ("The release is blocked by the payment API", "The release"),

@@ -42,7 +42,7 @@ def commitment(text: str, said_at: datetime = MONDAY):  # type: ignore[no-untype
 @pytest.mark.parametrize(
     ("text", "due", "what"),
     [
-        # the seed's phrase (李四说前端部分周四能提测; docs/rules/concerns.md)
+        # the worked example's phrase (李四说前端部分周四能提测; docs/rules/loop.md)
         ("李四：前端部分周四能提测", datetime(2026, 3, 19, 18, 0, tzinfo=SH), "前端部分提测"),
         ("我明天把接口文档发给你", datetime(2026, 3, 17, 18, 0, tzinfo=SH), "把接口文档发给你"),
         ("下周一上线灰度版本", datetime(2026, 3, 23, 18, 0, tzinfo=SH), "上线灰度版本"),

@@ -1,4 +1,4 @@
-"""Sources (docs/rules/story-graph.md) and the read filters and graph view (docs/rules/story-graph.md#time, L10)."""
+"""Sources (docs/rules/story-graph.md) and the read filters and graph view (docs/rules/story-graph.md#time, #views-knowledge-and-discussion)."""
 
 from __future__ import annotations
 

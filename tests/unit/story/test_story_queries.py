@@ -1,5 +1,6 @@
 """Every story query declares exactly the parameters it uses, and the repository's
-allow-list of versioned kinds has the queries it needs (CONVENTIONS "Neo4j")."""
+allow-list of versioned kinds has the queries it needs (Cypher lives in cypher/*.cypher, loaded by
+name, parameters only)."""
 
 from __future__ import annotations
 
