@@ -35,13 +35,13 @@ from engine.story.corrections import RelationAction
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
 from jobs.concern import commands
+from jobs.concern.agenda import perform_effect
 from jobs.concern.channel import channel_from_settings
 from jobs.concern.loop import run_turn
 from jobs.deps import Deps
 from jobs.llm.gateway import OfflineModelGateway
 from jobs.review.runs import Opened, execute, open_run
 from jobs.signal.bindings import bind_person
-from jobs.signal.effects import perform_effect
 from jobs.signal.policy import PolicyEdit, agenda_policy, save_agenda_policy
 from jobs.signal.reads import signals_page
 from jobs.story.common import story_repo

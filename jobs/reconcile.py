@@ -27,7 +27,7 @@ Cases:
 - **signals**: a signal decided `raised` past `GRACE` (within `SIGNAL_HORIZON`) whose
   concern does not exist and whose effect job is unknown to Redis (the enqueue after its
   publish was lost) has its effect queued again under the same job id
-  (jobs/signal/effects.py: raising it is idempotent).
+  (jobs/concern/agenda.py: raising it is idempotent).
 - due concerns need no case of their own: the concern scheduler scans them every minute
   under stable job ids, and a failed turn does not block its id (jobs/resilient_worker.py).
 """

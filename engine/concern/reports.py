@@ -28,7 +28,7 @@ Rate limits (汇报频率约束), applied by `schedule_report`:
   next working period, whatever the priority: the rule names no exemption (priority governs
   when follow-ups to counterparts may go out, not mid-course reports to the initiator).
 The same limits hold for every report to the owner, the agenda's reports of a blocker or
-risk included (`jobs/signal/effects.py`).
+risk included (`jobs/concern/agenda.py`).
 The back-flow is the final result, not a mid-course report: none of these limits apply.
 
 When a concern closes (resolved or dropped) its mid-course reports still waiting in the

@@ -89,7 +89,7 @@ class Signal(Version):
     decision_reason: str = ""
     decision_policy_version: int | None = None
     # the one effect the decision asks for (`engine.signal.policy.Effect` as JSON, "" none);
-    # performed after the signal commits by `jobs/signal/effects.py`, exactly once
+    # performed after the signal commits by `jobs/concern/agenda.py`, exactly once
     decision_effect: str = ""
     subject: str = ""  # what it is about (`SignalDraft.subject`): an open concern covers it
 

@@ -13,13 +13,18 @@
   Accepting the difference is the person's edit: a new version whose `from_id` is the new
   holder (as of before: 张三; after: 李四); dismissing it keeps 张三.
 - A person's edit needs the version they saw; a stale one is CONFLICT and writes nothing.
+- A person's word is never refused for a machine's clock: automation may record at a moment
+  ahead of the wall clock (a scheduler's `now` moved ahead records the loop's reading of a
+  reply at that moment), and a person resolving a suggestion after it is recorded just after
+  that version (`act_time`), the whole act at one moment. Only a person's own later version
+  makes an earlier record time INVALID_INPUT.
 - Removing a relation is undoable and never deletes sources or references
   (移除关系可撤销且不删除来源).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TypeVar
 
@@ -27,6 +32,7 @@ from engine.errors import Conflict, InvalidInput
 from engine.story.inputs import EntityEdit, EntityIn, RelationIn, Stance
 from engine.story.models import (
     Actor,
+    ActorKind,
     Confirmation,
     Entity,
     ObjectKind,
@@ -39,6 +45,20 @@ from engine.story.models import (
 )
 
 V = TypeVar("V", bound=Version)
+
+
+TICK = timedelta(microseconds=1)  # the least step of a record time
+
+
+def act_time(now: datetime, by: Actor, *current: Version) -> datetime:
+    """When a person's act on the `current` versions is recorded: `now`, or just after the
+    latest of them that automation recorded later than `now` (a clock moved ahead). Anyone
+    else's act, and an act after a person's later version, keeps `now` (`next_version`
+    refuses it)."""
+    if not by.is_user:
+        return now
+    ahead = [v.recorded_at for v in current if v.by.kind is ActorKind.RUN and v.recorded_at > now]
+    return max(ahead) + TICK if ahead else now
 
 
 def next_version(current: V, now: datetime, by: Actor, why: str, **changes: object) -> V:
@@ -322,7 +342,8 @@ def resolve_suggestion(
 ) -> tuple[Suggestion, Entity | Relation | None]:
     """Accept (the proposal becomes a person's edit of the target) or dismiss a suggestion.
     `seen_version` is the target's version the person saw (stale: CONFLICT); `value` is the
-    person's edit of the proposal ("edit and then accept"), accepted in its place."""
+    person's edit of the proposal ("edit and then accept"), accepted in its place. Both new
+    versions are recorded at the act's one moment (`act_time`)."""
     if suggestion.status is not SuggestionStatus.PENDING:
         raise Conflict(
             "the suggestion is already resolved", id=suggestion.id, status=suggestion.status
@@ -339,6 +360,7 @@ def resolve_suggestion(
     if value is not None and suggestion.field in ("from_id", "to_id"):
         raise InvalidInput("a relation's end is accepted as proposed, not edited", id=suggestion.id)
     status = SuggestionStatus.ACCEPTED if accept else SuggestionStatus.DISMISSED
+    now = act_time(now, by, suggestion, target)
     resolved = next_version(
         suggestion, now, by, why or f"{status.value} by a person", status=status
     )

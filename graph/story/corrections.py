@@ -129,8 +129,8 @@ class StoryCorrections(StoryStore):
                 sugg, target, accept, now, by, why, seen_version, value
             )
             await self._write_versions(tx, ObjectKind.SUGGESTION, [resolved])
-            if not accept:  # remembered by fingerprint
-                await dismissals.remember(self, tx, sugg, now)
+            if not accept:  # remembered by fingerprint, at the act's moment
+                await dismissals.remember(self, tx, sugg, resolved.recorded_at)
             if updated is not None:
                 await self._write_versions(tx, sugg.target_kind, [updated])
             return resolved

@@ -9,4 +9,7 @@
 - `loop`: one agent-loop turn; `scheduler`: the scheduler's scans and outbox delivery;
   `channel`: where outbox rows go.
 - `effects`: the jobs a use case enqueues after its transaction committed, under stable ids.
+- `agenda`: what a signal's recorded decision asks of the concerns (raise, supplement, report);
+  `answers`: a signal concern's answer written back into the story graph, through the review
+  of its conversation (`jobs/review/conversation.py`).
 """

@@ -15,7 +15,7 @@
 6. deliver the outbox rows that are due (`TurnResult.delivery` says what failed);
 7. a concern raised for a signal that has ended (now or in an earlier run of this job), or
    whose reply moved the promise: what the loop read goes back into the story graph by the
-   loop's run, citing the reply line (`jobs/signal/answers.py`, idempotent); while another
+   loop's run, citing the reply line (`jobs/concern/answers.py`, idempotent); while another
    review holds the one-review lease, by the answer's own job once it is free.
 The model reads each reply against what the concern follows up (`LoopContext.subject`: the
 signal's promise, blocker or difference) and answers a reading (`LoopOutput.reading`).
@@ -45,13 +45,13 @@ from engine.principal import Principal
 from engine.signal.wording import subject_of
 from graph.concern.persons import PersonContext, PersonStore
 from graph.concern.repository import ConcernRepository
+from jobs.concern.answers import settle_signal_answer
 from jobs.concern.channel import Channel, DeliveryReport, deliver_due, live_senders
 from jobs.concern.effects import enqueue_answer
 from jobs.deps import Deps
 from jobs.llm.gateway import ModelGateway
 from jobs.llm.ledger import Meter, metering, settle
 from jobs.review.conversation import ReviewWaits
-from jobs.signal.answers import settle_signal_answer
 from jobs.signal.record import signal_store
 
 MAX_CONFLICT_RELOADS = 3

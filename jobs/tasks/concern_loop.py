@@ -24,10 +24,10 @@ from engine.errors import Conflict
 from engine.llm.errors import ModelRateLimited, ModelUnavailable
 from engine.principal import WORKER
 from jobs.concern import runtime as rt
+from jobs.concern.answers import settle_stored_answer
 from jobs.concern.loop import run_turn
 from jobs.deps import Deps, JobNow
 from jobs.review.conversation import ReviewWaits
-from jobs.signal.answers import settle_stored_answer
 
 log = logging.getLogger("storygraph.concern.loop")
 

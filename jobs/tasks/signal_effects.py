@@ -1,4 +1,4 @@
-"""The agenda's effect of one signal as an arq job: `jobs.signal.effects`.
+"""The agenda's effect of one signal as an arq job: `jobs.concern.agenda`.
 
 `perform_signal_effect(ctx, *, scope, signal_id, now=None)` performs, as `WORKER`, what the
 signal's recorded decision asks for (raise, supplement, report). It is keyed by the signal
@@ -16,8 +16,8 @@ from arq.worker import Retry
 
 from engine.errors import Conflict, NotFound
 from engine.principal import WORKER
+from jobs.concern.agenda import perform_effect
 from jobs.deps import Deps, JobNow
-from jobs.signal.effects import perform_effect
 
 log = logging.getLogger("storygraph.signal.effects")
 

@@ -18,7 +18,6 @@ from engine.concern.model import (
 from engine.principal import WORKER
 from engine.signal.derive import from_fact
 from engine.signal.model import Passage
-from engine.signal.policy import goal_of
 from engine.signal.stored import Signal
 from engine.story.inputs import SourceInput
 from engine.story.models import SourceKind
@@ -30,6 +29,7 @@ from jobs.deps import Deps
 from jobs.signal.record import signal_store
 from jobs.tasks.concern_scheduler import run_concern_scheduler
 from tests.support.concern_jobs import T0, TZ, upsert_people_of
+from tests.support.signal_answers import FOLLOW_UP
 
 PROMISE = "李四：前端部分周四能提测"  # said on Monday T0, due Thursday 18:00
 DUE = datetime(2035, 3, 22, 18, 0, tzinfo=TZ)
@@ -60,7 +60,7 @@ async def promised(deps: Deps, scope: str) -> Signal:
 
 async def follow_up(deps: Deps, scope: str, signal: Signal) -> str:
     """The follow-up concern the agenda raises for the signal, first due at the promised time."""
-    goal = goal_of(signal)
+    goal = FOLLOW_UP  # the promise's goal (engine.signal.policy.goal_of)
     request = RaiseConcernInput(
         type=ConcernType.FOLLOWUP,
         priority=Priority.MEDIUM,

@@ -41,13 +41,13 @@ from engine.signal.model import SignalKind
 from engine.signal.stored import Signal
 from engine.story.models import SourceKind
 from jobs.concern import commands
+from jobs.concern.agenda import perform_effect
 from jobs.concern.channel import OutboxChannel
 from jobs.concern.loop import run_turn
 from jobs.deps import Deps
 from jobs.llm.gateway import OfflineModelGateway
 from jobs.queue import open_pool
 from jobs.review.runs import Opened, execute, open_run
-from jobs.signal.effects import perform_effect
 from jobs.signal.policy import PolicyEdit, agenda_policy, save_agenda_policy
 from jobs.signal.record import signal_store
 from jobs.story.common import story_repo

@@ -19,12 +19,12 @@ from engine.signal.derive import from_difference, from_fact
 from engine.signal.model import DecisionKind, Passage, SignalDraft
 from engine.signal.policy import AgendaPolicy
 from engine.signal.stored import Signal
+from jobs.concern.agenda import perform_effect
 from jobs.concern.channel import OutboxChannel
 from jobs.concern.commands import concern_messages, find
 from jobs.concern.scheduler import deliver_outbox
 from jobs.deps import Deps
 from jobs.signal.bindings import bind_person
-from jobs.signal.effects import perform_effect
 from jobs.signal.record import signal_store
 from jobs.story import writes
 from tests.support.counting_driver import CountingTx

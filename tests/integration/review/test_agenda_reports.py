@@ -17,11 +17,11 @@ from engine.signal.model import DecisionKind, Passage
 from engine.signal.policy import AgendaPolicy
 from engine.signal.stored import Signal
 from graph.temporal import from_neo4j
+from jobs.concern.agenda import perform_effect
 from jobs.concern.channel import OutboxChannel
 from jobs.concern.commands import concern_messages
 from jobs.concern.scheduler import deliver_outbox
 from jobs.deps import Deps
-from jobs.signal.effects import perform_effect
 from jobs.signal.record import signal_store
 from jobs.story.writes import upsert_source
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import Conflict, InvalidInput
-from engine.story.corrections import RelationAction
+from engine.story.corrections import TICK, RelationAction, act_time
 from engine.story.inputs import EntityEdit
 from engine.story.models import Confirmation, SuggestionKind, SuggestionStatus
 from tests.support.story import (
@@ -172,3 +172,25 @@ def test_record_time_before_the_current_version_is_refused(world: StoryReplay) -
     zs, _, _ = _ids(world)
     with pytest.raises(InvalidInput):
         world.update_entity("p1", zs, EntityEdit(name="x"), 1, ALICE, at(0))
+
+
+def test_a_person_resolves_after_a_suggestion_automation_recorded_ahead_of_now(
+    world: StoryReplay,
+) -> None:
+    """A suggestion automation recorded at a moment ahead (a clock moved on) does not refuse a
+    person's accept: the act is recorded just after it, the suggestion and its target at the
+    same moment; a person's own later version still refuses an earlier record time."""
+    zs, _, _ = _ids(world)
+    world.update_entity("p1", zs, EntityEdit(description="mine"), 1, ALICE, at(2))
+    plan = world.publish(
+        publish("p1", "k2", entities=[entity("z", "张三", id=zs, description="theirs")]),
+        RUN,
+        at(50),  # automation's clock, ahead of the person's
+    )
+    accepted = world.resolve_suggestion("p1", plan.suggestions[0].id, True, ALICE, at(4))
+    assert accepted.recorded_at == at(50) + TICK and accepted.by == ALICE
+    assert world.entities[zs].recorded_at == accepted.recorded_at
+    assert world.entities[zs].description == "theirs"
+    assert act_time(at(4), ALICE, world.entities[zs]) == at(4)  # a person's version: no move
+    with pytest.raises(InvalidInput):
+        world.update_entity("p1", zs, EntityEdit(description="again"), 3, ALICE, at(4))

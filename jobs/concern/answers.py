@@ -1,10 +1,11 @@
-"""Answers come back into the graph: when a concern the agenda raised for a signal ends
-(resolved, dropped, escalated), or its reply moves the promise. A reply that states what the
-graph may record is reviewed like every message (`jobs/review/conversation.py`: a supervision
-run over the concern's conversation whose result transaction writes the proposals, by the
-run, citing the reply's line); a concern that ended without such a reply only leaves its
-signal unresolved, in one transaction of the loop's own (`engine/signal/outcome.py` decides,
-`graph/signal/answers.py` writes). Nothing here writes a story object by another path.
+"""Answers come back into the graph, a concern use case: when a concern the agenda raised
+for a signal ends (resolved, dropped, escalated), or its reply moves the promise. A reply
+that states what the graph may record is reviewed like every message
+(`jobs/review/conversation.py`: a supervision run over the concern's conversation whose
+result transaction writes the proposals, by the run, citing the reply's line); a concern
+that ended without such a reply only leaves its signal unresolved, in one transaction of the
+loop's own (`engine/signal/outcome.py` decides, `graph/signal/answers.py` writes). Nothing
+here writes a story object by another path.
 
 Called by the agent-loop turn (`jobs/concern/loop.run_turn`) after the decision that ended
 the concern was saved, and again by any later run of a turn that finds the concern ended (a
@@ -16,6 +17,10 @@ While another review holds the one-review lease, the review of the conversation 
 (`ReviewWaits`, nothing written): the turn hands the answer to its own job
 (`jobs.concern.effects.enqueue_answer`, one per version of the conversation), which settles
 it again from the stored concern (`settle_stored_answer`) once the lease is free.
+
+It lives with the concerns, as what a signal's decision raises does (`jobs/concern/agenda.py`):
+the concern use cases ask a review and read and settle signals; the review and signal use
+cases know no concern (jobs/README.md: the order of the jobs packages).
 """
 
 from __future__ import annotations
