@@ -10,7 +10,8 @@
 // recorded once: added. Signals are versioned like the rest: a new signal is
 // added, a status change (kept, changed, settled, unresolved) or a decision recorded on it
 // is a revision. An object whose value at $until equals its value at $since (every property
-// but the $bookkeeping ones: seq, record times, actor, why, result) is no change and is
+// but its kind's $bookkeeping ones: seq, record times, actor, why, result, and the fields the
+// kind keeps for the engine alone) is no change and is
 // left out. Shared by story/diff_page and story/diff_count.
 CALL {
   MATCH (v:StoryVersion)
@@ -20,7 +21,7 @@ CALL {
   OPTIONAL MATCH (b:StoryVersion {id: id, seq: first_seq - 1})
   MATCH (a:StoryVersion {id: id, seq: last_seq})
   WITH id, at, a, b
-  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
+  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping.story
                          AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
   RETURN 'story' AS kind, id, at, b {.*} AS before, a {.*} AS after
   UNION ALL
@@ -31,7 +32,7 @@ CALL {
   OPTIONAL MATCH (b:EventVersion {id: id, seq: first_seq - 1})
   MATCH (a:EventVersion {id: id, seq: last_seq})
   WITH id, at, a, b
-  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
+  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping.event
                          AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
   RETURN 'event' AS kind, id, at, b {.*} AS before, a {.*} AS after
   UNION ALL
@@ -42,7 +43,7 @@ CALL {
   OPTIONAL MATCH (b:EntityVersion {id: id, seq: first_seq - 1})
   MATCH (a:EntityVersion {id: id, seq: last_seq})
   WITH id, at, a, b
-  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
+  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping.entity
                          AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
   RETURN 'entity' AS kind, id, at, b {.*} AS before, a {.*} AS after
   UNION ALL
@@ -53,7 +54,7 @@ CALL {
   OPTIONAL MATCH (b:RelationVersion {id: id, seq: first_seq - 1})
   MATCH (a:RelationVersion {id: id, seq: last_seq})
   WITH id, at, a, b
-  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
+  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping.relation
                          AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
   RETURN 'relation' AS kind, id, at, b {.*} AS before, a {.*} AS after
   UNION ALL
@@ -64,7 +65,7 @@ CALL {
   OPTIONAL MATCH (b:SuggestionVersion {id: id, seq: first_seq - 1})
   MATCH (a:SuggestionVersion {id: id, seq: last_seq})
   WITH id, at, a, b
-  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
+  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping.suggestion
                          AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
   RETURN 'suggestion' AS kind, id, at, b {.*} AS before, a {.*} AS after
   UNION ALL
@@ -75,7 +76,7 @@ CALL {
   OPTIONAL MATCH (b:SignalVersion {id: id, seq: first_seq - 1})
   MATCH (a:SignalVersion {id: id, seq: last_seq})
   WITH id, at, a, b
-  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping
+  WHERE b IS NULL OR any(k IN keys(a) + keys(b) WHERE NOT k IN $bookkeeping.signal
                          AND ((a[k] IS NULL) <> (b[k] IS NULL) OR a[k] <> b[k]))
   RETURN 'signal' AS kind, id, at, b {.*} AS before, a {.*} AS after
   UNION ALL

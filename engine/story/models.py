@@ -200,6 +200,9 @@ SINGLE_HOLDER_TYPES: frozenset[str] = frozenset({RESPONSIBLE_FOR})
 
 
 class Relation(Version):
+    # which fields a person edited is the engine's bookkeeping for a relation: its GraphQL
+    # type does not answer it, so a diff does not show it (an entity's type does)
+    INTERNAL_FIELDS: ClassVar[frozenset[str]] = frozenset({"user_fields"})
     from_id: str
     to_id: str
     type: str

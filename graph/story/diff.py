@@ -37,13 +37,12 @@ MODELS: dict[str, type[Diffable]] = {
     "summary": Summary,
     "signal": Signal,
 }
-# what the query leaves out when it compares two versions: their bookkeeping, and every
-# kind's engine-only fields (an object whose only change is one of those is no change)
-_BOOKKEEPING = sorted(
-    (BOOKKEEPING - {"id", "scope"}).union(
-        *(getattr(m, "INTERNAL_FIELDS", frozenset()) for m in MODELS.values())
-    )
-)
+# what the query leaves out when it compares two versions of a kind: their bookkeeping, and
+# the kind's engine-only fields (an object whose only change is one of those is no change)
+_BOOKKEEPING = {
+    kind: sorted((BOOKKEEPING - {"id", "scope"}) | getattr(m, "INTERNAL_FIELDS", frozenset()))
+    for kind, m in MODELS.items()
+}
 
 
 def _model(kind: str, props: dict[str, Any] | None) -> Diffable | None:
