@@ -48,7 +48,9 @@ PARAMS: dict[str, Any] = {
     "since": T0,
     "until": FOREVER,
     "after_at": FOREVER,
-    "bookkeeping": ["seq"],
+    "bookkeeping": {
+        k: ["seq"] for k in ("story", "event", "entity", "relation", "suggestion", "signal")
+    },
     "pairs": [{"owner": "a", "result": "r", "target": "t", "field": "f"}],
     "kinds": ["field"],
     "types": ["responsible_for"],
