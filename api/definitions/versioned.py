@@ -29,8 +29,11 @@ class Versioned:
     why: str
     via_result: str | None
     via_concern: str | None = strawberry.field(
-        description="The concern whose answer wrote this version: `by` is then "
-        "the person (kind PERSON) who answered; null for runs' and users' versions."
+        description="The concern whose conversation brought this version: what the loop "
+        "wrote is `by` a run, never by the person who answered (the review of that "
+        "conversation, `sup-<concern>-m<messages>`; for a signal its concern left unresolved, "
+        "the concern's run `concern:<id>`); a suggestion an editor then accepted or dismissed "
+        "keeps it, `by` that editor (docs/rules/loop-standing.md). Null otherwise."
     )
 
     @strawberry.field(

@@ -147,6 +147,7 @@ def test_the_owner_dropping_the_concern_leaves_its_signal_unresolved(
     )
     assert people.concern(cid)["status"] == "DROPPED"
     assert cid in unresolved["why"] and unresolved["viaConcern"] == cid
+    assert unresolved["by"] == {"kind": "RUN", "id": f"concern:{cid}"}  # the loop, not 王五
     assert brought(api, scope, cid) == [] and backflow(people) == []
     assert story(api, scope, THURSDAY)["events"] == story(api, scope, LATER)["events"]
 
