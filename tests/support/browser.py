@@ -46,7 +46,10 @@ async def shared_browser() -> Browser:
         playwright = await async_playwright().start()
         _SHARED["playwright"] = playwright
         _SHARED["browser"] = browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), args=["--no-sandbox", "--disable-gpu"]
+            executable_path=chromium_path(),
+            # renderers share memory through /dev/shm, which a container may keep small
+            # (64 MB): a renderer that runs out there dies as "Target crashed"; /tmp instead
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
         )
     return browser
 
