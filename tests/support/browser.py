@@ -7,7 +7,9 @@ loopback is refused and reported, so a page that needs the internet fails its te
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -32,6 +34,7 @@ class OfflinePage:
     requested: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
+    crashed: bool = False
 
 
 _SHARED: dict[str, Any] = {}  # the session's one Chromium (and its Playwright), on first use
@@ -45,11 +48,21 @@ async def shared_browser() -> Browser:
         await close_shared_browser()
         playwright = await async_playwright().start()
         _SHARED["playwright"] = playwright
+        # Chromium's own log (warnings, errors, a dying renderer's last words), kept in a file
+        # so that a renderer crash is reported with what Chromium said (crash_report)
+        log = os.path.join(tempfile.mkdtemp(prefix="storygraph-chromium-"), "chromium.log")
+        _SHARED["log"] = log
         _SHARED["browser"] = browser = await playwright.chromium.launch(
             executable_path=chromium_path(),
             # renderers share memory through /dev/shm, which a container may keep small
             # (64 MB): a renderer that runs out there dies as "Target crashed"; /tmp instead
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--enable-logging",
+                f"--log-file={log}",
+            ],
         )
     return browser
 
@@ -90,10 +103,42 @@ async def offline_page(**options: Any) -> AsyncIterator[OfflinePage]:
             if message.type == "error":
                 seen.console_errors.append(message.text)
 
+        def crash(_: Page) -> None:
+            seen.crashed = True
+
         page.on("console", console)
-        yield seen
+        page.on("crash", crash)
+        try:
+            yield seen
+        except Exception as error:
+            if seen.crashed:
+                raise AssertionError(crash_report()) from error
+            raise
     finally:
         await context.close()
+
+
+def crash_report() -> str:
+    """What the machine and Chromium said when a page's renderer died: free memory, the
+    shared-memory and temporary folders' free space, the load, and Chromium log's last lines."""
+    lines = ["Chromium's renderer crashed (the page is gone)."]
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as meminfo:
+            lines += [f"  {row.strip()}" for row in meminfo if row.startswith("MemAvailable")]
+    except OSError:
+        pass
+    for folder in ("/dev/shm", tempfile.gettempdir()):
+        if os.path.isdir(folder):
+            usage = shutil.disk_usage(folder)
+            lines.append(f"  {folder}: {usage.free // 2**20} MiB free of {usage.total // 2**20}")
+    lines.append(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    log = _SHARED.get("log")
+    if log and os.path.exists(log):
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            # (the system bus is absent in a test machine: those lines say nothing)
+            tail = [row for row in handle if "dbus" not in row][-40:]
+        lines += ["Chromium's log, last lines:", *(f"  {row.rstrip()}" for row in tail)]
+    return "\n".join(lines)
 
 
 def screenshot_path(name: str) -> str | None:
