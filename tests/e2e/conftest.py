@@ -83,9 +83,11 @@ def offline_open(services: Settings, start_server) -> Iterator[Server]:  # type:
         yield api
 
 
-@pytest_asyncio.fixture(scope="session", autouse=True)
+@pytest_asyncio.fixture(scope="module", autouse=True)
 async def one_chromium() -> AsyncIterator[None]:
-    """The page tests share one Chromium for the session (`tests/support/browser.py`
-    launches it on first use, a fresh context per test); it is stopped here at the end."""
+    """A test module's page tests share one Chromium (`tests/support/browser.py` launches it
+    on first use, a fresh context per test); it is stopped at the module's end, so no browser
+    process lives through the whole suite (one that did, the graph view's renderer died
+    twice at the same step of a whole run, and in no shorter run)."""
     yield
     await close_shared_browser()

@@ -37,12 +37,13 @@ class OfflinePage:
     crashed: bool = False
 
 
-_SHARED: dict[str, Any] = {}  # the session's one Chromium (and its Playwright), on first use
+_SHARED: dict[str, Any] = {}  # the module's one Chromium (and its Playwright), on first use
 
 
 async def shared_browser() -> Browser:
-    """One Chromium for the whole test session (launched by the first page asked for,
-    again if it went away); each test gets a fresh context of its own from it."""
+    """One Chromium for a test module (launched by the first page asked for, again if it
+    went away; `tests/e2e/conftest.py` stops it at the module's end); each test gets a
+    fresh context of its own from it."""
     browser: Browser | None = _SHARED.get("browser")
     if browser is None or not browser.is_connected():
         await close_shared_browser()
@@ -80,7 +81,7 @@ async def close_shared_browser() -> None:
 async def offline_page(**options: Any) -> AsyncIterator[OfflinePage]:
     """A fresh page, in a fresh browser context (no cookies, storage or routes of another
     test), whose network is loopback only (`options`: Playwright's new_context options, e.g.
-    timezone_id, locale, viewport). The browser is the session's one Chromium."""
+    timezone_id, locale, viewport). The browser is the test module's one Chromium."""
     browser = await shared_browser()
     context = await browser.new_context(**options)
     try:
