@@ -8,8 +8,11 @@ command). Crons and the health key are part of the poll, so they resume with it.
 tolerates a Redis that is gone.
 
 Two more rules for work that must not get stuck:
-- a job that meets an unreachable Neo4j (after the driver's own retry) is retried by arq
-  with backoff (`Retry`, 2 s doubling to 60 s) within its `max_tries`, not failed at once;
+- a job that meets an unreachable Neo4j (after the driver's own retry) or a Redis that is
+  away or between primaries (a dropped connection, a demoted primary's READONLY, a lone
+  primary's NOREPLICAS, a write not acknowledged by a replica) is retried by arq with
+  backoff (`Retry`, 2 s doubling to 60 s) within its `max_tries`, not failed at once: a job
+  failed on a failover left a review run `running` that nothing would execute again;
 - a failed job leaves no arq result: arq refuses a job id whose result exists, so a kept
   failure (`keep_result`, an hour) blocked the next scheduler tick or the reconciler from
   enqueueing the same concern turn or report again. The failure is kept for an hour under
@@ -42,7 +45,11 @@ from arq.typing import WorkerCoroutine
 from arq.utils import timestamp_ms
 from arq.worker import Retry, Worker
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
-from redis.exceptions import RedisError, ResponseError, WatchError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ReadOnlyError, RedisError, ResponseError, WatchError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from jobs.redis_client import NotReplicated
 
 log = logging.getLogger("storygraph.worker")
 
@@ -50,24 +57,43 @@ REDIS_DOWN = (RedisError, OSError)
 BACKOFF_FIRST_S = 0.5
 BACKOFF_MAX_S = 5.0
 NEO4J_DOWN = (ServiceUnavailable, SessionExpired)
+REDIS_AWAY = (RedisConnectionError, RedisTimeoutError, ReadOnlyError, NotReplicated, OSError)
+# the replies of a primary that cannot take writes now (the rest of ResponseError is a fault)
+REDIS_AWAY_REPLIES = ("NOREPLICAS", "MASTERDOWN", "TRYAGAIN")
 FAILED_RESULT_S = 3600
 IN_PROGRESS_TTL_S = 30.0
 RENEW_EVERY_S = 10.0
 FAILED_PREFIX = "storygraph:failed:"
 
 
-def retry_when_neo4j_is_down(coroutine: WorkerCoroutine) -> WorkerCoroutine:
-    """Turn an unreachable Neo4j into arq's `Retry` with backoff (2, 4, 8 … 60 s)."""
+def store_away(exc: BaseException) -> bool:
+    """Neo4j unreachable, or Redis away or between primaries: a job meeting it is retried."""
+    if isinstance(exc, (*NEO4J_DOWN, *REDIS_AWAY)):
+        return True
+    return isinstance(exc, ResponseError) and str(exc).startswith(REDIS_AWAY_REPLIES)
+
+
+def retry_when_a_store_is_away(coroutine: WorkerCoroutine) -> WorkerCoroutine:
+    """Turn an unreachable Neo4j or a Redis away (`store_away`) into arq's `Retry` with
+    backoff (2, 4, 8 … 60 s)."""
 
     @functools.wraps(coroutine)
     async def run(ctx: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         try:
             return await coroutine(ctx, *args, **kwargs)
-        except NEO4J_DOWN as exc:
+        except Exception as exc:
+            if not store_away(exc):
+                raise
             defer = min(2.0 ** int(ctx.get("job_try") or 1), 60.0)
             log.warning(
-                "Neo4j is unreachable; the job will be retried",
-                extra={"fields": {"job_id": ctx.get("job_id"), "defer_s": defer}},
+                "a store is unreachable; the job will be retried",
+                extra={
+                    "fields": {
+                        "job_id": ctx.get("job_id"),
+                        "defer_s": defer,
+                        "error": str(exc) or type(exc).__name__,
+                    }
+                },
             )
             raise Retry(defer=defer) from exc
 
@@ -86,7 +112,7 @@ class ResilientWorker(Worker):
         super().__init__(*args, **kwargs)
         self.in_progress_timeout_s = IN_PROGRESS_TTL_S
         self.functions = {
-            name: dataclasses.replace(f, coroutine=retry_when_neo4j_is_down(f.coroutine))
+            name: dataclasses.replace(f, coroutine=retry_when_a_store_is_away(f.coroutine))
             for name, f in self.functions.items()
         }
 

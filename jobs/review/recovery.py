@@ -78,8 +78,10 @@ async def reconcile_runs(
     Redis no longer knows (a Redis restart or flush, an enqueue that failed after the run was
     stored) is queued again under the same job id while it still holds the review lease, and
     failed as `worker_lost` (continuable with continueReview) once it does not: nothing else
-    would ever run it. Runs of workers that died since the last worker start are recovered as
-    at a worker's start. Safe on every worker at once: the job id is stable (arq refuses a
+    would ever run it. A run a live worker holds whose job Redis no longer knows (the job
+    ended on an error the run did not record) is failed `worker_lost` the same way once its
+    lease is not renewed or its job is gone. Runs of workers that died since the last worker
+    start are recovered as at a worker's start. Safe on every worker at once: the job id is stable (arq refuses a
     second copy) and each change is decided again inside its own transaction."""
     principal.require("admin")
     now = deps.clock()
@@ -87,7 +89,23 @@ async def reconcile_runs(
     result = ReviewsReconciled()
     for stored in await runs_of(deps).unfinished():
         run = stored.run
-        if run.worker_id != QUEUED or run.stopped or now - run.updated_at < grace:
+        if run.stopped or now - run.updated_at < grace:
+            continue
+        if run.worker_id != QUEUED:
+            if run.worker_id not in live:
+                continue  # a dead worker's run: `recover` below
+            if (
+                lease is not None
+                and lease.run_id == run.run_id
+                and not lease.expired(now)
+                and await job_known(lease.owner)
+            ):
+                continue  # its job is queued, running or retried: it goes on
+            # a live worker's run whose job is gone (it ended on an error the run did not
+            # record, e.g. Redis failing under it): nothing will execute it again
+            _, failed = await recover_run(deps, run.run_id, live - {run.worker_id})
+            if failed:
+                result.failed.append(run.run_id)
             continue
         if lease is not None and lease.run_id == run.run_id and not lease.expired(now):
             if await job_known(lease.owner):

@@ -22,7 +22,7 @@ from jobs.reconcile import job_known
 from jobs.review.common import QUEUED, lease_of, runs_of
 from jobs.review.model import Gateway
 from jobs.review.recovery import reconcile_runs
-from jobs.review.runs import Opened, execute, open_run
+from jobs.review.runs import Opened, claim_execution, execute, open_run
 from tests.support.processes import forget_queue_async
 from tests.support.review_jobs import conversation, push_conversation
 
@@ -122,3 +122,60 @@ async def test_a_stale_execution_of_a_queued_run_leaves_it_for_the_reconciler(
     later = at(deps, run.created_at + GRACE + timedelta(seconds=1))
     got = await reconcile_runs(later, WORKER, set(), grace=GRACE, job_known=known)
     assert got.requeued == [run_id]
+
+
+async def _run_a_live_worker_took(deps: Deps, pool: ArqRedis, scope: str) -> tuple[str, str, Deps]:
+    """A run a live worker picked up (its lease and its id on the run), whose job is queued."""
+    await push_conversation(deps, scope, "chat-1", conversation(6))
+    got = await open_run(
+        deps,
+        Scope.projects(scope),
+        trigger=Trigger.AUTOMATIC,
+        options=RunOptions(window=timedelta(days=7)),
+    )
+    assert isinstance(got, Opened)
+    worker = dataclasses.replace(deps, worker_id="w-live")
+    lease = await lease_of(deps).current()
+    assert lease is not None and lease.run_id == got.run.run_id
+    assert await lease_of(worker).acquire_worker(
+        owner=got.owner, token=lease.token, worker_id="w-live"
+    )
+    await claim_execution(worker, got.run.run_id)
+    assert (await runs_of(deps).get(got.run.run_id)).run.worker_id == "w-live"
+    return got.run.run_id, got.owner, worker
+
+
+async def test_a_live_workers_run_whose_job_ended_unrecorded_is_failed_visibly_and_continuable(
+    deps: Deps, pool: ArqRedis, scope: str
+) -> None:
+    """A job that ended on an error its run did not record (Redis failing under it during a
+    failover) leaves the run `running`, held by a worker that is alive and will never execute
+    it again: past the grace, with its job unknown to Redis, it is failed worker_lost."""
+    run_id, owner, _ = await _run_a_live_worker_took(deps, pool, scope)
+    queue = deps.settings.queue_name
+    known = functools.partial(job_known, pool, queue)
+    live = {"w-live"}
+    created = (await runs_of(deps).get(run_id)).run.created_at
+    later = at(deps, created + GRACE + timedelta(seconds=1))
+
+    # while its job is known to Redis (queued, running or retried), it goes on untouched
+    going = await reconcile_runs(later, WORKER, live, grace=GRACE, job_known=known)
+    assert going.failed == [] and going.requeued == []
+    assert (await runs_of(deps).get(run_id)).run.status is lc.RunStatus.RUNNING
+
+    await forget_queue_async(pool, queue)  # the job ended, failed, and left no result
+    assert await Job(owner, pool, _queue_name=queue).status() is JobStatus.not_found
+    early = await reconcile_runs(
+        at(deps, created + timedelta(seconds=30)), WORKER, live, grace=GRACE, job_known=known
+    )
+    assert early.failed == [], "within the grace nothing is touched"
+
+    got = await reconcile_runs(later, WORKER, live, grace=GRACE, job_known=known)
+    assert got.failed == [run_id] and got.requeued == []
+    run = (await runs_of(deps).get(run_id)).run
+    assert run.status is lc.RunStatus.FAILED and run.stopped
+    assert run.error is not None and run.error.kind.value == "worker_lost"
+    assert run.display_status is DisplayStatus.FAILED and not run.blocks_new_review
+    assert await lease_of(deps).current() is None, "the lease is free for the next review"
+    again = await reconcile_runs(later, WORKER, live, grace=GRACE, job_known=known)
+    assert again.failed == [] and again.requeued == []
