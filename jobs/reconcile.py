@@ -17,8 +17,9 @@ Cases:
   Idempotency-Key (at least once).
 - **reviews**: a supervision run recorded `queued` past `GRACE` whose job is unknown is
   queued again under its job id while it holds the review lease, else failed `worker_lost`
-  (continuable); runs of workers that died are failed as at a worker's start
-  (jobs/review/recovery.py `reconcile_runs`).
+  (continuable); a run a live worker holds whose job Redis no longer knows (it ended on an
+  error the run did not record) is failed `worker_lost` too; runs of workers that died are
+  failed as at a worker's start (jobs/review/recovery.py `reconcile_runs`).
 - **watch checks**: a check recorded `queued`, `running` or `deferred` (WatchRun of this
   deployment) untouched past `GRACE` whose job is unknown to Redis is queued again under
   its job id, once; lost again, it is failed with a `worker_lost` observation
