@@ -81,8 +81,9 @@ async def reconcile_runs(
     would ever run it. A run a live worker holds whose job Redis no longer knows (the job
     ended on an error the run did not record) is failed `worker_lost` the same way once its
     lease is not renewed or its job is gone. Runs of workers that died since the last worker
-    start are recovered as at a worker's start. Safe on every worker at once: the job id is stable (arq refuses a
-    second copy) and each change is decided again inside its own transaction."""
+    start are recovered as at a worker's start. Safe on every worker at once: the job id is
+    stable (arq refuses a second copy) and each change is decided again inside its own
+    transaction."""
     principal.require("admin")
     now = deps.clock()
     lease = await lease_of(deps).current()
