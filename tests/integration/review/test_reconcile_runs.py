@@ -33,7 +33,8 @@ def at(deps: Deps, moment: datetime) -> Deps:
     return dataclasses.replace(deps, clock=lambda: moment)
 
 
-async def _queued_run_whose_job_was_lost(deps: Deps, pool: ArqRedis, scope: str) -> tuple[str, str]:
+async def _opened(deps: Deps, scope: str) -> Opened:
+    """An automatic run over a six-message conversation, stored `queued` with its job."""
     await push_conversation(deps, scope, "chat-1", conversation(6))
     got = await open_run(
         deps,
@@ -42,6 +43,11 @@ async def _queued_run_whose_job_was_lost(deps: Deps, pool: ArqRedis, scope: str)
         options=RunOptions(window=timedelta(days=7)),
     )
     assert isinstance(got, Opened)
+    return got
+
+
+async def _queued_run_whose_job_was_lost(deps: Deps, pool: ArqRedis, scope: str) -> tuple[str, str]:
+    got = await _opened(deps, scope)
     run, owner = got.run, got.owner
     assert run.worker_id == QUEUED
     queue = deps.settings.queue_name
@@ -124,16 +130,9 @@ async def test_a_stale_execution_of_a_queued_run_leaves_it_for_the_reconciler(
     assert got.requeued == [run_id]
 
 
-async def _run_a_live_worker_took(deps: Deps, pool: ArqRedis, scope: str) -> tuple[str, str, Deps]:
+async def _run_a_live_worker_took(deps: Deps, scope: str) -> tuple[str, str]:
     """A run a live worker picked up (its lease and its id on the run), whose job is queued."""
-    await push_conversation(deps, scope, "chat-1", conversation(6))
-    got = await open_run(
-        deps,
-        Scope.projects(scope),
-        trigger=Trigger.AUTOMATIC,
-        options=RunOptions(window=timedelta(days=7)),
-    )
-    assert isinstance(got, Opened)
+    got = await _opened(deps, scope)
     worker = dataclasses.replace(deps, worker_id="w-live")
     lease = await lease_of(deps).current()
     assert lease is not None and lease.run_id == got.run.run_id
@@ -142,7 +141,7 @@ async def _run_a_live_worker_took(deps: Deps, pool: ArqRedis, scope: str) -> tup
     )
     await claim_execution(worker, got.run.run_id)
     assert (await runs_of(deps).get(got.run.run_id)).run.worker_id == "w-live"
-    return got.run.run_id, got.owner, worker
+    return got.run.run_id, got.owner
 
 
 async def test_a_live_workers_run_whose_job_ended_unrecorded_is_failed_visibly_and_continuable(
@@ -151,7 +150,7 @@ async def test_a_live_workers_run_whose_job_ended_unrecorded_is_failed_visibly_a
     """A job that ended on an error its run did not record (Redis failing under it during a
     failover) leaves the run `running`, held by a worker that is alive and will never execute
     it again: past the grace, with its job unknown to Redis, it is failed worker_lost."""
-    run_id, owner, _ = await _run_a_live_worker_took(deps, pool, scope)
+    run_id, owner = await _run_a_live_worker_took(deps, scope)
     queue = deps.settings.queue_name
     known = functools.partial(job_known, pool, queue)
     live = {"w-live"}
