@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import redis
 from pydantic import SecretStr
 
 from engine.settings import Settings
@@ -147,14 +148,31 @@ class LocalRedis:
             check=True,
             capture_output=True,
         )
+        # started means answering: a Redis replaying its append-only file accepts connections
+        # but refuses every command (LOADING) until the replay ends
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.status().running:
+            if self.status().running and self.answers():
                 return self.status()
             time.sleep(0.1)
         raise LocalServiceError(
             f"Redis did not start within {timeout:.0f} s; see {self.dir / 'redis.log'}."
         )
+
+    def answers(self) -> bool:
+        """Whether it answers a PING (not still loading its data, not refusing the password)."""
+        client = redis.Redis(
+            host="127.0.0.1",
+            port=self.settings.redis_port,
+            password=self.password(),
+            socket_timeout=1.0,
+        )
+        try:
+            return bool(client.ping())
+        except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
+            return False
+        finally:
+            client.close()
 
     def stop(self, timeout: float = 10.0) -> bool:
         return stop_pid_file(self.pid_file, timeout)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 import uuid
 
+import redis
+
 from arq.connections import create_pool
 
 from engine.settings import Settings
@@ -42,3 +44,44 @@ async def test_queued_jobs_survive_a_restart_of_the_local_redis(services: Settin
     finally:
         server.stop()
         shutil.rmtree(server.dir, ignore_errors=True)
+
+
+def test_a_restarted_redis_is_reported_started_only_once_it_answers(services: Settings) -> None:
+    """Replaying a long append-only file, Redis accepts connections but refuses every command
+    (LOADING); `storygraph redis start` and every process it starts wait until it answers."""
+    mine = services.model_copy(
+        update={"redis_port": free_port(), "redis_password": None, "redis_url": None}
+    )
+    server = LocalRedis(mine)
+    server.start()
+    try:
+        settings = with_redis_password(mine)
+        client = _client(settings)
+        with client.pipeline(transaction=False) as pipe:
+            for batch in range(40):
+                for i in range(10_000):
+                    pipe.set(f"k:{batch}:{i}", "v" * 32)
+                pipe.execute()
+        client.close()
+
+        server.stop()
+        server.start()
+
+        client = _client(settings)
+        try:
+            assert client.ping(), "Redis was reported started while it still refused commands"
+            assert client.dbsize() == 400_000, "the restart lost keys"
+        finally:
+            client.close()
+    finally:
+        server.stop()
+        shutil.rmtree(server.dir, ignore_errors=True)
+
+
+def _client(settings: Settings) -> redis.Redis:
+    assert settings.redis_password is not None
+    return redis.Redis(
+        host="127.0.0.1",
+        port=settings.redis_port,
+        password=settings.redis_password.get_secret_value(),
+    )
