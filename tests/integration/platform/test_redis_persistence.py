@@ -7,7 +7,6 @@ import shutil
 import uuid
 
 import redis
-
 from arq.connections import create_pool
 
 from engine.settings import Settings
