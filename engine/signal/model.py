@@ -29,7 +29,7 @@ class SignalKind(StrEnum):
 class SignalStatus(StrEnum):
     OPEN = "open"  # nobody has settled it yet
     KEPT = "kept"  # a commitment confirmed done by the person who made it
-    CHANGED = "changed"  # a commitment moved; a new commitment signal carries the new time
+    CHANGED = "changed"  # moved, as stored before a move kept the signal open and due anew
     SETTLED = "settled"  # a difference answered by the person responsible
     ANSWERED = "answered"  # a question the person asked answered later in its conversation
     UNRESOLVED = "unresolved"  # the concern was dropped or escalated: nothing asserted

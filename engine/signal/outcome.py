@@ -11,8 +11,8 @@ answer by its line (`lines:N-N`, the locator every line-addressed source uses,
 `engine/story/sources.cut`):
 - a commitment kept ("已经提测了") -> an event "前端部分已提测" at the time the person says it
   happened, citing the line; the signal `kept`;
-- a commitment moved ("推迟到周五") -> an event "前端部分提测推迟到周五" and a new commitment
-  signal due at the new time, citing the line; the signal `changed`;
+- a commitment moved ("推迟到周五") -> an event "前端部分提测推迟到周五", citing the line; the same
+  signal is due at the new time, still open, and its concern's next action moves with it;
 - a difference answered -> the answer is quoted evidence on the pending difference
   ("张三在跟进事项 c1 中答复：对，已经交给李四了", a reference to its line), which stays pending
   for someone with the editor role to accept or dismiss: a reply never changes
