@@ -188,13 +188,20 @@ def test_review_command_refuses_while_another_review_runs(
         finally:
             out = interrupt(follower)
         run_id = run_id_of(out)
-        cancelled = cli(
-            [sys.executable, "-m", "api.cli", "review", "--run", run_id, "--cancel"], env
+        canceller = subprocess.Popen(
+            [sys.executable, "-m", "api.cli", "review", "--run", run_id, "--cancel"],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
         )
-        assert cancelled.returncode == 1
-        assert f"Run {run_id} cancelled" in cancelled.stdout
+        # the cancel is recorded at once; the run stops once its held leaf has answered
+        wait_run(api, run_id, "cancelling")
     finally:
         gate.set()
+    out, _ = canceller.communicate(timeout=120)
+    assert canceller.returncode == 1, out
+    assert f"Run {run_id} cancelled" in out
     assert wait_run(api, run_id, "cancelled")["status"] == "cancelled"
     assert model_server.calls == 1, "nothing was asked after the held leaf"
     assert sent_texts(model_server) == [CHAT]  # what the held leaf was asked about
