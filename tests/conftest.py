@@ -1,8 +1,14 @@
 """Markers by folder: tests/unit -> unit, tests/integration -> integration, tests/e2e -> e2e
-(page tests in tests/e2e also carry `browser`)."""
+(page tests in tests/e2e also carry `browser`).
+
+Under `pytest -n N` (what `make test` runs, see ops/test.sh) each worker past the first has a
+Neo4j and a Redis of its own, on the first's ports plus 1000 x its number, which ops/services.sh
+started: the product's scans (the reconciler, the heartbeat cron, the inbox) read every scope,
+so two sessions on one database would act on each other's work."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +17,23 @@ import pytest
 pytest_plugins = ["tests.support.fixtures"]
 
 _HERE = Path(__file__).resolve().parent
+
+# a worker's services are on the first's ports plus this times its number (ops/services.sh)
+WORKER_PORT_STEP = 1000
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A worker past the first moves to its own services' ports before any test module reads
+    the environment, so every Settings and every process a test spawns follows."""
+    k = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    if k == 0 or os.environ.get("NEO4J_URI") or os.environ.get("REDIS_URL"):
+        return  # services given by URL are shared: ops/test.sh runs such a suite in one process
+    for name, default in (
+        ("NEO4J_BOLT_PORT", 7687),
+        ("NEO4J_HTTP_PORT", 7474),
+        ("REDIS_PORT", 6379),
+    ):
+        os.environ[name] = str(int(os.environ.get(name, default)) + WORKER_PORT_STEP * k)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
