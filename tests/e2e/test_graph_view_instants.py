@@ -50,6 +50,8 @@ async def instants(
     )
 
 
+# a tap, returning nothing: a returned cytoscape collection is serialized whole (seconds)
+TAP = "(id) => { cy.getElementById(id).emit('tap'); }"
 SHOWN_EVENTS = "() => cy.nodes('.event').filter(n => n.visible()).map(n => n.data('label')).sort()"
 
 
@@ -68,7 +70,7 @@ async def test_events_at_one_instant_are_one_mark_with_a_count_that_unfolds(
         # folded: only the event alone is drawn as an event
         assert await page.evaluate(SHOWN_EVENTS) == ["老板拍板周五提测"]
         [(mark, _)] = marks
-        await page.evaluate("(id) => cy.getElementById(id).emit('tap')", mark)
+        await page.evaluate(TAP, mark)
         await page.wait_for_function(
             "() => cy.nodes('.event').filter(n => n.visible()).length === 4", timeout=10_000
         )
@@ -81,7 +83,7 @@ async def test_events_at_one_instant_are_one_mark_with_a_count_that_unfolds(
             "[Math.round(n.position('x')), Math.round(n.position('y'))])"
         )
         assert len({tuple(s) for s in spots}) == 4, spots
-        await page.evaluate("(id) => cy.getElementById(id).emit('tap')", mark)
+        await page.evaluate(TAP, mark)
         await page.wait_for_function(
             "() => cy.nodes('.event').filter(n => n.visible()).length === 1", timeout=10_000
         )

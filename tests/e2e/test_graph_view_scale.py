@@ -130,8 +130,8 @@ async def test_names_follow_the_zoom_and_filters_thin_the_graph(api: Server, lar
         assert overlapping(named) == 0, "names at the fitted zoom do not overlap"
         # zoomed in: every entity is named, at the same readable size
         await page.evaluate(
-            "() => cy.zoom({ level: cy.zoom() * 4, renderedPosition: "
-            "{ x: cy.width() / 2, y: cy.height() / 2 } })"
+            "() => { cy.zoom({ level: cy.zoom() * 4, renderedPosition: "
+            "{ x: cy.width() / 2, y: cy.height() / 2 } }); }"
         )
         await labels_settled(page)
         named = await page.evaluate(NAMED)

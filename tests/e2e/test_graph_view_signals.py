@@ -148,7 +148,7 @@ async def test_a_signals_chain_and_an_open_commitment_on_the_time_ring(
         ]
 
         # the mark of the open commitment selects it: nobody was asked yet
-        await page.evaluate(f"() => cy.getElementById('due:{waiting.id}').emit('tap')")
+        await page.evaluate(f"() => {{ cy.getElementById('due:{waiting.id}').emit('tap'); }}")
         await page.wait_for_function(
             "(id) => (document.getElementById('detail').dataset.shown || '').startsWith(id + '@')",
             arg=waiting.id,
