@@ -1,7 +1,7 @@
 """Markers by folder: tests/unit -> unit, tests/integration -> integration, tests/e2e -> e2e
 (page tests in tests/e2e also carry `browser`).
 
-Under `pytest -n N` (what `make test` runs, see ops/test.sh) each worker past the first has a
+Under `pytest -n N` (`TEST_WORKERS=N make test`, see ops/test.sh) each worker past the first has a
 Neo4j and a Redis of its own, on the first's ports plus 1000 x its number, which ops/services.sh
 started: the product's scans (the reconciler, the heartbeat cron, the inbox) read every scope,
 so two sessions on one database would act on each other's work."""
