@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from collections.abc import Iterator
 
+import pytest
 import redis
 from arq.connections import create_pool
 
@@ -16,65 +18,64 @@ from local.redis_server import LocalRedis, with_redis_password
 from tests.support.processes import free_port
 
 
-async def test_queued_jobs_survive_a_restart_of_the_local_redis(services: Settings) -> None:
+@pytest.fixture(name="own_redis")
+def own_redis_fixture(services: Settings) -> Iterator[tuple[Settings, LocalRedis]]:
+    """A Redis of the test's own on a free port, started, removed with its files after."""
     mine = services.model_copy(
         update={"redis_port": free_port(), "redis_password": None, "redis_url": None}
     )
     server = LocalRedis(mine)
     server.start()
     try:
-        settings = with_redis_password(mine)
-        queue = f"storygraph:aof:{uuid.uuid4().hex[:8]}"
-        pool = await create_pool(redis_settings(settings), default_queue_name=queue, **SERIALIZERS)
-        assert await pool.enqueue_job("probe", probe_id="p", note="n", _job_id="probe:p")
+        yield with_redis_password(mine), server
+    finally:
+        server.stop()
+        shutil.rmtree(server.dir, ignore_errors=True)
+
+
+async def test_queued_jobs_survive_a_restart_of_the_local_redis(
+    own_redis: tuple[Settings, LocalRedis],
+) -> None:
+    settings, server = own_redis
+    queue = f"storygraph:aof:{uuid.uuid4().hex[:8]}"
+    pool = await create_pool(redis_settings(settings), default_queue_name=queue, **SERIALIZERS)
+    assert await pool.enqueue_job("probe", probe_id="p", note="n", _job_id="probe:p")
+    await pool.aclose()
+
+    server.stop()
+    server.start()
+
+    pool = await create_pool(redis_settings(settings), default_queue_name=queue, **SERIALIZERS)
+    try:
+        assert await pool.zcard(queue) == 1, "the queued job was lost with the restart"
+        assert await pool.enqueue_job("probe", probe_id="p", note="n", _job_id="probe:p") is None
+    finally:
         await pool.aclose()
 
-        server.stop()
-        server.start()
 
-        pool = await create_pool(redis_settings(settings), default_queue_name=queue, **SERIALIZERS)
-        try:
-            assert await pool.zcard(queue) == 1, "the queued job was lost with the restart"
-            assert (
-                await pool.enqueue_job("probe", probe_id="p", note="n", _job_id="probe:p") is None
-            )
-        finally:
-            await pool.aclose()
-    finally:
-        server.stop()
-        shutil.rmtree(server.dir, ignore_errors=True)
-
-
-def test_a_restarted_redis_is_reported_started_only_once_it_answers(services: Settings) -> None:
+def test_a_restarted_redis_is_reported_started_only_once_it_answers(
+    own_redis: tuple[Settings, LocalRedis],
+) -> None:
     """Replaying a long append-only file, Redis accepts connections but refuses every command
     (LOADING); `storygraph redis start` and every process it starts wait until it answers."""
-    mine = services.model_copy(
-        update={"redis_port": free_port(), "redis_password": None, "redis_url": None}
-    )
-    server = LocalRedis(mine)
+    settings, server = own_redis
+    client = _client(settings)
+    with client.pipeline(transaction=False) as pipe:
+        for batch in range(40):
+            for i in range(10_000):
+                pipe.set(f"k:{batch}:{i}", "v" * 32)
+            pipe.execute()
+    client.close()
+
+    server.stop()
     server.start()
+
+    client = _client(settings)
     try:
-        settings = with_redis_password(mine)
-        client = _client(settings)
-        with client.pipeline(transaction=False) as pipe:
-            for batch in range(40):
-                for i in range(10_000):
-                    pipe.set(f"k:{batch}:{i}", "v" * 32)
-                pipe.execute()
-        client.close()
-
-        server.stop()
-        server.start()
-
-        client = _client(settings)
-        try:
-            assert client.ping(), "Redis was reported started while it still refused commands"
-            assert client.dbsize() == 400_000, "the restart lost keys"
-        finally:
-            client.close()
+        assert client.ping(), "Redis was reported started while it still refused commands"
+        assert client.dbsize() == 400_000, "the restart lost keys"
     finally:
-        server.stop()
-        shutil.rmtree(server.dir, ignore_errors=True)
+        client.close()
 
 
 def _client(settings: Settings) -> redis.Redis:
